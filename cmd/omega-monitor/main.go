@@ -1,0 +1,82 @@
+// Command omega-monitor watches AI coding agents in tmux or rmux sessions and
+// decides what each screen means: WORKING, QUESTION, STALLED or BLOCKED.
+//
+// It is one binary with subcommands over the packages of this module. The
+// poll loop (scripts/omega-monitor.sh) does every effect and calls this binary
+// once per tick for every judgement.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// A command is one subcommand: it gets the arguments after its own name.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// commands lists every subcommand. A first argument that names none of them
+// is a target, as in "omega-monitor host:session".
+func commands() []command {
+	return []command{
+		{"classify", "print what a captured pane means: QUESTION, STALLED, BLOCKED or WORKING", runClassify},
+		{"tick", "one poll's judgement over a captured pane; prints the MONITOR line", runTick},
+		{"replay", "run the tick logic over a recorded session, offline", runReplay},
+		{"ledger", "record text sent into a watched session (ledger record FILE TEXT)", runLedger},
+		{"golden", "add a captured pane to the golden corpus (golden add NAME --want STATE)", runGolden},
+		{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},
+		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
+		{"stop", "stop the watcher of a target", runStop},
+		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
+	}
+}
+
+const usage = `usage: omega-monitor <target> [flags]      start watching a session (host:session for ssh)
+       omega-monitor <command> [args]
+
+A target is a session name, or host:session where host is an ssh config alias.
+Run "omega-monitor <command> --help" for a command's flags.
+
+commands:
+`
+
+func writeUsage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString(usage)
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.summary)
+	}
+	io.WriteString(w, b.String())
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		writeUsage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		writeUsage(stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(stderr, "omega-monitor: unknown flag %s before a target or command\n", args[0])
+		writeUsage(stderr)
+		return 2
+	}
+	return runWatch(args, stdin, stdout, stderr)
+}

@@ -1,0 +1,4 @@
+package main
+
+// Delete this file when demo.go defines runDemo.
+var runDemo = notYet("demo")

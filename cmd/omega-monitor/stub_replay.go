@@ -1,0 +1,4 @@
+package main
+
+// Delete this file when replay.go defines runReplay.
+var runReplay = notYet("replay")

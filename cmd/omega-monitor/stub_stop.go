@@ -1,0 +1,4 @@
+package main
+
+// Delete this file when stop.go defines runStop.
+var runStop = notYet("stop")

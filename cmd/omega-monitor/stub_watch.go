@@ -1,0 +1,4 @@
+package main
+
+// Delete this file when watch.go defines runWatch.
+var runWatch = notYet("watch")
