@@ -1,0 +1,611 @@
+// Package classify decides what a captured agent screen means: WORKING (a
+// turn is rendering now), QUESTION (a dialog waits for a human), STALLED
+// (stopped, and work remains) or BLOCKED (stopped, and none remains).
+//
+// It reads the screen by its structure, the way the agent draws it: it finds
+// the input box from the bottom, throws its content away, and reads only the
+// live region around it (the block directly above the box, the status lines
+// below it, or the dialog that replaced it). Nothing in the scrollback can
+// make a screen WORKING or QUESTION. Every verdict carries the rule, region
+// and line that decided it.
+//
+// It is pure and deterministic: no clock, no I/O beyond the reader it is
+// given, no state between calls. It does not decide what to do about a
+// verdict (nudge, escalate); that is the tick's job.
+package classify
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// A State is what a screen means.
+type State int
+
+const (
+	Working  State = iota + 1 // a turn is rendering right now: leave it alone
+	Question                  // a dialog waits for a human answer: relay it, never answer it
+	Stalled                   // stopped, and work remains (or the work probe could not say)
+	Blocked                   // stopped, and the work probe says none remains
+)
+
+var stateNames = [...]string{Working: "WORKING", Question: "QUESTION", Stalled: "STALLED", Blocked: "BLOCKED"}
+
+func (s State) String() string {
+	if s >= Working && s <= Blocked {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// ParseState reads a state's name as String writes it.
+func ParseState(name string) (State, bool) {
+	for s := Working; s <= Blocked; s++ {
+		if stateNames[s] == name {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// A Region is a part of the screen that rules read.
+type Region int
+
+const (
+	NoRegion Region = iota
+	Above           // the live block directly above the input box
+	Below           // the status lines below the input box
+	Dialog          // the bottom of a screen whose input box is gone
+	Box             // the input box itself
+	Turn            // the last turn: above the input box, back to the human's last message
+)
+
+var regionNames = [...]string{
+	NoRegion: "no region",
+	Above:    "the block directly above the input box",
+	Below:    "the status lines below the input box",
+	Dialog:   "the bottom of the screen, where no input box is drawn",
+	Box:      "the input box",
+	Turn:     "the last turn, above the input box",
+}
+
+func (r Region) String() string {
+	if r >= NoRegion && r <= Turn {
+		return regionNames[r]
+	}
+	return fmt.Sprintf("Region(%d)", int(r))
+}
+
+// A Hold says why nothing may be typed into a stopped screen now, whatever
+// the work probe says.
+type Hold string
+
+const (
+	HoldNone       Hold = ""
+	HoldDraft      Hold = "draft"        // a human's text is in the input box
+	HoldInterrupt  Hold = "interrupt"    // the operator interrupted the turn
+	HoldKeyboard   Hold = "keyboard"     // a human is at the keyboard (Ctrl-C pressed once)
+	HoldUsageLimit Hold = "usage-limit"  // a usage limit: a nudge before the reset is wasted
+	HoldNoInputBox Hold = "no-input-box" // no input box on screen: nothing safe to type into
+)
+
+var holdReasons = map[Hold]string{
+	HoldDraft:      "a human's draft is in the input box; a nudge would type over it",
+	HoldInterrupt:  "the operator interrupted the turn; the human owns this stop",
+	HoldKeyboard:   "a human is at the keyboard (Ctrl-C pressed once)",
+	HoldUsageLimit: "a usage limit stopped the agent; a nudge before the reset is wasted",
+	HoldNoInputBox: "no input box is on the screen; there is nothing safe to type into",
+}
+
+// Reason says in words why a hold holds.
+func (h Hold) Reason() string { return holdReasons[h] }
+
+// A Masker hides text the watcher itself typed into the session, so that
+// an echo of our own words is never read as a signal. ledger.Matcher is one.
+type Masker interface {
+	Mask(line string) string
+}
+
+// Options are the inputs of a classification besides the screen.
+type Options struct {
+	// Work is the work probe's raw output; WorkPresent says a probe ran.
+	Work        string
+	WorkPresent bool
+	// Ledger masks our own text before anything is read. Nil masks nothing.
+	Ledger Masker
+}
+
+// A Result is a verdict and the reasons for it.
+type Result struct {
+	State State
+	// Agent names the agent whose screen was recognised, if any.
+	Agent string
+	// Rule names the rule that decided; Region is where it read.
+	Rule   string
+	Region Region
+	// Evidence is the line that decided; its N is 0 when no single line
+	// did (an idle screen is the absence of evidence).
+	Evidence Line
+	// From and To are the first and last line numbers of the region read;
+	// Total is the number of lines in the capture.
+	From, To, Total int
+	// Work is the work probe's reading, for STALLED and BLOCKED.
+	Work WorkReading
+	// Hold says why a nudge must wait, with the line that says so.
+	Hold     Hold
+	HoldLine Line
+	// Live is the live region as read, after the ledger: the dialog for a
+	// QUESTION, the block above the input box otherwise.
+	Live []Line
+	// Draft is the text in the input box, when a human's draft holds.
+	Draft string
+}
+
+// Classify reads a screen and decides what it means.
+func Classify(s *Screen, opt Options) Result {
+	lines := s.Lines
+	if opt.Ledger != nil {
+		lines = maskLines(lines, opt.Ledger)
+	}
+	v := look(lines, s.Attrs)
+	r := decide(v)
+	r.Total = s.Total
+	if r.State == 0 {
+		r.Work = ReadWork(opt.Work, opt.WorkPresent)
+		r.State = Stalled
+		if !r.Work.Remains() {
+			r.State = Blocked
+		}
+	}
+	return r
+}
+
+// ClassifyText is Classify over a capture held in memory.
+func ClassifyText(capture string, opt Options) Result {
+	return Classify(ParseScreen([]byte(capture)), opt)
+}
+
+func maskLines(lines []Line, m Masker) []Line {
+	out := make([]Line, len(lines))
+	for i, l := range lines {
+		out[i] = l
+		if t := m.Mask(l.Text); t != l.Text {
+			out[i].Text = strings.TrimRight(t, " ")
+			out[i].Loud = strings.TrimRight(m.Mask(l.Loud), " ")
+		}
+	}
+	return out
+}
+
+// A view is a screen cut into its regions.
+type view struct {
+	agent *agent
+	shape *boxShape
+	box   []Line // the input box, edges included; nil when none is drawn
+	// prompt is the index in box of the prompt line.
+	prompt int
+	above  []Line // the live block directly above the box
+	turn   []Line // the last turn, above the box
+	below  []Line // the status lines below the box
+	// dialog is the bottom of the screen when no live box is drawn, with
+	// box side borders stripped.
+	dialog []Line
+	attrs  bool
+}
+
+// maxBelow is how many lines may follow an input box before the box is read
+// as stale: the agent's status lines are few, and a box with a screenful
+// under it is a frame left in the scrollback.
+const maxBelow = 12
+
+// dialogHeight is how many lines at the bottom are read as the dialog
+// region when no input box is drawn.
+const dialogHeight = 40
+
+// maxAbove bounds the live block: a spinner with a long task list under it.
+const maxAbove = 60
+
+// look cuts the lines into regions around the lowest input box.
+func look(lines []Line, attrs bool) view {
+	end := len(lines)
+	for end > 0 && isBlank(lines[end-1].Text) {
+		end--
+	}
+	lines = lines[:end]
+	v := view{attrs: attrs}
+	bestTop, bestPrompt, bestEnd := -1, -1, -1
+	for _, a := range agents {
+		for i := range a.boxes {
+			top, prompt, bottom, ok := findBox(lines, &a.boxes[i])
+			if ok && bottom > bestEnd {
+				v.agent, v.shape = a, &a.boxes[i]
+				bestTop, bestPrompt, bestEnd = top, prompt, bottom
+			}
+		}
+	}
+	if v.shape != nil && !hugs(lines[bestEnd+1:]) {
+		v.agent, v.shape = nil, nil // a stale frame, not a live box
+	}
+	if v.shape == nil {
+		start := max(0, end-dialogHeight)
+		if bestEnd >= start {
+			start = bestEnd + 1 // never read a stale box as part of a dialog
+		}
+		v.dialog = stripBorders(lines[start:])
+		return v
+	}
+	v.box = lines[bestTop : bestEnd+1]
+	v.prompt = bestPrompt - bestTop
+	v.below = lines[bestEnd+1:]
+	v.above = liveBlock(lines[:bestTop], v.agent)
+	v.turn = lastTurn(lines[:bestTop], v.agent)
+	return v
+}
+
+// hugs reports whether the lines under a box are its status lines: few,
+// and close under it. An agent that exits leaves its last frame behind,
+// with the shell's lines under it after a gap.
+func hugs(below []Line) bool {
+	if len(below) > maxBelow {
+		return false
+	}
+	gap, afterGap := false, 0
+	for _, l := range below {
+		if isBlank(l.Text) {
+			if gap && afterGap > 0 {
+				return false
+			}
+			gap = true
+			continue
+		}
+		if gap {
+			afterGap++
+		}
+	}
+	return afterGap <= 2
+}
+
+// lastTurn returns the lines above the box back to the human's last message,
+// bounded: the last event of a stop (an interrupt, a usage limit) is there.
+func lastTurn(lines []Line, a *agent) []Line {
+	floor := max(0, len(lines)-maxAbove)
+	for i := len(lines) - 1; i >= floor; i-- {
+		if a.userTurn != nil && a.userTurn.MatchString(lines[i].Text) {
+			return lines[i:]
+		}
+	}
+	return lines[floor:]
+}
+
+// findBox finds the lowest input box of one shape, returning the indexes of
+// its first and last lines.
+func findBox(lines []Line, shape *boxShape) (top, prompt, bottom int, ok bool) {
+	floor := 0
+	if shape.last {
+		floor = max(0, len(lines)-2)
+	}
+	for p := len(lines) - 1; p >= floor; p-- {
+		t := lines[p].Text
+		if !shape.mayPrompt(t) || !shape.prompt.MatchString(t) || (shape.notPrompt != nil && shape.notPrompt.MatchString(t)) {
+			continue
+		}
+		top = p
+		if shape.top != nil {
+			switch {
+			case p >= 1 && shape.top.MatchString(lines[p-1].Text):
+				top = p - 1
+			case shape.lead != nil && p >= 2 && shape.lead.MatchString(lines[p-1].Text) && shape.top.MatchString(lines[p-2].Text):
+				top = p - 2
+			default:
+				continue
+			}
+		}
+		if shape.last {
+			if p == len(lines)-1 {
+				return top, p, p, true
+			}
+			if shape.bottom.MatchString(lines[p+1].Text) {
+				return top, p, p + 1, true
+			}
+			continue
+		}
+		if shape.bottom == nil {
+			b := p
+			for b+1 < len(lines) && !isBlank(lines[b+1].Text) && strings.HasPrefix(lines[b+1].Text, "  ") {
+				b++ // a wrapped draft continues indented
+			}
+			return top, p, b, true
+		}
+		for b := p + 1; b < len(lines); b++ {
+			if shape.bottom.MatchString(lines[b].Text) {
+				return top, p, b, true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// mayPrompt is a cheap test that a line could be a prompt line of the
+// shape, so that the scrollback costs a byte comparison a line, not a
+// regular expression.
+func (shape *boxShape) mayPrompt(t string) bool {
+	if len(shape.promptPrefixes) == 0 {
+		return t != ""
+	}
+	for _, p := range shape.promptPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// liveBlock returns the block directly above the input box: the paragraph
+// that ends there, read through paragraphs made only of transparent hints.
+func liveBlock(lines []Line, a *agent) []Line {
+	end := len(lines)
+	floor := max(0, end-maxAbove)
+	for {
+		for end > floor && isBlank(lines[end-1].Text) {
+			end--
+		}
+		start := end
+		for start > floor && !isBlank(lines[start-1].Text) {
+			start--
+		}
+		block := lines[start:end]
+		if start == floor || !allTransparent(block, a) {
+			return block
+		}
+		end = start
+	}
+}
+
+func allTransparent(block []Line, a *agent) bool {
+	if len(block) == 0 {
+		return false
+	}
+	for _, l := range block {
+		if !matchesAny(a.transparent, l.Text) {
+			return false
+		}
+	}
+	return true
+}
+
+var borders = regexp.MustCompile(`^│ ?(.*?) ?│$`)
+
+func stripBorders(lines []Line) []Line {
+	out := make([]Line, len(lines))
+	for i, l := range lines {
+		out[i] = l
+		if m := borders.FindStringSubmatch(l.Text); m != nil {
+			out[i].Text = strings.TrimRight(m[1], " ")
+			if m := borders.FindStringSubmatch(l.Loud); m != nil {
+				out[i].Loud = strings.TrimRight(m[1], " ")
+			}
+		}
+	}
+	return out
+}
+
+// decide applies the rules in their precedence: a live dialog is a
+// QUESTION whatever else shows; live activity is WORKING; otherwise the
+// screen is stopped, and the holds say whether a nudge may be typed.
+// It leaves State zero for a stopped screen; the work probe decides.
+func decide(v view) Result {
+	candidates := agents
+	if v.agent != nil {
+		candidates = []*agent{v.agent}
+	}
+	var r Result
+	if v.agent != nil {
+		r.Agent = v.agent.name
+	}
+	for _, ru := range rulesFirst(candidates) {
+		lines := v.region(ru.region)
+		if ev, ok := ru.match.match(lines); ok {
+			r.Rule, r.Region, r.Evidence = ru.name, ru.region, ev
+			r.From, r.To = span(lines)
+			r.Live = lines
+			r.Hold, r.HoldLine = ru.verdict.hold, ev
+			return r
+		}
+	}
+	for _, want := range []State{Question, Working} {
+		for _, a := range agents {
+			for _, ru := range a.rules {
+				if ru.verdict.state != want {
+					continue
+				}
+				lines := v.region(ru.region)
+				if len(lines) == 0 {
+					continue
+				}
+				if ev, ok := ru.match.match(lines); ok {
+					r.State, r.Rule, r.Region, r.Evidence = want, ru.name, ru.region, ev
+					r.Agent = a.name
+					r.From, r.To = span(lines)
+					r.Live = lines
+					if want == Question {
+						r.Live = dialogOf(lines, ev)
+					}
+					return r
+				}
+			}
+		}
+	}
+	// Stopped. Say what was read, then whether anything may be typed.
+	r.Rule = "no live activity and no dialog: the agent is stopped"
+	if v.box != nil {
+		r.Region = Above
+		r.Live = v.above
+		r.From, r.To = span(v.above)
+		if len(v.above) > 0 {
+			r.Evidence = v.above[0]
+		}
+	} else {
+		r.Region = Dialog
+		r.Live = v.dialog
+		r.From, r.To = span(v.dialog)
+		r.Hold = HoldNoInputBox
+	}
+	for _, a := range candidates {
+		for _, ru := range a.rules {
+			if ru.verdict.hold == HoldNone || ru.verdict.first {
+				continue
+			}
+			lines := v.region(ru.region)
+			if ev, ok := ru.match.match(lines); ok && len(lines) > 0 {
+				r.Hold, r.HoldLine = ru.verdict.hold, ev
+				return r
+			}
+		}
+	}
+	if v.box != nil {
+		if d := v.draft(); d != "" {
+			r.Hold, r.Draft = HoldDraft, d
+			r.HoldLine = v.box[v.prompt]
+		}
+	}
+	return r
+}
+
+func (v view) region(r Region) []Line {
+	switch r {
+	case Above:
+		return v.above
+	case Below:
+		return v.below
+	case Dialog:
+		return v.dialog
+	case Box:
+		return v.box
+	case Turn:
+		return v.turn
+	}
+	return nil
+}
+
+// draft returns what a human typed in the input box: its content without
+// the prompt marker, faint placeholder text or edges.
+func (v view) draft() string {
+	p := v.prompt
+	last := len(v.box)
+	if v.shape.bottom != nil {
+		last--
+	}
+	var parts []string
+	for i := p; i < last; i++ {
+		text := v.box[i].Loud
+		var content string
+		if i == p {
+			m := v.shape.prompt.FindStringSubmatch(text)
+			if m == nil {
+				// The prompt marker itself was drawn faint.
+				m = v.shape.prompt.FindStringSubmatch(v.box[i].Text)
+				if m == nil {
+					continue
+				}
+				content = strings.TrimSpace(stripMarker(text))
+			} else if len(m) > 1 {
+				content = m[1]
+			}
+		} else {
+			content = text
+			if v.shape.inner != nil {
+				if m := v.shape.inner.FindStringSubmatch(text); m != nil {
+					content = m[1]
+				}
+			}
+		}
+		content = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(content), "↵ send"))
+		if content != "" {
+			parts = append(parts, content)
+		}
+	}
+	d := strings.Join(parts, " ")
+	if !v.attrs {
+		for _, a := range agents {
+			if matchesAny(a.placeholders, d) {
+				return ""
+			}
+		}
+	}
+	return d
+}
+
+// rulesFirst returns the rules read before any dialog or activity.
+func rulesFirst(candidates []*agent) []rule {
+	var out []rule
+	for _, a := range candidates {
+		for _, ru := range a.rules {
+			if ru.verdict.first {
+				out = append(out, ru)
+			}
+		}
+	}
+	return out
+}
+
+// stripMarker drops a leading prompt marker from a line whose marker was
+// drawn faint along with its placeholder.
+func stripMarker(s string) string {
+	s = strings.TrimLeft(s, " │")
+	for _, m := range []string{"❯", ">", "›", "!"} {
+		s = strings.TrimPrefix(s, m)
+	}
+	return strings.TrimRight(s, " │")
+}
+
+// dialogOf returns the dialog around its evidence line: from the edge drawn
+// above it (a rule or a box top), or the region's start, to the region's end.
+func dialogOf(lines []Line, ev Line) []Line {
+	at := 0
+	for i, l := range lines {
+		if l.N == ev.N {
+			at = i
+			break
+		}
+	}
+	start := 0
+	for i := at - 1; i >= 0; i-- {
+		t := lines[i].Text
+		if edge.MatchString(t) {
+			// A rule inside an option list (AskUserQuestion draws one
+			// before its last options) is not the dialog's top: keep
+			// going while options continue above it.
+			if i > 0 && optionLine.MatchString(lines[i-1].Text) {
+				continue
+			}
+			start = i + 1
+			break
+		}
+	}
+	for start < len(lines) && isBlank(lines[start].Text) {
+		start++
+	}
+	return lines[start:]
+}
+
+var (
+	edge       = regexp.MustCompile(`^(?:─{3,}|╭─+╮|╰─+╯)`)
+	optionLine = regexp.MustCompile(`^ *(?:[❯›●>] *)?\d+\. +\S`)
+)
+
+func span(lines []Line) (from, to int) {
+	if len(lines) == 0 {
+		return 0, 0
+	}
+	return lines[0].N, lines[len(lines)-1].N
+}
+
+func matchesAny(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}

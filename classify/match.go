@@ -1,0 +1,123 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A matcher finds the evidence for a rule in the lines of one region.
+type matcher interface {
+	match(lines []Line) (Line, bool)
+}
+
+// anyLine matches when any line of the region matches.
+type anyLineMatcher struct{ re *regexp.Regexp }
+
+func anyLine(expr string) matcher { return anyLineMatcher{regexp.MustCompile(expr)} }
+
+func (m anyLineMatcher) match(lines []Line) (Line, bool) {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m.re.MatchString(lines[i].Text) {
+			return lines[i], true
+		}
+	}
+	return Line{}, false
+}
+
+// topLine matches when the region's first non-blank line matches: the
+// spinner heads the live block.
+type topLineMatcher struct{ re *regexp.Regexp }
+
+func topLine(expr string) matcher { return topLineMatcher{regexp.MustCompile(expr)} }
+
+func (m topLineMatcher) match(lines []Line) (Line, bool) {
+	for _, l := range lines {
+		if isBlank(l.Text) {
+			continue
+		}
+		return l, m.re.MatchString(l.Text)
+	}
+	return Line{}, false
+}
+
+// lastLines matches when one of the region's last n non-blank lines matches:
+// a dialog's footer is its last line.
+type lastLinesMatcher struct {
+	n  int
+	re *regexp.Regexp
+}
+
+func lastLines(n int, expr string) matcher {
+	return lastLinesMatcher{n, regexp.MustCompile(expr)}
+}
+
+func (m lastLinesMatcher) match(lines []Line) (Line, bool) {
+	seen := 0
+	for i := len(lines) - 1; i >= 0 && seen < m.n; i-- {
+		if isBlank(lines[i].Text) {
+			continue
+		}
+		seen++
+		if m.re.MatchString(lines[i].Text) {
+			return lines[i], true
+		}
+	}
+	return Line{}, false
+}
+
+// optionMenuMatcher matches a numbered option list whose cursor sits on one
+// option, reaching the bottom of the region: the shape of every choice a
+// human must make, whatever its footer says or however it wrapped. A
+// numbered list in ordinary output has no cursor, and one in the scrollback
+// does not reach the bottom.
+type optionMenuMatcher struct {
+	cursor *regexp.Regexp
+	option *regexp.Regexp
+}
+
+// menuTail is how many non-blank lines may follow the last option: its
+// description, a rule, the footer (wrapped, in a narrow pane).
+const menuTail = 6
+
+func optionMenu(cursor string) matcher {
+	return optionMenuMatcher{
+		cursor: regexp.MustCompile(`^ *(?:` + cursor + `) *\d+\. +\S`),
+		option: regexp.MustCompile(`^ *(?:(?:` + cursor + `) *)?\d+\. +\S`),
+	}
+}
+
+func (m optionMenuMatcher) match(lines []Line) (Line, bool) {
+	last, seen := -1, 0
+	for i := len(lines) - 1; i >= 0 && seen <= menuTail; i-- {
+		if isBlank(lines[i].Text) {
+			continue
+		}
+		if m.option.MatchString(lines[i].Text) {
+			last = i
+			break
+		}
+		seen++
+	}
+	if last < 0 {
+		return Line{}, false
+	}
+	options, cursor := 0, -1
+	for i := last; i >= 0 && i >= last-menuHeight; i-- {
+		if !m.option.MatchString(lines[i].Text) {
+			continue
+		}
+		options++
+		if cursor < 0 && m.cursor.MatchString(lines[i].Text) {
+			cursor = i
+		}
+	}
+	if cursor < 0 || options < 2 {
+		return Line{}, false
+	}
+	return lines[cursor], true
+}
+
+// menuHeight bounds how far above its last option a menu's cursor may be.
+const menuHeight = 40
+
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }

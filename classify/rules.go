@@ -1,0 +1,255 @@
+package classify
+
+import "regexp"
+
+// This file is the classifier's knowledge of the agents' screens, as data:
+// for each agent, how its input box is drawn and which rules are read in
+// which region around it. Supporting another agent, or another release of
+// one, means a new entry here, not new control flow. The facts come from
+// the agents' real screens (see golden/ for captures of each).
+
+// An agent describes one agent's screen.
+type agent struct {
+	name string
+	// boxes are the shapes its input box takes, one per UI era.
+	boxes []boxShape
+	// placeholders are texts the agent draws faint in an empty input box.
+	// They are read as no draft when the capture has no attributes to
+	// tell faint from normal text.
+	placeholders []*regexp.Regexp
+	// transparent lines may sit between the live block and the input box
+	// without being the live block: tips, notices, the effort indicator.
+	transparent []*regexp.Regexp
+	// userTurn matches the echo of a human's message in the scrollback:
+	// the start of the last turn, which the Turn region reads back to.
+	userTurn *regexp.Regexp
+	rules    []rule
+}
+
+// A boxShape says how one era draws the input box: an optional top edge, a
+// prompt line, continuation lines, and an optional bottom edge. Without a
+// bottom edge the box ends at the first blank line after the prompt.
+type boxShape struct {
+	name string
+	// top matches the edge drawn above the prompt line; nil means the
+	// prompt line itself is the top.
+	top *regexp.Regexp
+	// prompt matches the first line inside the box; its first group is
+	// what the human typed there, if anything.
+	prompt *regexp.Regexp
+	// promptPrefixes are the literal starts a prompt line may have, a cheap
+	// test before the regular expression.
+	promptPrefixes []string
+	// notPrompt rejects lines that look like a prompt but belong to a
+	// dialog (an option list drawn with the same cursor).
+	notPrompt *regexp.Regexp
+	// inner, when set, strips the box's side borders from a continuation
+	// line; its first group is the content.
+	inner *regexp.Regexp
+	// lead, when set, matches one line allowed between the top edge and
+	// the prompt line (a hint drawn inside the box).
+	lead   *regexp.Regexp
+	bottom *regexp.Regexp
+	// last says the box ends the screen: nothing but its bottom line may
+	// follow the prompt. For shapes whose prompt marker is drawn on other
+	// lines too.
+	last bool
+}
+
+// A verdict is what a rule concludes when it matches.
+type verdict struct {
+	state State // Working or Question; zero for a hold
+	hold  Hold  // why a nudge must wait, for rules that do not decide a state
+	first bool  // read before the dialogs and the activity
+}
+
+// A rule is one named observation, read in one region.
+type rule struct {
+	// name is what the operator reads in an explanation.
+	name    string
+	region  Region
+	verdict verdict
+	match   matcher
+}
+
+var (
+	working  = verdict{state: Working}
+	question = verdict{state: Question}
+	// overlay is a stop with nothing to type into, decided before any
+	// dialog is looked for.
+	overlay = verdict{hold: HoldNoInputBox, first: true}
+)
+
+func hold(h Hold) verdict { return verdict{hold: h} }
+
+// Claude Code's spinner glyphs (macOS, Linux's ASCII star, reduced motion).
+// The same glyphs head a finished turn (✻ Brewed for 60s), which carries
+// neither the ellipsis nor a meter, and so is not a spinner.
+const spinnerGlyphs = `[·✢✳✶✻✽*]`
+
+// rule lines: a column-0 run of box-drawing horizontals, possibly with a
+// short label inside. Draft continuation lines are indented, so a draft
+// cannot forge one.
+const ruleLine = `^─{3,}(?:[^─]{0,40}─+)?$`
+
+var claudeCode = agent{
+	name: "Claude Code",
+	boxes: []boxShape{
+		{
+			name:           "rule, ❯ prompt, rule (eras B to D)",
+			promptPrefixes: []string{"❯", ">", "!"},
+			top:            regexp.MustCompile(ruleLine),
+			prompt:         regexp.MustCompile(`^(?:❯|>|!)(?: (.*))?$`),
+			notPrompt:      regexp.MustCompile(`^(?:❯|>) *\d+\. `),
+			bottom:         regexp.MustCompile(ruleLine),
+		},
+		{
+			name:           "rounded box, > prompt (era A)",
+			promptPrefixes: []string{"│"},
+			top:            regexp.MustCompile(`^╭─+╮$`),
+			prompt:         regexp.MustCompile(`^│ *(?:>|❯|!)(?: (.*?))? *│$`),
+			notPrompt:      regexp.MustCompile(`^│ *(?:❯|>) *\d+\. `),
+			inner:          regexp.MustCompile(`^│(.*?)│$`),
+			bottom:         regexp.MustCompile(`^╰─+╯$`),
+		},
+	},
+	placeholders: []*regexp.Regexp{
+		// Only the fixed placeholder: a suggestion such as "Resend your
+		// message to try again" reads like a human's words, and without
+		// the faint attribute it is held as one.
+		regexp.MustCompile(`^Try "[^"]*"$`),
+	},
+	userTurn: regexp.MustCompile(`^(?:>|❯) \S`),
+	transparent: []*regexp.Regexp{
+		regexp.MustCompile(`^ +[◐◑◒◓○●] \S+ · /effort$`),
+		regexp.MustCompile(`^ *⎿ +Tip: `),
+		regexp.MustCompile(`^ *Tip: `),
+		regexp.MustCompile(`^ *tmux focus-events off`),
+	},
+	rules: []rule{
+		// Neutral overlays hide the input box without asking anything;
+		// they are read before the dialogs, whose footers they share.
+		{"an overlay (transcript, history search) hides the input box", Dialog, overlay,
+			lastLines(3, `showing detailed transcript|ctrl\+r to toggle|⌕ Search…`)},
+
+		// A dialog a human must answer. Read at the bottom of a screen
+		// whose input box is gone; never in the scrollback.
+		{"question hint line (Enter to select and to navigate on one line)", Dialog, question,
+			lastLines(2, `Enter to select.*to navigate`)},
+		{"dialog footer at the bottom of the screen", Dialog, question,
+			lastLines(1, `(?i)\besc to cancel\b|\benter to confirm\b|\besc to exit\b|\benter to set as default\b|\bctrl-g to edit\b`)},
+		{"numbered options with the ❯ cursor, at the bottom of the screen", Dialog, question,
+			optionMenu(`❯|>`)},
+		// The same structures drawn below a live input box (a menu opened
+		// over the status bar) are a dialog too.
+		{"question hint line under the input box", Below, question,
+			lastLines(2, `Enter to select.*to navigate`)},
+		{"numbered options with the ❯ cursor under the input box", Below, question,
+			optionMenu(`❯`)},
+
+		// Live activity: the spinner heads the block directly above the box.
+		{"spinner line (a glyph, a gerund ending in …, an optional meter)", Above, working,
+			topLine(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`)},
+		{"spinner line in reduced motion (● with a meter)", Above, working,
+			topLine(`^● \S.*… \(.*(?:\d+s|tokens|thinking|thought for|interrupt|hook).*\)$`)},
+		{"retrying after an API error", Above, working,
+			anyLine(`^` + spinnerGlyphs + ` .*\bretrying in \d+s · attempt \d+/\d+|Retrying in \d+ seconds?…`)},
+		{"waiting for background agents, which resume the turn", Above, working,
+			topLine(`^` + spinnerGlyphs + ` Waiting for \d+ background (?:agents?|tasks?) to finish`)},
+		{"esc to interrupt in the status bar", Below, working,
+			anyLine(`(?i)\besc to interrupt\b`)},
+
+		// Stops that a nudge must not be typed into.
+		{"the operator interrupted the turn", Turn, hold(HoldInterrupt),
+			anyLine(`Interrupted by user|Interrupted · What should Claude do instead\?`)},
+		{"a usage limit, until it resets", Turn, hold(HoldUsageLimit),
+			anyLine(`(?i)usage limit reached|limit reached ∙ resets|you've hit your (?:\w+ )?limit`)},
+		{"a human at the keyboard (Ctrl-C pressed once)", Below, hold(HoldKeyboard),
+			anyLine(`Press Ctrl-[CD] again to exit`)},
+	},
+}
+
+var codexCLI = agent{
+	name: "Codex CLI",
+	boxes: []boxShape{
+		{
+			name:           "› composer",
+			promptPrefixes: []string{"›"},
+			prompt:         regexp.MustCompile(`^› ?(.*)$`),
+			notPrompt:      regexp.MustCompile(`^› *\d+\. `),
+		},
+		{
+			// Older releases drew a ▌ gutter on the composer and on the
+			// lines above it, so only a ▌ line ending the screen (with
+			// its key hints under it) is the composer.
+			name:           "▌ composer (older releases)",
+			promptPrefixes: []string{"▌ "},
+			prompt:         regexp.MustCompile(`^▌ (.*)$`),
+			notPrompt:      regexp.MustCompile(`^▌ (?:[•◦] |Yes \(y\))`),
+			bottom:         regexp.MustCompile(`^ +⏎ send\b`),
+			last:           true,
+		},
+	},
+	userTurn: regexp.MustCompile(`^› \S`),
+	placeholders: []*regexp.Regexp{
+		regexp.MustCompile(`^Ask Codex to do anything$`),
+	},
+	rules: []rule{
+		{"Codex approval footer", Dialog, question,
+			lastLines(2, `(?i)press enter to confirm or esc to cancel`)},
+		{"Codex numbered options with the › cursor", Dialog, question,
+			optionMenu(`›`)},
+		{"Codex command approval (older releases)", Dialog, question,
+			lastLines(2, `Allow command\?|\bYes \(y\).*\bNo \(n\)`)},
+		{"Codex working line (esc to interrupt in its meter)", Above, working,
+			anyLine(`^(?:▌ ?)?[•◦] \S.* \(.*• *.+ to interrupt\)`)},
+		{"Codex conversation interrupted", Above, hold(HoldInterrupt),
+			anyLine(`^■ Conversation interrupted`)},
+		{"Codex usage limit", Above, hold(HoldUsageLimit),
+			anyLine(`^(?:■|🖐) +You've hit your usage limit`)},
+		{"Codex usage limit", Dialog, hold(HoldUsageLimit),
+			anyLine(`^(?:■|🖐) +You've hit your usage limit`)},
+	},
+}
+
+var geminiCLI = agent{
+	name: "Gemini CLI",
+	boxes: []boxShape{
+		{
+			name:           "rounded box, > prompt",
+			promptPrefixes: []string{"│"},
+			top:            regexp.MustCompile(`^╭─+╮$`),
+			prompt:         regexp.MustCompile(`^│ *> +(.*?) *│$`),
+			inner:          regexp.MustCompile(`^│(.*?)│$`),
+			bottom:         regexp.MustCompile(`^╰─+╯$`),
+		},
+		{
+			name:           "rule, hint, > prompt, rule (0.61)",
+			promptPrefixes: []string{" > "},
+			top:            regexp.MustCompile(ruleLine),
+			lead:           regexp.MustCompile(`^ \S`),
+			prompt:         regexp.MustCompile(`^ > +(.*)$`),
+			bottom:         regexp.MustCompile(ruleLine),
+		},
+	},
+	userTurn: regexp.MustCompile(`^> \S`),
+	placeholders: []*regexp.Regexp{
+		regexp.MustCompile(`^Type your message or @path/to/file$`),
+	},
+	rules: []rule{
+		{"Gemini waiting for user confirmation", Dialog, question,
+			lastLines(3, `Waiting for user confirmation`)},
+		{"Gemini waiting for user confirmation", Above, question,
+			anyLine(`Waiting for user confirmation`)},
+		{"Gemini numbered options with the ● cursor", Dialog, question,
+			optionMenu(`●`)},
+		{"Gemini select hint", Dialog, question,
+			lastLines(2, `\(Use Enter to select\)`)},
+		{"Gemini braille spinner with (esc to cancel, Ns)", Above, working,
+			anyLine(`^ *[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S.*\(esc to cancel, \d`)},
+	},
+}
+
+// agents are read in this order; the first box found lowest on the screen
+// wins.
+var agents = []*agent{&claudeCode, &codexCLI, &geminiCLI}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/ledger"
+)
+
+const classifyUsage = `usage: omega-monitor classify [--work RAW] [--ledger FILE] [--explain] < pane
+
+Reads a captured pane on standard input (tmux capture-pane -p -J, with or
+without -e) and prints what it means, one word: QUESTION, STALLED, BLOCKED
+or WORKING.
+
+  --work RAW     the work probe's raw output; an integer above 0 means work
+                 remains (STALLED), exactly 0 means none (BLOCKED), anything
+                 else means unknown, read as work remains. Absent: no probe.
+  --ledger FILE  an echo ledger: text the watcher typed into the session is
+                 masked before anything is read
+  --explain      say on standard error which rule decided, the region it
+                 read and the line it found
+`
+
+// optionalString is a string flag that remembers whether it was given: an
+// empty work probe output differs from no probe at all.
+type optionalString struct {
+	value string
+	set   bool
+}
+
+func (o *optionalString) String() string { return o.value }
+func (o *optionalString) Set(s string) error {
+	o.value, o.set = s, true
+	return nil
+}
+
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { io.WriteString(stderr, usage) }
+	return fs
+}
+
+// parseFlags parses a subcommand's flags. It returns the exit code to use
+// when the caller must stop: 0 after --help, 2 after a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, usage string) (code int, stop bool) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			io.WriteString(stdout, usage)
+			return 0, true
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2, true
+	}
+	return 0, false
+}
+
+func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("classify", classifyUsage, stderr)
+	var work optionalString
+	fs.Var(&work, "work", "the work probe's raw output")
+	ledgerPath := fs.String("ledger", "", "echo ledger file")
+	explain := fs.Bool("explain", false, "explain the verdict on standard error")
+	if code, stop := parseFlags(fs, args, stdout, classifyUsage); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "omega-monitor classify: unexpected argument %q (the pane comes on standard input)\n", fs.Arg(0))
+		return 2
+	}
+	opt := classify.Options{Work: work.value, WorkPresent: work.set}
+	if *ledgerPath != "" {
+		m, err := ledger.Load(*ledgerPath)
+		if err != nil {
+			// A damaged ledger still masks what could be read; say so
+			// and go on, since a verdict is worth more than none.
+			fmt.Fprintf(stderr, "omega-monitor classify: %v\n", err)
+		}
+		if m != nil {
+			opt.Ledger = m
+		}
+	}
+	screen, err := classify.ReadScreen(stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor classify: reading the pane: %v\n", err)
+		return 1
+	}
+	r := classify.Classify(screen, opt)
+	fmt.Fprintln(stdout, r.State)
+	if *explain {
+		io.WriteString(stderr, r.Explain())
+	}
+	return 0
+}
