@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // A State is what a screen means.
@@ -131,7 +133,9 @@ type Result struct {
 	// Total is the number of lines in the capture.
 	From, To, Total int
 	// Work is the work probe's reading, for STALLED and BLOCKED.
-	Work WorkReading
+	Work probe.Reading
+	// WorkPresent says a work probe ran.
+	WorkPresent bool
 	// Hold says why a nudge must wait, with the line that says so.
 	Hold     Hold
 	HoldLine Line
@@ -152,9 +156,9 @@ func Classify(s *Screen, opt Options) Result {
 	r := decide(v)
 	r.Total = s.Total
 	if r.State == 0 {
-		r.Work = ReadWork(opt.Work, opt.WorkPresent)
+		r.Work, r.WorkPresent = probe.Read(opt.Work, opt.WorkPresent), opt.WorkPresent
 		r.State = Stalled
-		if !r.Work.Remains() {
+		if !r.Work.WorkRemains() {
 			r.State = Blocked
 		}
 	}

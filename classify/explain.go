@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // Explain says in words why the screen got its verdict: the rule that
@@ -26,7 +28,7 @@ func (r Result) Explain() string {
 		fmt.Fprintf(&b, "  evidence: line %d: %s\n", r.Evidence.N, quoteLine(r.Evidence.Text))
 	}
 	if r.State == Stalled || r.State == Blocked {
-		fmt.Fprintf(&b, "  work:     %s\n", r.Work.explain())
+		fmt.Fprintf(&b, "  work:     %s\n", explainWork(r.Work, r.WorkPresent))
 		if r.Hold != HoldNone {
 			fmt.Fprintf(&b, "  hold:     %s\n", r.Hold.Reason())
 			if r.HoldLine.N > 0 {
@@ -37,16 +39,16 @@ func (r Result) Explain() string {
 	return b.String()
 }
 
-func (w WorkReading) explain() string {
+func explainWork(w probe.Reading, present bool) string {
 	switch {
-	case !w.Present:
+	case !present:
 		return "no work probe, so work is assumed to remain (fail open)"
 	case !w.Known:
 		return "the work probe printed " + strconv.Quote(w.Raw) + ", not a count, so work is assumed to remain (fail open)"
-	case w.Count == 0:
+	case w.N == 0:
 		return "the work probe printed 0: no work remains"
 	default:
-		return "the work probe printed " + strconv.FormatInt(w.Count, 10) + ": work remains"
+		return "the work probe printed " + strconv.FormatInt(w.N, 10) + ": work remains"
 	}
 }
 

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+)
+
+const goldenUsage = `usage: omega-monitor golden add NAME --want STATE [--work RAW] [--hold HOLD]
+                                 [--why TEXT] [--dir DIR] < pane
+
+Adds a captured pane to the golden corpus as DIR/NAME.pane, with its
+expectation in DIR/NAME.want, so that a misread becomes a regression test:
+
+  tmux capture-pane -p -J -t =agent: | omega-monitor golden add agent-misread \
+      --want QUESTION --why "the permission prompt was read as STALLED"
+
+  NAME         lower-case letters, digits and hyphens
+  --want       what the pane means: WORKING, QUESTION, STALLED or BLOCKED
+  --work RAW   the work probe's raw output for this pane (absent: no probe)
+  --hold HOLD  for a stopped pane, why nothing may be typed: draft,
+               interrupt, keyboard, usage-limit or no-input-box
+  --why TEXT   one line saying what the case proves
+  --dir DIR    the corpus directory (default golden/panes)
+
+It never overwrites a case, and says what the classifier reads today.
+`
+
+var goldenName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`)
+
+var holds = map[string]bool{"draft": true, "interrupt": true, "keyboard": true, "usage-limit": true, "no-input-box": true}
+
+func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "add" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			io.WriteString(stdout, goldenUsage)
+			return 0
+		}
+		io.WriteString(stderr, goldenUsage)
+		return 2
+	}
+	fs := newFlagSet("golden add", goldenUsage, stderr)
+	want := fs.String("want", "", "expected state")
+	var work optionalString
+	fs.Var(&work, "work", "work probe output")
+	hold := fs.String("hold", "", "why nothing may be typed")
+	why := fs.String("why", "", "what the case proves")
+	dir := fs.String("dir", filepath.Join("golden", "panes"), "corpus directory")
+	// The name may come before or after the flags.
+	rest := args[1:]
+	var name string
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		name, rest = rest[0], rest[1:]
+	}
+	if code, stop := parseFlags(fs, rest, stdout, goldenUsage); stop {
+		return code
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "omega-monitor golden add: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	state, ok := classify.ParseState(*want)
+	switch {
+	case !goldenName.MatchString(name):
+		fmt.Fprintf(stderr, "omega-monitor golden add: name %q must be lower-case letters, digits and hyphens\n", name)
+		return 2
+	case !ok:
+		fmt.Fprintf(stderr, "omega-monitor golden add: --want %q must be WORKING, QUESTION, STALLED or BLOCKED\n", *want)
+		return 2
+	case *hold != "" && !holds[*hold]:
+		fmt.Fprintf(stderr, "omega-monitor golden add: --hold %q must be draft, interrupt, keyboard, usage-limit or no-input-box\n", *hold)
+		return 2
+	case *hold != "" && state != classify.Stalled && state != classify.Blocked:
+		fmt.Fprintf(stderr, "omega-monitor golden add: --hold is for a stopped pane (STALLED or BLOCKED), not %s\n", state)
+		return 2
+	case strings.ContainsAny(*why+work.value, "\n\r"):
+		fmt.Fprintf(stderr, "omega-monitor golden add: --why and --work are one line each\n")
+		return 2
+	}
+	pane, err := io.ReadAll(stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor golden add: reading the pane: %v\n", err)
+		return 1
+	}
+	if len(bytes.TrimSpace(pane)) == 0 {
+		fmt.Fprintf(stderr, "omega-monitor golden add: the pane on standard input is empty\n")
+		return 1
+	}
+	if len(pane) > 0 && pane[len(pane)-1] != '\n' {
+		pane = append(pane, '\n')
+	}
+	var spec strings.Builder
+	fmt.Fprintf(&spec, "state: %s\n", state)
+	if work.set {
+		fmt.Fprintf(&spec, "work: %s\n", work.value)
+	}
+	if *hold != "" {
+		fmt.Fprintf(&spec, "hold: %s\n", *hold)
+	}
+	if *why != "" {
+		fmt.Fprintf(&spec, "why: %s\n", *why)
+	}
+	base := filepath.Join(*dir, name)
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
+		return 1
+	}
+	if err := createNew(base+".pane", pane); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
+		return 1
+	}
+	if err := createNew(base+".want", []byte(spec.String())); err != nil {
+		os.Remove(base + ".pane")
+		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
+		return 1
+	}
+	r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: work.value, WorkPresent: work.set})
+	fmt.Fprintf(stdout, "added %s.pane and %s.want: want %s", base, base, state)
+	if *hold != "" {
+		fmt.Fprintf(stdout, " (hold %s)", *hold)
+	}
+	if r.State == state && string(r.Hold) == *hold {
+		fmt.Fprintf(stdout, "; the classifier agrees\n")
+	} else {
+		fmt.Fprintf(stdout, "; the classifier reads %s", r.State)
+		if r.Hold != classify.HoldNone {
+			fmt.Fprintf(stdout, " (hold %s)", r.Hold)
+		}
+		fmt.Fprintf(stdout, ", so go test ./classify fails until it is fixed:\n%s", r.Explain())
+	}
+	return 0
+}
+
+// createNew writes a file that must not exist yet.
+func createNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s exists already; choose another name", path)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/icmd"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// TestListEverywhere lists a live local server, a reachable alias, two hung
+// aliases and a refused one: it returns within its bound and says the right
+// thing about each.
+func TestListEverywhere(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	f.tmux.NewSession(t, "build", "sleep 300")
+	f.tmux.NewSession(t, "x$(y);z w", "sleep 300")
+	testenv.SSHD(t, f.ssh, "testbox", "OMEGA_MONITOR_MUX="+f.tmux.Mux)
+	testenv.HungHost(t, f.ssh, "silent", false)
+	testenv.HungHost(t, f.ssh, "stalled", true)
+	testenv.ClosedHost(t, f.ssh, "closed")
+	f.run(t, "agent").Assert(t, icmd.Success)
+	f.run(t, "testbox:build", "--ssh-config", f.ssh.Path).Assert(t, icmd.Success)
+
+	const bound = 5 * time.Second
+	start := time.Now()
+	res := f.run(t, "list", "--ssh-config", f.ssh.Path, "--timeout", bound.String())
+	took := time.Since(start)
+	res.Assert(t, icmd.Success)
+	if took > bound+3*time.Second {
+		t.Errorf("list took %v with a %v bound per host", took, bound)
+	}
+	// Compare words, not the table's padding.
+	var lines []string
+	for _, line := range strings.Split(res.Stdout(), "\n") {
+		lines = append(lines, strings.Join(strings.Fields(line), " "))
+	}
+	out := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"HOST SESSION STATUS",
+		"(local) agent watched by monitor-agent",
+		"(local) build not watched",
+		"(local) monitor-agent watcher of agent",
+		"(local) monitor-testbox-build watcher of testbox:build",
+		`(local) "x$(y);z w" cannot be watched: it contains '$'`,
+		"testbox build watched by monitor-testbox-build",
+		"testbox agent not watched",
+		"silent - unreachable: coord: host silent: ",
+		"stalled - unreachable: coord: host stalled: ",
+		"closed - unreachable: coord: host closed: ssh: connect to host 127.0.0.1 port",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks the line %q; it printed:\n%s", want, res.Stdout())
+		}
+	}
+
+	res = f.run(t, "list", "--json", "--ssh-config", f.ssh.Path, "--timeout", bound.String())
+	res.Assert(t, icmd.Success)
+	var l watchableListing
+	if err := json.Unmarshal([]byte(res.Stdout()), &l); err != nil {
+		t.Fatalf("list --json is not one JSON document: %v\n%s", err, res.Stdout())
+	}
+	type summary struct {
+		Host      string
+		Reachable bool
+		Sessions  int
+	}
+	var got []summary
+	for _, h := range l.Hosts {
+		got = append(got, summary{h.Host, h.Reachable, len(h.Sessions)})
+	}
+	want := []summary{
+		{"", true, 5},
+		{"testbox", true, 5},
+		{"silent", false, 0},
+		{"stalled", false, 0},
+		{"closed", false, 0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("list --json hosts (-want +got):\n%s", diff)
+	}
+	if s := l.Hosts[0].Sessions[0]; s.Session != "agent" || s.WatchedBy != "monitor-agent" || s.Target != "agent" {
+		t.Errorf("first local session = %+v, want agent watched by monitor-agent", s)
+	}
+}
+
+func TestListNoServerNoConfig(t *testing.T) {
+	f := newFleet(t)
+	res := f.run(t, "list")
+	res.Assert(t, icmd.Success)
+	if !strings.Contains(res.Stdout(), "(local)  -        no sessions") {
+		t.Errorf("list with nothing running printed:\n%s", res.Stdout())
+	}
+}
+
+func TestListUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		out  string
+		err  string
+	}{
+		{[]string{"list", "--help"}, 0, "usage: omega-monitor list", ""},
+		{[]string{"list", "agent"}, 2, "", "omega-monitor watch agent"},
+		{[]string{"list", "--timeout", "0s"}, 2, "", "--timeout"},
+		{[]string{"list", "--timeout", "soon"}, 2, "", "invalid value"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(tt.args, nil, &stdout, &stderr)
+		if code != tt.code || !strings.Contains(stdout.String(), tt.out) || !strings.Contains(stderr.String(), tt.err) {
+			t.Errorf("run(%q) = %d\nstdout: %s\nstderr: %s", tt.args, code, &stdout, &stderr)
+		}
+	}
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/icmd"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/scripts"
+)
+
+// binary is omega-monitor built for the tests that run it as a user would,
+// so that a watcher's OMEGA_MONITOR_BIN is the real binary. Built once, on
+// first use.
+var binary struct {
+	path string
+	err  error
+	dir  string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary.dir != "" {
+		os.RemoveAll(binary.dir)
+	}
+	os.Exit(code)
+}
+
+func omegaMonitor(t *testing.T) string {
+	t.Helper()
+	if binary.path == "" && binary.err == nil {
+		binary.dir, binary.err = os.MkdirTemp("", "omega-monitor-bin")
+		if binary.err == nil {
+			binary.path = filepath.Join(binary.dir, "omega-monitor")
+			out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
+			if err != nil {
+				binary.err = err
+				binary.path = ""
+				t.Logf("go build:\n%s", out)
+			}
+		}
+	}
+	if binary.err != nil {
+		t.Fatalf("building omega-monitor: %v", binary.err)
+	}
+	return binary.path
+}
+
+// fleet is a test's world: a private tmux server, a state home, a home
+// directory without an ssh config or an rmux, and a test ssh config.
+type fleet struct {
+	tmux  *testenv.TmuxServer
+	ssh   *testenv.SSHConfig
+	home  string
+	state string
+}
+
+func newFleet(t *testing.T) *fleet {
+	t.Helper()
+	f := &fleet{tmux: testenv.Tmux(t), ssh: testenv.NewSSHConfig(t), home: t.TempDir()}
+	f.state = filepath.Join(f.home, "state")
+	return f
+}
+
+// run runs the built binary in the fleet's environment.
+func (f *fleet) run(t *testing.T, args ...string) *icmd.Result {
+	t.Helper()
+	cmd := icmd.Command(omegaMonitor(t), args...)
+	cmd.Env = []string{
+		"HOME=" + f.home,
+		"PATH=" + os.Getenv("PATH"),
+		"OMEGA_MONITOR_HOME=" + f.state,
+		"OMEGA_MONITOR_MUX=" + f.tmux.Mux,
+	}
+	return icmd.RunCmd(cmd)
+}
+
+func (f *fleet) has(t *testing.T, session string) bool {
+	t.Helper()
+	return f.tmux.Cmd("has-session", "-t", coord.Exact(session)).Run() == nil
+}
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func TestWatchLocalStartStop(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+
+	f.run(t, "agent", "--interval", "5").Assert(t, icmd.Expected{
+		Out: "watching agent in monitor-agent",
+	})
+	if !f.has(t, "monitor-agent") {
+		t.Fatal("no watcher session monitor-agent")
+	}
+	loop := filepath.Join(f.state, "bin", "omega-monitor.sh")
+	got, err := os.ReadFile(loop)
+	if err != nil || !bytes.Equal(got, scripts.Loop) {
+		t.Errorf("loop script at %s is not scripts.Loop (err %v)", loop, err)
+	}
+	for path, want := range map[string]os.FileMode{
+		f.state:                                 0o700,
+		filepath.Join(f.state, "bin"):           0o700,
+		loop:                                    0o700,
+		filepath.Join(f.state, "monitor-agent"): 0o700,
+		filepath.Join(f.state, "monitor-agent", "target"): 0o600,
+	} {
+		if got := mode(t, path); got != want {
+			t.Errorf("mode of %s = %v, want %v", path, got, want)
+		}
+	}
+	start := f.tmux.Run(t, "display-message", "-p", "-t", coord.Exact("monitor-agent"), "#{pane_start_command}")
+	for _, want := range []string{"OMEGA_MONITOR_BIN=" + omegaMonitor(t), "'agent' '--interval' '5'"} {
+		if !strings.Contains(start, want) {
+			t.Errorf("watcher command %q lacks %q", start, want)
+		}
+	}
+
+	f.run(t, "watch", "agent").Assert(t, icmd.Expected{
+		ExitCode: 1,
+		Err:      "agent is already watched by monitor-agent",
+	})
+
+	f.run(t, "stop", "agent").Assert(t, icmd.Expected{Out: "stopped monitor-agent"})
+	if f.has(t, "monitor-agent") {
+		t.Error("monitor-agent still runs after stop")
+	}
+	if !f.has(t, "agent") {
+		t.Error("stop ended the watched session too")
+	}
+	f.run(t, "stop", "agent").Assert(t, icmd.Expected{ExitCode: 1, Err: "agent is not watched (no session monitor-agent)"})
+}
+
+func TestWatchSessionNamedLikeACommand(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "list", "sleep 300")
+	f.run(t, "watch", "list").Assert(t, icmd.Expected{Out: "watching list in monitor-list"})
+	f.run(t, "stop", "list").Assert(t, icmd.Success)
+}
+
+func TestWatchRefusesAMissingTarget(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	f.run(t, "ag").Assert(t, icmd.Expected{ExitCode: 1, Err: "no session ag here"})
+	if f.has(t, "monitor-ag") {
+		t.Error("a watcher started for a missing target")
+	}
+}
+
+func TestWatchRemoteStartStop(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	testenv.SSHD(t, f.ssh, "testbox", "OMEGA_MONITOR_MUX="+f.tmux.Mux)
+
+	f.run(t, "testbox:agent", "--ssh-config", f.ssh.Path).Assert(t, icmd.Expected{
+		Out: "watching testbox:agent in monitor-testbox-agent",
+	})
+	if !f.has(t, "monitor-testbox-agent") {
+		t.Fatal("no watcher session monitor-testbox-agent")
+	}
+	f.run(t, "watch", "testbox:agent", "--ssh-config", f.ssh.Path).Assert(t, icmd.Expected{
+		ExitCode: 1,
+		Err:      "testbox:agent is already watched by monitor-testbox-agent",
+	})
+	f.run(t, "testbox:nosuch", "--ssh-config", f.ssh.Path).Assert(t, icmd.Expected{
+		ExitCode: 1,
+		Err:      "no session nosuch on testbox",
+	})
+	f.run(t, "stop", "testbox:agent").Assert(t, icmd.Expected{Out: "stopped monitor-testbox-agent"})
+	if f.has(t, "monitor-testbox-agent") {
+		t.Error("the remote target's watcher still runs after stop")
+	}
+}
+
+func TestWatchUnreachableHostRefused(t *testing.T) {
+	f := newFleet(t)
+	testenv.ClosedHost(t, f.ssh, "closed")
+	f.run(t, "closed:agent", "--ssh-config", f.ssh.Path).Assert(t, icmd.Expected{
+		ExitCode: 1,
+		Err:      "cannot check closed:agent",
+	})
+}
+
+func TestWatchUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string
+		err  string
+	}{
+		{"no target", []string{"watch"}, 2, "", "watch takes one target"},
+		{"two targets", []string{"watch", "a", "b"}, 2, "", "watch takes one target"},
+		{"help", []string{"watch", "--help"}, 0, "usage: omega-monitor <target>", ""},
+		{"bad interval", []string{"agent", "--interval", "0"}, 2, "", "--interval"},
+		{"bad budget", []string{"agent", "--nudge-budget", "-1"}, 2, "", "--nudge-budget"},
+		{"unknown flag", []string{"watch", "agent", "--nope"}, 2, "", "flag provided but not defined"},
+		{"stop help", []string{"stop", "-h"}, 0, "usage: omega-monitor stop", ""},
+		{"stop nothing", []string{"stop"}, 2, "", "stop takes one target"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, nil, &stdout, &stderr)
+			if code != tt.code || !strings.Contains(stdout.String(), tt.out) || !strings.Contains(stderr.String(), tt.err) {
+				t.Errorf("run(%q) = %d\nstdout: %s\nstderr: %s\nwant %d, stdout with %q, stderr with %q",
+					tt.args, code, &stdout, &stderr, tt.code, tt.out, tt.err)
+			}
+		})
+	}
+}
+
+// hostileTargets must be refused before anything runs.
+var hostileTargets = []string{
+	"", ":", ":agent", "host:", "a.b", "a:b:c", "-t", "--help-me",
+	"-oProxyCommand=touch pwned:agent", "host:-n", ".h:agent",
+	"a b", "a\tb", "a\nb", "a\x00b", "a\x1b[2Jb", "'q'", `"q"`,
+	"$(touch pwned)", "${HOME}", "`touch pwned`", "a;touch pwned",
+	"a&&touch pwned", "a|touch pwned", "a#S", "#{session_name}",
+	`a\b`, "a/b", "a*", "~root", "a>pwned", "h$(x):agent",
+	"h;touch pwned:agent", "héllo", strings.Repeat("x", 200),
+}
+
+// TestWatchHostileCoordinatesNeverReachAShell runs watch, stop and the bare
+// form over hostile targets with a multiplexer and an ssh that only record
+// being run: none may run.
+func TestWatchHostileCoordinatesNeverReachAShell(t *testing.T) {
+	if len(hostileTargets) < 30 {
+		t.Fatalf("keep at least 30 hostile targets, have %d", len(hostileTargets))
+	}
+	dir := t.TempDir()
+	tripped := filepath.Join(dir, "tripped")
+	tripwire := "#!/bin/sh\necho \"$0 $*\" >> " + coord.ShellQuote(tripped) + "\nexit 0\n"
+	for _, name := range []string{"mux", "ssh", "tmux"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(tripwire), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir)
+	t.Setenv("HOME", dir)
+	t.Setenv("OMEGA_MONITOR_HOME", filepath.Join(dir, "state"))
+	t.Setenv("OMEGA_MONITOR_MUX", filepath.Join(dir, "mux"))
+	t.Chdir(dir)
+
+	for _, target := range hostileTargets {
+		for _, args := range [][]string{
+			{"watch", target},
+			{"watch", target, "--interval", "5"},
+			{"stop", target},
+		} {
+			var stdout, stderr bytes.Buffer
+			if code := run(args, nil, &stdout, &stderr); code != 2 {
+				t.Errorf("run(%q) = %d, want 2 (usage error)\nstderr: %s", args, code, &stderr)
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{target}, nil, &stdout, &stderr); code != 2 {
+			t.Errorf("run(%q) = %d, want 2", target, code)
+		}
+	}
+	if log, err := os.ReadFile(tripped); err == nil {
+		t.Errorf("a hostile target reached a command:\n%s", log)
+	}
+	for _, name := range []string{"pwned", filepath.Join("state", "pwned")} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s exists: a hostile target ran", name)
+		}
+	}
+}
+
+// TestWatchLoopCommandWords reads the watcher's command line back through a
+// real shell: every flag value arrives as one word, unchanged.
+func TestWatchLoopCommandWords(t *testing.T) {
+	sh := testenv.Need(t, "sh")[0]
+	var f watchFlags
+	fs := newWatchFlagSet(&f)
+	args := []string{
+		"--work-probe", `ls "$TODO" | wc -l; echo '#S'`,
+		"--nudge-text", "continue; don't stop $now",
+		"--interval", "30",
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	target := coord.Target{Host: "box", Session: "agent"}
+	line := loopCommand("/bin/omega monitor", "/st ate", "monitor-box-agent", "/st ate/bin/omega-monitor.sh", target, fs, f)
+	if !strings.HasPrefix(line, "exec ") {
+		t.Fatalf("command line %q does not exec the loop", line)
+	}
+	printer := `words() { for a; do printf '%s\0' "$a"; done; }; words ` + strings.TrimPrefix(line, "exec ")
+	cmd := exec.Command(sh, "-c", printer)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sh: %v", err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	want := []string{
+		"env",
+		"OMEGA_MONITOR_BIN=/bin/omega monitor",
+		"OMEGA_MONITOR_HOME=/st ate",
+		"OMEGA_MONITOR_WATCHER=monitor-box-agent",
+		"OMEGA_MONITOR_STATE=/st ate/monitor-box-agent",
+	}
+	if mux := os.Getenv("OMEGA_MONITOR_MUX"); mux != "" {
+		want = append(want, "OMEGA_MONITOR_MUX="+mux)
+	}
+	want = append(want, "/st ate/bin/omega-monitor.sh", "box:agent",
+		"--interval", "30",
+		"--nudge-text", "continue; don't stop $now",
+		"--work-probe", `ls "$TODO" | wc -l; echo '#S'`,
+	)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("loop command words (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,212 @@
+package coord
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// MuxBinary returns the multiplexer to run, by the one rule every command
+// follows: the flag's value, else $OMEGA_MONITOR_MUX, else ~/.local/bin/rmux
+// where it is executable (rmux is not on a non-interactive PATH), else tmux
+// on PATH. Whichever it is gets tmux's command line. getenv is os.Getenv
+// outside tests.
+func MuxBinary(flag string, getenv func(string) string) (string, error) {
+	if flag != "" {
+		return checkMux(flag, "--mux")
+	}
+	if env := getenv("OMEGA_MONITOR_MUX"); env != "" {
+		return checkMux(env, "OMEGA_MONITOR_MUX")
+	}
+	if home := getenv("HOME"); home != "" {
+		rmux := filepath.Join(home, ".local", "bin", "rmux")
+		if isExecutable(rmux) {
+			return rmux, nil
+		}
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		return "", errors.New("coord: no multiplexer: ~/.local/bin/rmux is not executable and tmux is not on PATH (set --mux or OMEGA_MONITOR_MUX)")
+	}
+	return tmux, nil
+}
+
+// checkMux makes a named multiplexer absolute, so that a watcher started
+// elsewhere runs the same one, and checks that it can run.
+func checkMux(path, from string) (string, error) {
+	p, err := exec.LookPath(path)
+	if err != nil {
+		return "", fmt.Errorf("coord: multiplexer from %s: %v", from, err)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p, nil
+}
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// InRmux reports whether this process runs inside an rmux session. rmux
+// exports RMUX and RMUX_PANE; it does not set $TMUX, so testing $TMUX would
+// say "not in a multiplexer" from inside one.
+func InRmux(getenv func(string) string) bool {
+	return getenv("RMUX") != "" || getenv("RMUX_PANE") != ""
+}
+
+// A Mux runs multiplexer commands, locally or on an ssh host, each under its
+// own wall clock.
+type Mux struct {
+	// Bin is the local multiplexer (MuxBinary). A remote host finds its own
+	// by the same rule, on that host (RemoteCommand).
+	Bin string
+	// SSH holds the options of remote calls; SSH.Timeout is also the wall
+	// clock of local ones.
+	SSH SSH
+}
+
+// Command returns the command that runs the multiplexer with args: Bin
+// locally when host is empty, otherwise ssh to the alias host running
+// RemoteCommand(args...). It runs in its own process group, and when ctx ends
+// the whole group is killed, so a grandchild holding a pipe cannot keep the
+// caller waiting.
+func (m Mux) Command(ctx context.Context, host string, args ...string) *exec.Cmd {
+	var cmd *exec.Cmd
+	if host == "" {
+		cmd = exec.CommandContext(ctx, m.Bin, args...)
+	} else {
+		cmd = exec.CommandContext(ctx, "ssh", m.SSH.Args(host, RemoteCommand(args...))...)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+// A CallError is a multiplexer call that failed.
+type CallError struct {
+	Host     string        // empty for a local call
+	Args     []string      // the multiplexer's arguments
+	ExitCode int           // -1 when the call did not exit by itself
+	Stderr   string        // what it said, trimmed
+	Timeout  time.Duration // the wall clock, when it was what ended the call
+	Err      error         // the underlying error
+}
+
+func (e *CallError) Error() string {
+	where := "local multiplexer"
+	if e.Host != "" {
+		where = "host " + e.Host
+	}
+	switch {
+	case e.Timeout > 0:
+		return fmt.Sprintf("coord: %s: no answer within %v", where, e.Timeout)
+	case e.Stderr != "":
+		return fmt.Sprintf("coord: %s: %s", where, lastLine(e.Stderr))
+	default:
+		return fmt.Sprintf("coord: %s: %v", where, e.Err)
+	}
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// Unreachable reports whether the call never reached the multiplexer: ssh
+// could not connect or authenticate (its exit status 255), or the wall clock
+// ran out.
+func (e *CallError) Unreachable() bool {
+	return e.Timeout > 0 || (e.Host != "" && e.ExitCode == 255)
+}
+
+// noServer reports whether the multiplexer said that no server runs, which
+// means no sessions rather than a failure.
+func (e *CallError) noServer() bool {
+	return e.ExitCode == 1 && (strings.Contains(e.Stderr, "no server running") ||
+		strings.Contains(e.Stderr, "error connecting to"))
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// Run runs the multiplexer with args on host ("" for local) under the wall
+// clock m.SSH.Timeout and returns its standard output. A failure is a
+// *CallError.
+func (m Mux) Run(ctx context.Context, host string, args ...string) ([]byte, error) {
+	timeout := m.SSH.timeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := m.Command(ctx, host, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	ce := &CallError{Host: host, Args: args, ExitCode: -1, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+	if ctx.Err() == context.DeadlineExceeded {
+		ce.Timeout = timeout
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.Exited() {
+		ce.ExitCode = exit.ExitCode()
+	}
+	return stdout.Bytes(), ce
+}
+
+// sessionFormat asks list-sessions for names only, one a line.
+const sessionFormat = "#{session_name}"
+
+// Sessions lists the sessions on host ("" for local), in the multiplexer's
+// order. No running server is no sessions, not an error.
+func (m Mux) Sessions(ctx context.Context, host string) ([]string, error) {
+	out, err := m.Run(ctx, host, "list-sessions", "-F", sessionFormat)
+	if ce := (*CallError)(nil); errors.As(err, &ce) && ce.noServer() {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseSessions(out), nil
+}
+
+// ParseSessions reads list-sessions output in sessionFormat: one name a
+// line; blank lines and trailing carriage returns are dropped.
+func ParseSessions(out []byte) []string {
+	var names []string
+	for line := range strings.SplitSeq(string(out), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if line != "" {
+			names = append(names, line)
+		}
+	}
+	return names
+}
+
+// HasSession reports whether t's session exists, matched exactly. It answers
+// false only when the multiplexer says so; a host it cannot reach is an error.
+func (m Mux) HasSession(ctx context.Context, t Target) (bool, error) {
+	_, err := m.Run(ctx, t.Host, "has-session", "-t", Exact(t.Session))
+	if err == nil {
+		return true, nil
+	}
+	var ce *CallError
+	if errors.As(err, &ce) && ce.ExitCode == 1 {
+		return false, nil
+	}
+	return false, err
+}

@@ -1,0 +1,161 @@
+package coord
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// awkwardWords are arguments that a careless remote command line would
+// split, expand, comment out or end early.
+var awkwardWords = []string{
+	"plain",
+	"two words",
+	"a; touch pwned",
+	"$HOME",
+	"${OMEGA_MONITOR_MUX}",
+	"$(id)",
+	"`id`",
+	"'single'",
+	`"double"`,
+	`back\slash`,
+	"#S",
+	"#{session_name}",
+	"trailing ;",
+	"*",
+	"~",
+	"line\nbreak",
+	"",
+	"-n",
+}
+
+// unquote reads back a word made by ShellQuote, the way a POSIX shell does.
+func unquote(s string) (string, bool) {
+	var b strings.Builder
+	for s != "" {
+		switch {
+		case strings.HasPrefix(s, `\'`):
+			b.WriteByte('\'')
+			s = s[2:]
+		case s[0] == '\'':
+			end := strings.IndexByte(s[1:], '\'')
+			if end < 0 {
+				return "", false
+			}
+			b.WriteString(s[1 : 1+end])
+			s = s[2+end:]
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+func FuzzCoordShellQuote(f *testing.F) {
+	for _, w := range awkwardWords {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, word string) {
+		q := ShellQuote(word)
+		got, ok := unquote(q)
+		if !ok || got != word {
+			t.Fatalf("ShellQuote(%q) = %s reads back as %q (ok %v)", word, q, got, ok)
+		}
+	})
+}
+
+func TestCoordShellJoinThroughSh(t *testing.T) {
+	sh := testenv.Need(t, "sh")[0]
+	script := "printf '%s\\0' " + ShellJoin(awkwardWords...)
+	out, err := exec.Command(sh, "-c", script).Output()
+	if err != nil {
+		t.Fatalf("sh -c %s: %v", script, err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if diff := cmp.Diff(awkwardWords, got); diff != "" {
+		t.Errorf("words through sh (-want +got):\n%s", diff)
+	}
+}
+
+func TestSSHArgs(t *testing.T) {
+	got := SSH{Config: "/cfg", Timeout: 8 * time.Second}.Args("box", "CMD")
+	want := []string{
+		"-n", "-o", "BatchMode=yes", "-o", "ConnectTimeout=4",
+		"-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=2",
+		"-F", "/cfg", "--", "box", "CMD",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Args (-want +got):\n%s", diff)
+	}
+	if got := (SSH{Timeout: time.Second}).Args("box", "CMD"); strings.Contains(strings.Join(got, " "), "-F") || got[4] != "ConnectTimeout=1" {
+		t.Errorf("Args with no config and a 1s clock = %q", got)
+	}
+}
+
+// argvPrinter writes a script that prints each of its arguments followed by
+// a NUL, standing in for the remote multiplexer.
+func argvPrinter(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "argv")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n"
+	if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSSHRemoteCommandWords runs RemoteCommand through a real sshd and the
+// remote login shell: every argument must arrive as one word, unchanged.
+func TestSSHRemoteCommandWords(t *testing.T) {
+	cfg := testenv.NewSSHConfig(t)
+	testenv.SSHD(t, cfg, "testbox", "OMEGA_MONITOR_MUX="+argvPrinter(t))
+	m := Mux{SSH: SSH{Config: cfg.Path, Timeout: 10 * time.Second}}
+	out, err := m.Run(context.Background(), "testbox", awkwardWords...)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if diff := cmp.Diff(awkwardWords, got); diff != "" {
+		t.Errorf("arguments as the remote multiplexer saw them (-want +got):\n%s", diff)
+	}
+}
+
+// TestSSHRemoteTmux drives a real tmux through a real sshd: a '#S' format
+// comes back expanded by tmux (so the remote shell did not read it as a
+// comment), and text with ';', '$' and quotes is typed literally.
+func TestSSHRemoteTmux(t *testing.T) {
+	tmux := testenv.Tmux(t)
+	tmux.NewSession(t, "agent", "cat")
+	cfg := testenv.NewSSHConfig(t)
+	testenv.SSHD(t, cfg, "testbox", "OMEGA_MONITOR_MUX="+tmux.Mux)
+	m := Mux{SSH: SSH{Config: cfg.Path, Timeout: 10 * time.Second}}
+	ctx := context.Background()
+
+	out, err := m.Run(ctx, "testbox", "display-message", "-p", "-t", Exact("agent"), "#S|#{session_name}")
+	if err != nil {
+		t.Fatalf("display-message: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "agent|agent" {
+		t.Errorf("remote #S = %q, want %q", got, "agent|agent")
+	}
+
+	text := `it's "x"; echo $HOME #S`
+	if _, err := m.Run(ctx, "testbox", "send-keys", "-t", Exact("agent"), "-l", "--", text); err != nil {
+		t.Fatalf("send-keys: %v", err)
+	}
+	var pane string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		pane = tmux.Run(t, "capture-pane", "-p", "-t", Exact("agent"))
+		if strings.Contains(pane, text) {
+			return
+		}
+	}
+	t.Errorf("pane does not show %q literally:\n%s", text, pane)
+}

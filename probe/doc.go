@@ -1,0 +1,30 @@
+// Package probe runs a watched session's work and progress probes, reads
+// what they print, and keeps the nudge budget that progress resets.
+//
+// A probe is a shell command supplied per target that prints one integer.
+// [Run] executes it under its own wall clock, in its own process group, and
+// on timeout signals the whole group, so a grandchild that holds the output
+// pipe open cannot freeze the caller. [ParseCount] reads the output strictly
+// and [Read] turns it into a [Reading], which is either a known figure or
+// unknown (printed as "?").
+//
+// The work probe fails open: a figure above zero means work remains
+// (STALLED), exactly zero means none (BLOCKED), and anything else, including
+// a probe that is missing, timed out or exited non-zero, is unknown and is
+// treated as work remaining. A wrong nudge costs one turn and the budget
+// bounds it; a wrong BLOCKED stops the build and nothing bounds it.
+//
+// A probe that exits non-zero has failed, whatever it printed. Note that
+// grep -c exits 1 when it counts zero lines: write "grep -c PATTERN FILE ||
+// true", which still prints nothing, and so reads as unknown, when FILE is
+// missing.
+//
+// [Budget] bounds the absence of progress, not the work: every time the
+// progress figure rises above its high-water mark the count of nudges resets
+// to zero, and only Limit nudges in a row that produced nothing exhaust it.
+// The budget is a plain value with no clock, safe to store as JSON.
+//
+// The package does not read panes, decide a session's state, send nudges or
+// deliver alerts; those belong to classify, the tick and the shell loop. Only
+// [Run] and [Measure] touch processes or the clock.
+package probe

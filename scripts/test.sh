@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The test command: formatting, vet, every Go test (the end-to-end ones
+# against real tmux and sshd included), shellcheck and bats. It runs every
+# step, then fails if any failed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+failed=()
+
+mapfile -t gofiles < <(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')
+unformatted=$(gofmt -l "${gofiles[@]}")
+[[ -z $unformatted ]] || { echo "gofmt would change: $unformatted"; failed+=(gofmt); }
+
+go vet ./... || failed+=("go vet")
+go test -count=1 -timeout 20m ./... || failed+=("go test")
+
+mapfile -t shells < <(git ls-files '*.sh' '.ci/run' 'scripts/*' 2>/dev/null | while read -r f; do
+	[[ -f $f ]] && head -1 "$f" | grep -q 'bash' && echo "$f"
+done)
+if command -v shellcheck >/dev/null; then
+	shellcheck "${shells[@]}" || failed+=(shellcheck)
+else
+	echo "shellcheck is not installed"; failed+=(shellcheck)
+fi
+
+mapfile -t suites < <(git ls-files '*.bats' 2>/dev/null)
+if ((${#suites[@]})); then
+	if command -v bats >/dev/null; then
+		bats "${suites[@]}" || failed+=(bats)
+	else
+		echo "bats is not installed"; failed+=(bats)
+	fi
+fi
+
+if ((${#failed[@]})); then
+	echo "FAILED: ${failed[*]}"
+	exit 1
+fi
+echo "all tests passed"
