@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# omega-alert-send.sh: the alert funnel. It sends each argument, a message in
+# Telegram's HTML parse mode, to the operator's chat with the Bot API's
+# sendMessage, in order. It delivers; it decides nothing (the Go side renders,
+# escapes and redacts the messages).
+#
+#   omega-alert-send.sh "<html>" ["<html>" ...]
+#
+# Installed as ~/.omega/bin/omega-alert-send.sh. The bot token and the chat id
+# come from $OMEGA_TELEGRAM_CONF (default ~/.omega/telegram.conf), a file of
+# key=value lines, owned by you and mode 0600:
+#
+#   bot_token=123456789:AA...
+#   chat_id=-1001234567890
+#
+# The token never reaches a command line (curl reads its URL from stdin) and
+# is never printed. 429 and 5xx answers, and network errors, are retried with
+# backoff (a 429's retry_after is honoured) within a bound; a message that
+# cannot be sent is appended to $OMEGA_MONITOR_HOME/alert-failed.log
+# (default ~/.omega/monitor, mode 0600).
+#
+# Environment: OMEGA_TELEGRAM_API (default https://api.telegram.org),
+# OMEGA_ALERT_TRIES (5 requests per message), OMEGA_ALERT_DEADLINE (120 s per
+# message), OMEGA_ALERT_BACKOFF (2 s, doubled on each retry),
+# OMEGA_ALERT_TIMEOUT (20 s per request).
+#
+# Exit status: 0 sent, 1 not sent (and logged), 2 usage.
+
+PROG=omega-alert-send
+tmp='' # the temporary directory of one run, removed on exit
+
+say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+
+usage() {
+	printf 'usage: %s "<html>" ["<html>" ...]\n' "$PROG" >&2
+	printf '  sends each message to Telegram (sendMessage, parse_mode=HTML);\n' >&2
+	printf '  config: %s (bot_token=..., chat_id=..., mode 0600)\n' "$(conf_path)" >&2
+}
+
+conf_path() { printf '%s\n' "${OMEGA_TELEGRAM_CONF:-$HOME/.omega/telegram.conf}"; }
+
+failed_log() { printf '%s\n' "${OMEGA_MONITOR_HOME:-$HOME/.omega/monitor}/alert-failed.log"; }
+
+# uint VALUE DEFAULT: VALUE when it is a whole number, else DEFAULT.
+uint() {
+	if [[ $1 =~ ^[0-9]+$ ]]; then printf '%s\n' "$((10#$1))"; else printf '%s\n' "$2"; fi
+}
+
+# file_mode FILE: the permission bits in octal (GNU stat, then BSD stat).
+file_mode() {
+	stat -c '%a' -- "$1" 2>/dev/null || stat -f '%Lp' -- "$1" 2>/dev/null
+}
+
+# check_conf FILE: refuses a config that others could read or change.
+check_conf() {
+	local f=$1 mode
+	if [[ ! -e $f ]]; then
+		say "no config at $f: create it with bot_token=... and chat_id=... lines, then chmod 600 $f"
+		return 1
+	fi
+	if [[ ! -f $f || ! -r $f ]]; then
+		say "$f is not a readable file"
+		return 1
+	fi
+	if [[ ! -O $f ]]; then
+		say "$f is not owned by you ($(id -un)): it holds the bot token; recreate it as yourself, then chmod 600 $f"
+		return 1
+	fi
+	mode=$(file_mode "$f")
+	if [[ ! $mode =~ ^[0-7]+$ ]]; then
+		say "cannot read the mode of $f"
+		return 1
+	fi
+	if (((8#$mode & 8#077) != 0)); then
+		say "$f is mode $mode, open to other users, and it holds the bot token; fix it with: chmod 600 $f"
+		return 1
+	fi
+}
+
+# read_conf FILE: sets bot_token and chat_id from key=value lines. Nothing in
+# the file is executed.
+read_conf() {
+	local line key value
+	bot_token='' chat_id=''
+	while IFS= read -r line || [[ -n $line ]]; do
+		line=${line%$'\r'}
+		[[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+		[[ $line == *=* ]] || continue
+		key=${line%%=*} value=${line#*=}
+		key=${key//[[:space:]]/}
+		value=${value#"${value%%[![:space:]]*}"}
+		value=${value%"${value##*[![:space:]]}"}
+		if [[ $value =~ ^\"(.*)\"$ || $value =~ ^\'(.*)\'$ ]]; then
+			value=${BASH_REMATCH[1]}
+		fi
+		case $key in
+		bot_token) bot_token=$value ;;
+		chat_id) chat_id=$value ;;
+		esac
+	done <"$1"
+	if [[ ! $bot_token =~ ^[0-9]+:[A-Za-z0-9_-]+$ ]]; then
+		say "$1: bot_token is missing or not a bot token (123456789:AA...)"
+		return 1
+	fi
+	if [[ ! $chat_id =~ ^-?[0-9]+$ && ! $chat_id =~ ^@[A-Za-z0-9_]+$ ]]; then
+		say "$1: chat_id is missing or not a chat id (a number, or @channelname)"
+		return 1
+	fi
+}
+
+# api_base: OMEGA_TELEGRAM_API without a trailing slash, or nothing when it
+# is not a plain http(s) address.
+api_base() {
+	local api=${OMEGA_TELEGRAM_API:-https://api.telegram.org}
+	api=${api%/}
+	if [[ ! $api =~ ^https?://[^[:space:]\"\\]+$ ]]; then
+		return 1
+	fi
+	printf '%s\n' "$api"
+}
+
+# scrub TEXT: TEXT with the bot token masked.
+scrub() {
+	local s=$1
+	if [[ -n ${bot_token:-} ]]; then
+		s=${s//"$bot_token"/[redacted]}
+	fi
+	printf '%s\n' "$s"
+}
+
+# json_number BODY KEY / json_string BODY KEY: a field of a flat JSON answer,
+# read without jq.
+json_number() {
+	printf '%s' "$1" | tr -d '\n' | grep -o "\"$2\"[[:space:]]*:[[:space:]]*[0-9][0-9]*" | head -n 1 | sed 's/.*:[[:space:]]*//'
+}
+json_string() {
+	printf '%s' "$1" | tr -d '\n' | grep -o "\"$2\"[[:space:]]*:[[:space:]]*\"[^\"]*\"" | head -n 1 | sed 's/^[^:]*:[[:space:]]*"//; s/"$//'
+}
+
+# plain_text FILE: the HTML message as plain text, for when Telegram refuses
+# to parse it.
+plain_text() {
+	sed -e 's/<[^>]*>//g' -e 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' "$1"
+}
+
+# post TEXTFILE PARSEMODE SECONDS: one sendMessage request, within SECONDS
+# at most. Sets code (the HTTP status, 000 when there was no answer), body and
+# err.
+post() {
+	local text=$1 mode=$2 timeout
+	timeout=$(uint "${OMEGA_ALERT_TIMEOUT:-}" 20)
+	((timeout <= $3)) || timeout=$3
+	((timeout >= 1)) || timeout=1
+	: >"$tmp/body"
+	{
+		printf 'url = "%s/bot%s/sendMessage"\n' "$api" "$bot_token"
+		printf 'data-urlencode = "chat_id=%s"\n' "$chat_id"
+		if [[ -n $mode ]]; then
+			printf 'data-urlencode = "parse_mode=%s"\n' "$mode"
+		fi
+		printf 'data-urlencode = "disable_web_page_preview=true"\n'
+	} | curl --silent --show-error --config - \
+		--max-time "$timeout" --connect-timeout 10 \
+		--data-urlencode "text@$text" \
+		--output "$tmp/body" --write-out '%{http_code}' \
+		>"$tmp/code" 2>"$tmp/err"
+	code=$(<"$tmp/code")
+	[[ $code =~ ^[0-9]{3}$ ]] || code=000
+	body=$(<"$tmp/body")
+	err=$(scrub "$(<"$tmp/err")")
+}
+
+# log_failed REASON MESSAGE...: appends what could not be sent.
+log_failed() {
+	local reason=$1 log dir m
+	shift
+	log=$(failed_log)
+	dir=${log%/*}
+	if ! (umask 077 && mkdir -p -- "$dir") || ! (umask 077 && : >>"$log") || ! chmod 600 -- "$log"; then
+		say "cannot write $log; the message is lost"
+		return 1
+	fi
+	for m in "$@"; do
+		printf -- '--- %s · %s\n%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(scrub "$reason")" "$m" >>"$log"
+	done
+	say "logged what was not sent to $log"
+}
+
+# send_one MESSAGE: sends one message within the retry bound. Sets why when
+# it gives up.
+send_one() {
+	local tries max deadline delay pause start mode=HTML desc after
+	max=$(uint "${OMEGA_ALERT_TRIES:-}" 5)
+	((max >= 1)) || max=1
+	deadline=$(uint "${OMEGA_ALERT_DEADLINE:-}" 120)
+	delay=$(uint "${OMEGA_ALERT_BACKOFF:-}" 2)
+	start=$SECONDS
+	printf '%s' "$1" >"$tmp/text"
+	for ((tries = 1; ; tries++)); do
+		post "$tmp/text" "$mode" $((deadline - (SECONDS - start)))
+		desc=$(json_string "$body" description)
+		case $code in
+		2??)
+			if [[ $body =~ \"ok\"[[:space:]]*:[[:space:]]*true ]]; then
+				return 0
+			fi
+			why="HTTP $code without ok:true${desc:+: $desc}"
+			return 1
+			;;
+		429)
+			after=$(json_number "$body" retry_after)
+			pause=${after:-$delay}
+			why="HTTP 429 (too many requests), retry_after ${pause}s"
+			;;
+		5??)
+			pause=$delay
+			why="HTTP $code${desc:+: $desc}"
+			;;
+		000)
+			pause=$delay
+			why="no answer from the API${err:+: $err}"
+			;;
+		400)
+			if [[ $mode == HTML && $desc == *"parse entities"* ]]; then
+				say "Telegram refused the HTML ($desc); sending it as plain text"
+				plain_text "$tmp/text" >"$tmp/plain" && mv -f "$tmp/plain" "$tmp/text"
+				mode=''
+				pause=0
+				why="HTTP 400: $desc"
+			else
+				why="HTTP 400${desc:+: $desc}"
+				return 1
+			fi
+			;;
+		*)
+			why="HTTP $code${desc:+: $desc}"
+			return 1
+			;;
+		esac
+		if ((tries >= max)); then
+			why="gave up after $tries tries: $why"
+			return 1
+		fi
+		if ((SECONDS - start + pause > deadline)); then
+			why="gave up after $tries tries and $((SECONDS - start))s (the next try would pass ${deadline}s): $why"
+			return 1
+		fi
+		say "try $tries: $why; retrying in ${pause}s"
+		sleep "$pause"
+		delay=$((delay * 2))
+	done
+}
+
+main() {
+	local i api bot_token chat_id code body err why
+	case ${1:-} in
+	-h | --help)
+		usage
+		return 0
+		;;
+	esac
+	if (($# == 0)); then
+		usage
+		return 2
+	fi
+	for i in "$@"; do
+		if [[ -z $i ]]; then
+			usage
+			return 2
+		fi
+	done
+	umask 077
+	local conf
+	conf=$(conf_path)
+	if ! check_conf "$conf" || ! read_conf "$conf"; then
+		log_failed "config $conf refused" "$@"
+		return 1
+	fi
+	if ! api=$(api_base); then
+		say "OMEGA_TELEGRAM_API is not an http(s) address"
+		log_failed "OMEGA_TELEGRAM_API refused" "$@"
+		return 1
+	fi
+	if ! tmp=$(mktemp -d "${TMPDIR:-/tmp}/omega-alert.XXXXXX"); then
+		say "cannot make a temporary directory"
+		log_failed "no temporary directory" "$@"
+		return 1
+	fi
+	trap 'rm -rf -- "$tmp"' EXIT
+	for ((i = 1; i <= $#; i++)); do
+		if ! send_one "${!i}"; then
+			say "not sent: $why"
+			log_failed "$why" "${@:i}"
+			return 1
+		fi
+	done
+	return 0
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+	main "$@"
+	exit
+fi

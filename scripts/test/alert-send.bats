@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# Unit tests for scripts/omega-alert-send.sh: its functions, sourced, with a
+# curl function standing in for the network. The end-to-end tests, against a
+# fake Bot API with real curl, are in alert/send_test.go.
+
+setup() {
+	SCRIPT="$BATS_TEST_DIRNAME/../omega-alert-send.sh"
+	# shellcheck source-path=SCRIPTDIR source=../omega-alert-send.sh disable=SC1091
+	source "$SCRIPT"
+	export HOME="$BATS_TEST_TMPDIR/home"
+	mkdir -p "$HOME/.omega"
+	CONF="$HOME/.omega/telegram.conf"
+	printf 'bot_token=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0\nchat_id=42\n' >"$CONF"
+	chmod 600 "$CONF"
+	unset OMEGA_TELEGRAM_CONF OMEGA_TELEGRAM_API OMEGA_MONITOR_HOME
+	export OMEGA_ALERT_BACKOFF=0
+}
+
+@test "no argument: usage, exit 2" {
+	run bash "$SCRIPT"
+	[ "$status" -eq 2 ]
+	[[ $output == "usage: omega-alert-send "* ]]
+}
+
+@test "an empty argument: usage, exit 2" {
+	run bash "$SCRIPT" ok ""
+	[ "$status" -eq 2 ]
+}
+
+@test "read_conf takes key=value lines, comments, spaces, quotes and CRLF" {
+	printf '# bot\n\n  bot_token = "1:abc_DEF-9"\r\nchat_id=-100123\nother=x\n' >"$CONF"
+	read_conf "$CONF"
+	[ "$bot_token" = "1:abc_DEF-9" ]
+	# shellcheck disable=SC2154 # read_conf sets it
+	[ "$chat_id" = "-100123" ]
+}
+
+@test "read_conf executes nothing" {
+	# shellcheck disable=SC2016 # the $( ) is the point: it must stay text.
+	printf 'bot_token=$(touch %s/pwned)\nchat_id=1\n' "$BATS_TEST_TMPDIR" >"$CONF"
+	run read_conf "$CONF"
+	[ "$status" -eq 1 ]
+	[ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+}
+
+@test "read_conf takes a channel name" {
+	printf 'bot_token=1:abc\nchat_id=@ops_alerts\n' >"$CONF"
+	read_conf "$CONF"
+	[ "$chat_id" = "@ops_alerts" ]
+}
+
+@test "check_conf refuses a world-readable config and names the fix" {
+	chmod 644 "$CONF"
+	run check_conf "$CONF"
+	[ "$status" -eq 1 ]
+	[[ $output == *"chmod 600 $CONF"* ]]
+}
+
+@test "check_conf accepts 0600 and 0400" {
+	check_conf "$CONF"
+	chmod 400 "$CONF"
+	check_conf "$CONF"
+}
+
+@test "json_number and json_string read a Bot API answer" {
+	body='{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 7","parameters":{"retry_after": 7}}'
+	[ "$(json_number "$body" retry_after)" = 7 ]
+	[ "$(json_string "$body" description)" = "Too Many Requests: retry after 7" ]
+	[ -z "$(json_number '{"ok":true}' retry_after)" ]
+}
+
+@test "plain_text strips tags and unescapes" {
+	printf '<b>x</b> &lt;a&gt; &amp;lt; &quot;q&quot;' >"$BATS_TEST_TMPDIR/m"
+	[ "$(plain_text "$BATS_TEST_TMPDIR/m")" = 'x <a> &lt; "q"' ]
+}
+
+@test "scrub masks the token" {
+	bot_token=1:secretpart
+	[ "$(scrub "curl: bad URL https://x/bot1:secretpart/send")" = "curl: bad URL https://x/bot[redacted]/send" ]
+}
+
+@test "uint keeps whole numbers and defaults the rest" {
+	[ "$(uint 7 5)" = 7 ]
+	[ "$(uint 007 5)" = 7 ]
+	[ "$(uint '' 5)" = 5 ]
+	[ "$(uint 1.5 5)" = 5 ]
+	[ "$(uint '-1' 5)" = 5 ]
+}
+
+@test "api_base refuses what is not a plain http(s) address" {
+	OMEGA_TELEGRAM_API='https://api.example.org/' run api_base
+	[ "$output" = https://api.example.org ]
+	OMEGA_TELEGRAM_API='https://x" -o /etc/passwd' run api_base
+	[ "$status" -eq 1 ]
+	OMEGA_TELEGRAM_API='file:///etc/passwd' run api_base
+	[ "$status" -eq 1 ]
+}
+
+# curl stands in for the network: it answers from ANSWERS, one per call,
+# and records the config it read on stdin.
+curl() {
+	local out='' n
+	while (($#)); do
+		case $1 in
+		--output)
+			out=$2
+			shift
+			;;
+		esac
+		shift
+	done
+	cat >>"$BATS_TEST_TMPDIR/stdin"
+	n=$(($(cat "$BATS_TEST_TMPDIR/calls" 2>/dev/null || echo 0) + 1))
+	echo "$n" >"$BATS_TEST_TMPDIR/calls"
+	read -r code body < <(sed -n "${n}p" "$BATS_TEST_TMPDIR/answers")
+	printf '%s' "$body" >"$out"
+	printf '%s' "$code"
+}
+
+@test "main retries a 5xx and succeeds" {
+	printf '500 {"ok":false}\n200 {"ok":true}\n' >"$BATS_TEST_TMPDIR/answers"
+	run main '<b>hi</b>'
+	[ "$status" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/calls")" = 2 ]
+	grep -q 'url = ".*/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0/sendMessage"' "$BATS_TEST_TMPDIR/stdin"
+	[[ $output != *AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0* ]]
+}
+
+@test "main gives up after OMEGA_ALERT_TRIES and logs the message 0600" {
+	printf '503 {}\n503 {}\n503 {}\n' >"$BATS_TEST_TMPDIR/answers"
+	OMEGA_ALERT_TRIES=2 run main '<b>lost</b>'
+	[ "$status" -eq 1 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/calls")" = 2 ]
+	grep -q '<b>lost</b>' "$HOME/.omega/monitor/alert-failed.log"
+	[ "$(file_mode "$HOME/.omega/monitor/alert-failed.log")" = 600 ]
+}
