@@ -144,16 +144,21 @@ type Result struct {
 	Live []Line
 	// Draft is the text in the input box, when a human's draft holds.
 	Draft string
+	// Body is the kept screen above the input box (the whole kept screen
+	// when no box is drawn), as drawn: the ledger has NOT masked it, since
+	// a caller diffing polls needs to mask only the lines that are new.
+	Body []Line
 }
 
 // Classify reads a screen and decides what it means.
 func Classify(s *Screen, opt Options) Result {
-	lines := s.Lines
-	if opt.Ledger != nil {
-		lines = maskLines(lines, opt.Ledger)
-	}
-	v := look(lines, s.Attrs)
-	r := decide(v)
+	// The structure (where the box is, where paragraphs end) is found on
+	// the screen as drawn; the ledger masks only the lines a rule reads,
+	// so that its cost does not grow with the scrollback.
+	v := look(s.Lines, s.Attrs)
+	v.masker = opt.Ledger
+	r := decide(&v)
+	r.Body = v.body
 	r.Total = s.Total
 	if r.State == 0 {
 		r.Work, r.WorkPresent = probe.Read(opt.Work, opt.WorkPresent), opt.WorkPresent
@@ -195,7 +200,11 @@ type view struct {
 	// dialog is the bottom of the screen when no live box is drawn, with
 	// box side borders stripped.
 	dialog []Line
+	body   []Line // everything above the box, or the whole screen
 	attrs  bool
+
+	masker Masker
+	masked map[Region][]Line // regions read so far, after the ledger
 }
 
 // maxBelow is how many lines may follow an input box before the box is read
@@ -217,7 +226,7 @@ func look(lines []Line, attrs bool) view {
 		end--
 	}
 	lines = lines[:end]
-	v := view{attrs: attrs}
+	v := view{attrs: attrs, body: lines}
 	bestTop, bestPrompt, bestEnd := -1, -1, -1
 	for _, a := range agents {
 		for i := range a.boxes {
@@ -240,6 +249,7 @@ func look(lines []Line, attrs bool) view {
 		return v
 	}
 	v.box = lines[bestTop : bestEnd+1]
+	v.body = lines[:bestTop]
 	v.prompt = bestPrompt - bestTop
 	v.below = lines[bestEnd+1:]
 	v.above = liveBlock(lines[:bestTop], v.agent)
@@ -398,7 +408,7 @@ func stripBorders(lines []Line) []Line {
 // QUESTION whatever else shows; live activity is WORKING; otherwise the
 // screen is stopped, and the holds say whether a nudge may be typed.
 // It leaves State zero for a stopped screen; the work probe decides.
-func decide(v view) Result {
+func decide(v *view) Result {
 	candidates := agents
 	if v.agent != nil {
 		candidates = []*agent{v.agent}
@@ -444,15 +454,18 @@ func decide(v view) Result {
 	r.Rule = "no live activity and no dialog: the agent is stopped"
 	if v.box != nil {
 		r.Region = Above
-		r.Live = v.above
-		r.From, r.To = span(v.above)
-		if len(v.above) > 0 {
-			r.Evidence = v.above[0]
+		r.Live = v.region(Above)
+		r.From, r.To = span(r.Live)
+		for _, l := range r.Live {
+			if !isBlank(l.Text) {
+				r.Evidence = l
+				break
+			}
 		}
 	} else {
 		r.Region = Dialog
-		r.Live = v.dialog
-		r.From, r.To = span(v.dialog)
+		r.Live = v.region(Dialog)
+		r.From, r.To = span(r.Live)
 		r.Hold = HoldNoInputBox
 	}
 	for _, a := range candidates {
@@ -470,45 +483,60 @@ func decide(v view) Result {
 	if v.box != nil {
 		if d := v.draft(); d != "" {
 			r.Hold, r.Draft = HoldDraft, d
-			r.HoldLine = v.box[v.prompt]
+			r.HoldLine = v.region(Box)[v.prompt]
 		}
 	}
 	return r
 }
 
-func (v view) region(r Region) []Line {
+// region returns a region's lines after the ledger, masking each region
+// once, when a rule first reads it.
+func (v *view) region(r Region) []Line {
+	var lines []Line
 	switch r {
 	case Above:
-		return v.above
+		lines = v.above
 	case Below:
-		return v.below
+		lines = v.below
 	case Dialog:
-		return v.dialog
+		lines = v.dialog
 	case Box:
-		return v.box
+		lines = v.box
 	case Turn:
-		return v.turn
+		lines = v.turn
 	}
-	return nil
+	if v.masker == nil || len(lines) == 0 {
+		return lines
+	}
+	if m, ok := v.masked[r]; ok {
+		return m
+	}
+	if v.masked == nil {
+		v.masked = make(map[Region][]Line)
+	}
+	m := maskLines(lines, v.masker)
+	v.masked[r] = m
+	return m
 }
 
 // draft returns what a human typed in the input box: its content without
 // the prompt marker, faint placeholder text or edges.
-func (v view) draft() string {
+func (v *view) draft() string {
 	p := v.prompt
-	last := len(v.box)
+	box := v.region(Box)
+	last := len(box)
 	if v.shape.bottom != nil {
 		last--
 	}
 	var parts []string
 	for i := p; i < last; i++ {
-		text := v.box[i].Loud
+		text := box[i].Loud
 		var content string
 		if i == p {
 			m := v.shape.prompt.FindStringSubmatch(text)
 			if m == nil {
 				// The prompt marker itself was drawn faint.
-				m = v.shape.prompt.FindStringSubmatch(v.box[i].Text)
+				m = v.shape.prompt.FindStringSubmatch(box[i].Text)
 				if m == nil {
 					continue
 				}

@@ -1,0 +1,352 @@
+// Package tick decides what one poll of a watched session does: given the
+// classified screen, the probes' readings and what earlier polls left
+// behind, it returns the next state, the MONITOR line and the actions
+// (nudge, alert) for the shell to carry out.
+//
+// It is pure and deterministic: the clock is an input, and it reads and
+// writes no files. Persisting the state, recording nudges in the echo
+// ledger before they are typed, and running the probes belong to the
+// caller (cmd/omega-monitor tick, and replay).
+//
+// Each signal has its own latch and no two share one (the seed's defect 2):
+// the question latch, the blocked latch, the budget latch and the failure
+// latch are separate fields, set and cleared by their own rules.
+package tick
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/probe"
+)
+
+// DefaultNudgeText is what a nudge types when no text is configured.
+const DefaultNudgeText = "continue with the next step; if you are waiting on something, say what"
+
+// QuestionWindow is how long a question may leave the screen and come back
+// without paging again: a question that flaps (QUESTION, WORKING, the same
+// QUESTION) is one question.
+const QuestionWindow = 15 * time.Minute
+
+// Config is what the watcher was started with.
+type Config struct {
+	Target      string
+	NudgeBudget int
+	NudgeText   string
+	// HasProgress says a progress probe is configured; without one the
+	// budget can never reset, and the first line says so.
+	HasProgress bool
+}
+
+// Input is one poll.
+type Input struct {
+	Now time.Time
+	// Screen is the classified pane, read with the echo ledger.
+	Screen classify.Result
+	// Ledger masks our own text in the lines that changed since the last
+	// poll, before they are read for failures and transitions.
+	Ledger classify.Masker
+	// Work and Progress are the probes' readings; the Present flags say
+	// a probe ran, and the Error fields why a reading is missing.
+	Work, Progress               probe.Reading
+	WorkPresent, ProgressPresent bool
+	WorkError, ProgressError     string
+	// CaptureError says the pane could not be captured; Screen is then
+	// ignored.
+	CaptureError string
+}
+
+// State is what one poll leaves for the next. It is stored as JSON.
+type State struct {
+	Version int `json:"version"`
+	// Polls counts the polls judged so far.
+	Polls int `json:"polls"`
+	// Last is the last state, as its name.
+	Last string `json:"last,omitempty"`
+
+	Budget probe.Budget `json:"budget"`
+	// BudgetLatch is set when an exhausted budget was escalated; only a
+	// reset of the budget (progress) clears it.
+	BudgetLatch bool `json:"budget_latch,omitempty"`
+	// QuestionLatch holds the question escalated last: its key, when it
+	// was escalated, and when it was last on screen.
+	QuestionLatch *QuestionLatch `json:"question_latch,omitempty"`
+	// BlockedLatch is set when a blocked spell was escalated; a poll that
+	// shows work again ends the spell.
+	BlockedLatch *time.Time `json:"blocked_latch,omitempty"`
+	// FailureLatch lists the failure texts already alerted. It is never
+	// cleared: the scrollback keeps old failures, and a redraw must not
+	// fire them again. New failure text differs and gets through.
+	FailureLatch []string `json:"failure_latch,omitempty"`
+
+	// Seen holds the screen lines of the last poll, for the diff that
+	// finds what changed; Transition is the last line that did.
+	Seen       []string `json:"seen,omitempty"`
+	Transition string   `json:"transition,omitempty"`
+
+	// UsageHold is the usage-limit line being waited out, and Until when
+	// its limit resets.
+	UsageHold  string    `json:"usage_hold,omitempty"`
+	UsageUntil time.Time `json:"usage_until,omitzero"`
+}
+
+// A QuestionLatch remembers one escalated question.
+type QuestionLatch struct {
+	Key       string    `json:"key"`
+	Escalated time.Time `json:"escalated"`
+	LastSeen  time.Time `json:"last_seen"`
+}
+
+// StateVersion is the version of State this package writes.
+const StateVersion = 1
+
+// maxFailureLatch bounds the failure latch; the oldest texts retire.
+const maxFailureLatch = 200
+
+// An ActionKind is what the shell is told to do.
+type ActionKind int
+
+const (
+	Nudge ActionKind = iota + 1 // type Text, then Enter as a separate call
+	Alert                       // hand Alert to the alert funnel
+)
+
+// An Action is one thing the shell does after the poll.
+type Action struct {
+	Kind  ActionKind
+	Text  string      // for Nudge: the exact text to type
+	Alert alert.Alert // for Alert
+}
+
+// An Event is one line of the history: what happened, with its figures.
+type Event struct {
+	Name   string // nudge, escalate, budget_reset, failure, state
+	State  string
+	Fields map[string]any
+}
+
+// An Outcome is what a poll says and does.
+type Outcome struct {
+	Line    string
+	Actions []Action
+	Events  []Event
+}
+
+// Step judges one poll.
+func Step(prev State, cfg Config, in Input) (State, Outcome) {
+	next := prev
+	next.Version = StateVersion
+	next.Polls++
+	if next.Budget.Limit != cfg.NudgeBudget {
+		next.Budget.Limit = max(cfg.NudgeBudget, 0)
+	}
+	p := poll{cfg: cfg, in: in, next: &next}
+	if in.CaptureError != "" {
+		p.line = []string{"capture failed: " + oneLine(in.CaptureError) + "; still watching"}
+		p.event("failure", "?", map[string]any{"error": in.CaptureError})
+		return next, p.outcome("?")
+	}
+	st := in.Screen.State
+	p.progress()
+	p.screenChanges()
+	switch st {
+	case classify.Working:
+		p.working()
+	case classify.Question:
+		p.question()
+	case classify.Blocked:
+		p.blocked()
+	case classify.Stalled:
+		p.stalled()
+	}
+	if st.String() != prev.Last {
+		p.event("state", st.String(), map[string]any{"from": prev.Last, "rule": in.Screen.Rule})
+	}
+	next.Last = st.String()
+	if prev.Polls == 0 && !cfg.HasProgress {
+		p.notes = append(p.notes, "no progress probe: the nudge budget cannot reset")
+	}
+	return next, p.outcome(st.String())
+}
+
+// A poll gathers one Step's line and actions.
+type poll struct {
+	cfg     Config
+	in      Input
+	next    *State
+	line    []string // the line's parts after the state
+	notes   []string // remarks appended to the line
+	actions []Action
+	events  []Event
+	reset   string // the budget reset, said on this poll
+}
+
+func (p *poll) outcome(state string) Outcome {
+	name := state
+	if state == classify.Blocked.String() {
+		name += " " // the seed's format pads BLOCKED by one space
+	}
+	parts := append([]string{"MONITOR", p.cfg.Target, name}, p.line...)
+	parts = append(parts, p.notes...)
+	return Outcome{Line: strings.Join(parts, " · "), Actions: p.actions, Events: p.events}
+}
+
+func (p *poll) event(name, state string, fields map[string]any) {
+	p.events = append(p.events, Event{Name: name, State: state, Fields: fields})
+}
+
+func (p *poll) figures() []string {
+	return []string{"work=" + p.in.Work.String(), "progress=" + p.in.Progress.String()}
+}
+
+func (p *poll) clock() string { return p.in.Now.Format("15:04:05") }
+
+// progress observes the progress reading: an advance resets the budget and
+// clears the budget latch, a fall is reported and is not progress.
+func (p *poll) progress() {
+	if p.in.ProgressError != "" {
+		p.notes = append(p.notes, "progress probe: "+oneLine(p.in.ProgressError))
+	}
+	if p.in.WorkError != "" {
+		p.notes = append(p.notes, "work probe: "+oneLine(p.in.WorkError))
+	}
+	b, c := p.next.Budget.Observe(p.in.Progress)
+	p.next.Budget = b
+	switch c.Kind {
+	case probe.Advanced:
+		p.next.BudgetLatch = false
+		p.reset = c.String()
+		p.event("budget_reset", p.in.Screen.State.String(), map[string]any{"from": c.From, "to": c.To, "forgiven": c.Forgiven})
+	case probe.Regressed:
+		p.notes = append(p.notes, c.String())
+	}
+}
+
+func (p *poll) working() {
+	p.next.BlockedLatch = nil
+	p.line = p.figures()
+	if p.reset != "" {
+		p.line = append(p.line, p.reset)
+		return
+	}
+	p.line = append(p.line, "nudges "+p.next.Budget.String(), p.clock())
+}
+
+func (p *poll) question() {
+	now := p.in.Now
+	q := questionAlert(p.cfg.Target, now, p.in.Screen.Live)
+	key := q.Key()
+	latch := p.next.QuestionLatch
+	if latch != nil && latch.Key == key && now.Sub(latch.LastSeen) <= QuestionWindow {
+		latch.LastSeen = now
+		p.line = []string{"waiting for the operator, NOT answered (escalated " + latch.Escalated.Format("15:04:05") + ")"}
+		return
+	}
+	p.next.QuestionLatch = &QuestionLatch{Key: key, Escalated: now, LastSeen: now}
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: q})
+	p.event("escalate", "QUESTION", map[string]any{"kind": "question", "key": key, "evidence": p.in.Screen.Evidence.Text})
+	p.line = []string{"escalated to the operator, NOT answered"}
+}
+
+func (p *poll) blocked() {
+	p.line = []string{"work=" + p.in.Work.String()}
+	if at := p.next.BlockedLatch; at != nil {
+		p.line = append(p.line, "not nudged (escalated "+at.Format("15:04:05")+")")
+		return
+	}
+	now := p.in.Now
+	p.next.BlockedLatch = &now
+	a := alert.Alert{Kind: alert.Blocked, Target: p.cfg.Target, State: "BLOCKED", Time: now,
+		Work: p.in.Work.String(), Transition: p.next.Transition}
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+	p.event("escalate", "BLOCKED", map[string]any{"kind": "blocked", "work": p.in.Work.String(), "transition": p.next.Transition})
+	p.line = append(p.line, "not nudged, escalated")
+}
+
+func (p *poll) stalled() {
+	// Work remains (or could not be read): the blocked spell, if any, is over.
+	p.next.BlockedLatch = nil
+	p.line = p.figures()
+	if p.reset != "" {
+		p.notes = append(p.notes, p.reset)
+	}
+	s := p.in.Screen
+	switch s.Hold {
+	case classify.HoldNone:
+	case classify.HoldUsageLimit:
+		if until, ok := p.usageHold(s.HoldLine.Text); ok {
+			p.line = append(p.line, "not nudged: usage limit, resets "+until)
+			return
+		}
+	default:
+		p.line = append(p.line, "not nudged: "+s.Hold.Reason())
+		return
+	}
+	b := p.next.Budget
+	if !b.CanNudge() {
+		if p.next.BudgetLatch {
+			p.line = append(p.line, "not nudged: nudge budget spent ("+b.String()+") without progress (escalated)")
+			return
+		}
+		p.next.BudgetLatch = true
+		a := alert.Alert{Kind: alert.BudgetExhausted, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
+			Work: p.in.Work.String(), Transition: p.next.Transition, Budget: b.Used, Progress: p.in.Progress.String()}
+		p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+		p.event("escalate", "STALLED", map[string]any{"kind": "budget-exhausted", "reason": b.Reason(), "budget": b.String()})
+		p.line = append(p.line, "not nudged: nudge budget spent ("+b.String()+") without progress, escalated: needs a human")
+		return
+	}
+	p.next.Budget = b.Spend()
+	text := p.cfg.NudgeText
+	if text == "" {
+		text = DefaultNudgeText
+	}
+	p.actions = append(p.actions, Action{Kind: Nudge, Text: text})
+	p.event("nudge", "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
+	p.line = append(p.line, "nudged ("+p.next.Budget.String()+")")
+}
+
+// usageHold decides whether a usage-limit stop still holds nudges, and says
+// until when. Once the reset time has passed, the line left on screen no
+// longer holds: a nudge is the way to resume.
+func (p *poll) usageHold(line string) (until string, holds bool) {
+	now := p.in.Now
+	if p.next.UsageHold != line || p.next.UsageUntil.IsZero() {
+		p.next.UsageHold = line
+		t, ok := ResetTime(line, now)
+		if !ok {
+			t = now.Add(time.Hour) // no time given: look again in an hour
+		}
+		p.next.UsageUntil = t
+	}
+	if !now.Before(p.next.UsageUntil) {
+		return "", false
+	}
+	return p.next.UsageUntil.Format("15:04 MST") + fmt.Sprintf(" (in %s)", roundDuration(p.next.UsageUntil.Sub(now))), true
+}
+
+func roundDuration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	if d < time.Minute {
+		return "under a minute"
+	}
+	h, m := int(d.Hours()), int(d.Minutes())%60
+	switch {
+	case h == 0:
+		return fmt.Sprintf("%dm", m)
+	case m == 0:
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dh%02dm", h, m)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,261 @@
+package tick
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/probe"
+)
+
+var t0 = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
+const (
+	idle = "⏺ Done with this step.\n\n✻ Brewed for 12s\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n" +
+		"  ⏵⏵ accept edits on (shift+tab to cycle)\n"
+	busy = "⏺ Working on it.\n\n✻ Crunching… (3s · ↑ 1.2k tokens)\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n" +
+		"  ⏵⏵ accept edits on (shift+tab to cycle) · esc to interrupt\n"
+	draft = "⏺ Done.\n\n────────────────────────────────────────\n❯ wait, I am typing this\n" +
+		"────────────────────────────────────────\n  ? for shortcuts\n"
+	permission = "⏺ Bash(rm -rf tmp/)\n\n────────────────────────────────────────\n Bash command\n\n   rm -rf tmp/\n\n" +
+		" Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel · Tab to amend\n"
+	otherQuestion = "────────────────────────────────────────\n Do you want to make this edit to main.go?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel\n"
+)
+
+// scripted is one poll of a scripted run.
+type scripted struct {
+	pane     string
+	work     string // "" means no probe
+	progress string // "" means no probe
+	extra    string // appended to the body above the box
+}
+
+// run steps through polls a minute apart and returns each line and the
+// actions, as replay prints them.
+func run(t *testing.T, cfg Config, polls []scripted) ([]string, State) {
+	t.Helper()
+	var s State
+	var out []string
+	now := t0
+	for _, p := range polls {
+		pane := p.pane
+		if p.extra != "" {
+			pane = p.extra + "\n" + pane
+		}
+		opt := classify.Options{Work: p.work, WorkPresent: p.work != ""}
+		in := Input{
+			Now:             now,
+			Screen:          classify.ClassifyText(pane, opt),
+			Work:            probe.Read(p.work, p.work != ""),
+			WorkPresent:     p.work != "",
+			Progress:        probe.Read(p.progress, p.progress != ""),
+			ProgressPresent: p.progress != "",
+		}
+		var o Outcome
+		s, o = Step(s, cfg, in)
+		out = append(out, o.Line)
+		for _, a := range o.Actions {
+			switch a.Kind {
+			case Nudge:
+				out = append(out, "→ nudge: "+a.Text)
+			case Alert:
+				out = append(out, "→ alert: "+a.Alert.Kind.String())
+			}
+		}
+		now = now.Add(time.Minute)
+	}
+	return out, s
+}
+
+var cfg = Config{Target: "agent", NudgeBudget: 2, NudgeText: "go on", HasProgress: true}
+
+func TestBudgetBoundToProgress(t *testing.T) {
+	got, _ := run(t, cfg, []scripted{
+		{pane: idle, work: "7", progress: "41"},
+		{pane: idle, work: "7", progress: "41"},
+		{pane: idle, work: "7", progress: "41"},
+		{pane: idle, work: "7", progress: "41"},
+		{pane: busy, work: "6", progress: "42"},
+		{pane: idle, work: "6", progress: "42"},
+	})
+	want := []string{
+		"MONITOR · agent · STALLED · work=7 · progress=41 · nudged (1/2)",
+		"→ nudge: go on",
+		"MONITOR · agent · STALLED · work=7 · progress=41 · nudged (2/2)",
+		"→ nudge: go on",
+		"MONITOR · agent · STALLED · work=7 · progress=41 · not nudged: nudge budget spent (2/2) without progress, escalated: needs a human",
+		"→ alert: budget-exhausted",
+		"MONITOR · agent · STALLED · work=7 · progress=41 · not nudged: nudge budget spent (2/2) without progress (escalated)",
+		"MONITOR · agent · WORKING · work=6 · progress=42 · nudge budget reset (progress 41 → 42)",
+		"MONITOR · agent · STALLED · work=6 · progress=42 · nudged (1/2)",
+		"→ nudge: go on",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestWorkingLineCarriesTheClock(t *testing.T) {
+	got, _ := run(t, cfg, []scripted{{pane: busy, work: "7", progress: "41"}})
+	want := []string{"MONITOR · agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:00:00"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestNoProgressProbeIsSaidOnce(t *testing.T) {
+	c := cfg
+	c.HasProgress = false
+	got, _ := run(t, c, []scripted{{pane: busy, work: "7"}, {pane: busy, work: "7"}})
+	want := []string{
+		"MONITOR · agent · WORKING · work=7 · progress=? · nudges 0/2 · 09:00:00 · no progress probe: the nudge budget cannot reset",
+		"MONITOR · agent · WORKING · work=7 · progress=? · nudges 0/2 · 09:01:00",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestQuestionEscalatedOncePerQuestion(t *testing.T) {
+	got, _ := run(t, cfg, []scripted{
+		{pane: permission, work: "7"},
+		{pane: permission, work: "7"},
+		{pane: busy, work: "7"}, // a flap: gone for a poll
+		{pane: permission, work: "7"},
+		{pane: otherQuestion, work: "7"},
+	})
+	want := []string{
+		"MONITOR · agent · QUESTION · escalated to the operator, NOT answered",
+		"→ alert: question",
+		"MONITOR · agent · QUESTION · waiting for the operator, NOT answered (escalated 09:00:00)",
+		"MONITOR · agent · WORKING · work=7 · progress=? · nudges 0/2 · 09:02:00",
+		"MONITOR · agent · QUESTION · waiting for the operator, NOT answered (escalated 09:00:00)",
+		"MONITOR · agent · QUESTION · escalated to the operator, NOT answered",
+		"→ alert: question",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestBlockedEscalatedOncePerSpell(t *testing.T) {
+	got, _ := run(t, cfg, []scripted{
+		{pane: idle, work: "0"},
+		{pane: idle, work: "0"},
+		{pane: idle, work: "3"},
+		{pane: idle, work: "0"},
+	})
+	want := []string{
+		"MONITOR · agent · BLOCKED  · work=0 · not nudged, escalated",
+		"→ alert: blocked",
+		"MONITOR · agent · BLOCKED  · work=0 · not nudged (escalated 09:00:00)",
+		"MONITOR · agent · STALLED · work=3 · progress=? · nudged (1/2)",
+		"→ nudge: go on",
+		"MONITOR · agent · BLOCKED  · work=0 · not nudged, escalated",
+		"→ alert: blocked",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestHoldsNeverSpendTheBudget(t *testing.T) {
+	got, s := run(t, cfg, []scripted{{pane: draft, work: "7"}, {pane: draft, work: "7"}})
+	for _, l := range got {
+		if strings.Contains(l, "nudge:") || !strings.Contains(l, "not nudged: a human's draft") {
+			t.Errorf("a draft must hold the nudge: %s", l)
+		}
+	}
+	if s.Budget.Used != 0 {
+		t.Errorf("holds spent %d nudges", s.Budget.Used)
+	}
+}
+
+func TestFailureLatch(t *testing.T) {
+	fail := "⏺ Bash(make)\n  ⎿  make: *** [all] Error 2 (exit code 2)"
+	got, s := run(t, cfg, []scripted{
+		{pane: busy, work: "7"},
+		{pane: busy, work: "7", extra: fail},
+		{pane: idle, work: "7", extra: fail},
+		{pane: busy, work: "7"},              // scrolled away
+		{pane: idle, work: "7", extra: fail}, // drawn again: latched, silent
+		{pane: idle, work: "7", extra: "  ⎿  Test suite is RED."},
+	})
+	var alerts []string
+	for _, l := range got {
+		if l == "→ alert: failure" {
+			alerts = append(alerts, l)
+		}
+	}
+	if diff := cmp.Diff([]string{"→ alert: failure", "→ alert: failure"}, alerts); diff != "" {
+		t.Errorf("failure alerts (-want +got):\n%s\nlines:\n%s", diff, strings.Join(got, "\n"))
+	}
+	if len(s.FailureLatch) != 2 {
+		t.Errorf("failure latch holds %q", s.FailureLatch)
+	}
+}
+
+func TestFailuresOnScreenAtStartAreTheBaseline(t *testing.T) {
+	got, _ := run(t, cfg, []scripted{{pane: idle, work: "7", extra: "  ⎿  exit code 1"}})
+	for _, l := range got {
+		if strings.Contains(l, "alert") {
+			t.Errorf("a failure already on screen at start alerted: %s", l)
+		}
+	}
+}
+
+func TestUsageLimitHoldsUntilReset(t *testing.T) {
+	limit := "⏺ Working.\n  ⎿  You've hit your limit · resets 9:02am (UTC)\n     /login to switch to an API usage-billed account.\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
+	got, _ := run(t, cfg, []scripted{{pane: limit, work: "7"}, {pane: limit, work: "7"}, {pane: limit, work: "7"}})
+	want := []string{
+		"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, resets 09:02 UTC (in 2m)",
+		"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, resets 09:02 UTC (in 1m)",
+		"MONITOR · agent · STALLED · work=7 · progress=? · nudged (1/2)",
+		"→ nudge: go on",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestCaptureError(t *testing.T) {
+	s, o := Step(State{}, cfg, Input{Now: t0, CaptureError: "timed out after 20s"})
+	if want := "MONITOR · agent · ? · capture failed: timed out after 20s; still watching"; o.Line != want {
+		t.Errorf("line = %q, want %q", o.Line, want)
+	}
+	if len(o.Actions) != 0 || s.Budget.Used != 0 {
+		t.Errorf("a failed capture acted: %+v", o.Actions)
+	}
+}
+
+func TestResetTime(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	now := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC) // 16:00 in Berlin
+	tests := []struct {
+		line string
+		want time.Time
+		ok   bool
+	}{
+		{"You've hit your session limit · resets 5:40pm (Europe/Berlin)", time.Date(2026, 3, 14, 17, 40, 0, 0, berlin), true},
+		{"You've hit your limit · resets 3pm (Europe/Berlin)", time.Date(2026, 3, 15, 15, 0, 0, 0, berlin), true},
+		{"Claude usage limit reached. Your limit will reset at 9am (America/Chicago).", time.Date(2026, 3, 15, 14, 0, 0, 0, time.UTC), true},
+		{"5-hour limit reached ∙ resets 9pm", time.Date(2026, 3, 14, 21, 0, 0, 0, time.UTC), true},
+		{"■ You've hit your usage limit. Try again in 4 hours.", now.Add(4 * time.Hour), true},
+		{"try again in 2 hours 5 minutes", now.Add(2*time.Hour + 5*time.Minute), true},
+		{"resets 13pm (UTC)", time.Time{}, false},
+		{"resets 5pm (Mars/Olympus)", time.Time{}, false},
+		{"usage limit reached", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ResetTime(tt.line, now)
+		if ok != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("ResetTime(%q) = %v, %v; want %v, %v", tt.line, got, ok, tt.want, tt.ok)
+		}
+	}
+}
