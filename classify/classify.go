@@ -633,7 +633,7 @@ func span(lines []Line) (from, to int) {
 	return lines[0].N, lines[len(lines)-1].N
 }
 
-func matchesAny(res []*regexp.Regexp, s string) bool {
+func matchesAny(res []*pattern, s string) bool {
 	for _, re := range res {
 		if re.MatchString(s) {
 			return true

@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // A matcher finds the evidence for a rule in the lines of one region.
 type matcher interface {
@@ -11,9 +8,9 @@ type matcher interface {
 }
 
 // anyLine matches when any line of the region matches.
-type anyLineMatcher struct{ re *regexp.Regexp }
+type anyLineMatcher struct{ re *pattern }
 
-func anyLine(expr string) matcher { return anyLineMatcher{regexp.MustCompile(expr)} }
+func anyLine(expr string) matcher { return anyLineMatcher{compile(expr)} }
 
 func (m anyLineMatcher) match(lines []Line) (Line, bool) {
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -26,9 +23,9 @@ func (m anyLineMatcher) match(lines []Line) (Line, bool) {
 
 // topLine matches when the region's first non-blank line matches: the
 // spinner heads the live block.
-type topLineMatcher struct{ re *regexp.Regexp }
+type topLineMatcher struct{ re *pattern }
 
-func topLine(expr string) matcher { return topLineMatcher{regexp.MustCompile(expr)} }
+func topLine(expr string) matcher { return topLineMatcher{compile(expr)} }
 
 func (m topLineMatcher) match(lines []Line) (Line, bool) {
 	for _, l := range lines {
@@ -44,11 +41,11 @@ func (m topLineMatcher) match(lines []Line) (Line, bool) {
 // a dialog's footer is its last line.
 type lastLinesMatcher struct {
 	n  int
-	re *regexp.Regexp
+	re *pattern
 }
 
 func lastLines(n int, expr string) matcher {
-	return lastLinesMatcher{n, regexp.MustCompile(expr)}
+	return lastLinesMatcher{n, compile(expr)}
 }
 
 func (m lastLinesMatcher) match(lines []Line) (Line, bool) {
@@ -71,8 +68,8 @@ func (m lastLinesMatcher) match(lines []Line) (Line, bool) {
 // numbered list in ordinary output has no cursor, and one in the scrollback
 // does not reach the bottom.
 type optionMenuMatcher struct {
-	cursor *regexp.Regexp
-	option *regexp.Regexp
+	cursor *pattern
+	option *pattern
 }
 
 // menuTail is how many non-blank lines may follow the last option: its
@@ -81,8 +78,8 @@ const menuTail = 6
 
 func optionMenu(cursor string) matcher {
 	return optionMenuMatcher{
-		cursor: regexp.MustCompile(`^ *(?:` + cursor + `) *\d+\. +\S`),
-		option: regexp.MustCompile(`^ *(?:(?:` + cursor + `) *)?\d+\. +\S`),
+		cursor: compile(`^ *(?:` + cursor + `) *\d+\. +\S`),
+		option: compile(`^ *(?:(?:` + cursor + `) *)?\d+\. +\S`),
 	}
 }
 

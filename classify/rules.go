@@ -1,6 +1,5 @@
 package classify
 
-import "regexp"
 
 // This file is the classifier's knowledge of the agents' screens, as data:
 // for each agent, how its input box is drawn and which rules are read in
@@ -16,13 +15,13 @@ type agent struct {
 	// placeholders are texts the agent draws faint in an empty input box.
 	// They are read as no draft when the capture has no attributes to
 	// tell faint from normal text.
-	placeholders []*regexp.Regexp
+	placeholders []*pattern
 	// transparent lines may sit between the live block and the input box
 	// without being the live block: tips, notices, the effort indicator.
-	transparent []*regexp.Regexp
+	transparent []*pattern
 	// userTurn matches the echo of a human's message in the scrollback:
 	// the start of the last turn, which the Turn region reads back to.
-	userTurn *regexp.Regexp
+	userTurn *pattern
 	rules    []rule
 }
 
@@ -33,23 +32,23 @@ type boxShape struct {
 	name string
 	// top matches the edge drawn above the prompt line; nil means the
 	// prompt line itself is the top.
-	top *regexp.Regexp
+	top *pattern
 	// prompt matches the first line inside the box; its first group is
 	// what the human typed there, if anything.
-	prompt *regexp.Regexp
+	prompt *pattern
 	// promptPrefixes are the literal starts a prompt line may have, a cheap
 	// test before the regular expression.
 	promptPrefixes []string
 	// notPrompt rejects lines that look like a prompt but belong to a
 	// dialog (an option list drawn with the same cursor).
-	notPrompt *regexp.Regexp
+	notPrompt *pattern
 	// inner, when set, strips the box's side borders from a continuation
 	// line; its first group is the content.
-	inner *regexp.Regexp
+	inner *pattern
 	// lead, when set, matches one line allowed between the top edge and
 	// the prompt line (a hint drawn inside the box).
-	lead   *regexp.Regexp
-	bottom *regexp.Regexp
+	lead   *pattern
+	bottom *pattern
 	// last says the box ends the screen: nothing but its bottom line may
 	// follow the prompt. For shapes whose prompt marker is drawn on other
 	// lines too.
@@ -98,33 +97,33 @@ var claudeCode = agent{
 		{
 			name:           "rule, ❯ prompt, rule (eras B to D)",
 			promptPrefixes: []string{"❯", ">", "!"},
-			top:            regexp.MustCompile(ruleLine),
-			prompt:         regexp.MustCompile(`^(?:❯|>|!)(?: (.*))?$`),
-			notPrompt:      regexp.MustCompile(`^(?:❯|>) *\d+\. `),
-			bottom:         regexp.MustCompile(ruleLine),
+			top:            compile(ruleLine),
+			prompt:         compile(`^(?:❯|>|!)(?: (.*))?$`),
+			notPrompt:      compile(`^(?:❯|>) *\d+\. `),
+			bottom:         compile(ruleLine),
 		},
 		{
 			name:           "rounded box, > prompt (era A)",
 			promptPrefixes: []string{"│"},
-			top:            regexp.MustCompile(`^╭─+╮$`),
-			prompt:         regexp.MustCompile(`^│ *(?:>|❯|!)(?: (.*?))? *│$`),
-			notPrompt:      regexp.MustCompile(`^│ *(?:❯|>) *\d+\. `),
-			inner:          regexp.MustCompile(`^│(.*?)│$`),
-			bottom:         regexp.MustCompile(`^╰─+╯$`),
+			top:            compile(`^╭─+╮$`),
+			prompt:         compile(`^│ *(?:>|❯|!)(?: (.*?))? *│$`),
+			notPrompt:      compile(`^│ *(?:❯|>) *\d+\. `),
+			inner:          compile(`^│(.*?)│$`),
+			bottom:         compile(`^╰─+╯$`),
 		},
 	},
-	placeholders: []*regexp.Regexp{
+	placeholders: []*pattern{
 		// Only the fixed placeholder: a suggestion such as "Resend your
 		// message to try again" reads like a human's words, and without
 		// the faint attribute it is held as one.
-		regexp.MustCompile(`^Try "[^"]*"$`),
+		compile(`^Try "[^"]*"$`),
 	},
-	userTurn: regexp.MustCompile(`^(?:>|❯) \S`),
-	transparent: []*regexp.Regexp{
-		regexp.MustCompile(`^ +[◐◑◒◓○●] \S+ · /effort$`),
-		regexp.MustCompile(`^ *⎿ +Tip: `),
-		regexp.MustCompile(`^ *Tip: `),
-		regexp.MustCompile(`^ *tmux focus-events off`),
+	userTurn: compile(`^(?:>|❯) \S`),
+	transparent: []*pattern{
+		compile(`^ +[◐◑◒◓○●] \S+ · /effort$`),
+		compile(`^ *⎿ +Tip: `),
+		compile(`^ *Tip: `),
+		compile(`^ *tmux focus-events off`),
 	},
 	rules: []rule{
 		// Neutral overlays hide the input box without asking anything;
@@ -175,8 +174,8 @@ var codexCLI = agent{
 		{
 			name:           "› composer",
 			promptPrefixes: []string{"›"},
-			prompt:         regexp.MustCompile(`^› ?(.*)$`),
-			notPrompt:      regexp.MustCompile(`^› *\d+\. `),
+			prompt:         compile(`^› ?(.*)$`),
+			notPrompt:      compile(`^› *\d+\. `),
 		},
 		{
 			// Older releases drew a ▌ gutter on the composer and on the
@@ -184,15 +183,15 @@ var codexCLI = agent{
 			// its key hints under it) is the composer.
 			name:           "▌ composer (older releases)",
 			promptPrefixes: []string{"▌ "},
-			prompt:         regexp.MustCompile(`^▌ (.*)$`),
-			notPrompt:      regexp.MustCompile(`^▌ (?:[•◦] |Yes \(y\))`),
-			bottom:         regexp.MustCompile(`^ +⏎ send\b`),
+			prompt:         compile(`^▌ (.*)$`),
+			notPrompt:      compile(`^▌ (?:[•◦] |Yes \(y\))`),
+			bottom:         compile(`^ +⏎ send\b`),
 			last:           true,
 		},
 	},
-	userTurn: regexp.MustCompile(`^› \S`),
-	placeholders: []*regexp.Regexp{
-		regexp.MustCompile(`^Ask Codex to do anything$`),
+	userTurn: compile(`^› \S`),
+	placeholders: []*pattern{
+		compile(`^Ask Codex to do anything$`),
 	},
 	rules: []rule{
 		{"Codex approval footer", Dialog, question,
@@ -218,23 +217,23 @@ var geminiCLI = agent{
 		{
 			name:           "rounded box, > prompt",
 			promptPrefixes: []string{"│"},
-			top:            regexp.MustCompile(`^╭─+╮$`),
-			prompt:         regexp.MustCompile(`^│ *> +(.*?) *│$`),
-			inner:          regexp.MustCompile(`^│(.*?)│$`),
-			bottom:         regexp.MustCompile(`^╰─+╯$`),
+			top:            compile(`^╭─+╮$`),
+			prompt:         compile(`^│ *> +(.*?) *│$`),
+			inner:          compile(`^│(.*?)│$`),
+			bottom:         compile(`^╰─+╯$`),
 		},
 		{
 			name:           "rule, hint, > prompt, rule (0.61)",
 			promptPrefixes: []string{" > "},
-			top:            regexp.MustCompile(ruleLine),
-			lead:           regexp.MustCompile(`^ \S`),
-			prompt:         regexp.MustCompile(`^ > +(.*)$`),
-			bottom:         regexp.MustCompile(ruleLine),
+			top:            compile(ruleLine),
+			lead:           compile(`^ \S`),
+			prompt:         compile(`^ > +(.*)$`),
+			bottom:         compile(ruleLine),
 		},
 	},
-	userTurn: regexp.MustCompile(`^> \S`),
-	placeholders: []*regexp.Regexp{
-		regexp.MustCompile(`^Type your message or @path/to/file$`),
+	userTurn: compile(`^> \S`),
+	placeholders: []*pattern{
+		compile(`^Type your message or @path/to/file$`),
 	},
 	rules: []rule{
 		{"Gemini waiting for user confirmation", Dialog, question,

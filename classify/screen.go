@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"strings"
 	"unicode/utf8"
 )
@@ -21,7 +22,7 @@ const (
 	// marker read from a line is near its start.
 	MaxLineBytes = 16 << 10
 
-	readChunk = 4 << 20
+	readChunk = 256 << 10
 )
 
 // A Line is one line of a capture, normalised for matching.
@@ -43,7 +44,9 @@ type Line struct {
 type Screen struct {
 	// Lines are the kept lines, oldest first.
 	Lines []Line
-	// Total is the number of lines in the whole capture.
+	// Total is the number of lines in the whole capture, or 0 when the
+	// lines before the tail were skipped without counting them (a regular
+	// file read from its tail); N then counts from the first kept line.
 	Total int
 	// Attrs reports whether the capture carried escape sequences, so
 	// that Loud tells faint text from normal text.
@@ -53,33 +56,46 @@ type Screen struct {
 var errNilReader = errors.New("classify: nil reader")
 
 // ReadScreen reads a capture and keeps its normalised bottom. It reads the
-// whole input once, holding at most MaxTailBytes of it at a time.
+// whole input once, in chunks kept in a small ring: only the last
+// MaxTailBytes or so are held at any time, and no large buffer is ever
+// allocated, so that time stays one pass and memory stays flat however long
+// the scrollback is.
 func ReadScreen(r io.Reader) (*Screen, error) {
 	if r == nil {
 		return nil, errNilReader
 	}
-	// buf holds the kept tail followed by room for the next read. It grows
-	// to its bound; when that fills, the last MaxTailBytes slide to the
-	// front: a few large copies instead of one per line.
-	buf := make([]byte, 0, 64<<10)
-	newlines := 0
-	cut := false // bytes before buf[0] were dropped
+	if s, ok, err := readFileTail(r); ok || err != nil {
+		return s, err
+	}
+	// Chunks start small, so that a short pane costs little, and double
+	// up to readChunk. The oldest chunk leaves once the others hold the
+	// tail, and is reused for the next read.
+	chunks := [][]byte{make([]byte, 0, 16<<10)}
+	kept, newlines, cut := 0, 0, false
 	for {
-		if len(buf) == cap(buf) {
-			if cap(buf) < MaxTailBytes+readChunk {
-				grown := make([]byte, len(buf), min(2*cap(buf), MaxTailBytes+readChunk))
-				copy(grown, buf)
-				buf = grown
-			} else {
-				n := copy(buf[:MaxTailBytes], buf[len(buf)-MaxTailBytes:])
-				buf = buf[:n]
+		c := chunks[len(chunks)-1]
+		if len(c) == cap(c) {
+			size := min(2*cap(c), readChunk)
+			var next []byte
+			for len(chunks) > 1 && kept-len(chunks[0]) >= MaxTailBytes {
+				if cap(chunks[0]) == size && next == nil {
+					next = chunks[0][:0]
+				}
+				kept -= len(chunks[0])
+				chunks = chunks[1:]
 				cut = true
 			}
+			if next == nil {
+				next = make([]byte, 0, size)
+			}
+			chunks = append(chunks, next)
+			continue
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
+		n, err := r.Read(c[len(c):cap(c)])
 		if n > 0 {
-			newlines += bytes.Count(buf[len(buf):len(buf)+n], []byte{'\n'})
-			buf = buf[:len(buf)+n]
+			newlines += bytes.Count(c[len(c):len(c)+n], []byte{'\n'})
+			chunks[len(chunks)-1] = c[:len(c)+n]
+			kept += n
 		}
 		if err == io.EOF {
 			break
@@ -88,7 +104,46 @@ func ReadScreen(r io.Reader) (*Screen, error) {
 			return nil, err
 		}
 	}
-	return newScreen(buf, newlines, cut), nil
+	var tail []byte
+	if len(chunks) == 1 {
+		tail = chunks[0]
+	} else {
+		tail = make([]byte, 0, kept)
+		for _, c := range chunks {
+			tail = append(tail, c...)
+		}
+	}
+	return newScreen(tail, newlines, cut), nil
+}
+
+// A seekableFile is what an *os.File offers for reading only its tail.
+type seekableFile interface {
+	io.Seeker
+	Stat() (fs.FileInfo, error)
+}
+
+// readFileTail reads only the tail of a regular file, seeking past the
+// rest: the verdict lives at the bottom. The lines before the tail are not
+// counted, so Total is 0 and line numbers count from the first kept line.
+// It reports false when r is not a regular file larger than the tail.
+func readFileTail(r io.Reader) (*Screen, bool, error) {
+	f, ok := r.(seekableFile)
+	if !ok {
+		return nil, false, nil
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= MaxTailBytes {
+		return nil, false, nil
+	}
+	if _, err := f.Seek(-MaxTailBytes, io.SeekEnd); err != nil {
+		return nil, false, nil
+	}
+	tail := make([]byte, MaxTailBytes)
+	n, err := io.ReadFull(r, tail)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, true, err
+	}
+	return newScreen(tail[:n], -1, true), true, nil
 }
 
 // ParseScreen normalises a whole capture held in memory.
@@ -98,16 +153,19 @@ func ParseScreen(capture []byte) *Screen {
 
 // newScreen builds a Screen from the tail of a capture. newlines counts the
 // newlines of the whole capture; cut says the tail does not start at the
-// capture's first byte, so its first, partial line is dropped.
+// capture's first byte, so its first, partial line is dropped. A negative
+// newlines says they were not counted: Total is then 0, and lines are
+// numbered from the first one kept.
 func newScreen(tail []byte, newlines int, cut bool) *Screen {
-	s := &Screen{Total: newlines}
+	counted := newlines >= 0
+	s := &Screen{Total: max(newlines, 0)}
 	if len(tail) == 0 {
 		return s
 	}
 	body := tail
 	if body[len(body)-1] == '\n' {
 		body = body[:len(body)-1]
-	} else {
+	} else if counted {
 		s.Total++ // a last line without its newline
 	}
 	// Keep the last MaxTailLines lines; when the tail was cut, its first
@@ -131,6 +189,9 @@ func newScreen(tail []byte, newlines int, cut bool) *Screen {
 		raw = bytes.Split(body, []byte{'\n'})
 	}
 	first := s.Total - len(raw) + 1
+	if !counted {
+		first = 1
+	}
 	var n normaliser
 	s.Lines = make([]Line, len(raw))
 	for i, r := range raw {

@@ -3,6 +3,8 @@ package classify
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -154,5 +156,38 @@ func TestReadScreenError(t *testing.T) {
 	}
 	if _, err := ReadScreen(nil); err == nil {
 		t.Error("a nil reader gave no error")
+	}
+}
+
+func TestReadScreenSkipsToTheTailOfAFile(t *testing.T) {
+	line := "⏺ some scrollback that nobody reads again\n"
+	capture := strings.Repeat(line, 3*MaxTailBytes/len(line)) + "────\n❯\u00a0\n────\n"
+	path := filepath.Join(t.TempDir(), "capture")
+	if err := os.WriteFile(path, []byte(capture), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := ReadScreen(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := ReadScreen(strings.NewReader(capture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Total != 0 {
+		t.Errorf("Total = %d, want 0: the skipped lines are not counted", s.Total)
+	}
+	// The same lines are kept, numbered from the first one kept.
+	want := texts(streamed)
+	if diff := cmp.Diff(want, texts(s)); diff != "" {
+		t.Errorf("kept lines differ from a streamed read (-want +got):\n%s", diff)
+	}
+	if s.Lines[0].N != 1 {
+		t.Errorf("first kept line numbered %d, want 1", s.Lines[0].N)
 	}
 }

@@ -87,7 +87,13 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			opt.Ledger = m
 		}
 	}
-	screen, err := classify.ReadScreen(stdin)
+	in := stdin
+	if *explain {
+		// Counting every line costs a pass over the scrollback; only an
+		// explanation needs the exact line numbers.
+		in = struct{ io.Reader }{stdin}
+	}
+	screen, err := classify.ReadScreen(in)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor classify: reading the pane: %v\n", err)
 		return 1
