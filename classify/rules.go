@@ -1,6 +1,5 @@
 package classify
 
-
 // This file is the classifier's knowledge of the agents' screens, as data:
 // for each agent, how its input box is drawn and which rules are read in
 // which region around it. Supporting another agent, or another release of
