@@ -444,6 +444,7 @@ func decide(v *view) Result {
 					r.Live = lines
 					if want == Question {
 						r.Live = dialogOf(lines, ev)
+						r.From, r.To = span(r.Live)
 					}
 					return r
 				}

@@ -55,8 +55,9 @@ var hashBaseK = func() uint64 {
 // many records it holds: each position of the line is one rolling-hash
 // update and one probe of a bit filter, and only a filter hit looks further.
 type Matcher struct {
-	records int    // distinct records
-	text    []rune // the runes of every record that has a slice
+	records int      // distinct records
+	recs    []string // the distinct records, for Contains
+	text    []rune   // the runes of every record that has a slice
 	filter  []uint64
 	fshift  uint   // 64 - log2(bits in filter)
 	slots   []slot // open addressing, len a power of two
@@ -103,6 +104,7 @@ func newMatcher(recs []string) *Matcher {
 		}
 		seen[r] = true
 		m.records++
+		m.recs = append(m.recs, r)
 		if n := utf8.RuneCountInString(r); n >= SliceLen {
 			runes += n
 			windows += n - SliceLen + 1
@@ -398,4 +400,24 @@ func trimSpan(line string, s span) span {
 		s.end -= size
 	}
 	return s
+}
+
+// Contains reports whether fragment, normalised as records are, is part of
+// a recorded text. It is for the short fragments Mask leaves alone: a
+// wrapped echo's last piece, shorter than a slice, that a caller already
+// knows follows a line the ledger masked. It scans every record.
+func (m *Matcher) Contains(fragment string) bool {
+	if m == nil {
+		return false
+	}
+	f := normalize(fragment)
+	if f == "" {
+		return false
+	}
+	for _, r := range m.recs {
+		if strings.Contains(r, f) {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
@@ -27,7 +28,7 @@ var failureSignals = []*regexp.Regexp{
 // chrome (spinners, rules, tips) changes every poll and says nothing.
 var (
 	completedTask = regexp.MustCompile(`^\s*(?:⎿\s+)?[✔☒✓☑]\s`)
-	chrome        = regexp.MustCompile(`^(?:[·✢✳✶✻✽*●] \S.*…|─{3,}|\s*⎿\s+Tip:)`)
+	chrome        = regexp.MustCompile(`^(?:[·✢✳✶✻✽*●] \S.*…|[·✢✳✶✻✽*●] \pL+ for \d[\dhms ]*(?: · .*)?$|─{3,}|\s*⎿\s+Tip:)`)
 )
 
 // maxSeen bounds the lines kept for the next poll's diff.
@@ -71,14 +72,7 @@ func (p *poll) screenChanges() {
 	}
 	p.next.Seen = lines
 	if p.in.Ledger != nil {
-		// Our own words are never a transition or a failure.
-		kept := fresh[:0:0]
-		for _, l := range fresh {
-			if m := strings.TrimSpace(p.in.Ledger.Mask(l)); m != "" {
-				kept = append(kept, m)
-			}
-		}
-		fresh = kept
+		fresh = dropOurs(fresh, p.in.Ledger)
 	}
 	if len(fresh) > 0 {
 		p.next.Transition = fresh[len(fresh)-1]
@@ -104,6 +98,37 @@ func (p *poll) screenChanges() {
 	if n := len(p.next.FailureLatch); n > maxFailureLatch {
 		p.next.FailureLatch = p.next.FailureLatch[n-maxFailureLatch:]
 	}
+}
+
+// A fragmentLedger can also tell whether a short fragment is ours.
+type fragmentLedger interface {
+	Contains(fragment string) bool
+}
+
+// shortFragment is the length below which the ledger's slices cannot see a
+// fragment; it matches ledger.SliceLen.
+const shortFragment = 12
+
+// dropOurs masks our own words out of the lines: they are never a
+// transition or a failure. The last piece of a wrapped echo can be too
+// short for the ledger's slices ("is RED." under a narrow pane); a short
+// line right after a masked one is ours when it is part of a recorded text.
+func dropOurs(lines []string, m classify.Masker) []string {
+	fl, _ := m.(fragmentLedger)
+	kept := lines[:0:0]
+	afterMasked := false
+	for _, l := range lines {
+		masked := strings.TrimSpace(m.Mask(l))
+		switch {
+		case masked == "":
+		case afterMasked && fl != nil && utf8.RuneCountInString(masked) < shortFragment && fl.Contains(masked):
+			masked = ""
+		default:
+			kept = append(kept, masked)
+		}
+		afterMasked = masked != strings.TrimSpace(l)
+	}
+	return kept
 }
 
 func isFailure(line string) bool {

@@ -144,6 +144,9 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		next.Budget.Limit = max(cfg.NudgeBudget, 0)
 	}
 	p := poll{cfg: cfg, in: in, next: &next}
+	if prev.Polls == 0 && !cfg.HasProgress {
+		p.notice = "no progress probe: the nudge budget cannot reset"
+	}
 	if in.CaptureError != "" {
 		p.line = []string{"capture failed: " + oneLine(in.CaptureError) + "; still watching"}
 		p.event("failure", "?", map[string]any{"error": in.CaptureError})
@@ -166,8 +169,8 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		p.event("state", st.String(), map[string]any{"from": prev.Last, "rule": in.Screen.Rule})
 	}
 	next.Last = st.String()
-	if prev.Polls == 0 && !cfg.HasProgress {
-		p.notes = append(p.notes, "no progress probe: the nudge budget cannot reset")
+	if p.reset != "" && st != classify.Working && st != classify.Stalled {
+		p.notes = append(p.notes, p.reset) // said on every state it happens in
 	}
 	return next, p.outcome(st.String())
 }
@@ -179,6 +182,7 @@ type poll struct {
 	next    *State
 	line    []string // the line's parts after the state
 	notes   []string // remarks appended to the line
+	notice  string   // said once, at start, after the remarks
 	actions []Action
 	events  []Event
 	reset   string // the budget reset, said on this poll
@@ -191,6 +195,9 @@ func (p *poll) outcome(state string) Outcome {
 	}
 	parts := append([]string{"MONITOR", p.cfg.Target, name}, p.line...)
 	parts = append(parts, p.notes...)
+	if p.notice != "" {
+		parts = append(parts, p.notice)
+	}
 	return Outcome{Line: strings.Join(parts, " · "), Actions: p.actions, Events: p.events}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,8 +91,7 @@ func replay(a *txtar.Archive, w io.Writer) error {
 		if m == nil {
 			return fmt.Errorf("section %q is neither flags nor NNN.pane, NNN.work, NNN.progress or an NNN error", f.Name)
 		}
-		var n int
-		fmt.Sscan(m[1], &n)
+		n, _ := strconv.Atoi(m[1]) // decimal: 008 is eight, not octal
 		p := polls[n]
 		if p == nil {
 			p = &recordedPoll{number: n, sections: map[string]string{}}
