@@ -1,0 +1,113 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// telegram is a fake Bot API that records each sendMessage it receives.
+type telegram struct {
+	mu   sync.Mutex
+	sent []url.Values
+}
+
+func (tg *telegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/sendMessage") {
+		http.Error(w, `{"ok":false}`, http.StatusNotFound)
+		return
+	}
+	r.ParseForm()
+	tg.mu.Lock()
+	tg.sent = append(tg.sent, r.PostForm)
+	tg.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(`{"ok":true,"result":{"message_id":1}}`))
+}
+
+// TestEscalationsReachTelegramOnce runs the tick over a session whose panes
+// carry hostile text, hands every alert it writes to the real funnel script,
+// and expects the fake API to receive each escalation exactly once, escaped
+// and redacted, however often the screens repeat.
+func TestEscalationsReachTelegramOnce(t *testing.T) {
+	testenv.Need(t, "bash", "curl")
+	tg := &telegram{}
+	srv := httptest.NewServer(tg)
+	defer srv.Close()
+	home := t.TempDir()
+	conf := filepath.Join(home, "telegram.conf")
+	assert.NilError(t, os.WriteFile(conf, []byte("bot_token=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0\nchat_id=-100123\n"), 0o600))
+	secret := "sk-ant-api03-Zq8XbT4mN2vL9pR6sW1yK3hJ7dF5gC0aE-0123456789abcdef"
+	question := "────────────────────────────────────────\n ☐ Deploy\n\nShip <script>alert(1)</script> & the key " + secret + " to prod?\n\n" +
+		"❯ 1. Yes, <b>now</b>\n  2. No\n  3. Type something.\n────────────────────────────────────────\n  4. Chat about this\n\n" +
+		"Enter to select · ↑/↓ to navigate · Esc to cancel\n"
+	idle := func(extra string) string {
+		return "⏺ " + extra + "\n\n✻ Brewed for 12s\n\n────────────────────────────────────────\n❯ \n" +
+			"────────────────────────────────────────\n  ? for shortcuts\n"
+	}
+	busy := "⏺ Working.\n\n✻ Crunching… (3s · ↑ 1.2k tokens)\n\n────────────────────────────────────────\n❯ \n" +
+		"────────────────────────────────────────\n  esc to interrupt\n"
+	polls := []struct {
+		pane string
+		work string
+	}{
+		{question, "3"},
+		{question, "3"},
+		{busy, "3"},
+		{question, "3"}, // the same question back within the window: no second page
+		{busy, "3"},
+		{idle("Ran the suite: exit code 1 <b>fail</b>"), "3"}, // a failure, and an exhausted budget (0)
+		{idle("Ran the suite: exit code 1 <b>fail</b>"), "3"},
+		{idle("All steps are done."), "0"}, // blocked
+		{idle("All steps are done."), "0"},
+	}
+	state := filepath.Join(home, "w")
+	send := filepath.Join("..", "..", "scripts", "omega-alert-send.sh")
+	alerts := 0
+	for i, p := range polls {
+		out, errs, code := tickOnce(t, p.pane, "--state", state, "--target", "agent", "--work", p.work, "--nudge-budget", "0")
+		assert.Equal(t, code, 0, errs)
+		files, err := filepath.Glob(filepath.Join(state, "actions", "*.alert"))
+		assert.NilError(t, err)
+		sort.Strings(files)
+		for _, f := range files {
+			msg, err := os.ReadFile(f)
+			assert.NilError(t, err)
+			cmd := exec.Command("bash", send, string(msg))
+			cmd.Env = append(os.Environ(), "OMEGA_TELEGRAM_CONF="+conf, "OMEGA_TELEGRAM_API="+srv.URL, "OMEGA_MONITOR_HOME="+home)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("poll %d: the funnel failed: %v\n%s", i+1, err, b)
+			}
+			assert.NilError(t, os.Remove(f))
+			alerts++
+		}
+		t.Logf("poll %d: %s", i+1, strings.TrimSpace(out))
+	}
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	var kinds []string
+	for _, v := range tg.sent {
+		text := v.Get("text")
+		kinds = append(kinds, strings.SplitN(strings.TrimPrefix(text, "<b>"), "<", 2)[0])
+		assert.Equal(t, v.Get("parse_mode"), "HTML")
+		assert.Assert(t, !strings.Contains(text, "<script>"), "unescaped pane text reached Telegram:\n%s", text)
+		assert.Assert(t, !strings.Contains(text, secret[12:]), "a secret reached Telegram:\n%s", text)
+		if strings.HasPrefix(text, "<b>QUESTION") {
+			assert.Assert(t, strings.Contains(text, "&lt;script&gt;alert(1)&lt;/script&gt; &amp; the key"), text)
+			assert.Assert(t, strings.Contains(text, "Yes, &lt;b&gt;now&lt;/b&gt;"), "the options are relayed verbatim:\n%s", text)
+		}
+	}
+	assert.Equal(t, len(tg.sent), alerts)
+	assert.DeepEqual(t, kinds, []string{"QUESTION", "FAILURE", "NUDGE BUDGET EXHAUSTED", "BLOCKED"})
+}
