@@ -113,3 +113,34 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenUnrelatedLedgerMasksNothing checks that the echo ledger never
+// over-excludes: with a ledger of ordinary nudges, no line of any golden
+// pane loses a character, and every pane classifies as it does without one.
+func TestGoldenUnrelatedLedgerMasksNothing(t *testing.T) {
+	m := ledger.NewMatcher(
+		"continue with the next step",
+		"continue with the next step; if you are waiting on something, say what",
+		"keep going until the queue is empty, then say so",
+		"please carry on with the plan and report when the tests pass",
+		"resume the build from where it stopped",
+		"what is blocking you? answer in one line, then continue",
+	)
+	for _, c := range goldenCases(t) {
+		for i, line := range strings.Split(string(c.pane), "\n") {
+			if got := m.Mask(line); got != line {
+				t.Errorf("%s line %d lost text to an unrelated ledger:\n  was: %q\n  now: %q", c.name, i+1, line, got)
+			}
+		}
+		if len(c.ledger) > 0 {
+			continue // the case brings its own ledger
+		}
+		opt := classify.Options{Work: c.work, WorkPresent: c.hasWork}
+		without := classify.Classify(classify.ParseScreen(c.pane), opt)
+		opt.Ledger = m
+		with := classify.Classify(classify.ParseScreen(c.pane), opt)
+		if with.State != without.State || with.Hold != without.Hold {
+			t.Errorf("%s: an unrelated ledger changed the verdict from %v (hold %q) to %v (hold %q)", c.name, without.State, without.Hold, with.State, with.Hold)
+		}
+	}
+}
