@@ -57,6 +57,9 @@ type Input struct {
 	// CaptureError says the pane could not be captured; Screen is then
 	// ignored.
 	CaptureError string
+	// Witness is the agent's own status, when a fresh one for this pane
+	// exists.
+	Witness *Witness
 }
 
 // State is what one poll leaves for the next. It is stored as JSON.
@@ -86,6 +89,11 @@ type State struct {
 	// finds what changed; Transition is the last line that did.
 	Seen       []string `json:"seen,omitempty"`
 	Transition string   `json:"transition,omitempty"`
+
+	// WitnessAgreed and WitnessDisagreed count the polls where the agent's
+	// own status agreed with the screen, and where it did not.
+	WitnessAgreed    int `json:"witness_agreed,omitempty"`
+	WitnessDisagreed int `json:"witness_disagreed,omitempty"`
 
 	// UsageHold is the usage-limit line being waited out, and Until when
 	// its limit resets.
@@ -153,6 +161,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		return next, p.outcome("?")
 	}
 	st := in.Screen.State
+	p.witness()
 	p.progress()
 	p.screenChanges()
 	switch st {
@@ -186,6 +195,31 @@ type poll struct {
 	actions []Action
 	events  []Event
 	reset   string // the budget reset, said on this poll
+	veto    string // why the agent's own status forbids a nudge
+}
+
+// witness compares the agent's own status with the screen. Agreement is
+// counted; a disagreement is said in the line and logged, and when the
+// agent says it is busy or waiting, no nudge is typed whatever the screen
+// shows.
+func (p *poll) witness() {
+	w := p.in.Witness
+	if w == nil {
+		return
+	}
+	st := p.in.Screen.State
+	if w.agrees(st) {
+		p.next.WitnessAgreed++
+		return
+	}
+	p.next.WitnessDisagreed++
+	if w.Status != "idle" && st == classify.Stalled {
+		p.veto = "the agent's own status says " + w.says() + ", though the screen reads STALLED"
+	} else {
+		p.notes = append(p.notes, "the agent's own status says "+w.says()+", the screen reads "+st.String())
+	}
+	p.event("disagreement", st.String(), map[string]any{"witness": w.Status, "waiting_for": w.WaitingFor,
+		"version": w.Version, "rule": p.in.Screen.Rule, "evidence": p.in.Screen.Evidence.Text})
 }
 
 func (p *poll) outcome(state string) Outcome {
@@ -281,6 +315,10 @@ func (p *poll) stalled() {
 		p.notes = append(p.notes, p.reset)
 	}
 	s := p.in.Screen
+	if p.veto != "" {
+		p.line = append(p.line, "not nudged: "+p.veto)
+		return
+	}
 	switch s.Hold {
 	case classify.HoldNone:
 	case classify.HoldUsageLimit:

@@ -259,3 +259,65 @@ func TestResetTime(t *testing.T) {
 		}
 	}
 }
+
+func TestWitness(t *testing.T) {
+	fresh := func(status string) *Witness {
+		return &Witness{Status: status, WaitingFor: "permission prompt", Updated: t0.Add(-time.Minute)}
+	}
+	tests := []struct {
+		name    string
+		pane    string
+		witness *Witness
+		want    string
+		nudges  bool
+	}{
+		{"agrees", idle, fresh("idle"), "MONITOR · agent · STALLED · work=7 · progress=? · nudged (1/2)", true},
+		{"busy vetoes a nudge", idle, fresh("busy"),
+			"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: the agent's own status says busy, though the screen reads STALLED", false},
+		{"waiting vetoes a nudge", idle, fresh("waiting"),
+			"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: the agent's own status says waiting (permission prompt), though the screen reads STALLED", false},
+		{"idle under a spinner is said, not acted on", busy, fresh("idle"),
+			"MONITOR · agent · WORKING · work=7 · progress=? · nudges 0/2 · 09:00:00 · the agent's own status says idle, the screen reads WORKING", false},
+		{"no witness", idle, nil, "MONITOR · agent · STALLED · work=7 · progress=? · nudged (1/2)", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Input{Now: t0, Screen: classify.ClassifyText(tt.pane, classify.Options{Work: "7", WorkPresent: true}),
+				Work: probe.Read("7", true), WorkPresent: true, Witness: tt.witness}
+			s, o := Step(State{Polls: 1}, cfg, in)
+			if o.Line != tt.want {
+				t.Errorf("line\n got %s\nwant %s", o.Line, tt.want)
+			}
+			if nudged := len(o.Actions) == 1 && o.Actions[0].Kind == Nudge; nudged != tt.nudges {
+				t.Errorf("nudged = %v, want %v", nudged, tt.nudges)
+			}
+			if tt.witness != nil && s.WitnessAgreed+s.WitnessDisagreed != 1 {
+				t.Errorf("the witness was not counted: %+v", s)
+			}
+		})
+	}
+}
+
+func TestParseWitness(t *testing.T) {
+	now := time.UnixMilli(1795981115203).Add(30 * time.Second)
+	file := `{"pid":1337,"version":"2.1.332","tmux":"claude:@0.%0","status":"waiting","waitingFor":"permission prompt","updatedAt":1795981115203}`
+	w, err := ParseWitness([]byte(file), "claude:@0.%0", now)
+	if err != nil || w.Status != "waiting" || w.WaitingFor != "permission prompt" || w.Version != "2.1.332" {
+		t.Fatalf("ParseWitness = %+v, %v", w, err)
+	}
+	for name, c := range map[string]struct {
+		data string
+		pane string
+		now  time.Time
+	}{
+		"another pane": {file, "claude:@1.%3", now},
+		"stale":        {file, "claude:@0.%0", now.Add(WitnessMaxAge)},
+		"not json":     {"{", "", now},
+		"odd status":   {`{"status":"thinking","updatedAt":1795981115203}`, "", now},
+		"no time":      {`{"status":"idle"}`, "", now},
+	} {
+		if _, err := ParseWitness([]byte(c.data), c.pane, c.now); err == nil {
+			t.Errorf("%s: a file that must not count was accepted", name)
+		}
+	}
+}

@@ -45,6 +45,14 @@ is unsafe. DIR also holds state.json (written atomically) and history.jsonl
   --nudge-budget N       nudges allowed without progress (default 5)
   --nudge-text TEXT      what a nudge types
   --capture-error TEXT   the capture failed; standard input is not read
+  --agent-status FILE    the agent's own status file (Claude Code's
+                         ~/.claude/sessions/<pid>.json): a second witness that
+                         can only stop a nudge; missing, stale or for another
+                         pane, it changes nothing
+  --pane ID              the watched pane as session:@window.%pane, which the
+                         status file must name
+  --explain              say on standard error what the classifier read, and
+                         what the agent's own status said
   --now TIME             the poll's time, RFC 3339 (for tests; default: now)
 
 It exits 0 after any judged poll, errors included (they are in the line),
@@ -120,6 +128,9 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := addTickFlags(fs)
 	captureErr := fs.String("capture-error", "", "the capture failed")
 	nowFlag := fs.String("now", "", "the poll's time, RFC 3339")
+	statusFile := fs.String("agent-status", "", "the agent's own status file")
+	pane := fs.String("pane", "", "the watched pane")
+	explain := fs.Bool("explain", false, "explain on standard error")
 	if code, stop := parseFlags(fs, args, stdout, tickUsage); stop {
 		return code
 	}
@@ -177,6 +188,25 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	in := f.input(now, screen)
 	in.CaptureError = *captureErr
 	in.Ledger = screenLedger
+	witness := "none"
+	if *statusFile != "" && in.CaptureError == "" {
+		if data, err := os.ReadFile(*statusFile); err != nil {
+			witness = "unreadable (" + err.Error() + "): the screen decides alone"
+		} else if w, err := tick.ParseWitness(data, *pane, now); err != nil {
+			witness = err.Error() + ": the screen decides alone"
+		} else {
+			in.Witness = &w
+			witness = fmt.Sprintf("%s says %s (written %s)", *statusFile, w.Status, w.Updated.UTC().Format(time.RFC3339))
+		}
+	}
+	if *explain {
+		if in.CaptureError != "" {
+			fmt.Fprintf(stderr, "no screen: %s\n", in.CaptureError)
+		} else {
+			io.WriteString(stderr, screen.Explain())
+		}
+		fmt.Fprintf(stderr, "  witness:  %s\n", witness)
+	}
 	next, out := tick.Step(prev, f.config(), in)
 	next, out = d.act(prev, next, out, &problems)
 	if err := d.saveState(next); err != nil {

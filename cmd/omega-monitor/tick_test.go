@@ -152,3 +152,25 @@ func TestShellWords(t *testing.T) {
 		}
 	}
 }
+
+func TestTickAgentStatusVetoesANudge(t *testing.T) {
+	dir := fs.NewDir(t, "tick", fs.WithFile("1337.json",
+		`{"pid":1337,"tmux":"agent:@0.%0","status":"busy","version":"2.1.332","updatedAt":1767603570000}`))
+	state := dir.Join("w")
+	args := []string{"--state", state, "--target", "agent", "--work", "7", "--agent-status", dir.Join("1337.json"), "--pane", "agent:@0.%0", "--explain"}
+	out, errs, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), args...)
+	assert.Equal(t, code, 0)
+	assert.Assert(t, strings.Contains(out, "not nudged: the agent's own status says busy, though the screen reads STALLED"), out)
+	assert.Assert(t, strings.Contains(errs, "witness:  "+dir.Join("1337.json")+" says busy"), errs)
+	entries, err := os.ReadDir(filepath.Join(state, "actions"))
+	assert.NilError(t, err)
+	assert.Equal(t, len(entries), 0, "a vetoed nudge was handed over")
+	history, err := os.ReadFile(filepath.Join(state, "history.jsonl"))
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(history), `"event":"disagreement"`), string(history))
+	// The same file for another pane changes nothing: the screen decides.
+	args[len(args)-2] = "agent:@1.%4"
+	out, errs, _ = tickOnce(t, readPane(t, "GOLDEN-stalled-real"), args...)
+	assert.Assert(t, strings.Contains(out, "nudged (1/5)"), out)
+	assert.Assert(t, strings.Contains(errs, "is for pane"), errs)
+}

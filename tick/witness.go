@@ -1,0 +1,69 @@
+package tick
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+)
+
+// A Witness is the agent's own account of its state, independent of the
+// screen: Claude Code writes one to ~/.claude/sessions/<pid>.json. It never
+// decides alone; it can only stop a nudge the screen would allow.
+type Witness struct {
+	Status     string    // busy, waiting or idle
+	WaitingFor string    // what a waiting agent waits for
+	Pane       string    // the tmux pane it runs in, session:@window.%pane
+	Version    string    // the agent's version
+	Updated    time.Time // when the agent last wrote it
+}
+
+// WitnessMaxAge is how old a witness may be and still count: an agent that
+// died leaves its last status behind.
+const WitnessMaxAge = 5 * time.Minute
+
+// ParseWitness reads a Claude Code session status file and checks that it
+// belongs to pane and is fresh at now. It returns an error saying why a file
+// does not count; the screen then decides alone.
+func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
+	var f struct {
+		Status     string `json:"status"`
+		WaitingFor string `json:"waitingFor"`
+		Tmux       string `json:"tmux"`
+		Version    string `json:"version"`
+		UpdatedAt  int64  `json:"updatedAt"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return Witness{}, fmt.Errorf("tick: agent status: not a status file: %v", err)
+	}
+	w := Witness{Status: f.Status, WaitingFor: f.WaitingFor, Pane: f.Tmux, Version: f.Version, Updated: time.UnixMilli(f.UpdatedAt)}
+	switch {
+	case w.Status != "busy" && w.Status != "waiting" && w.Status != "idle":
+		return Witness{}, fmt.Errorf("tick: agent status: unknown status %q", w.Status)
+	case pane != "" && w.Pane != pane:
+		return Witness{}, fmt.Errorf("tick: agent status: the file is for pane %q, not %q", w.Pane, pane)
+	case f.UpdatedAt == 0 || now.Sub(w.Updated) > WitnessMaxAge:
+		return Witness{}, fmt.Errorf("tick: agent status: stale (written %s)", w.Updated.UTC().Format(time.RFC3339))
+	}
+	return w, nil
+}
+
+// agrees reports whether the witness says what the screen says.
+func (w Witness) agrees(s classify.State) bool {
+	switch w.Status {
+	case "busy":
+		return s == classify.Working
+	case "waiting":
+		return s == classify.Question
+	}
+	return s == classify.Stalled || s == classify.Blocked
+}
+
+// says is the witness's account in words, for the line.
+func (w Witness) says() string {
+	if w.Status == "waiting" && w.WaitingFor != "" {
+		return "waiting (" + w.WaitingFor + ")"
+	}
+	return w.Status
+}
