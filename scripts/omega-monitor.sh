@@ -318,14 +318,14 @@ run_bounded() {
 		"$timeout_bin" -k "$kill_grace" "$secs" "$@" <"$in" >"$out" 2>"$err" &
 		pid=$!
 		running=$pid
-		wait "$pid"
-		rc=$?
+		rc=0
+		wait "$pid" || rc=$?
 	else
-		run_watched "$secs" "$in" "$out" "$err" "$@"
-		rc=$?
+		rc=0
+		run_watched "$secs" "$in" "$out" "$err" "$@" || rc=$?
 		pid=$watched_pid
 	fi
-	{ kill -KILL -- "-$pid"; } 2>/dev/null
+	{ kill -KILL -- "-$pid" || true; } 2>/dev/null
 	running=''
 	return "$rc"
 }
@@ -349,12 +349,12 @@ run_watched() {
 	set +m
 	watched_pid=$pid
 	running="$pid $dog"
-	wait "$pid"
-	rc=$?
+	rc=0
+	wait "$pid" || rc=$?
 	# bash reports a job killed by a signal on stderr: not for these.
 	{
-		kill -KILL -- "-$dog"
-		wait "$dog"
+		kill -KILL -- "-$dog" || true
+		wait "$dog" || true
 	} 2>/dev/null
 	if [[ -e $expired ]]; then
 		rm -f -- "$expired"
@@ -534,10 +534,10 @@ render() {
 capture() {
 	local rc
 	capture_error=''
-	mux_call /dev/null "$work/pane" "$work/capture.err" capture-pane -p -J -e -t "=$session:"
-	rc=$?
+	rc=0
+	mux_call /dev/null "$work/pane" "$work/capture.err" capture-pane -p -J -e -t "=$session:" || rc=$?
 	if ((rc != 0)); then
-		capture_error="capture failed: $(failure "$rc" "$work/capture.err")"
+		capture_error=$(failure "$rc" "$work/capture.err")
 	fi
 }
 
@@ -546,15 +546,15 @@ capture() {
 # why it failed (the Go side reads that as unknown).
 probe() {
 	local name=$1 rc
-	run_bounded "$call_timeout" /dev/null "$work/$name.out" "$work/$name.err" /bin/sh -c "$2"
-	rc=$?
+	rc=0
+	run_bounded "$call_timeout" /dev/null "$work/$name.out" "$work/$name.err" /bin/sh -c "$2" || rc=$?
 	if ((rc == 0)); then
 		tick_args+=("--$name" "$(read_capped "$work/$name.out")")
 		return
 	fi
 	case $rc in
-	124 | 137) tick_args+=("--$name-error" "$name probe: no answer within ${call_timeout}s") ;;
-	*) tick_args+=("--$name-error" "$name probe: $(failure "$rc" "$work/$name.err")") ;;
+	124 | 137) tick_args+=("--$name-error" "no answer within ${call_timeout}s") ;;
+	*) tick_args+=("--$name-error" "$(failure "$rc" "$work/$name.err")") ;;
 	esac
 }
 
@@ -581,8 +581,8 @@ tick() {
 		render ERROR "cannot judge: the omega-monitor binary is not found (${bin:-not on PATH}; set OMEGA_MONITOR_BIN)"
 		return 1
 	fi
-	run_bounded "$((call_timeout + 10))" "$in" "$work/tick.out" "$work/tick.err" "$bin" "${tick_args[@]}"
-	rc=$?
+	rc=0
+	run_bounded "$((call_timeout + 10))" "$in" "$work/tick.out" "$work/tick.err" "$bin" "${tick_args[@]}" || rc=$?
 	if [[ -s $work/tick.err ]]; then
 		log "tick: $(read_capped "$work/tick.err")"
 	fi
@@ -661,16 +661,16 @@ nudge() {
 		return
 	fi
 	if needs_paste "$text"; then
-		mux_call "$file" "$work/send.out" "$work/send.err" load-buffer -b "$buffer" -
-		rc=$?
+		rc=0
+		mux_call "$file" "$work/send.out" "$work/send.err" load-buffer -b "$buffer" - || rc=$?
 		if ((rc == 0)); then
 			# -r: a newline stays a newline, not an Enter in mid-text.
-			mux_call /dev/null "$work/send.out" "$work/send.err" paste-buffer -d -r -b "$buffer" -t "$t"
-			rc=$?
+			rc=0
+			mux_call /dev/null "$work/send.out" "$work/send.err" paste-buffer -d -r -b "$buffer" -t "$t" || rc=$?
 		fi
 	else
-		mux_call /dev/null "$work/send.out" "$work/send.err" send-keys -t "$t" -l "$text"
-		rc=$?
+		rc=0
+		mux_call /dev/null "$work/send.out" "$work/send.err" send-keys -t "$t" -l "$text" || rc=$?
 	fi
 	if ((rc != 0)); then
 		render ERROR "nudge not typed: $(failure "$rc" "$work/send.err")"
@@ -678,8 +678,8 @@ nudge() {
 		return
 	fi
 	sleep "$enter_delay"
-	mux_call /dev/null "$work/send.out" "$work/send.err" send-keys -t "$t" Enter
-	rc=$?
+	rc=0
+	mux_call /dev/null "$work/send.out" "$work/send.err" send-keys -t "$t" Enter || rc=$?
 	if ((rc != 0)); then
 		render ERROR "nudge typed, Enter not sent: $(failure "$rc" "$work/send.err")"
 		log "nudge typed, Enter not sent: $(failure "$rc" "$work/send.err")"
@@ -705,9 +705,9 @@ alert() {
 		return
 	fi
 	# The funnel retries within its own deadline; the clock here is longer.
+	rc=0
 	OMEGA_ALERT_DEADLINE=${OMEGA_ALERT_DEADLINE:-60} \
-		run_bounded 90 /dev/null "$work/alert.out" "$work/alert.err" "$funnel" "$(cat -- "$file")"
-	rc=$?
+		run_bounded 90 /dev/null "$work/alert.out" "$work/alert.err" "$funnel" "$(cat -- "$file")" || rc=$?
 	if [[ -s $work/alert.err ]]; then
 		log "alert funnel: $(read_capped "$work/alert.err")"
 	fi
@@ -744,7 +744,8 @@ poll() {
 # trim_log: keeps the watcher's log under about a megabyte.
 trim_log() {
 	local size
-	size=$(wc -c <"$logfile" 2>/dev/null) || return 0
+	[[ -f $logfile ]] || return 0
+	size=$(wc -c 2>/dev/null <"$logfile") || return 0
 	if ((size > 1048576)); then
 		mv -f -- "$logfile" "$logfile.1"
 	fi

@@ -1,0 +1,564 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/icmd"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/scripts"
+)
+
+// End-to-end tests of the poll loop: the real scripts/omega-monitor.sh, the
+// real omega-monitor binary, a real tmux server on a private socket running
+// the demo's scripted agent, and a real sshd on loopback. Bounds are
+// generous, since the machines that run them are often loaded; what is
+// asserted is what arrives, never how fast.
+
+// A loopRun is one loop script running in the foreground, as a watcher
+// session would run it, with its lines collected.
+type loopRun struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	state string
+	sent  string // the alert funnel's record of messages
+
+	mu    sync.Mutex
+	lines []string
+	done  chan struct{}
+}
+
+type loopOptions struct {
+	target  string
+	flags   []string
+	env     []string // added to the environment
+	path    string   // PATH, when not the test's own
+	timeout int      // OMEGA_MONITOR_TIMEOUT, seconds
+}
+
+// startLoop runs the embedded loop script on opt.target. It is stopped by
+// SIGTERM when the test ends, and the test fails if it leaves a process of
+// its process group behind.
+func startLoop(t *testing.T, opt loopOptions) *loopRun {
+	t.Helper()
+	bin := omegaMonitor(t)
+	dir := t.TempDir()
+	loop := filepath.Join(dir, "omega-monitor.sh")
+	if err := os.WriteFile(loop, scripts.Loop, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := &loopRun{t: t, state: filepath.Join(dir, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
+	funnel := filepath.Join(dir, "funnel")
+	script := "#!/bin/sh\nfor m in \"$@\"; do printf '%s\\n\\036\\n' \"$m\" >>" + coord.ShellQuote(r.sent) + "; done\n"
+	if err := os.WriteFile(funnel, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if opt.timeout == 0 {
+		opt.timeout = 10
+	}
+	path := opt.path
+	if path == "" {
+		path = os.Getenv("PATH")
+	}
+	r.cmd = exec.Command(bashPath(t), append([]string{loop, opt.target}, opt.flags...)...)
+	r.cmd.Env = append([]string{
+		"HOME=" + dir,
+		"PATH=" + path,
+		"LANG=C.UTF-8",
+		"OMEGA_MONITOR_BIN=" + bin,
+		"OMEGA_MONITOR_HOME=" + dir,
+		"OMEGA_MONITOR_STATE=" + r.state,
+		"OMEGA_MONITOR_ALERT_SEND=" + funnel,
+		"OMEGA_MONITOR_TIMEOUT=" + strconv.Itoa(opt.timeout),
+	}, opt.env...)
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	r.cmd.Stderr = &stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			r.mu.Lock()
+			r.lines = append(r.lines, sc.Text())
+			r.mu.Unlock()
+			t.Logf("loop: %s", sc.Text())
+		}
+		r.cmd.Wait()
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		r.stop()
+		if s := stderr.String(); s != "" {
+			t.Logf("loop stderr:\n%s", s)
+		}
+	})
+	return r
+}
+
+// stop ends the loop as a stopped watcher session would, with SIGTERM, and
+// checks that nothing of its process group outlives it.
+func (r *loopRun) stop() {
+	pgid := r.cmd.Process.Pid
+	syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-r.done:
+	case <-time.After(20 * time.Second):
+		r.t.Errorf("the loop did not stop within 20s of SIGTERM")
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-r.done
+	}
+	syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// waitLines waits until the loop has printed n lines, or more, and returns
+// them.
+func (r *loopRun) waitLines(n int, within time.Duration) []string {
+	r.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		r.mu.Lock()
+		lines := append([]string(nil), r.lines...)
+		r.mu.Unlock()
+		if len(lines) >= n {
+			return lines
+		}
+		select {
+		case <-r.done:
+			r.t.Fatalf("the loop exited after %d lines; it must never exit by itself", len(lines))
+		default:
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the loop printed %d lines in %v, want %d:\n%s", len(lines), within, n, strings.Join(lines, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitLine waits for a line containing want and returns every line so far.
+func (r *loopRun) waitLine(want string, within time.Duration) []string {
+	r.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		lines := r.waitLines(1, within)
+		for _, l := range lines {
+			if strings.Contains(l, want) {
+				return lines
+			}
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no line with %q within %v:\n%s", want, within, strings.Join(lines, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// alerts returns the messages the alert funnel was given.
+func (r *loopRun) alerts() []string {
+	data, _ := os.ReadFile(r.sent)
+	var msgs []string
+	for m := range strings.SplitSeq(string(data), "\n\036\n") {
+		if m != "" {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
+
+func bashPath(t *testing.T) string {
+	return testenv.Need(t, "bash")[0]
+}
+
+// startAgent runs the demo's scripted agent in session name of s, its
+// received lines logged to the returned file.
+func startAgent(t *testing.T, s *testenv.TmuxServer, name string, env ...string) (log string) {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent.sh")
+	if err := os.WriteFile(script, []byte(agentScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log = filepath.Join(dir, "received")
+	words := append([]string{"env", "LANG=C.UTF-8", "AGENT_LOG=" + log}, env...)
+	words = append(words, bashPath(t), script)
+	s.NewSession(t, name, "exec "+coord.ShellJoin(words...))
+	return log
+}
+
+// received returns the lines the agent read.
+func received(t *testing.T, log string) []string {
+	t.Helper()
+	data, err := os.ReadFile(log)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// marked lists the processes whose command line holds mark.
+func marked(t *testing.T, mark string) []string {
+	t.Helper()
+	out, err := exec.Command("ps", "-eo", "pid=,args=").Output()
+	if err != nil {
+		t.Fatalf("ps: %v", err)
+	}
+	var found []string
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if strings.Contains(line, mark) && !strings.Contains(line, "ps -eo") {
+			found = append(found, strings.TrimSpace(line))
+		}
+	}
+	return found
+}
+
+// waitUnmarked waits for the processes holding mark to be gone.
+func waitUnmarked(t *testing.T, mark string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		left := marked(t, mark)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// uniqueSeconds is a sleep duration no other process on the machine uses,
+// so that a test can find the sleeps it started.
+func uniqueSeconds() string {
+	return fmt.Sprintf("%d.%06d", 3000+os.Getpid()%1000, time.Now().Nanosecond()/1000)
+}
+
+func TestLoopStalledAgentGetsExactlyTheBudget(t *testing.T) {
+	s := testenv.Tmux(t)
+	log := startAgent(t, s, "agent", "AGENT_MODE=idle", "AGENT_WORK=1")
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{
+		"--mux", s.Mux, "--interval", "1", "--nudge-budget", "2", "--work-probe", "echo 5"}})
+	lines := r.waitLine("nudge budget spent", 90*time.Second)
+	// Some more polls of the same stop: nothing more may be typed.
+	r.waitLines(len(lines)+4, 60*time.Second)
+	r.stop()
+	text := "continue with the next step; if you are waiting on something, say what"
+	if got, want := received(t, log), []string{text, text}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the agent received %q, want exactly the budget of 2 nudges %q", got, want)
+	}
+	if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "NUDGE BUDGET") {
+		t.Errorf("alerts = %q, want one budget escalation", a)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(r.state, "actions")); len(entries) != 0 {
+		t.Errorf("action files left: %v", entries)
+	}
+}
+
+func TestLoopQuestionGetsNothing(t *testing.T) {
+	s := testenv.Tmux(t)
+	log := startAgent(t, s, "agent", "AGENT_MODE=question")
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
+	lines := r.waitLines(4, 60*time.Second)
+	r.stop()
+	for _, l := range lines {
+		if !strings.Contains(l, " · QUESTION · ") {
+			t.Errorf("line %q: want QUESTION on every poll", l)
+		}
+	}
+	if got := received(t, log); len(got) != 0 {
+		t.Errorf("the question dialog received %q; nothing may be typed into a dialog", got)
+	}
+	if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "QUESTION") {
+		t.Errorf("alerts = %q, want the question escalated once", a)
+	}
+}
+
+func TestLoopDraftGetsNothing(t *testing.T) {
+	s := testenv.Tmux(t)
+	log := startAgent(t, s, "agent", "AGENT_MODE=draft")
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
+	lines := r.waitLines(4, 60*time.Second)
+	r.stop()
+	for _, l := range lines {
+		if !strings.Contains(l, "not nudged") {
+			t.Errorf("line %q: a draft in the input box must hold the nudge", l)
+		}
+	}
+	if got := received(t, log); len(got) != 0 {
+		t.Errorf("the agent with a draft received %q; nothing may be typed over a human", got)
+	}
+}
+
+// TestLoopHungHost: a host that sends its ssh banner and then says nothing
+// more, which ConnectTimeout never ends; each capture ends at its wall clock
+// and the loop goes on polling.
+func TestLoopHungHost(t *testing.T) {
+	testenv.Need(t, "ssh")
+	cfg := testenv.NewSSHConfig(t)
+	testenv.HungHost(t, cfg, "stalled", true)
+	r := startLoop(t, loopOptions{target: "stalled:agent", timeout: 3,
+		flags: []string{"--ssh-config", cfg.Path, "--interval", "1"}})
+	start := time.Now()
+	lines := r.waitLines(3, 90*time.Second)
+	for _, l := range lines[:3] {
+		// Either the wall clock ended the capture or ssh gave up by
+		// itself first (recent OpenSSH bounds the key exchange by
+		// ConnectTimeout too); either way within the bound.
+		if !strings.Contains(l, "capture failed: no answer within 3s; still watching") &&
+			!strings.Contains(l, "capture failed: ssh stalled: ") {
+			t.Errorf("line %q: want the capture's failure", l)
+		}
+	}
+	// Three polls at a 3 s clock (and its 2 s grace) and a 1 s interval.
+	if d := time.Since(start); d > 60*time.Second {
+		t.Errorf("three polls took %v: the wall clock did not end the captures", d)
+	}
+}
+
+// TestLoopThroughSSHD watches a session on a real sshd, reached by its
+// alias: the nudge arrives on the remote side with every character intact.
+func TestLoopThroughSSHD(t *testing.T) {
+	s := testenv.Tmux(t)
+	cfg := testenv.NewSSHConfig(t)
+	testenv.SSHD(t, cfg, "box", "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8")
+	log := startAgent(t, s, "agent", "AGENT_MODE=idle", "AGENT_WORK=1")
+	text := `-don't stop: "run" it; cost $HOME \n ünïcödé ✓;`
+	r := startLoop(t, loopOptions{target: "box:agent", flags: []string{
+		"--ssh-config", cfg.Path, "--interval", "1", "--nudge-budget", "1",
+		"--work-probe", "echo 5", "--nudge-text", text}})
+	r.waitLine("nudged (1/1)", 90*time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	for len(received(t, log)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := received(t, log); len(got) != 1 || got[0] != text {
+		t.Errorf("the remote agent received %q, want exactly %q", got, text)
+	}
+	control := filepath.Join(r.state, "ssh-control")
+	if _, err := os.Stat(control); err != nil {
+		t.Errorf("no ControlMaster socket for the watcher: %v", err)
+	}
+	r.stop()
+	// Stopping the watcher closes its ssh master too.
+	waitUnmarked(t, control, 10*time.Second)
+}
+
+// TestLoopRefusesUnsafeNamesUnderRmux: rmux does not reject a session name
+// with ':' or '.', it rewrites them to '_' and acts on that session. The
+// loop, and the watch command, refuse such a name before anything runs.
+func TestLoopRefusesUnsafeNamesUnderRmux(t *testing.T) {
+	s := testenv.Tmux(t)
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	rmux := filepath.Join(dir, "rmux")
+	// A fake rmux over the test's tmux: it exports RMUX, as rmux does, and
+	// rewrites ':' and '.' in session names, keeping tmux's own '=' prefix
+	// and ':' suffix of an exact target.
+	wrapper := `#!/bin/sh
+export RMUX=` + coord.ShellQuote(dir) + `
+printf '%s\n' "$*" >>` + coord.ShellQuote(calls) + `
+n=$#; i=0; prev=
+while [ $i -lt $n ]; do
+	a=$1; shift; i=$((i + 1))
+	case $prev in
+	-s) a=$(printf '%s' "$a" | tr ':.' '__') ;;
+	-t) case $a in
+		=*:) b=${a#=}; b=${b%:}; a="=$(printf '%s' "$b" | tr ':.' '__'):" ;;
+		*) a=$(printf '%s' "$a" | tr ':.' '__') ;;
+		esac ;;
+	esac
+	set -- "$@" "$a"; prev=$a
+done
+exec ` + coord.ShellQuote(s.Mux) + ` "$@"
+`
+	if err := os.WriteFile(rmux, []byte(wrapper), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The fake does what rmux does: my.agent becomes my_agent.
+	if out, err := exec.Command(rmux, "new-session", "-d", "-s", "my.agent", "sleep 300").CombinedOutput(); err != nil {
+		t.Fatalf("fake rmux: %v\n%s", err, out)
+	}
+	if got := s.Sessions(t); len(got) != 1 || got[0] != "my_agent" {
+		t.Fatalf("fake rmux made sessions %q, want [my_agent]", got)
+	}
+	before, _ := os.ReadFile(calls)
+
+	bin := omegaMonitor(t)
+	loop := filepath.Join(dir, "omega-monitor.sh")
+	if err := os.WriteFile(loop, scripts.Loop, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"my.agent", "box:my.agent", "box:a:b", "-t", "my agent", "box.:x;y"} {
+		cmd := exec.Command(bashPath(t), loop, "--mux", rmux, "--interval", "1", "--", target)
+		cmd.Env = append(os.Environ(), "OMEGA_MONITOR_BIN="+bin, "OMEGA_MONITOR_HOME="+filepath.Join(dir, "home"))
+		cmd.WaitDelay = 10 * time.Second
+		done := make(chan error, 1)
+		var out []byte
+		go func() {
+			var err error
+			out, err = cmd.CombinedOutput()
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "refusing target") {
+				t.Errorf("loop on %q: exit %d (%v), output %q; want exit 2 refusing the target", target, code, err, out)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("loop on %q did not refuse it: it was still running after 30s", target)
+		}
+	}
+	for _, target := range []string{"my.agent", "box:my.agent"} {
+		f := &fleet{tmux: s, home: dir, state: filepath.Join(dir, "home")}
+		res := f.run(t, "watch", target, "--mux", rmux)
+		if res.ExitCode != 2 || !strings.Contains(res.Stderr(), "unsafe") {
+			t.Errorf("watch %q: exit %d, stderr %q; want exit 2, unsafe", target, res.ExitCode, res.Stderr())
+		}
+	}
+	if after, _ := os.ReadFile(calls); string(after) != string(before) {
+		t.Errorf("the fake rmux was called with unsafe names:\n%s", strings.TrimPrefix(string(after), string(before)))
+	}
+	if got := s.Sessions(t); len(got) != 1 {
+		t.Errorf("sessions now %q: something was created", got)
+	}
+}
+
+// TestLoopCaptureGrandchildHoldsPipe: a capture whose command leaves a
+// grandchild holding its output and then hangs still ends at its wall
+// clock, poll after poll, with coreutils timeout and with the bash watchdog
+// that stands in for it where there is none (stock macOS), and nothing it
+// started is left.
+func TestLoopCaptureGrandchildHoldsPipe(t *testing.T) {
+	for _, withTimeout := range []bool{true, false} {
+		name := "timeout"
+		if !withTimeout {
+			name = "watchdog"
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			mark := uniqueSeconds()
+			mux := filepath.Join(dir, "mux")
+			script := "#!/bin/sh\nsleep " + mark + " &\nsleep " + mark + "\n"
+			if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			opt := loopOptions{target: "agent", timeout: 2, flags: []string{"--mux", mux, "--interval", "1"}}
+			if !withTimeout {
+				opt.path = pathWithout(t, "timeout", "gtimeout")
+			}
+			r := startLoop(t, opt)
+			start := time.Now()
+			lines := r.waitLines(3, 90*time.Second)
+			for _, l := range lines[:3] {
+				if !strings.Contains(l, "capture failed: no answer within 2s") {
+					t.Errorf("line %q: want the capture's timeout", l)
+				}
+			}
+			if d := time.Since(start); d > 60*time.Second {
+				t.Errorf("three polls took %v: the clock did not end the captures", d)
+			}
+			r.stop()
+			waitUnmarked(t, mark, 10*time.Second)
+			log, _ := os.ReadFile(filepath.Join(r.state, "watcher.log"))
+			wantClock := "bash watchdog"
+			if withTimeout {
+				wantClock = "timeout"
+			}
+			if !strings.Contains(string(log), wantClock+")") {
+				t.Errorf("watcher log does not say the clock is %s:\n%s", wantClock, log)
+			}
+		})
+	}
+}
+
+// pathWithout returns a PATH of one directory holding every tool of the
+// test's PATH but the named ones.
+func pathWithout(t *testing.T, hide ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	hidden := map[string]bool{}
+	for _, h := range hide {
+		hidden[h] = true
+	}
+	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if hidden[e.Name()] {
+				continue
+			}
+			link := filepath.Join(dir, e.Name())
+			if _, err := os.Lstat(link); err == nil {
+				continue // an earlier PATH entry wins
+			}
+			os.Symlink(filepath.Join(p, e.Name()), link)
+		}
+	}
+	return dir
+}
+
+// TestWatcherStopLeavesNothing: a watcher session stopped in the middle of a
+// probe leaves no process behind.
+func TestWatcherStopLeavesNothing(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	mark := uniqueSeconds()
+	f.run(t, "agent", "--interval", "1", "--work-probe", "sleep "+mark+"; echo 3").Assert(t, icmd.Success)
+	// Wait until the probe runs.
+	deadline := time.Now().Add(60 * time.Second)
+	for len(marked(t, "sleep "+mark)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the work probe never ran")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	f.run(t, "stop", "agent").Assert(t, icmd.Success)
+	waitUnmarked(t, mark, 20*time.Second)
+}
+
+// TestWatcherNameMatchesCoord: the loop names its state directory, when it
+// is started by hand, as coord.WatcherName names the watcher.
+func TestWatcherNameMatchesCoord(t *testing.T) {
+	dir := t.TempDir()
+	loop := filepath.Join(dir, "omega-monitor.sh")
+	if err := os.WriteFile(loop, scripts.Loop, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"agent", "my-agent", "0123456789abcdef", "box:agent", "build.lan:agent", "my-box:x", "a:" + strings.Repeat("s", 120)} {
+		tg, err := coord.ParseTarget(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(bashPath(t), "-c", `source "$1"; watcher_name "$2" "$3"`, "x", loop, tg.Host, tg.Session).Output()
+		if err != nil {
+			t.Fatalf("watcher_name %s: %v", target, err)
+		}
+		if got, want := strings.TrimSpace(string(out)), coord.WatcherName(tg); got != want {
+			t.Errorf("watcher_name %s = %q, want %q", target, got, want)
+		}
+	}
+}
