@@ -718,9 +718,37 @@ alert() {
 }
 
 # poll: one tick of the loop.
+# The agent's own status, where it writes one: Claude Code keeps
+# ~/.claude/sessions/<pid>.json naming the tmux pane it runs in. This script
+# prints the file for pane $1, read on the host where the agent runs.
+# shellcheck disable=SC2016 # expanded by the sh that runs it
+witness_script='for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] && grep -qF "\"tmux\":\"$1\"" "$f" && exec cat "$f"; done; exit 1'
+
+# witness: finds the watched pane's coordinate and the agent's status file
+# for it, and hands both to the tick, which decides what they are worth.
+# Nothing found is no witness: the screen decides alone.
+witness() {
+	local pane_id rc=0
+	mux_call /dev/null "$work/pane-id" "$work/pane-id.err" display-message -p -t "$exact" '#{session_name}:#{window_id}.#{pane_id}' || return 0
+	pane_id=$(read_capped "$work/pane-id")
+	[[ $pane_id == *:@*.%* ]] || return 0
+	if [[ -z $host ]]; then
+		run_bounded "$call_timeout" /dev/null "$work/agent-status.json" "$work/agent-status.err" /bin/sh -c "$witness_script" omega-monitor "$pane_id" || rc=$?
+	else
+		run_bounded "$call_timeout" /dev/null "$work/agent-status.json" "$work/agent-status.err" \
+			ssh -n "${ssh_opts[@]}" -- "$host" "sh -c $(shell_quote "$witness_script") omega-monitor $(shell_quote "$pane_id")" || rc=$?
+	fi
+	if ((rc == 0)) && [[ -s $work/agent-status.json ]]; then
+		tick_args+=(--agent-status "$work/agent-status.json" --pane "$pane_id")
+	fi
+}
+
 poll() {
 	tick_args=(tick --state "$state" --target "$target")
 	capture
+	if [[ -z $capture_error ]]; then
+		witness
+	fi
 	if [[ -n $work_probe ]]; then
 		probe work "$work_probe"
 	fi

@@ -466,3 +466,32 @@ EOF
 	[ -z "$(marked)" ]
 	grep -q 'stopped by SIGTERM' "$logfile"
 }
+
+@test "poll: the agent's own status file for the pane goes to the tick" {
+	fake_tick
+	cat >"$T/panemux" <<'MUX'
+#!/bin/sh
+case $1 in
+capture-pane) printf 'the pane\n' ;;
+display-message) printf 'agent:@3.%%7\n' ;;
+esac
+MUX
+	chmod +x "$T/panemux"
+	mkdir -p "$T/home/.claude/sessions"
+	printf '{"tmux":"other:@0.%%0","status":"busy"}\n' >"$T/home/.claude/sessions/1.json"
+	printf '{"tmux":"agent:@3.%%7","status":"idle"}\n' >"$T/home/.claude/sessions/2.json"
+	target=agent session=agent exact='=agent:' host='' mux=$T/panemux
+	HOME=$T/home run poll
+	[ "$(cat "$T/tick.args")" = "<tick><--state><$state><--target><agent><--agent-status><$work/agent-status.json><--pane><agent:@3.%7>" ]
+	[ "$(cat "$work/agent-status.json")" = '{"tmux":"agent:@3.%7","status":"idle"}' ]
+}
+
+@test "poll: no status file for the pane is no witness" {
+	fake_tick
+	printf '#!/bin/sh\n[ "$1" = display-message ] && printf "agent:@3.%%%%7\\n"; [ "$1" = capture-pane ] && echo pane; exit 0\n' >"$T/panemux"
+	chmod +x "$T/panemux"
+	mkdir -p "$T/home/.claude/sessions"
+	target=agent session=agent exact='=agent:' host='' mux=$T/panemux
+	HOME=$T/home run poll
+	[ "$(cat "$T/tick.args")" = "<tick><--state><$state><--target><agent>" ]
+}
