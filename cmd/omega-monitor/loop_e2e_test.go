@@ -562,3 +562,30 @@ func TestWatcherNameMatchesCoord(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopRemoteWitnessVetoesANudge: the agent's own status file is read on
+// the host where the agent runs, through the watcher's ssh connection; a
+// fresh "busy" for the watched pane stops the nudge an idle screen asks for.
+func TestLoopRemoteWitnessVetoesANudge(t *testing.T) {
+	s := testenv.Tmux(t)
+	cfg := testenv.NewSSHConfig(t)
+	home := t.TempDir()
+	testenv.SSHD(t, cfg, "box", "HOME="+home, "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8")
+	log := startAgent(t, s, "agent", "AGENT_MODE=idle", "AGENT_WORK=1")
+	pane := strings.TrimSpace(s.Run(t, "display-message", "-p", "-t", "=agent:", "#{session_name}:#{window_id}.#{pane_id}"))
+	sessions := filepath.Join(home, ".claude", "sessions")
+	if err := os.MkdirAll(sessions, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	status := fmt.Sprintf(`{"pid":4242,"tmux":%q,"status":"busy","version":"2.1.332","updatedAt":%d}`, pane, time.Now().UnixMilli())
+	if err := os.WriteFile(filepath.Join(sessions, "4242.json"), []byte(status), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startLoop(t, loopOptions{target: "box:agent", flags: []string{
+		"--ssh-config", cfg.Path, "--interval", "1", "--nudge-budget", "3", "--work-probe", "echo 5"}})
+	r.waitLine("not nudged: the agent's own status says busy, though the screen reads STALLED", 90*time.Second)
+	r.stop()
+	if got := received(t, log); len(got) != 0 {
+		t.Errorf("the agent received %q although its own status said busy", got)
+	}
+}
