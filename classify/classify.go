@@ -469,6 +469,15 @@ func decide(v *view) Result {
 		r.From, r.To = span(r.Live)
 		r.Hold = HoldNoInputBox
 	}
+	// A draft comes first: a human typing now says more than how the last
+	// turn ended.
+	if v.box != nil {
+		if d := v.draft(); d != "" {
+			r.Hold, r.Draft = HoldDraft, d
+			r.HoldLine = v.region(Box)[v.prompt]
+			return r
+		}
+	}
 	for _, a := range candidates {
 		for _, ru := range a.rules {
 			if ru.verdict.hold == HoldNone || ru.verdict.first {
@@ -479,12 +488,6 @@ func decide(v *view) Result {
 				r.Hold, r.HoldLine = ru.verdict.hold, ev
 				return r
 			}
-		}
-	}
-	if v.box != nil {
-		if d := v.draft(); d != "" {
-			r.Hold, r.Draft = HoldDraft, d
-			r.HoldLine = v.region(Box)[v.prompt]
 		}
 	}
 	return r

@@ -160,6 +160,10 @@ var claudeCode = agent{
 		// Stops that a nudge must not be typed into.
 		{"the operator interrupted the turn", Turn, hold(HoldInterrupt),
 			anyLine(`Interrupted by user|Interrupted · What should Claude do instead\?`)},
+		// Esc on a question dialog (2.1.33x) ends the turn with this line
+		// instead of an interrupt: the human declined, the stop is theirs.
+		{"the operator declined the agent's questions", Turn, hold(HoldInterrupt),
+			anyLine(`^[●⏺] Declined to answer Claude's questions?:`)},
 		{"a usage limit, until it resets", Turn, hold(HoldUsageLimit),
 			anyLine(`(?i)usage limit reached|limit reached ∙ resets|you've hit your (?:\w+ )?limit`)},
 		{"a human at the keyboard (Ctrl-C pressed once)", Below, hold(HoldKeyboard),
