@@ -1,7 +1,6 @@
 package classify_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,68 +8,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/expect"
 	"github.com/omega-monitor/omega-monitor/ledger"
 )
 
 // A goldenCase is one captured pane and what it must classify as.
 type goldenCase struct {
-	name    string
-	pane    []byte
-	want    expectation
-	ledger  []string
-	why     string
-	hasWork bool
-	work    string
+	name string
+	pane []byte
+	expect.Want
 }
 
 // expectation is what a golden case checks.
 type expectation struct {
 	State string
 	Hold  string
-}
-
-// readWant reads a NAME.want file: key: value lines.
-func readWant(t *testing.T, path string) goldenCase {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var c goldenCase
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		key, value, ok := strings.Cut(line, ":")
-		if !ok {
-			t.Fatalf("%s: line %q is not key: value", path, line)
-		}
-		value = strings.TrimPrefix(value, " ")
-		switch key {
-		case "state":
-			c.want.State = value
-		case "hold":
-			c.want.Hold = value
-		case "work":
-			c.hasWork, c.work = true, value
-		case "ledger":
-			c.ledger = append(c.ledger, value)
-		case "why":
-			c.why = value
-		default:
-			t.Fatalf("%s: unknown key %q", path, key)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := classify.ParseState(c.want.State); !ok {
-		t.Fatalf("%s: state %q is not one of WORKING QUESTION STALLED BLOCKED", path, c.want.State)
-	}
-	return c
 }
 
 func goldenCases(t *testing.T) []goldenCase {
@@ -82,8 +34,14 @@ func goldenCases(t *testing.T) []goldenCase {
 	var cases []goldenCase
 	for _, p := range panes {
 		name := strings.TrimSuffix(filepath.Base(p), ".pane")
-		c := readWant(t, strings.TrimSuffix(p, ".pane")+".want")
-		c.name = name
+		w, err := expect.Read(strings.TrimSuffix(p, ".pane") + ".want")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := classify.ParseState(w.State); !ok {
+			t.Fatalf("%s: state %q is not one of WORKING QUESTION STALLED BLOCKED", p, w.State)
+		}
+		c := goldenCase{name: name, Want: w}
 		if c.pane, err = os.ReadFile(p); err != nil {
 			t.Fatal(err)
 		}
@@ -101,14 +59,14 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opt := classify.Options{Work: c.work, WorkPresent: c.hasWork}
-			if len(c.ledger) > 0 {
-				opt.Ledger = ledger.NewMatcher(c.ledger...)
+			opt := classify.Options{Work: c.Work, WorkPresent: c.HasWork}
+			if len(c.Ledger) > 0 {
+				opt.Ledger = ledger.NewMatcher(c.Ledger...)
 			}
 			r := classify.Classify(classify.ParseScreen(c.pane), opt)
 			got := expectation{State: r.State.String(), Hold: string(r.Hold)}
-			if diff := cmp.Diff(c.want, got); diff != "" {
-				t.Errorf("%s (-want +got):\n%s\nwhy this case exists: %s\nthe classifier's explanation:\n%s", c.name, diff, c.why, r.Explain())
+			if diff := cmp.Diff(expectation{c.State, c.Hold}, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s\nwhy this case exists: %s\nthe classifier's explanation:\n%s", c.name, diff, c.Why, r.Explain())
 			}
 		})
 	}
@@ -132,10 +90,10 @@ func TestGoldenUnrelatedLedgerMasksNothing(t *testing.T) {
 				t.Errorf("%s line %d lost text to an unrelated ledger:\n  was: %q\n  now: %q", c.name, i+1, line, got)
 			}
 		}
-		if len(c.ledger) > 0 {
+		if len(c.Ledger) > 0 {
 			continue // the case brings its own ledger
 		}
-		opt := classify.Options{Work: c.work, WorkPresent: c.hasWork}
+		opt := classify.Options{Work: c.Work, WorkPresent: c.HasWork}
 		without := classify.Classify(classify.ParseScreen(c.pane), opt)
 		opt.Ledger = m
 		with := classify.Classify(classify.ParseScreen(c.pane), opt)

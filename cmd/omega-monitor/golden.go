@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/expect"
 )
 
 const goldenUsage = `usage: omega-monitor golden add NAME --want STATE [--work RAW] [--hold HOLD]
@@ -99,17 +100,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pane) > 0 && pane[len(pane)-1] != '\n' {
 		pane = append(pane, '\n')
 	}
-	var spec strings.Builder
-	fmt.Fprintf(&spec, "state: %s\n", state)
-	if work.set {
-		fmt.Fprintf(&spec, "work: %s\n", work.value)
-	}
-	if *hold != "" {
-		fmt.Fprintf(&spec, "hold: %s\n", *hold)
-	}
-	if *why != "" {
-		fmt.Fprintf(&spec, "why: %s\n", *why)
-	}
+	spec := expect.Want{State: state.String(), Work: work.value, HasWork: work.set, Hold: *hold, Why: *why}
 	base := filepath.Join(*dir, name)
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
@@ -119,7 +110,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
 		return 1
 	}
-	if err := createNew(base+".want", []byte(spec.String())); err != nil {
+	if err := createNew(base+".want", []byte(spec.Format())); err != nil {
 		os.Remove(base + ".pane")
 		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
 		return 1

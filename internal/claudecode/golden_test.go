@@ -1,7 +1,6 @@
 package claudecode_test
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
+	"github.com/omega-monitor/omega-monitor/internal/expect"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -23,11 +23,6 @@ var (
 
 // realDir holds the captures of the real program.
 const realDir = "../../golden/real"
-
-// A want is what a NAME.want file says about NAME.pane.
-type want struct {
-	State, Work, Hold, Status, Version, Why string
-}
 
 // stateOf is how the agent's own status maps to the classifier's states; an
 // idle session is STALLED or BLOCKED by the work probe.
@@ -46,58 +41,12 @@ func stateOf(status, work string) string {
 	return "unknown status " + status
 }
 
-func (w want) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "state: %s\n", w.State)
-	if w.Work != "" {
-		fmt.Fprintf(&b, "work: %s\n", w.Work)
-	}
-	if w.Hold != "" {
-		fmt.Fprintf(&b, "hold: %s\n", w.Hold)
-	}
-	fmt.Fprintf(&b, "status: %s\n", w.Status)
-	fmt.Fprintf(&b, "version: %s\n", w.Version)
-	fmt.Fprintf(&b, "why: %s\n", w.Why)
-	return b.String()
-}
-
-func readWant(t *testing.T, path string) want {
+// readWant reads NAME.want and checks that its state is what the agent's
+// own status says.
+func readWant(t *testing.T, path string) expect.Want {
 	t.Helper()
-	f, err := os.Open(path)
+	w, err := expect.Read(path)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var w want
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		key, value, ok := strings.Cut(line, ":")
-		if !ok {
-			t.Fatalf("%s: line %q is not key: value", path, line)
-		}
-		value = strings.TrimSpace(value)
-		switch key {
-		case "state":
-			w.State = value
-		case "work":
-			w.Work = value
-		case "hold":
-			w.Hold = value
-		case "status":
-			w.Status = value
-		case "version":
-			w.Version = value
-		case "why":
-			w.Why = value
-		default:
-			t.Fatalf("%s: unknown key %q", path, key)
-		}
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := classify.ParseState(w.State); !ok {
@@ -331,8 +280,8 @@ func captureTour(t *testing.T, bin, version string, mode claudecode.Mode, width 
 			{"", snap.Plain, st.hold, "capture-pane -p -J"},
 			{".e", snap.Escapes, st.eHold, "capture-pane -p -e -J"},
 		} {
-			w := want{
-				Work: work, Hold: string(c.hold), Status: snap.Status.Status, Version: snap.Status.Version,
+			w := expect.Want{
+				Work: work, HasWork: work != "", Hold: string(c.hold), Status: snap.Status.Status, Version: snap.Status.Version,
 				Why: fmt.Sprintf("real Claude Code %s, %s mode, %d columns, %s: %s; its status file said %s%s",
 					version, mode, width, c.how, st.why, snap.Status.Status, waitingFor(snap.Status)),
 			}
@@ -347,7 +296,7 @@ func captureTour(t *testing.T, bin, version string, mode claudecode.Mode, width 
 			if err := os.WriteFile(filepath.Join(realDir, name+".pane"), c.pane, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(realDir, name+".want"), []byte(w.String()), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(realDir, name+".want"), []byte(w.Format()), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			r := classify.Classify(classify.ParseScreen(c.pane), classify.Options{Work: w.Work, WorkPresent: true})
