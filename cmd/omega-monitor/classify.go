@@ -77,15 +77,13 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opt := classify.Options{Work: work.value, WorkPresent: work.set}
 	if *ledgerPath != "" {
-		m, err := ledger.Load(*ledgerPath)
+		m, err := loadLedger(*ledgerPath)
 		if err != nil {
 			// A damaged ledger still masks what could be read; say so
 			// and go on, since a verdict is worth more than none.
 			fmt.Fprintf(stderr, "omega-monitor classify: %v\n", err)
 		}
-		if m != nil {
-			opt.Ledger = m
-		}
+		opt.Ledger = m
 	}
 	in := stdin
 	if *explain {
@@ -104,4 +102,15 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, r.Explain())
 	}
 	return 0
+}
+
+// loadLedger loads an echo ledger as a Masker: nil when there is nothing to
+// mask, and with what could be read of a damaged file, whose error is to be
+// said, not to stop the verdict.
+func loadLedger(path string) (classify.Masker, error) {
+	m, err := ledger.Load(path)
+	if m == nil {
+		return nil, err
+	}
+	return m, err
 }

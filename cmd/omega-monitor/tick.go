@@ -167,21 +167,17 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var screen classify.Result
 	var screenLedger classify.Masker
 	if *captureErr == "" {
-		m, err := ledger.Load(d.ledger())
+		m, err := loadLedger(d.ledger())
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
-		if m != nil {
-			screenLedger = m
-		}
+		screenLedger = m
 		s, err := classify.ReadScreen(stdin)
 		if err != nil {
 			*captureErr = "reading the pane: " + err.Error()
 		} else {
 			opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == ""}
-			if m != nil {
-				opt.Ledger = m
-			}
+			opt.Ledger = m
 			screen = classify.Classify(s, opt)
 		}
 	}
