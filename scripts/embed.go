@@ -1,6 +1,6 @@
-// Package scripts carries the shell side of omega-monitor inside the binary, so
+// Package scripts carries the poll loop of omega-monitor inside the binary, so
 // that a watcher always runs the loop that matches the binary that started it.
-// It holds the scripts' text only; running them is the caller's business.
+// It holds the script's text only; running it is the caller's business.
 package scripts
 
 import _ "embed"
