@@ -1,0 +1,336 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/claudecode"
+	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// End-to-end tests of the poll loop against the real Claude Code: the real
+// scripts/omega-monitor.sh and omega-monitor binary watch the pinned Claude
+// Code (internal/claudecode) in a private tmux server, talking to a fake
+// Messages API (internal/fakeapi) that records, byte for byte, every user
+// text that reaches the model. What is asserted is what reaches the model
+// and what stays on the screen, never how fast.
+
+// realNudge is the nudge the tests type: quotes, ';', '$' and non-ASCII,
+// which must all arrive as they are. It holds no trigger word of the fake
+// API, which answers it with a short end_turn text.
+const realNudge = `keep going: "step 2"; cost $HOME — ünïcödé ✓`
+
+// realTimeout bounds each wait on the real program; the machines that run
+// these tests are often loaded.
+const realTimeout = 2 * time.Minute
+
+// startClaude starts the pinned Claude Code in mode against api, in a tmux
+// server of its own, idle at its input box. The omega-monitor binary and
+// Claude Code are readied first, then the test runs in parallel with the
+// other real-program tests.
+func startClaude(t *testing.T, api *fakeapi.Server, mode claudecode.Mode) *claudecode.Session {
+	t.Helper()
+	omegaMonitor(t) // built now, before any test runs in parallel
+	bin := claudecode.Binary(t)
+	t.Parallel()
+	return claudecode.Start(t, testenv.Tmux(t), claudecode.Config{Binary: bin, API: api.URL, Mode: mode})
+}
+
+// watchClaude runs the loop on s's session every second, with work left
+// (work probe echo 3). With witness, the loop runs with Claude Code's HOME,
+// so it reads the agent's own status file as a second witness; without, the
+// screen decides alone.
+func watchClaude(t *testing.T, s *claudecode.Session, witness bool, flags ...string) *loopRun {
+	t.Helper()
+	opt := loopOptions{target: s.Name, flags: append([]string{
+		"--mux", s.Tmux.Mux, "--interval", "1", "--work-probe", "echo 3"}, flags...)}
+	if witness {
+		opt.env = []string{"HOME=" + s.Home}
+	}
+	return startLoop(t, opt)
+}
+
+// witnessed returns how many of the loop's polls the agent's own status
+// file agreed and disagreed with the screen, as its state says.
+func witnessed(t *testing.T, r *loopRun) (agreed, disagreed int) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(r.state, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Agreed    int `json:"witness_agreed"`
+		Disagreed int `json:"witness_disagreed"`
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatalf("state.json: %v", err)
+	}
+	return st.Agreed, st.Disagreed
+}
+
+// checkWitness checks that the status file was read on every poll of a
+// stopped screen, and agreed, with witness; and never read without. The
+// loop must have stopped.
+func checkWitness(t *testing.T, r *loopRun, witness bool) {
+	t.Helper()
+	r.mu.Lock()
+	polls := len(r.lines)
+	r.mu.Unlock()
+	agreed, disagreed := witnessed(t, r)
+	want := 0
+	if witness {
+		want = polls
+	}
+	if agreed < want || agreed > polls || disagreed != 0 {
+		t.Errorf("witness %v: the agent's own status agreed on %d polls and disagreed on %d, want %d and 0", witness, agreed, disagreed, want)
+	}
+}
+
+// turn types text into s and waits until the turn it starts is over and the
+// screen passes check.
+func turn(t *testing.T, s *claudecode.Session, text string, check func(string) bool) claudecode.Snapshot {
+	t.Helper()
+	since := time.Now()
+	s.Type(t, text)
+	return s.Stable(t, realTimeout, "idle", since, check)
+}
+
+// dialog types text into s and waits until Claude Code waits for the human
+// in a dialog that passes check.
+func dialog(t *testing.T, s *claudecode.Session, text string, check func(string) bool) claudecode.Snapshot {
+	t.Helper()
+	since := time.Now()
+	s.Type(t, text)
+	return s.Stable(t, realTimeout, "waiting", since, check)
+}
+
+func shows(sub ...string) func(string) bool {
+	return func(screen string) bool {
+		for _, x := range sub {
+			if !strings.Contains(screen, x) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// nudgedLines returns the lines in which the loop typed a nudge.
+func nudgedLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, " · nudged (") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// requestsSince describes the requests the fake API received after the
+// first n, one a line.
+func requestsSince(api *fakeapi.Server, n int) []string {
+	var out []string
+	for _, r := range api.Requests()[n:] {
+		out = append(out, fmt.Sprintf("%s %s tools=%d text=%q tool_result=%v", r.Method, r.Path, r.Tools, r.Text, r.ToolResult))
+	}
+	return out
+}
+
+// TestRealClaudeIdleGetsExactlyTheBudget: Claude Code idle after a finished
+// turn, with work left, receives exactly the budget of nudges, each reaching
+// the model as the next user message byte for byte, and nothing more while
+// the loop keeps polling.
+func TestRealClaudeIdleGetsExactlyTheBudget(t *testing.T) {
+	api := fakeapi.New(t)
+	s := startClaude(t, api, claudecode.Manual)
+	setup := "start on the first step"
+	turn(t, s, setup, shows("nothing more to do"))
+
+	r := watchClaude(t, s, true, "--nudge-budget", "2", "--nudge-text", realNudge)
+	lines := r.waitLine("nudge budget spent", realTimeout)
+	// Several more polls of the same stop: nothing more may be typed.
+	lines = r.waitLines(len(lines)+5, realTimeout)
+	r.stop()
+	s.Stable(t, realTimeout, "idle", time.Time{}, nil)
+	if agreed, disagreed := witnessed(t, r); agreed == 0 {
+		t.Errorf("the agent's own status was never read (agreed %d, disagreed %d)", agreed, disagreed)
+	} else if disagreed > 0 {
+		t.Logf("the agent's own status agreed on %d polls, disagreed on %d", agreed, disagreed)
+	}
+
+	if got := nudgedLines(lines); len(got) != 2 {
+		t.Errorf("the loop nudged %d times, want the budget of 2:\n%s", len(got), strings.Join(lines, "\n"))
+	}
+	want := []string{setup, realNudge, realNudge}
+	if got := api.Texts(); !slices.Equal(got, want) {
+		t.Errorf("the fake API saw the user texts %q, want exactly %q", got, want)
+	}
+	if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "NUDGE BUDGET") {
+		t.Errorf("alerts = %q, want one budget escalation", a)
+	}
+}
+
+// TestRealClaudePermissionDialogGetsNothing: with the loop running, poll
+// after poll, nothing is typed into a permission dialog: it is still on the
+// screen, the model heard nothing more, and the command it asks to run
+// (which Enter would approve) never ran. The screen alone must refuse; the
+// agent's own status agrees.
+func TestRealClaudePermissionDialogGetsNothing(t *testing.T) {
+	api := fakeapi.New(t)
+	s := startClaude(t, api, claudecode.Manual)
+	isDialog := shows("Do you want to proceed?", fakeapi.BashCommand)
+	dialog(t, s, "now "+fakeapi.TriggerBash, isDialog)
+	n := len(api.Requests())
+
+	for _, witness := range []bool{false, true} {
+		r := watchClaude(t, s, witness, "--nudge-budget", "2", "--nudge-text", realNudge)
+		lines := r.waitLines(6, realTimeout)
+		r.stop()
+		checkWitness(t, r, witness)
+		for _, l := range lines {
+			if !strings.Contains(l, " · QUESTION · ") {
+				t.Errorf("witness %v: line %q: want QUESTION on every poll of the dialog", witness, l)
+			}
+		}
+		if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "QUESTION") {
+			t.Errorf("witness %v: alerts = %q, want the dialog escalated once", witness, a)
+		}
+	}
+
+	if screen := string(s.Capture(t)); !isDialog(screen) {
+		t.Errorf("the permission dialog is gone:\n%s", screen)
+	}
+	if st := s.Status(t); st == nil || st.Status != "waiting" || st.WaitingFor != "permission prompt" {
+		t.Errorf("Claude Code's own status at the end: %+v, want waiting for the permission prompt", st)
+	}
+	if got := requestsSince(api, n); len(got) > 0 {
+		t.Errorf("the fake API received requests after the dialog appeared:\n%s", strings.Join(got, "\n"))
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, fakeapi.BashMarker)); err == nil {
+		t.Errorf("%s ran: the permission dialog was answered", fakeapi.BashCommand)
+	}
+}
+
+// TestRealClaudeQuestionDialogGetsNothing: the same for the question dialog,
+// where Enter would pick the first option and send it to the model.
+func TestRealClaudeQuestionDialogGetsNothing(t *testing.T) {
+	api := fakeapi.New(t)
+	s := startClaude(t, api, claudecode.Manual)
+	isDialog := shows("Which format should the history use?", "Enter to select")
+	dialog(t, s, "please "+fakeapi.TriggerAsk, isDialog)
+	n := len(api.Requests())
+
+	for _, witness := range []bool{false, true} {
+		r := watchClaude(t, s, witness, "--nudge-budget", "2", "--nudge-text", realNudge)
+		lines := r.waitLines(6, realTimeout)
+		r.stop()
+		checkWitness(t, r, witness)
+		for _, l := range lines {
+			if !strings.Contains(l, " · QUESTION · ") {
+				t.Errorf("witness %v: line %q: want QUESTION on every poll of the dialog", witness, l)
+			}
+		}
+		if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "QUESTION") {
+			t.Errorf("witness %v: alerts = %q, want the question escalated once", witness, a)
+		}
+	}
+
+	if screen := string(s.Capture(t)); !isDialog(screen) {
+		t.Errorf("the question dialog is gone:\n%s", screen)
+	}
+	if st := s.Status(t); st == nil || st.Status != "waiting" {
+		t.Errorf("Claude Code's own status at the end: %+v, want waiting", st)
+	}
+	if got := requestsSince(api, n); len(got) > 0 {
+		t.Errorf("the fake API received requests after the dialog appeared:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// faintSGR matches an SGR sequence that turns on faint (2).
+var faintSGR = regexp.MustCompile(`\x1b\[(?:[0-9]*;)*2(?:;[0-9]*)*m`)
+
+// faintBefore reports whether, in a capture taken with -e, the line holding
+// text turns faint on before text's second character (the first may sit in
+// the cursor's reverse-video cell).
+func faintBefore(capture []byte, text string) bool {
+	for line := range strings.SplitSeq(string(capture), "\n") {
+		i := strings.Index(line, text[1:])
+		if i < 0 {
+			continue
+		}
+		return faintSGR.MatchString(line[:i])
+	}
+	return false
+}
+
+// TestRealClaudeSuggestionDoesNotHoldButDraftDoes: after the final API
+// error Claude Code draws "Resend your message to try again" faint in its
+// input box. That suggestion is not a human's draft: the loop, which
+// captures with -e, nudges, and the nudge reaches the model. A human's draft
+// typed into the same box, not sent, holds every nudge.
+func TestRealClaudeSuggestionDoesNotHoldButDraftDoes(t *testing.T) {
+	api := fakeapi.New(t)
+	s := startClaude(t, api, claudecode.Manual)
+	const suggestion = "Resend your message to try again"
+	isError := shows("API Error", suggestion)
+
+	snap := turn(t, s, "now "+fakeapi.TriggerError500, isError)
+	if !faintBefore(snap.Escapes, suggestion) {
+		t.Fatalf("the suggestion is not drawn faint:\n%q", snap.Escapes)
+	}
+	n := len(api.Texts())
+	r := watchClaude(t, s, true, "--nudge-budget", "1", "--nudge-text", realNudge)
+	lines := r.waitLine("nudged (1/1)", realTimeout)
+	deadline := time.Now().Add(realTimeout)
+	for len(api.Texts()) == n && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.stop()
+	if got := api.Texts()[n:]; len(got) != 1 || got[0] != realNudge {
+		t.Errorf("after the dim suggestion the fake API saw %q, want exactly [%q]\nloop:\n%s", got, realNudge, strings.Join(lines, "\n"))
+	}
+	turnOver := func(screen string) bool { return strings.Contains(screen, "nothing more to do") }
+	s.Stable(t, realTimeout, "idle", time.Time{}, turnOver)
+
+	// The same error again, and a human starts a reply over the
+	// suggestion.
+	turn(t, s, "now "+fakeapi.TriggerError500+" again", isError)
+	draft := "a human's draft; wait for me"
+	s.Draft(t, draft)
+	n = len(api.Requests())
+	r = watchClaude(t, s, true, "--nudge-budget", "2", "--nudge-text", realNudge)
+	lines = r.waitLines(6, realTimeout)
+	r.stop()
+	checkWitness(t, r, true)
+	for _, l := range lines {
+		if !strings.Contains(l, "not nudged: a human's draft") {
+			t.Errorf("line %q: a human's draft in the input box must hold the nudge", l)
+		}
+	}
+	if got := requestsSince(api, n); len(got) > 0 {
+		t.Errorf("the fake API received requests while a human's draft was in the box:\n%s", strings.Join(got, "\n"))
+	}
+	if screen := string(s.Capture(t)); !inBox(screen, draft) {
+		t.Errorf("the draft is not intact in the input box:\n%s", screen)
+	}
+}
+
+// inBox reports whether the input box on screen holds exactly draft: a line
+// that starts with the prompt marker and ends with the draft.
+func inBox(screen, draft string) bool {
+	for line := range strings.SplitSeq(screen, "\n") {
+		line = strings.TrimSpace(strings.ReplaceAll(line, "\u00a0", " "))
+		if strings.HasPrefix(line, "❯") && strings.TrimSpace(strings.TrimPrefix(line, "❯")) == draft {
+			return true
+		}
+	}
+	return false
+}
