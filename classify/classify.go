@@ -231,7 +231,12 @@ func look(lines []Line, attrs bool) view {
 	for _, a := range agents {
 		for i := range a.boxes {
 			top, prompt, bottom, ok := findBox(lines, &a.boxes[i])
-			if ok && bottom > bestEnd {
+			if !ok {
+				continue
+			}
+			// Two agents draw the same box: the one whose marks show wins.
+			tie := bottom == bestEnd && !marked(lines[bestTop:], v.agent) && marked(lines[top:], a)
+			if bottom > bestEnd || tie {
 				v.agent, v.shape = a, &a.boxes[i]
 				bestTop, bestPrompt, bestEnd = top, prompt, bottom
 			}
@@ -255,6 +260,16 @@ func look(lines []Line, attrs bool) view {
 	v.above = liveBlock(lines[:bestTop], v.agent)
 	v.turn = lastTurn(lines[:bestTop], v.agent)
 	return v
+}
+
+// marked reports whether lines show one of the agent's marks.
+func marked(lines []Line, a *agent) bool {
+	for _, l := range lines {
+		if matchesAny(a.marks, l.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // hugs reports whether the lines under a box are its status lines: few,

@@ -102,3 +102,21 @@ func TestGoldenUnrelatedLedgerMasksNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenAgentAttribution checks that a pane named for an agent is read
+// with that agent's table wherever an agent is recognised: the explanation
+// names it, and the wrong table would read the wrong markers.
+func TestGoldenAgentAttribution(t *testing.T) {
+	prefixes := map[string]string{"claude-": "Claude Code", "codex-": "Codex CLI", "gemini-": "Gemini CLI"}
+	for _, c := range goldenCases(t) {
+		for prefix, agent := range prefixes {
+			if !strings.HasPrefix(c.name, prefix) {
+				continue
+			}
+			r := classify.Classify(classify.ParseScreen(c.pane), classify.Options{Work: c.Work, WorkPresent: c.HasWork})
+			if r.Agent != "" && r.Agent != agent {
+				t.Errorf("%s: read as %s, want %s\n%s", c.name, r.Agent, agent, r.Explain())
+			}
+		}
+	}
+}

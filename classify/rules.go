@@ -18,6 +18,9 @@ type agent struct {
 	// transparent lines may sit between the live block and the input box
 	// without being the live block: tips, notices, the effort indicator.
 	transparent []*pattern
+	// marks are lines in or under the input box that only this agent
+	// draws; they tell two agents with the same box shape apart.
+	marks []*pattern
 	// userTurn matches the echo of a human's message in the scrollback:
 	// the start of the last turn, which the Turn region reads back to.
 	userTurn *pattern
@@ -118,6 +121,7 @@ var claudeCode = agent{
 		compile(`^Try "[^"]*"$`),
 	},
 	userTurn: compile(`^(?:>|❯) \S`),
+	marks:    []*pattern{compile(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`)},
 	transparent: []*pattern{
 		compile(`^ +[◐◑◒◓○●] \S+ · /effort$`),
 		compile(`^ *⎿ +Tip: `),
@@ -135,7 +139,7 @@ var claudeCode = agent{
 		{"question hint line (Enter to select and to navigate on one line)", Dialog, question,
 			lastLines(2, `Enter to select.*to navigate`)},
 		{"dialog footer at the bottom of the screen", Dialog, question,
-			lastLines(1, `(?i)\besc to cancel\b|\benter to confirm\b|\besc to exit\b|\benter to set as default\b|\bctrl-g to edit\b`)},
+			lastLines(1, `\bEsc to cancel\b|\bEnter to confirm\b|\bEsc to exit\b|\bEnter to set as default\b|\bctrl-g to edit\b`)},
 		{"numbered options with the ❯ cursor, at the bottom of the screen", Dialog, question,
 			optionMenu(`❯|>`)},
 		// The same structures drawn below a live input box (a menu opened
@@ -235,6 +239,7 @@ var geminiCLI = agent{
 		},
 	},
 	userTurn: compile(`^> \S`),
+	marks:    []*pattern{compile(`Type your message or @path/to/file|no sandbox|\bgemini-\d`)},
 	placeholders: []*pattern{
 		compile(`^Type your message or @path/to/file$`),
 	},
