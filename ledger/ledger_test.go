@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
 func TestSentinelImpossible(t *testing.T) {
@@ -304,10 +305,7 @@ func TestRecordConcurrent(t *testing.T) {
 // TestGrepNeverBlanks runs the shell's use of the file: grep -vFf over a
 // stream, with a ledger holding only its sentinel, keeps every line.
 func TestGrepNeverBlanks(t *testing.T) {
-	grep, err := exec.LookPath("grep")
-	if err != nil {
-		t.Skip("grep is not installed")
-	}
+	grep := testenv.Need(t, "grep")[0]
 	path := filepath.Join(t.TempDir(), "ledger")
 	if err := Record(path, ""); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
 // bound is how long any probe in these tests may take to come back. The
@@ -128,10 +128,7 @@ func TestRunTimeout(t *testing.T) {
 // TestRunEscapedGroup: a process that leaves the group cannot be signalled
 // through it, but holding the pipe must still not keep Run waiting.
 func TestRunEscapedGroup(t *testing.T) {
-	setsid, err := exec.LookPath("setsid")
-	if err != nil {
-		t.Skip("setsid is not installed")
-	}
+	setsid := testenv.Need(t, "setsid")[0]
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	command := setsid + " sh -c 'echo $$ >" + pidFile + "; exec sleep 100' & echo 8"
 	t.Cleanup(func() {
