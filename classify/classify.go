@@ -216,6 +216,10 @@ const maxBelow = 12
 // region when no input box is drawn.
 const dialogHeight = 40
 
+// maxBoxSearch is how far from the bottom an input box's prompt line is
+// looked for.
+const maxBoxSearch = 200
+
 // maxAbove bounds the live block: a spinner with a long task list under it.
 const maxAbove = 60
 
@@ -310,7 +314,8 @@ func lastTurn(lines []Line, a *agent) []Line {
 // findBox finds the lowest input box of one shape, returning the indexes of
 // its first and last lines.
 func findBox(lines []Line, shape *boxShape) (top, prompt, bottom int, ok bool) {
-	floor := 0
+	// No screen holds a taller box, draft and all, under its status lines.
+	floor := max(0, len(lines)-maxBoxSearch)
 	if shape.last {
 		floor = max(0, len(lines)-2)
 	}

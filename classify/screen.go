@@ -13,9 +13,9 @@ import (
 // so only a bounded tail is kept however long the scrollback is: memory does
 // not grow with it, and reading costs one pass.
 const (
-	// MaxTailLines is how many lines at the bottom of a capture are kept.
-	// A terminal screen is far shorter; the rest is scrollback.
-	MaxTailLines = 800
+	// MaxTailLines is how many lines at the bottom of a capture are kept:
+	// twice a tall terminal. The rest is scrollback.
+	MaxTailLines = 400
 	// MaxTailBytes bounds the raw bytes kept for the tail.
 	MaxTailBytes = 1 << 20
 	// MaxLineBytes bounds one kept line; longer lines are cut, since every
