@@ -308,8 +308,12 @@ func (p *poll) blocked() {
 }
 
 func (p *poll) stalled() {
-	// Work remains (or could not be read): the blocked spell, if any, is over.
-	p.next.BlockedLatch = nil
+	// Work remains: the blocked spell, if any, is over. An unreadable count
+	// fails open for the nudge, but does not end the spell: one failed probe
+	// in the middle of a blocked spell must not page the operator again.
+	if p.in.Work.Known {
+		p.next.BlockedLatch = nil
+	}
 	p.line = p.figures()
 	if p.reset != "" {
 		p.notes = append(p.notes, p.reset)

@@ -321,3 +321,20 @@ func TestParseWitness(t *testing.T) {
 		}
 	}
 }
+
+func TestAFailedProbeDoesNotEndABlockedSpell(t *testing.T) {
+	got, _ := run(t, cfg, []scripted{
+		{pane: idle, work: "0"},
+		{pane: idle, work: "oops"}, // unreadable: fails open, STALLED
+		{pane: idle, work: "0"},
+	})
+	var alerts []string
+	for _, l := range got {
+		if strings.HasPrefix(l, "→ alert") {
+			alerts = append(alerts, l)
+		}
+	}
+	if diff := cmp.Diff([]string{"→ alert: blocked"}, alerts); diff != "" {
+		t.Errorf("alerts (-want +got):\n%s\nlines:\n%s", diff, strings.Join(got, "\n"))
+	}
+}

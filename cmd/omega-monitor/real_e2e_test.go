@@ -178,18 +178,11 @@ func TestRealClaudeIdleGetsExactlyTheBudget(t *testing.T) {
 	}
 }
 
-// TestRealClaudePermissionDialogGetsNothing: with the loop running, poll
-// after poll, nothing is typed into a permission dialog: it is still on the
-// screen, the model heard nothing more, and the command it asks to run
-// (which Enter would approve) never ran. The screen alone must refuse; the
-// agent's own status agrees.
-func TestRealClaudePermissionDialogGetsNothing(t *testing.T) {
-	api := fakeapi.New(t)
-	s := startClaude(t, api, claudecode.Manual)
-	isDialog := shows("Do you want to proceed?", fakeapi.BashCommand)
-	dialog(t, s, "now "+fakeapi.TriggerBash, isDialog)
-	n := len(api.Requests())
-
+// watchDialog runs the loop over a dialog twice, by the screen alone and
+// with the agent's own status as well, and checks each run: QUESTION on every
+// poll, the dialog escalated once, and the dialog still on the screen after.
+func watchDialog(t *testing.T, s *claudecode.Session, isDialog func(string) bool) {
+	t.Helper()
 	for _, witness := range []bool{false, true} {
 		r := watchClaude(t, s, witness, "--nudge-budget", "2", "--nudge-text", realNudge)
 		lines := r.waitLines(6, realTimeout)
@@ -204,10 +197,23 @@ func TestRealClaudePermissionDialogGetsNothing(t *testing.T) {
 			t.Errorf("witness %v: alerts = %q, want the dialog escalated once", witness, a)
 		}
 	}
-
 	if screen := string(s.Capture(t)); !isDialog(screen) {
-		t.Errorf("the permission dialog is gone:\n%s", screen)
+		t.Errorf("the dialog is gone:\n%s", screen)
 	}
+}
+
+// TestRealClaudePermissionDialogGetsNothing: with the loop running, poll
+// after poll, nothing is typed into a permission dialog: it is still on the
+// screen, the model heard nothing more, and the command it asks to run
+// (which Enter would approve) never ran. The screen alone must refuse; the
+// agent's own status agrees.
+func TestRealClaudePermissionDialogGetsNothing(t *testing.T) {
+	api := fakeapi.New(t)
+	s := startClaude(t, api, claudecode.Manual)
+	isDialog := shows("Do you want to proceed?", fakeapi.BashCommand)
+	dialog(t, s, "now "+fakeapi.TriggerBash, isDialog)
+	n := len(api.Requests())
+	watchDialog(t, s, isDialog)
 	if st := s.Status(t); st == nil || st.Status != "waiting" || st.WaitingFor != "permission prompt" {
 		t.Errorf("Claude Code's own status at the end: %+v, want waiting for the permission prompt", st)
 	}
@@ -227,25 +233,7 @@ func TestRealClaudeQuestionDialogGetsNothing(t *testing.T) {
 	isDialog := shows("Which format should the history use?", "Enter to select")
 	dialog(t, s, "please "+fakeapi.TriggerAsk, isDialog)
 	n := len(api.Requests())
-
-	for _, witness := range []bool{false, true} {
-		r := watchClaude(t, s, witness, "--nudge-budget", "2", "--nudge-text", realNudge)
-		lines := r.waitLines(6, realTimeout)
-		r.stop()
-		checkWitness(t, r, witness)
-		for _, l := range lines {
-			if !strings.Contains(l, " · QUESTION · ") {
-				t.Errorf("witness %v: line %q: want QUESTION on every poll of the dialog", witness, l)
-			}
-		}
-		if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "QUESTION") {
-			t.Errorf("witness %v: alerts = %q, want the question escalated once", witness, a)
-		}
-	}
-
-	if screen := string(s.Capture(t)); !isDialog(screen) {
-		t.Errorf("the question dialog is gone:\n%s", screen)
-	}
+	watchDialog(t, s, isDialog)
 	if st := s.Status(t); st == nil || st.Status != "waiting" {
 		t.Errorf("Claude Code's own status at the end: %+v, want waiting", st)
 	}

@@ -143,22 +143,21 @@ func replay(a *txtar.Archive, w io.Writer) error {
 		pf.work = optionalString{strings.TrimSuffix(work, "\n"), hasWork}
 		progress, hasProgress := p.sections["progress"]
 		pf.progress = optionalString{strings.TrimSuffix(progress, "\n"), hasProgress}
-		workErr, progressErr := oneLineSection(p.sections["work-error"]), oneLineSection(p.sections["progress-error"])
+		workErr, progressErr := strings.TrimSpace(p.sections["work-error"]), strings.TrimSpace(p.sections["progress-error"])
 		pf.workErr, pf.progressErr = &workErr, &progressErr
+		var echo classify.Masker // the in-memory ledger, as the tick loads its file
+		if len(sent) > 0 {
+			echo = ledger.NewMatcher(sent...)
+		}
 		var screen classify.Result
-		captureErr := oneLineSection(p.sections["capture-error"])
+		captureErr := strings.TrimSpace(p.sections["capture-error"])
 		if captureErr == "" {
-			opt := classify.Options{Work: pf.work.value, WorkPresent: pf.work.set && workErr == ""}
-			if len(sent) > 0 {
-				opt.Ledger = ledger.NewMatcher(sent...)
-			}
+			opt := classify.Options{Work: pf.work.value, WorkPresent: pf.work.set && workErr == "", Ledger: echo}
 			screen = classify.Classify(classify.ParseScreen([]byte(p.sections["pane"])), opt)
 		}
 		in := pf.input(now, screen)
 		in.CaptureError = captureErr
-		if len(sent) > 0 {
-			in.Ledger = ledger.NewMatcher(sent...)
-		}
+		in.Ledger = echo
 		c := cfg
 		c.HasProgress = cfg.HasProgress || hasProgress || progressErr != ""
 		var out tick.Outcome
@@ -177,8 +176,6 @@ func replay(a *txtar.Archive, w io.Writer) error {
 	}
 	return nil
 }
-
-func oneLineSection(s string) string { return strings.TrimSpace(s) }
 
 // shellWords splits a line into words as a POSIX shell would, for the
 // quoting a flags line uses: blanks separate words, single quotes keep
