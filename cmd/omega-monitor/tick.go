@@ -204,6 +204,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "  witness:  %s\n", witness)
 	}
 	next, out := tick.Step(prev, f.config(), in)
+	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
 	next, out = d.act(prev, next, out, &problems)
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
@@ -387,4 +388,20 @@ func (d stateDirectory) act(prev, next tick.State, out tick.Outcome, problems *[
 		}
 	}
 	return next, out
+}
+
+// pollState is the poll's state name for the board, "?" without a screen.
+func pollState(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "?"
+	}
+	return in.Screen.State.String()
+}
+
+// pollExplain is the explanation of the poll's verdict for the board.
+func pollExplain(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "no screen: " + in.CaptureError
+	}
+	return in.Screen.Explain()
 }
