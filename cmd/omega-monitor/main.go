@@ -36,6 +36,7 @@ func commands() []command {
 		{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},
 		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
 		{"stop", "stop the watcher of a target", runStop},
+		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 	}
 }
