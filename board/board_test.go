@@ -291,9 +291,9 @@ func fleet(t *testing.T) Fleet {
 	at := func(m int) time.Time { return now.Add(time.Duration(m) * time.Minute) }
 	alertJSON := fmt.Sprintf(`,"agent":"claude","work":"7","progress":"41","last_alert":{"at":%q,"kind":"question","text":"Do you want to proceed?"},"last_transition":{"at":%q,"from":"WORKING","to":"QUESTION","line":"MONITOR · api · QUESTION · escalated to the operator, NOT answered"},"last_explain":"QUESTION: a live dialog\n  agent:    claude"`, at(-3).Format(time.RFC3339), at(-3).Format(time.RFC3339))
 	writeDir(t, tmp, "monitor-api", map[string]string{
-		"loop.json":  loopJSON(101, "11", at(-300), 60, "api"),
-		"state.json": stateJSON("QUESTION", at(-3), at(-1), alertJSON),
-		"diff.json":  fmt.Sprintf(`{"added":382,"removed":45,"at":%q,"dir":"/src/api","base":"origin/main"}`, at(-4).Format(time.RFC3339)),
+		"loop.json":   loopJSON(101, "11", at(-300), 60, "api"),
+		"state.json":  stateJSON("QUESTION", at(-3), at(-1), alertJSON),
+		"diff.json":   fmt.Sprintf(`{"added":382,"removed":45,"at":%q,"dir":"/src/api","base":"origin/main"}`, at(-4).Format(time.RFC3339)),
 		"monitor.log": strings.Repeat("MONITOR · api · WORKING\n", 540),
 		"history.jsonl": event(at(-200), "budget_reset") + event(at(-62), "budget_reset") + event(at(-30), "nudge") +
 			event(at(-20), "budget_reset") + event(at(-3), "escalate"),
