@@ -37,6 +37,7 @@ func commands() []command {
 		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
 		{"stop", "stop the watcher of a target", runStop},
 		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
+		{"sweep", "keep the last 10,000 lines of a watcher's history (the loop runs it at start)", runSweep},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 	}
 }

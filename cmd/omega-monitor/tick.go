@@ -320,7 +320,8 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // appendHistory appends the poll's events to history.jsonl in one write, so
-// that a failure loses at most this poll's lines and never an earlier one.
+// that a failure loses at most this poll's lines and never an earlier one,
+// under the history's lock (see sweepHistory).
 func (d stateDirectory) appendHistory(now time.Time, target string, events []tick.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -345,6 +346,11 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 		b.Write(line)
 		b.WriteByte('\n')
 	}
+	unlock, err := lockHistory(string(d))
+	if err != nil {
+		return fmt.Errorf("history not written: %v", err)
+	}
+	defer unlock()
 	h, err := os.OpenFile(d.path("history.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("history not written: %v", err)
