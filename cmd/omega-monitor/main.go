@@ -38,6 +38,7 @@ func commands() []command {
 		{"stop", "stop the watcher of a target", runStop},
 		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
 		{"sweep", "keep the last 10,000 lines of a watcher's history (the loop runs it at start)", runSweep},
+		{"diff", "measure and record what the agent has written (the loop runs it)", runDiff},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 	}
 }
