@@ -113,11 +113,11 @@ func (f *tickFlags) check() error {
 	if _, err := coord.ParseTarget(*f.target); err != nil {
 		return err
 	}
-	if *f.budget < 0 {
-		return errors.New("--nudge-budget must be 0 or more")
+	if *f.budget < 0 || *f.budget > maxNudgeBudget {
+		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", maxNudgeBudget, *f.budget)
 	}
-	if strings.TrimSpace(*f.nudgeText) == "" || strings.ContainsAny(*f.nudgeText, "\n\r") {
-		return errors.New("--nudge-text must be one non-empty line")
+	if err := checkNudgeText(*f.nudgeText); err != nil {
+		return fmt.Errorf("--nudge-text: %w", err)
 	}
 	return nil
 }

@@ -119,6 +119,9 @@ func TestTickUsage(t *testing.T) {
 		{"--state", "x", "--target", "a:b:c"},
 		{"--state", "x", "--target", "a", "--nudge-budget", "-1"},
 		{"--state", "x", "--target", "a", "--nudge-text", "two\nlines"},
+		{"--state", "x", "--target", "a", "--nudge-text", "stop\x03"},
+		{"--state", "x", "--target", "a", "--nudge-text", "go\x1b[201~"},
+		{"--state", "x", "--target", "a", "--nudge-budget", "99999999999"},
 		{"--state", "x", "--target", "a", "extra"},
 		{"--state", "x", "--target", "a", "--now", "yesterday"},
 	} {
