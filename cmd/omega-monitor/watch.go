@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -144,6 +145,9 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	loop, err := installLoopScript(home)
+	if err == nil {
+		err = checkLoopVersion(loop) // another watch may have rewritten it since
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
@@ -298,19 +302,55 @@ func watcherHome() (string, error) {
 	return filepath.Join(home, ".omega", "monitor"), nil
 }
 
-// installLoopScript writes the embedded loop script to home/bin/omega-monitor.sh,
-// only when what is there differs, and atomically, so that a watcher that is
-// starting never reads half a script. It returns the script's path.
+// installLoopScript writes the embedded loop script, stamped with this
+// binary's version, to home/bin/omega-monitor.sh, only when what is there
+// differs, and atomically, so that a watcher that is starting never reads
+// half a script. It returns the script's path.
 func installLoopScript(home string) (string, error) {
 	dir := filepath.Join(home, "bin")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "omega-monitor.sh")
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, scripts.Loop) {
+	script := stampedLoop()
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, script) {
 		return path, os.Chmod(path, 0o700)
 	}
-	return path, replaceFile(path, scripts.Loop, 0o700)
+	return path, replaceFile(path, script, 0o700)
+}
+
+// loopVersionMark starts the line that stamps a loop script with the version
+// of the binary that wrote it.
+const loopVersionMark = "# omega-monitor-version: "
+
+// stampedLoop is the embedded loop with its version line after the first.
+func stampedLoop() []byte {
+	first, rest, _ := bytes.Cut(scripts.Loop, []byte("\n"))
+	var b bytes.Buffer
+	b.Write(first)
+	b.WriteString("\n" + loopVersionMark + version() + "\n")
+	b.Write(rest)
+	return b.Bytes()
+}
+
+// checkLoopVersion refuses a loop script written by a binary of another
+// version (or by none): the loop and the binary it calls share contracts
+// (flags, action files, state), so they must come from one build.
+func checkLoopVersion(path string) error {
+	data, err := fsutil.ReadCapped(path, 1<<20)
+	if err != nil {
+		return err
+	}
+	_, rest, _ := bytes.Cut(data, []byte("\n"))
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	v, ok := bytes.CutPrefix(line, []byte(loopVersionMark))
+	switch {
+	case !ok:
+		return fmt.Errorf("the loop script %s carries no version; this binary is %s", path, version())
+	case string(v) != version():
+		return fmt.Errorf("the loop script %s is of version %s, this binary is %s; refusing to run a loop of another version", path, v, version())
+	}
+	return nil
 }
 
 // writeWatcherTarget records, in the watcher's state directory, which target

@@ -13,7 +13,6 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
 // binary is omega-monitor built for the tests that run it as a user would,
@@ -108,8 +107,11 @@ func TestWatchLocalStartStop(t *testing.T) {
 	}
 	loop := filepath.Join(f.state, "bin", "omega-monitor.sh")
 	got, err := os.ReadFile(loop)
-	if err != nil || !bytes.Equal(got, scripts.Loop) {
-		t.Errorf("loop script at %s is not scripts.Loop (err %v)", loop, err)
+	if err != nil || !bytes.Equal(got, stampedLoop()) {
+		t.Errorf("loop script at %s is not scripts.Loop stamped (err %v)", loop, err)
+	}
+	if err := checkLoopVersion(loop); err != nil {
+		t.Error(err)
 	}
 	for path, want := range map[string]os.FileMode{
 		f.state:                                 0o700,
