@@ -91,6 +91,7 @@ const (
 	HoldKeyboard   Hold = "keyboard"     // a human is at the keyboard (Ctrl-C pressed once)
 	HoldUsageLimit Hold = "usage-limit"  // a usage limit: a nudge before the reset is wasted
 	HoldNoInputBox Hold = "no-input-box" // no input box on screen: nothing safe to type into
+	HoldTurnOpen   Hold = "turn-open"    // the last turn shows no end: the agent may still be answering
 )
 
 var holdReasons = map[Hold]string{
@@ -99,6 +100,7 @@ var holdReasons = map[Hold]string{
 	HoldKeyboard:   "a human is at the keyboard (Ctrl-C pressed once)",
 	HoldUsageLimit: "a usage limit stopped the agent; a nudge before the reset is wasted",
 	HoldNoInputBox: "no input box is on the screen; there is nothing safe to type into",
+	HoldTurnOpen:   "the last answer has no turn-end line after it; the agent may still be streaming it",
 }
 
 // Reason says in words why a hold holds.
@@ -278,7 +280,7 @@ func look(lines []Line, attrs bool) view {
 			}
 		}
 	}
-	if v.shape != nil && !hugs(lines[bestEnd+1:]) {
+	if v.shape != nil && !hugs(lines[bestEnd+1:], v.agent.statusLines) {
 		v.agent, v.shape = nil, nil // a stale frame, not a live box
 	}
 	if v.shape == nil {
@@ -359,8 +361,9 @@ func marked(lines []Line, a *agent) bool {
 
 // hugs reports whether the lines under a box are its status lines: few,
 // and close under it. An agent that exits leaves its last frame behind,
-// with the shell's lines under it after a gap.
-func hugs(below []Line) bool {
+// with the shell's lines under it after a gap. statusLines is how many lines
+// the agent draws after a gap under its box; 2 when zero.
+func hugs(below []Line, statusLines int) bool {
 	if len(below) > maxBelow {
 		return false
 	}
@@ -377,7 +380,7 @@ func hugs(below []Line) bool {
 			afterGap++
 		}
 	}
-	return afterGap <= 2
+	return afterGap <= max(statusLines, 2)
 }
 
 // lastTurn returns the lines above the box back to the human's last message,
@@ -410,8 +413,15 @@ func findBox(lines []Line, shape *boxShape) (top, prompt, bottom int, ok bool) {
 			switch {
 			case p >= 1 && shape.top.MatchString(lines[p-1].Text):
 				top = p - 1
-			case shape.lead != nil && p >= 2 && shape.lead.MatchString(lines[p-1].Text) && shape.top.MatchString(lines[p-2].Text):
-				top = p - 2
+			case shape.lead != nil:
+				q := p - 1
+				for q > p-1-shape.gap && q >= 0 && isBlank(lines[q].Text) {
+					q-- // the blank rows of a padded input area
+				}
+				if q < 1 || !shape.lead.MatchString(lines[q].Text) || !shape.top.MatchString(lines[q-1].Text) {
+					continue
+				}
+				top = q - 1
 			default:
 				continue
 			}
@@ -489,7 +499,7 @@ func allTransparent(block []Line, a *agent) bool {
 	return true
 }
 
-var borders = re(`^│ ?(.*?) ?│$`)
+var borders = re(`^ *│ ?(.*?) ?│$`)
 
 func stripBorders(lines []Line) []Line {
 	out := make([]Line, len(lines))
@@ -669,6 +679,9 @@ func (v *view) input(masked bool) string {
 		}
 	}
 	d := strings.Join(parts, " ")
+	if v.agent != nil && matchesAny(v.agent.shownPlaceholders, d) {
+		return ""
+	}
 	if !v.attrs {
 		for _, a := range agents {
 			if matchesAny(a.placeholders, d) {
