@@ -283,7 +283,7 @@ var codexCLI = agent{
 	// Queued input sits between the status line and the composer: read
 	// through it to the status line.
 	transparent: []*pattern{
-		re(`^• (?:Queued follow-up inputs|Messages to be submitted after next tool call\b.*)$`),
+		re(`^ *• (?:Queued follow-up inputs|Messages to be submitted after next tool call\b.*)$`),
 		re(`^ +↳ `),
 		re(`^ +\S+ ?\+ ?\S+ edit last queued message$`),
 		re(`^ {4,}\S`),
