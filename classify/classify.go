@@ -119,6 +119,9 @@ type Options struct {
 	WorkPresent bool
 	// Ledger masks our own text before anything is read. Nil masks nothing.
 	Ledger Masker
+	// Local holds an operator's rules file, read with the built-in
+	// rules; nil for none.
+	Local *Local
 }
 
 // A Result is a verdict and the reasons for it.
@@ -147,6 +150,9 @@ type Result struct {
 	Live []Line
 	// Draft is the text in the input box, when a human's draft holds.
 	Draft string
+	// Source is FILE:LINE when the rule that decided, or held, came from
+	// an operator's rules file; empty for a built-in rule.
+	Source string
 	// Dialog is the live dialog, read for relaying, when the State is
 	// Question; nil otherwise.
 	Dialog *DialogText
@@ -168,6 +174,7 @@ func Classify(s *Screen, opt Options) Result {
 	// so that its cost does not grow with the scrollback.
 	v := look(s.Lines, s.Attrs)
 	v.masker = opt.Ledger
+	v.local = opt.Local
 	r := decide(&v)
 	r.Body = v.body
 	if v.box != nil {
@@ -223,6 +230,7 @@ type view struct {
 	attrs  bool
 
 	masker Masker
+	local  *Local
 	masked map[Region][]Line // regions read so far, after the ledger
 }
 
@@ -524,7 +532,7 @@ func decide(v *view) Result {
 	var r Result
 	if v.agent != nil {
 		r.Agent = v.agent.name
-		rules = v.agent.rules
+		rules = v.local.rulesOf(v.agent)
 	}
 	for _, ru := range rules {
 		if !ru.verdict.first {
@@ -532,7 +540,7 @@ func decide(v *view) Result {
 		}
 		lines := v.region(ru.region)
 		if ev, ok := ru.match.match(lines); ok {
-			r.Rule, r.Region, r.Evidence = ru.name, ru.region, ev
+			r.Rule, r.Region, r.Evidence, r.Source = ru.name, ru.region, ev, ru.source
 			r.From, r.To = span(lines)
 			r.Live = lines
 			r.Hold, r.HoldLine = ru.verdict.hold, ev
@@ -549,7 +557,7 @@ func decide(v *view) Result {
 				continue
 			}
 			if ev, ok := ru.match.match(lines); ok {
-				r.State, r.Rule, r.Region, r.Evidence = want, ru.name, ru.region, ev
+				r.State, r.Rule, r.Region, r.Evidence, r.Source = want, ru.name, ru.region, ev, ru.source
 				r.From, r.To = span(lines)
 				r.Live = lines
 				if want == Question {
@@ -594,7 +602,7 @@ func decide(v *view) Result {
 		}
 		lines := v.region(ru.region)
 		if ev, ok := ru.match.match(lines); ok && len(lines) > 0 {
-			r.Hold, r.HoldLine = ru.verdict.hold, ev
+			r.Hold, r.HoldLine, r.Source = ru.verdict.hold, ev, ru.source
 			return r
 		}
 	}

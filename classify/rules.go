@@ -96,6 +96,9 @@ type rule struct {
 	// tool says the agent itself draws this marker as a ⎿ line, so a ⎿
 	// line quoting it cannot be told from it and is not tested.
 	tool bool
+	// source is FILE:LINE for a rule from an operator's rules file; empty
+	// for a built-in rule.
+	source string
 }
 
 var (

@@ -76,6 +76,11 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opt := classify.Options{Work: work.value, WorkPresent: work.set}
+	local, err := watcherRules()
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor classify: rules: %v; the built-in rules apply\n", err)
+	}
+	opt.Local = local
 	if *ledgerPath != "" {
 		m, err := loadLedger(*ledgerPath)
 		if err != nil {

@@ -196,6 +196,11 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		} else {
 			opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == ""}
 			opt.Ledger = m
+			local, err := watcherRules()
+			if msg := reportRulesOnce(*stateDir, err); msg != "" {
+				problems = append(problems, msg)
+			}
+			opt.Local = local
 			screen = classify.Classify(s, opt)
 		}
 	}
