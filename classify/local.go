@@ -86,7 +86,9 @@ func agentByWord(w string) *agent {
 func ParseLocal(data []byte, path string) (*Local, error) {
 	l := &Local{Path: path, before: map[*agent][]rule{}, after: map[*agent][]rule{},
 		replace: map[*agent]map[string]rule{}, disabled: map[*agent]map[string]bool{}}
-	at := func(off int64) string { return path + ":" + strconv.Itoa(1+bytes.Count(data[:min(int(off), len(data))], []byte("\n"))) }
+	at := func(off int64) string {
+		return path + ":" + strconv.Itoa(1+bytes.Count(data[:min(int(off), len(data))], []byte("\n")))
+	}
 	fail := func(off int64, format string, args ...any) error {
 		return fmt.Errorf("classify: %s: %s", at(off), fmt.Sprintf(format, args...))
 	}
