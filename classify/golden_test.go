@@ -63,6 +63,14 @@ func TestGolden(t *testing.T) {
 			if len(c.Ledger) > 0 {
 				opt.Ledger = ledger.NewMatcher(c.Ledger...)
 			}
+			// A case added with an operator's rules (golden add
+			// --rules) carries them beside it.
+			rules := "../golden/panes/" + c.name + ".rules.json"
+			if data, err := os.ReadFile(rules); err == nil {
+				if opt.Local, err = classify.ParseLocal(data, rules); err != nil {
+					t.Fatal(err)
+				}
+			}
 			r := classify.Classify(classify.ParseScreen(c.pane), opt)
 			got := expectation{State: r.State.String(), Hold: string(r.Hold)}
 			if diff := cmp.Diff(expectation{c.State, c.Hold}, got); diff != "" {

@@ -247,6 +247,16 @@ func (l *Local) add(lr LocalRule, where string) error {
 	return nil
 }
 
+// regionWord is the word a rules file names a region by.
+func regionWord(r Region) string {
+	for w, x := range regionWords {
+		if x == r {
+			return w
+		}
+	}
+	return r.String()
+}
+
 func hasRule(rules []rule, name string) bool {
 	for _, r := range rules {
 		if r.name == name {
@@ -285,7 +295,7 @@ func (l *Local) Effective() []LocalSource {
 			if from == "" {
 				from = "built-in"
 			}
-			out = append(out, LocalSource{Agent: a.name, Name: r.name, Region: r.region.String(), Verdict: r.verdict.String(), From: from})
+			out = append(out, LocalSource{Agent: a.name, Name: r.name, Region: regionWord(r.region), Verdict: r.verdict.String(), From: from})
 		}
 	}
 	return out
