@@ -719,24 +719,36 @@ alert() {
 
 # poll: one tick of the loop.
 # The agent's own status, where it writes one: Claude Code keeps
-# ~/.claude/sessions/<pid>.json naming the tmux pane it runs in. This script
-# prints the file for pane $1, read on the host where the agent runs.
+# ~/.claude/sessions/<pid>.json naming the tmux pane it runs in; Codex CLI
+# keeps a session log (rollout-*.jsonl) open while it runs, found among the
+# open files of the processes under the pane's process $2 (Linux /proc).
+# This script prints the file (a log's tail) for pane $1, read on the host
+# where the agent runs.
 # shellcheck disable=SC2016 # expanded by the sh that runs it
-witness_script='for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] && grep -qF "\"tmux\":\"$1\"" "$f" && exec cat "$f"; done; exit 1'
+witness_script='for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] && grep -qF "\"tmux\":\"$1\"" "$f" && exec cat "$f"; done
+[ -n "$2" ] && [ -d /proc/self/fd ] || exit 1
+pids=$(ps -A -o pid= -o ppid= | awk -v root="$2" '"'"'{ up[$1] = $2 } END { in_[root] = 1; do { more = 0; for (p in up) if (!(p in in_) && (up[p] in in_)) { in_[p] = 1; more = 1 } } while (more); for (p in in_) print p }'"'"')
+for pid in $pids; do
+	f=$(ls -l /proc/"$pid"/fd 2>/dev/null | sed -n "s|.* -> \(/.*/sessions/.*/rollout-[^/]*\.jsonl\)\$|\1|p" | head -n 1)
+	[ -n "$f" ] && exec tail -c 65536 "$f"
+done
+exit 1'
 
 # witness: finds the watched pane's coordinate and the agent's status file
 # for it, and hands both to the tick, which decides what they are worth.
 # Nothing found is no witness: the screen decides alone.
 witness() {
-	local pane_id rc=0
-	mux_call /dev/null "$work/pane-id" "$work/pane-id.err" display-message -p -t "$exact" '#{session_name}:#{window_id}.#{pane_id}' || return 0
+	local pane_id pane_pid rc=0
+	mux_call /dev/null "$work/pane-id" "$work/pane-id.err" display-message -p -t "$exact" '#{session_name}:#{window_id}.#{pane_id} #{pane_pid}' || return 0
 	pane_id=$(read_capped "$work/pane-id")
-	[[ $pane_id == *:@*.%* ]] || return 0
+	pane_pid=${pane_id##* }
+	pane_id=${pane_id% *}
+	[[ $pane_id == *:@*.%* && $pane_pid =~ ^[0-9]+$ ]] || return 0
 	if [[ -z $host ]]; then
-		run_bounded "$call_timeout" /dev/null "$work/agent-status.json" "$work/agent-status.err" /bin/sh -c "$witness_script" omega-monitor "$pane_id" || rc=$?
+		run_bounded "$call_timeout" /dev/null "$work/agent-status.json" "$work/agent-status.err" /bin/sh -c "$witness_script" omega-monitor "$pane_id" "$pane_pid" || rc=$?
 	else
 		run_bounded "$call_timeout" /dev/null "$work/agent-status.json" "$work/agent-status.err" \
-			ssh -n "${ssh_opts[@]}" -- "$host" "sh -c $(shell_quote "$witness_script") omega-monitor $(shell_quote "$pane_id")" || rc=$?
+			ssh -n "${ssh_opts[@]}" -- "$host" "sh -c $(shell_quote "$witness_script") omega-monitor $(shell_quote "$pane_id") $pane_pid" || rc=$?
 	fi
 	if ((rc == 0)) && [[ -s $work/agent-status.json ]]; then
 		tick_args+=(--agent-status "$work/agent-status.json" --pane "$pane_id")

@@ -23,10 +23,14 @@ type Witness struct {
 // died leaves its last status behind.
 const WitnessMaxAge = 5 * time.Minute
 
-// ParseWitness reads a Claude Code session status file and checks that it
+// ParseWitness reads a Claude Code session status file, or a Codex CLI
+// session log (codexwitness.go), and checks that it
 // belongs to pane and is fresh at now. It returns an error saying why a file
 // does not count; the screen then decides alone.
 func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
+	if codexRollout(data) {
+		return parseCodexRollout(data, now)
+	}
 	var f struct {
 		Status     string `json:"status"`
 		WaitingFor string `json:"waitingFor"`

@@ -143,3 +143,34 @@ func TestRealAgentsApprovalGetsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestRealCodexStreamGetsNothing: while the real Codex streams an answer
+// (no status line on its screen), the loop types nothing: the screen holds
+// the open turn, and Codex's own session log, read as the second witness,
+// says the turn is busy.
+func TestRealCodexStreamGetsNothing(t *testing.T) {
+	api := fakeapi.NewResponses(t, append([]fakeapi.Rule{{Match: "stream", Reply: fakeapi.Slow(90 * time.Second)}}, fakeapi.DefaultRules()...)...)
+	omegaMonitor(t)
+	bin := codex.Pin.Binary(t)
+	t.Parallel()
+	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
+	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
+	s.Type(t, "please stream")
+	s.WaitFor(t, realTimeout, "the stream", termagent.Contains("step2"))
+	r := watchAgent(t, s, "--nudge-budget", "2", "--nudge-text", agentNudge)
+	lines := r.waitLines(5, realTimeout)
+	r.stop()
+	if got := nudgedLines(lines); len(got) > 0 {
+		t.Errorf("the loop nudged a streaming Codex:\n%s", strings.Join(lines, "\n"))
+	}
+	if got := api.Prompts(); !slices.Equal(got, []string{"please stream"}) {
+		t.Errorf("the fake API saw %q, want only the first prompt", got)
+	}
+	agreed, disagreed := witnessed(t, r)
+	if agreed+disagreed == 0 {
+		t.Errorf("Codex's session log was never read as the second witness")
+	}
+	if screen := s.Capture(t); !strings.Contains(screen, "step") || strings.Contains(screen, agentNudge) {
+		t.Errorf("the stream was disturbed:\n%s", screen)
+	}
+}
