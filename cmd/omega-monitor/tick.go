@@ -128,6 +128,8 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := addTickFlags(fs)
 	captureErr := fs.String("capture-error", "", "the capture failed")
 	nowFlag := fs.String("now", "", "the poll's time, RFC 3339")
+	framed := fs.Bool("frame", false, "standard input is a capture frame")
+	statusDir := fs.String("agent-status-dir", "", "the agent's status files, on this machine")
 	statusFile := fs.String("agent-status", "", "the agent's own status file")
 	pane := fs.String("pane", "", "the watched pane")
 	explain := fs.Bool("explain", false, "explain on standard error")
@@ -146,14 +148,9 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor tick: %v\n", err)
 		return 2
 	}
-	now := time.Now()
-	if *nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, *nowFlag)
-		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor tick: --now %q is not an RFC 3339 time\n", *nowFlag)
-			return 2
-		}
-		now = t
+	now, ok := parseNow(*nowFlag, stderr)
+	if !ok {
+		return 2
 	}
 	d := stateDirectory(*stateDir)
 	var problems []string // rendered at the end of the line
@@ -164,47 +161,36 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
-	var screen classify.Result
-	var screenLedger classify.Masker
+	var c capture
+	var echo classify.Masker
 	if *captureErr == "" {
 		m, err := loadLedger(d.ledger())
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
-		screenLedger = m
-		s, err := classify.ReadScreen(stdin)
+		echo = m
+		c, err = readCapture(stdin, *framed, *pane, *statusFile, *statusDir)
 		if err != nil {
-			*captureErr = "reading the pane: " + err.Error()
-		} else {
-			opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == ""}
-			opt.Ledger = m
-			screen = classify.Classify(s, opt)
+			*captureErr = err.Error()
 		}
 	}
-	in := f.input(now, screen)
-	in.CaptureError = *captureErr
-	in.Ledger = screenLedger
-	witness := "none"
-	if *statusFile != "" && in.CaptureError == "" {
-		if data, err := os.ReadFile(*statusFile); err != nil {
-			witness = "unreadable (" + err.Error() + "): the screen decides alone"
-		} else if w, err := tick.ParseWitness(data, *pane, now); err != nil {
-			witness = err.Error() + ": the screen decides alone"
-		} else {
-			in.Witness = &w
-			witness = fmt.Sprintf("%s says %s (written %s)", *statusFile, w.Status, w.Updated.UTC().Format(time.RFC3339))
-		}
+	witness, said := c.witness(now)
+	if *captureErr != "" {
+		witness, said = nil, "none"
 	}
+	next, out, screen := judge(prev, f.config(), f, now, c.screen, *captureErr, echo, witness)
 	if *explain {
-		if in.CaptureError != "" {
-			fmt.Fprintf(stderr, "no screen: %s\n", in.CaptureError)
+		if *captureErr != "" {
+			fmt.Fprintf(stderr, "no screen: %s\n", *captureErr)
 		} else {
 			io.WriteString(stderr, screen.Explain())
 		}
-		fmt.Fprintf(stderr, "  witness:  %s\n", witness)
+		fmt.Fprintf(stderr, "  witness:  %s\n", said)
 	}
-	next, out := tick.Step(prev, f.config(), in)
-	next, out = d.act(prev, next, out, &problems)
+	if c.pane != "" {
+		next.Pane, next.PaneDir = c.pane, c.dir
+	}
+	next, out = d.act(next, out, screen, now, &problems)
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -217,6 +203,63 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, line)
 	return 0
+}
+
+// parseNow reads --now, or takes the time now.
+func parseNow(flagValue string, stderr io.Writer) (time.Time, bool) {
+	if flagValue == "" {
+		return time.Now(), true
+	}
+	t, err := time.Parse(time.RFC3339, flagValue)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: --now %q is not an RFC 3339 time\n", flagValue)
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// judge is one poll's step from a captured screen to the tick's outcome,
+// for tick and replay alike: classify with the echo ledger, look at the
+// input box as drawn, then tick.Step. screen is nil when the capture failed.
+func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness) (tick.State, tick.Outcome, classify.Result) {
+	var screen classify.Result
+	own := false
+	if captureErr == "" && s != nil {
+		opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == "", Ledger: echo}
+		screen = classify.Classify(s, opt)
+		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
+	}
+	in := f.input(now, screen)
+	in.CaptureError = captureErr
+	in.Ledger = echo
+	in.Witness = w
+	in.OwnTextInBox = own
+	next, out := tick.Step(prev, cfg, in)
+	return next, out, screen
+}
+
+// boxAsDrawn reads the input box of a STALLED screen without the echo
+// ledger, which masks our own words in the transcript and must not mask
+// them in the box: a box holding exactly our nudge text gets only the Enter
+// (own is true); a box holding anything else is a human's draft and holds.
+func boxAsDrawn(s *classify.Screen, screen classify.Result, opt classify.Options, text string) (classify.Result, bool) {
+	if screen.State != classify.Stalled || (screen.Hold != classify.HoldNone && screen.Hold != classify.HoldDraft) {
+		return screen, false
+	}
+	raw := screen
+	if screen.Hold == classify.HoldNone && opt.Ledger != nil {
+		opt.Ledger = nil
+		raw = classify.Classify(s, opt)
+	}
+	if raw.Hold != classify.HoldDraft {
+		return screen, false
+	}
+	if tick.OwnText(raw.Draft, text) {
+		screen.Hold, screen.Draft, screen.HoldLine = classify.HoldNone, "", classify.Line{}
+		return screen, true
+	}
+	screen.Hold, screen.Draft, screen.HoldLine = classify.HoldDraft, raw.Draft, raw.HoldLine
+	return screen, false
 }
 
 // A stateDirectory is one watcher's directory: its state, echo ledger,
@@ -359,22 +402,37 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 }
 
 // act records each nudge in the echo ledger, then hands every action to the
-// shell as a file. A nudge that cannot be recorded first is not sent: its
-// echo would be read back as the agent's own words.
-func (d stateDirectory) act(prev, next tick.State, out tick.Outcome, problems *[]string) (tick.State, tick.Outcome) {
+// shell as a file, and the nudge's judged screen as pending.json for the
+// checks before typing and before Enter (confirm). A nudge that cannot be
+// recorded first is not sent: its echo would be read back as the agent's
+// own words; its budget is given back, and the history says so instead of
+// "nudge".
+func (d stateDirectory) act(next tick.State, out tick.Outcome, judged classify.Result, now time.Time, problems *[]string) (tick.State, tick.Outcome) {
 	seq := 0
+	os.Remove(d.path(pendingFile))
 	for _, a := range out.Actions {
 		switch a.Kind {
-		case tick.Nudge:
-			if err := ledger.Record(d.ledger(), a.Text); err != nil {
-				spent := next.Budget.String()
-				next.Budget.Used = max(next.Budget.Used-1, 0)
-				out.Line = strings.Replace(out.Line, "nudged ("+spent+")", "not nudged (the echo ledger could not record it)", 1)
-				*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
-				continue
+		case tick.Nudge, tick.Enter:
+			if a.Kind == tick.Nudge {
+				if err := ledger.Record(d.ledger(), a.Text); err != nil {
+					spent := next.Budget.String()
+					next = next.Refund()
+					out.Line = strings.Replace(out.Line, "nudged ("+spent+")", "not nudged (the echo ledger could not record it)", 1)
+					out.Events = withoutNudge(out.Events, "the echo ledger could not record it: "+err.Error())
+					*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
+					continue
+				}
 			}
 			seq++
-			if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.nudge", seq)), []byte(a.Text)); err != nil {
+			name := fmt.Sprintf("%03d.nudge", seq)
+			if a.Kind == tick.Enter {
+				name = fmt.Sprintf("%03d.enter", seq)
+			}
+			if err := d.writePending(tick.NewPending(name, a, judged, now)); err != nil {
+				*problems = append(*problems, "nudge not handed over: "+err.Error())
+				continue
+			}
+			if err := writeAtomic(filepath.Join(d.actions(), name), []byte(a.Text)); err != nil {
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
@@ -387,4 +445,16 @@ func (d stateDirectory) act(prev, next tick.State, out tick.Outcome, problems *[
 		}
 	}
 	return next, out
+}
+
+// withoutNudge replaces the nudge event of a poll by nudge_not_typed.
+func withoutNudge(events []tick.Event, why string) []tick.Event {
+	out := events[:0:0]
+	for _, e := range events {
+		if e.Name == "nudge" {
+			e = tick.Event{Name: "nudge_not_typed", State: e.State, Fields: map[string]any{"text": e.Fields["text"], "why": why}}
+		}
+		out = append(out, e)
+	}
+	return out
 }

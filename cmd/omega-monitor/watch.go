@@ -52,35 +52,9 @@ func newWatchFlagSet(f *watchFlags) *flag.FlagSet {
 func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var f watchFlags
 	fs := newWatchFlagSet(&f)
-	positional, code, ok := parseInterspersed(fs, args, watchUsage, stdout, stderr)
+	target, code, ok := parseWatchArgs("watch", fs, &f, args, watchUsage, stdout, stderr)
 	if !ok {
 		return code
-	}
-	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "omega-monitor: watch takes one target, got %d\n", len(positional))
-		writeCommandUsage(stderr, fs, watchUsage)
-		return 2
-	}
-	target, err := coord.ParseTarget(positional[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
-		return 2
-	}
-	if f.interval < 1 {
-		fmt.Fprintf(stderr, "omega-monitor: --interval must be a whole number of seconds, 1 and up; got %d\n", f.interval)
-		return 2
-	}
-	if f.nudgeBudget < 0 {
-		fmt.Fprintf(stderr, "omega-monitor: --nudge-budget must not be negative; got %d\n", f.nudgeBudget)
-		return 2
-	}
-	if f.sshConfig != "" {
-		abs, err := filepath.Abs(f.sshConfig)
-		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: --ssh-config: %v\n", err)
-			return 2
-		}
-		f.sshConfig = abs
 	}
 	m, err := resolveMux(f.mux, f.sshConfig, coord.DefaultTimeout)
 	if err != nil {
@@ -177,6 +151,54 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		words = append(words, "--"+fl.Name, values[fl.Name])
 	})
 	return "exec " + coord.ShellJoin(words...)
+}
+
+// parseWatchArgs reads a watcher's command line, for watch and for the
+// loop's own start (loop-env), so that both refuse the same things: one
+// target, safe by coord's rules, and every flag's value in range. When ok is
+// false the command returns code.
+func parseWatchArgs(name string, fs *flag.FlagSet, f *watchFlags, args []string, usage string, stdout, stderr io.Writer) (target coord.Target, code int, ok bool) {
+	positional, code, ok := parseInterspersed(fs, args, usage, stdout, stderr)
+	if !ok {
+		return coord.Target{}, code, false
+	}
+	if len(positional) != 1 {
+		fmt.Fprintf(stderr, "omega-monitor: %s takes one target, got %d\n", name, len(positional))
+		writeCommandUsage(stderr, fs, usage)
+		return coord.Target{}, 2, false
+	}
+	target, err := coord.ParseTarget(positional[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: refusing target %q: %v\n", positional[0], err)
+		return coord.Target{}, 2, false
+	}
+	if err := f.check(); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return coord.Target{}, 2, false
+	}
+	return target, 0, true
+}
+
+// check refuses a flag value the loop cannot use, and makes --ssh-config
+// absolute so that a watcher started elsewhere reads the same file.
+func (f *watchFlags) check() error {
+	if f.interval < 1 {
+		return fmt.Errorf("--interval must be a whole number of seconds, 1 and up; got %d", f.interval)
+	}
+	if f.nudgeBudget < 0 {
+		return fmt.Errorf("--nudge-budget must not be negative; got %d", f.nudgeBudget)
+	}
+	if strings.ContainsAny(f.nudgeText, "\n\r") {
+		return errors.New("--nudge-text must be one line")
+	}
+	if f.sshConfig != "" {
+		abs, err := filepath.Abs(f.sshConfig)
+		if err != nil {
+			return fmt.Errorf("--ssh-config: %v", err)
+		}
+		f.sshConfig = abs
+	}
+	return nil
 }
 
 // parseInterspersed parses flags wherever they stand among the positional
