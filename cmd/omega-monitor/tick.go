@@ -15,6 +15,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/probe"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -330,36 +331,7 @@ func (d stateDirectory) saveState(s tick.State) error {
 	return nil
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if dir, err := os.Open(filepath.Dir(path)); err == nil {
-		dir.Sync()
-		dir.Close()
-	}
-	return nil
-}
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
 
 // appendHistory appends the poll's events to history.jsonl in one write, so
 // that a failure loses at most this poll's lines and never an earlier one.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -272,7 +273,7 @@ func installLoopScript(home string) (string, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, scripts.Loop) {
 		return path, os.Chmod(path, 0o700)
 	}
-	return path, replaceFile(path, scripts.Loop, 0o700)
+	return path, atomicfile.Write(path, scripts.Loop, 0o700)
 }
 
 // writeWatcherTarget records, in the watcher's state directory, which target
@@ -282,7 +283,7 @@ func writeWatcherTarget(home, watcher string, target coord.Target) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return replaceFile(filepath.Join(dir, "target"), []byte(target.String()+"\n"), 0o600)
+	return writeAtomic(filepath.Join(dir, "target"), []byte(target.String()+"\n"))
 }
 
 // readWatcherTarget is the target recorded for watcher, if any.
@@ -293,30 +294,4 @@ func readWatcherTarget(home, watcher string) (coord.Target, bool) {
 	}
 	t, err := coord.ParseTarget(strings.TrimSpace(string(data)))
 	return t, err == nil && coord.WatcherName(t) == watcher
-}
-
-// replaceFile writes data to path by way of a temporary file in the same
-// directory: write, fsync, rename.
-func replaceFile(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
