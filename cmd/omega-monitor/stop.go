@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -80,5 +81,5 @@ func markEnded(watcher string) {
 		return
 	}
 	data, _ := json.Marshal(board.EndedRecord{At: time.Now().UTC(), By: "stop"})
-	replaceFile(filepath.Join(dir, "ended.json"), append(data, '\n'), 0o600)
+	atomicfile.Write(filepath.Join(dir, "ended.json"), append(data, '\n'), 0o600)
 }
