@@ -104,6 +104,8 @@ type State struct {
 	UsageHold  string    `json:"usage_hold,omitempty"`
 	UsageUntil time.Time `json:"usage_until,omitzero"`
 
+	Board // what the fleet board reads: see board.go
+
 	// CaptureFailures counts the captures in a row that failed, since
 	// CaptureFailingSince. Once they have failed for TargetGoneAfter the
 	// watched session is taken as gone: TargetGone is set (the board shows

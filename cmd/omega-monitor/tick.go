@@ -226,6 +226,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		next, out = withholdNudges(next, out, unusable)
 	}
 	next, out = d.record(next, out, &problems)
+	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
 		next, out = withholdNudges(next, out, "the state could not be saved")
@@ -425,7 +426,8 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // appendHistory appends the poll's events to history.jsonl in one write, so
-// that a failure loses at most this poll's lines and never an earlier one.
+// that a failure loses at most this poll's lines and never an earlier one,
+// under the history's lock (see sweepHistory).
 func (d stateDirectory) appendHistory(now time.Time, target string, events []tick.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -450,6 +452,11 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 		b.Write(line)
 		b.WriteByte('\n')
 	}
+	unlock, err := lockHistory(string(d))
+	if err != nil {
+		return fmt.Errorf("history not written: %v", err)
+	}
+	defer unlock()
 	h, err := os.OpenFile(d.path("history.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("history not written: %v", err)
@@ -522,4 +529,20 @@ func (d stateDirectory) appendLog(line string) error {
 		return fmt.Errorf("monitor.log not written: %v", err)
 	}
 	return nil
+}
+
+// pollState is the poll's state name for the board, "?" without a screen.
+func pollState(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "?"
+	}
+	return in.Screen.State.String()
+}
+
+// pollExplain is the explanation of the poll's verdict for the board.
+func pollExplain(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "no screen: " + in.CaptureError
+	}
+	return in.Screen.Explain()
 }
