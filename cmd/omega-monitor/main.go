@@ -46,6 +46,8 @@ func commands() []command {
 		{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
 		{"version", "print the module version and VCS revision of this binary", runVersion},
 		{"install", "put the alert funnel in ~/.omega/bin (install [--test-alert])", runInstall},
+		{"hold", "take the lock of a watcher's state directory for the loop (the loop calls it)", runHold},
+		{"deliver", "deliver the alerts waiting in a watcher's outbox (the loop calls it)", runDeliver},
 	}
 }
 

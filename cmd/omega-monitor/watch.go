@@ -130,6 +130,16 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
+	// A loop started by hand, or an old one still cleaning up, holds
+	// the state directory: two loops would type into one pane in turns.
+	if free, h, err := lockFree(filepath.Join(home, watcher)); err != nil || !free {
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		} else {
+			fmt.Fprintf(stderr, "omega-monitor: %s is already watched: its state directory is held by %s\n", target, h)
+		}
+		return 1
+	}
 	if err := writeWatcherTarget(home, watcher, target); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
