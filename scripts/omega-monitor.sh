@@ -310,14 +310,12 @@ main() {
 		say "the omega-monitor binary is not found (${bin:-not on PATH}; set OMEGA_MONITOR_BIN)"
 		return 2
 	fi
-	case " $* " in
-	*" -h "* | *" -help "* | *" --help "*)
-		"$bin" loop-env --help | sed 's/omega-monitor loop-env/omega-monitor.sh/'
-		return 0
-		;;
-	esac
 	umask 077
 	settings=$("$bin" loop-env --pid "$$" "$@") || return
+	if [[ $settings == usage:* ]]; then
+		printf '%s\n' "${settings//omega-monitor loop-env/omega-monitor.sh}"
+		return 0
+	fi
 	eval "$settings"
 	work=$state/poll
 	fifo=$work/clock.$$
