@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -52,9 +54,18 @@ func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var f watchFlags
 	fs := newWatchFlagSet(&f)
 	pid := fs.Int("pid", 0, "the loop's process `id`")
+	script := fs.String("loop-script", "", "the loop script's `path`, to check its version stamp")
 	target, code, ok := parseWatchArgs("loop-env", fs, &f, args, loopEnvUsage, stdout, stderr)
 	if !ok {
 		return code
+	}
+	// A loop script stamped by another build shares no contract with this
+	// one; an unstamped one (run from a checkout) is the checkout's own.
+	if *script != "" {
+		if err := checkLoopVersion(*script); err != nil && !errors.Is(err, errUnstamped) {
+			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+			return 2
+		}
 	}
 	if *pid <= 0 {
 		fmt.Fprintln(stderr, "omega-monitor: loop-env needs --pid, the loop's process id")
@@ -88,17 +99,19 @@ type loopEnv struct {
 	control string // ssh ControlMaster socket
 	ssh     coord.SSH
 	funnel  string
+	env     map[string]string // the settings of the environment, checked
 }
 
 func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, getenv func(string) string) (*loopEnv, error) {
 	e := &loopEnv{target: target, flags: f, pid: pid, set: map[string]bool{}, timeout: defaultCallTimeout}
 	fs.Visit(func(fl *flag.Flag) { e.set[fl.Name] = true })
-	if t := getenv("OMEGA_MONITOR_TIMEOUT"); t != "" {
-		n, err := strconv.Atoi(t)
-		if err != nil || n < 1 || n > 3600 {
-			return nil, fmt.Errorf("OMEGA_MONITOR_TIMEOUT must be whole seconds from 1 to 3600; got %q", t)
-		}
-		e.timeout = n
+	env, err := envSettings(getenv)
+	if err != nil {
+		return nil, err
+	}
+	e.env = env
+	if t, ok := env["OMEGA_MONITOR_TIMEOUT"]; ok {
+		e.timeout, _ = strconv.Atoi(t) // checked by envSettings
 	}
 	e.watcher = getenv("OMEGA_MONITOR_WATCHER")
 	if e.watcher == "" {
@@ -144,8 +157,12 @@ func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, ge
 	return e, nil
 }
 
-// prepare makes the state directory and writes loop.json.
+// prepare makes the state directory and writes loop.json, unless another
+// loop holds the directory: the loop takes its lock (hold) right after.
 func (e *loopEnv) prepare() error {
+	if free, h, err := lockFree(e.state); err == nil && !free {
+		return fmt.Errorf("%s is held by %s: one loop per state directory", e.state, h)
+	}
 	for _, dir := range []string{e.state, filepath.Join(e.state, "actions"), filepath.Join(e.state, "poll")} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("state directory: %v", err)
@@ -199,12 +216,31 @@ func (e *loopEnv) settings() map[string]string {
 		"call_timeout": strconv.Itoa(e.timeout),
 	}
 	for k, v := range map[string]string{"work_probe": e.flags.workProbe, "progress_probe": e.flags.progressProbe,
-		"mux": e.mux, "ssh_config": e.flags.sshConfig} {
+		"mux": e.mux, "ssh_config": e.flags.sshConfig, "probe_dir": e.flags.probeDir, "funnel": e.funnel} {
 		if v != "" {
 			s[k] = v
 		}
 	}
+	for k, v := range e.env {
+		s[k] = v
+	}
 	return s
+}
+
+// describe is the effective settings in one line, for the loop's log at
+// start. The Telegram config is named, never read.
+func (e *loopEnv) describe() string {
+	s := e.settings()
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+strconv.Quote(s[k]))
+	}
+	return strings.Join(parts, " ")
 }
 
 func (e *loopEnv) nudgeText() string {
@@ -259,6 +295,8 @@ func (e *loopEnv) shell() string {
 	scalar("funnel", e.funnel)
 	scalar("nudge_text", text)
 	scalar("mux_error", e.muxErr)
+	scalar("probe_dir", e.flags.probeDir)
+	scalar("settings_said", e.describe())
 
 	common := []string{"--state", e.state, "--target", e.target.String()}
 	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
@@ -281,6 +319,9 @@ func (e *loopEnv) shell() string {
 	}
 	array("confirm", confirm)
 	array("ack", append([]string{e.bin, "ack"}, common...))
+	array("deliver", append(append([]string{e.bin, "deliver"}, common...), "--funnel", e.funnel))
+	array("hold", append(append([]string{e.bin, "hold", "--fd", "8"}, common[:2]...),
+		"--pid", strconv.Itoa(e.pid), "--watcher", e.watcher, "--target", e.target.String()))
 	array("capture", e.capture())
 	if coord.NeedsPaste(text) {
 		scalar("paste", "1")
