@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -202,3 +203,88 @@ func freeze(t *testing.T, pid int) {
 	}
 	t.Fatalf("the loop %d never ran a child to freeze", pid)
 }
+
+// The live form in a real terminal: a tmux pane runs the board, which is
+// captured as drawn; the window is resized and the board redraws to the new
+// width; q ends it and the terminal is as it was (the same stty settings,
+// the main screen back with what it held, nothing of the board in the
+// scrollback).
+func TestStatusLiveInATerminal(t *testing.T) {
+	f := newFleet(t)
+	bin := omegaMonitor(t)
+	dir := t.TempDir()
+	started := time.Now().Add(-time.Hour).UTC()
+	// A watcher whose loop is this test's own process, polling now: live.
+	token, _ := board.SystemProcs{}.StartToken(os.Getpid())
+	w := filepath.Join(f.state, "monitor-api")
+	if err := os.MkdirAll(w, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := json.Marshal(board.LoopRecord{Pid: os.Getpid(), StartToken: token, StartedAt: started, IntervalS: 3600, Target: "api"})
+	os.WriteFile(filepath.Join(w, "loop.json"), rec, 0o600)
+	os.WriteFile(filepath.Join(w, "state.json"), []byte(fmt.Sprintf(
+		`{"version":1,"budget":{"limit":5,"used":1},"state":"STALLED","state_since":%q,"last_poll":%q,"agent":"claude","work":"7","last_transition":{"at":%q,"from":"WORKING","to":"STALLED","line":"MONITOR · api · STALLED · nudged (1/5)"}}`,
+		started.Format(time.RFC3339), time.Now().UTC().Format(time.RFC3339), started.Format(time.RFC3339))), 0o600)
+
+	script := fmt.Sprintf(`echo BEFORE; stty -a >%[1]s/before; OMEGA_MONITOR_HOME=%[2]s %[3]s status --interval 200ms; echo "exit $?" >%[1]s/exit; stty -a >%[1]s/after; echo AFTER; exec sleep 600`,
+		shellQuote(dir), shellQuote(f.state), shellQuote(bin))
+	f.tmux.NewSession(t, "board", "sh -c "+shellQuote(script))
+	capture := func() string { return f.tmux.Run(t, "capture-pane", "-p", "-t", "=board:") }
+	waitScreen := func(what string, ok func(string) bool) string {
+		t.Helper()
+		var screen string
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			screen = capture()
+			if ok(screen) {
+				return poll.Success()
+			}
+			return poll.Continue("%s; the pane shows:\n%s", what, screen)
+		}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+		return screen
+	}
+	screen := waitScreen("no board", func(s string) bool { return strings.Contains(s, "monitor-api") })
+	for _, want := range []string{"omega-monitor status", "48h: ", "▶ monitor-api", "[live]", "STALLED", "transition", "WORKING → STALLED"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the board lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "BEFORE") {
+		t.Errorf("the board is not on the alternate screen:\n%s", screen)
+	}
+	t.Logf("120x40:\n%s", screen)
+
+	f.tmux.Run(t, "resize-window", "-t", "=board:", "-x", "50", "-y", "12")
+	screen = waitScreen("not redrawn at 50 columns", func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return strings.Contains(s, "▶ monitor-api") && strings.Contains(s, "…") && len(lines) <= 12
+	})
+	for _, l := range strings.Split(screen, "\n") {
+		if board.Width(l) > 50 {
+			t.Errorf("a line wider than 50 columns after the resize: %q", l)
+		}
+	}
+	t.Logf("50x12:\n%s", screen)
+
+	f.tmux.Run(t, "send-keys", "-t", "=board:", "q")
+	screen = waitScreen("not back to the shell", func(s string) bool { return strings.Contains(s, "AFTER") })
+	if !strings.Contains(screen, "BEFORE") || strings.Contains(screen, "monitor-api") {
+		t.Errorf("the main screen was not restored:\n%s", screen)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "before"))
+	after, _ := os.ReadFile(filepath.Join(dir, "after"))
+	// The size differs, by the resize; every setting must be as it was.
+	_, before, _ = bytes.Cut(before, []byte("\n"))
+	_, after, _ = bytes.Cut(after, []byte("\n"))
+	if len(before) == 0 || string(before) != string(after) {
+		t.Errorf("the terminal settings changed:\nbefore %s\nafter  %s", before, after)
+	}
+	if code, _ := os.ReadFile(filepath.Join(dir, "exit")); strings.TrimSpace(string(code)) != "exit 0" {
+		t.Errorf("the board ended with %q", code)
+	}
+	history := f.tmux.Run(t, "capture-pane", "-p", "-S", "-", "-E", "-1", "-t", "=board:")
+	if strings.Contains(history, "omega-monitor status") {
+		t.Errorf("the board scrolled into the history:\n%s", history)
+	}
+}
+
+func shellQuote(s string) string { return coord.ShellQuote(s) }
