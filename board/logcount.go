@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 )
 
 // A Cursor is where the last read of one log ended: its size then, and the
@@ -20,8 +21,34 @@ type Cursor struct {
 // again and again (the live board), or keeps them between runs (--once).
 // The census moves them; they are safe for its concurrent readers.
 type Cursors struct {
-	mu   sync.Mutex
-	Logs map[string]Cursor `json:"logs"`
+	mu        sync.Mutex
+	Logs      map[string]Cursor        `json:"logs"`
+	Histories map[string]HistoryCursor `json:"histories"`
+}
+
+// history reads a history through its cursor, and moves the cursor.
+// Without cursors it reads from the end every time.
+func (c *Cursors) history(path string, now time.Time) (HistoryCursor, error) {
+	if c == nil {
+		return readHistory(path, now, nil)
+	}
+	c.mu.Lock()
+	prev, ok := c.Histories[path]
+	c.mu.Unlock()
+	var p *HistoryCursor
+	if ok {
+		p = &prev
+	}
+	h, err := readHistory(path, now, p)
+	if err == nil {
+		c.mu.Lock()
+		if c.Histories == nil {
+			c.Histories = map[string]HistoryCursor{}
+		}
+		c.Histories[path] = h
+		c.mu.Unlock()
+	}
+	return h, err
 }
 
 func (c *Cursors) get(path string) (Cursor, bool) {
@@ -82,7 +109,10 @@ func (c *Cursors) count(path string) (LogCount, error) {
 
 // countLines counts the newlines in f between the offsets from and to.
 func countLines(f *os.File, from, to int64) (int, error) {
-	buf := make([]byte, 256<<10)
+	if to <= from {
+		return 0, nil
+	}
+	buf := make([]byte, min(256<<10, to-from))
 	n := 0
 	for off := from; off < to; {
 		want := min(int64(len(buf)), to-off)
