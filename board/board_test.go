@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -218,20 +219,28 @@ func TestDegradedNeverEmpty(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "nowhere"), filepath.Join(root, "monitor-dangling")); err != nil {
 		t.Fatal(err)
 	}
+	// FIFOs with no writer, where a state file and a history should be:
+	// named, never waited on.
+	fifo := writeDir(t, root, "monitor-fifo", map[string]string{"loop.json": loopJSON(100, "5000", started.Add(2*time.Minute), 60, "fifo")})
+	for _, name := range []string{"state.json", "history.jsonl"} {
+		if err := syscall.Mkfifo(filepath.Join(fifo, name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	writeDir(t, root, "bin", map[string]string{"omega-monitor.sh": "#!/bin/sh\n"})
 	writeDir(t, root, "not-a-watcher", map[string]string{"notes": "x"})
 	f, err := Census(root, now, Options{Procs: procs{100: "5000"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f.Degraded || len(f.Errors) != 2 {
-		t.Fatalf("degraded %v errors %v, want two", f.Degraded, f.Errors)
+	if !f.Degraded || len(f.Errors) != 4 {
+		t.Fatalf("degraded %v errors %v, want four", f.Degraded, f.Errors)
 	}
 	var names []string
 	for _, w := range f.Watchers {
 		names = append(names, w.Name+"="+w.Liveness)
 	}
-	if diff := cmp.Diff([]string{"monitor-good=live", "monitor-corrupt=quiet"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"monitor-good=live", "monitor-corrupt=quiet", "monitor-fifo=quiet"}, names); diff != "" {
 		t.Errorf("watchers (-want +got):\n%s", diff)
 	}
 	out := Compact(f)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
 // The files of a watcher's state directory that the board reads.
@@ -244,7 +246,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.Target = loop.Target
 	}
 	if w.Target == "" {
-		if data, err := os.ReadFile(filepath.Join(dir, targetFile)); err == nil {
+		if data, err := fsutil.ReadCapped(filepath.Join(dir, targetFile), 4096); err == nil {
 			w.Target = strings.TrimSpace(string(data))
 		}
 	}
@@ -305,10 +307,15 @@ func needsHuman(state string, n Nudges) string {
 	return ""
 }
 
+// maxJSON caps what the census reads of one JSON file: a state file is a
+// few kilobytes, and a file that is not (or a FIFO, or a device) must not
+// hold the board.
+const maxJSON = 4 << 20
+
 // readJSON reads a JSON file into v. A missing file is not an error: it
 // reports false.
 func readJSON(path string, v any) (bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadCapped(path, maxJSON)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -61,7 +61,7 @@ const chunk = 64 << 10
 func readHistory(path string, now time.Time, prev *HistoryCursor) (HistoryCursor, error) {
 	from := windowStart(now)
 	c := HistoryCursor{Hours: map[int64]int{}, Minutes: map[int64][]int{}}
-	f, err := os.Open(path)
+	f, info, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -69,10 +69,6 @@ func readHistory(path string, now time.Time, prev *HistoryCursor) (HistoryCursor
 		return c, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return c, err
-	}
 	size, ino := info.Size(), inode(info)
 	if prev != nil && prev.Ino == ino && prev.Offset <= size {
 		c = prev.prune(from, now)

@@ -72,7 +72,7 @@ func (c *Cursors) set(path string, cur Cursor) {
 // counted afresh, and all of it is new. Without cursors the whole log is
 // counted and nothing is new.
 func (c *Cursors) count(path string) (LogCount, error) {
-	f, err := os.Open(path)
+	f, info, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return LogCount{}, nil
 	}
@@ -80,10 +80,6 @@ func (c *Cursors) count(path string) (LogCount, error) {
 		return LogCount{}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return LogCount{}, err
-	}
 	size := info.Size()
 	var from Cursor
 	known := false
