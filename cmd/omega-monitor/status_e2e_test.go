@@ -265,6 +265,29 @@ func TestStatusLiveInATerminal(t *testing.T) {
 	}
 	t.Logf("50x12:\n%s", screen)
 
+	// Enter jumps: the board runs inside tmux, so the client that shows it
+	// (here a client attached from another session's pane) switches to
+	// the selected watcher's session, and the board keeps running.
+	f.tmux.NewSession(t, "api", "sleep 600")
+	f.tmux.NewSession(t, "viewer", f.tmux.Mux+" attach-session -t =board:")
+	clients := func() string {
+		return f.tmux.Run(t, "list-clients", "-F", "#{client_session}")
+	}
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if strings.Contains(clients(), "board") {
+			return poll.Success()
+		}
+		return poll.Continue("no client on the board: %q", clients())
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	f.tmux.Run(t, "send-keys", "-t", "=board:", "Enter")
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if strings.Contains(clients(), "api") {
+			return poll.Success()
+		}
+		return poll.Continue("the client did not switch to api: %q", clients())
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	f.tmux.Run(t, "kill-session", "-t", "=viewer:")
+
 	f.tmux.Run(t, "send-keys", "-t", "=board:", "q")
 	screen = waitScreen("not back to the shell", func(s string) bool { return strings.Contains(s, "AFTER") })
 	if !strings.Contains(screen, "BEFORE") || strings.Contains(screen, "monitor-api") {
