@@ -64,6 +64,10 @@ type Input struct {
 	// Witness is the agent's own status, when a fresh one for this pane
 	// exists.
 	Witness *Witness
+	// OwnTextInBox says the input box holds exactly the nudge text, left
+	// there by a nudge whose Enter never came: a STALLED screen then gets
+	// only the Enter, never the text again.
+	OwnTextInBox bool
 }
 
 // State is what one poll leaves for the next. It is stored as JSON.
@@ -114,6 +118,11 @@ type State struct {
 	CaptureFailures     int       `json:"capture_failures,omitempty"`
 	CaptureFailingSince time.Time `json:"capture_failing_since,omitzero"`
 	TargetGone          bool      `json:"target_gone,omitempty"`
+
+	// Pane and PaneDir are the watched pane's coordinate and working
+	// directory at the last capture; the caller sets them.
+	Pane    string `json:"pane,omitempty"`
+	PaneDir string `json:"pane_dir,omitempty"`
 }
 
 // A QuestionLatch remembers one escalated question.
@@ -135,6 +144,7 @@ type ActionKind int
 const (
 	Nudge ActionKind = iota + 1 // type Text, then Enter as a separate call
 	Alert                       // hand Alert to the alert funnel
+	Enter                       // Text is in the input box already: Enter only
 )
 
 // An Action is one thing the shell does after the poll.
@@ -397,6 +407,12 @@ func (p *poll) stalled() {
 	text := p.cfg.NudgeText
 	if text == "" {
 		text = DefaultNudgeText
+	}
+	if p.in.OwnTextInBox {
+		p.actions = append(p.actions, Action{Kind: Enter, Text: text})
+		p.event("nudge", "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String(), "enter_only": true})
+		p.line = append(p.line, "nudged, Enter only: our text is in the box ("+p.next.Budget.String()+")")
+		return
 	}
 	p.actions = append(p.actions, Action{Kind: Nudge, Text: text})
 	p.event("nudge", "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
