@@ -267,6 +267,24 @@ poll() {
 		in=/dev/null
 	fi
 	judge "$in" "${args[@]}" && act
+	measure_diff
+}
+
+# measure_diff: what the agent has written in the pane's working directory,
+# at most every 5 minutes: omega-monitor diff says when and what to run, and
+# records the figure; it runs here, or on the host over the ssh connection.
+measure_diff() {
+	local cmd
+	run_bounded "$call_timeout" /dev/null "$work/diff.cmd" "$work/diff.err" "${diff[@]}" --script
+	((rc == 0)) || return 0
+	IFS= read -r -d '' cmd <"$work/diff.cmd"
+	run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" "${diff_run[@]}" "${cmd%$'\n'}"
+	if ((rc == 0)); then
+		run_bounded "$call_timeout" "$work/diff.out" /dev/null "$work/diff.err" "${diff[@]}" --record
+	else
+		failure "$work/diff.err"
+		run_bounded "$call_timeout" /dev/null /dev/null "$work/diff.err" "${diff[@]}" --record --error "$why"
+	fi
 }
 
 # pause SECONDS: waits, in a read a signal interrupts at once.
