@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
 // The files of a watcher's state directory that the board reads.
@@ -203,9 +201,21 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	if !isWatcher(inside) {
 		return r // another directory: not the board's business
 	}
+	// Only the files the listing shows are opened: at fleet size the
+	// census is mostly system calls.
+	present := make(map[string]bool, len(inside))
+	for _, e := range inside {
+		present[e.Name()] = true
+	}
+	readJSON := func(file string, v any) (bool, error) {
+		if !present[file] {
+			return false, nil
+		}
+		return readJSONFile(filepath.Join(dir, file), v)
+	}
 
 	var st stateRecord
-	if ok, err := readJSON(filepath.Join(dir, stateFile), &st); err != nil {
+	if ok, err := readJSON(stateFile, &st); err != nil {
 		fail(stateFile, err)
 	} else if ok {
 		w.State = st.State
@@ -235,7 +245,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	}
 
 	var loop LoopRecord
-	hasLoop, err := readJSON(filepath.Join(dir, loopFile), &loop)
+	hasLoop, err := readJSON(loopFile, &loop)
 	if err != nil {
 		fail(loopFile, err)
 	}
@@ -245,13 +255,13 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.IntervalS = loop.IntervalS
 		w.Target = loop.Target
 	}
-	if w.Target == "" {
-		if data, err := fsutil.ReadCapped(filepath.Join(dir, targetFile), 4096); err == nil {
+	if w.Target == "" && present[targetFile] {
+		if data, err := readCapped(filepath.Join(dir, targetFile), 4096); err == nil {
 			w.Target = strings.TrimSpace(string(data))
 		}
 	}
 	var ended EndedRecord
-	hasEnded, err := readJSON(filepath.Join(dir, endedFile), &ended)
+	hasEnded, err := readJSON(endedFile, &ended)
 	if err != nil {
 		fail(endedFile, err)
 	}
@@ -267,7 +277,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	}
 
 	var d Diff
-	if ok, err := readJSON(filepath.Join(dir, diffFile), &d); err != nil {
+	if ok, err := readJSON(diffFile, &d); err != nil {
 		fail(diffFile, err)
 	} else if ok {
 		w.Diff = &d
@@ -312,10 +322,10 @@ func needsHuman(state string, n Nudges) string {
 // hold the board.
 const maxJSON = 4 << 20
 
-// readJSON reads a JSON file into v. A missing file is not an error: it
-// reports false.
-func readJSON(path string, v any) (bool, error) {
-	data, err := fsutil.ReadCapped(path, maxJSON)
+// readJSONFile reads a JSON file into v. A missing file is not an error:
+// it reports false.
+func readJSONFile(path string, v any) (bool, error) {
+	data, err := readCapped(path, maxJSON)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

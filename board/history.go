@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"time"
 )
 
@@ -61,7 +60,7 @@ const chunk = 64 << 10
 func readHistory(path string, now time.Time, prev *HistoryCursor) (HistoryCursor, error) {
 	from := windowStart(now)
 	c := HistoryCursor{Hours: map[int64]int{}, Minutes: map[int64][]int{}}
-	f, info, err := openRegular(path)
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -69,7 +68,7 @@ func readHistory(path string, now time.Time, prev *HistoryCursor) (HistoryCursor
 		return c, err
 	}
 	defer f.Close()
-	size, ino := info.Size(), inode(info)
+	size, ino := f.size, f.ino
 	if prev != nil && prev.Ino == ino && prev.Offset <= size {
 		c = prev.prune(from, now)
 		return c, c.readForward(f, size, from, now)
@@ -96,7 +95,7 @@ func (c *HistoryCursor) prune(from, now time.Time) HistoryCursor {
 }
 
 // readForward counts the complete lines from the cursor's offset to size.
-func (c *HistoryCursor) readForward(f *os.File, size int64, from, now time.Time) error {
+func (c *HistoryCursor) readForward(f *rawFile, size int64, from, now time.Time) error {
 	if size <= c.Offset {
 		return nil
 	}
@@ -129,7 +128,7 @@ func (c *HistoryCursor) readForward(f *os.File, size int64, from, now time.Time)
 }
 
 // readBackward counts from the end back to the window's start.
-func (c *HistoryCursor) readBackward(f *os.File, size int64, from, now time.Time) error {
+func (c *HistoryCursor) readBackward(f *rawFile, size int64, from, now time.Time) error {
 	end := size
 	var carry []byte // a line whose start lies in an earlier chunk
 	tail := true     // the next line found is what follows the last newline

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 )
@@ -72,7 +71,7 @@ func (c *Cursors) set(path string, cur Cursor) {
 // counted afresh, and all of it is new. Without cursors the whole log is
 // counted and nothing is new.
 func (c *Cursors) count(path string) (LogCount, error) {
-	f, info, err := openRegular(path)
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return LogCount{}, nil
 	}
@@ -80,7 +79,7 @@ func (c *Cursors) count(path string) (LogCount, error) {
 		return LogCount{}, err
 	}
 	defer f.Close()
-	size := info.Size()
+	size := f.size
 	var from Cursor
 	known := false
 	if c != nil {
@@ -104,7 +103,7 @@ func (c *Cursors) count(path string) (LogCount, error) {
 }
 
 // countLines counts the newlines in f between the offsets from and to.
-func countLines(f *os.File, from, to int64) (int, error) {
+func countLines(f *rawFile, from, to int64) (int, error) {
 	if to <= from {
 		return 0, nil
 	}
