@@ -40,7 +40,7 @@ PROG=omega-monitor.sh
 # running is the process group of the call under way, for the signal handler;
 # calls numbers the calls, so that a late word from a call already given up
 # is never taken for the current one's.
-running='' calls=0 rc=0 why='' line='' next_pause=0
+running='' calls=0 rc=0 why='' line='' next_pause=0 diff_due=0
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
@@ -266,6 +266,26 @@ poll() {
 	judge "$in" "${args[@]}" && act
 	# Alerts go whatever the tick said: one left by a stopped watcher too.
 	judge /dev/null "${deliver[@]}"
+	measure_diff
+}
+
+# measure_diff: what the agent has written in the pane's working directory,
+# at most every 5 minutes: omega-monitor diff says when and what to run, and
+# records the figure; it runs here, or on the host over the ssh connection.
+measure_diff() {
+	local cmd
+	((EPOCHSECONDS >= diff_due)) || return 0
+	diff_due=$((EPOCHSECONDS + diff_every))
+	run_bounded "$call_timeout" /dev/null "$work/diff.cmd" "$work/diff.err" "${diff[@]}" --script
+	((rc == 0)) || return 0
+	IFS= read -r -d '' cmd <"$work/diff.cmd"
+	run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" "${diff_run[@]}" "${cmd%$'\n'}"
+	if ((rc == 0)); then
+		run_bounded "$call_timeout" "$work/diff.out" /dev/null "$work/diff.err" "${diff[@]}" --record
+	else
+		failure "$work/diff.err"
+		run_bounded "$call_timeout" /dev/null /dev/null "$work/diff.err" "${diff[@]}" --record --error "$why"
+	fi
 }
 
 # pause SECONDS: waits, in a read a signal interrupts at once.

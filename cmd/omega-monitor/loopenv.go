@@ -176,6 +176,9 @@ func (e *loopEnv) prepare() error {
 			return fmt.Errorf("ssh control directory: %v", err)
 		}
 	}
+	// The history's sweep belongs to a watcher's start; one that fails
+	// leaves the history as it was, for the next start to try again.
+	sweepHistory(e.state, historyKeep)
 	token, err := startToken(e.pid)
 	if err != nil {
 		return fmt.Errorf("loop-env: process %d: %v", e.pid, err)
@@ -334,6 +337,18 @@ func (e *loopEnv) shell() string {
 		array("type_text", e.call(false, "send-keys", "-t", exact, "-l", text))
 	}
 	array("enter", e.call(false, "send-keys", "-t", exact, "Enter"))
+	// The diff of the pane's worktree: omega-monitor diff says when and what
+	// to run, and diff_run runs it here or on the host, over the loop's ssh
+	// connection.
+	array("diff", []string{e.bin, "diff", "--state", e.state})
+	// The loop asks at most this often, so that no poll pays a process for
+	// a figure that is not due; diff --script decides the rest.
+	scalar("diff_every", strconv.Itoa(int(diffEvery/time.Second)))
+	if e.target.Local() {
+		array("diff_run", []string{"/bin/sh", "-c"})
+	} else {
+		array("diff_run", append(append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.interval+60)...), "--", e.target.Host))
+	}
 	if e.target.Local() {
 		array("close_master", nil)
 	} else {
