@@ -36,6 +36,8 @@ func commands() []command {
 		{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},
 		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
 		{"stop", "stop the watcher of a target", runStop},
+		{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
+		{"mcp", "serve the fleet read-only over MCP on stdio, for an agent", runMCP},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 	}
 }
