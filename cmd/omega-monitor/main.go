@@ -38,6 +38,7 @@ func commands() []command {
 		{"stop", "stop the watcher of a target", runStop},
 		{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
 		{"mcp", "serve the fleet read-only over MCP on stdio, for an agent", runMCP},
+		{"install", "install into Claude Code (--claude): /monitor and the MCP server; --uninstall removes", runInstall},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 	}
 }
