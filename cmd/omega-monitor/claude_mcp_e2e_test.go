@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -111,54 +113,190 @@ func TestClaudeCallsTheMCPStatus(t *testing.T) {
 // commandBin is where the expanded /monitor command says the binary is.
 var commandBin = regexp.MustCompile("omega-monitor is at `([^`]+)`")
 
+// taskAgent plays a model that follows the /monitor command's status form
+// by the letter, through Claude Code's own task tools: TaskList, TaskGet of
+// each task the mirror owns for its stage, the tracked lines piped into the
+// mirror-plan command the expanded text names, then each call of the plan.
+// Each round's plan is kept for the test.
+type taskAgent struct {
+	mu     sync.Mutex // the server's goroutines call reply, the test reads
+	bin    string
+	ids    map[string]string // key → task id
+	owned  []string          // task ids whose tracked line is still to read
+	lines  []string          // tracked lines of this round
+	todo   []mirror.Call     // calls of the plan still to apply
+	plans  [][]mirror.Call   // every round's plan
+	failed string
+}
+
+var (
+	taskLine    = regexp.MustCompile(`(?m)^#(\d+) \[[a-z_]+\] (.+)$`)
+	taskCreated = regexp.MustCompile(`Task #(\d+) created`)
+)
+
+func (a *taskAgent) fail(format string, args ...any) (fakeapi.Reply, bool) {
+	a.failed = fmt.Sprintf(format, args...)
+	return fakeapi.Text("Something went wrong."), true
+}
+
+func (a *taskAgent) reply(turn fakeapi.Turn) (fakeapi.Reply, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	last := ""
+	if n := len(turn.Calls); n > 0 {
+		last = turn.Calls[n-1]
+	}
+	if m := commandBin.FindStringSubmatch(turn.Text); m != nil && len(turn.Results) == 0 {
+		a.bin, a.lines, a.owned = m[1], nil, nil
+		if !turn.Offers("TaskList") {
+			return fakeapi.Call("ToolSearch", map[string]any{"query": "select:TaskCreate,TaskUpdate,TaskList,TaskGet", "max_results": 4}), true
+		}
+		return fakeapi.Call("TaskList", map[string]any{}), true
+	}
+	if len(turn.Results) != 1 {
+		return fakeapi.Reply{}, false
+	}
+	result := turn.Results[0]
+	if result.IsError {
+		return a.fail("%s failed: %s", last, result.Content)
+	}
+	switch last {
+	case "ToolSearch":
+		return fakeapi.Call("TaskList", map[string]any{}), true
+	case "TaskList":
+		for _, m := range taskLine.FindAllStringSubmatch(result.Content, -1) {
+			if key, _, ok := mirror.ParseTitle(m[2]); ok {
+				a.ids[key] = m[1]
+				a.owned = append(a.owned, m[1])
+			}
+		}
+		return a.next()
+	case "TaskGet":
+		tracked, err := trackedFromTask(result.Content)
+		if err != nil {
+			return a.fail("%v", err)
+		}
+		a.lines = append(a.lines, tracked)
+		return a.next()
+	case "Bash":
+		var plan []mirror.Call
+		for _, line := range strings.Split(result.Content, "\n") {
+			var c mirror.Call
+			if json.Unmarshal([]byte(line), &c) == nil && c.Call != "" {
+				plan = append(plan, c)
+			}
+		}
+		a.plans = append(a.plans, plan)
+		a.todo = plan
+		return a.apply()
+	case "TaskCreate":
+		m := taskCreated.FindStringSubmatch(result.Content)
+		if m == nil {
+			return a.fail("TaskCreate answered %q", result.Content)
+		}
+		a.ids[a.todo[0].Key] = m[1]
+		a.todo = a.todo[1:]
+		return a.apply()
+	case "TaskUpdate":
+		a.todo = a.todo[1:]
+		return a.apply()
+	}
+	return fakeapi.Reply{}, false
+}
+
+// state returns every round's plan so far, and what failed.
+func (a *taskAgent) state() ([][]mirror.Call, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.plans), a.failed
+}
+
+// next reads the next owned task, or runs the plan once all are read.
+func (a *taskAgent) next() (fakeapi.Reply, bool) {
+	if len(a.owned) > 0 {
+		id := a.owned[0]
+		a.owned = a.owned[1:]
+		return fakeapi.Call("TaskGet", map[string]any{"taskId": id}), true
+	}
+	input := ""
+	if len(a.lines) > 0 {
+		input = " <<'EOF'\n" + strings.Join(a.lines, "\n") + "\nEOF"
+	} else {
+		input = " < /dev/null"
+	}
+	return fakeapi.Call("Bash", map[string]any{"command": a.bin + " mirror-plan --runner claude" + input, "description": "Plan the task mirror"}), true
+}
+
+// apply makes the call of the plan's next line, as step d says.
+func (a *taskAgent) apply() (fakeapi.Reply, bool) {
+	if len(a.todo) == 0 {
+		return fakeapi.Text(fmt.Sprintf("Mirrored: %d calls.", len(a.plans[len(a.plans)-1]))), true
+	}
+	c := a.todo[0]
+	if c.Call == mirror.TaskCreate {
+		return fakeapi.Call("TaskCreate", map[string]any{"subject": c.Title, "description": c.Description}), true
+	}
+	in := map[string]any{"taskId": a.ids[c.Key], "status": "in_progress"}
+	if c.State != mirror.InProgress {
+		in["status"] = "completed"
+	}
+	if c.Title != "" {
+		in["subject"] = c.Title
+	}
+	if c.Description != "" {
+		in["description"] = c.Description
+	}
+	return fakeapi.Call("TaskUpdate", in), true
+}
+
+// trackedFromTask builds the tracked line of one task from what TaskGet
+// answers: the key and phase from its subject, the stage from its
+// description.
+func trackedFromTask(got string) (string, error) {
+	var subject, stage string
+	for _, line := range strings.Split(got, "\n") {
+		if s, ok := strings.CutPrefix(line, "Task #"); ok {
+			if _, rest, ok := strings.Cut(s, ": "); ok {
+				subject = rest
+			}
+		}
+		if s, ok := strings.CutPrefix(line, "Description: stage: "); ok {
+			stage = s
+		}
+	}
+	key, phase, ok := mirror.ParseTitle(subject)
+	if !ok {
+		return "", fmt.Errorf("TaskGet answered %q: no mirror title", got)
+	}
+	b, err := json.Marshal(mirror.Tracked{Key: key, Phase: phase, Stage: stage})
+	return string(b), err
+}
+
 // TestClaudeMonitorCommandMirrorsTheFleet types /monitor status into a real
-// session. The fake model reads the expanded command as a model would: it
-// runs the mirror plan the command names with Bash, then applies each of the
-// plan's TaskCreate calls through Claude Code's own TaskCreate tool.
+// session three times. The fake model follows the expanded command through
+// Claude Code's own task tools (taskAgent). The first run creates one task
+// per live watcher with the plan's titles; the second, nothing changed,
+// makes no call; the third, after one watcher died and another moved on,
+// updates both.
 func TestClaudeMonitorCommandMirrorsTheFleet(t *testing.T) {
 	state := testFleetHome(t)
-	var plan []mirror.Call
-	api := fakeapi.NewScripted(t, func(turn fakeapi.Turn) (fakeapi.Reply, bool) {
-		last := ""
-		if n := len(turn.Calls); n > 0 {
-			last = turn.Calls[n-1]
-		}
-		if m := commandBin.FindStringSubmatch(turn.Text); m != nil && len(turn.Results) == 0 {
-			return fakeapi.Call("Bash", map[string]any{
-				"command":     m[1] + " mirror-plan --runner claude < /dev/null",
-				"description": "Plan the task mirror"}), true
-		}
-		switch {
-		case len(turn.Results) == 0:
-			return fakeapi.Reply{}, false
-		case last == "Bash":
-			for _, line := range strings.Split(turn.Results[0].Content, "\n") {
-				var c mirror.Call
-				if json.Unmarshal([]byte(line), &c) == nil && c.Call == mirror.TaskCreate {
-					plan = append(plan, c)
-				}
-			}
-			if !turn.Offers("TaskCreate") {
-				return fakeapi.Call("ToolSearch", map[string]any{"query": "select:TaskCreate,TaskUpdate,TaskList", "max_results": 3}), true
-			}
-		}
-		done := 0
-		for _, c := range turn.Calls {
-			if c == "TaskCreate" {
-				done++
-			}
-		}
-		if done < len(plan) {
-			c := plan[done]
-			return fakeapi.Call("TaskCreate", map[string]any{"subject": c.Title, "description": c.Description}), true
-		}
-		return fakeapi.Text("The fleet is mirrored."), true
-	})
+	agent := &taskAgent{ids: map[string]string{}}
+	api := fakeapi.NewScripted(t, agent.reply)
 	s := startClaudeInstalled(t, api, state)
-	since := time.Now()
-	s.Type(t, "/monitor status")
-	s.Stable(t, realTimeout, "idle", since, func(screen string) bool { return strings.Contains(screen, "The fleet is mirrored.") })
+	run := func(round int) {
+		t.Helper()
+		since := time.Now()
+		s.Type(t, "/monitor status")
+		s.Stable(t, realTimeout, "idle", since, func(screen string) bool {
+			plans, failed := agent.state()
+			return len(plans) == round && strings.Contains(screen, "Mirrored: ") || failed != ""
+		})
+		if _, failed := agent.state(); failed != "" {
+			t.Fatalf("round %d: %s", round, failed)
+		}
+	}
 
+	run(1)
 	turns := api.Turns()
 	installed, err := os.ReadFile(filepath.Join(s.Home, ".claude", "commands", "monitor.md"))
 	if err != nil {
@@ -169,30 +307,50 @@ func TestClaudeMonitorCommandMirrorsTheFleet(t *testing.T) {
 	if got := strings.TrimSpace(turns[0].Text); got != want {
 		t.Errorf("the first turn's text is not the installed command expanded:\n%s", cmp.Diff(want, got))
 	}
-
-	var titles, created []string
-	for _, c := range plan {
-		titles = append(titles, c.Title)
-	}
+	created := map[string]string{}
 	for _, turn := range turns {
 		if n := len(turn.Calls); n > 0 && turn.Calls[n-1] == "TaskCreate" {
-			if len(turn.Results) != 1 || turn.Results[0].IsError {
-				t.Errorf("TaskCreate failed: %+v", turn.Results)
-				continue
-			}
-			created = append(created, turn.Results[0].Content)
+			m := taskCreated.FindStringSubmatch(turn.Results[0].Content)
+			created[m[1]] = turn.Results[0].Content
 		}
 	}
-	wantTitles := []string{"monitor-box-api [needs you] box:api", "monitor-proj [watching] proj"}
-	if diff := cmp.Diff(wantTitles, titles); diff != "" {
-		t.Errorf("the plan's titles (-want +got):\n%s", diff)
+	wantCreated := map[string]string{
+		"1": "Task #1 created successfully: monitor-box-api [needs you] box:api",
+		"2": "Task #2 created successfully: monitor-proj [watching] proj",
 	}
-	if len(created) != len(wantTitles) {
-		t.Fatalf("Claude Code created %d tasks (%q), want %d", len(created), created, len(wantTitles))
+	if diff := cmp.Diff(wantCreated, created); diff != "" {
+		t.Errorf("Claude Code's answers to TaskCreate (-want +got):\n%s", diff)
 	}
-	for i, title := range wantTitles {
-		if !strings.Contains(created[i], title) {
-			t.Errorf("Claude Code's TaskCreate answered %q, not naming %q", created[i], title)
+
+	run(2)
+	if plans, _ := agent.state(); len(plans[1]) != 0 {
+		t.Errorf("nothing changed, yet the second plan is %v", plans[1])
+	}
+
+	// monitor-proj's loop dies; monitor-box-api's question was answered.
+	writeLoop := filepath.Join(state, "monitor-proj", "loop.json")
+	if err := os.WriteFile(writeLoop, []byte(`{"pid":2147483000,"start_token":"1","interval_s":60}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := filepath.Join(state, "monitor-box-api", "state.json")
+	b, _ := os.ReadFile(st)
+	if err := os.WriteFile(st, []byte(strings.ReplaceAll(string(b), "QUESTION", "WORKING")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(3)
+	wantPlan := []mirror.Call{
+		{Call: "TaskUpdate", Key: "monitor-box-api", Title: "monitor-box-api [watching] box:api",
+			Description: "stage: WORKING · work=3 · progress=2 · nudges 0/5", State: "in_progress"},
+		{Call: "TaskUpdate", Key: "monitor-proj", Title: "monitor-proj [blocked] proj",
+			Description: "stage: ended: the watcher died", State: "failed"},
+	}
+	plans, _ := agent.state()
+	if diff := cmp.Diff(wantPlan, plans[2]); diff != "" {
+		t.Errorf("the third plan (-want +got):\n%s", diff)
+	}
+	for _, turn := range api.Turns() {
+		if n := len(turn.Calls); n > 0 && (turn.Calls[n-1] == "TaskGet" || turn.Calls[n-1] == "TaskUpdate") {
+			t.Logf("%s: %s", turn.Calls[n-1], turn.Results[0].Content)
 		}
 	}
 }
