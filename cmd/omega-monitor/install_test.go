@@ -125,21 +125,40 @@ func TestInstallClaudeLeavesWhatIsNotOurs(t *testing.T) {
 	installIn(t, home, state, "--nope").Assert(t, icmd.Expected{ExitCode: 2})
 }
 
-// TestInstallClaudeSeenByClaudeCode checks the registration with the real
-// Claude Code: `claude mcp list` starts the server, and it answers.
-func TestInstallClaudeSeenByClaudeCode(t *testing.T) {
-	claude := claudecode.Binary(t)
-	home := t.TempDir()
-	state := testFleetHome(t)
-	installIn(t, home, state, "--claude").Assert(t, icmd.Success)
-	cmd := exec.Command(claude, "mcp", "list")
+// claudeIn runs the real Claude Code's CLI with HOME set to home.
+func claudeIn(t *testing.T, claude, home string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(claude, args...)
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "DISABLE_AUTOUPDATER=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "TMPDIR=" + t.TempDir()}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("claude mcp list: %v\n%s", err, out)
+		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
+	return string(out)
+}
+
+// TestInstallClaudeSeenByClaudeCode checks the registration with the real
+// Claude Code: it is the entry `claude mcp add --scope user` writes, and
+// `claude mcp list` starts the server, which answers.
+func TestInstallClaudeSeenByClaudeCode(t *testing.T) {
+	claude := claudecode.Binary(t)
+	home := t.TempDir()
+	state := testFleetHome(t)
 	bin, _ := filepath.EvalSymlinks(omegaMonitor(t))
+
+	byHand := t.TempDir()
+	claudeIn(t, claude, byHand, "mcp", "add", "--scope", "user", "omega-monitor", "-e", "OMEGA_MONITOR_HOME="+state, "--", bin, "mcp")
+	installIn(t, home, state, "--claude").Assert(t, icmd.Success)
+	if diff := cmp.Diff(readConfig(t, byHand)["mcpServers"], readConfig(t, home)["mcpServers"]); diff != "" {
+		t.Errorf("install --claude and claude mcp add differ (-by hand +installed):\n%s", diff)
+	}
+	res := installIn(t, byHand, state, "--claude")
+	if res.ExitCode != 0 || strings.Contains(res.Stdout(), "registered") {
+		t.Errorf("install --claude over claude mcp add's entry: exit %d, %s%s", res.ExitCode, res.Stdout(), res.Stderr())
+	}
+
+	out := claudeIn(t, claude, home, "mcp", "list")
 	if !strings.Contains(string(out), "omega-monitor: "+bin+" mcp") || !strings.Contains(string(out), "Connected") {
 		t.Errorf("claude mcp list does not show the server connected:\n%s", out)
 	}
