@@ -43,6 +43,9 @@ type Watcher struct {
 	Work, Progress string
 	// Nudges is how many nudges of the budget are spent; Budget the budget.
 	Nudges, Budget int
+	// Unreadable says the watcher's state could not be read: what it is
+	// doing is unknown, so its task is neither created, moved nor closed.
+	Unreadable bool
 }
 
 // exhausted reports whether the nudge budget ran out while stalled.
@@ -169,7 +172,7 @@ func ParseTitle(title string) (key, phase string, ok bool) {
 // Plan returns the calls that bring the tracked tasks to the watchers'
 // states, ordered by key. A watcher without a task gets one only while it
 // runs (a dead watcher leaves no ghost task); a tracked task without a
-// watcher is completed. Tracked keys should be unique,
+// watcher is completed; an unreadable watcher's task is left alone. Tracked keys should be unique,
 // as ReadTracked ensures; of repeated ones the last counts.
 func Plan(tracked []Tracked, watchers []Watcher) []Call {
 	have := make(map[string]Tracked, len(tracked))
@@ -195,6 +198,9 @@ func Plan(tracked []Tracked, watchers []Watcher) []Call {
 	for _, k := range keys {
 		t, tracked := have[k]
 		w, known := byKey[k]
+		if known && w.Unreadable {
+			continue
+		}
 		switch {
 		case !tracked:
 			if !w.Liveness.Observable() {

@@ -155,6 +155,12 @@ func TestPlanTransitions(t *testing.T) {
 				Description: "stage: ended: state removed", State: "completed"}},
 		},
 		{
+			name:    "unreadable: its task is left as it is",
+			tracked: []mirror.Tracked{tracked(working)},
+			w:       mirror.Watcher{Name: key, Liveness: mirror.Gone, Unreadable: true},
+		},
+		{name: "unreadable and untracked: no task", w: mirror.Watcher{Name: key, Liveness: mirror.Live, Unreadable: true}},
+		{
 			name:    "a restarted watcher reopens its task",
 			tracked: []mirror.Tracked{{Key: key, Phase: "done", Stage: "ended: stopped"}},
 			w:       working,
@@ -235,7 +241,7 @@ func randomFleet(r *rand.Rand, n int) []mirror.Watcher {
 			Name: name, Target: strings.TrimPrefix(name, "monitor-"),
 			Liveness: livenesss[r.IntN(len(livenesss))], State: states[r.IntN(len(states))],
 			Work: fmt.Sprint(r.IntN(3)), Progress: fmt.Sprint(r.IntN(3)),
-			Nudges: r.IntN(4), Budget: 3,
+			Nudges: r.IntN(4), Budget: 3, Unreadable: r.IntN(10) == 0,
 		})
 	}
 	return out
@@ -267,7 +273,7 @@ func TestPlanProperties(t *testing.T) {
 				keys[tr.Key]++
 			}
 			for _, w := range fleet {
-				if w.Liveness.Observable() && keys[w.Name] != 1 {
+				if w.Liveness.Observable() && !w.Unreadable && keys[w.Name] != 1 {
 					t.Fatalf("run %d step %d: watcher %s has %d tasks", i, step, w.Name, keys[w.Name])
 				}
 			}
