@@ -338,3 +338,53 @@ func TestAFailedProbeDoesNotEndABlockedSpell(t *testing.T) {
 		t.Errorf("alerts (-want +got):\n%s\nlines:\n%s", diff, strings.Join(got, "\n"))
 	}
 }
+
+// TestTargetGoneEscalatedOnce: captures that fail for ten minutes mean the
+// watched session is gone: said and escalated once, target_gone set, and
+// cleared by the first capture that works.
+func TestTargetGoneEscalatedOnce(t *testing.T) {
+	var s State
+	var lines []string
+	alerts := 0
+	for i := range 14 {
+		var o Outcome
+		s, o = Step(s, cfg, Input{Now: t0.Add(time.Duration(i) * time.Minute), CaptureError: "can't find session: =agent"})
+		lines = append(lines, o.Line)
+		for _, a := range o.Actions {
+			alerts++
+			if a.Kind != Alert || !strings.Contains(a.Alert.Text, "the watched session is gone") {
+				t.Errorf("poll %d: action %+v, want the target-gone alert", i, a)
+			}
+		}
+		if want := i >= 10; s.TargetGone != want {
+			t.Errorf("poll %d (%d min of failures): TargetGone = %v, want %v", i, i, s.TargetGone, want)
+		}
+	}
+	if alerts != 1 {
+		t.Errorf("%d alerts, want one:\n%s", alerts, strings.Join(lines, "\n"))
+	}
+	if want := "MONITOR · agent · ? · capture failed: can't find session: =agent; the watched session is gone, escalated; polling slower"; lines[10] != want {
+		t.Errorf("line at ten minutes = %q, want %q", lines[10], want)
+	}
+	if !strings.Contains(lines[13], "the watched session is gone (since 09:00:00), polling slower") {
+		t.Errorf("line after = %q", lines[13])
+	}
+	s, o := Step(s, cfg, Input{Now: t0.Add(15 * time.Minute), Screen: classify.ClassifyText(busy, classify.Options{})})
+	if s.TargetGone || s.CaptureFailures != 0 || !strings.Contains(o.Line, "the watched session is back") {
+		t.Errorf("after a capture: TargetGone %v, failures %d, line %q", s.TargetGone, s.CaptureFailures, o.Line)
+	}
+}
+
+func TestStateCheck(t *testing.T) {
+	for _, s := range []State{
+		{Polls: -1}, {Polls: 1 << 62}, {Budget: probe.Budget{Used: -1}},
+		{Budget: probe.Budget{Limit: 1 << 50}}, {WitnessAgreed: -3}, {CaptureFailures: -1},
+	} {
+		if s.Check() == nil {
+			t.Errorf("Check(%+v) = nil, want an error", s)
+		}
+	}
+	if err := (State{Version: 1, Polls: 3, Budget: probe.NewBudget(5)}).Check(); err != nil {
+		t.Errorf("a sound state: %v", err)
+	}
+}

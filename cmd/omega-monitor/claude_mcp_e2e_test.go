@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
@@ -96,16 +97,16 @@ func TestClaudeCallsTheMCPStatus(t *testing.T) {
 	if result == nil || result.IsError {
 		t.Fatalf("no tool_result of %s reached the API: %+v", mcpStatusTool, result)
 	}
-	var got fleetCensus
+	var got board.Fleet
 	if err := json.Unmarshal([]byte(result.Content), &got); err != nil {
-		t.Fatalf("the tool_result is not the census: %v\n%s", err, result.Content)
+		t.Fatalf("the tool_result is not the board's census: %v\n%s", err, result.Content)
 	}
-	var states []string
-	for _, w := range got.Watchers {
-		states = append(states, w.Name+" "+string(w.Liveness)+" "+w.State)
+	want := []string{
+		"monitor-box-api box:api live QUESTION work=3 progress=2 nudges 0/5",
+		"monitor-old old gone WORKING work= progress= nudges 0/5",
+		"monitor-proj proj live STALLED work=7 progress=41 nudges 1/5",
 	}
-	want := []string{"monitor-box-api live QUESTION", "monitor-old gone WORKING", "monitor-proj live STALLED"}
-	if diff := cmp.Diff(want, states); diff != "" {
+	if diff := cmp.Diff(want, fleetLines(got)); diff != "" {
 		t.Errorf("watchers in the tool_result (-want +got):\n%s", diff)
 	}
 }

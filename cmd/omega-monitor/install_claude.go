@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,15 +29,11 @@ type claudeFiles struct {
 	command, config string
 }
 
-func userClaudeFiles() (claudeFiles, error) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return claudeFiles{}, fmt.Errorf("install: no home directory: %w", err)
-	}
+func claudeFilesIn(home string) claudeFiles {
 	return claudeFiles{
 		command: filepath.Join(home, ".claude", "commands", "monitor.md"),
 		config:  filepath.Join(home, ".claude.json"),
-	}, nil
+	}
 }
 
 // mcpEntry is the user-scope registration of the server.
@@ -49,49 +44,30 @@ type mcpEntry struct {
 	Env     map[string]string `json:"env"`
 }
 
-func installClaude(uninstall bool, stdout, stderr io.Writer) int {
-	files, err := userClaudeFiles()
-	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
-	if uninstall {
-		changes, err := files.uninstall()
-		return report(changes, err, stdout, stderr)
-	}
+// installClaude is install --claude's step: the command file and the
+// server's registration, for the binary that runs.
+func installClaude(env installEnv) (string, error) {
 	bin, err := os.Executable()
 	if err == nil {
 		bin, err = filepath.EvalSymlinks(bin)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: install: cannot tell where this binary is: %v\n", err)
-		return 1
+		return "", fmt.Errorf("cannot tell where this binary is: %w", err)
 	}
 	entry := mcpEntry{Type: "stdio", Command: bin, Args: []string{"mcp"}, Env: map[string]string{}}
 	// The server runs in Claude Code's environment, which need not hold the
-	// home this install was made for.
-	if h := os.Getenv("OMEGA_MONITOR_HOME"); h != "" {
-		if abs, err := filepath.Abs(h); err == nil {
-			entry.Env["OMEGA_MONITOR_HOME"] = abs
-		}
+	// state home this install was made for.
+	if os.Getenv("OMEGA_MONITOR_HOME") != "" {
+		entry.Env["OMEGA_MONITOR_HOME"] = env.state
 	}
-	changes, err := files.install(bin, entry)
-	return report(changes, err, stdout, stderr)
+	changes, err := claudeFilesIn(env.home).install(bin, entry)
+	return strings.Join(changes, "; "), err
 }
 
-// report prints what changed, one line each, or that nothing did.
-func report(changes []string, err error, stdout, stderr io.Writer) int {
-	for _, c := range changes {
-		fmt.Fprintln(stdout, c)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
-	if len(changes) == 0 {
-		fmt.Fprintln(stdout, "nothing to change")
-	}
-	return 0
+// uninstallClaude is install --claude --uninstall's step.
+func uninstallClaude(env installEnv) (string, error) {
+	changes, err := claudeFilesIn(env.home).uninstall()
+	return strings.Join(changes, "; "), err
 }
 
 // install writes the command file and the server's registration, each only
@@ -103,17 +79,17 @@ func (f claudeFiles) install(bin string, entry mcpEntry) ([]string, error) {
 	switch {
 	case err == nil && string(old) == text:
 	case err == nil && !bytes.Contains(old, []byte(claudeMarker)):
-		return nil, fmt.Errorf("install: %s is not ours (no install marker); move it away first", f.command)
+		return nil, fmt.Errorf("%s is not ours (no install marker); move it away first", f.command)
 	case err == nil || errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(filepath.Dir(f.command), 0o700); err != nil {
-			return nil, fmt.Errorf("install: %w", err)
+			return nil, err
 		}
 		if err := writeAtomic(f.command, []byte(text)); err != nil {
-			return nil, fmt.Errorf("install: %w", err)
+			return nil, err
 		}
 		changes = append(changes, "wrote "+f.command+" (/monitor)")
 	default:
-		return nil, fmt.Errorf("install: %w", err)
+		return nil, err
 	}
 	changed, err := editConfig(f.config, func(servers map[string]json.RawMessage) (bool, error) {
 		want, err := json.Marshal(entry)
@@ -142,12 +118,12 @@ func (f claudeFiles) uninstall() ([]string, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, fmt.Errorf("install: %w", err)
+		return nil, err
 	case !bytes.Contains(old, []byte(claudeMarker)):
-		return nil, fmt.Errorf("install: %s is not ours (no install marker); left in place", f.command)
+		return nil, fmt.Errorf("%s is not ours (no install marker); left in place", f.command)
 	default:
 		if err := os.Remove(f.command); err != nil {
-			return nil, fmt.Errorf("install: %w", err)
+			return nil, err
 		}
 		changes = append(changes, "removed "+f.command)
 	}
@@ -158,7 +134,7 @@ func (f claudeFiles) uninstall() ([]string, error) {
 		}
 		var e mcpEntry
 		if json.Unmarshal(old, &e) != nil || len(e.Args) != 1 || e.Args[0] != "mcp" || filepath.Base(e.Command) != "omega-monitor" {
-			return false, fmt.Errorf("install: the MCP server %s in %s is not ours; left in place", mcpServerName, f.config)
+			return false, fmt.Errorf("the MCP server %s in %s is not ours; left in place", mcpServerName, f.config)
 		}
 		delete(servers, mcpServerName)
 		return true, nil
@@ -179,16 +155,16 @@ func editConfig(path string, edit func(map[string]json.RawMessage) (bool, error)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return false, fmt.Errorf("install: %w", err)
+		return false, err
 	default:
 		if err := json.Unmarshal(b, &config); err != nil {
-			return false, fmt.Errorf("install: %s is not a JSON object, left as it is: %w", path, err)
+			return false, fmt.Errorf("%s is not a JSON object, left as it is: %w", path, err)
 		}
 	}
 	servers := map[string]json.RawMessage{}
 	if raw, ok := config["mcpServers"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return false, fmt.Errorf("install: mcpServers in %s is not an object, left as it is: %w", path, err)
+			return false, fmt.Errorf("mcpServers in %s is not an object, left as it is: %w", path, err)
 		}
 	}
 	changed, err := edit(servers)
@@ -197,15 +173,15 @@ func editConfig(path string, edit func(map[string]json.RawMessage) (bool, error)
 	}
 	raw, err := json.Marshal(servers)
 	if err != nil {
-		return false, fmt.Errorf("install: %w", err)
+		return false, err
 	}
 	config["mcpServers"] = raw
 	out, err := json.MarshalIndent(config, "", "  ")
 	if err != nil {
-		return false, fmt.Errorf("install: %w", err)
+		return false, err
 	}
 	if err := writeAtomic(path, append(out, '\n')); err != nil {
-		return false, fmt.Errorf("install: %w", err)
+		return false, err
 	}
 	return true, nil
 }

@@ -47,7 +47,7 @@ func TestInstallClaudeIsIdempotentAndReversible(t *testing.T) {
 	res := installIn(t, home, state, "--claude")
 	res.Assert(t, icmd.Success)
 	command := filepath.Join(home, ".claude", "commands", "monitor.md")
-	if !strings.Contains(res.Stdout(), "wrote "+command) || !strings.Contains(res.Stdout(), "registered the MCP server omega-monitor") {
+	if !strings.Contains(res.Stdout(), "alert funnel: installed") || !strings.Contains(res.Stdout(), "claude code: wrote "+command) || !strings.Contains(res.Stdout(), "registered the MCP server omega-monitor") {
 		t.Errorf("first install said:\n%s", res.Stdout())
 	}
 	text, err := os.ReadFile(command)
@@ -75,7 +75,7 @@ func TestInstallClaudeIsIdempotentAndReversible(t *testing.T) {
 
 	before, _ := os.ReadFile(config)
 	res = installIn(t, home, state, "--claude")
-	res.Assert(t, icmd.Expected{Out: "nothing to change"})
+	res.Assert(t, icmd.Expected{Out: "claude code: up to date"})
 	if after, _ := os.ReadFile(config); string(after) != string(before) {
 		t.Error("a second install rewrote the configuration")
 	}
@@ -88,7 +88,10 @@ func TestInstallClaudeIsIdempotentAndReversible(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"other": want["other"]}, c["mcpServers"]); diff != "" {
 		t.Errorf("mcpServers after uninstall (-want +got):\n%s", diff)
 	}
-	installIn(t, home, state, "--uninstall", "--claude").Assert(t, icmd.Expected{Out: "nothing to change"})
+	installIn(t, home, state, "--uninstall", "--claude").Assert(t, icmd.Expected{Out: "claude code: up to date"})
+	if _, err := os.Stat(filepath.Join(home, ".omega", "bin", "omega-alert-send.sh")); err != nil {
+		t.Errorf("--claude --uninstall took the alert funnel too: %v", err)
+	}
 }
 
 func TestInstallClaudeLeavesWhatIsNotOurs(t *testing.T) {
@@ -114,15 +117,16 @@ func TestInstallClaudeLeavesWhatIsNotOurs(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := installIn(t, home, state, "--claude", "--uninstall")
-		if res.ExitCode != 1 || !strings.Contains(res.Stderr(), "omega-monitor: install: ") {
+		if res.ExitCode != 1 || !strings.Contains(res.Stderr(), "omega-monitor install: claude code: ") {
 			t.Errorf("uninstall over %s: exit %d, %s", bad, res.ExitCode, res.Stderr())
 		}
 		if b, _ := os.ReadFile(config); string(b) != bad {
 			t.Errorf("uninstall changed %s into %s", bad, b)
 		}
 	}
-	installIn(t, home, state, "--claude", "extra").Assert(t, icmd.Expected{ExitCode: 2, Err: `install takes no arguments, got "extra"`})
+	installIn(t, home, state, "--claude", "extra").Assert(t, icmd.Expected{ExitCode: 2, Err: `unexpected argument "extra"`})
 	installIn(t, home, state, "--nope").Assert(t, icmd.Expected{ExitCode: 2})
+	installIn(t, home, state, "--uninstall").Assert(t, icmd.Expected{ExitCode: 2, Err: "--uninstall goes with --claude alone"})
 }
 
 // claudeIn runs the real Claude Code's CLI with HOME set to home.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
 )
 
@@ -39,10 +40,6 @@ or run omega-monitor install --claude.
 
 // mcpServerName is the name the server gives itself and is registered under.
 const mcpServerName = "omega-monitor"
-
-// mcpServerVersion is what the server tells its client it is.
-// TODO(merge): the binary's version once "omega-monitor version" lands.
-const mcpServerVersion = "dev"
 
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
@@ -107,12 +104,13 @@ func readOnly(title string) *mcp.ToolAnnotations {
 // newMCPServer returns the read-only server over the state directories under
 // home.
 func newMCPServer(home string, now func() time.Time) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: mcpServerName, Title: "omega-monitor fleet (read-only)", Version: mcpServerVersion}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: mcpServerName, Title: "omega-monitor fleet (read-only)", Version: version()}, nil)
 	f := fleetTools{home: home, now: now}
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "status",
-		Description: "Every watcher of the fleet as JSON: name, target, liveness (live, quiet, stale, gone), " +
-			"last state (WORKING, QUESTION, STALLED, BLOCKED), work and progress readings, nudges spent of the budget; " +
+		Description: "The fleet board as JSON (what omega-monitor status --json prints): every watcher with its liveness " +
+			"(live, quiet, stale, gone), target, last state (WORKING, QUESTION, STALLED, BLOCKED) and since when, work and " +
+			"progress readings, nudges used of the budget, what needs a human, the diff written; the fleet's totals; " +
 			"degraded and errors name what could not be read.",
 		Annotations: readOnly("Fleet status"),
 	}, f.status)
@@ -144,7 +142,12 @@ func text(s string) *mcp.CallToolResult {
 }
 
 func (f fleetTools) status(_ context.Context, _ *mcp.CallToolRequest, _ statusArgs) (*mcp.CallToolResult, any, error) {
-	b, err := json.MarshalIndent(readFleet(f.home, f.now()), "", "  ")
+	// No cursors: the server moves nothing, not even the board's own.
+	census, err := board.Census(f.home, f.now(), board.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := json.MarshalIndent(census, "", "  ")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -223,7 +226,7 @@ func (f fleetTools) history(_ context.Context, _ *mcp.CallToolRequest, in histor
 // explainFields are the state.json fields that say what the last verdict was
 // and why, in the order they are shown.
 var explainFields = []string{"state", "last", "state_since", "last_poll", "work", "progress",
-	"last_transition", "transition", "last_explain", "last_alert", "budget", "target_gone"}
+	"last_line", "last_transition", "transition", "last_explain", "last_alert", "budget", "target_gone"}
 
 func (f fleetTools) explain(_ context.Context, _ *mcp.CallToolRequest, in explainArgs) (*mcp.CallToolResult, any, error) {
 	dir, err := f.dir(in.Watcher)
@@ -260,49 +263,17 @@ func (f fleetTools) logs(_ context.Context, _ *mcp.CallToolRequest, in logsArgs)
 	if err != nil {
 		return nil, nil, err
 	}
-	lines, err := tailLines(filepath.Join(dir, "monitor.log"), n)
+	log, err := os.Open(filepath.Join(dir, "monitor.log"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return text(""), nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return text(lines), nil, nil
-}
-
-// tailLines returns the last n lines of a file, reading it from the end in
-// blocks, so a long log is not read whole.
-func tailLines(path string, n int) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+	defer log.Close()
+	var out bytes.Buffer
+	if _, err := printTail(log, n, &out); err != nil {
+		return nil, nil, fmt.Errorf("reading the log: %w", err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	const block = 64 << 10
-	var buf []byte
-	for end := fi.Size(); end > 0; {
-		start := max(end-block, 0)
-		chunk := make([]byte, end-start)
-		if _, err := f.ReadAt(chunk, start); err != nil && !errors.Is(err, io.EOF) {
-			return "", err
-		}
-		buf = append(chunk, buf...)
-		end = start
-		// n lines need n+1 newlines before them unless the file starts.
-		if bytes.Count(bytes.TrimRight(buf, "\n"), []byte("\n")) >= n {
-			break
-		}
-	}
-	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	if len(lines) == 1 && lines[0] == "" {
-		return "", nil
-	}
-	return strings.Join(lines, "\n") + "\n", nil
+	return text(out.String()), nil, nil
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/omega-monitor/omega-monitor/board"
 )
 
 // testWatcher is one watcher's state directory as a test writes it.
@@ -167,18 +169,33 @@ func TestMCPStatus(t *testing.T) {
 	if isErr {
 		t.Fatalf("status failed: %s", out)
 	}
-	var got fleetCensus
+	var got board.Fleet
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("status is not JSON: %v\n%s", err, out)
+		t.Fatalf("status is not the board's JSON: %v\n%s", err, out)
 	}
-	want := fleetCensus{Watchers: []fleetWatcher{
-		{Name: "monitor-box-api", Target: "box:api", Liveness: "live", State: "QUESTION", Work: "3", Progress: "2", Budget: 5},
-		{Name: "monitor-old", Target: "old", Liveness: "gone", State: "WORKING", Budget: 5},
-		{Name: "monitor-proj", Target: "proj", Liveness: "live", State: "STALLED", Work: "7", Progress: "41", Nudges: 1, Budget: 5},
-	}, Errors: []string{}}
-	if diff := cmp.Diff(want, got); diff != "" {
+	want := []string{
+		"monitor-box-api box:api live QUESTION work=3 progress=2 nudges 0/5",
+		"monitor-old old gone WORKING work= progress= nudges 0/5",
+		"monitor-proj proj live STALLED work=7 progress=41 nudges 1/5",
+	}
+	if diff := cmp.Diff(want, fleetLines(got)); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
 	}
+	// The torn history line is named, and the rest still shows.
+	if !got.Degraded || len(got.Errors) != 1 || got.Errors[0].Watcher != "monitor-proj" {
+		t.Errorf("degraded %v, errors %+v; want the torn history of monitor-proj named", got.Degraded, got.Errors)
+	}
+}
+
+// fleetLines returns one line a watcher of a census: what the mirror and
+// the agent read.
+func fleetLines(f board.Fleet) []string {
+	var out []string
+	for _, w := range f.Watchers {
+		out = append(out, fmt.Sprintf("%s %s %s %s work=%s progress=%s nudges %d/%d",
+			w.Name, w.Target, w.Liveness, w.State, w.Work, w.Progress, w.Nudges.Used, w.Nudges.Limit))
+	}
+	return out
 }
 
 func TestMCPHistoryLogsExplain(t *testing.T) {
@@ -276,7 +293,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Errorf("server name %q", got)
 	}
 	out, isErr := callText(t, cs, "status", nil)
-	for _, want := range []string{`"name": "monitor-proj"`, `"state": "QUESTION"`, `"liveness": "gone"`} {
+	for _, want := range []string{`"name": "monitor-proj"`, `"state": "QUESTION"`, `"liveness": "gone"`, `"running": 2`} {
 		if isErr || !strings.Contains(out, want) {
 			t.Errorf("status over stdio = %s, want it to hold %s", out, want)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/mirror"
 )
 
@@ -57,17 +58,23 @@ func runMirrorPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	census := readFleet(home, time.Now())
-	if census.Degraded {
-		// A watcher that cannot be read is not a watcher that ended: plan
-		// nothing rather than close its task.
-		for _, e := range census.Errors {
-			fmt.Fprintf(stderr, "omega-monitor: %s\n", e)
-		}
-		fmt.Fprintln(stderr, "omega-monitor: the census is degraded; no mirror calls this time")
+	// Brief: the mirror needs no history or log, and moves no cursor.
+	census, err := board.Census(home, time.Now(), board.Options{Brief: true})
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	if err := mirror.WritePlan(stdout, mirror.Plan(tracked, census.mirrorWatchers())); err != nil {
+	watchers, err := mirrorWatchers(census)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: mirror-plan: %v; no mirror calls this time\n", err)
+		return 1
+	}
+	for _, w := range watchers {
+		if w.Unreadable {
+			fmt.Fprintf(stderr, "omega-monitor: mirror-plan: %s could not be read; its task is left as it is\n", w.Name)
+		}
+	}
+	if err := mirror.WritePlan(stdout, mirror.Plan(tracked, watchers)); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
