@@ -349,9 +349,89 @@ func TestClaudeMonitorCommandMirrorsTheFleet(t *testing.T) {
 	if diff := cmp.Diff(wantPlan, plans[2]); diff != "" {
 		t.Errorf("the third plan (-want +got):\n%s", diff)
 	}
-	for _, turn := range api.Turns() {
-		if n := len(turn.Calls); n > 0 && (turn.Calls[n-1] == "TaskGet" || turn.Calls[n-1] == "TaskUpdate") {
-			t.Logf("%s: %s", turn.Calls[n-1], turn.Results[0].Content)
+}
+
+// TestClaudeMonitorCancelsItsLoop types /monitor into a real session that
+// holds two recurring jobs, one of them running /monitor, over a fleet with
+// no live watcher. The fake model follows the command: status --once exits
+// 3, so it deletes the /monitor job, and only that one, through Claude
+// Code's own cron tools, and says so in one line.
+func TestClaudeMonitorCancelsItsLoop(t *testing.T) {
+	state := writeFleet(t, time.Now(), testWatcher{name: "monitor-old", target: "old", state: "WORKING", limit: 5, pid: -1})
+	var mu sync.Mutex
+	var statusResult, lastList string
+	jobLine := regexp.MustCompile(`(?m)^(\S+)\b.*/monitor\b`)
+	api := fakeapi.NewScripted(t, func(turn fakeapi.Turn) (fakeapi.Reply, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		last := ""
+		if n := len(turn.Calls); n > 0 {
+			last = turn.Calls[n-1]
 		}
+		var result fakeapi.ToolResult
+		if len(turn.Results) == 1 {
+			result = turn.Results[0]
+		}
+		if len(turn.Results) == 0 {
+			switch {
+			case turn.Text == "schedule two jobs":
+				return fakeapi.Call("ToolSearch", map[string]any{"query": "select:CronCreate,CronList,CronDelete", "max_results": 3}), true
+			case commandBin.MatchString(turn.Text):
+				bin := commandBin.FindStringSubmatch(turn.Text)[1]
+				return fakeapi.Call("Bash", map[string]any{"command": bin + " status --once", "description": "Show the fleet"}), true
+			case turn.Text == "list the jobs":
+				return fakeapi.Call("CronList", map[string]any{}), true
+			}
+			return fakeapi.Reply{}, false
+		}
+		switch last {
+		case "ToolSearch":
+			return fakeapi.Call("CronCreate", map[string]any{"cron": "*/5 * * * *", "prompt": "/monitor", "recurring": true}), true
+		case "CronCreate":
+			if strings.Count(strings.Join(turn.Calls, " "), "CronCreate") == 1 {
+				return fakeapi.Call("CronCreate", map[string]any{"cron": "0 9 * * *", "prompt": "/standup", "recurring": true}), true
+			}
+			return fakeapi.Text("Two jobs scheduled."), true
+		case "Bash":
+			statusResult = result.Content
+			if !strings.HasPrefix(result.Content, "Exit code 3") {
+				return fakeapi.Text("Watchers are live."), true
+			}
+			return fakeapi.Call("CronList", map[string]any{}), true
+		case "CronList":
+			lastList = result.Content
+			if turn.Calls[len(turn.Calls)-2] != "Bash" {
+				return fakeapi.Text("Listed."), true
+			}
+			if m := jobLine.FindStringSubmatch(result.Content); m != nil {
+				return fakeapi.Call("CronDelete", map[string]any{"id": m[1]}), true
+			}
+			return fakeapi.Text("No monitor loop to cancel."), true
+		case "CronDelete":
+			m := jobLine.FindStringSubmatch(lastList)
+			return fakeapi.Text("🛑 no live watchers — cancelled monitor loop (cron " + m[1] + ")."), true
+		}
+		return fakeapi.Reply{}, false
+	})
+	s := startClaudeInstalled(t, api, state)
+	step := func(text, want string) {
+		t.Helper()
+		since := time.Now()
+		s.Type(t, text)
+		s.Stable(t, realTimeout, "idle", since, func(screen string) bool { return strings.Contains(screen, want) })
+	}
+	step("schedule two jobs", "Two jobs scheduled.")
+	step("/monitor", "cancelled monitor loop (cron ")
+
+	mu.Lock()
+	if !strings.Contains(statusResult, "no live watchers") {
+		t.Errorf("status --once said %q, want exit 3 and no live watchers", statusResult)
+	}
+	mu.Unlock()
+	step("list the jobs", "Listed.")
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(lastList, "/monitor") || !strings.Contains(lastList, "/standup") {
+		t.Errorf("after /monitor the jobs are %q, want /standup alone", lastList)
 	}
 }
