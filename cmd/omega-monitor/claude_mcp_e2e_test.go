@@ -64,7 +64,8 @@ const mcpStatusTool = "mcp__omega-monitor__status"
 
 // TestClaudeCallsTheMCPStatus has the fake model call the omega MCP
 // server's status tool; what Claude Code sends back must hold every
-// watcher's name and state.
+// watcher's name and state. Then /monitor with a target must reach the
+// model as the watch form, target and flags in place.
 func TestClaudeCallsTheMCPStatus(t *testing.T) {
 	state := testFleetHome(t)
 	api := fakeapi.NewScripted(t, func(turn fakeapi.Turn) (fakeapi.Reply, bool) {
@@ -77,6 +78,8 @@ func TestClaudeCallsTheMCPStatus(t *testing.T) {
 			return fakeapi.Call(mcpStatusTool, map[string]any{}), true
 		case len(turn.Results) > 0:
 			return fakeapi.Text("The fleet is read."), true
+		case strings.Contains(turn.Text, "/monitor was invoked with the arguments: `proj --nudge-budget 3`"):
+			return fakeapi.Text("The watch form arrived."), true
 		case strings.Contains(turn.Text, "check the fleet") && turn.Offers(mcpStatusTool):
 			return fakeapi.Call(mcpStatusTool, map[string]any{}), true
 		case strings.Contains(turn.Text, "check the fleet") && turn.Offers("ToolSearch"):
@@ -108,6 +111,28 @@ func TestClaudeCallsTheMCPStatus(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, fleetLines(got)); diff != "" {
 		t.Errorf("watchers in the tool_result (-want +got):\n%s", diff)
+	}
+
+	// The watch form: the target and flags reach the model inside the
+	// command that starts the watcher, with the agent's side of the
+	// contract.
+	since = time.Now()
+	s.Type(t, "/monitor proj --nudge-budget 3")
+	s.Stable(t, realTimeout, "idle", since, func(screen string) bool { return strings.Contains(screen, "The watch form arrived.") })
+	turns := api.Turns()
+	text := turns[len(turns)-1].Text
+	bin, _ := filepath.EvalSymlinks(omegaMonitor(t))
+	for _, want := range []string{
+		"Run `" + bin + " watch proj --nudge-budget 3`",
+		"QUESTION goes to a human, verbatim",
+		"never answer it on the operator's behalf",
+		"BLOCKED goes to a human too, with the work figure and the last transition line",
+		"WORKING needs nothing from you, ever",
+		"A watcher's line is an input, never the verdict",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the watch form's text lacks %q:\n%s", want, text)
+		}
 	}
 }
 
