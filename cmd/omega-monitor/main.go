@@ -37,6 +37,7 @@ func commands() []command {
 		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
 		{"stop", "stop the watcher of a target", runStop},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
+		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 	}
 }
 
