@@ -248,7 +248,7 @@ var auditAgents = []string{"claude", "codex", "gemini"}
 // are denied by name as well, in case a setting would allow one.
 const (
 	readOnlyTools = "Read,Grep,Glob"
-	writeTools    = "Bash,Edit,Write,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task,Agent,TodoWrite"
+	writeTools    = "Bash,Edit,Write,NotebookEdit,WebFetch,WebSearch,Task,Agent,TodoWrite"
 )
 
 // agentArgv returns the command line that runs one auditor with brief as its
