@@ -99,6 +99,8 @@ type State struct {
 	// its limit resets.
 	UsageHold  string    `json:"usage_hold,omitempty"`
 	UsageUntil time.Time `json:"usage_until,omitzero"`
+
+	Board // what the fleet board reads: see board.go
 }
 
 // A QuestionLatch remembers one escalated question.

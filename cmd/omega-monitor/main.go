@@ -36,6 +36,9 @@ func commands() []command {
 		{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},
 		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
 		{"stop", "stop the watcher of a target", runStop},
+		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
+		{"sweep", "keep the last 10,000 lines of a watcher's history (the loop runs it at start)", runSweep},
+		{"diff", "measure and record what the agent has written (the loop runs it)", runDiff},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 	}

@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
 )
 
@@ -50,10 +55,30 @@ func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: %s is not watched (no session %s)\n", target, watcher)
 		return 1
 	}
+	markEnded(watcher)
 	if _, err := m.Run(ctx, "", "kill-session", "-t", coord.Exact(watcher)); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: cannot stop %s: %v\n", watcher, err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "stopped %s, the watcher of %s\n", watcher, target)
 	return 0
+}
+
+// markEnded records in the watcher's state directory that it was stopped
+// (ended.json), so that the board shows it gone rather than stale: a loop
+// that died without a stop is a different matter. It is written before the
+// session is ended; a stop that then fails leaves a running loop, which
+// the board still shows live, since a running pid with its start token
+// outweighs the mark.
+func markEnded(watcher string) {
+	home, err := watcherHome()
+	if err != nil {
+		return
+	}
+	dir := filepath.Join(home, watcher)
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	data, _ := json.Marshal(board.EndedRecord{At: time.Now().UTC(), By: "stop"})
+	replaceFile(filepath.Join(dir, "ended.json"), append(data, '\n'), 0o600)
 }

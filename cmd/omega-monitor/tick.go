@@ -204,6 +204,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "  witness:  %s\n", witness)
 	}
 	next, out := tick.Step(prev, f.config(), in)
+	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
 	next, out = d.act(prev, next, out, &problems)
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
@@ -319,7 +320,8 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // appendHistory appends the poll's events to history.jsonl in one write, so
-// that a failure loses at most this poll's lines and never an earlier one.
+// that a failure loses at most this poll's lines and never an earlier one,
+// under the history's lock (see sweepHistory).
 func (d stateDirectory) appendHistory(now time.Time, target string, events []tick.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -344,6 +346,11 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 		b.Write(line)
 		b.WriteByte('\n')
 	}
+	unlock, err := lockHistory(string(d))
+	if err != nil {
+		return fmt.Errorf("history not written: %v", err)
+	}
+	defer unlock()
 	h, err := os.OpenFile(d.path("history.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("history not written: %v", err)
@@ -387,4 +394,20 @@ func (d stateDirectory) act(prev, next tick.State, out tick.Outcome, problems *[
 		}
 	}
 	return next, out
+}
+
+// pollState is the poll's state name for the board, "?" without a screen.
+func pollState(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "?"
+	}
+	return in.Screen.State.String()
+}
+
+// pollExplain is the explanation of the poll's verdict for the board.
+func pollExplain(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "no screen: " + in.CaptureError
+	}
+	return in.Screen.Explain()
 }
