@@ -365,10 +365,15 @@ func TestAuditEvery(t *testing.T) {
 	args := []string{"audit", "run", dir, "--agent", "claude", "--bin", fake, "--no-deliver", "--max", "1", "--every", "1h"}
 	res := f.run(t, args...)
 	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	t.Cleanup(func() { f.tmux.Cmd("kill-session", "-t", "=audit-shop").Run() })
 	assert.Assert(t, strings.Contains(res.Stdout(), "in audit-shop (stop it with: omega-monitor audit stop shop)"), res.Stdout())
 	assert.Assert(t, f.has(t, "audit-shop"))
 	last := filepath.Join(f.state, "audits", "shop", "last.json")
 	waitFor(t, func() bool { _, err := os.Stat(last); return err == nil }, "last.json from the scheduled run")
+	// The board shows when it ran and what it found.
+	res = f.run(t, "status", "--once")
+	assert.Assert(t, strings.Contains(res.Stdout(), "audit shop  ran 00:00:"), res.Combined())
+	assert.Assert(t, strings.Contains(res.Stdout(), "(claude)  1 dimensions: 0 findings in 0, 1 clean"), res.Combined())
 	res = f.run(t, args...)
 	assert.Equal(t, res.ExitCode, 1)
 	assert.Assert(t, strings.Contains(res.Stderr(), "already scheduled"), res.Stderr())
