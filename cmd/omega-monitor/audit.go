@@ -157,6 +157,7 @@ func runAuditPlan(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // the briefs hold <, > and & as they are
 		enc.Encode(p)
 		return 0
 	}

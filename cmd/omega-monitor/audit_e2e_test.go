@@ -212,6 +212,7 @@ func TestAuditRealClaude(t *testing.T) {
 	assert.DeepEqual(t, tg.bad, []string(nil))
 	assert.Equal(t, len(tg.sent), 1)
 	sent := tg.sent[0]
+	t.Logf("delivered %s with the caption:\n%s\n%s", sent.name, sent.caption, sent.doc)
 	assert.Equal(t, sent.doc, string(report))
 	assert.Assert(t, strings.HasPrefix(sent.name, "report-") && strings.HasSuffix(sent.name, ".md"), sent.name)
 	assert.Assert(t, strings.HasPrefix(sent.caption, "<b>AUDIT · shop</b>\n3 dimensions: 2 findings in 1, 1 clean"), sent.caption)
