@@ -78,8 +78,7 @@ func Classify(p string) (Kind, bool) {
 	switch {
 	case ruleFileNames[base]:
 		return RuleFile, true
-	case dir == ".cursor/rules" || strings.HasSuffix(dir, "/.cursor/rules") ||
-		strings.HasPrefix(dir, ".cursor/rules/") || strings.Contains(dir, "/.cursor/rules/"):
+	case strings.Contains("/"+dir+"/", "/.cursor/rules/"):
 		return RuleFile, true
 	case path.Base(dir) == "rules" && (ext == ".md" || ext == ".mdc" || ext == ".txt"):
 		return RuleFile, true

@@ -364,11 +364,18 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: audit run: --name may hold only letters, digits, - and _; got %q\n", f.name)
 		return 2
 	}
-	if f.bin != "" {
-		if f.bin, err = filepath.Abs(f.bin); err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: audit run: --bin: %v\n", err)
-			return 2
-		}
+	// The agent is found now, not by each auditor: a missing one is one
+	// clear line, and a scheduled session runs the same binary whatever
+	// its PATH.
+	if f.bin == "" {
+		f.bin = f.agent
+	}
+	if f.bin, err = exec.LookPath(f.bin); err == nil {
+		f.bin, err = filepath.Abs(f.bin)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: audit run: no %s to run (install it, or pass --bin PATH): %v\n", f.agent, err)
+		return 1
 	}
 	home, err := watcherHome()
 	if err != nil {
@@ -408,17 +415,19 @@ func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, stdou
 		return 1
 	}
 	words := []string{"env", "OMEGA_MONITOR_HOME=" + home}
-	for _, name := range []string{"OMEGA_MONITOR_MUX", "OMEGA_MONITOR_ALERT_SEND"} {
+	// The session inherits the multiplexer server's environment, not this
+	// one: the settings that say where things are go along. Credentials
+	// (an agent's API key) do not: a command line is readable by every
+	// user; the agent finds its own login as it does in any session.
+	for _, name := range []string{"OMEGA_MONITOR_MUX", "OMEGA_MONITOR_ALERT_SEND", "OMEGA_TELEGRAM_CONF", "OMEGA_TELEGRAM_API"} {
 		if v := os.Getenv(name); v != "" {
 			words = append(words, name+"="+v)
 		}
 	}
-	words = append(words, self, "audit", "run", dir, "--repeat", f.every.String(), "--name", f.name)
+	words = append(words, self, "audit", "run", dir, "--repeat", f.every.String(), "--name", f.name, "--bin", f.bin)
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
-		case "every", "name", "mux", "repeat":
-		case "bin":
-			words = append(words, "--bin", f.bin)
+		case "every", "name", "mux", "repeat", "bin":
 		default:
 			words = append(words, "--"+fl.Name+"="+fl.Value.String())
 		}
@@ -707,8 +716,8 @@ const captionMax = 900
 // caption, the whole report as a document.
 func deliverReport(name, summary, reportPath string) error {
 	funnel := alertFunnel()
-	if _, err := os.Stat(funnel); err != nil {
-		return fmt.Errorf("no alert funnel at %s (install it, or pass --no-deliver)", funnel)
+	if fi, err := os.Stat(funnel); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("no alert funnel installed at %s (install it, or pass --no-deliver)", funnel)
 	}
 	text := alert.Redact("AUDIT · " + name + "\n" + summary)
 	if r := []rune(text); len(r) > captionMax {
@@ -720,7 +729,7 @@ func deliverReport(name, summary, reportPath string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", funnel, "--document", reportPath, caption)
+	cmd := exec.CommandContext(ctx, funnel, "--document", reportPath, caption)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s: %v: %s", funnel, err, strings.TrimSpace(string(out)))

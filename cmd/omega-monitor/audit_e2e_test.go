@@ -288,7 +288,7 @@ func TestAuditUsage(t *testing.T) {
 		{"audit", "run", dir, "--agent", "cursor"},
 		{"audit", "run", dir, "--agent", "claude", "--parallel", "0"},
 		{"audit", "run", dir, "--agent", "claude", "--every", "1m"},
-		{"audit", "run", dir, "--agent", "claude", "--name", "a b"},
+		{"audit", "run", dir, "--agent", "claude", "--name", "a;b"},
 		{"audit", "stop", "a;b"},
 	} {
 		var out, errs strings.Builder
@@ -297,6 +297,18 @@ func TestAuditUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2; stderr:\n%s", args, code, errs.String())
 		}
 	}
+}
+
+// TestAuditNoAgent: an agent that is not installed is one line and exit 1,
+// before any auditor starts.
+func TestAuditNoAgent(t *testing.T) {
+	dir := auditProject(t)
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("OMEGA_MONITOR_HOME", t.TempDir())
+	var out, errs strings.Builder
+	code := run([]string{"audit", "run", dir, "--agent", "gemini"}, nil, &out, &errs)
+	assert.Equal(t, code, 1)
+	assert.Assert(t, strings.HasPrefix(errs.String(), "omega-monitor: audit run: no gemini to run (install it, or pass --bin PATH)"), errs.String())
 }
 
 func TestAuditPlanAndCheckCommands(t *testing.T) {
