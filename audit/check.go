@@ -43,7 +43,8 @@ var fillerRE = regexp.MustCompile(`(?i)\b(no (issues|problems|findings|concerns|
 // in the first cited range; a finding that is only filler; a clean verdict
 // that is filler, not one line, or beside findings of its own dimension; a
 // section for a dimension not asked for; and a dimension left with neither a
-// cited finding nor a specific clean verdict.
+// cited finding nor a specific clean verdict; and a report with no section at
+// all when none was asked for by name.
 func Check(rep Report, want []string, fsys fs.FS) (Report, []Rejection) {
 	c := checker{fsys: fsys, files: map[string][]string{}}
 	if len(want) == 0 {
@@ -56,6 +57,10 @@ func Check(rep Report, want []string, fsys fs.FS) (Report, []Rejection) {
 	var rejected []Rejection
 	reject := func(dim, what string, line int, format string, args ...any) {
 		rejected = append(rejected, Rejection{Dimension: dim, What: what, Line: line, Reason: fmt.Sprintf(format, args...)})
+	}
+	if len(want) == 0 {
+		reject("report", "as a whole", 0, "no section ## D<n>: nothing in it is a verdict")
+		return Report{}, rejected
 	}
 	var out Report
 	for _, s := range rep.Sections {

@@ -130,6 +130,11 @@ func TestCheck(t *testing.T) {
 			reject: []string{"D1 dimension (report line 2): neither a cited ranked finding nor a one-line specific clean verdict passed"},
 		},
 		{
+			name:   "no section, nothing asked for by name",
+			report: "All good! I checked everything.\n",
+			reject: []string{"report as a whole: no section ## D<n>"},
+		},
+		{
 			name:   "nothing at all",
 			report: "I could not finish.",
 			want:   []string{"D1"},

@@ -279,11 +279,14 @@ func agentArgv(agent, bin, brief string) []string {
 		}
 	case "codex":
 		// exec: headless, never asks; the read-only sandbox refuses any
-		// write and the network; --ephemeral keeps no session files.
+		// write and the network; --ephemeral keeps no session files;
+		// --ignore-rules loads no execpolicy rules, the audited project's
+		// own included.
 		return []string{bin, "exec",
 			"--sandbox", "read-only",
 			"--skip-git-repo-check",
 			"--ephemeral",
+			"--ignore-rules",
 			"--color", "never",
 			"--", brief,
 		}

@@ -356,7 +356,7 @@ func TestAgentArgv(t *testing.T) {
 		{"claude", []string{"/bin/claude", "-p", "BRIEF", "--output-format", "text", "--tools", "Read,Grep,Glob",
 			"--allowedTools", "Read,Grep,Glob", "--disallowedTools", "Bash,Edit,Write,NotebookEdit,WebFetch,WebSearch,Task,Agent,TodoWrite",
 			"--permission-mode", "dontAsk", "--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence"}},
-		{"codex", []string{"/bin/codex", "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral", "--color", "never", "--", "BRIEF"}},
+		{"codex", []string{"/bin/codex", "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--color", "never", "--", "BRIEF"}},
 		{"gemini", []string{"/bin/gemini", "--prompt", "BRIEF", "--approval-mode", "plan", "--output-format", "text"}},
 	}
 	for _, tt := range tests {
