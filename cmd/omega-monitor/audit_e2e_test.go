@@ -88,6 +88,12 @@ func TestAuditRealClaude(t *testing.T) {
 	pwned := filepath.Join(dir, "pwned.txt")
 	api := fakeapi.NewScripted(t, func(c fakeapi.Conversation) fakeapi.Reply {
 		switch {
+		case strings.Contains(c.First, "dimension of it: D1 ") && c.Turn == 0:
+			return fakeapi.Reply{Text: "Reading the code.", Chunks: 1,
+				Tool: &fakeapi.ToolUse{Name: "Read", Input: map[string]any{"file_path": filepath.Join(dir, "main.go")}}}
+		case strings.Contains(c.First, "dimension of it: D3 ") && c.Turn == 0:
+			return fakeapi.Reply{Text: "Looking for tests.", Chunks: 1,
+				Tool: &fakeapi.ToolUse{Name: "Glob", Input: map[string]any{"pattern": "**/*.go"}}}
 		case strings.Contains(c.First, "dimension of it: D1 "):
 			return fakeapi.Text("Summary first, which is not the verdict.\n\n## D1\n" +
 				"1. main.go:5 — Run is exported and has no doc comment\n   > func Run() {}\n" +
@@ -177,6 +183,17 @@ func TestAuditRealClaude(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(refused), 1)
+	// The readers work without asking anyone: D1's Read and D3's Glob
+	// came back with the files.
+	for _, c := range api.Conversations() {
+		switch {
+		case c.Turn != 1:
+		case strings.Contains(c.First, "dimension of it: D1 "):
+			assert.Assert(t, !c.ToolError && strings.Contains(c.ToolResult, "func Run() {}"), "the Read came back: %q", c.ToolResult)
+		case strings.Contains(c.First, "dimension of it: D3 "):
+			assert.Assert(t, !c.ToolError && strings.Contains(c.ToolResult, "main.go"), "the Glob came back: %q", c.ToolResult)
+		}
+	}
 	assert.Assert(t, refused[0].ToolError, "the Write's result was not an error: %q", refused[0].ToolResult)
 	t.Logf("the agent answered the Write with: %s", refused[0].ToolResult)
 
@@ -272,6 +289,29 @@ func TestAuditAgentFailsOrHangs(t *testing.T) {
 	for _, want := range []string{"- D1: claude auditor: exit status 3", "no credit left", "- D2: claude auditor: timed out after 2s"} {
 		assert.Assert(t, strings.Contains(string(report), want), "the report lacks %q:\n%s", want, report)
 	}
+}
+
+// TestAuditParallelBound: with --parallel 1 no two auditors overlap. Each
+// stand-in auditor holds a lock directory (outside the tree) while it runs
+// and notes when it found it taken.
+func TestAuditParallelBound(t *testing.T) {
+	testenv.Need(t, "sh", "sleep")
+	dir := auditProject(t)
+	side := t.TempDir()
+	fake := filepath.Join(side, "claude")
+	script := "#!/bin/sh\nmkdir " + side + "/lock 2>/dev/null || echo overlap >>" + side + "/log\n" +
+		"echo ran >>" + side + "/log\nsleep 0.3\nrmdir " + side + "/lock 2>/dev/null\n" +
+		"printf '## %s\\nCLEAN: the rule holds because nothing in main.go does what it forbids\\n' \"$(echo \"$2\" | grep -o 'it: D[0-9]*' | cut -c5-)\"\n"
+	assert.NilError(t, os.WriteFile(fake, []byte(script), 0o700))
+	state := t.TempDir()
+	cmd := icmd.Command(omegaMonitor(t), "audit", "run", dir, "--agent", "claude", "--bin", fake, "--no-deliver", "--parallel", "1")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
+	res := icmd.RunCmd(cmd)
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	assert.Assert(t, strings.Contains(res.Stdout(), "3 dimensions: 0 findings in 0, 3 clean"), res.Stdout())
+	log, err := os.ReadFile(filepath.Join(side, "log"))
+	assert.NilError(t, err)
+	assert.Equal(t, string(log), "ran\nran\nran\n")
 }
 
 func TestAuditUsage(t *testing.T) {
