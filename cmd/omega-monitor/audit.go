@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,12 +19,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/audit"
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/probe"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 )
 
 const auditUsage = `usage: omega-monitor audit plan DIR [--json] [--max N]
@@ -585,26 +587,84 @@ func runAuditors(dir, runDir string, p audit.Plan, f auditFlags) []audit.Outcome
 
 func runAuditor(dir, runDir string, d audit.Dimension, f auditFlags) audit.Outcome {
 	o := audit.Outcome{ID: d.ID}
-	argv := agentArgv(f.agent, f.bin, d.Brief)
-	command := "cd " + coord.ShellQuote(dir) + " && exec " + coord.ShellJoin(argv...)
-	out, err := probe.Run(context.Background(), command, f.timeout)
-	writePrivate(filepath.Join(runDir, d.ID+".md"), []byte(out.Stdout))
-	writePrivate(filepath.Join(runDir, d.ID+".stderr"), []byte(out.Stderr))
-	if err != nil {
-		o.Failed = fmt.Sprintf("%s auditor: %s after %v", f.agent, strings.TrimPrefix(err.Error(), "probe: "), out.Elapsed.Round(time.Second))
-		if strings.TrimSpace(out.Stdout) == "" {
+	out := runAgent(dir, agentArgv(f.agent, f.bin, d.Brief), f.timeout)
+	writePrivate(filepath.Join(runDir, d.ID+".md"), out.stdout.buf)
+	writePrivate(filepath.Join(runDir, d.ID+".stderr"), out.stderr.buf)
+	report := string(out.stdout.buf)
+	if out.err != nil {
+		o.Failed = fmt.Sprintf("%s auditor: %v after %v", f.agent, out.err, out.elapsed.Round(time.Second))
+		if strings.TrimSpace(report) == "" {
 			return o
 		}
 	}
-	if out.StdoutTruncated {
-		o.Failed = fmt.Sprintf("%s auditor: the report passed %d bytes and was cut", f.agent, probe.MaxStdout)
+	if out.stdout.cut {
+		o.Failed = fmt.Sprintf("%s auditor: the report passed %d bytes and was cut", f.agent, maxReport)
 	}
-	kept, rejected := audit.Check(audit.Parse(out.Stdout), []string{d.ID}, os.DirFS(dir))
+	kept, rejected := audit.Check(audit.Parse(report), []string{d.ID}, os.DirFS(dir))
 	o.Rejected = rejected
 	if len(kept.Sections) == 1 {
 		o.Section = &kept.Sections[0]
 	}
 	return o
+}
+
+// maxReport is the most of an auditor's report that is kept: a report is
+// text a person reads, and a runaway agent must not fill the disk.
+const maxReport = 1 << 20
+
+// capped keeps the first max bytes written to it and drops the rest, so
+// that a chatty process never blocks on a full pipe.
+type capped struct {
+	buf []byte
+	max int
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	keep := min(len(p), c.max-len(c.buf))
+	c.buf = append(c.buf, p[:keep]...)
+	c.cut = c.cut || keep < len(p)
+	return len(p), nil
+}
+
+// agentRun is what one auditor's process did.
+type agentRun struct {
+	stdout, stderr *capped
+	elapsed        time.Duration
+	err            error // nil when it exited 0 in time
+}
+
+// runAgent runs argv in dir with standard input from /dev/null, in a
+// process group of its own, under a wall clock of timeout. When the clock
+// runs out the whole group is killed, and a grandchild still holding the
+// output open is cut off a moment later: nothing it started outlives it.
+func runAgent(dir string, argv []string, timeout time.Duration) agentRun {
+	r := agentRun{stdout: &capped{max: maxReport}, stderr: &capped{max: 64 << 10}}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	r.elapsed = time.Since(start)
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		r.err = fmt.Errorf("timed out after %v", timeout)
+	case errors.As(err, &exit):
+		r.err = fmt.Errorf("%v: %s", err, lastLine(string(r.stderr.buf), "no message"))
+	default:
+		r.err = err
+	}
+	return r
 }
 
 // hashTree returns every entry under dir but .git's insides, each with its
@@ -679,27 +739,8 @@ func treeChanges(before, after map[string]string) []string {
 	return out
 }
 
-// writePrivate writes a file 0600 through a temporary file and a rename.
-func writePrivate(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// writePrivate writes a file 0600, whole or not at all.
+func writePrivate(path string, b []byte) error { return atomicfile.Write(path, b, 0o600) }
 
 // alertFunnel is the alert funnel script: $OMEGA_MONITOR_ALERT_SEND, else
 // ~/.omega/bin/omega-alert-send.sh, as the loop finds it.
@@ -733,9 +774,13 @@ func deliverReport(name, summary, reportPath string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, funnel, "--document", reportPath, caption)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s: %v: %s", funnel, err, strings.TrimSpace(string(out)))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %v: %s", funnel, err, lastLine(errb.String(), "no message"))
 	}
 	return nil
 }
