@@ -33,7 +33,15 @@ import (
 // capitals only, so that prose ("you must see") is not a rule: MUST, MUST
 // NOT, NEVER, ALWAYS, SHALL, SHALL NOT, REQUIRED, DO NOT.
 //
-// Text inside fenced code blocks is never a rule.
+// Text inside fenced code blocks is never a rule. An indented line under a
+// rule continues it.
+//
+// Rules become dimensions by heading: the rules under one heading of one file
+// are one dimension, named after the heading (after the file when there is
+// none), except that each numbered item under a heading naming rules or
+// invariants is a dimension of its own, named after its words. The same rules
+// stated in two files (AGENTS.md copying CLAUDE.md) are one dimension citing
+// both.
 
 // ruleFileNames are the base names of rule files.
 var ruleFileNames = map[string]bool{
