@@ -50,6 +50,7 @@ func commands() []command {
 		{"install", "put the alert funnel in ~/.omega/bin (install [--test-alert] [--claude [--uninstall]])", runInstall},
 		{"hold", "take the lock of a watcher's state directory for the loop (the loop calls it)", runHold},
 		{"deliver", "deliver the alerts waiting in a watcher's outbox (the loop calls it)", runDeliver},
+		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 	}
 }
 
