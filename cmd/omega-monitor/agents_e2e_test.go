@@ -157,7 +157,9 @@ func TestRealCodexStreamGetsNothing(t *testing.T) {
 	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 	s.Type(t, "please stream")
 	s.WaitFor(t, realTimeout, "the stream", termagent.Contains("step2"))
-	r := watchAgent(t, s, "--nudge-budget", "2", "--nudge-text", agentNudge)
+	// The loop runs where Codex keeps its session logs.
+	r := startLoop(t, loopOptions{target: s.Launch.Name, env: []string{"CODEX_HOME=" + filepath.Join(s.Launch.Home, ".codex")},
+		flags: []string{"--mux", s.Tmux.Mux, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "2", "--nudge-text", agentNudge}})
 	lines := r.waitLines(5, realTimeout)
 	r.stop()
 	if got := nudgedLines(lines); len(got) > 0 {
