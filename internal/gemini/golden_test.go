@@ -75,9 +75,14 @@ func tour() []termagent.Step {
 			return termagent.Contains("The command finished.")(screen) && gemini.Idle(screen)
 		}, State: stalled,
 			Label: "approved the command with Enter", Why: "the command ran and the turn ended"},
-		{Name: "retrying", Act: termagent.TypeText("now " + fakeapi.TriggerError500), Check: termagent.Contains("esc to cancel"), Moving: true, State: working,
+		{Name: "retrying", Act: func(t *testing.T, s *termagent.Session) {
+			s.Type(t, "now "+fakeapi.TriggerError500)
+			// Past the first failures, into the retry loop.
+			s.WaitFor(t, time.Minute, "a failed request", func(string) bool { return true })
+			time.Sleep(12 * time.Second)
+		}, Check: termagent.Contains("esc to cancel"), Moving: true, State: working,
 			Label: "the fake API answers 500; Gemini CLI retries", Why: "the retry loop shows the same spinner line as work"},
-		{Name: "retry-cancelled", Act: func(t *testing.T, s *termagent.Session) { time.Sleep(10 * time.Second); s.Keys(t, "Escape") },
+		{Name: "retry-cancelled", Act: termagent.Press("Escape"),
 			Check: termagent.Contains("Request cancelled"), State: stalled, Hold: classify.HoldInterrupt, EHold: classify.HoldInterrupt,
 			Label: "pressed Esc during the retries", Why: "the cancelled request: the human owns this stop"},
 		{Name: "loop", Act: termagent.TypeText("please " + triggerLoop), Check: termagent.Contains("potential loop"), State: question,
