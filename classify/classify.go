@@ -17,6 +17,7 @@ package classify
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/omega-monitor/omega-monitor/probe"
 )
@@ -140,6 +141,8 @@ type Result struct {
 	// Hold says why a nudge must wait, with the line that says so.
 	Hold     Hold
 	HoldLine Line
+	// HoldRule names the rule that holds.
+	HoldRule string
 	// Live is the live region as read, after the ledger: the dialog for a
 	// QUESTION, the block above the input box otherwise.
 	Live []Line
@@ -331,20 +334,23 @@ func frameAbove(lines []Line, a *agent) []Line {
 	if a.frameTop == nil {
 		return nil
 	}
+	// A dialog draws edges inside itself too: its top is the topmost edge
+	// below the nearest head.
 	floor := max(0, len(lines)-maxAbove)
+	top := -1
 	for i := len(lines) - 1; i >= floor; i-- {
 		t := lines[i].Text
-		switch {
-		case a.frameTop.MatchString(t):
-			if i == len(lines)-1 {
-				return nil
-			}
-			return lines[i+1:]
-		case a.heads.MatchString(t):
-			return nil
+		if a.heads.MatchString(t) {
+			break
+		}
+		if a.frameTop.MatchString(t) {
+			top = i
 		}
 	}
-	return nil
+	if top < 0 || top == len(lines)-1 {
+		return nil
+	}
+	return lines[top+1:]
 }
 
 // marked reports whether lines show one of the agent's marks.
@@ -525,7 +531,7 @@ func decide(v *view) Result {
 			r.Rule, r.Region, r.Evidence = ru.name, ru.region, ev
 			r.From, r.To = span(lines)
 			r.Live = lines
-			r.Hold, r.HoldLine = ru.verdict.hold, ev
+			r.Hold, r.HoldLine, r.HoldRule = ru.verdict.hold, ev, ru.name
 			return r
 		}
 	}
@@ -543,7 +549,9 @@ func decide(v *view) Result {
 				r.From, r.To = span(lines)
 				r.Live = lines
 				if want == Question {
-					r.Live = dialogOf(lines, ev, v.agent)
+					if ru.region != Frame { // a frame is its dialog already
+						r.Live = dialogOf(lines, ev, v.agent)
+					}
 					r.From, r.To = span(r.Live)
 					r.Dialog = readDialog(r.Live)
 				}
@@ -567,13 +575,13 @@ func decide(v *view) Result {
 		r.Region = Dialog
 		r.Live = v.region(Dialog)
 		r.From, r.To = span(r.Live)
-		r.Hold = HoldNoInputBox
+		r.Hold, r.HoldRule = HoldNoInputBox, "no input box on the screen"
 	}
 	// A draft comes first: a human typing now says more than how the last
 	// turn ended.
 	if v.box != nil {
 		if d := v.draft(); d != "" {
-			r.Hold, r.Draft = HoldDraft, d
+			r.Hold, r.Draft, r.HoldRule = HoldDraft, d, "a human's draft in the input box"
 			r.HoldLine = v.region(Box)[v.prompt]
 			return r
 		}
@@ -584,7 +592,7 @@ func decide(v *view) Result {
 		}
 		lines := v.region(ru.region)
 		if ev, ok := ru.match.match(lines); ok && len(lines) > 0 {
-			r.Hold, r.HoldLine = ru.verdict.hold, ev
+			r.Hold, r.HoldLine, r.HoldRule = ru.verdict.hold, ev, ru.name
 			return r
 		}
 	}
@@ -748,6 +756,44 @@ type DialogText struct {
 	Hint string
 }
 
+// menuStart returns the index of a dialog's first option: the run of option
+// lines around the cursor (numbered, or unnumbered siblings drawn at the
+// cursor's indent, with their indented descriptions), so that a numbered
+// list in the question (a plan's steps) stays in the question. Without a
+// cursor it is the first numbered line; without one, len(lines).
+func menuStart(lines []Line) int {
+	cur := -1
+	for i, l := range lines {
+		if cursorLine.MatchString(l.Text) {
+			cur = i
+			break
+		}
+	}
+	if cur < 0 {
+		for i, l := range lines {
+			if optionLine.MatchString(l.Text) {
+				return i
+			}
+		}
+		return len(lines)
+	}
+	t := lines[cur].Text
+	rest := strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(t, " "), "❯›●"), " ")
+	indent := utf8.RuneCountInString(t[:len(t)-len(rest)])
+	i := cur
+	for i > 0 {
+		up := lines[i-1].Text
+		if isBlank(up) {
+			break
+		}
+		if !optionLine.MatchString(up) && len(up)-len(strings.TrimLeft(up, " ")) < indent {
+			break
+		}
+		i--
+	}
+	return i
+}
+
 // readDialog cuts a live dialog into its question, options and hint line.
 func readDialog(lines []Line) *DialogText {
 	end := len(lines)
@@ -760,13 +806,7 @@ func readDialog(lines []Line) *DialogText {
 		end--
 	}
 	lines = lines[:end]
-	split := len(lines)
-	for i, l := range lines {
-		if optionLine.MatchString(l.Text) || cursorLine.MatchString(l.Text) {
-			split = i
-			break
-		}
-	}
+	split := menuStart(lines)
 	var q []string
 	for _, l := range lines[:split] {
 		t := strings.TrimRight(l.Text, " ")

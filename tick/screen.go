@@ -140,37 +140,14 @@ func isFailure(line string) bool {
 	return false
 }
 
-var (
-	optionStart = regexp.MustCompile(`^ *(?:[❯›●>] *)?\d+\. +\S`)
-	footer      = regexp.MustCompile(`(?i)enter to select|esc to cancel|enter to confirm|esc to exit|enter to set as default|ctrl-g to edit|press enter to confirm|use enter to select|waiting for user confirmation`)
-)
-
-// questionAlert relays a dialog verbatim: the question, then its options as
-// the pane lists them, without the key hints under them.
-func questionAlert(target string, now time.Time, dialog []classify.Line) alert.Alert {
-	end := len(dialog)
-	for end > 0 && (strings.TrimSpace(dialog[end-1].Text) == "" || footer.MatchString(dialog[end-1].Text)) {
-		end--
+// questionAlert relays a dialog verbatim, as classify read it: the
+// question, its options as the pane lists them, and its key hints.
+func questionAlert(target string, now time.Time, d *classify.DialogText) alert.Alert {
+	a := alert.Alert{Kind: alert.Question, Target: target, State: "QUESTION", Time: now}
+	if d != nil {
+		a.Question, a.Options, a.Keys = d.Question, d.Options, d.Hint
 	}
-	lines := dialog[:end]
-	split := len(lines)
-	for i, l := range lines {
-		if optionStart.MatchString(l.Text) {
-			split = i
-			break
-		}
-	}
-	var question strings.Builder
-	for _, l := range lines[:split] {
-		question.WriteString(l.Text)
-		question.WriteByte('\n')
-	}
-	var options []string
-	for _, l := range lines[split:] {
-		options = append(options, l.Text)
-	}
-	return alert.Alert{Kind: alert.Question, Target: target, State: "QUESTION", Time: now,
-		Question: strings.TrimRight(question.String(), "\n"), Options: options}
+	return a
 }
 
 var (

@@ -282,6 +282,7 @@ func captureTour(t *testing.T, bin, version string, mode claudecode.Mode, width 
 		} {
 			w := expect.Want{
 				Work: work, HasWork: work != "", Hold: string(c.hold), Status: snap.Status.Status, Version: snap.Status.Version,
+				Agent: "Claude Code", // the rule: go test ./classify -run TestGolden -update, then read the diff
 				Why: fmt.Sprintf("real Claude Code %s, %s mode, %d columns, %s: %s; its status file said %s%s",
 					version, mode, width, c.how, st.why, snap.Status.Status, waitingFor(snap.Status)),
 			}
