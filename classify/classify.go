@@ -387,15 +387,20 @@ func hugs(below []Line) bool {
 }
 
 // lastTurn returns the lines above the box back to the human's last message,
-// bounded: the last event of a stop (an interrupt, a usage limit) is there.
+// or to the agent's banner when the session has had no message yet, bounded:
+// the last event of a stop (an interrupt, a usage limit) is there.
+// With no message of the human's within the bound, the turn's start is not
+// on the screen and what is above the live block may be an earlier
+// session's scrollback: the turn is then the live block alone.
 func lastTurn(lines []Line, a *agent) []Line {
 	floor := max(0, len(lines)-maxAbove)
 	for i := len(lines) - 1; i >= floor; i-- {
-		if a.userTurn != nil && a.userTurn.MatchString(lines[i].Text) {
+		t := lines[i].Text
+		if (a.userTurn != nil && a.userTurn.MatchString(t)) || (a.sessionStart != nil && a.sessionStart.MatchString(t)) {
 			return lines[i:]
 		}
 	}
-	return lines[floor:]
+	return liveBlock(lines, a)
 }
 
 // findBox finds the lowest input box of one shape, returning the indexes of
