@@ -18,8 +18,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // A State is what a screen means.
@@ -111,10 +109,24 @@ type Masker interface {
 	Mask(line string) string
 }
 
+// A WorkReading is the work probe's output as the caller read it: Raw as
+// printed, and N when Raw is a count (Known). It has the fields of
+// probe.Reading, so classify.WorkReading(probe.Read(raw, ran)) is one; the
+// classifier itself runs and parses nothing.
+type WorkReading struct {
+	Raw   string
+	N     int64
+	Known bool
+}
+
+// WorkRemains reports whether the reading leaves work to do: an unknown
+// reading does (fail open), a count of zero does not.
+func (w WorkReading) WorkRemains() bool { return !w.Known || w.N != 0 }
+
 // Options are the inputs of a classification besides the screen.
 type Options struct {
-	// Work is the work probe's raw output; WorkPresent says a probe ran.
-	Work        string
+	// Work is the work probe's reading; WorkPresent says a probe ran.
+	Work        WorkReading
 	WorkPresent bool
 	// Ledger masks our own text before anything is read. Nil masks nothing.
 	Ledger Masker
@@ -135,7 +147,7 @@ type Result struct {
 	// Total is the number of lines in the capture.
 	From, To, Total int
 	// Work is the work probe's reading, for STALLED and BLOCKED.
-	Work probe.Reading
+	Work WorkReading
 	// WorkPresent says a work probe ran.
 	WorkPresent bool
 	// Hold says why a nudge must wait, with the line that says so.
@@ -177,7 +189,10 @@ func Classify(s *Screen, opt Options) Result {
 	}
 	r.Total = s.Total
 	if r.State == 0 {
-		r.Work, r.WorkPresent = probe.Read(opt.Work, opt.WorkPresent), opt.WorkPresent
+		r.Work, r.WorkPresent = opt.Work, opt.WorkPresent
+		if !opt.WorkPresent {
+			r.Work = WorkReading{} // no probe: unknown, whatever was passed
+		}
 		r.State = Stalled
 		if !r.Work.WorkRemains() {
 			r.State = Blocked

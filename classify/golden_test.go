@@ -12,6 +12,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
 	"github.com/omega-monitor/omega-monitor/ledger"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 var update = flag.Bool("update", false, "rewrite the agent, rule, hold-rule, question and option lines of every golden .want from the classifier (then READ the diff)")
@@ -66,7 +67,7 @@ func goldenCases(t testing.TB) []goldenCase {
 }
 
 func (c goldenCase) options() classify.Options {
-	opt := classify.Options{Work: c.Work, WorkPresent: c.HasWork}
+	opt := classify.Options{Work: classify.WorkReading(probe.Read(c.Work, c.HasWork)), WorkPresent: c.HasWork}
 	if len(c.Ledger) > 0 {
 		opt.Ledger = ledger.NewMatcher(c.Ledger...)
 	}
@@ -176,7 +177,8 @@ func TestGoldenUnrelatedLedgerMasksNothing(t *testing.T) {
 		if len(c.Ledger) > 0 {
 			continue // the case brings its own ledger
 		}
-		opt := classify.Options{Work: c.Work, WorkPresent: c.HasWork}
+		opt := c.options()
+		opt.Ledger = nil
 		without := classify.Classify(classify.ParseScreen(c.pane), opt)
 		opt.Ledger = m
 		with := classify.Classify(classify.ParseScreen(c.pane), opt)

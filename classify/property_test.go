@@ -12,6 +12,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/expect"
 	"github.com/omega-monitor/omega-monitor/ledger"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // The property tests read the whole golden corpus (golden/panes and
@@ -44,7 +45,7 @@ func corpus(t *testing.T) []corpusPane {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := Options{Work: w.Work, WorkPresent: w.HasWork}
+			opt := Options{Work: WorkReading(probe.Read(w.Work, w.HasWork)), WorkPresent: w.HasWork}
 			if len(w.Ledger) > 0 {
 				opt.Ledger = ledger.NewMatcher(w.Ledger...)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // TestGoldenQuestionRelay renders the alert for every QUESTION pane of the
@@ -41,7 +42,7 @@ func TestGoldenQuestionRelay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: w.Work, WorkPresent: w.HasWork})
+			r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: classify.WorkReading(probe.Read(w.Work, w.HasWork)), WorkPresent: w.HasWork})
 			if r.State != classify.Question {
 				t.Skipf("classified %v; TestGolden reports it", r.State)
 			}

@@ -101,7 +101,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		pane = append(pane, '\n')
 	}
 	spec := expect.Want{State: state.String(), Work: work.value, HasWork: work.set, Hold: *hold, Why: *why}
-	r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: work.value, WorkPresent: work.set})
+	r := classify.Classify(classify.ParseScreen(pane), classifyOptions(work.value, work.set, nil))
 	agrees := r.State == state && string(r.Hold) == *hold
 	if agrees {
 		// The case asserts the reason too; the person adding it reads

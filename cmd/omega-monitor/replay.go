@@ -152,8 +152,7 @@ func replay(a *txtar.Archive, w io.Writer) error {
 		var screen classify.Result
 		captureErr := strings.TrimSpace(p.sections["capture-error"])
 		if captureErr == "" {
-			opt := classify.Options{Work: pf.work.value, WorkPresent: pf.work.set && workErr == "", Ledger: echo}
-			screen = classify.Classify(classify.ParseScreen([]byte(p.sections["pane"])), opt)
+			screen = classify.Classify(classify.ParseScreen([]byte(p.sections["pane"])), classifyOptions(pf.work.value, pf.work.set && workErr == "", echo))
 		}
 		in := pf.input(now, screen)
 		in.CaptureError = captureErr

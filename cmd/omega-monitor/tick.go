@@ -176,9 +176,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			*captureErr = "reading the pane: " + err.Error()
 		} else {
-			opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == ""}
-			opt.Ledger = m
-			screen = classify.Classify(s, opt)
+			screen = classify.Classify(s, classifyOptions(f.work.value, f.work.set && *f.workErr == "", m))
 		}
 	}
 	in := f.input(now, screen)
