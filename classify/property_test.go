@@ -172,6 +172,7 @@ func TestPropertyQuotedMarkersMoveNothing(t *testing.T) {
 	}
 	wg.Wait()
 	report(t, failures)
+	t.Logf("%d quotings of %d markers in %d panes", checked.Load(), len(all), len(panes))
 	if checked.Load() < 10000 {
 		t.Errorf("checked %d quotings; the corpus should give far more", checked.Load())
 	}

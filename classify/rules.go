@@ -187,6 +187,8 @@ var claudeCode = agent{
 			match: lastLines(1, re(hintLine(`Enter to select|`+claudeFooterKeys)))},
 		{name: "a dialog frame hugging the input box (numbered options with the ❯ cursor)", region: Frame, verdict: question,
 			match: optionMenu(`❯`)},
+		{name: "a dialog frame hugging the input box (its question line)", region: Frame, verdict: question,
+			match: anyLine(re(`^ ?[^ ⎿].*\?$`))},
 		// The same structures drawn below a live input box (a menu opened
 		// over the status bar) are a dialog too.
 		{name: "question hint line under the input box", region: Below, verdict: question,
