@@ -160,12 +160,14 @@ type Result struct {
 	Live []Line
 	// Draft is the text in the input box, when a human's draft holds.
 	Draft string
-	// Dialog is the live dialog, read for relaying, when the State is
-	// Question; nil otherwise.
+	// Dialog is the live dialog, read for relaying: non-nil exactly when a
+	// dialog is live anywhere on the screen (the State is then Question),
+	// so a caller checking that no dialog holds the keyboard tests it.
 	Dialog *DialogText
 	// HasBox says a live input box is drawn; Input is what it holds, as
 	// drawn (neither the ledger nor the draft rules have touched it,
-	// faint placeholder text dropped when the capture carries attributes).
+	// faint placeholder text dropped when the capture carries attributes),
+	// so a caller can check that the box holds exactly what it typed.
 	HasBox bool
 	Input  string
 	// Body is the kept screen above the input box (the whole kept screen
