@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 )
 
 // Sentinel is the first line of every ledger file. It holds a C0 control
@@ -275,45 +277,8 @@ func write(path string, recs []string) (err error) {
 		b.WriteByte('\n')
 	}
 
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, base+".tmp*")
-	if err != nil {
+	if err := atomicfile.Write(path, []byte(b.String()), 0o600); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			err = fmt.Errorf("ledger: %w", err)
-		}
-	}()
-	if err = tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = io.WriteString(tmp, b.String()); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }

@@ -46,33 +46,63 @@ uint() {
 	if [[ $1 =~ ^[0-9]+$ ]]; then printf '%s\n' "$((10#$1))"; else printf '%s\n' "$2"; fi
 }
 
-# file_mode FILE: the permission bits in octal (GNU stat, then BSD stat).
+# file_mode FILE: the permission bits in octal of FILE, or of the file it
+# links to (GNU stat, then BSD stat).
 file_mode() {
-	stat -c '%a' -- "$1" 2>/dev/null || stat -f '%Lp' -- "$1" 2>/dev/null
+	stat -L -c '%a' -- "$1" 2>/dev/null || stat -L -f '%Lp' -- "$1" 2>/dev/null
 }
 
-# check_conf FILE: refuses a config that others could read or change.
+# link_target FILE: the file a symlink FILE resolves to, as a path.
+link_target() {
+	readlink -f -- "$1" 2>/dev/null || readlink -- "$1" 2>/dev/null || printf '%s\n' "$1"
+}
+
+# check_conf FILE: refuses a config that others could read or change. A
+# symlink is allowed: the file it resolves to is what is checked, and what
+# the advice names (a chmod on the link would change the target anyway, and a
+# link to a file that is not yours cannot be fixed by any chmod).
 check_conf() {
-	local f=$1 mode
+	local f=$1 mode real=$1 via=''
+	if [[ -L $f ]]; then
+		real=$(link_target "$f")
+		via=" (a symlink to $real)"
+	fi
 	if [[ ! -e $f ]]; then
-		say "no config at $f: create it with bot_token=... and chat_id=... lines, then chmod 600 $f"
+		if [[ -n $via ]]; then
+			say "$f$via points at nothing: make it point at your config, or replace it with the file itself (bot_token=... and chat_id=... lines, mode 600)"
+		else
+			say "no config at $f: create it with bot_token=... and chat_id=... lines, then chmod 600 $f"
+		fi
 		return 1
 	fi
 	if [[ ! -f $f || ! -r $f ]]; then
-		say "$f is not a readable file"
+		say "$f$via is not a readable file"
+		return 1
+	fi
+	# A link may lead to a file of the system that happens to be yours (as
+	# root, /etc/passwd is): no advice may be to chmod that. Links are for a
+	# config kept elsewhere in your own home.
+	local home_real
+	home_real=$(cd -- "${HOME:-/}" 2>/dev/null && pwd -P) || home_real=${HOME:-}
+	if [[ -n $via && -n ${HOME:-} && $real != "$HOME"/* && $real != "$home_real"/* ]]; then
+		say "$f$via leads outside your home ($HOME); the bot token belongs in a file of your own: point the link at one in your home, mode 600, or set OMEGA_TELEGRAM_CONF to one"
 		return 1
 	fi
 	if [[ ! -O $f ]]; then
-		say "$f is not owned by you ($(id -un)): it holds the bot token; recreate it as yourself, then chmod 600 $f"
+		if [[ -n $via ]]; then
+			say "$f$via: $real is not owned by you ($(id -un)) and it would hold the bot token; point the link at a config file of your own, mode 600, or set OMEGA_TELEGRAM_CONF to one"
+		else
+			say "$f is not owned by you ($(id -un)): it holds the bot token; recreate it as yourself, then chmod 600 $f"
+		fi
 		return 1
 	fi
 	mode=$(file_mode "$f")
 	if [[ ! $mode =~ ^[0-7]+$ ]]; then
-		say "cannot read the mode of $f"
+		say "cannot read the mode of $f$via"
 		return 1
 	fi
 	if (((8#$mode & 8#077) != 0)); then
-		say "$f is mode $mode, open to other users, and it holds the bot token; fix it with: chmod 600 $f"
+		say "$f$via is mode $mode, open to other users, and it holds the bot token; fix it with: chmod 600 $real"
 		return 1
 	fi
 }
@@ -209,6 +239,11 @@ send_one() {
 			;;
 		429)
 			after=$(json_number "$body" retry_after)
+			# An absurd retry_after (more digits than shell arithmetic
+			# holds) is capped: the deadline below decides either way.
+			if ((${#after} > 6)); then
+				after=999999
+			fi
 			pause=${after:-$delay}
 			why="HTTP 429 (too many requests), retry_after ${pause}s"
 			;;
@@ -241,7 +276,7 @@ send_one() {
 			why="gave up after $tries tries: $why"
 			return 1
 		fi
-		if ((SECONDS - start + pause > deadline)); then
+		if ((pause > deadline || SECONDS - start + pause > deadline)); then
 			why="gave up after $tries tries and $((SECONDS - start))s (the next try would pass ${deadline}s): $why"
 			return 1
 		fi

@@ -149,24 +149,23 @@ func replay(a *txtar.Archive, w io.Writer) error {
 		if len(sent) > 0 {
 			echo = ledger.NewMatcher(sent...)
 		}
-		var screen classify.Result
 		captureErr := strings.TrimSpace(p.sections["capture-error"])
-		if captureErr == "" {
-			screen = classify.Classify(classify.ParseScreen([]byte(p.sections["pane"])), classifyOptions(pf.work.value, pf.work.set && workErr == "", echo))
-		}
-		in := pf.input(now, screen)
-		in.CaptureError = captureErr
-		in.Ledger = echo
 		c := cfg
 		c.HasProgress = cfg.HasProgress || hasProgress || progressErr != ""
+		var screen *classify.Screen
+		if captureErr == "" {
+			screen = classify.ParseScreen([]byte(p.sections["pane"]))
+		}
 		var out tick.Outcome
-		state, out = tick.Step(state, c, in)
+		state, out, _ = judge(state, c, &pf, now, screen, captureErr, echo, nil)
 		fmt.Fprintln(w, out.Line)
 		for _, act := range out.Actions {
 			switch act.Kind {
 			case tick.Nudge:
 				sent = append(sent, act.Text)
 				fmt.Fprintf(w, "  → nudge: %s\n", act.Text)
+			case tick.Enter:
+				fmt.Fprintf(w, "  → enter: %s\n", act.Text)
 			case tick.Alert:
 				fmt.Fprintf(w, "  → alert: %s\n", act.Alert.FirstLine())
 			}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/probe"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -113,11 +115,11 @@ func (f *tickFlags) check() error {
 	if _, err := coord.ParseTarget(*f.target); err != nil {
 		return err
 	}
-	if *f.budget < 0 {
-		return errors.New("--nudge-budget must be 0 or more")
+	if *f.budget < 0 || *f.budget > maxNudgeBudget {
+		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", maxNudgeBudget, *f.budget)
 	}
-	if strings.TrimSpace(*f.nudgeText) == "" || strings.ContainsAny(*f.nudgeText, "\n\r") {
-		return errors.New("--nudge-text must be one non-empty line")
+	if err := checkNudgeText(*f.nudgeText); err != nil {
+		return fmt.Errorf("--nudge-text: %w", err)
 	}
 	return nil
 }
@@ -128,6 +130,8 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := addTickFlags(fs)
 	captureErr := fs.String("capture-error", "", "the capture failed")
 	nowFlag := fs.String("now", "", "the poll's time, RFC 3339")
+	framed := fs.Bool("frame", false, "standard input is a capture frame")
+	statusDir := fs.String("agent-status-dir", "", "the agent's status files, on this machine")
 	statusFile := fs.String("agent-status", "", "the agent's own status file")
 	pane := fs.String("pane", "", "the watched pane")
 	explain := fs.Bool("explain", false, "explain on standard error")
@@ -146,66 +150,76 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor tick: %v\n", err)
 		return 2
 	}
-	now := time.Now()
-	if *nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, *nowFlag)
-		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor tick: --now %q is not an RFC 3339 time\n", *nowFlag)
-			return 2
-		}
-		now = t
+	now, ok := parseNow(*nowFlag, stderr)
+	if !ok {
+		return 2
 	}
 	d := stateDirectory(*stateDir)
 	var problems []string // rendered at the end of the line
+	// unusable says why no nudge may go out on this poll: without a state
+	// that is read and saved, the budget cannot count it.
+	var unusable string
 	if err := d.prepare(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	prev, err := d.loadState(now)
+	// The state lock covers the read-modify-write of the state and the
+	// hand-over: two ticks at once would each spend the same budget.
+	if lock, err := fsutil.Lock(d.path("state.lock")); err != nil {
+		unusable = "the state could not be locked"
+		problems = append(problems, "state lock: "+err.Error())
+	} else {
+		defer lock.Close()
+	}
+	if err := d.dropStale(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	prev, usable, err := d.loadState(now)
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
-	var screen classify.Result
-	var screenLedger classify.Masker
+	if !usable {
+		unusable = "the state file is unusable"
+	}
+	var c capture
+	var echo classify.Masker
 	if *captureErr == "" {
 		m, err := loadLedger(d.ledger())
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
-		screenLedger = m
-		s, err := classify.ReadScreen(stdin)
+		echo = m
+		c, err = readCapture(stdin, *framed, *pane, *statusFile, *statusDir)
 		if err != nil {
-			*captureErr = "reading the pane: " + err.Error()
-		} else {
-			screen = classify.Classify(s, classifyOptions(f.work.value, f.work.set && *f.workErr == "", m))
+			*captureErr = err.Error()
 		}
 	}
-	in := f.input(now, screen)
-	in.CaptureError = *captureErr
-	in.Ledger = screenLedger
-	witness := "none"
-	if *statusFile != "" && in.CaptureError == "" {
-		if data, err := os.ReadFile(*statusFile); err != nil {
-			witness = "unreadable (" + err.Error() + "): the screen decides alone"
-		} else if w, err := tick.ParseWitness(data, *pane, now); err != nil {
-			witness = err.Error() + ": the screen decides alone"
-		} else {
-			in.Witness = &w
-			witness = fmt.Sprintf("%s says %s (written %s)", *statusFile, w.Status, w.Updated.UTC().Format(time.RFC3339))
-		}
+	witness, said := c.witness(now)
+	if *captureErr != "" {
+		witness, said = nil, "none"
 	}
+	next, out, in := judge(prev, f.config(), f, now, c.screen, *captureErr, echo, witness)
+	screen := in.Screen
 	if *explain {
-		if in.CaptureError != "" {
-			fmt.Fprintf(stderr, "no screen: %s\n", in.CaptureError)
+		if *captureErr != "" {
+			fmt.Fprintf(stderr, "no screen: %s\n", *captureErr)
 		} else {
 			io.WriteString(stderr, screen.Explain())
 		}
-		fmt.Fprintf(stderr, "  witness:  %s\n", witness)
+		fmt.Fprintf(stderr, "  witness:  %s\n", said)
 	}
-	next, out := tick.Step(prev, f.config(), in)
-	next, out = d.act(prev, next, out, &problems)
+	if c.pane != "" {
+		next.Pane, next.PaneDir = c.pane, c.dir
+	}
+	if unusable != "" {
+		next, out = withholdNudges(next, out, unusable)
+	}
+	next, out = d.record(next, out, &problems)
+	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
+		next, out = withholdNudges(next, out, "the state could not be saved")
 	}
+	d.handOver(out, screen, now, &problems)
 	if err := d.appendHistory(now, *f.target, out.Events); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -214,7 +228,100 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		line += " · error: " + p
 	}
 	fmt.Fprintln(stdout, line)
+	if err := d.appendLog(line); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor tick: %v\n", err)
+	}
 	return 0
+}
+
+// maxStateFile caps state.json: the lines kept for the diff are bounded,
+// and a state far beyond them is not one a tick wrote.
+const maxStateFile = 8 << 20
+
+// maxMonitorLog is the size at which monitor.log moves to monitor.log.1.
+const maxMonitorLog = 4 << 20
+
+// withholdNudges takes every nudge out of a poll's outcome, gives it back
+// to the budget, and says why in the line and the history.
+func withholdNudges(next tick.State, out tick.Outcome, why string) (tick.State, tick.Outcome) {
+	var kept []tick.Action
+	for _, a := range out.Actions {
+		if a.Kind != tick.Nudge && a.Kind != tick.Enter {
+			kept = append(kept, a)
+			continue
+		}
+		spent := next.Budget.String()
+		next = next.Refund()
+		out.Line = strings.Replace(out.Line, "nudged ("+spent+")", "not nudged ("+why+")", 1)
+		out.Line = strings.Replace(out.Line, "nudged, Enter only: our text is in the box ("+spent+")", "not nudged ("+why+")", 1)
+	}
+	out.Actions = kept
+	events := make([]tick.Event, 0, len(out.Events))
+	for _, e := range out.Events {
+		if e.Name == "nudge" {
+			e = tick.Event{Name: "nudge_not_typed", State: e.State, Fields: map[string]any{"text": e.Fields["text"], "why": why}}
+		}
+		events = append(events, e)
+	}
+	out.Events = events
+	return next, out
+}
+
+// parseNow reads --now, or takes the time now.
+func parseNow(flagValue string, stderr io.Writer) (time.Time, bool) {
+	if flagValue == "" {
+		return time.Now(), true
+	}
+	t, err := time.Parse(time.RFC3339, flagValue)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: --now %q is not an RFC 3339 time\n", flagValue)
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// judge is one poll's step from a captured screen to the tick's outcome,
+// for tick and replay alike: classify with the echo ledger, look at the
+// input box as drawn, then tick.Step. screen is nil when the capture failed.
+func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness) (tick.State, tick.Outcome, tick.Input) {
+	var screen classify.Result
+	own := false
+	if captureErr == "" && s != nil {
+		opt := classifyOptions(f.work.value, f.work.set && *f.workErr == "", echo)
+		screen = classify.Classify(s, opt)
+		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
+	}
+	in := f.input(now, screen)
+	in.CaptureError = captureErr
+	in.Ledger = echo
+	in.Witness = w
+	in.OwnTextInBox = own
+	next, out := tick.Step(prev, cfg, in)
+	return next, out, in
+}
+
+// boxAsDrawn reads the input box of a STALLED screen without the echo
+// ledger, which masks our own words in the transcript and must not mask
+// them in the box: a box holding exactly our nudge text gets only the Enter
+// (own is true); a box holding anything else is a human's draft and holds.
+func boxAsDrawn(s *classify.Screen, screen classify.Result, opt classify.Options, text string) (classify.Result, bool) {
+	if screen.State != classify.Stalled || (screen.Hold != classify.HoldNone && screen.Hold != classify.HoldDraft) {
+		return screen, false
+	}
+	raw := screen
+	if screen.Hold == classify.HoldNone && opt.Ledger != nil {
+		opt.Ledger = nil
+		raw = classify.Classify(s, opt)
+	}
+	if raw.Hold != classify.HoldDraft {
+		return screen, false
+	}
+	if tick.OwnText(raw.Draft, text) {
+		screen.Hold, screen.Draft, screen.HoldLine = classify.HoldNone, "", classify.Line{}
+		return screen, true
+	}
+	screen.Hold, screen.Draft, screen.HoldLine = classify.HoldDraft, raw.Draft, raw.HoldLine
+	return screen, false
 }
 
 // A stateDirectory is one watcher's directory: its state, echo ledger,
@@ -225,13 +332,18 @@ func (d stateDirectory) path(name string) string { return filepath.Join(string(d
 func (d stateDirectory) ledger() string          { return d.path("ledger") }
 func (d stateDirectory) actions() string         { return d.path("actions") }
 
-// prepare creates the directory and its actions directory, and deletes
-// actions left by an earlier poll that the shell never carried out.
+// prepare creates the directory and its actions directory.
 func (d stateDirectory) prepare() error {
 	if err := os.MkdirAll(d.actions(), 0o700); err != nil {
 		return fmt.Errorf("state directory: %v", err)
 	}
 	os.Chmod(string(d), 0o700)
+	return nil
+}
+
+// dropStale deletes actions left by an earlier poll that the shell never
+// carried out.
+func (d stateDirectory) dropStale() error {
 	left, err := os.ReadDir(d.actions())
 	if err != nil {
 		return fmt.Errorf("actions: %v", err)
@@ -248,29 +360,68 @@ func (d stateDirectory) prepare() error {
 	return nil
 }
 
-// loadState reads the state. A missing file is a fresh start; a corrupt one
-// is kept aside, never overwritten, and the watcher starts fresh.
-func (d stateDirectory) loadState(now time.Time) (tick.State, error) {
-	var s tick.State
-	data, err := os.ReadFile(d.path("state.json"))
+// loadState reads the state. A missing file is a fresh start; a corrupt one,
+// or one with values out of range, is kept aside, never overwritten, and the
+// watcher starts fresh. A state that cannot be read or kept aside (a
+// directory, a file without permission) is unusable: usable is false, and
+// the caller sends no nudge, since the budget could not count it.
+func (d stateDirectory) loadState(now time.Time) (s tick.State, usable bool, err error) {
+	path := d.path("state.json")
+	data, err := fsutil.ReadCapped(path, maxStateFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
+		return s, true, nil
 	}
-	if err != nil {
-		return s, fmt.Errorf("state file unreadable, started fresh: %v", err)
+	if err != nil && !errors.Is(err, fsutil.ErrTooLarge) {
+		return s, false, fmt.Errorf("state file unusable, no nudge until it is fixed: %v", err)
 	}
-	if err := json.Unmarshal(data, &s); err != nil || s.Version > tick.StateVersion {
-		aside := d.path("state.json.corrupt-" + now.UTC().Format("20060102T150405Z"))
-		why := "corrupt"
-		if err == nil {
-			why = fmt.Sprintf("from a newer version (%d)", s.Version)
+	why := ""
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("larger than %d bytes", maxStateFile)
+	case json.Unmarshal(data, &s) != nil:
+		why = "corrupt"
+	case s.Version > tick.StateVersion:
+		why = fmt.Sprintf("from a newer version (%d)", s.Version)
+	default:
+		if err := checkStateJSON(data, s); err != nil {
+			why = err.Error()
 		}
-		if rerr := os.Rename(d.path("state.json"), aside); rerr != nil {
-			return tick.State{}, fmt.Errorf("state file %s, started fresh (could not keep it aside: %v)", why, rerr)
-		}
-		return tick.State{}, fmt.Errorf("state file %s, kept as %s, started fresh", why, filepath.Base(aside))
 	}
-	return s, nil
+	if why == "" {
+		return s, true, nil
+	}
+	aside := d.path("state.json.corrupt-" + now.UTC().Format("20060102T150405Z"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return tick.State{}, false, fmt.Errorf("state file %s, unusable, no nudge until it is fixed (could not keep it aside: %v)", why, rerr)
+	}
+	return tick.State{}, true, fmt.Errorf("state file %s, kept as %s, started fresh", why, filepath.Base(aside))
+}
+
+// checkStateJSON refuses a state whose counters are null (JSON reads them
+// as zero, a fresh budget) or out of range.
+func checkStateJSON(data []byte, s tick.State) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	var budget map[string]json.RawMessage
+	if b, ok := raw["budget"]; ok && string(b) != "null" {
+		json.Unmarshal(b, &budget)
+	}
+	for _, k := range []string{"version", "polls", "budget"} {
+		if v, ok := raw[k]; !ok || string(v) == "null" {
+			return fmt.Errorf("without %s", k)
+		}
+	}
+	for _, k := range []string{"limit", "used"} {
+		if v, ok := budget[k]; !ok || string(v) == "null" {
+			return fmt.Errorf("without budget.%s", k)
+		}
+	}
+	if err := s.Check(); err != nil {
+		return fmt.Errorf("out of range (%v)", strings.TrimPrefix(err.Error(), "tick: "))
+	}
+	return nil
 }
 
 // saveState writes the state atomically: a temporary file, fsync, rename.
@@ -285,39 +436,11 @@ func (d stateDirectory) saveState(s tick.State) error {
 	return nil
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if dir, err := os.Open(filepath.Dir(path)); err == nil {
-		dir.Sync()
-		dir.Close()
-	}
-	return nil
-}
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
 
 // appendHistory appends the poll's events to history.jsonl in one write, so
-// that a failure loses at most this poll's lines and never an earlier one.
+// that a failure loses at most this poll's lines and never an earlier one,
+// under the history's lock (see sweepHistory).
 func (d stateDirectory) appendHistory(now time.Time, target string, events []tick.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -342,6 +465,11 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 		b.Write(line)
 		b.WriteByte('\n')
 	}
+	unlock, err := lockHistory(string(d))
+	if err != nil {
+		return fmt.Errorf("history not written: %v", err)
+	}
+	defer unlock()
 	h, err := os.OpenFile(d.path("history.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("history not written: %v", err)
@@ -356,23 +484,42 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 	return nil
 }
 
-// act records each nudge in the echo ledger, then hands every action to the
-// shell as a file. A nudge that cannot be recorded first is not sent: its
-// echo would be read back as the agent's own words.
-func (d stateDirectory) act(prev, next tick.State, out tick.Outcome, problems *[]string) (tick.State, tick.Outcome) {
+// record records each nudge in the echo ledger before it is handed over. A
+// nudge that cannot be recorded first is not sent: its echo would be read
+// back as the agent's own words; its budget is given back, and the history
+// says so instead of "nudge".
+func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]string) (tick.State, tick.Outcome) {
+	for _, a := range out.Actions {
+		if a.Kind != tick.Nudge {
+			continue
+		}
+		if err := ledger.Record(d.ledger(), a.Text); err != nil {
+			*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
+			return withholdNudges(next, out, "the echo ledger could not record it")
+		}
+	}
+	return next, out
+}
+
+// handOver writes every action for the shell, as files in the order to act
+// on them, and a nudge's judged screen as pending.json for the checks
+// before typing and before Enter (confirm).
+func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, problems *[]string) {
 	seq := 0
+	os.Remove(d.path(pendingFile))
 	for _, a := range out.Actions {
 		switch a.Kind {
-		case tick.Nudge:
-			if err := ledger.Record(d.ledger(), a.Text); err != nil {
-				spent := next.Budget.String()
-				next.Budget.Used = max(next.Budget.Used-1, 0)
-				out.Line = strings.Replace(out.Line, "nudged ("+spent+")", "not nudged (the echo ledger could not record it)", 1)
-				*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
+		case tick.Nudge, tick.Enter:
+			seq++
+			name := fmt.Sprintf("%03d.nudge", seq)
+			if a.Kind == tick.Enter {
+				name = fmt.Sprintf("%03d.enter", seq)
+			}
+			if err := d.writePending(tick.NewPending(name, a, judged, now)); err != nil {
+				*problems = append(*problems, "nudge not handed over: "+err.Error())
 				continue
 			}
-			seq++
-			if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.nudge", seq)), []byte(a.Text)); err != nil {
+			if err := writeAtomic(filepath.Join(d.actions(), name), []byte(a.Text)); err != nil {
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
@@ -384,5 +531,42 @@ func (d stateDirectory) act(prev, next tick.State, out tick.Outcome, problems *[
 			}
 		}
 	}
-	return next, out
+}
+
+// appendLog appends the poll's MONITOR line to monitor.log, the log that
+// omega-monitor logs reads. Past maxMonitorLog the log moves to
+// monitor.log.1, replacing the one before.
+func (d stateDirectory) appendLog(line string) error {
+	path := d.path("monitor.log")
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxMonitorLog {
+		os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("monitor.log not written: %v", err)
+	}
+	_, err = f.WriteString(line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("monitor.log not written: %v", err)
+	}
+	return nil
+}
+
+// pollState is the poll's state name for the board, "?" without a screen.
+func pollState(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "?"
+	}
+	return in.Screen.State.String()
+}
+
+// pollExplain is the explanation of the poll's verdict for the board.
+func pollExplain(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "no screen: " + in.CaptureError
+	}
+	return in.Screen.Explain()
 }
