@@ -289,16 +289,17 @@ pause() {
 # ended with its process group, the ssh master is closed, and the loop exits.
 on_signal() {
 	trap '' HUP INT TERM
+	[[ -z $running ]] || kill -TERM -- "-$running" 2>/dev/null
+	# Said first: whoever stopped the watcher may be removing its files.
+	log "stopped by SIG$1"
 	if [[ -n $running ]]; then
-		kill -TERM -- "-$running" 2>/dev/null
-		read -r -t 1 -u 9 _
+		kill -0 -- "-$running" 2>/dev/null && read -r -t 1 -u 9 _
 		kill -KILL -- "-$running" 2>/dev/null
 	fi
 	running=''
 	if ((${#close_master[@]})); then
 		run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	fi
-	log "stopped by SIG$1"
 	trap - "$1"
 	exit $((128 + $2))
 }
