@@ -16,7 +16,6 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/probe"
@@ -61,6 +60,7 @@ const (
 	Dialog          // the bottom of a screen whose input box is gone
 	Box             // the input box itself
 	Turn            // the last turn: above the input box, back to the human's last message
+	Frame           // a dialog frame drawn directly above the input box
 )
 
 var regionNames = [...]string{
@@ -70,10 +70,11 @@ var regionNames = [...]string{
 	Dialog:   "the bottom of the screen, where no input box is drawn",
 	Box:      "the input box",
 	Turn:     "the last turn, above the input box",
+	Frame:    "the dialog frame directly above the input box",
 }
 
 func (r Region) String() string {
-	if r >= NoRegion && r <= Turn {
+	if r >= NoRegion && r <= Frame {
 		return regionNames[r]
 	}
 	return fmt.Sprintf("Region(%d)", int(r))
@@ -144,6 +145,14 @@ type Result struct {
 	Live []Line
 	// Draft is the text in the input box, when a human's draft holds.
 	Draft string
+	// Dialog is the live dialog, read for relaying, when the State is
+	// Question; nil otherwise.
+	Dialog *DialogText
+	// HasBox says a live input box is drawn; Input is what it holds, as
+	// drawn (neither the ledger nor the draft rules have touched it,
+	// faint placeholder text dropped when the capture carries attributes).
+	HasBox bool
+	Input  string
 	// Body is the kept screen above the input box (the whole kept screen
 	// when no box is drawn), as drawn: the ledger has NOT masked it, since
 	// a caller diffing polls needs to mask only the lines that are new.
@@ -159,6 +168,10 @@ func Classify(s *Screen, opt Options) Result {
 	v.masker = opt.Ledger
 	r := decide(&v)
 	r.Body = v.body
+	if v.box != nil {
+		r.HasBox = true
+		r.Input = v.input(false)
+	}
 	r.Total = s.Total
 	if r.State == 0 {
 		r.Work, r.WorkPresent = probe.Read(opt.Work, opt.WorkPresent), opt.WorkPresent
@@ -197,6 +210,10 @@ type view struct {
 	above  []Line // the live block directly above the box
 	turn   []Line // the last turn, above the box
 	below  []Line // the status lines below the box
+	frame  []Line // a dialog frame directly above the box, if one is drawn
+	// ambiguous says two agents draw the box found and no mark tells them
+	// apart: the agent is unknown.
+	ambiguous bool
 	// dialog is the bottom of the screen when no live box is drawn, with
 	// box side borders stripped.
 	dialog []Line
@@ -232,17 +249,32 @@ func look(lines []Line, attrs bool) view {
 	lines = lines[:end]
 	v := view{attrs: attrs, body: lines}
 	bestTop, bestPrompt, bestEnd := -1, -1, -1
+	ambiguous := false
 	for _, a := range agents {
 		for i := range a.boxes {
 			top, prompt, bottom, ok := findBox(lines, &a.boxes[i])
 			if !ok {
 				continue
 			}
-			// Two agents draw the same box: the one whose marks show wins.
-			tie := bottom == bestEnd && !marked(lines[bestTop:], v.agent) && marked(lines[top:], a)
-			if bottom > bestEnd || tie {
+			if bottom == bestEnd && a != v.agent {
+				// Two agents draw the same box: the one whose marks
+				// show is the agent; neither or both, and the screen
+				// does not say whose it is.
+				was, is := marked(lines[bestTop:], v.agent), marked(lines[top:], a)
+				switch {
+				case is && !was:
+					v.agent, v.shape = a, &a.boxes[i]
+					bestTop, bestPrompt = top, prompt
+					ambiguous = false
+				case is == was:
+					ambiguous = true
+				}
+				continue
+			}
+			if bottom > bestEnd {
 				v.agent, v.shape = a, &a.boxes[i]
 				bestTop, bestPrompt, bestEnd = top, prompt, bottom
+				ambiguous = false
 			}
 		}
 	}
@@ -255,15 +287,64 @@ func look(lines []Line, attrs bool) view {
 			start = bestEnd + 1 // never read a stale box as part of a dialog
 		}
 		v.dialog = stripBorders(lines[start:])
+		v.agent = dialogAgent(v.dialog)
 		return v
 	}
+	v.ambiguous = ambiguous
 	v.box = lines[bestTop : bestEnd+1]
 	v.body = lines[:bestTop]
 	v.prompt = bestPrompt - bestTop
 	v.below = lines[bestEnd+1:]
 	v.above = liveBlock(lines[:bestTop], v.agent)
 	v.turn = lastTurn(lines[:bestTop], v.agent)
+	v.frame = frameAbove(lines[:bestTop], v.agent)
+	if v.ambiguous {
+		v.agent = nil
+	}
 	return v
+}
+
+// dialogAgent names the agent whose dialog frame (its footer, its hint, its
+// option cursor) is drawn at the bottom of a screen with no input box: the
+// frame is what says who drew the screen. It returns nil when no agent's
+// frame is there.
+func dialogAgent(dialog []Line) *agent {
+	for _, a := range agents {
+		for _, ru := range a.rules {
+			if ru.region != Dialog {
+				continue
+			}
+			if _, ok := ru.match.match(dialog); ok {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// frameAbove returns the dialog frame directly above the input box: the
+// lines between the box and the edge the agent draws above a dialog, when
+// none of them starts a block of the transcript. A dialog quoted in an
+// answer sits under that answer's head, and one left in the scrollback has
+// its answer or the turn's end under it; neither is a frame.
+func frameAbove(lines []Line, a *agent) []Line {
+	if a.frameTop == nil {
+		return nil
+	}
+	floor := max(0, len(lines)-maxAbove)
+	for i := len(lines) - 1; i >= floor; i-- {
+		t := lines[i].Text
+		switch {
+		case a.frameTop.MatchString(t):
+			if i == len(lines)-1 {
+				return nil
+			}
+			return lines[i+1:]
+		case a.heads.MatchString(t):
+			return nil
+		}
+	}
+	return nil
 }
 
 // marked reports whether lines show one of the agent's marks.
@@ -408,7 +489,7 @@ func allTransparent(block []Line, a *agent) bool {
 	return true
 }
 
-var borders = regexp.MustCompile(`^│ ?(.*?) ?│$`)
+var borders = re(`^│ ?(.*?) ?│$`)
 
 func stripBorders(lines []Line) []Line {
 	out := make([]Line, len(lines))
@@ -429,15 +510,16 @@ func stripBorders(lines []Line) []Line {
 // screen is stopped, and the holds say whether a nudge may be typed.
 // It leaves State zero for a stopped screen; the work probe decides.
 func decide(v *view) Result {
-	candidates := agents
-	if v.agent != nil {
-		candidates = []*agent{v.agent}
-	}
+	rules := shared
 	var r Result
 	if v.agent != nil {
 		r.Agent = v.agent.name
+		rules = v.agent.rules
 	}
-	for _, ru := range rulesFirst(candidates) {
+	for _, ru := range rules {
+		if !ru.verdict.first {
+			continue
+		}
 		lines := v.region(ru.region)
 		if ev, ok := ru.match.match(lines); ok {
 			r.Rule, r.Region, r.Evidence = ru.name, ru.region, ev
@@ -448,26 +530,24 @@ func decide(v *view) Result {
 		}
 	}
 	for _, want := range []State{Question, Working} {
-		for _, a := range agents {
-			for _, ru := range a.rules {
-				if ru.verdict.state != want {
-					continue
+		for _, ru := range rules {
+			if ru.verdict.state != want {
+				continue
+			}
+			lines := v.region(ru.region)
+			if len(lines) == 0 {
+				continue
+			}
+			if ev, ok := ru.match.match(lines); ok {
+				r.State, r.Rule, r.Region, r.Evidence = want, ru.name, ru.region, ev
+				r.From, r.To = span(lines)
+				r.Live = lines
+				if want == Question {
+					r.Live = dialogOf(lines, ev, v.agent)
+					r.From, r.To = span(r.Live)
+					r.Dialog = readDialog(r.Live)
 				}
-				lines := v.region(ru.region)
-				if len(lines) == 0 {
-					continue
-				}
-				if ev, ok := ru.match.match(lines); ok {
-					r.State, r.Rule, r.Region, r.Evidence = want, ru.name, ru.region, ev
-					r.Agent = a.name
-					r.From, r.To = span(lines)
-					r.Live = lines
-					if want == Question {
-						r.Live = dialogOf(lines, ev)
-						r.From, r.To = span(r.Live)
-					}
-					return r
-				}
+				return r
 			}
 		}
 	}
@@ -498,16 +578,14 @@ func decide(v *view) Result {
 			return r
 		}
 	}
-	for _, a := range candidates {
-		for _, ru := range a.rules {
-			if ru.verdict.hold == HoldNone || ru.verdict.first {
-				continue
-			}
-			lines := v.region(ru.region)
-			if ev, ok := ru.match.match(lines); ok && len(lines) > 0 {
-				r.Hold, r.HoldLine = ru.verdict.hold, ev
-				return r
-			}
+	for _, ru := range rules {
+		if ru.verdict.hold == HoldNone || ru.verdict.first {
+			continue
+		}
+		lines := v.region(ru.region)
+		if ev, ok := ru.match.match(lines); ok && len(lines) > 0 {
+			r.Hold, r.HoldLine = ru.verdict.hold, ev
+			return r
 		}
 	}
 	return r
@@ -528,6 +606,8 @@ func (v *view) region(r Region) []Line {
 		lines = v.box
 	case Turn:
 		lines = v.turn
+	case Frame:
+		lines = v.frame
 	}
 	if v.masker == nil || len(lines) == 0 {
 		return lines
@@ -545,9 +625,16 @@ func (v *view) region(r Region) []Line {
 
 // draft returns what a human typed in the input box: its content without
 // the prompt marker, faint placeholder text or edges.
-func (v *view) draft() string {
+func (v *view) draft() string { return v.input(true) }
+
+// input returns the input box's content; masked says read it after the
+// ledger, as the draft rule does.
+func (v *view) input(masked bool) string {
 	p := v.prompt
-	box := v.region(Box)
+	box := v.box
+	if masked {
+		box = v.region(Box)
+	}
 	last := len(box)
 	if v.shape.bottom != nil {
 		last--
@@ -592,19 +679,6 @@ func (v *view) draft() string {
 	return d
 }
 
-// rulesFirst returns the rules read before any dialog or activity.
-func rulesFirst(candidates []*agent) []rule {
-	var out []rule
-	for _, a := range candidates {
-		for _, ru := range a.rules {
-			if ru.verdict.first {
-				out = append(out, ru)
-			}
-		}
-	}
-	return out
-}
-
 // stripMarker drops a leading prompt marker from a line whose marker was
 // drawn faint along with its placeholder.
 func stripMarker(s string) string {
@@ -615,9 +689,12 @@ func stripMarker(s string) string {
 	return strings.TrimRight(s, " │")
 }
 
-// dialogOf returns the dialog around its evidence line: from the edge drawn
-// above it (a rule or a box top), or the region's start, to the region's end.
-func dialogOf(lines []Line, ev Line) []Line {
+// dialogOf returns the dialog around its evidence line: from the edge the
+// agent draws above it (a rule or a box top), or the region's start, to the
+// region's end. Dialogs draw edges inside themselves too (AskUserQuestion
+// rules off its last options), so for an agent whose transcript blocks have
+// heads the dialog starts after the topmost edge below the nearest head.
+func dialogOf(lines []Line, ev Line, a *agent) []Line {
 	at := 0
 	for i, l := range lines {
 		if l.N == ev.N {
@@ -626,17 +703,28 @@ func dialogOf(lines []Line, ev Line) []Line {
 		}
 	}
 	start := 0
-	for i := at - 1; i >= 0; i-- {
-		t := lines[i].Text
-		if edge.MatchString(t) {
-			// A rule inside an option list (AskUserQuestion draws one
-			// before its last options) is not the dialog's top: keep
-			// going while options continue above it.
-			if i > 0 && optionLine.MatchString(lines[i-1].Text) {
-				continue
+	if a != nil && a.heads != nil {
+		for i := at - 1; i >= 0; i-- {
+			t := lines[i].Text
+			if a.heads.MatchString(t) && !optionLine.MatchString(t) {
+				break
 			}
-			start = i + 1
-			break
+			if edge.MatchString(t) {
+				start = i + 1
+			}
+		}
+	} else {
+		for i := at - 1; i >= 0; i-- {
+			t := lines[i].Text
+			if edge.MatchString(t) {
+				// A rule inside an option list is not the dialog's
+				// top: keep going while options continue above it.
+				if i > 0 && (optionLine.MatchString(lines[i-1].Text) || strings.HasPrefix(lines[i-1].Text, "   ")) {
+					continue
+				}
+				start = i + 1
+				break
+			}
 		}
 	}
 	for start < len(lines) && isBlank(lines[start].Text) {
@@ -645,10 +733,61 @@ func dialogOf(lines []Line, ev Line) []Line {
 	return lines[start:]
 }
 
-var (
-	edge       = regexp.MustCompile(`^(?:─{3,}|╭─+╮|╰─+╯)`)
-	optionLine = regexp.MustCompile(`^ *(?:[❯›●>] *)?\d+\. +\S`)
-)
+// A DialogText is a live dialog as the agent draws it, read for a human to
+// answer: the question, then the options, each line verbatim.
+type DialogText struct {
+	// Question is the dialog's lines above its first option (its title,
+	// the command or edit it asks about, the question sentence), joined
+	// by newlines; edges and blank lines at either end are dropped.
+	Question string
+	// Options are the lines from the first option to the key hints, as
+	// drawn: numbered or not, with their descriptions, the free-text
+	// and "Chat about this" rows and the cursor where it is.
+	Options []string
+	// Hint is the dialog's footer of key hints, if it draws one.
+	Hint string
+}
+
+// readDialog cuts a live dialog into its question, options and hint line.
+func readDialog(lines []Line) *DialogText {
+	end := len(lines)
+	d := &DialogText{}
+	for end > 0 && isBlank(lines[end-1].Text) {
+		end--
+	}
+	if end > 0 && footerLine.MatchString(lines[end-1].Text) {
+		d.Hint = strings.TrimSpace(lines[end-1].Text)
+		end--
+	}
+	lines = lines[:end]
+	split := len(lines)
+	for i, l := range lines {
+		if optionLine.MatchString(l.Text) || cursorLine.MatchString(l.Text) {
+			split = i
+			break
+		}
+	}
+	var q []string
+	for _, l := range lines[:split] {
+		t := strings.TrimRight(l.Text, " ")
+		if edge.MatchString(t) || (len(q) == 0 && isBlank(t)) {
+			continue
+		}
+		q = append(q, t)
+	}
+	for len(q) > 0 && isBlank(q[len(q)-1]) {
+		q = q[:len(q)-1]
+	}
+	d.Question = strings.Join(q, "\n")
+	for _, l := range lines[split:] {
+		t := strings.TrimRight(l.Text, " ")
+		if isBlank(t) || edge.MatchString(t) {
+			continue
+		}
+		d.Options = append(d.Options, t)
+	}
+	return d
+}
 
 func span(lines []Line) (from, to int) {
 	if len(lines) == 0 {
@@ -665,3 +804,12 @@ func matchesAny(res []*pattern, s string) bool {
 	}
 	return false
 }
+
+var (
+	edge       = re(`^(?:─{3,}|╭─+╮?|╰─+╯?)`)
+	optionLine = re(`^ *(?:[❯›●>] *)?\d+\. +\S`)
+	// cursorLine is an unnumbered option under the cursor.
+	cursorLine = re(`^ *[❯›●] +\S`)
+	// footerLine is a dialog's line of key hints.
+	footerLine = re(`^ *(?:\((?:Use )?Enter to select\)|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation|(?i:press enter to confirm)|(?:[^·]+ · )*(?:Esc|Enter|esc|enter|ctrl-g|Tab) to \w+)`)
+)

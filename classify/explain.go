@@ -17,7 +17,7 @@ func (r Result) Explain() string {
 	if r.Agent != "" {
 		fmt.Fprintf(&b, "  agent:    %s\n", r.Agent)
 	} else {
-		fmt.Fprintf(&b, "  agent:    none recognised (no input box of a known agent)\n")
+		fmt.Fprintf(&b, "  agent:    unknown (no agent's input box, marks or dialog frame recognised): only the rules every agent shares were read\n")
 	}
 	if r.From > 0 {
 		fmt.Fprintf(&b, "  region:   %s, %s\n", r.Region, lineRange(r.From, r.To, r.Total))

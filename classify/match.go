@@ -10,7 +10,7 @@ type matcher interface {
 // anyLine matches when any line of the region matches.
 type anyLineMatcher struct{ re *pattern }
 
-func anyLine(expr string) matcher { return anyLineMatcher{compile(expr)} }
+func anyLine(p *pattern) matcher { return anyLineMatcher{p} }
 
 func (m anyLineMatcher) match(lines []Line) (Line, bool) {
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -21,18 +21,32 @@ func (m anyLineMatcher) match(lines []Line) (Line, bool) {
 	return Line{}, false
 }
 
-// topLine matches when the region's first non-blank line matches: the
-// spinner heads the live block.
-type topLineMatcher struct{ re *pattern }
+// edgeLine matches when the region's first or last non-blank line matches:
+// a spinner heads the live block, or closes it when a redraw lost the blank
+// line between it and the answer above.
+type edgeLineMatcher struct{ re *pattern }
 
-func topLine(expr string) matcher { return topLineMatcher{compile(expr)} }
+func edgeLine(p *pattern) matcher { return edgeLineMatcher{p} }
 
-func (m topLineMatcher) match(lines []Line) (Line, bool) {
-	for _, l := range lines {
+func (m edgeLineMatcher) match(lines []Line) (Line, bool) {
+	first, last := -1, -1
+	for i, l := range lines {
 		if isBlank(l.Text) {
 			continue
 		}
-		return l, m.re.MatchString(l.Text)
+		if first < 0 {
+			first = i
+		}
+		last = i
+	}
+	if first < 0 {
+		return Line{}, false
+	}
+	if m.re.MatchString(lines[first].Text) {
+		return lines[first], true
+	}
+	if m.re.MatchString(lines[last].Text) {
+		return lines[last], true
 	}
 	return Line{}, false
 }
@@ -44,8 +58,8 @@ type lastLinesMatcher struct {
 	re *pattern
 }
 
-func lastLines(n int, expr string) matcher {
-	return lastLinesMatcher{n, compile(expr)}
+func lastLines(n int, p *pattern) matcher {
+	return lastLinesMatcher{n, p}
 }
 
 func (m lastLinesMatcher) match(lines []Line) (Line, bool) {
@@ -78,8 +92,8 @@ const menuTail = 6
 
 func optionMenu(cursor string) matcher {
 	return optionMenuMatcher{
-		cursor: compile(`^ *(?:` + cursor + `) *\d+\. +\S`),
-		option: compile(`^ *(?:(?:` + cursor + `) *)?\d+\. +\S`),
+		cursor: re(`^ *(?:` + cursor + `) *\d+\. +\S`),
+		option: re(`^ *(?:(?:` + cursor + `) *)?\d+\. +\S`),
 	}
 }
 

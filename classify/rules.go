@@ -24,6 +24,13 @@ type agent struct {
 	// userTurn matches the echo of a human's message in the scrollback:
 	// the start of the last turn, which the Turn region reads back to.
 	userTurn *pattern
+	// frameTop matches the edge the agent draws above a dialog, and heads
+	// the lines that start a block of its transcript (an answer, a tool
+	// call, a spinner, a turn's end). Between the input box and a frame
+	// top with no head in between is a dialog frame hugging the box (the
+	// Frame region); a head in between makes it text of the transcript.
+	frameTop *pattern
+	heads    *pattern
 	rules    []rule
 }
 
@@ -66,11 +73,20 @@ type verdict struct {
 
 // A rule is one named observation, read in one region.
 type rule struct {
-	// name is what the operator reads in an explanation.
+	// name is what the operator reads in an explanation, and what a
+	// golden case's rule: line names.
 	name    string
 	region  Region
 	verdict verdict
 	match   matcher
+	// quoted are the rule's marker words as an answer could quote them in
+	// prose. The property test writes each into the transcript (an
+	// indented line of an answer, a line of a fenced block, a ⎿ line)
+	// and checks that no verdict moves.
+	quoted []string
+	// tool says the agent itself draws this marker as a ⎿ line, so a ⎿
+	// line quoting it cannot be told from it and is not tested.
+	tool bool
 }
 
 var (
@@ -93,85 +109,125 @@ const spinnerGlyphs = `[·✢✳✶✻✽*]`
 // cannot forge one.
 const ruleLine = `^─{3,}(?:[^─]{0,40}─+)?$`
 
+// A hint line is a dialog's footer: key hints joined by " · ", at the
+// margin where the agent draws its dialogs (column 0 to 2). hintLine makes
+// the pattern of one whose hints include one of keys.
+func hintLine(keys string) string {
+	return `^ {0,2}(?:[^ ·][^·]* · )*(?:` + keys + `)(?: · |$)`
+}
+
+// Claude Code's dialog footers, case-sensitive: its status bar says "esc
+// to interrupt" in lower case, a dialog says "Esc to cancel".
+const claudeFooterKeys = `Esc to cancel|Enter to confirm|Esc to exit|Enter to set as default|ctrl-g to edit\b.*`
+
 var claudeCode = agent{
 	name: "Claude Code",
 	boxes: []boxShape{
 		{
 			name:           "rule, ❯ prompt, rule (eras B to D)",
 			promptPrefixes: []string{"❯", ">", "!"},
-			top:            compile(ruleLine),
-			prompt:         compile(`^(?:❯|>|!)(?: (.*))?$`),
-			notPrompt:      compile(`^(?:❯|>) *\d+\. `),
-			bottom:         compile(ruleLine),
+			top:            re(ruleLine),
+			prompt:         re(`^(?:❯|>|!)(?: (.*))?$`),
+			notPrompt:      re(`^(?:❯|>) *\d+\. `),
+			bottom:         re(ruleLine),
 		},
 		{
 			name:           "rounded box, > prompt (era A)",
 			promptPrefixes: []string{"│"},
-			top:            compile(`^╭─+╮$`),
-			prompt:         compile(`^│ *(?:>|❯|!)(?: (.*?))? *│$`),
-			notPrompt:      compile(`^│ *(?:❯|>) *\d+\. `),
-			inner:          compile(`^│(.*?)│$`),
-			bottom:         compile(`^╰─+╯$`),
+			top:            re(`^╭─+╮$`),
+			prompt:         re(`^│ *(?:>|❯|!)(?: (.*?))? *│$`),
+			notPrompt:      re(`^│ *(?:❯|>) *\d+\. `),
+			inner:          re(`^│(.*?)│$`),
+			bottom:         re(`^╰─+╯$`),
 		},
 	},
 	placeholders: []*pattern{
 		// Only the fixed placeholder: a suggestion such as "Resend your
 		// message to try again" reads like a human's words, and without
 		// the faint attribute it is held as one.
-		compile(`^Try "[^"]*"$`),
+		re(`^Try "[^"]*"$`),
 	},
-	userTurn: compile(`^(?:>|❯) \S`),
-	marks:    []*pattern{compile(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`)},
+	userTurn: re(`^(?:>|❯) \S`),
+	marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`,
+		"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
 	transparent: []*pattern{
-		compile(`^ +[◐◑◒◓○●] \S+ · /effort$`),
-		compile(`^ *⎿ +Tip: `),
-		compile(`^ *Tip: `),
-		compile(`^ *tmux focus-events off`),
+		re(`^ +[◐◑◒◓○●] \S+ · /effort$`),
+		re(`^ *⎿ +Tip: `),
+		re(`^ *Tip: `),
+		re(`^ *tmux focus-events off`),
 	},
+	frameTop: re(`^(?:─{3,}|╭─+╮)`),
+	heads:    re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`),
 	rules: []rule{
 		// Neutral overlays hide the input box without asking anything;
 		// they are read before the dialogs, whose footers they share.
-		{"an overlay (transcript, history search) hides the input box", Dialog, overlay,
-			lastLines(3, `showing detailed transcript|ctrl\+r to toggle|⌕ Search…`)},
+		{name: "an overlay (transcript, history search) hides the input box", region: Dialog, verdict: overlay,
+			match:  lastLines(1, re(`^ *(?:Showing detailed transcript · |ctrl\+r to toggle · |⌕ Search…)`)),
+			quoted: []string{"Showing detailed transcript · ctrl+o to toggle", "ctrl+r to toggle · enter to run · esc to cancel"}},
 
 		// A dialog a human must answer. Read at the bottom of a screen
 		// whose input box is gone; never in the scrollback.
-		{"question hint line (Enter to select and to navigate on one line)", Dialog, question,
-			lastLines(2, `Enter to select.*to navigate`)},
-		{"dialog footer at the bottom of the screen", Dialog, question,
-			lastLines(1, `\bEsc to cancel\b|\bEnter to confirm\b|\bEsc to exit\b|\bEnter to set as default\b|\bctrl-g to edit\b`)},
-		{"numbered options with the ❯ cursor, at the bottom of the screen", Dialog, question,
-			optionMenu(`❯|>`)},
+		{name: "question hint line (Enter to select and to navigate on one line)", region: Dialog, verdict: question,
+			match:  lastLines(2, re(hintLine(`Enter to select`))),
+			quoted: []string{"Enter to select · ↑/↓ to navigate · Esc to cancel"}},
+		{name: "dialog footer at the bottom of the screen", region: Dialog, verdict: question,
+			match:  lastLines(1, re(hintLine(claudeFooterKeys))),
+			quoted: []string{"Esc to cancel · Tab to amend", "Enter to confirm · Esc to exit", "Enter to set as default · Esc to exit", "ctrl-g to edit in Vim"}},
+		{name: "numbered options with the ❯ cursor, at the bottom of the screen", region: Dialog, verdict: question,
+			match:  optionMenu(`❯|>`),
+			quoted: []string{"❯ 1. Yes", "  2. No"}},
+		// A whole dialog frame drawn directly above a live input box (a
+		// redraw that left the box, a menu opened over it): the keyboard
+		// may be the dialog's, so it is a QUESTION.
+		{name: "a dialog frame hugging the input box (its hint line)", region: Frame, verdict: question,
+			match: lastLines(1, re(hintLine(`Enter to select|`+claudeFooterKeys)))},
+		{name: "a dialog frame hugging the input box (numbered options with the ❯ cursor)", region: Frame, verdict: question,
+			match: optionMenu(`❯`)},
 		// The same structures drawn below a live input box (a menu opened
 		// over the status bar) are a dialog too.
-		{"question hint line under the input box", Below, question,
-			lastLines(2, `Enter to select.*to navigate`)},
-		{"numbered options with the ❯ cursor under the input box", Below, question,
-			optionMenu(`❯`)},
+		{name: "question hint line under the input box", region: Below, verdict: question,
+			match: lastLines(2, re(hintLine(`Enter to select`)))},
+		{name: "numbered options with the ❯ cursor under the input box", region: Below, verdict: question,
+			match: optionMenu(`❯`)},
 
-		// Live activity: the spinner heads the block directly above the box.
-		{"spinner line (a glyph, a gerund ending in …, an optional meter)", Above, working,
-			topLine(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`)},
-		{"spinner line in reduced motion (● with a meter)", Above, working,
-			topLine(`^● \S.*… \(.*(?:\d+s|tokens|thinking|thought for|interrupt|hook).*\)$`)},
-		{"retrying after an API error", Above, working,
-			anyLine(`^` + spinnerGlyphs + ` .*\bretrying in \d+s · attempt \d+/\d+|Retrying in \d+ seconds?…`)},
-		{"waiting for background agents, which resume the turn", Above, working,
-			topLine(`^` + spinnerGlyphs + ` Waiting for \d+ background (?:agents?|tasks?) to finish`)},
-		{"esc to interrupt in the status bar", Below, working,
-			anyLine(`(?i)\besc to interrupt\b`)},
+		// Live activity: a spinner line heads or closes the block directly
+		// above the box (a redraw can lose the blank line under it).
+		{name: "spinner line (a glyph, a gerund ending in …, an optional meter)", region: Above, verdict: working,
+			match:  edgeLine(re(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`)),
+			quoted: []string{"✻ Thinking… (3s · thinking)", "✶ Compiling… (38s · ↑ 1.1k tokens · esc to interrupt)"}},
+		{name: "spinner line in reduced motion (● with a meter)", region: Above, verdict: working,
+			match:  edgeLine(re(`^● \S.*… \(.*(?:\d+s|tokens|thinking|thought for|interrupt|hook).*\)$`)),
+			quoted: []string{"● Thinking… (12s · ↓ 300 tokens)"}},
+		{name: "retrying after an API error", region: Above, verdict: working,
+			match: anyLine(re(`^` + spinnerGlyphs + ` .*\bretrying in \d+s · attempt \d+/\d+|^ *⎿ +API Error \(.*(?: · Retrying in \d+ seconds?…|·)`)),
+			quoted: []string{"Retrying in 5 seconds… (attempt 4/10)", "retrying in 5s · attempt 4/10",
+				"API Error (529 overloaded) · Retrying in 12 seconds… (attempt 6/10)"},
+			tool: true},
+		{name: "waiting for background agents, which resume the turn", region: Above, verdict: working,
+			match:  edgeLine(re(`^` + spinnerGlyphs + ` Waiting for \d+ background (?:agents?|tasks?) to finish`)),
+			quoted: []string{"✻ Waiting for 2 background agents to finish"}},
+		{name: "esc to interrupt in the status bar", region: Below, verdict: working,
+			match:  anyLine(re(`(?i)^ +(?:\S.* · )?esc to interrupt(?: · |$)`)),
+			quoted: []string{"esc to interrupt", "⏵⏵ accept edits on (shift+Tab to cycle) · esc to interrupt"}},
 
 		// Stops that a nudge must not be typed into.
-		{"the operator interrupted the turn", Turn, hold(HoldInterrupt),
-			anyLine(`Interrupted by user|Interrupted · What should Claude do instead\?`)},
+		{name: "the operator interrupted the turn", region: Turn, verdict: hold(HoldInterrupt),
+			match:  anyLine(re(`^ *⎿ +Interrupted(?: by user| · What should Claude do instead\?)`)),
+			quoted: []string{"Interrupted by user", "Interrupted · What should Claude do instead?"},
+			tool:   true},
 		// Esc on a question dialog (2.1.33x) ends the turn with this line
 		// instead of an interrupt: the human declined, the stop is theirs.
-		{"the operator declined the agent's questions", Turn, hold(HoldInterrupt),
-			anyLine(`^[●⏺] Declined to answer Claude's questions?:`)},
-		{"a usage limit, until it resets", Turn, hold(HoldUsageLimit),
-			anyLine(`(?i)usage limit reached|limit reached ∙ resets|you've hit your (?:\w+ )?limit`)},
-		{"a human at the keyboard (Ctrl-C pressed once)", Below, hold(HoldKeyboard),
-			anyLine(`Press Ctrl-[CD] again to exit`)},
+		{name: "the operator declined the agent's questions", region: Turn, verdict: hold(HoldInterrupt),
+			match:  anyLine(re(`^[●⏺] Declined to answer Claude's questions?:`)),
+			quoted: []string{"Declined to answer Claude's questions:"}},
+		{name: "a usage limit, until it resets", region: Turn, verdict: hold(HoldUsageLimit),
+			match: anyLine(re(`(?i)^(?: *⎿ +)?(?:Claude usage limit reached|\d+-hour limit reached ∙ resets|you've hit your (?:\w+ )?limit\b)`)),
+			quoted: []string{"Claude usage limit reached. Your limit will reset at 9am (America/Chicago).",
+				"5-hour limit reached ∙ resets 9pm", "You've hit your limit · resets 10pm (America/New_York)"},
+			tool: true},
+		{name: "a human at the keyboard (Ctrl-C pressed once)", region: Below, verdict: hold(HoldKeyboard),
+			match:  anyLine(re(`^ *Press Ctrl-[CD] again to exit`)),
+			quoted: []string{"Press Ctrl-C again to exit"}},
 	},
 }
 
@@ -181,8 +237,8 @@ var codexCLI = agent{
 		{
 			name:           "› composer",
 			promptPrefixes: []string{"›"},
-			prompt:         compile(`^› ?(.*)$`),
-			notPrompt:      compile(`^› *\d+\. `),
+			prompt:         re(`^› ?(.*)$`),
+			notPrompt:      re(`^› *\d+\. `),
 		},
 		{
 			// Older releases drew a ▌ gutter on the composer and on the
@@ -190,31 +246,37 @@ var codexCLI = agent{
 			// its key hints under it) is the composer.
 			name:           "▌ composer (older releases)",
 			promptPrefixes: []string{"▌ "},
-			prompt:         compile(`^▌ (.*)$`),
-			notPrompt:      compile(`^▌ (?:[•◦] |Yes \(y\))`),
-			bottom:         compile(`^ +⏎ send\b`),
+			prompt:         re(`^▌ (.*)$`),
+			notPrompt:      re(`^▌ (?:[•◦] |Yes \(y\))`),
+			bottom:         re(`^ +⏎ send\b`),
 			last:           true,
 		},
 	},
-	userTurn: compile(`^› \S`),
+	userTurn: re(`^› \S`),
 	placeholders: []*pattern{
-		compile(`^Ask Codex to do anything$`),
+		re(`^Ask Codex to do anything$`),
 	},
 	rules: []rule{
-		{"Codex approval footer", Dialog, question,
-			lastLines(2, `(?i)press enter to confirm or esc to cancel`)},
-		{"Codex numbered options with the › cursor", Dialog, question,
-			optionMenu(`›`)},
-		{"Codex command approval (older releases)", Dialog, question,
-			lastLines(2, `Allow command\?|\bYes \(y\).*\bNo \(n\)`)},
-		{"Codex working line (esc to interrupt in its meter)", Above, working,
-			anyLine(`^(?:▌ ?)?[•◦] \S.* \(.*• *.+ to interrupt\)`)},
-		{"Codex conversation interrupted", Above, hold(HoldInterrupt),
-			anyLine(`^■ Conversation interrupted`)},
-		{"Codex usage limit", Above, hold(HoldUsageLimit),
-			anyLine(`^(?:■|🖐) +You've hit your usage limit`)},
-		{"Codex usage limit", Dialog, hold(HoldUsageLimit),
-			anyLine(`^(?:■|🖐) +You've hit your usage limit`)},
+		{name: "Codex approval footer", region: Dialog, verdict: question,
+			match:  lastLines(2, re(`(?i)^ *press enter to confirm or esc to cancel`)),
+			quoted: []string{"Press enter to confirm or esc to cancel"}},
+		{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
+			match:  optionMenu(`›`),
+			quoted: []string{"› 1. Yes, proceed (y)"}},
+		{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
+			match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
+			quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
+		{name: "Codex working line (esc to interrupt in its meter)", region: Above, verdict: working,
+			match:  anyLine(re(`^(?:▌ ?)?[•◦] \S.* \(.*• *.+ to interrupt\)`)),
+			quoted: []string{"• Working (1m 16s • esc to interrupt)"}},
+		{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
+			match:  anyLine(re(`^■ Conversation interrupted`)),
+			quoted: []string{"■ Conversation interrupted - tell the model what to do differently"}},
+		{name: "Codex usage limit", region: Above, verdict: hold(HoldUsageLimit),
+			match:  anyLine(re(`^(?:■|🖐) +You've hit your usage limit`)),
+			quoted: []string{"■ You've hit your usage limit. Try again in 2 hours."}},
+		{name: "Codex usage limit", region: Dialog, verdict: hold(HoldUsageLimit),
+			match: anyLine(re(`^(?:■|🖐) +You've hit your usage limit`))},
 	},
 }
 
@@ -224,39 +286,53 @@ var geminiCLI = agent{
 		{
 			name:           "rounded box, > prompt",
 			promptPrefixes: []string{"│"},
-			top:            compile(`^╭─+╮$`),
-			prompt:         compile(`^│ *> +(.*?) *│$`),
-			inner:          compile(`^│(.*?)│$`),
-			bottom:         compile(`^╰─+╯$`),
+			top:            re(`^╭─+╮$`),
+			prompt:         re(`^│ *> +(.*?) *│$`),
+			inner:          re(`^│(.*?)│$`),
+			bottom:         re(`^╰─+╯$`),
 		},
 		{
 			name:           "rule, hint, > prompt, rule (0.61)",
 			promptPrefixes: []string{" > "},
-			top:            compile(ruleLine),
-			lead:           compile(`^ \S`),
-			prompt:         compile(`^ > +(.*)$`),
-			bottom:         compile(ruleLine),
+			top:            re(ruleLine),
+			lead:           re(`^ \S`),
+			prompt:         re(`^ > +(.*)$`),
+			bottom:         re(ruleLine),
 		},
 	},
-	userTurn: compile(`^> \S`),
-	marks:    []*pattern{compile(`Type your message or @path/to/file|no sandbox|\bgemini-\d`)},
+	userTurn: re(`^> \S`),
+	marks: []*pattern{free(`Type your message or @path/to/file|no sandbox|\bgemini-\d`,
+		"read only in and under the input box: the placeholder, and the footer's sandbox and model names, sit anywhere on their line")},
 	placeholders: []*pattern{
-		compile(`^Type your message or @path/to/file$`),
+		re(`^Type your message or @path/to/file$`),
 	},
 	rules: []rule{
-		{"Gemini waiting for user confirmation", Dialog, question,
-			lastLines(3, `Waiting for user confirmation`)},
-		{"Gemini waiting for user confirmation", Above, question,
-			anyLine(`Waiting for user confirmation`)},
-		{"Gemini numbered options with the ● cursor", Dialog, question,
-			optionMenu(`●`)},
-		{"Gemini select hint", Dialog, question,
-			lastLines(2, `\(Use Enter to select\)`)},
-		{"Gemini braille spinner with (esc to cancel, Ns)", Above, working,
-			anyLine(`^ *[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S.*\(esc to cancel, \d`)},
+		{name: "Gemini waiting for user confirmation", region: Dialog, verdict: question,
+			match:  lastLines(3, re(`^ *[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation`)),
+			quoted: []string{"⠏ Waiting for user confirmation..."}},
+		{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
+			match: anyLine(re(`^ *[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation`))},
+		{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
+			match:  optionMenu(`●`),
+			quoted: []string{"● 1. Yes, allow once"}},
+		{name: "Gemini select hint", region: Dialog, verdict: question,
+			match:  lastLines(2, re(`^ *\(Use Enter to select\)`)),
+			quoted: []string{"(Use Enter to select)"}},
+		{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,
+			match:  anyLine(re(`^ *[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S.*\(esc to cancel, \d`)),
+			quoted: []string{"⠼ Reading files (esc to cancel, 4s)"}},
 	},
 }
 
 // agents are read in this order; the first box found lowest on the screen
 // wins.
 var agents = []*agent{&claudeCode, &codexCLI, &geminiCLI}
+
+// shared are the rules every agent's screen shares: all that is read on a
+// screen whose agent is unknown. A numbered menu with a cursor on one option,
+// reaching the bottom of a screen with no input box, is a choice a human
+// must make, whoever drew it.
+var shared = []rule{
+	{name: "numbered options with a cursor, at the bottom of a screen with no input box", region: Dialog, verdict: question,
+		match: optionMenu(`❯|›|●|>`)},
+}

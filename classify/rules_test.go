@@ -5,12 +5,12 @@ import (
 	"testing"
 )
 
-// TestEveryPatternCompiles compiles each rule's pattern now, since patterns
-// otherwise compile when first used and a typo would wait for the screen
-// that reaches it.
-func TestEveryPatternCompiles(t *testing.T) {
+// tablePatterns returns every pattern in the agents' tables and the shared
+// rules, reached through unexported fields and matcher interfaces alike.
+func tablePatterns(t *testing.T) []*pattern {
+	t.Helper()
+	var out []*pattern
 	var walk func(v reflect.Value)
-	n := 0
 	walk = func(v reflect.Value) {
 		switch v.Kind() {
 		case reflect.Pointer, reflect.Interface:
@@ -18,13 +18,7 @@ func TestEveryPatternCompiles(t *testing.T) {
 				return
 			}
 			if p, ok := v.Interface().(*pattern); ok {
-				n++
-				defer func() {
-					if r := recover(); r != nil {
-						t.Errorf("pattern %q: %v", p.expr, r)
-					}
-				}()
-				p.re()
+				out = append(out, p)
 				return
 			}
 			walk(v.Elem())
@@ -48,7 +42,59 @@ func TestEveryPatternCompiles(t *testing.T) {
 	for _, a := range agents {
 		walk(reflect.ValueOf(a).Elem())
 	}
-	if n < 30 {
-		t.Errorf("found %d patterns in the tables; the walk missed some", n)
+	walk(reflect.ValueOf(&shared).Elem())
+	if len(out) < 30 {
+		t.Errorf("found %d patterns in the tables; the walk missed some", len(out))
+	}
+	return out
+}
+
+// TestEveryPatternCompiles compiles each rule's pattern now, since patterns
+// otherwise compile when first used and a typo would wait for the screen
+// that reaches it.
+func TestEveryPatternCompiles(t *testing.T) {
+	for _, p := range tablePatterns(t) {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("pattern %q: %v", p.expr, r)
+				}
+			}()
+			p.re()
+		}()
+	}
+}
+
+// TestEveryPatternAnchored fails on a pattern that could match anywhere in a
+// line without saying why: prose quoting a marker matches an unanchored
+// pattern, and `^a|b` anchors only its first branch.
+func TestEveryPatternAnchored(t *testing.T) {
+	for _, p := range tablePatterns(t) {
+		if p.free == "" && !anchored(p.expr) {
+			t.Errorf("pattern %q is not anchored at the start of every branch; anchor it where the agent draws the structure, or mark it free(expr, why)", p.expr)
+		}
+	}
+}
+
+func TestAnchored(t *testing.T) {
+	tests := []struct {
+		expr string
+		want bool
+	}{
+		{`^a`, true},
+		{`^a|b`, false},
+		{`^a|^b`, true},
+		{`^(?:a|b)`, true},
+		{`(?i)^a`, true},
+		{`(^a)|(^b)`, true},
+		{`a`, false},
+		{`\bEsc to cancel\b`, false},
+		{`(?:^a|b)c`, false},
+		{`(`, false},
+	}
+	for _, tt := range tests {
+		if got := anchored(tt.expr); got != tt.want {
+			t.Errorf("anchored(%q) = %v, want %v", tt.expr, got, tt.want)
+		}
 	}
 }

@@ -78,9 +78,11 @@ type Mux struct {
 
 // Command returns the command that runs the multiplexer with args: Bin
 // locally when host is empty, otherwise ssh to the alias host running
-// RemoteCommand(args...). It runs in its own process group, and when ctx ends
-// the whole group is killed, so a grandchild holding a pipe cannot keep the
-// caller waiting.
+// RemoteCommand(args...). It runs in a session of its own (and so a process
+// group of its own), and when ctx ends the whole group is killed, and every
+// group descended from it (a hung ProxyCommand's), so a grandchild holding a
+// pipe cannot keep the caller waiting. Run also ends whatever is left in the
+// session once the command is over.
 func (m Mux) Command(ctx context.Context, host string, args ...string) *exec.Cmd {
 	var cmd *exec.Cmd
 	if host == "" {
@@ -88,9 +90,9 @@ func (m Mux) Command(ctx context.Context, host string, args ...string) *exec.Cmd
 	} else {
 		cmd = exec.CommandContext(ctx, "ssh", m.SSH.Args(host, RemoteCommand(args...))...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return killTree(cmd.Process.Pid)
 	}
 	cmd.WaitDelay = time.Second
 	return cmd
@@ -156,6 +158,11 @@ func (m Mux) Run(ctx context.Context, host string, args ...string) ([]byte, erro
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if cmd.Process != nil {
+		// ssh kills a ProxyCommand it started, but not the children
+		// the proxy started: they are left in the session.
+		killSession(cmd.Process.Pid)
+	}
 	if err == nil {
 		return stdout.Bytes(), nil
 	}

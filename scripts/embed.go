@@ -1,6 +1,7 @@
-// Package scripts carries the poll loop of omega-monitor inside the binary, so
-// that a watcher always runs the loop that matches the binary that started it.
-// It holds the script's text only; running it is the caller's business.
+// Package scripts carries the poll loop and the alert funnel of omega-monitor
+// inside the binary, so that a watcher always runs the loop that matches the
+// binary that started it, and go install is all an install needs. It holds
+// the scripts' text only; running them is the caller's business.
 package scripts
 
 import _ "embed"
@@ -9,3 +10,9 @@ import _ "embed"
 //
 //go:embed omega-monitor.sh
 var Loop []byte
+
+// AlertSend is scripts/omega-alert-send.sh, the alert funnel, which
+// omega-monitor install puts in ~/.omega/bin.
+//
+//go:embed omega-alert-send.sh
+var AlertSend []byte

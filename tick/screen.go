@@ -1,6 +1,8 @@
 package tick
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strconv"
 	"strings"
@@ -171,6 +173,48 @@ func questionAlert(target string, now time.Time, dialog []classify.Line) alert.A
 	}
 	return alert.Alert{Kind: alert.Question, Target: target, State: "QUESTION", Time: now,
 		Question: strings.TrimRight(question.String(), "\n"), Options: options}
+}
+
+// maxFrame bounds the lines above a dialog that its key takes in.
+const maxFrame = 40
+
+// questionKey is the question latch's identity of a question: its content,
+// never the time it came. The relay's own key covers the question and the
+// options it relays; the frame the dialog is drawn in adds what the relay
+// may leave out and what tells two alike questions apart (the diff above an
+// edit prompt, the command above "Do you want to proceed?"): the unbroken
+// block of lines directly above the dialog, masked by the echo ledger and
+// with white space collapsed, so that a redraw or a re-wrap keeps the key.
+func questionKey(q alert.Alert, s classify.Result, ledger classify.Masker) string {
+	key := q.Key()
+	if len(s.Live) == 0 {
+		return key
+	}
+	top := s.Live[0].N
+	var frame []string
+	for i := len(s.Body) - 1; i >= 0 && len(frame) < maxFrame; i-- {
+		l := s.Body[i]
+		if l.N >= top {
+			continue
+		}
+		if l.N < top-len(frame)-1 {
+			break // a gap: the block above has ended
+		}
+		text := l.Text
+		if ledger != nil {
+			text = ledger.Mask(text)
+		}
+		text = strings.Join(strings.Fields(text), " ")
+		if text == "" {
+			break
+		}
+		frame = append(frame, text)
+	}
+	if len(frame) == 0 {
+		return key
+	}
+	h := sha256.Sum256([]byte(strings.Join(frame, "\n")))
+	return key + "+" + hex.EncodeToString(h[:6])
 }
 
 var (

@@ -31,6 +31,14 @@ const DefaultNudgeText = "continue with the next step; if you are waiting on som
 // QUESTION) is one question.
 const QuestionWindow = 15 * time.Minute
 
+// TargetGoneAfter is how long captures may keep failing before the watcher
+// says, once, that the watched session is gone; GoneInterval is the pace
+// of its polls from then on, until a capture works again.
+const (
+	TargetGoneAfter = 10 * time.Minute
+	GoneInterval    = 5 * time.Minute
+)
+
 // Config is what the watcher was started with.
 type Config struct {
 	Target      string
@@ -104,6 +112,17 @@ type State struct {
 	UsageHold  string    `json:"usage_hold,omitempty"`
 	UsageUntil time.Time `json:"usage_until,omitzero"`
 
+	Board // what the fleet board reads: see board.go
+
+	// CaptureFailures counts the captures in a row that failed, since
+	// CaptureFailingSince. Once they have failed for TargetGoneAfter the
+	// watched session is taken as gone: TargetGone is set (the board shows
+	// it, the loop polls slower) and the operator is told once. A capture
+	// that succeeds clears all three.
+	CaptureFailures     int       `json:"capture_failures,omitempty"`
+	CaptureFailingSince time.Time `json:"capture_failing_since,omitzero"`
+	TargetGone          bool      `json:"target_gone,omitempty"`
+
 	// Pane and PaneDir are the watched pane's coordinate and working
 	// directory at the last capture; the caller sets them.
 	Pane    string `json:"pane,omitempty"`
@@ -130,6 +149,7 @@ const (
 	Nudge ActionKind = iota + 1 // type Text, then Enter as a separate call
 	Alert                       // hand Alert to the alert funnel
 	Enter                       // Text is in the input box already: Enter only
+	Wait                        // wait Wait before the next poll (a slower pace)
 )
 
 // An Action is one thing the shell does after the poll.
@@ -137,6 +157,7 @@ type Action struct {
 	Kind  ActionKind
 	Text  string      // for Nudge: the exact text to type
 	Alert alert.Alert // for Alert
+	Wait  time.Duration
 }
 
 // An Event is one line of the history: what happened, with its figures.
@@ -166,10 +187,14 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		p.notice = "no progress probe: the nudge budget cannot reset"
 	}
 	if in.CaptureError != "" {
-		p.line = []string{"capture failed: " + oneLine(in.CaptureError) + "; still watching"}
-		p.event("failure", "?", map[string]any{"error": in.CaptureError})
+		p.captureFailed()
 		return next, p.outcome("?")
 	}
+	if next.TargetGone {
+		p.notes = append(p.notes, "the watched session is back")
+		p.event("target_back", in.Screen.State.String(), map[string]any{"failures": next.CaptureFailures})
+	}
+	next.CaptureFailures, next.CaptureFailingSince, next.TargetGone = 0, time.Time{}, false
 	st := in.Screen.State
 	p.witness()
 	p.progress()
@@ -192,6 +217,37 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		p.notes = append(p.notes, p.reset) // said on every state it happens in
 	}
 	return next, p.outcome(st.String())
+}
+
+// captureFailed judges a poll without a screen. One failed capture is said
+// and nothing else; captures failing for TargetGoneAfter mean the watched
+// session is gone, which is escalated once.
+func (p *poll) captureFailed() {
+	next, now := p.next, p.in.Now
+	next.CaptureFailures++
+	if next.CaptureFailingSince.IsZero() {
+		next.CaptureFailingSince = now
+	}
+	why := "capture failed: " + oneLine(p.in.CaptureError)
+	p.event("failure", "?", map[string]any{"error": p.in.CaptureError, "failures": next.CaptureFailures})
+	defer func() {
+		if next.TargetGone {
+			p.actions = append(p.actions, Action{Kind: Wait, Wait: GoneInterval})
+		}
+	}()
+	switch {
+	case next.TargetGone:
+		p.line = []string{why + "; the watched session is gone (since " + next.CaptureFailingSince.Format("15:04:05") + "), polling slower"}
+	case now.Sub(next.CaptureFailingSince) >= TargetGoneAfter:
+		next.TargetGone = true
+		text := fmt.Sprintf("the watched session is gone: no capture since %s (%d tries); last error: %s",
+			next.CaptureFailingSince.Format("15:04:05 MST"), next.CaptureFailures, oneLine(p.in.CaptureError))
+		p.actions = append(p.actions, Action{Kind: Alert, Alert: alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "?", Time: now, Text: text}})
+		p.event("escalate", "?", map[string]any{"kind": "target-gone", "failures": next.CaptureFailures, "since": next.CaptureFailingSince})
+		p.line = []string{why + "; the watched session is gone, escalated; polling slower"}
+	default:
+		p.line = []string{why + "; still watching"}
+	}
 }
 
 // A poll gathers one Step's line and actions.
@@ -289,7 +345,7 @@ func (p *poll) working() {
 func (p *poll) question() {
 	now := p.in.Now
 	q := questionAlert(p.cfg.Target, now, p.in.Screen.Live)
-	key := q.Key()
+	key := questionKey(q, p.in.Screen, p.in.Ledger)
 	latch := p.next.QuestionLatch
 	if latch != nil && latch.Key == key && now.Sub(latch.LastSeen) <= QuestionWindow {
 		latch.LastSeen = now
@@ -414,4 +470,29 @@ func oneLine(s string) string {
 		s = string(r[:200]) + "…"
 	}
 	return s
+}
+
+// maxCount bounds every counter a state file may hold: far above any real
+// figure, far below where an increment wraps.
+const maxCount = 1 << 40
+
+// Check reports a state whose values no poll writes: a negative count, a
+// count near the integer's end (the next poll would wrap it), a budget
+// limit above any that can be configured. A state file is checked on load,
+// since it may be hand-edited or damaged.
+func (s State) Check() error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{
+		{"version", s.Version}, {"polls", s.Polls},
+		{"budget.limit", s.Budget.Limit}, {"budget.used", s.Budget.Used},
+		{"witness_agreed", s.WitnessAgreed}, {"witness_disagreed", s.WitnessDisagreed},
+		{"capture_failures", s.CaptureFailures},
+	} {
+		if c.v < 0 || c.v > maxCount {
+			return fmt.Errorf("tick: state %s is %d, out of range (0 to %d)", c.name, c.v, maxCount)
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
@@ -338,3 +339,86 @@ func TestAFailedProbeDoesNotEndABlockedSpell(t *testing.T) {
 		t.Errorf("alerts (-want +got):\n%s\nlines:\n%s", diff, strings.Join(got, "\n"))
 	}
 }
+
+// TestTargetGoneEscalatedOnce: captures that fail for ten minutes mean the
+// watched session is gone: said and escalated once, target_gone set, and
+// cleared by the first capture that works.
+func TestTargetGoneEscalatedOnce(t *testing.T) {
+	var s State
+	var lines []string
+	alerts := 0
+	for i := range 14 {
+		var o Outcome
+		s, o = Step(s, cfg, Input{Now: t0.Add(time.Duration(i) * time.Minute), CaptureError: "can't find session: =agent"})
+		lines = append(lines, o.Line)
+		for _, a := range o.Actions {
+			alerts++
+			if a.Kind != Alert || !strings.Contains(a.Alert.Text, "the watched session is gone") {
+				t.Errorf("poll %d: action %+v, want the target-gone alert", i, a)
+			}
+		}
+		if want := i >= 10; s.TargetGone != want {
+			t.Errorf("poll %d (%d min of failures): TargetGone = %v, want %v", i, i, s.TargetGone, want)
+		}
+	}
+	if alerts != 1 {
+		t.Errorf("%d alerts, want one:\n%s", alerts, strings.Join(lines, "\n"))
+	}
+	if want := "MONITOR · agent · ? · capture failed: can't find session: =agent; the watched session is gone, escalated; polling slower"; lines[10] != want {
+		t.Errorf("line at ten minutes = %q, want %q", lines[10], want)
+	}
+	if !strings.Contains(lines[13], "the watched session is gone (since 09:00:00), polling slower") {
+		t.Errorf("line after = %q", lines[13])
+	}
+	s, o := Step(s, cfg, Input{Now: t0.Add(15 * time.Minute), Screen: classify.ClassifyText(busy, classify.Options{})})
+	if s.TargetGone || s.CaptureFailures != 0 || !strings.Contains(o.Line, "the watched session is back") {
+		t.Errorf("after a capture: TargetGone %v, failures %d, line %q", s.TargetGone, s.CaptureFailures, o.Line)
+	}
+}
+
+func TestStateCheck(t *testing.T) {
+	for _, s := range []State{
+		{Polls: -1}, {Polls: 1 << 62}, {Budget: probe.Budget{Used: -1}},
+		{Budget: probe.Budget{Limit: 1 << 50}}, {WitnessAgreed: -3}, {CaptureFailures: -1},
+	} {
+		if s.Check() == nil {
+			t.Errorf("Check(%+v) = nil, want an error", s)
+		}
+	}
+	if err := (State{Version: 1, Polls: 3, Budget: probe.NewBudget(5)}).Check(); err != nil {
+		t.Errorf("a sound state: %v", err)
+	}
+}
+
+// TestQuestionKeyedByItsFrame: two questions whose relayed dialogs read
+// the same (the same question line and options) but whose frames differ
+// (another command, another diff above it) are two pages; the same frame,
+// with our own echo masked, is one.
+func TestQuestionKeyedByItsFrame(t *testing.T) {
+	dialog := []classify.Line{{N: 5, Text: " Do you want to proceed?"}, {N: 6, Text: " ❯ 1. Yes"}, {N: 7, Text: "   2. No"}}
+	screen := func(command string) classify.Result {
+		body := []classify.Line{{N: 1, Text: "⏺ Cleaning up."}, {N: 2, Text: ""}, {N: 3, Text: " Bash command"}, {N: 4, Text: "   " + command}}
+		return classify.Result{State: classify.Question, Live: dialog, Body: append(body, dialog...)}
+	}
+	var s State
+	pages := 0
+	for i, cmd := range []string{"rm -rf tmp/a", "rm -rf tmp/a", "rm -rf tmp/b", "rm -rf tmp/b"} {
+		var o Outcome
+		s, o = Step(s, cfg, Input{Now: t0.Add(time.Duration(i) * time.Minute), Screen: screen(cmd)})
+		pages += len(o.Actions)
+		if want := []int{1, 1, 2, 2}[i]; pages != want {
+			t.Errorf("poll %d (%s): %d pages so far, want %d: %s", i, cmd, pages, want, o.Line)
+		}
+	}
+	// Our own echo in the frame does not make a question new.
+	a, b := screen("continue with the next step, please"), screen("")
+	m := maskAll("continue with the next step, please")
+	if questionKey(alert.Alert{}, a, m) != questionKey(alert.Alert{}, b, m) {
+		t.Error("a frame that differs only by our own echo keys differently")
+	}
+}
+
+// maskAll masks one text wherever it appears.
+type maskAll string
+
+func (m maskAll) Mask(line string) string { return strings.ReplaceAll(line, string(m), "") }

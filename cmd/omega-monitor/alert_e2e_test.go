@@ -19,8 +19,10 @@ import (
 
 // telegram is a fake Bot API that records each sendMessage it receives.
 type telegram struct {
-	mu   sync.Mutex
-	sent []url.Values
+	mu     sync.Mutex
+	sent   []url.Values
+	status int    // when set, every request gets this status and body
+	body   string // the body with status
 }
 
 func (tg *telegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -30,8 +32,17 @@ func (tg *telegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.ParseForm()
 	tg.mu.Lock()
-	tg.sent = append(tg.sent, r.PostForm)
+	status, body := tg.status, tg.body
+	if status == 0 {
+		tg.sent = append(tg.sent, r.PostForm)
+	}
 	tg.mu.Unlock()
+	if status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(`{"ok":true,"result":{"message_id":1}}`))
 }
@@ -110,4 +121,64 @@ func TestEscalationsReachTelegramOnce(t *testing.T) {
 	}
 	assert.Equal(t, len(tg.sent), alerts)
 	assert.DeepEqual(t, kinds, []string{"QUESTION", "FAILURE", "NUDGE BUDGET EXHAUSTED", "BLOCKED"})
+}
+
+// newTelegramServer serves tg on loopback until the test ends and returns
+// its address.
+func newTelegramServer(t *testing.T, tg *telegram) string {
+	srv := httptest.NewServer(tg)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// fail makes every later request get status and body.
+func (tg *telegram) fail(status int, body string) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.status, tg.body = status, body
+}
+
+// messages are the texts delivered so far.
+func (tg *telegram) messages() []string {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	var out []string
+	for _, v := range tg.sent {
+		out = append(out, v.Get("text"))
+	}
+	return out
+}
+
+// syncBuffer is a bytes.Buffer that a process writes while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// readmeTelegramConf is the Telegram config of the README's setup, as
+// written there between "cat > ~/.omega/telegram.conf <<'EOF'" and "EOF".
+func readmeTelegramConf(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "telegram.conf <<'EOF'\n")
+	conf, _, ok2 := strings.Cut(rest, "\nEOF\n")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no telegram.conf here-document")
+	}
+	return conf + "\n"
 }

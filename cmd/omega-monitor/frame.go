@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,8 +17,12 @@ import (
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
-// maxStatus bounds the agent's status files a frame may carry, together.
-const maxStatus = 1 << 20
+// maxStatus bounds the agent's status files a frame may carry, together;
+// maxStatusFile bounds one of them (Claude Code's is a few hundred bytes).
+const (
+	maxStatus     = 1 << 20
+	maxStatusFile = 64 << 10
+)
 
 // A capture is one poll's screen, with where it was drawn and the agent's
 // own status files for that pane.
@@ -26,6 +31,8 @@ type capture struct {
 	pane     string // session:@window.%pane
 	dir      string // the pane's working directory
 	statuses [][]byte
+	// statusErr says why the one status file given could not be read.
+	statusErr error
 }
 
 // readCapture reads standard input: a capture frame (coord.CaptureArgs,
@@ -41,9 +48,10 @@ func readCapture(r io.Reader, framed bool, paneFlag, statusFile, statusDir strin
 		}
 		c.screen = s
 		if statusFile != "" {
-			data, err := os.ReadFile(statusFile)
+			data, err := fsutil.ReadCapped(statusFile, maxStatusFile)
 			if err != nil {
-				return c, nil // no witness; the screen decides alone
+				c.statusErr = err // no witness; the screen decides alone
+				return c, nil
 			}
 			c.statuses = [][]byte{data}
 		}
@@ -96,8 +104,8 @@ func statusFiles(dir, pane string) [][]byte {
 		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err == nil && len(data) <= maxStatus && bytes.Contains(data, mark) {
+		data, err := fsutil.ReadCapped(filepath.Join(dir, e.Name()), maxStatusFile)
+		if err == nil && bytes.Contains(data, mark) {
 			files = append(files, data)
 		}
 	}
@@ -107,6 +115,9 @@ func statusFiles(dir, pane string) [][]byte {
 // witness is the agent's freshest own status for the pane, and what to say
 // about it; nil when none counts.
 func (c capture) witness(now time.Time) (*tick.Witness, string) {
+	if c.statusErr != nil {
+		return nil, "unreadable (" + c.statusErr.Error() + "): the screen decides alone"
+	}
 	if len(c.statuses) == 0 {
 		return nil, "none"
 	}

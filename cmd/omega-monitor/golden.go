@@ -90,7 +90,16 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor golden add: --why and --work are one line each\n")
 		return 2
 	}
-	pane, err := io.ReadAll(stdin)
+	// The corpus lives in a checkout: a missing directory means the command
+	// runs somewhere else, and creating ./golden/ there helps nobody.
+	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "omega-monitor golden add: no corpus directory %s here: run it at the root of an omega-monitor checkout, or give --dir\n", *dir)
+		return 1
+	}
+	pane, err := io.ReadAll(io.LimitReader(stdin, maxGoldenPane+1))
+	if err == nil && len(pane) > maxGoldenPane {
+		err = fmt.Errorf("larger than %d bytes", maxGoldenPane)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor golden add: reading the pane: %v\n", err)
 		return 1
@@ -104,10 +113,6 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	spec := expect.Want{State: state.String(), Work: work.value, HasWork: work.set, Hold: *hold, Why: *why}
 	base := filepath.Join(*dir, name)
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
-		return 1
-	}
 	if err := createNew(base+".pane", pane); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
 		return 1
@@ -133,6 +138,10 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// maxGoldenPane caps a pane added to the corpus: a capture is a screenful
+// and its scrollback, never megabytes.
+const maxGoldenPane = 4 << 20
 
 // createNew writes a file that must not exist yet.
 func createNew(path string, data []byte) error {

@@ -33,6 +33,7 @@ func TestGoldenAdd(t *testing.T) {
 		{"golden", "add", "x", "--want", "MAYBE", "--dir", dir},
 		{"golden", "add", "x", "--want", "WORKING", "--hold", "draft", "--dir", dir},
 		{"golden", "nothing"},
+		{"golden", "add", "x", "--want", "QUESTION", "--dir", filepath.Join(dir, "missing")},
 	} {
 		errb.Reset()
 		code := run(args, strings.NewReader(pane), &out, &errb)
@@ -40,4 +41,17 @@ func TestGoldenAdd(t *testing.T) {
 	}
 	got, _ = os.ReadFile(filepath.Join(dir, "perm.pane"))
 	assert.Equal(t, string(got), pane+"\n", "an existing case was overwritten")
+}
+
+// TestGoldenAddOutsideACheckout: without --dir, outside a checkout, golden
+// add refuses instead of creating ./golden/panes.
+func TestGoldenAddOutsideACheckout(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := run([]string{"golden", "add", "x", "--want", "QUESTION"}, strings.NewReader("pane\n"), &out, &errb)
+	assert.Equal(t, code, 1)
+	assert.Assert(t, strings.Contains(errb.String(), "no corpus directory golden/panes here"), errb.String())
+	_, err := os.Stat(filepath.Join(dir, "golden"))
+	assert.Assert(t, os.IsNotExist(err), "golden/ was created")
 }

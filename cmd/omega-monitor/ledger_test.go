@@ -14,10 +14,19 @@ import (
 func TestLedgerCommand(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "monitor-w", "ledger")
-	corrupt := filepath.Join(dir, "corrupt")
-	if err := os.WriteFile(corrupt, []byte("no sentinel\n\xff\n"), 0o600); err != nil {
+	if err := os.Mkdir(filepath.Dir(file), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	corrupt := filepath.Join(dir, "corrupt")
+	if err := os.WriteFile(corrupt, []byte(ledger.Sentinel+"\nno sentinel\n\xff\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	readme := filepath.Join(dir, "README.md")
+	const readmeText = "# title\n\nA paragraph.\n\n\nAnother.\n"
+	if err := os.WriteFile(readme, []byte(readmeText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nowhere := filepath.Join(dir, "typo", "ledger")
 	// The steps run in order against the same file.
 	for _, tt := range []struct {
 		name       string
@@ -45,7 +54,11 @@ func TestLedgerCommand(t *testing.T) {
 		{name: "record max", args: []string{"ledger", "record", "-max", "2", file, "pick the next open ticket"}, code: 0, stderrNone: true},
 		{name: "list bounded", args: []string{"ledger", "list", file}, code: 0, stderrNone: true,
 			stdout: "-- keep going --\npick the next open ticket\n"},
-		{name: "record into a directory", args: []string{"ledger", "record", dir, "continue"}, code: 1, stderrHas: "omega-monitor: ledger: "},
+		{name: "record into a directory", args: []string{"ledger", "record", dir, "continue"}, code: 1, stderrHas: "is not a regular file"},
+		{name: "record into a README", args: []string{"ledger", "record", readme, "continue"}, code: 1,
+			stderrHas: "README.md is not an echo ledger (its first line is not the ledger's sentinel); refusing to rewrite it"},
+		{name: "record into a missing directory", args: []string{"ledger", "record", nowhere, "continue"}, code: 1,
+			stderrHas: "no directory " + filepath.Dir(nowhere)},
 		{name: "list corrupt", args: []string{"ledger", "list", corrupt}, code: 1, stdout: "no sentinel\n", stderrHas: "is corrupt"},
 		{name: "record repairs", args: []string{"ledger", "record", corrupt, "continue with the next step"}, code: 0, stderrNone: true},
 		{name: "list repaired", args: []string{"ledger", "list", corrupt}, code: 0, stderrNone: true,
@@ -75,6 +88,12 @@ func TestLedgerCommand(t *testing.T) {
 		if tt.code == 1 && strings.Count(strings.TrimSuffix(stderr.String(), "\n"), "\n") > 0 {
 			t.Errorf("%s: stderr %q, want one line", tt.name, stderr.String())
 		}
+	}
+	if got, err := os.ReadFile(readme); err != nil || string(got) != readmeText {
+		t.Errorf("README.md changed: %q (%v)", got, err)
+	}
+	if _, err := os.Stat(filepath.Dir(nowhere)); !os.IsNotExist(err) {
+		t.Errorf("ledger record created %s (%v)", filepath.Dir(nowhere), err)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -39,7 +39,18 @@ func commands() []command {
 		{"loop-env", "the poll loop's settings, checked and resolved once at its start", runLoopEnv},
 		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
 		{"stop", "stop the watcher of a target", runStop},
+		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
+		{"sweep", "keep the last 10,000 lines of a watcher's history (the loop runs it at start)", runSweep},
+		{"diff", "measure and record what the agent has written (the loop runs it)", runDiff},
+		{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
+		{"mcp", "serve the fleet read-only over MCP on stdio, for an agent", runMCP},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
+		{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
+		{"version", "print the module version and VCS revision of this binary", runVersion},
+		{"install", "put the alert funnel in ~/.omega/bin (install [--test-alert] [--claude [--uninstall]])", runInstall},
+		{"hold", "take the lock of a watcher's state directory for the loop (the loop calls it)", runHold},
+		{"deliver", "deliver the alerts waiting in a watcher's outbox (the loop calls it)", runDeliver},
+		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 	}
 }
 
@@ -52,12 +63,27 @@ Run "omega-monitor <command> --help" for a command's flags.
 commands:
 `
 
+const usageFooter = `
+Files: each watcher keeps its state in $OMEGA_MONITOR_HOME/<watcher>/
+(default ~/.omega/monitor/<watcher>/, where <watcher> is monitor-<session>
+or monitor-<host>-<session>): monitor.log (every MONITOR line; read it with
+omega-monitor logs TARGET), watcher.log (the loop's own log), state.json,
+history.jsonl, outbox/. Undelivered alerts: ~/.omega/monitor/alert-failed.log.
+
+Environment: OMEGA_MONITOR_HOME, OMEGA_MONITOR_MUX (or --mux), OMEGA_MONITOR_TIMEOUT
+(each call's clock, seconds), OMEGA_MONITOR_ALERT_SEND (the alert funnel, default
+~/.omega/bin/omega-alert-send.sh), OMEGA_TELEGRAM_CONF (default
+~/.omega/telegram.conf), OMEGA_TELEGRAM_API, OMEGA_ALERT_TRIES,
+OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF, OMEGA_ALERT_TIMEOUT.
+`
+
 func writeUsage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString(usage)
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.summary)
 	}
+	b.WriteString(usageFooter)
 	io.WriteString(w, b.String())
 }
 
@@ -70,6 +96,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help", "help":
 		writeUsage(stdout)
 		return 0
+	case "--version", "-version":
+		return runVersion(args[1:], stdin, stdout, stderr)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -152,11 +153,19 @@ func (d stateDirectory) outcome(stdout io.Writer, now time.Time, target, action,
 	}
 	state := ""
 	if refund := outcomeEvents[event]; refund || event == "nudge_typed" {
-		s, err := d.loadState(now)
+		// The same lock as the tick's read-modify-write: a refund must not
+		// be lost to a tick saving the state it read before.
+		lock, lockErr := fsutil.Lock(d.path("state.lock"))
+		if lockErr != nil {
+			problems = append(problems, "state lock: "+lockErr.Error())
+		} else {
+			defer lock.Close()
+		}
+		s, usable, err := d.loadState(now)
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
-		if refund {
+		if refund && usable && lockErr == nil {
 			s = s.Refund()
 			if err := d.saveState(s); err != nil {
 				problems = append(problems, err.Error())

@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/probe"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -69,15 +71,20 @@ type tickFlags struct {
 	progress    optionalString
 	workErr     *string
 	progressErr *string
+	// workSaid and progressSaid are what a probe printed on standard
+	// error: the reason, when its output is no count.
+	workSaid, progressSaid *string
 }
 
 func addTickFlags(fs *flag.FlagSet) *tickFlags {
 	f := &tickFlags{
-		target:      fs.String("target", "", "the watched target"),
-		budget:      fs.Int("nudge-budget", 5, "nudges without progress"),
-		nudgeText:   fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
-		workErr:     fs.String("work-error", "", "the work probe failed"),
-		progressErr: fs.String("progress-error", "", "the progress probe failed"),
+		target:       fs.String("target", "", "the watched target"),
+		budget:       fs.Int("nudge-budget", 5, "nudges without progress"),
+		nudgeText:    fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
+		workErr:      fs.String("work-error", "", "the work probe failed"),
+		progressErr:  fs.String("progress-error", "", "the progress probe failed"),
+		workSaid:     fs.String("work-stderr", "", "what the work probe said on standard error"),
+		progressSaid: fs.String("progress-stderr", "", "what the progress probe said on standard error"),
 	}
 	fs.Var(&f.work, "work", "the work probe's output")
 	fs.Var(&f.progress, "progress", "the progress probe's output")
@@ -95,7 +102,7 @@ func (f *tickFlags) config() tick.Config {
 
 // input builds a poll's input from the flags and a classified screen.
 func (f *tickFlags) input(now time.Time, screen classify.Result) tick.Input {
-	return tick.Input{
+	in := tick.Input{
 		Now:             now,
 		Screen:          screen,
 		Work:            probe.Read(f.work.value, f.work.set && *f.workErr == ""),
@@ -105,6 +112,30 @@ func (f *tickFlags) input(now time.Time, screen classify.Result) tick.Input {
 		ProgressPresent: f.progress.set || *f.progressErr != "",
 		ProgressError:   *f.progressErr,
 	}
+	if f.work.set && in.WorkError == "" && !in.Work.Known {
+		in.WorkError = unusable(f.work.value, *f.workSaid)
+	}
+	if f.progress.set && in.ProgressError == "" && !in.Progress.Known {
+		in.ProgressError = unusable(f.progress.value, *f.progressSaid)
+	}
+	return in
+}
+
+// unusable says why a probe that exited 0 gave no reading: what it printed,
+// and what it said on standard error (a missing file, a bad pattern), which
+// is most often the reason.
+func unusable(out, said string) string {
+	why := "printed nothing"
+	if t := strings.TrimSpace(out); t != "" {
+		if r := []rune(t); len(r) > 60 {
+			t = string(r[:60]) + "…"
+		}
+		why = fmt.Sprintf("printed %q, not one whole number", t)
+	}
+	if said = strings.TrimSpace(said); said != "" {
+		why += "; it said: " + said
+	}
+	return why
 }
 
 func (f *tickFlags) check() error {
@@ -114,11 +145,11 @@ func (f *tickFlags) check() error {
 	if _, err := coord.ParseTarget(*f.target); err != nil {
 		return err
 	}
-	if *f.budget < 0 {
-		return errors.New("--nudge-budget must be 0 or more")
+	if *f.budget < 0 || *f.budget > maxNudgeBudget {
+		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", maxNudgeBudget, *f.budget)
 	}
-	if strings.TrimSpace(*f.nudgeText) == "" || strings.ContainsAny(*f.nudgeText, "\n\r") {
-		return errors.New("--nudge-text must be one non-empty line")
+	if err := checkNudgeText(*f.nudgeText); err != nil {
+		return fmt.Errorf("--nudge-text: %w", err)
 	}
 	return nil
 }
@@ -156,12 +187,29 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer selfDeadline(callDeadline, stderr)()
 	d := stateDirectory(*stateDir)
 	var problems []string // rendered at the end of the line
+	// unusable says why no nudge may go out on this poll: without a state
+	// that is read and saved, the budget cannot count it.
+	var unusable string
 	if err := d.prepare(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	prev, err := d.loadState(now)
+	// The state lock covers the read-modify-write of the state and the
+	// hand-over: two ticks at once would each spend the same budget.
+	if lock, err := fsutil.Lock(d.path("state.lock")); err != nil {
+		unusable = "the state could not be locked"
+		problems = append(problems, "state lock: "+err.Error())
+	} else {
+		defer lock.Close()
+	}
+	if err := d.dropStale(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	prev, usable, err := d.loadState(now)
 	if err != nil {
 		problems = append(problems, err.Error())
+	}
+	if !usable {
+		unusable = "the state file is unusable"
 	}
 	var c capture
 	var echo classify.Masker
@@ -180,7 +228,8 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *captureErr != "" {
 		witness, said = nil, "none"
 	}
-	next, out, screen := judge(prev, f.config(), f, now, c.screen, *captureErr, echo, witness)
+	next, out, in := judge(prev, f.config(), f, now, c.screen, *captureErr, echo, witness)
+	screen := in.Screen
 	if *explain {
 		if *captureErr != "" {
 			fmt.Fprintf(stderr, "no screen: %s\n", *captureErr)
@@ -192,10 +241,16 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c.pane != "" {
 		next.Pane, next.PaneDir = c.pane, c.dir
 	}
-	next, out = d.act(next, out, screen, now, &problems)
+	if unusable != "" {
+		next, out = withholdNudges(next, out, unusable)
+	}
+	next, out = d.record(next, out, &problems)
+	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
+		next, out = withholdNudges(next, out, "the state could not be saved")
 	}
+	d.handOver(out, screen, now, &problems)
 	if err := d.appendHistory(now, *f.target, out.Events); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -204,7 +259,43 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		line += " · error: " + p
 	}
 	fmt.Fprintln(stdout, line)
+	if err := d.appendLog(line); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor tick: %v\n", err)
+	}
 	return 0
+}
+
+// maxStateFile caps state.json: the lines kept for the diff are bounded,
+// and a state far beyond them is not one a tick wrote.
+const maxStateFile = 8 << 20
+
+// maxMonitorLog is the size at which monitor.log moves to monitor.log.1.
+const maxMonitorLog = 4 << 20
+
+// withholdNudges takes every nudge out of a poll's outcome, gives it back
+// to the budget, and says why in the line and the history.
+func withholdNudges(next tick.State, out tick.Outcome, why string) (tick.State, tick.Outcome) {
+	var kept []tick.Action
+	for _, a := range out.Actions {
+		if a.Kind != tick.Nudge && a.Kind != tick.Enter {
+			kept = append(kept, a)
+			continue
+		}
+		spent := next.Budget.String()
+		next = next.Refund()
+		out.Line = strings.Replace(out.Line, "nudged ("+spent+")", "not nudged ("+why+")", 1)
+		out.Line = strings.Replace(out.Line, "nudged, Enter only: our text is in the box ("+spent+")", "not nudged ("+why+")", 1)
+	}
+	out.Actions = kept
+	events := make([]tick.Event, 0, len(out.Events))
+	for _, e := range out.Events {
+		if e.Name == "nudge" {
+			e = tick.Event{Name: "nudge_not_typed", State: e.State, Fields: map[string]any{"text": e.Fields["text"], "why": why}}
+		}
+		events = append(events, e)
+	}
+	out.Events = events
+	return next, out
 }
 
 // parseNow reads --now, or takes the time now.
@@ -223,7 +314,7 @@ func parseNow(flagValue string, stderr io.Writer) (time.Time, bool) {
 // judge is one poll's step from a captured screen to the tick's outcome,
 // for tick and replay alike: classify with the echo ledger, look at the
 // input box as drawn, then tick.Step. screen is nil when the capture failed.
-func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness) (tick.State, tick.Outcome, classify.Result) {
+func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness) (tick.State, tick.Outcome, tick.Input) {
 	var screen classify.Result
 	own := false
 	if captureErr == "" && s != nil {
@@ -237,7 +328,7 @@ func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *cla
 	in.Witness = w
 	in.OwnTextInBox = own
 	next, out := tick.Step(prev, cfg, in)
-	return next, out, screen
+	return next, out, in
 }
 
 // boxAsDrawn reads the input box of a STALLED screen without the echo
@@ -272,13 +363,18 @@ func (d stateDirectory) path(name string) string { return filepath.Join(string(d
 func (d stateDirectory) ledger() string          { return d.path("ledger") }
 func (d stateDirectory) actions() string         { return d.path("actions") }
 
-// prepare creates the directory and its actions directory, and deletes
-// actions left by an earlier poll that the shell never carried out.
+// prepare creates the directory and its actions directory.
 func (d stateDirectory) prepare() error {
 	if err := os.MkdirAll(d.actions(), 0o700); err != nil {
 		return fmt.Errorf("state directory: %v", err)
 	}
 	os.Chmod(string(d), 0o700)
+	return nil
+}
+
+// dropStale deletes actions left by an earlier poll that the shell never
+// carried out.
+func (d stateDirectory) dropStale() error {
 	left, err := os.ReadDir(d.actions())
 	if err != nil {
 		return fmt.Errorf("actions: %v", err)
@@ -295,29 +391,68 @@ func (d stateDirectory) prepare() error {
 	return nil
 }
 
-// loadState reads the state. A missing file is a fresh start; a corrupt one
-// is kept aside, never overwritten, and the watcher starts fresh.
-func (d stateDirectory) loadState(now time.Time) (tick.State, error) {
-	var s tick.State
-	data, err := os.ReadFile(d.path("state.json"))
+// loadState reads the state. A missing file is a fresh start; a corrupt one,
+// or one with values out of range, is kept aside, never overwritten, and the
+// watcher starts fresh. A state that cannot be read or kept aside (a
+// directory, a file without permission) is unusable: usable is false, and
+// the caller sends no nudge, since the budget could not count it.
+func (d stateDirectory) loadState(now time.Time) (s tick.State, usable bool, err error) {
+	path := d.path("state.json")
+	data, err := fsutil.ReadCapped(path, maxStateFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
+		return s, true, nil
 	}
-	if err != nil {
-		return s, fmt.Errorf("state file unreadable, started fresh: %v", err)
+	if err != nil && !errors.Is(err, fsutil.ErrTooLarge) {
+		return s, false, fmt.Errorf("state file unusable, no nudge until it is fixed: %v", err)
 	}
-	if err := json.Unmarshal(data, &s); err != nil || s.Version > tick.StateVersion {
-		aside := d.path("state.json.corrupt-" + now.UTC().Format("20060102T150405Z"))
-		why := "corrupt"
-		if err == nil {
-			why = fmt.Sprintf("from a newer version (%d)", s.Version)
+	why := ""
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("larger than %d bytes", maxStateFile)
+	case json.Unmarshal(data, &s) != nil:
+		why = "corrupt"
+	case s.Version > tick.StateVersion:
+		why = fmt.Sprintf("from a newer version (%d)", s.Version)
+	default:
+		if err := checkStateJSON(data, s); err != nil {
+			why = err.Error()
 		}
-		if rerr := os.Rename(d.path("state.json"), aside); rerr != nil {
-			return tick.State{}, fmt.Errorf("state file %s, started fresh (could not keep it aside: %v)", why, rerr)
-		}
-		return tick.State{}, fmt.Errorf("state file %s, kept as %s, started fresh", why, filepath.Base(aside))
 	}
-	return s, nil
+	if why == "" {
+		return s, true, nil
+	}
+	aside := d.path("state.json.corrupt-" + now.UTC().Format("20060102T150405Z"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return tick.State{}, false, fmt.Errorf("state file %s, unusable, no nudge until it is fixed (could not keep it aside: %v)", why, rerr)
+	}
+	return tick.State{}, true, fmt.Errorf("state file %s, kept as %s, started fresh", why, filepath.Base(aside))
+}
+
+// checkStateJSON refuses a state whose counters are null (JSON reads them
+// as zero, a fresh budget) or out of range.
+func checkStateJSON(data []byte, s tick.State) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	var budget map[string]json.RawMessage
+	if b, ok := raw["budget"]; ok && string(b) != "null" {
+		json.Unmarshal(b, &budget)
+	}
+	for _, k := range []string{"version", "polls", "budget"} {
+		if v, ok := raw[k]; !ok || string(v) == "null" {
+			return fmt.Errorf("without %s", k)
+		}
+	}
+	for _, k := range []string{"limit", "used"} {
+		if v, ok := budget[k]; !ok || string(v) == "null" {
+			return fmt.Errorf("without budget.%s", k)
+		}
+	}
+	if err := s.Check(); err != nil {
+		return fmt.Errorf("out of range (%v)", strings.TrimPrefix(err.Error(), "tick: "))
+	}
+	return nil
 }
 
 // saveState writes the state atomically: a temporary file, fsync, rename.
@@ -335,7 +470,8 @@ func (d stateDirectory) saveState(s tick.State) error {
 func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
 
 // appendHistory appends the poll's events to history.jsonl in one write, so
-// that a failure loses at most this poll's lines and never an earlier one.
+// that a failure loses at most this poll's lines and never an earlier one,
+// under the history's lock (see sweepHistory).
 func (d stateDirectory) appendHistory(now time.Time, target string, events []tick.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -360,6 +496,11 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 		b.Write(line)
 		b.WriteByte('\n')
 	}
+	unlock, err := lockHistory(string(d))
+	if err != nil {
+		return fmt.Errorf("history not written: %v", err)
+	}
+	defer unlock()
 	h, err := os.OpenFile(d.path("history.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("history not written: %v", err)
@@ -374,28 +515,32 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 	return nil
 }
 
-// act records each nudge in the echo ledger, then hands every action to the
-// shell as a file, and the nudge's judged screen as pending.json for the
-// checks before typing and before Enter (confirm). A nudge that cannot be
-// recorded first is not sent: its echo would be read back as the agent's
-// own words; its budget is given back, and the history says so instead of
-// "nudge".
-func (d stateDirectory) act(next tick.State, out tick.Outcome, judged classify.Result, now time.Time, problems *[]string) (tick.State, tick.Outcome) {
+// record records each nudge in the echo ledger before it is handed over. A
+// nudge that cannot be recorded first is not sent: its echo would be read
+// back as the agent's own words; its budget is given back, and the history
+// says so instead of "nudge".
+func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]string) (tick.State, tick.Outcome) {
+	for _, a := range out.Actions {
+		if a.Kind != tick.Nudge {
+			continue
+		}
+		if err := ledger.Record(d.ledger(), a.Text); err != nil {
+			*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
+			return withholdNudges(next, out, "the echo ledger could not record it")
+		}
+	}
+	return next, out
+}
+
+// handOver writes every action for the shell, as files in the order to act
+// on them, and a nudge's judged screen as pending.json for the checks
+// before typing and before Enter (confirm).
+func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, problems *[]string) {
 	seq := 0
 	os.Remove(d.path(pendingFile))
 	for _, a := range out.Actions {
 		switch a.Kind {
 		case tick.Nudge, tick.Enter:
-			if a.Kind == tick.Nudge {
-				if err := ledger.Record(d.ledger(), a.Text); err != nil {
-					spent := next.Budget.String()
-					next = next.Refund()
-					out.Line = strings.Replace(out.Line, "nudged ("+spent+")", "not nudged (the echo ledger could not record it)", 1)
-					out.Events = withoutNudge(out.Events, "the echo ledger could not record it: "+err.Error())
-					*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
-					continue
-				}
-			}
 			seq++
 			name := fmt.Sprintf("%03d.nudge", seq)
 			if a.Kind == tick.Enter {
@@ -409,25 +554,55 @@ func (d stateDirectory) act(next tick.State, out tick.Outcome, judged classify.R
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
-			for _, msg := range a.Alert.HTML() {
-				seq++
-				if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.alert", seq)), []byte(msg)); err != nil {
-					*problems = append(*problems, "alert not handed over: "+err.Error())
-				}
+			// Into the outbox, which no later poll clears: an alert
+			// waits there until it is delivered or kept as failed.
+			if err := d.queueAlerts(now, a.Alert.HTML()); err != nil {
+				*problems = append(*problems, "alert not queued: "+err.Error())
+			}
+		case tick.Wait:
+			seq++
+			secs := strconv.Itoa(int(a.Wait / time.Second))
+			if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
+				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}
 		}
 	}
-	return next, out
 }
 
-// withoutNudge replaces the nudge event of a poll by nudge_not_typed.
-func withoutNudge(events []tick.Event, why string) []tick.Event {
-	out := events[:0:0]
-	for _, e := range events {
-		if e.Name == "nudge" {
-			e = tick.Event{Name: "nudge_not_typed", State: e.State, Fields: map[string]any{"text": e.Fields["text"], "why": why}}
-		}
-		out = append(out, e)
+// appendLog appends the poll's MONITOR line to monitor.log, the log that
+// omega-monitor logs reads. Past maxMonitorLog the log moves to
+// monitor.log.1, replacing the one before.
+func (d stateDirectory) appendLog(line string) error {
+	path := d.path("monitor.log")
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxMonitorLog {
+		os.Rename(path, path+".1")
 	}
-	return out
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("monitor.log not written: %v", err)
+	}
+	_, err = f.WriteString(line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("monitor.log not written: %v", err)
+	}
+	return nil
+}
+
+// pollState is the poll's state name for the board, "?" without a screen.
+func pollState(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "?"
+	}
+	return in.Screen.State.String()
+}
+
+// pollExplain is the explanation of the poll's verdict for the board.
+func pollExplain(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "no screen: " + in.CaptureError
+	}
+	return in.Screen.Explain()
 }

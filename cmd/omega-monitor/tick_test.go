@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,7 +86,7 @@ func TestTickUnusableStateDirectory(t *testing.T) {
 	dir := fs.NewDir(t, "tick", fs.WithFile("w", "a file"))
 	out, _, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", dir.Join("w"), "--target", "agent", "--work", "7")
 	assert.Equal(t, code, 0)
-	assert.Assert(t, strings.Contains(out, "not nudged (the echo ledger could not record it)"), out)
+	assert.Assert(t, strings.Contains(out, "not nudged (the state file is unusable)"), out)
 	assert.Assert(t, strings.Contains(out, "error: state directory:"), out)
 	assert.Assert(t, strings.Contains(out, "error: state not saved:"), out)
 }
@@ -119,6 +121,9 @@ func TestTickUsage(t *testing.T) {
 		{"--state", "x", "--target", "a:b:c"},
 		{"--state", "x", "--target", "a", "--nudge-budget", "-1"},
 		{"--state", "x", "--target", "a", "--nudge-text", "two\nlines"},
+		{"--state", "x", "--target", "a", "--nudge-text", "stop\x03"},
+		{"--state", "x", "--target", "a", "--nudge-text", "go\x1b[201~"},
+		{"--state", "x", "--target", "a", "--nudge-budget", "99999999999"},
 		{"--state", "x", "--target", "a", "extra"},
 		{"--state", "x", "--target", "a", "--now", "yesterday"},
 	} {
@@ -177,4 +182,121 @@ func TestTickAgentStatusVetoesANudge(t *testing.T) {
 	out, errs, _ = tickOnce(t, readPane(t, "GOLDEN-stalled-real"), args...)
 	assert.Assert(t, strings.Contains(out, "nudged (1/5)"), out)
 	assert.Assert(t, strings.Contains(errs, "no status file names pane"), errs)
+}
+
+// TestTickStateFileIsADirectory: a state.json that cannot be read (here a
+// directory) withholds every nudge and says so; it used to start fresh on
+// every poll, with a fresh budget, for ever.
+func TestTickStateFileIsADirectory(t *testing.T) {
+	dir := fs.NewDir(t, "tick", fs.WithDir("w", fs.WithDir("state.json")))
+	state := dir.Join("w")
+	for range 3 {
+		out, _, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
+		assert.Equal(t, code, 0)
+		assert.Assert(t, strings.Contains(out, "STALLED · work=7 · progress=? · not nudged (the state file is unusable)"), out)
+		assert.Assert(t, strings.Contains(out, "error: state file unusable, no nudge until it is fixed"), out)
+		entries, err := os.ReadDir(filepath.Join(state, "actions"))
+		assert.NilError(t, err)
+		assert.Equal(t, len(entries), 0, "a nudge was handed over")
+	}
+	history, err := os.ReadFile(filepath.Join(state, "history.jsonl"))
+	assert.NilError(t, err)
+	assert.Assert(t, !strings.Contains(string(history), `"event":"nudge"`), string(history))
+	assert.Assert(t, strings.Contains(string(history), `"event":"nudge_not_typed"`), string(history))
+}
+
+// TestTickParallelTicksKeepTheBudget: twenty ticks at once on one state
+// directory, budget 5: exactly five nudges, and no poll lost.
+func TestTickParallelTicksKeepTheBudget(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "w")
+	pane := readPane(t, "GOLDEN-stalled-real")
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			var out, errb bytes.Buffer
+			run([]string{"tick", "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "5"},
+				strings.NewReader(pane), &out, &errb)
+		})
+	}
+	wg.Wait()
+	history, err := os.ReadFile(filepath.Join(state, "history.jsonl"))
+	assert.NilError(t, err)
+	assert.Equal(t, strings.Count(string(history), `"event":"nudge"`), 5, string(history))
+	var s struct {
+		Polls  int `json:"polls"`
+		Budget struct {
+			Used int `json:"used"`
+		} `json:"budget"`
+	}
+	data, err := os.ReadFile(filepath.Join(state, "state.json"))
+	assert.NilError(t, err)
+	assert.NilError(t, json.Unmarshal(data, &s))
+	assert.Equal(t, s.Polls, 20, "polls lost")
+	assert.Equal(t, s.Budget.Used, 5)
+	log, err := os.ReadFile(filepath.Join(state, "monitor.log"))
+	assert.NilError(t, err)
+	assert.Equal(t, strings.Count(string(log), "MONITOR · agent · STALLED"), 20, "monitor.log holds every line")
+	assert.Equal(t, strings.Count(string(log), "nudged ("), 5, string(log))
+}
+
+// TestTickStateValuesRangeChecked: a state whose counters no tick writes
+// (wrapping, negative, null) is kept aside and the watcher starts fresh.
+func TestTickStateValuesRangeChecked(t *testing.T) {
+	for name, state := range map[string]string{
+		"polls at the end": `{"version":1,"polls":9223372036854775807,"budget":{"limit":5,"used":0}}`,
+		"negative used":    `{"version":1,"polls":3,"budget":{"limit":5,"used":-4}}`,
+		"null used":        `{"version":1,"polls":3,"budget":{"limit":5,"used":null}}`,
+		"null polls":       `{"version":1,"polls":null,"budget":{"limit":5,"used":5}}`,
+		"huge limit":       `{"version":1,"polls":3,"budget":{"limit":99999999999999,"used":5}}`,
+		"no budget":        `{"version":1,"polls":3}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := fs.NewDir(t, "tick", fs.WithDir("w", fs.WithFile("state.json", state)))
+			out, _, _ := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", dir.Join("w"), "--target", "agent", "--work", "7")
+			assert.Assert(t, strings.Contains(out, "kept as state.json.corrupt-20260105T090000Z, started fresh"), out)
+			assert.Assert(t, strings.Contains(out, "nudged (1/5)"), out)
+		})
+	}
+}
+
+// TestTickAgentStatusIsCapped: a status file that never ends, or is not a
+// file, is refused without being read whole.
+func TestTickAgentStatusIsCapped(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.json")
+	assert.NilError(t, os.WriteFile(big, bytes.Repeat([]byte(" "), 70<<10), 0o600))
+	for _, file := range []string{"/dev/zero", big, t.TempDir()} {
+		state := filepath.Join(t.TempDir(), "w")
+		_, errs, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7",
+			"--agent-status", file, "--pane", "agent:@1.%1", "--explain")
+		assert.Equal(t, code, 0)
+		assert.Assert(t, strings.Contains(errs, "witness:  unreadable ("), errs)
+	}
+}
+
+// TestTickWritesMonitorLog: every line the tick prints is in monitor.log.
+func TestTickWritesMonitorLog(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "w")
+	var lines []string
+	for i, pane := range []string{"GOLDEN-stalled-real", "GOLDEN-question-real"} {
+		out, _, _ := tickOnce(t, readPane(t, pane), "--state", state, "--target", "agent", "--work", fmt.Sprint(7-i))
+		lines = append(lines, out)
+	}
+	log, err := os.ReadFile(filepath.Join(state, "monitor.log"))
+	assert.NilError(t, err)
+	assert.Equal(t, string(log), strings.Join(lines, ""))
+	assert.Equal(t, mode(t, filepath.Join(state, "monitor.log")), os.FileMode(0o600))
+}
+
+// TestTickSaysWhyAProbeGaveNothing: a probe that exits 0 with no count
+// (grep -c on a missing file, with || true) is unknown, and the line says
+// what it printed and what it said on standard error.
+func TestTickSaysWhyAProbeGaveNothing(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "w")
+	out, _, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent",
+		"--work", "", "--work-stderr", "grep: TODO.md: No such file or directory",
+		"--progress", "ten", "--progress-stderr", "")
+	assert.Equal(t, code, 0)
+	assert.Assert(t, strings.Contains(out, "work=? · progress=?"), out)
+	assert.Assert(t, strings.Contains(out, "work probe: printed nothing; it said: grep: TODO.md: No such file or directory"), out)
+	assert.Assert(t, strings.Contains(out, `progress probe: printed "ten", not one whole number`), out)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -27,6 +28,19 @@ could be misread), running the poll loop over the target. A target is a
 session name, or host:session where host is an ssh config alias. Use the
 watch form for a session named like a command (watch list).
 
+The probes run on this machine (not on the target's host), in --probe-dir.
+The watcher's files are in $OMEGA_MONITOR_HOME/<watcher>/ (default
+~/.omega/monitor/<watcher>/): monitor.log holds every MONITOR line
+(omega-monitor logs TARGET prints it), watcher.log the loop's own log,
+state.json and history.jsonl what it decided.
+
+Environment, handed to the watcher as set here: OMEGA_MONITOR_HOME,
+OMEGA_MONITOR_MUX, OMEGA_MONITOR_TIMEOUT (each call's clock, seconds, default
+20), OMEGA_MONITOR_ALERT_SEND (the alert funnel, default
+~/.omega/bin/omega-alert-send.sh), OMEGA_TELEGRAM_CONF (default
+~/.omega/telegram.conf), OMEGA_TELEGRAM_API, OMEGA_ALERT_TRIES,
+OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF, OMEGA_ALERT_TIMEOUT.
+
 flags:
 `
 
@@ -34,20 +48,32 @@ flags:
 // early, then handed to the loop as they were given.
 type watchFlags struct {
 	workProbe, progressProbe, nudgeText string
+	nudgeTextSet                        bool // --nudge-text was given, even empty
 	nudgeBudget, interval               int
-	mux, sshConfig                      string
+	mux, sshConfig, probeDir            string
 }
 
 func newWatchFlagSet(f *watchFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
 	fs.StringVar(&f.workProbe, "work-probe", "", "shell `command` printing the amount of work remaining")
 	fs.StringVar(&f.progressProbe, "progress-probe", "", "shell `command` printing a monotonic progress count")
-	fs.IntVar(&f.nudgeBudget, "nudge-budget", 5, "nudges without progress before escalating")
-	fs.IntVar(&f.interval, "interval", 60, "seconds between polls (1 and up)")
+	fs.IntVar(&f.nudgeBudget, "nudge-budget", 5, "`N` nudges without progress before escalating (0 to 1000)")
+	fs.IntVar(&f.interval, "interval", 60, "`seconds` between polls (1 to 86400)")
 	fs.StringVar(&f.nudgeText, "nudge-text", "", "the `text` of a nudge")
 	fs.StringVar(&f.mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.sshConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
+	fs.StringVar(&f.probeDir, "probe-dir", "", "the `dir`ectory the probes run in (default: the current directory)")
 	return fs
+}
+
+// parsed records what parsing alone cannot tell: whether --nudge-text was
+// given at all, since an empty one is refused rather than ignored.
+func (f *watchFlags) parsed(fs *flag.FlagSet) {
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "nudge-text" {
+			f.nudgeTextSet = true
+		}
+	})
 }
 
 func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -97,8 +123,21 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	loop, err := installLoopScript(home)
+	if err == nil {
+		err = checkLoopVersion(loop) // another watch may have rewritten it since
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return 1
+	}
+	// A loop started by hand, or an old one still cleaning up, holds
+	// the state directory: two loops would type into one pane in turns.
+	if free, h, err := lockFree(filepath.Join(home, watcher)); err != nil || !free {
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		} else {
+			fmt.Fprintf(stderr, "omega-monitor: %s is already watched: its state directory is held by %s\n", target, h)
+		}
 		return 1
 	}
 	if err := writeWatcherTarget(home, watcher, target); err != nil {
@@ -110,8 +149,10 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: cannot find this binary: %v\n", err)
 		return 1
 	}
-	command := loopCommand(self, home, watcher, loop, target, fs, f)
-	if _, err := m.Run(ctx, "", "new-session", "-d", "-s", watcher, command); err != nil {
+	settings, _ := envSettings(os.Getenv) // checked with the flags
+	command := loopCommand(self, home, watcher, loop, target, fs, f, settings)
+	// The loop runs in the probe directory: the probes are its children.
+	if _, err := m.Run(ctx, "", "new-session", "-d", "-s", watcher, "-c", f.probeDir, command); err != nil {
 		var ce *coord.CallError
 		if errors.As(err, &ce) && strings.Contains(ce.Stderr, "duplicate session") {
 			fmt.Fprintf(stderr, "omega-monitor: %s is already watched by %s\n", target, watcher)
@@ -126,17 +167,30 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // loopCommand is the shell command line the watcher session runs: the loop
 // script with its environment and the flags as they were given, every word
-// quoted, because the multiplexer hands the line to a shell.
-func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag.FlagSet, f watchFlags) string {
-	words := []string{
-		"env",
-		"OMEGA_MONITOR_BIN=" + self,
-		"OMEGA_MONITOR_HOME=" + home,
-		"OMEGA_MONITOR_WATCHER=" + watcher,
-		"OMEGA_MONITOR_STATE=" + filepath.Join(home, watcher),
+// quoted, because the multiplexer hands the line to a shell. Every setting
+// of envSettingList is handed over explicitly, set to the caller's value or
+// unset: the multiplexer server's own environment must not decide where the
+// watcher's alerts go.
+func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag.FlagSet, f watchFlags, settings map[string]string) string {
+	words := []string{"env"}
+	for _, s := range envSettingList {
+		if _, ok := settings[s.name]; !ok {
+			words = append(words, "-u", s.name)
+		}
 	}
+	words = append(words,
+		"OMEGA_MONITOR_BIN="+self,
+		"OMEGA_MONITOR_HOME="+home,
+		"OMEGA_MONITOR_WATCHER="+watcher,
+		"OMEGA_MONITOR_STATE="+filepath.Join(home, watcher),
+	)
 	if mux := os.Getenv("OMEGA_MONITOR_MUX"); mux != "" {
 		words = append(words, "OMEGA_MONITOR_MUX="+mux)
+	}
+	for _, s := range envSettingList {
+		if v, ok := settings[s.name]; ok {
+			words = append(words, s.name+"="+v)
+		}
 	}
 	words = append(words, loop, target.String())
 	values := map[string]string{
@@ -149,8 +203,14 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		"ssh-config":     f.sshConfig,
 	}
 	fs.Visit(func(fl *flag.Flag) {
-		words = append(words, "--"+fl.Name, values[fl.Name])
+		if v, ok := values[fl.Name]; ok {
+			words = append(words, "--"+fl.Name, v)
+		}
 	})
+	// Always: the probes' directory is where watch ran, not the loop's.
+	if f.probeDir != "" {
+		words = append(words, "--probe-dir", f.probeDir)
+	}
 	return "exec " + coord.ShellJoin(words...)
 }
 
@@ -173,33 +233,20 @@ func parseWatchArgs(name string, fs *flag.FlagSet, f *watchFlags, args []string,
 		fmt.Fprintf(stderr, "omega-monitor: refusing target %q: %v\n", positional[0], err)
 		return coord.Target{}, 2, false
 	}
-	if err := f.check(); err != nil {
+	f.parsed(fs)
+	if f.probeDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor: no current directory for the probes (give --probe-dir): %v\n", err)
+			return coord.Target{}, 2, false
+		}
+		f.probeDir = wd
+	}
+	if err := f.check(os.Getenv); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return coord.Target{}, 2, false
 	}
 	return target, 0, true
-}
-
-// check refuses a flag value the loop cannot use, and makes --ssh-config
-// absolute so that a watcher started elsewhere reads the same file.
-func (f *watchFlags) check() error {
-	if f.interval < 1 {
-		return fmt.Errorf("--interval must be a whole number of seconds, 1 and up; got %d", f.interval)
-	}
-	if f.nudgeBudget < 0 {
-		return fmt.Errorf("--nudge-budget must not be negative; got %d", f.nudgeBudget)
-	}
-	if strings.ContainsAny(f.nudgeText, "\n\r") {
-		return errors.New("--nudge-text must be one line")
-	}
-	if f.sshConfig != "" {
-		abs, err := filepath.Abs(f.sshConfig)
-		if err != nil {
-			return fmt.Errorf("--ssh-config: %v", err)
-		}
-		f.sshConfig = abs
-	}
-	return nil
 }
 
 // parseInterspersed parses flags wherever they stand among the positional
@@ -234,10 +281,31 @@ func parseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, st
 func writeCommandUsage(w io.Writer, fs *flag.FlagSet, usage string) {
 	var b bytes.Buffer
 	b.WriteString(usage)
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	writeFlags(&b, fs)
 	w.Write(b.Bytes())
+}
+
+// writeFlags lists a command's flags as they are typed: "--mux PATH", the
+// value's name taken from the back-quoted word of the flag's usage.
+func writeFlags(w io.Writer, fs *flag.FlagSet) {
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(fl *flag.Flag) {
+		name, usage := flag.UnquoteUsage(fl)
+		left := "--" + fl.Name
+		if name != "" {
+			left += " " + strings.ToUpper(name)
+		}
+		if d := fl.DefValue; d != "" && d != "0" && d != "false" {
+			usage += " (default " + d + ")"
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
+	})
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
+	}
 }
 
 // resolveMux resolves the multiplexer binary and the ssh options of a command.
@@ -261,19 +329,58 @@ func watcherHome() (string, error) {
 	return filepath.Join(home, ".omega", "monitor"), nil
 }
 
-// installLoopScript writes the embedded loop script to home/bin/omega-monitor.sh,
-// only when what is there differs, and atomically, so that a watcher that is
-// starting never reads half a script. It returns the script's path.
+// installLoopScript writes the embedded loop script, stamped with this
+// binary's version, to home/bin/omega-monitor.sh, only when what is there
+// differs, and atomically, so that a watcher that is starting never reads
+// half a script. It returns the script's path.
 func installLoopScript(home string) (string, error) {
 	dir := filepath.Join(home, "bin")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "omega-monitor.sh")
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, scripts.Loop) {
+	script := stampedLoop()
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, script) {
 		return path, os.Chmod(path, 0o700)
 	}
-	return path, atomicfile.Write(path, scripts.Loop, 0o700)
+	return path, atomicfile.Write(path, script, 0o700)
+}
+
+// loopVersionMark starts the line that stamps a loop script with the version
+// of the binary that wrote it.
+const loopVersionMark = "# omega-monitor-version: "
+
+// stampedLoop is the embedded loop with its version line after the first.
+func stampedLoop() []byte {
+	first, rest, _ := bytes.Cut(scripts.Loop, []byte("\n"))
+	var b bytes.Buffer
+	b.Write(first)
+	b.WriteString("\n" + loopVersionMark + version() + "\n")
+	b.Write(rest)
+	return b.Bytes()
+}
+
+// errUnstamped is wrapped by checkLoopVersion for a script without a stamp.
+var errUnstamped = errors.New("no version stamp")
+
+// checkLoopVersion refuses a loop script written by a binary of another
+// version (or by none): the loop and the binary it calls share contracts
+// (flags, action files, state), so they must come from one build.
+func checkLoopVersion(path string) error {
+	data, err := fsutil.ReadCapped(path, 1<<20)
+	if err != nil {
+		return err
+	}
+	_, rest, _ := bytes.Cut(data, []byte("\n"))
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	v, ok := bytes.CutPrefix(line, []byte(loopVersionMark))
+	switch {
+	case !ok:
+		return fmt.Errorf("the loop script %s carries no version; this binary is %s: %w", path, version(), errUnstamped)
+	case string(v) != version():
+		return fmt.Errorf("the loop script %s is of version %s, this binary is %s; refusing to run a loop of another version", path, v, version())
+	}
+	return nil
 }
 
 // writeWatcherTarget records, in the watcher's state directory, which target

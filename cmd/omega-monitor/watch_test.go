@@ -13,7 +13,6 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
 // binary is omega-monitor built for the tests that run it as a user would,
@@ -108,8 +107,11 @@ func TestWatchLocalStartStop(t *testing.T) {
 	}
 	loop := filepath.Join(f.state, "bin", "omega-monitor.sh")
 	got, err := os.ReadFile(loop)
-	if err != nil || !bytes.Equal(got, scripts.Loop) {
-		t.Errorf("loop script at %s is not scripts.Loop (err %v)", loop, err)
+	if err != nil || !bytes.Equal(got, stampedLoop()) {
+		t.Errorf("loop script at %s is not scripts.Loop stamped (err %v)", loop, err)
+	}
+	if err := checkLoopVersion(loop); err != nil {
+		t.Error(err)
 	}
 	for path, want := range map[string]os.FileMode{
 		f.state:                                 0o700,
@@ -206,8 +208,26 @@ func TestWatchUsage(t *testing.T) {
 		{"two targets", []string{"watch", "a", "b"}, 2, "", "watch takes one target"},
 		{"help", []string{"watch", "--help"}, 0, "usage: omega-monitor <target>", ""},
 		{"bad interval", []string{"agent", "--interval", "0"}, 2, "", "--interval"},
+		{"huge interval", []string{"agent", "--interval", "99999999999"}, 2, "", "--interval must be a whole number of seconds from 1 to 86400; got 99999999999"},
 		{"bad budget", []string{"agent", "--nudge-budget", "-1"}, 2, "", "--nudge-budget"},
+		{"huge budget", []string{"agent", "--nudge-budget", "99999999999"}, 2, "", "--nudge-budget must be a whole number from 0 to 1000"},
+		{"empty nudge", []string{"agent", "--nudge-text", ""}, 2, "", "--nudge-text: the text of a nudge must not be empty"},
+		{"blank nudge", []string{"agent", "--nudge-text", "  "}, 2, "", "must not be empty"},
+		{"nudge with newline", []string{"agent", "--nudge-text", "go on\nnow"}, 2, "", "must be one line"},
+		{"nudge with CR", []string{"agent", "--nudge-text", "go on\r"}, 2, "", "must be one line"},
+		{"nudge with Ctrl-C", []string{"agent", "--nudge-text", "go on\x03"}, 2, "", "control characters"},
+		{"nudge with ESC", []string{"agent", "--nudge-text", "\x1b[2Jgo on"}, 2, "", "control characters"},
+		{"nudge with DEL", []string{"agent", "--nudge-text", "go on\x7f"}, 2, "", "control characters"},
+		{"nudge with paste end", []string{"agent", "--nudge-text", "go on\x1b[201~rm -rf x"}, 2, "", "control characters"},
+		{"nudge with tab", []string{"agent", "--nudge-text", "go\ton"}, 2, "", "control characters"},
+		{"nudge with C1", []string{"agent", "--nudge-text", "go\u009bon"}, 2, "", "control characters"},
+		{"nudge not UTF-8", []string{"agent", "--nudge-text", "go\xffon"}, 2, "", "valid UTF-8"},
+		{"nudge too long", []string{"agent", "--nudge-text", strings.Repeat("x", 1001)}, 2, "", "at most 1000 bytes"},
+		{"no probe dir", []string{"agent", "--probe-dir", "/nonexistent/dir"}, 2, "", "--probe-dir /nonexistent/dir is not a directory"},
 		{"unknown flag", []string{"watch", "agent", "--nope"}, 2, "", "flag provided but not defined"},
+		{"help shows flags as typed", []string{"watch", "--help"}, 0, "--mux PATH", ""},
+		{"help names the settings", []string{"watch", "--help"}, 0, "OMEGA_MONITOR_TIMEOUT", ""},
+		{"help names the log", []string{"watch", "--help"}, 0, "monitor.log", ""},
 		{"stop help", []string{"stop", "-h"}, 0, "usage: omega-monitor stop", ""},
 		{"stop nothing", []string{"stop"}, 2, "", "stop takes one target"},
 	}
@@ -296,7 +316,8 @@ func TestWatchLoopCommandWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := coord.Target{Host: "box", Session: "agent"}
-	line := loopCommand("/bin/omega monitor", "/st ate", "monitor-box-agent", "/st ate/bin/omega-monitor.sh", target, fs, f)
+	settings := map[string]string{"OMEGA_TELEGRAM_API": "http://127.0.0.1:9/x y", "OMEGA_MONITOR_TIMEOUT": "7"}
+	line := loopCommand("/bin/omega monitor", "/st ate", "monitor-box-agent", "/st ate/bin/omega-monitor.sh", target, fs, f, settings)
 	if !strings.HasPrefix(line, "exec ") {
 		t.Fatalf("command line %q does not exec the loop", line)
 	}
@@ -308,16 +329,22 @@ func TestWatchLoopCommandWords(t *testing.T) {
 		t.Fatalf("sh: %v", err)
 	}
 	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	want := []string{
-		"env",
+	want := []string{"env"}
+	for _, s := range envSettingList {
+		if _, ok := settings[s.name]; !ok {
+			want = append(want, "-u", s.name)
+		}
+	}
+	want = append(want,
 		"OMEGA_MONITOR_BIN=/bin/omega monitor",
 		"OMEGA_MONITOR_HOME=/st ate",
 		"OMEGA_MONITOR_WATCHER=monitor-box-agent",
 		"OMEGA_MONITOR_STATE=/st ate/monitor-box-agent",
-	}
+	)
 	if mux := os.Getenv("OMEGA_MONITOR_MUX"); mux != "" {
 		want = append(want, "OMEGA_MONITOR_MUX="+mux)
 	}
+	want = append(want, "OMEGA_MONITOR_TIMEOUT=7", "OMEGA_TELEGRAM_API=http://127.0.0.1:9/x y")
 	want = append(want, "/st ate/bin/omega-monitor.sh", "box:agent",
 		"--interval", "30",
 		"--nudge-text", "continue; don't stop $now",
@@ -325,5 +352,25 @@ func TestWatchLoopCommandWords(t *testing.T) {
 	)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("loop command words (-want +got):\n%s", diff)
+	}
+}
+
+// TestWatchRefusesBadSettings: a setting of the environment that the watcher
+// could not use is refused before anything starts, as a flag is.
+func TestWatchRefusesBadSettings(t *testing.T) {
+	for _, tt := range []struct{ name, value, err string }{
+		{"OMEGA_MONITOR_TIMEOUT", "abc", "OMEGA_MONITOR_TIMEOUT: want a whole number from 1 to 3600"},
+		{"OMEGA_MONITOR_TIMEOUT", "99999999999", "OMEGA_MONITOR_TIMEOUT"},
+		{"OMEGA_TELEGRAM_API", "file:///etc/passwd", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_ALERT_DEADLINE", "-5", "OMEGA_ALERT_DEADLINE"},
+	} {
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
+			t.Setenv(tt.name, tt.value)
+			t.Setenv("OMEGA_MONITOR_MUX", "/nonexistent/mux") // never reached
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"agent"}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.err) {
+				t.Errorf("code %d, stderr %q; want 2 and %q", code, &stderr, tt.err)
+			}
+		})
 	}
 }

@@ -1,0 +1,398 @@
+package board
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The files of a watcher's state directory that the board reads.
+const (
+	stateFile   = "state.json"    // the tick's state (tick.State)
+	loopFile    = "loop.json"     // the loop's pid and start token
+	historyFile = "history.jsonl" // one event a line
+	logFile     = "monitor.log"   // the MONITOR lines
+	diffFile    = "diff.json"     // the watched worktree's diff
+	targetFile  = "target"        // the watched target
+	endedFile   = "ended.json"    // written by omega-monitor stop
+)
+
+// Options tune a census. The zero value reads everything and asks the
+// system about processes.
+type Options struct {
+	// Procs answers whether a pid runs and with which start token; nil
+	// means the system's (SystemProcs).
+	Procs Procs
+	// Cursors, when set, holds where the last read of each log ended: the
+	// census counts only the bytes appended since, and moves the cursors.
+	Cursors *Cursors
+	// Brief skips the history and the logs: enough for a tmux segment,
+	// which tmux runs every few seconds.
+	Brief bool
+}
+
+// Window is how far back the sparkline reaches, an hour a glyph.
+const Window = 48
+
+// activityWindow is the window of the activity counters.
+const activityWindow = time.Hour
+
+// Census reads every watcher's state directory under root, as of now. An
+// error is returned only when root itself cannot be listed; everything else
+// that cannot be read is named in Fleet.Errors and marks it degraded. A
+// missing root is an empty fleet, not an error: no watcher ever ran.
+func Census(root string, now time.Time, opts Options) (Fleet, error) {
+	f := Fleet{GeneratedAt: now, Root: root, Watchers: []Watcher{}, Errors: []Error{}}
+	if opts.Procs == nil {
+		opts.Procs = SystemProcs{}
+	}
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		f.Fleet.Sparkline = sparkline(now, nil)
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("board: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if isCandidate(root, e) {
+			names = append(names, e.Name())
+		}
+	}
+	results := make([]reading, len(names))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(len(names), 2*runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = readWatcher(filepath.Join(root, names[i]), names[i], now, opts)
+			}
+		}()
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	hours := map[int64]int{}
+	for _, r := range results {
+		f.Errors = append(f.Errors, r.errors...)
+		if r.watcher != nil {
+			f.Watchers = append(f.Watchers, *r.watcher)
+		}
+		for h, n := range r.hours {
+			hours[h] += n
+		}
+	}
+	sortWatchers(f.Watchers)
+	f.Fleet = summarize(f.Watchers, now, hours)
+	audits, auditErrs := readAudits(root)
+	f.Audits = audits
+	f.Errors = append(f.Errors, auditErrs...)
+	f.Degraded = len(f.Errors) > 0
+	return f, nil
+}
+
+// isCandidate says whether a root entry may be a watcher's state
+// directory: the root also holds the loop script (bin/), audits (audits/)
+// and the board's own files (dot names). A link that leads nowhere is kept,
+// so that the census names it.
+func isCandidate(root string, e fs.DirEntry) bool {
+	name := e.Name()
+	if strings.HasPrefix(name, ".") || name == "bin" || name == "audits" {
+		return false
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		info, err := os.Stat(filepath.Join(root, name))
+		return err != nil || info.IsDir()
+	}
+	return e.IsDir()
+}
+
+// isWatcher says whether a directory's entries are a watcher's: any of the
+// files a watcher writes.
+func isWatcher(inside []fs.DirEntry) bool {
+	for _, f := range inside {
+		switch f.Name() {
+		case stateFile, loopFile, historyFile, targetFile, logFile:
+			return true
+		}
+	}
+	return false
+}
+
+// A reading is what one watcher's directory gave.
+type reading struct {
+	watcher *Watcher
+	hours   map[int64]int // progress advances by Unix hour
+	errors  []Error
+}
+
+// stateRecord is the part of tick.State the board reads, by its JSON names.
+type stateRecord struct {
+	Polls  int    `json:"polls"`
+	Last   string `json:"last"`
+	Budget struct {
+		Limit int `json:"limit"`
+		Used  int `json:"used"`
+	} `json:"budget"`
+	BudgetLatch    bool          `json:"budget_latch"`
+	Transition     string        `json:"transition"`
+	State          string        `json:"state"`
+	StateSince     time.Time     `json:"state_since"`
+	LastPoll       time.Time     `json:"last_poll"`
+	Agent          string        `json:"agent"`
+	Work           string        `json:"work"`
+	Progress       string        `json:"progress"`
+	LastLine       string        `json:"last_line"`
+	LastTransition *Transition   `json:"last_transition"`
+	LastAlert      *AlertMark    `json:"last_alert"`
+	LastExplain    string        `json:"last_explain"`
+	RecentPolls    []minutePolls `json:"recent_polls"`
+	TargetGone     bool          `json:"target_gone"`
+}
+
+type minutePolls struct {
+	Minute int64          `json:"m"`
+	Counts map[string]int `json:"c"`
+}
+
+// LoopRecord is loop.json, written once by the loop when it starts.
+type LoopRecord struct {
+	Pid        int       `json:"pid"`
+	StartToken string    `json:"start_token"`
+	StartedAt  time.Time `json:"started_at"`
+	IntervalS  int       `json:"interval_s"`
+	Target     string    `json:"target"`
+	Watcher    string    `json:"watcher"`
+	Version    string    `json:"version"`
+}
+
+// EndedRecord is ended.json: omega-monitor stop writes it before it ends a
+// watcher, so that the board tells a stopped watcher (gone) from one whose
+// loop died (stale).
+type EndedRecord struct {
+	At time.Time `json:"at"`
+	By string    `json:"by"`
+}
+
+func readWatcher(dir, name string, now time.Time, opts Options) reading {
+	r := reading{}
+	w := &Watcher{Name: name, Dir: dir, Activity: Activity{WindowS: int(activityWindow / time.Second), Polls: map[string]int{}}}
+	fail := func(file string, err error) {
+		msg := err.Error()
+		w.Errors = append(w.Errors, file+": "+msg)
+		r.errors = append(r.errors, Error{Watcher: name, Path: filepath.Join(dir, file), Error: msg})
+	}
+	inside, err := os.ReadDir(dir)
+	if err != nil {
+		r.errors = append(r.errors, Error{Watcher: name, Path: dir, Error: "state directory unreadable: " + err.Error()})
+		return r
+	}
+	if !isWatcher(inside) {
+		return r // another directory: not the board's business
+	}
+	// Only the files the listing shows are opened: at fleet size the
+	// census is mostly system calls.
+	present := make(map[string]bool, len(inside))
+	for _, e := range inside {
+		present[e.Name()] = true
+	}
+	readJSON := func(file string, v any) (bool, error) {
+		if !present[file] {
+			return false, nil
+		}
+		return readJSONFile(filepath.Join(dir, file), v)
+	}
+
+	var st stateRecord
+	if ok, err := readJSON(stateFile, &st); err != nil {
+		fail(stateFile, err)
+	} else if ok {
+		w.State = st.State
+		if w.State == "" {
+			w.State = st.Last
+		}
+		w.StateSince = timePtr(st.StateSince)
+		w.LastPoll = timePtr(st.LastPoll)
+		w.Agent = st.Agent
+		w.Work, w.Progress = st.Work, st.Progress
+		w.Nudges = Nudges{Used: st.Budget.Used, Limit: st.Budget.Limit, Exhausted: st.BudgetLatch}
+		w.LastLine = st.LastLine
+		w.LastTransition = st.LastTransition
+		w.LastAlert = st.LastAlert
+		w.Explain = st.LastExplain
+		if w.Explain == "" && st.Transition != "" {
+			w.Explain = "last transition on screen: " + st.Transition
+		}
+		cutoff := now.Add(-activityWindow).Unix() / 60
+		for _, m := range st.RecentPolls {
+			if m.Minute > cutoff {
+				for k, v := range m.Counts {
+					w.Activity.Polls[k] += v
+				}
+			}
+		}
+	}
+
+	var loop LoopRecord
+	hasLoop, err := readJSON(loopFile, &loop)
+	if err != nil {
+		fail(loopFile, err)
+	}
+	if hasLoop {
+		w.Pid = loop.Pid
+		w.StartedAt = timePtr(loop.StartedAt)
+		w.IntervalS = loop.IntervalS
+		w.Target = loop.Target
+	}
+	if w.Target == "" && present[targetFile] {
+		if data, err := readCapped(filepath.Join(dir, targetFile), 4096); err == nil {
+			w.Target = strings.TrimSpace(string(data))
+		}
+	}
+	var ended EndedRecord
+	hasEnded, err := readJSON(endedFile, &ended)
+	if err != nil {
+		fail(endedFile, err)
+	}
+	if hasEnded && (!hasLoop || !ended.At.Before(loop.StartedAt)) {
+		w.Ended = timePtr(ended.At)
+	}
+	w.Liveness, w.LivenessReason = liveness(opts.Procs, hasLoop, loop, w.LastPoll, w.Ended, now)
+	if st.TargetGone {
+		w.LivenessReason += "; the watched session is gone"
+	}
+	if w.Liveness == Live || w.Liveness == Quiet {
+		w.NeedsHuman = needsHuman(w.State, w.Nudges)
+	}
+
+	var d Diff
+	if ok, err := readJSON(diffFile, &d); err != nil {
+		fail(diffFile, err)
+	} else if ok {
+		w.Diff = &d
+	}
+
+	if !opts.Brief {
+		h, err := opts.Cursors.history(filepath.Join(dir, historyFile), now)
+		if err != nil {
+			fail(historyFile, err)
+		}
+		h.activity(&w.Activity, now)
+		r.hours = h.Hours
+		if h.Bad > 0 {
+			fail(historyFile, fmt.Errorf("%d line(s) could not be read", h.Bad))
+		}
+		lc, err := opts.Cursors.count(filepath.Join(dir, logFile))
+		if err != nil {
+			fail(logFile, err)
+		}
+		w.Log = lc
+	}
+	r.watcher = w
+	return r
+}
+
+// needsHuman says what, if anything, a running watcher's agent waits on a
+// human for.
+func needsHuman(state string, n Nudges) string {
+	switch {
+	case state == "QUESTION":
+		return NeedsQuestion
+	case state == "BLOCKED":
+		return NeedsBlocked
+	case n.Exhausted && state == "STALLED":
+		return NeedsBudgetExhausted
+	}
+	return ""
+}
+
+// maxJSON caps what the census reads of one JSON file: a state file is a
+// few kilobytes, and a file that is not (or a FIFO, or a device) must not
+// hold the board.
+const maxJSON = 4 << 20
+
+// readJSONFile reads a JSON file into v. A missing file is not an error:
+// it reports false.
+func readJSONFile(path string, v any) (bool, error) {
+	data, err := readCapped(path, maxJSON)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, fmt.Errorf("corrupt: %v", err)
+	}
+	return true, nil
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// sortWatchers orders by start time, oldest first; unknown starts last, by
+// name.
+func sortWatchers(ws []Watcher) {
+	sort.SliceStable(ws, func(i, j int) bool {
+		a, b := ws[i].StartedAt, ws[j].StartedAt
+		switch {
+		case a != nil && b != nil && !a.Equal(*b):
+			return a.Before(*b)
+		case a != nil && b == nil:
+			return true
+		case a == nil && b != nil:
+			return false
+		}
+		return ws[i].Name < ws[j].Name
+	})
+}
+
+func summarize(ws []Watcher, now time.Time, hours map[int64]int) Summary {
+	s := Summary{Watchers: len(ws)}
+	for _, w := range ws {
+		switch w.Liveness {
+		case Live:
+			s.Live++
+		case Quiet:
+			s.Quiet++
+		case Stale:
+			s.Stale++
+		case Gone:
+			s.Gone++
+		}
+		switch w.NeedsHuman {
+		case NeedsQuestion:
+			s.Questions++
+		case NeedsBlocked:
+			s.Blocked++
+		case NeedsBudgetExhausted:
+			s.BudgetsExhausted++
+		}
+		if w.Diff.Known() {
+			s.Added += w.Diff.Added
+			s.Removed += w.Diff.Removed
+		}
+	}
+	s.Running = s.Live + s.Quiet
+	s.NeedsHuman = s.Questions + s.Blocked + s.BudgetsExhausted
+	s.Sparkline = sparkline(now, hours)
+	return s
+}

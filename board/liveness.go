@@ -1,0 +1,125 @@
+package board
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Procs answers for a pid: whether a process runs with it, and that
+// process's start token. The token is what makes a pid proof: a pid is
+// reused, a pid with the same start token is the same process.
+type Procs interface {
+	StartToken(pid int) (token string, running bool)
+}
+
+// SystemProcs asks this machine: /proc/<pid>/stat field 22 (the start time
+// in clock ticks since boot, as a decimal string) on Linux, the output of
+// ps -o lstart= -p PID elsewhere (macOS), trimmed. A zombie does not run.
+type SystemProcs struct{}
+
+// StartToken implements Procs.
+func (SystemProcs) StartToken(pid int) (string, bool) {
+	if pid <= 0 {
+		return "", false
+	}
+	if runtime.GOOS == "linux" {
+		return linuxStartToken(pid)
+	}
+	out, err := exec.Command("ps", "-o", "lstart=", "-p", strconv.Itoa(pid)).Output()
+	token := strings.TrimSpace(string(out))
+	if err != nil || token == "" {
+		return "", false
+	}
+	return token, true
+}
+
+func linuxStartToken(pid int) (string, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", false
+	}
+	token, state, err := ParseStat(string(data))
+	if err != nil || state == "Z" || state == "X" {
+		return "", false
+	}
+	return token, true
+}
+
+// ParseStat reads /proc/<pid>/stat: the process state (field 3) and the
+// start time (field 22). The command name (field 2) is in parentheses and
+// may itself hold spaces and parentheses, so the fields are counted from
+// the last ')'.
+func ParseStat(stat string) (token, state string, err error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return "", "", errors.New("board: /proc stat without a command name")
+	}
+	fields := strings.Fields(stat[i+1:])
+	// fields[0] is field 3 (state); field 22 is fields[19].
+	if len(fields) < 20 {
+		return "", "", errors.New("board: /proc stat too short")
+	}
+	return fields[19], fields[0], nil
+}
+
+// liveness decides live, quiet, stale or gone, and says why.
+func liveness(p Procs, hasLoop bool, loop LoopRecord, lastPoll, ended *time.Time, now time.Time) (string, string) {
+	if !hasLoop {
+		if ended != nil {
+			return Gone, "stopped " + ago(now, *ended)
+		}
+		return Gone, "no loop record (loop.json): nothing shows a loop runs"
+	}
+	token, running := p.StartToken(loop.Pid)
+	if running && loop.StartToken != "" && token == loop.StartToken {
+		interval := time.Duration(max(loop.IntervalS, 1)) * time.Second
+		ref, what := loop.StartedAt, "started"
+		if lastPoll != nil && lastPoll.After(ref) {
+			ref, what = *lastPoll, "last poll"
+		}
+		if now.Sub(ref) <= 2*interval {
+			return Live, fmt.Sprintf("pid %d runs, %s %s", loop.Pid, what, ago(now, ref))
+		}
+		return Quiet, fmt.Sprintf("pid %d runs, but no poll for %s (interval %s): a call hangs or the loop is stopped",
+			loop.Pid, roundAge(now.Sub(ref)), interval)
+	}
+	var why string
+	switch {
+	case !running:
+		why = fmt.Sprintf("pid %d is dead", loop.Pid)
+	case loop.StartToken == "":
+		why = fmt.Sprintf("pid %d runs, but no start token was recorded: a pid alone proves nothing", loop.Pid)
+	default:
+		why = fmt.Sprintf("pid %d is another process now (start token %s, recorded %s)", loop.Pid, token, loop.StartToken)
+	}
+	if ended != nil {
+		return Gone, "stopped " + ago(now, *ended) + "; " + why
+	}
+	return Stale, why + ", and the watcher was not stopped"
+}
+
+func ago(now, t time.Time) string {
+	if d := now.Sub(t); d >= 0 {
+		return roundAge(d) + " ago"
+	}
+	return "in the future (" + t.UTC().Format(time.RFC3339) + ")"
+}
+
+// roundAge prints a duration to the second below a minute, then coarser.
+func roundAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	case d < 48*time.Hour:
+		return d.Round(time.Minute).String()
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

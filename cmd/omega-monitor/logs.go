@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+)
+
+const logsUsage = `usage: omega-monitor logs <target> [-f] [-n N]
+
+Prints the MONITOR lines of the watcher of a target, oldest first, from
+$OMEGA_MONITOR_HOME/<watcher>/monitor.log (default ~/.omega/monitor/), the
+log its every poll appends to. The watcher need not run.
+
+flags:
+`
+
+// logsPoll is how often logs -f looks for new lines.
+const logsPoll = 250 * time.Millisecond
+
+func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("logs", flag.ContinueOnError)
+	follow := fset.Bool("f", false, "keep printing lines as they are written, until interrupted")
+	n := fset.Int("n", 20, "print the last `N` lines (0: all)")
+	positional, code, ok := parseInterspersed(fset, args, logsUsage, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(positional) != 1 {
+		fmt.Fprintf(stderr, "omega-monitor: logs takes one target, got %d\n", len(positional))
+		writeCommandUsage(stderr, fset, logsUsage)
+		return 2
+	}
+	if *n < 0 {
+		fmt.Fprintf(stderr, "omega-monitor: logs -n must be 0 or more; got %d\n", *n)
+		return 2
+	}
+	target, err := coord.ParseTarget(positional[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return 2
+	}
+	home, err := watcherHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return 1
+	}
+	watcher := coord.WatcherName(target)
+	path := filepath.Join(home, watcher, "monitor.log")
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) && !*follow {
+		fmt.Fprintf(stderr, "omega-monitor: no log for %s yet: %s does not exist (was it ever watched? omega-monitor list shows the watchers)\n", target, path)
+		return 1
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return 1
+	}
+	var offset int64
+	if f != nil {
+		offset, err = printTail(f, *n, stdout)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor: %s: %v\n", path, err)
+			return 1
+		}
+	}
+	if !*follow {
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := followLog(ctx, path, offset, stdout); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: %s: %v\n", path, err)
+		return 1
+	}
+	return 0
+}
+
+// maxTail bounds what logs reads to find the last lines: the log rotates at
+// a few megabytes.
+const maxTail = 8 << 20
+
+// printTail prints the last n lines of f (all for 0) and returns the offset
+// after the last whole line.
+func printTail(f *os.File, n int, w io.Writer) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	start := max(fi.Size()-maxTail, 0)
+	data, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
+	if err != nil {
+		return 0, err
+	}
+	end := bytes.LastIndexByte(data, '\n') + 1 // a half-written line waits
+	whole := data[:end]
+	if start > 0 { // the first line read may be cut
+		if i := bytes.IndexByte(whole, '\n'); i >= 0 {
+			whole = whole[i+1:]
+		}
+	}
+	if n > 0 {
+		lines := bytes.SplitAfter(whole, []byte("\n"))
+		if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+			lines = lines[:len(lines)-1]
+		}
+		if len(lines) > n {
+			whole = bytes.Join(lines[len(lines)-n:], nil)
+		}
+	}
+	_, err = w.Write(whole)
+	return start + int64(end), err
+}
+
+// followLog prints whole lines appended to path after offset until ctx
+// ends. A log that shrank or was replaced (rotated to monitor.log.1) is read
+// again from its start.
+func followLog(ctx context.Context, path string, offset int64, w io.Writer) error {
+	var cur os.FileInfo
+	for {
+		fi, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			offset = 0
+		case err != nil:
+			return err
+		default:
+			if (cur != nil && !os.SameFile(cur, fi)) || fi.Size() < offset {
+				offset = 0
+			}
+			cur = fi
+			if fi.Size() > offset {
+				offset, err = copyLines(path, offset, w)
+				if err != nil {
+					return err
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(logsPoll):
+		}
+	}
+}
+
+// copyLines copies the whole lines of path after offset and returns the
+// offset after the last one.
+func copyLines(path string, offset int64, w io.Writer) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return offset, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return offset, err
+	}
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return offset, nil // a half-written line waits for its end
+		}
+		if _, err := w.Write(line); err != nil {
+			return offset, err
+		}
+		offset += int64(len(line))
+	}
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/icmd"
+	"gotest.tools/v3/poll"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/scripts"
+)
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var out, errb bytes.Buffer
+		assert.Equal(t, run(args, nil, &out, &errb), 0, errb.String())
+		assert.Equal(t, out.String(), "omega-monitor "+version()+"\n")
+	}
+	assert.Assert(t, version() != "" && version() != "unknown", version())
+	var out, errb bytes.Buffer
+	assert.Equal(t, run([]string{"version", "extra"}, nil, &out, &errb), 2)
+}
+
+// TestLoopVersion: the loop script is stamped with the binary's version,
+// and a loop of another version, or of none, is refused.
+func TestLoopVersion(t *testing.T) {
+	home := t.TempDir()
+	loop, err := installLoopScript(home)
+	assert.NilError(t, err)
+	assert.NilError(t, checkLoopVersion(loop))
+	data, err := os.ReadFile(loop)
+	assert.NilError(t, err)
+	assert.Assert(t, strings.HasPrefix(string(data), "#!/usr/bin/env bash\n"+loopVersionMark+version()+"\n"))
+
+	other := strings.Replace(string(data), loopVersionMark+version(), loopVersionMark+"v9.9.9 0123abc", 1)
+	assert.NilError(t, os.WriteFile(loop, []byte(other), 0o700))
+	err = checkLoopVersion(loop)
+	assert.ErrorContains(t, err, "is of version v9.9.9 0123abc, this binary is "+version())
+
+	assert.NilError(t, os.WriteFile(loop, scripts.Loop, 0o700))
+	assert.ErrorContains(t, checkLoopVersion(loop), "carries no version")
+}
+
+func TestHelpNamesSettingsAndFiles(t *testing.T) {
+	var out, errb bytes.Buffer
+	assert.Equal(t, run([]string{"--help"}, nil, &out, &errb), 0)
+	for _, want := range []string{"OMEGA_MONITOR_TIMEOUT", "OMEGA_MONITOR_ALERT_SEND", "OMEGA_TELEGRAM_CONF",
+		"OMEGA_TELEGRAM_API", "monitor.log", "~/.omega/monitor", "alert-failed.log", "logs", "version", "install"} {
+		assert.Assert(t, strings.Contains(out.String(), want), "--help does not name %s:\n%s", want, out.String())
+	}
+}
+
+// TestLogs: logs prints the last N MONITOR lines a watcher's ticks wrote,
+// and -f keeps printing what comes, across a rotation.
+func TestLogs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("OMEGA_MONITOR_HOME", home)
+	state := filepath.Join(home, "monitor-agent")
+	for i := range 3 {
+		tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "1")
+		_ = i
+	}
+	var out, errb bytes.Buffer
+	assert.Equal(t, run([]string{"logs", "agent", "-n", "2"}, nil, &out, &errb), 0, errb.String())
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	assert.Equal(t, len(lines), 2, out.String())
+	for _, l := range lines {
+		assert.Assert(t, strings.HasPrefix(l, "MONITOR · agent · STALLED"), l)
+	}
+	out.Reset()
+	assert.Equal(t, run([]string{"logs", "agent", "-n", "0"}, nil, &out, &errb), 0)
+	assert.Equal(t, strings.Count(out.String(), "\n"), 3)
+
+	errb.Reset()
+	assert.Equal(t, run([]string{"logs", "other"}, nil, &out, &errb), 1)
+	assert.Assert(t, strings.Contains(errb.String(), "no log for other yet"), errb.String())
+	for _, args := range [][]string{{"logs"}, {"logs", "a", "b"}, {"logs", "a:b:c"}, {"logs", "agent", "-n", "-1"}} {
+		assert.Equal(t, run(args, nil, &out, &errb), 2, "%q", args)
+	}
+
+	// -f, as a user runs it: lines that come later are printed, and so are
+	// those of a log that rotated.
+	cmd := exec.Command(omegaMonitor(t), "logs", "agent", "-f", "-n", "1")
+	cmd.Env = append(os.Environ(), "OMEGA_MONITOR_HOME="+home)
+	var followed syncBuffer
+	cmd.Stdout, cmd.Stderr = &followed, &followed
+	assert.NilError(t, cmd.Start())
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	waitFor := func(n int) {
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			if c := strings.Count(followed.String(), "MONITOR"); c >= n {
+				return poll.Success()
+			}
+			return poll.Continue("followed:\n%s", followed.String())
+		}, poll.WithTimeout(20*time.Second))
+	}
+	waitFor(1)
+	tickOnce(t, readPane(t, "GOLDEN-question-real"), "--state", state, "--target", "agent")
+	waitFor(2)
+	log := filepath.Join(state, "monitor.log")
+	assert.NilError(t, os.Rename(log, log+".1"))
+	tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
+	waitFor(3)
+	assert.Assert(t, strings.Contains(followed.String(), "QUESTION · escalated"), followed.String())
+}
+
+// TestInstall: install puts the embedded funnel in ~/.omega/bin with mode
+// 0700 in directories of mode 0700, and a second run changes nothing.
+func TestInstall(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("OMEGA_MONITOR_HOME", "")
+	t.Setenv("OMEGA_TELEGRAM_CONF", "")
+	var out, errb bytes.Buffer
+	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
+	funnel := filepath.Join(home, ".omega", "bin", "omega-alert-send.sh")
+	assert.Assert(t, strings.Contains(out.String(), "alert funnel: installed "+funnel), out.String())
+	assert.Assert(t, strings.Contains(out.String(), "no Telegram config at "+filepath.Join(home, ".omega", "telegram.conf")), out.String())
+	got, err := os.ReadFile(funnel)
+	assert.NilError(t, err)
+	assert.Assert(t, bytes.Equal(got, scripts.AlertSend))
+	for path, want := range map[string]os.FileMode{
+		filepath.Join(home, ".omega"): 0o700, filepath.Join(home, ".omega", "bin"): 0o700,
+		filepath.Join(home, ".omega", "monitor"): 0o700, funnel: 0o700,
+	} {
+		assert.Equal(t, mode(t, path), want, path)
+	}
+	out.Reset()
+	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
+	assert.Equal(t, out.String(), "directories: up to date\nalert funnel: up to date\nno Telegram config at "+
+		filepath.Join(home, ".omega", "telegram.conf")+" yet: create it (omega-monitor install --help shows how), mode 0600\n")
+	// A funnel someone loosened is put right.
+	assert.NilError(t, os.Chmod(funnel, 0o777))
+	out.Reset()
+	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
+	assert.Assert(t, strings.Contains(out.String(), "was mode 0777, now 0700"), out.String())
+	assert.Equal(t, run([]string{"install", "extra"}, nil, &out, &errb), 2)
+}
+
+// TestInstallTestAlert: the README's setup, word for word against a fake
+// Telegram: the example config passes the funnel's own check, and the test
+// alert says it was delivered, or that it was not.
+func TestInstallTestAlert(t *testing.T) {
+	testenv.Need(t, "bash", "curl")
+	tg := &telegram{}
+	srv := newTelegramServer(t, tg)
+	home := t.TempDir()
+	conf := filepath.Join(home, ".omega", "telegram.conf")
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OMEGA_TELEGRAM_API=" + srv}
+	res := icmd.RunCmd(icmd.Command(omegaMonitor(t), "install"), icmd.WithEnv(env...))
+	res.Assert(t, icmd.Success)
+	assert.NilError(t, os.WriteFile(conf, []byte(readmeTelegramConf(t)), 0o600))
+	res = icmd.RunCmd(icmd.Command(omegaMonitor(t), "install", "--test-alert"), icmd.WithEnv(env...))
+	res.Assert(t, icmd.Expected{Out: "test alert delivered through " + filepath.Join(home, ".omega", "bin", "omega-alert-send.sh")})
+	assert.Equal(t, len(tg.messages()), 1)
+	assert.Assert(t, strings.Contains(tg.messages()[0], "test alert from"), tg.messages()[0])
+
+	tg.fail(500, `{"ok":false,"description":"Internal Server Error"}`)
+	res = icmd.RunCmd(icmd.Command(omegaMonitor(t), "install", "--test-alert"),
+		icmd.WithEnv(append(env, "OMEGA_ALERT_TRIES=1")...))
+	res.Assert(t, icmd.Expected{ExitCode: 1, Err: "test alert NOT delivered"})
+}

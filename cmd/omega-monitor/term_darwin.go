@@ -1,0 +1,8 @@
+package main
+
+import "syscall"
+
+const (
+	ioctlGetTermios = syscall.TIOCGETA
+	ioctlSetTermios = syscall.TIOCSETA
+)

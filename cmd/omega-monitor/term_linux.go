@@ -1,0 +1,8 @@
+package main
+
+import "syscall"
+
+const (
+	ioctlGetTermios = syscall.TCGETS
+	ioctlSetTermios = syscall.TCSETS
+)

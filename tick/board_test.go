@@ -1,0 +1,62 @@
+package tick
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/probe"
+)
+
+func TestMarkBoardKeepsSinceUntilTheStateChanges(t *testing.T) {
+	var b Board
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	poll := func(m int, state, line string) {
+		in := Input{Now: at(m), Work: probe.Reading{N: 7, Known: true}, WorkPresent: true}
+		b = MarkBoard(b, in, Outcome{Line: line}, state, "explained\n")
+	}
+	poll(0, "WORKING", "w0")
+	poll(1, "WORKING", "w1")
+	poll(2, "STALLED", "s2")
+	poll(3, "STALLED", "s3")
+	if !b.StateSince.Equal(at(2)) {
+		t.Errorf("state_since = %v, want %v", b.StateSince, at(2))
+	}
+	want := &TransitionMark{At: at(2), From: "WORKING", To: "STALLED", Line: "s2"}
+	if diff := cmp.Diff(want, b.LastTransition); diff != "" {
+		t.Errorf("last transition (-want +got):\n%s", diff)
+	}
+	if b.Work != "7" || b.Progress != "" || b.LastLine != "s3" || b.LastExplain != "explained" || !b.LastPoll.Equal(at(3)) {
+		t.Errorf("record = %+v", b)
+	}
+}
+
+func TestMarkBoardCountsAnHourOfPollsByMinute(t *testing.T) {
+	var b Board
+	for s := 0; s < 3*3600; s += 20 { // three hours, a poll every 20 s
+		b = MarkBoard(b, Input{Now: t0.Add(time.Duration(s) * time.Second)}, Outcome{}, "WORKING", "")
+	}
+	if n := len(b.RecentPolls); n > 61 {
+		t.Fatalf("%d minutes kept, want at most 61", n)
+	}
+	total := 0
+	for _, m := range b.RecentPolls {
+		total += m.Counts["WORKING"]
+	}
+	if total != 61*3 {
+		t.Errorf("%d polls counted in the kept minutes, want %d", total, 61*3)
+	}
+}
+
+func TestMarkBoardRecordsTheLastAlertRedacted(t *testing.T) {
+	a := alert.Alert{Kind: alert.Question, Question: "Use the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789?"}
+	b := MarkBoard(Board{}, Input{Now: t0}, Outcome{Actions: []Action{{Kind: Alert, Alert: a}}}, "QUESTION", "")
+	if b.LastAlert == nil || b.LastAlert.Kind != "question" {
+		t.Fatalf("last alert = %+v", b.LastAlert)
+	}
+	if got := b.LastAlert.Text; got == a.Question {
+		t.Errorf("last alert text kept a secret: %q", got)
+	}
+}
