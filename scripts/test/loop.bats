@@ -19,7 +19,7 @@ setup() {
 	work=$state/poll
 	mkdir -p "$work" "$state/actions"
 	call_timeout=5 target=agent mux_error='' paste='' funnel=$T/none
-	work_probe='' progress_probe=''
+	work_probe='' progress_probe='' probe_dir=$T next_pause=0 interval=60
 	load_buffer=() close_master=()
 	mkfifo "$T/clock"
 	exec 9<>"$T/clock"
@@ -71,7 +71,7 @@ eval "exit \\\${FAKE_\$(echo "\$name" | tr a-z A-Z)_STATUS:-0}"
 EOF
 	chmod +x "$T/rec"
 	local n
-	for n in capture tick confirm ack type_text enter load_buffer; do
+	for n in capture tick confirm ack type_text enter load_buffer deliver; do
 		eval "$n=(\"$T/rec\" $n)"
 	done
 }
@@ -171,7 +171,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	run poll
 	echo "$output"
 	[ "$output" = "MONITOR · agent · STALLED · work=3 · nudged (1/5)" ]
-	[ "$(calls)" = "$(printf '%s\n' 'capture' "tick <--work> <7> <--progress-error> <oops (exit 4)>")" ]
+	[ "$(calls)" = "$(printf '%s\n' 'capture' "tick <--work> <7> <--progress-error> <oops (exit 4)>" deliver)" ]
 	[ "$(cat "$T/tick.stdin")" = "$(printf 'agent:@0.%%0\t/home\n[omega-monitor:pane]\nthe pane')" ]
 }
 
@@ -186,9 +186,9 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	chmod +x "$T/dead"
 	capture=("$T/dead")
 	run poll
-	[[ $(calls) == "tick <--capture-error> <no server running on /tmp/x (exit 1)>" ]]
+	[[ $(calls) == "tick <--capture-error> <no server running on /tmp/x (exit 1)>"$'\n'deliver ]]
 	mux_error='coord: no multiplexer' run poll
-	[[ $(calls) == *"tick <--capture-error> <coord: no multiplexer>" ]]
+	[[ $(calls) == *"tick <--capture-error> <coord: no multiplexer>"$'\n'deliver ]]
 }
 
 @test "poll: a probe past its clock is an error reading, and leaves nothing" {
@@ -213,7 +213,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	[ "$(calls)" = "$(printf '%s\n' capture tick capture \
 		"confirm <--action> <$a> <--stage> <before>" type_text capture \
 		"confirm <--action> <$a> <--stage> <typed>" enter \
-		"ack <--action> <$a> <nudge_typed>")" ]
+		"ack <--action> <$a> <nudge_typed>" deliver)" ]
 	[ "$(cat "$T/confirm.stdin.1")" = "$(printf 'agent:@0.%%0\t/home\n[omega-monitor:pane]\nthe pane')" ]
 	[ -z "$(ls "$state/actions")" ]
 }
@@ -249,19 +249,31 @@ calls() { cat "$T/calls" 2>/dev/null; }
 
 # --- alerts ------------------------------------------------------------------
 
-@test "an alert goes to the funnel and is acked delivered" {
-	printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>%s\n' "$T/sent" >"$T/funnel"
-	chmod +x "$T/funnel"
-	funnel=$T/funnel
-	FAKE_ACTION=001.alert run poll
-	[ "$(cat "$T/sent")" = 'the text' ]
-	[[ $(calls) == *"ack <--action> <$state/actions/001.alert> <alert_delivered>" ]]
+@test "after each poll, whatever the tick said, the outbox goes to deliver" {
+	FAKE_ACTION=001.nudge run poll
+	[ "$(calls | tail -1)" = deliver ]
+	FAKE_TICK_STATUS=3 run poll
+	[ "$(calls | tail -1)" = deliver ]
 }
 
-@test "without a funnel, an alert goes to the log and is acked not delivered" {
-	FAKE_ACTION=001.alert run poll
-	grep -q 'the text' "$state/watcher.log"
-	[[ $(calls) == *"<alert_not_delivered> <no alert funnel installed at $T/none; appended to watcher.log>" ]]
+@test "a wait action sets the next pause, and is removed" {
+	printf '300' >"$state/actions/001.wait"
+	act
+	[ "$next_pause" = 300 ]
+	[ ! -e "$state/actions/001.wait" ]
+	printf 'soon' >"$state/actions/002.wait"
+	next_pause=60
+	act
+	[ "$next_pause" = 60 ]
+}
+
+@test "a probe runs in the probe directory, and what it says on stderr reaches the tick" {
+	mkdir -p "$T/project"
+	probe_dir=$T/project
+	work_probe='pwd >"'"$T"'/where"; grep -c x missing || true'
+	run poll
+	[ "$(cat "$T/where")" = "$T/project" ]
+	[[ $(calls) == *"tick <--work> <> <--work-stderr> <grep: missing: No such file or directory>"* ]]
 }
 
 # --- signals -----------------------------------------------------------------
