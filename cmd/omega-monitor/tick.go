@@ -78,11 +78,11 @@ type tickFlags struct {
 
 func addTickFlags(fs *flag.FlagSet) *tickFlags {
 	f := &tickFlags{
-		target:      fs.String("target", "", "the watched target"),
-		budget:      fs.Int("nudge-budget", 5, "nudges without progress"),
-		nudgeText:   fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
-		workErr:     fs.String("work-error", "", "the work probe failed"),
-		progressErr: fs.String("progress-error", "", "the progress probe failed"),
+		target:       fs.String("target", "", "the watched target"),
+		budget:       fs.Int("nudge-budget", 5, "nudges without progress"),
+		nudgeText:    fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
+		workErr:      fs.String("work-error", "", "the work probe failed"),
+		progressErr:  fs.String("progress-error", "", "the progress probe failed"),
 		workSaid:     fs.String("work-stderr", "", "what the work probe said on standard error"),
 		progressSaid: fs.String("progress-stderr", "", "what the progress probe said on standard error"),
 	}
