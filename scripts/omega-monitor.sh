@@ -40,7 +40,7 @@ PROG=omega-monitor.sh
 # running is the process group of the call under way, for the signal handler;
 # calls numbers the calls, so that a late word from a call already given up
 # is never taken for the current one's.
-running='' calls=0 rc=0 why='' line='' next_pause=0
+running='' calls=0 rc=0 why='' line='' next_pause=0 diff_due=0
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
@@ -166,13 +166,21 @@ probe() {
 	fi
 }
 
-# judge ARGS...: one Go call (tick, confirm or ack) under the wall clock, its
-# line printed. Fails when it says the action must not go on, or could not
-# say anything.
+# judge IN ARGS...: one call of the Go binary (tick, confirm or ack), its
+# line printed. The binary bounds its own time (it exits 124 past its
+# deadline), so the call is a plain wait that a signal interrupts, with no
+# clock of ours around it. Fails when the call says the action must not go
+# on, or could not say anything.
 judge() {
 	local in=$1
 	shift
-	run_bounded "$((call_timeout + 10))" "$in" "$work/judge.out" "$work/judge.err" "$@"
+	set -m
+	"$@" <"$in" >"$work/judge.out" 2>"$work/judge.err" &
+	running=$!
+	set +m
+	rc=0
+	wait "$running" || rc=$?
+	running=''
 	if [[ -s $work/judge.err ]]; then
 		read_capped "$work/judge.err"
 		log "$2: $line"
@@ -182,7 +190,7 @@ judge() {
 	case $rc in
 	0) return 0 ;;
 	1) return 1 ;;
-	124) why="no answer within $((call_timeout + 10))s" ;;
+	124) why="no answer within its deadline" ;;
 	*) last_line "$work/judge.err" && why="${why:-no message} (exit $rc)" ;;
 	esac
 	render ERROR "omega-monitor $2 failed: $why"
@@ -260,6 +268,26 @@ poll() {
 	judge "$in" "${args[@]}" && act
 	# Alerts go whatever the tick said: one left by a stopped watcher too.
 	judge /dev/null "${deliver[@]}"
+	measure_diff
+}
+
+# measure_diff: what the agent has written in the pane's working directory,
+# at most every 5 minutes: omega-monitor diff says when and what to run, and
+# records the figure; it runs here, or on the host over the ssh connection.
+measure_diff() {
+	local cmd
+	((EPOCHSECONDS >= diff_due)) || return 0
+	diff_due=$((EPOCHSECONDS + diff_every))
+	run_bounded "$call_timeout" /dev/null "$work/diff.cmd" "$work/diff.err" "${diff[@]}" --script
+	((rc == 0)) || return 0
+	IFS= read -r -d '' cmd <"$work/diff.cmd"
+	run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" "${diff_run[@]}" "${cmd%$'\n'}"
+	if ((rc == 0)); then
+		run_bounded "$call_timeout" "$work/diff.out" /dev/null "$work/diff.err" "${diff[@]}" --record
+	else
+		failure "$work/diff.err"
+		run_bounded "$call_timeout" /dev/null /dev/null "$work/diff.err" "${diff[@]}" --record --error "$why"
+	fi
 }
 
 # pause SECONDS: waits, in a read a signal interrupts at once.
@@ -295,14 +323,12 @@ main() {
 		say "the omega-monitor binary is not found (${bin:-not on PATH}; set OMEGA_MONITOR_BIN)"
 		return 2
 	fi
-	case " $* " in
-	*" -h "* | *" -help "* | *" --help "*)
-		"$bin" loop-env --help | sed 's/omega-monitor loop-env/omega-monitor.sh/'
-		return 0
-		;;
-	esac
 	umask 077
 	settings=$("$bin" loop-env --pid "$$" --loop-script "$0" "$@") || return
+	if [[ $settings == usage:* ]]; then
+		printf '%s\n' "${settings//omega-monitor loop-env/omega-monitor.sh}"
+		return 0
+	fi
 	eval "$settings"
 	# The state directory is this loop's for its whole life: the lock is on
 	# descriptor 8, which only this shell keeps (calls run with it closed).

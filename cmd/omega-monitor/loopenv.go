@@ -5,11 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/omega-monitor/omega-monitor/board"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,6 +175,9 @@ func (e *loopEnv) prepare() error {
 			return fmt.Errorf("ssh control directory: %v", err)
 		}
 	}
+	// The history's sweep belongs to a watcher's start; one that fails
+	// leaves the history as it was, for the next start to try again.
+	sweepHistory(e.state, historyKeep)
 	token, err := startToken(e.pid)
 	if err != nil {
 		return fmt.Errorf("loop-env: process %d: %v", e.pid, err)
@@ -334,6 +336,18 @@ func (e *loopEnv) shell() string {
 		array("type_text", e.call(false, "send-keys", "-t", exact, "-l", text))
 	}
 	array("enter", e.call(false, "send-keys", "-t", exact, "Enter"))
+	// The diff of the pane's worktree: omega-monitor diff says when and what
+	// to run, and diff_run runs it here or on the host, over the loop's ssh
+	// connection.
+	array("diff", []string{e.bin, "diff", "--state", e.state})
+	// The loop asks at most this often, so that no poll pays a process for
+	// a figure that is not due; diff --script decides the rest.
+	scalar("diff_every", strconv.Itoa(int(diffEvery/time.Second)))
+	if e.target.Local() {
+		array("diff_run", []string{"/bin/sh", "-c"})
+	} else {
+		array("diff_run", append(append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.interval+60)...), "--", e.target.Host))
+	}
 	if e.target.Local() {
 		array("close_master", nil)
 	} else {
@@ -343,41 +357,12 @@ func (e *loopEnv) shell() string {
 	return b.String()
 }
 
-// startToken tells process pid apart from a later process with the same id:
-// on Linux field 22 of /proc/PID/stat (its start time in clock ticks since
-// boot), elsewhere the start time ps prints.
+// startToken tells process pid apart from a later process with the same id,
+// as the board reads it back (board.SystemProcs).
 func startToken(pid int) (string, error) {
-	if runtime.GOOS != "linux" {
-		return psStart(pid)
+	token, running := board.SystemProcs{}.StartToken(pid)
+	if !running {
+		return "", fmt.Errorf("no process %d runs", pid)
 	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", err
-	}
-	return statStartTime(string(data))
-}
-
-// statStartTime reads field 22 of a /proc/PID/stat line. The second field,
-// the command name in parentheses, may itself hold spaces and parentheses,
-// so the fields are counted after its last ')'.
-func statStartTime(stat string) (string, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return "", fmt.Errorf("unreadable stat line")
-	}
-	fields := strings.Fields(stat[i+1:])
-	// fields[0] is field 3 (the state); field 22 is fields[19].
-	if len(fields) < 20 {
-		return "", fmt.Errorf("stat line has %d fields after the name", len(fields)+2)
-	}
-	return fields[19], nil
-}
-
-// psStart is the start time ps prints for pid, as on macOS.
-func psStart(pid int) (string, error) {
-	out, err := exec.Command("ps", "-o", "lstart=", "-p", strconv.Itoa(pid)).Output()
-	if err != nil {
-		return "", fmt.Errorf("ps: %v", err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return token, nil
 }

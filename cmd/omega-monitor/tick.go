@@ -192,6 +192,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
+	defer selfDeadline(callDeadline, stderr)()
 	d := stateDirectory(*stateDir)
 	var problems []string // rendered at the end of the line
 	// unusable says why no nudge may go out on this poll: without a state
