@@ -234,7 +234,9 @@ act() {
 		*.wait)
 			read_capped "$f"
 			rm -f -- "$f"
-			[[ $line =~ ^[0-9]{1,6}$ ]] && next_pause=$line
+			if [[ $line =~ ^[0-9]{1,6}$ ]]; then
+				next_pause=$line
+			fi
 			;;
 		*) judge /dev/null "${ack[@]}" --action "$f" unknown ;;
 		esac

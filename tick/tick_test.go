@@ -351,14 +351,19 @@ func TestTargetGoneEscalatedOnce(t *testing.T) {
 		var o Outcome
 		s, o = Step(s, cfg, Input{Now: t0.Add(time.Duration(i) * time.Minute), CaptureError: "can't find session: =agent"})
 		lines = append(lines, o.Line)
+		waits := 0
 		for _, a := range o.Actions {
-			if a.Kind == Wait {
-				continue // the slower pace, not an alert
+			switch {
+			case a.Kind == Wait && a.Wait == GoneInterval:
+				waits++
+			case a.Kind == Alert && strings.Contains(a.Alert.Text, "the watched session is gone"):
+				alerts++
+			default:
+				t.Errorf("poll %d: action %+v, want the target-gone alert or the slower pace", i, a)
 			}
-			alerts++
-			if a.Kind != Alert || !strings.Contains(a.Alert.Text, "the watched session is gone") {
-				t.Errorf("poll %d: action %+v, want the target-gone alert", i, a)
-			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[i >= 10]; waits != want {
+			t.Errorf("poll %d: %d waits, want %d (a slower pace once the session is gone)", i, waits, want)
 		}
 		if want := i >= 10; s.TargetGone != want {
 			t.Errorf("poll %d (%d min of failures): TargetGone = %v, want %v", i, i, s.TargetGone, want)

@@ -33,11 +33,16 @@ written to DIR/actions/ as files, in the order to act on them:
 
   NNN.nudge   the exact text to type, then Enter as a separate call; it is
               already recorded in the echo ledger DIR/ledger
-  NNN.alert   one Telegram HTML message for the alert funnel
+  NNN.enter   our text is in the input box already: Enter only
+  NNN.wait    the seconds to wait before the next poll (the watched
+              session is gone: a slower pace)
 
 Leftover action files from an earlier poll are deleted first: a stale nudge
-is unsafe. DIR also holds state.json (written atomically) and history.jsonl
-(append-only, one JSON object a line).
+is unsafe. An escalation goes to DIR/outbox/ instead, one Telegram HTML
+message a file, which no poll clears: omega-monitor deliver sends it. DIR
+also holds state.json (written atomically, under DIR/state.lock),
+history.jsonl (append-only, one JSON object a line) and monitor.log (every
+line tick prints).
 
   --state DIR            the watcher's state directory (created 0700)
   --target T             session or host:session, as the MONITOR line names it
@@ -45,6 +50,9 @@ is unsafe. DIR also holds state.json (written atomically) and history.jsonl
   --work-error TEXT      the work probe failed: the reading is unknown (fails open)
   --progress RAW         the progress probe's output
   --progress-error TEXT  the progress probe failed
+  --work-stderr TEXT     what the work probe said on standard error: the
+                         reason given in the line when its output is no count
+  --progress-stderr TEXT the same for the progress probe
   --nudge-budget N       nudges allowed without progress (default 5)
   --nudge-text TEXT      what a nudge types
   --capture-error TEXT   the capture failed; standard input is not read

@@ -19,7 +19,7 @@ setup() {
 	work=$state/poll
 	mkdir -p "$work" "$state/actions"
 	call_timeout=5 target=agent mux_error='' paste='' funnel=$T/none
-	work_probe='' progress_probe='' probe_dir=$T
+	work_probe='' progress_probe='' probe_dir=$T next_pause=0 interval=60
 	load_buffer=() close_master=()
 	# The diff of the worktree is not measured in these polls.
 	diff_every=300 diff_due=$((EPOCHSECONDS + 100000))
@@ -191,7 +191,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	chmod +x "$T/dead"
 	capture=("$T/dead")
 	run poll
-	[[ $(calls) == "tick <--capture-error> <no server running on /tmp/x (exit 1)>" ]]
+	[ "$(calls)" = "tick <--capture-error> <no server running on /tmp/x (exit 1)>" ]
 	mux_error='coord: no multiplexer' run poll
 	[[ $(calls) == *"tick <--capture-error> <coord: no multiplexer>" ]]
 }
@@ -261,6 +261,26 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	printf 'the alert' >"$state/outbox/001.alert"
 	FAKE_TICK_STATUS=3 run poll
 	[[ $(calls) == *$'\ndeliver' ]]
+}
+
+@test "a wait action sets the next pause, and is removed" {
+	printf '300' >"$state/actions/001.wait"
+	act
+	[ "$next_pause" = 300 ]
+	[ ! -e "$state/actions/001.wait" ]
+	printf 'soon' >"$state/actions/002.wait"
+	next_pause=60
+	act
+	[ "$next_pause" = 60 ]
+}
+
+@test "a probe runs in the probe directory, and what it says on stderr reaches the tick" {
+	mkdir -p "$T/project"
+	probe_dir=$T/project
+	work_probe='pwd >"'"$T"'/where"; grep -c x missing || true'
+	run poll
+	[ "$(cat "$T/where")" = "$T/project" ]
+	[[ $(calls) == *"tick <--work> <> <--work-stderr> <grep: missing: No such file or directory>"* ]]
 }
 
 # --- signals -----------------------------------------------------------------
