@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -316,39 +315,19 @@ func (e *loopEnv) shell() string {
 
 // startToken tells process pid apart from a later process with the same id:
 // on Linux field 22 of /proc/PID/stat (its start time in clock ticks since
-// boot), elsewhere the start time ps prints.
+// boot), elsewhere the start time ps prints. It is the board's rule
+// (board.SystemProcs), so that the token the loop records and the token the
+// board compares are made by the same code.
 func startToken(pid int) (string, error) {
-	if runtime.GOOS != "linux" {
-		return psStart(pid)
+	token, running := board.SystemProcs{}.StartToken(pid)
+	if !running {
+		return "", fmt.Errorf("no such process")
 	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", err
-	}
-	return statStartTime(string(data))
+	return token, nil
 }
 
-// statStartTime reads field 22 of a /proc/PID/stat line. The second field,
-// the command name in parentheses, may itself hold spaces and parentheses,
-// so the fields are counted after its last ')'.
+// statStartTime reads field 22 of a /proc/PID/stat line.
 func statStartTime(stat string) (string, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return "", fmt.Errorf("unreadable stat line")
-	}
-	fields := strings.Fields(stat[i+1:])
-	// fields[0] is field 3 (the state); field 22 is fields[19].
-	if len(fields) < 20 {
-		return "", fmt.Errorf("stat line has %d fields after the name", len(fields)+2)
-	}
-	return fields[19], nil
-}
-
-// psStart is the start time ps prints for pid, as on macOS.
-func psStart(pid int) (string, error) {
-	out, err := exec.Command("ps", "-o", "lstart=", "-p", strconv.Itoa(pid)).Output()
-	if err != nil {
-		return "", fmt.Errorf("ps: %v", err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	token, _, err := board.ParseStat(stat)
+	return token, err
 }
