@@ -98,6 +98,9 @@ func Census(root string, now time.Time, opts Options) (Fleet, error) {
 	}
 	sortWatchers(f.Watchers)
 	f.Fleet = summarize(f.Watchers, now, hours)
+	audits, auditErrs := readAudits(root)
+	f.Audits = audits
+	f.Errors = append(f.Errors, auditErrs...)
 	f.Degraded = len(f.Errors) > 0
 	return f, nil
 }

@@ -5,6 +5,12 @@
 # escapes and redacts the messages).
 #
 #   omega-alert-send.sh "<html>" ["<html>" ...]
+#   omega-alert-send.sh --document FILE "<html caption>"
+#
+# The document mode sends FILE as one message with the caption (Telegram's
+# limit: 1024 characters once parsed) through sendDocument, as a multipart
+# upload named after FILE; what could not be sent is logged as the caption
+# and the file's path. The same config, retries and log serve both modes.
 #
 # Installed as ~/.omega/bin/omega-alert-send.sh. The bot token and the chat id
 # come from $OMEGA_TELEGRAM_CONF (default ~/.omega/telegram.conf), a file of
@@ -33,6 +39,7 @@ say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
 usage() {
 	printf 'usage: %s "<html>" ["<html>" ...]\n' "$PROG" >&2
+	printf '       %s --document FILE "<html caption>"\n' "$PROG" >&2
 	printf '  sends each message to Telegram (sendMessage, parse_mode=HTML);\n' >&2
 	printf '  config: %s (bot_token=..., chat_id=..., mode 0600)\n' "$(conf_path)" >&2
 }
@@ -181,6 +188,10 @@ post() {
 	timeout=$(uint "${OMEGA_ALERT_TIMEOUT:-}" 20)
 	((timeout <= $3)) || timeout=$3
 	((timeout >= 1)) || timeout=1
+	if [[ -n ${document:-} ]]; then
+		post_document "$text" "$mode" "$timeout"
+		return
+	fi
 	: >"$tmp/body"
 	{
 		printf 'url = "%s/bot%s/sendMessage"\n' "$api" "$bot_token"
@@ -198,6 +209,51 @@ post() {
 	[[ $code =~ ^[0-9]{3}$ ]] || code=000
 	body=$(<"$tmp/body")
 	err=$(scrub "$(<"$tmp/err")")
+}
+
+# document_name FILE: FILE's base name with only safe characters, for the
+# upload's file name (it travels inside a curl config line and a header).
+document_name() {
+	local name=${1##*/}
+	name=${name//[^A-Za-z0-9._-]/_}
+	[[ -n $name && $name != . && $name != .. ]] || name=document.txt
+	printf '%s\n' "$name"
+}
+
+# post_document CAPTIONFILE PARSEMODE SECONDS: one sendDocument request, a
+# multipart upload of $document with the caption. Sets code, body and err
+# as post does.
+post_document() {
+	local caption=$1 mode=$2 timeout=$3
+	: >"$tmp/body"
+	{
+		printf 'url = "%s/bot%s/sendDocument"\n' "$api" "$bot_token"
+		printf 'form-string = "chat_id=%s"\n' "$chat_id"
+		if [[ -n $mode ]]; then
+			printf 'form-string = "parse_mode=%s"\n' "$mode"
+		fi
+		printf 'form = "caption=<%s"\n' "$caption"
+		printf 'form = "document=@%s"\n' "$tmp/doc/$(document_name "$document")"
+	} | curl --silent --show-error --config - \
+		--max-time "$timeout" --connect-timeout 10 \
+		--output "$tmp/body" --write-out '%{http_code}' \
+		>"$tmp/code" 2>"$tmp/err"
+	code=$(<"$tmp/code")
+	[[ $code =~ ^[0-9]{3}$ ]] || code=000
+	body=$(<"$tmp/body")
+	err=$(scrub "$(<"$tmp/err")")
+}
+
+# send_document FILE CAPTION: sends FILE with CAPTION as one message, within
+# the retry bound of send_one. The file is copied first, so that what is
+# retried is what was asked for.
+send_document() {
+	document=$1
+	if ! { mkdir -p -- "$tmp/doc" && cp -- "$1" "$tmp/doc/$(document_name "$1")"; }; then
+		why="cannot read $1"
+		return 1
+	fi
+	send_one "$2"
 }
 
 # log_failed REASON MESSAGE...: appends what could not be sent.
@@ -287,11 +343,15 @@ send_one() {
 }
 
 main() {
-	local i api bot_token chat_id code body err why
+	local i api bot_token chat_id code body err why document=''
 	case ${1:-} in
 	-h | --help)
 		usage
 		return 0
+		;;
+	--document)
+		main_document "${@:2}"
+		return
 		;;
 	esac
 	if (($# == 0)); then
@@ -329,6 +389,42 @@ main() {
 			return 1
 		fi
 	done
+	return 0
+}
+
+# main_document FILE CAPTION: the document mode of main.
+main_document() {
+	local api bot_token chat_id code body err why document='' conf
+	if (($# != 2)) || [[ -z $1 || -z $2 ]]; then
+		usage
+		return 2
+	fi
+	if [[ ! -f $1 || ! -r $1 ]]; then
+		say "$1 is not a readable file"
+		return 2
+	fi
+	umask 077
+	conf=$(conf_path)
+	if ! check_conf "$conf" || ! read_conf "$conf"; then
+		log_failed "config $conf refused" "$2"$'\n'"document: $1"
+		return 1
+	fi
+	if ! api=$(api_base); then
+		say "OMEGA_TELEGRAM_API is not an http(s) address"
+		log_failed "OMEGA_TELEGRAM_API refused" "$2"$'\n'"document: $1"
+		return 1
+	fi
+	if ! tmp=$(mktemp -d "${TMPDIR:-/tmp}/omega-alert.XXXXXX"); then
+		say "cannot make a temporary directory"
+		log_failed "no temporary directory" "$2"$'\n'"document: $1"
+		return 1
+	fi
+	trap 'rm -rf -- "$tmp"' EXIT
+	if ! send_document "$1" "$2"; then
+		say "not sent: $why"
+		log_failed "$why" "$2"$'\n'"document: $1"
+		return 1
+	fi
 	return 0
 }
 

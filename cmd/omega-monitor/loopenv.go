@@ -2,16 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"github.com/omega-monitor/omega-monitor/board"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -51,9 +53,18 @@ func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var f watchFlags
 	fs := newWatchFlagSet(&f)
 	pid := fs.Int("pid", 0, "the loop's process `id`")
+	script := fs.String("loop-script", "", "the loop script's `path`, to check its version stamp")
 	target, code, ok := parseWatchArgs("loop-env", fs, &f, args, loopEnvUsage, stdout, stderr)
 	if !ok {
 		return code
+	}
+	// A loop script stamped by another build shares no contract with this
+	// one; an unstamped one (run from a checkout) is the checkout's own.
+	if *script != "" {
+		if err := checkLoopVersion(*script); err != nil && !errors.Is(err, errUnstamped) {
+			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+			return 2
+		}
 	}
 	if *pid <= 0 {
 		fmt.Fprintln(stderr, "omega-monitor: loop-env needs --pid, the loop's process id")
@@ -87,17 +98,19 @@ type loopEnv struct {
 	control string // ssh ControlMaster socket
 	ssh     coord.SSH
 	funnel  string
+	env     map[string]string // the settings of the environment, checked
 }
 
 func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, getenv func(string) string) (*loopEnv, error) {
 	e := &loopEnv{target: target, flags: f, pid: pid, set: map[string]bool{}, timeout: defaultCallTimeout}
 	fs.Visit(func(fl *flag.Flag) { e.set[fl.Name] = true })
-	if t := getenv("OMEGA_MONITOR_TIMEOUT"); t != "" {
-		n, err := strconv.Atoi(t)
-		if err != nil || n < 1 || n > 3600 {
-			return nil, fmt.Errorf("OMEGA_MONITOR_TIMEOUT must be whole seconds from 1 to 3600; got %q", t)
-		}
-		e.timeout = n
+	env, err := envSettings(getenv)
+	if err != nil {
+		return nil, err
+	}
+	e.env = env
+	if t, ok := env["OMEGA_MONITOR_TIMEOUT"]; ok {
+		e.timeout, _ = strconv.Atoi(t) // checked by envSettings
 	}
 	e.watcher = getenv("OMEGA_MONITOR_WATCHER")
 	if e.watcher == "" {
@@ -143,8 +156,12 @@ func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, ge
 	return e, nil
 }
 
-// prepare makes the state directory and writes loop.json.
+// prepare makes the state directory and writes loop.json, unless another
+// loop holds the directory: the loop takes its lock (hold) right after.
 func (e *loopEnv) prepare() error {
+	if free, h, err := lockFree(e.state); err == nil && !free {
+		return fmt.Errorf("%s is held by %s: one loop per state directory", e.state, h)
+	}
 	for _, dir := range []string{e.state, filepath.Join(e.state, "actions"), filepath.Join(e.state, "poll")} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("state directory: %v", err)
@@ -201,12 +218,31 @@ func (e *loopEnv) settings() map[string]string {
 		"call_timeout": strconv.Itoa(e.timeout),
 	}
 	for k, v := range map[string]string{"work_probe": e.flags.workProbe, "progress_probe": e.flags.progressProbe,
-		"mux": e.mux, "ssh_config": e.flags.sshConfig} {
+		"mux": e.mux, "ssh_config": e.flags.sshConfig, "probe_dir": e.flags.probeDir, "funnel": e.funnel} {
 		if v != "" {
 			s[k] = v
 		}
 	}
+	for k, v := range e.env {
+		s[k] = v
+	}
 	return s
+}
+
+// describe is the effective settings in one line, for the loop's log at
+// start. The Telegram config is named, never read.
+func (e *loopEnv) describe() string {
+	s := e.settings()
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+strconv.Quote(s[k]))
+	}
+	return strings.Join(parts, " ")
 }
 
 func (e *loopEnv) nudgeText() string {
@@ -261,6 +297,8 @@ func (e *loopEnv) shell() string {
 	scalar("funnel", e.funnel)
 	scalar("nudge_text", text)
 	scalar("mux_error", e.muxErr)
+	scalar("probe_dir", e.flags.probeDir)
+	scalar("settings_said", e.describe())
 
 	common := []string{"--state", e.state, "--target", e.target.String()}
 	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
@@ -283,6 +321,9 @@ func (e *loopEnv) shell() string {
 	}
 	array("confirm", confirm)
 	array("ack", append([]string{e.bin, "ack"}, common...))
+	array("deliver", append(append([]string{e.bin, "deliver"}, common...), "--funnel", e.funnel))
+	array("hold", append(append([]string{e.bin, "hold", "--fd", "8"}, common[:2]...),
+		"--pid", strconv.Itoa(e.pid), "--watcher", e.watcher, "--target", e.target.String()))
 	array("capture", e.capture())
 	if coord.NeedsPaste(text) {
 		scalar("paste", "1")
@@ -299,6 +340,9 @@ func (e *loopEnv) shell() string {
 	// to run, and diff_run runs it here or on the host, over the loop's ssh
 	// connection.
 	array("diff", []string{e.bin, "diff", "--state", e.state})
+	// The loop asks at most this often, so that no poll pays a process for
+	// a figure that is not due; diff --script decides the rest.
+	scalar("diff_every", strconv.Itoa(int(diffEvery/time.Second)))
 	if e.target.Local() {
 		array("diff_run", []string{"/bin/sh", "-c"})
 	} else {
@@ -313,21 +357,12 @@ func (e *loopEnv) shell() string {
 	return b.String()
 }
 
-// startToken tells process pid apart from a later process with the same id:
-// on Linux field 22 of /proc/PID/stat (its start time in clock ticks since
-// boot), elsewhere the start time ps prints. It is the board's rule
-// (board.SystemProcs), so that the token the loop records and the token the
-// board compares are made by the same code.
+// startToken tells process pid apart from a later process with the same id,
+// as the board reads it back (board.SystemProcs).
 func startToken(pid int) (string, error) {
 	token, running := board.SystemProcs{}.StartToken(pid)
 	if !running {
-		return "", fmt.Errorf("no such process")
+		return "", fmt.Errorf("no process %d runs", pid)
 	}
 	return token, nil
-}
-
-// statStartTime reads field 22 of a /proc/PID/stat line.
-func statStartTime(stat string) (string, error) {
-	token, _, err := board.ParseStat(stat)
-	return token, err
 }

@@ -42,12 +42,15 @@ func commands() []command {
 		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
 		{"sweep", "keep the last 10,000 lines of a watcher's history (the loop runs it at start)", runSweep},
 		{"diff", "measure and record what the agent has written (the loop runs it)", runDiff},
+		{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
+		{"mcp", "serve the fleet read-only over MCP on stdio, for an agent", runMCP},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 		{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
 		{"version", "print the module version and VCS revision of this binary", runVersion},
-		{"install", "put the alert funnel in ~/.omega/bin (install [--test-alert])", runInstall},
+		{"install", "put the alert funnel in ~/.omega/bin (install [--test-alert] [--claude [--uninstall]])", runInstall},
 		{"hold", "take the lock of a watcher's state directory for the loop (the loop calls it)", runHold},
 		{"deliver", "deliver the alerts waiting in a watcher's outbox (the loop calls it)", runDeliver},
+		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 	}
 }
 
