@@ -86,7 +86,11 @@ func TestStatusOfRealWatchers(t *testing.T) {
 	targets := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"}
 	for _, s := range targets {
 		f.tmux.NewSession(t, s, "sleep 600")
-		f.run(t, s, "--interval", strconv.Itoa(interval)).Assert(t, icmd.Success)
+		// A long call clock: the frozen call must stay hung for the test.
+		cmd := icmd.Command(omegaMonitor(t), s, "--interval", strconv.Itoa(interval))
+		cmd.Env = []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + f.state,
+			"OMEGA_MONITOR_MUX=" + f.tmux.Mux, "OMEGA_MONITOR_TIMEOUT=600"}
+		icmd.RunCmd(cmd).Assert(t, icmd.Success)
 	}
 	recs := map[string]board.LoopRecord{}
 	for _, s := range targets {
