@@ -71,8 +71,10 @@ func writeFleet(t testing.TB, now time.Time, ws ...testWatcher) string {
 		write("target", w.target+"\n")
 		switch {
 		case w.pid == 0:
+			// An hour's interval: the watcher stays live however long a
+			// loaded machine takes to reach the census.
 			write("loop.json", map[string]any{"pid": os.Getpid(), "start_token": startToken(t, os.Getpid()),
-				"interval_s": 60, "target": w.target, "watcher": w.name})
+				"interval_s": 3600, "target": w.target, "watcher": w.name})
 		case w.pid > 0:
 			write("loop.json", map[string]any{"pid": w.pid, "start_token": "1", "interval_s": 60,
 				"target": w.target, "watcher": w.name})
