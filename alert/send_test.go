@@ -245,6 +245,10 @@ func TestSendRetries(t *testing.T) {
 			code: 1, requests: 3, stderr: "gave up after 3 tries: HTTP 500", logged: true},
 		{name: "gives up at the deadline", answers: []answer{{429, `{"ok":false,"parameters":{"retry_after":300}}`}},
 			env: []string{"OMEGA_ALERT_DEADLINE=5"}, code: 1, requests: 1, stderr: "would pass 5s", logged: true},
+		{name: "an absurd retry_after is capped by the deadline", answers: []answer{{429, `{"ok":false,"parameters":{"retry_after":99999999999999999999}}`}},
+			env: []string{"OMEGA_ALERT_DEADLINE=5"}, code: 1, requests: 1, stderr: "would pass 5s", logged: true},
+		{name: "a long retry_after is capped by the deadline", answers: []answer{{429, `{"ok":false,"parameters":{"retry_after":9223372036854775807}}`}},
+			env: []string{"OMEGA_ALERT_DEADLINE=5"}, code: 1, requests: 1, stderr: "would pass 5s", logged: true},
 		{name: "forbidden is not retried", answers: []answer{{403, `{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}`}},
 			code: 1, requests: 1, stderr: "Forbidden: bot was blocked by the user", logged: true},
 		{name: "ok false is not success", answers: []answer{{200, `{"ok":false}`}}, code: 1, requests: 1, logged: true},
@@ -342,6 +346,49 @@ func TestSendRefusesConfig(t *testing.T) {
 			}
 		})
 	}
+	t.Run("symlink to a loose file", func(t *testing.T) {
+		api := newFakeAPI(t, ok200)
+		e := newSendEnv(t, api.srv.URL)
+		real := filepath.Join(e.home, "real.conf")
+		if err := os.Rename(e.conf, real); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(real, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(real, e.conf); err != nil {
+			t.Fatal(err)
+		}
+		r := e.run(t, "<b>hi</b>")
+		if r.code != 1 || !strings.Contains(r.stderr, "(a symlink to "+real+") is mode 644") || !strings.Contains(r.stderr, "chmod 600 "+real) {
+			t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+		// The fix it names works: the next run delivers.
+		if err := os.Chmod(real, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if r := e.run(t, "<b>hi</b>"); r.code != 0 || len(api.requests()) != 1 {
+			t.Errorf("after the named fix: exit %d, %d requests; stderr:\n%s", r.code, len(api.requests()), r.stderr)
+		}
+	})
+	t.Run("symlink to a file not yours", func(t *testing.T) {
+		api := newFakeAPI(t, ok200)
+		e := newSendEnv(t, api.srv.URL)
+		os.Remove(e.conf)
+		if err := os.Symlink("/etc/passwd", e.conf); err != nil {
+			t.Fatal(err)
+		}
+		r := e.run(t, "<b>hi</b>")
+		if r.code != 1 || strings.Contains(r.stderr, "chmod") {
+			t.Errorf("exit %d, want 1 and no chmod advice; stderr:\n%s", r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "(a symlink to /etc/passwd) leads outside your home") {
+			t.Errorf("stderr does not say where the link leads:\n%s", r.stderr)
+		}
+		if n := len(api.requests()); n != 0 {
+			t.Errorf("%d requests", n)
+		}
+	})
 	t.Run("missing", func(t *testing.T) {
 		e := newSendEnv(t, "http://127.0.0.1:9", "OMEGA_TELEGRAM_CONF=/nonexistent/telegram.conf")
 		r := e.run(t, "x")

@@ -32,6 +32,9 @@ type Fleet struct {
 	Fleet    Summary   `json:"fleet"`
 	Degraded bool      `json:"degraded"`
 	Errors   []Error   `json:"errors"`
+	// Audits are the deep audits' latest runs (audits/*/last.json), by
+	// name; absent when none ever ran.
+	Audits []Audit `json:"audits,omitempty"`
 }
 
 // A Summary is the fleet at a glance: liveness counted, what needs a human

@@ -61,6 +61,10 @@ func Compact(f Fleet) string {
 	if len(f.Watchers) == 0 && !f.Degraded {
 		fmt.Fprintf(&b, "no watchers under %s\n", f.Root)
 	}
+	for _, a := range f.Audits {
+		b.WriteString(AuditLine(a, f.GeneratedAt))
+		b.WriteByte('\n')
+	}
 	for _, e := range f.Errors {
 		b.WriteString(ErrorLine(e))
 		b.WriteByte('\n')

@@ -3,6 +3,8 @@ package coord
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -76,9 +78,11 @@ type Mux struct {
 
 // Command returns the command that runs the multiplexer with args: Bin
 // locally when host is empty, otherwise ssh to the alias host running
-// RemoteCommand(args...). It runs in its own process group, and when ctx ends
-// the whole group is killed, so a grandchild holding a pipe cannot keep the
-// caller waiting.
+// RemoteCommand(args...). It runs in a session of its own (and so a process
+// group of its own), and when ctx ends the whole group is killed, and every
+// group descended from it (a hung ProxyCommand's), so a grandchild holding a
+// pipe cannot keep the caller waiting. Run also ends whatever is left in the
+// session once the command is over.
 func (m Mux) Command(ctx context.Context, host string, args ...string) *exec.Cmd {
 	var cmd *exec.Cmd
 	if host == "" {
@@ -86,9 +90,9 @@ func (m Mux) Command(ctx context.Context, host string, args ...string) *exec.Cmd
 	} else {
 		cmd = exec.CommandContext(ctx, "ssh", m.SSH.Args(host, RemoteCommand(args...))...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return killTree(cmd.Process.Pid)
 	}
 	cmd.WaitDelay = time.Second
 	return cmd
@@ -154,6 +158,11 @@ func (m Mux) Run(ctx context.Context, host string, args ...string) ([]byte, erro
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if cmd.Process != nil {
+		// ssh kills a ProxyCommand it started, but not the children
+		// the proxy started: they are left in the session.
+		killSession(cmd.Process.Pid)
+	}
 	if err == nil {
 		return stdout.Bytes(), nil
 	}
@@ -209,4 +218,110 @@ func (m Mux) HasSession(ctx context.Context, t Target) (bool, error) {
 		return false, nil
 	}
 	return false, err
+}
+
+// The poll loop's capture prints a frame: one header line, the pane's
+// coordinate and working directory separated by a tab (PaneFormat); then,
+// over ssh, each status file of the agent that names the pane, each followed
+// by a StatusEnd line; then a PaneMark line; then the pane as capture-pane -p
+// -J -e prints it. The agent's status comes before the pane, so nothing the
+// pane shows can pose as one.
+const (
+	PaneFormat = "#{session_name}:#{window_id}.#{pane_id}\t#{pane_current_path}"
+	StatusEnd  = "[omega-monitor:status-end]"
+	PaneMark   = "[omega-monitor:pane]"
+)
+
+// CaptureArgs are the multiplexer's arguments for a local capture frame:
+// one call, three commands, so a poll costs one process. The multiplexer
+// stops at the first command that fails, so a missing session prints nothing.
+func CaptureArgs(session string) []string {
+	t := Exact(session)
+	return []string{
+		"display-message", "-p", "-t", t, PaneFormat, ";",
+		"display-message", "-p", "-t", t, PaneMark, ";",
+		"capture-pane", "-p", "-J", "-e", "-t", t,
+	}
+}
+
+// remoteFindMux is how the remote side finds its multiplexer: the local rule
+// (MuxBinary), read on that host.
+const remoteFindMux = `m=${OMEGA_MONITOR_MUX:-}; ` +
+	`if [ -z "$m" ]; then if [ -x "$HOME/.local/bin/rmux" ]; then m=$HOME/.local/bin/rmux; else m=tmux; fi; fi; `
+
+// remoteCapture prints a capture frame for the session "$1" on the remote
+// host, with the agent's own status files for the pane (Claude Code keeps
+// ~/.claude/sessions/<pid>.json naming the tmux pane it runs in). It reads
+// the files with shell builtins: one round trip, and no process per file.
+const remoteCapture = remoteFindMux +
+	`h=$("$m" display-message -p -t "$1" '` + PaneFormat + `') || exit; printf '%s\n' "$h"; id=${h%%	*}; ` +
+	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
+	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
+	`case $c in *"\"tmux\":\"$id\""*) printf '%s\n%s\n' "$c" '` + StatusEnd + `' ;; esac; done; ` +
+	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
+
+// remoteMuxScript runs the remote multiplexer with its arguments.
+const remoteMuxScript = remoteFindMux + `exec "$m" "$@"`
+
+// remoteClock runs the script "$2" with the arguments after it under a wall
+// clock of "$1" seconds on the remote side too, where the host has coreutils
+// timeout, so that a hung multiplexer there does not outlive the call.
+const remoteClock = `s=$1 c=$2; shift 2; ` +
+	`if command -v timeout >/dev/null 2>&1; then exec timeout -k 2 "$s" sh -c "$c" omega-monitor "$@"; fi; ` +
+	`exec sh -c "$c" omega-monitor "$@"`
+
+// RemoteCapture is the command line for ssh that prints a capture frame of
+// session, bounded on the remote side by secs.
+func RemoteCapture(secs int, session string) string {
+	return "sh -c " + ShellJoin(remoteClock, "omega-monitor", fmt.Sprint(secs), remoteCapture, Exact(session))
+}
+
+// RemoteMux is RemoteCommand bounded on the remote side by secs.
+func RemoteMux(secs int, args ...string) string {
+	return "sh -c " + ShellJoin(append([]string{remoteClock, "omega-monitor", fmt.Sprint(secs), remoteMuxScript}, args...)...)
+}
+
+// NeedsPaste reports whether send-keys could read text as something other
+// than literal text: a leading '-' (a flag), a trailing ';' (the command
+// separator), quotes, backslashes, '$', control characters or anything not
+// plain ASCII. Such text goes through the paste buffer, which no argument
+// parser sees.
+func NeedsPaste(text string) bool {
+	if strings.HasPrefix(text, "-") || strings.HasSuffix(text, ";") {
+		return true
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte(" .,:!?()/_+=@%#*&<>[]{}|~^-", c) >= 0:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// ControlPath is the ssh ControlMaster socket of the watcher whose state
+// directory is state: in the directory where the path fits a unix socket
+// (about 100 bytes), else under a directory of this user's in the system's
+// temporary directory, named by a hash of state.
+func ControlPath(state string, uid int) string {
+	p := filepath.Join(state, "ssh-control")
+	if len(p) <= 100 {
+		return p
+	}
+	sum := sha256.Sum256([]byte(state))
+	return filepath.Join(os.TempDir(), fmt.Sprintf("omega-monitor-%d", uid), hex.EncodeToString(sum[:8]))
+}
+
+// LoopOptions are ssh's options for every call of a poll loop: those of Args,
+// and one ControlMaster socket per watcher at control, so that each call
+// after the first costs a round trip instead of a handshake. The master
+// lingers persist seconds after the last call, so one left by a loop killed
+// without a chance to close it ends by itself.
+func (s SSH) LoopOptions(control string, persist int) []string {
+	args := s.Args("", "")
+	args = args[1 : len(args)-3] // neither -n nor "--", alias and command
+	return append(args, "-o", "ControlMaster=auto", "-o", "ControlPath="+control, "-o", fmt.Sprintf("ControlPersist=%d", persist))
 }

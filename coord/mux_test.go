@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -145,4 +146,53 @@ func FuzzCoordParseSessions(f *testing.F) {
 			t.Fatalf("ParseSessions is not stable: %q then %q", names, again)
 		}
 	})
+}
+
+// TestRemoteCaptureFrame runs the remote capture as the remote login shell
+// would (sh -c over the command line ssh gets), against a multiplexer that
+// answers as tmux does: the frame holds the header, every status file naming
+// the pane (and none other), the pane mark and the pane.
+func TestRemoteCaptureFrame(t *testing.T) {
+	sh := testenv.Need(t, "sh")[0]
+	home := t.TempDir()
+	mux := filepath.Join(home, "mux")
+	script := `#!/bin/sh
+case $1 in
+display-message) printf 'agent:@1.%%2\t/w d\n' ;;
+capture-pane) printf 'the pane\n[omega-monitor:pane]\n' ;;
+esac
+`
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(home, ".claude", "sessions")
+	os.MkdirAll(sessions, 0o700)
+	os.WriteFile(filepath.Join(sessions, "1.json"), []byte(`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}`), 0o600)
+	os.WriteFile(filepath.Join(sessions, "2.json"), []byte(`{"tmux":"other:@0.%0","status":"busy"}`), 0o600)
+	os.WriteFile(filepath.Join(sessions, "3.json"), []byte("{\"tmux\":\"agent:@1.%2\",\n\"status\":\"busy\",\"updatedAt\":2}"), 0o600)
+	cmd := exec.Command(sh, "-c", RemoteCapture(5, "agent"))
+	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	want := "agent:@1.%2\t/w d\n" +
+		`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}` + "\n" + StatusEnd + "\n" +
+		`{"tmux":"agent:@1.%2","status":"busy","updatedAt":2}` + "\n" + StatusEnd + "\n" +
+		PaneMark + "\nthe pane\n" + PaneMark + "\n"
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("frame (-want +got):\n%s", diff)
+	}
+}
+
+func TestNeedsPaste(t *testing.T) {
+	for text, want := range map[string]bool{
+		"continue with the next step": false, "step 2/3: go on (50%), then #4 & more": false,
+		"-continue": true, "go on;": true, "it's": true, `say "now"`: true, `a\b`: true,
+		"cost $5": true, "go on; then stop": true, "weiter so, schön": true, "two\nlines": true,
+	} {
+		if got := NeedsPaste(text); got != want {
+			t.Errorf("NeedsPaste(%q) = %v, want %v", text, got, want)
+		}
+	}
 }

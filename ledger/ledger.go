@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 )
 
 // Sentinel is the first line of every ledger file. It holds a C0 control
@@ -163,6 +165,65 @@ func Load(path string) (*Matcher, error) {
 	return newMatcher(f.records), err
 }
 
+// LoadRecent is Load over the newest n records only, reading the file from
+// its end: its cost follows n, not the file's history. A pane can still show
+// only the echoes of the texts sent since its oldest kept line, and every
+// record sent after another puts at least one line of echo below it, so a
+// caller that keeps n lines of a pane needs no more than the newest n
+// records. A corrupt tail gives what could be read and a *CorruptError.
+func LoadRecent(path string, n int) (*Matcher, error) {
+	fh, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newMatcher(nil), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	// n records and the partial line before them: at most n+1 lines of
+	// maxRecord bytes, and far less in practice, so read backwards a chunk
+	// at a time until n+1 newlines are in hand.
+	size := fi.Size()
+	var tail []byte
+	for off := size; off > 0 && bytes.Count(tail, []byte{'\n'}) <= n; {
+		chunk := min(off, int64(64<<10))
+		off -= chunk
+		buf := make([]byte, chunk)
+		if _, err := fh.ReadAt(buf, off); err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+		tail = append(buf, tail...)
+		if off == 0 {
+			f, corrupt := parse(tail)
+			recs := f.records[max(len(f.records)-n, 0):]
+			if corrupt != nil {
+				corrupt.Path = path
+				return newMatcher(recs), corrupt
+			}
+			return newMatcher(recs), nil
+		}
+		if int64(len(tail)) > int64(maxFile) {
+			break
+		}
+	}
+	// The tail starts mid-file: drop its first, partial line, and read the
+	// rest as a file's records.
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	}
+	f, corrupt := parse(append([]byte(Sentinel+"\n"), tail...))
+	recs := f.records[max(len(f.records)-n, 0):]
+	if corrupt != nil {
+		corrupt.Path = path
+		return newMatcher(recs), corrupt
+	}
+	return newMatcher(recs), nil
+}
+
 // Texts returns the records of the ledger at path, oldest first, as Load
 // reads them: a missing file has none, and a corrupt one gives what could be
 // read and a *CorruptError.
@@ -275,45 +336,8 @@ func write(path string, recs []string) (err error) {
 		b.WriteByte('\n')
 	}
 
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, base+".tmp*")
-	if err != nil {
+	if err := atomicfile.Write(path, []byte(b.String()), 0o600); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			err = fmt.Errorf("ledger: %w", err)
-		}
-	}()
-	if err = tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = io.WriteString(tmp, b.String()); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }

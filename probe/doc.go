@@ -1,12 +1,10 @@
-// Package probe runs a watched session's work and progress probes, reads
-// what they print, and keeps the nudge budget that progress resets.
+// Package probe reads what a watched session's work and progress probes
+// print, and keeps the nudge budget that progress resets.
 //
-// A probe is a shell command supplied per target that prints one integer.
-// [Run] executes it under its own wall clock, in its own process group, and
-// on timeout signals the whole group, so a grandchild that holds the output
-// pipe open cannot freeze the caller. [ParseCount] reads the output strictly
-// and [Read] turns it into a [Reading], which is either a known figure or
-// unknown (printed as "?").
+// A probe is a shell command supplied per target that prints one integer;
+// the poll loop runs it, under the loop's own wall clock. [ParseCount] reads
+// the output strictly and [Read] turns it into a [Reading], which is either a
+// known figure or unknown (printed as "?").
 //
 // The work probe fails open: a figure above zero means work remains
 // (STALLED), exactly zero means none (BLOCKED), and anything else, including
@@ -24,7 +22,7 @@
 // to zero, and only Limit nudges in a row that produced nothing exhaust it.
 // The budget is a plain value with no clock, safe to store as JSON.
 //
-// The package does not read panes, decide a session's state, send nudges or
-// deliver alerts; those belong to classify, the tick and the shell loop. Only
-// [Run] and [Measure] touch processes or the clock.
+// The package does not run probes, read panes, decide a session's state,
+// send nudges or deliver alerts; those belong to the shell loop, classify
+// and the tick. It touches no process, file or clock.
 package probe

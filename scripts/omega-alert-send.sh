@@ -5,6 +5,12 @@
 # escapes and redacts the messages).
 #
 #   omega-alert-send.sh "<html>" ["<html>" ...]
+#   omega-alert-send.sh --document FILE "<html caption>"
+#
+# The document mode sends FILE as one message with the caption (Telegram's
+# limit: 1024 characters once parsed) through sendDocument, as a multipart
+# upload named after FILE; what could not be sent is logged as the caption
+# and the file's path. The same config, retries and log serve both modes.
 #
 # Installed as ~/.omega/bin/omega-alert-send.sh. The bot token and the chat id
 # come from $OMEGA_TELEGRAM_CONF (default ~/.omega/telegram.conf), a file of
@@ -33,6 +39,7 @@ say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
 usage() {
 	printf 'usage: %s "<html>" ["<html>" ...]\n' "$PROG" >&2
+	printf '       %s --document FILE "<html caption>"\n' "$PROG" >&2
 	printf '  sends each message to Telegram (sendMessage, parse_mode=HTML);\n' >&2
 	printf '  config: %s (bot_token=..., chat_id=..., mode 0600)\n' "$(conf_path)" >&2
 }
@@ -46,33 +53,63 @@ uint() {
 	if [[ $1 =~ ^[0-9]+$ ]]; then printf '%s\n' "$((10#$1))"; else printf '%s\n' "$2"; fi
 }
 
-# file_mode FILE: the permission bits in octal (GNU stat, then BSD stat).
+# file_mode FILE: the permission bits in octal of FILE, or of the file it
+# links to (GNU stat, then BSD stat).
 file_mode() {
-	stat -c '%a' -- "$1" 2>/dev/null || stat -f '%Lp' -- "$1" 2>/dev/null
+	stat -L -c '%a' -- "$1" 2>/dev/null || stat -L -f '%Lp' -- "$1" 2>/dev/null
 }
 
-# check_conf FILE: refuses a config that others could read or change.
+# link_target FILE: the file a symlink FILE resolves to, as a path.
+link_target() {
+	readlink -f -- "$1" 2>/dev/null || readlink -- "$1" 2>/dev/null || printf '%s\n' "$1"
+}
+
+# check_conf FILE: refuses a config that others could read or change. A
+# symlink is allowed: the file it resolves to is what is checked, and what
+# the advice names (a chmod on the link would change the target anyway, and a
+# link to a file that is not yours cannot be fixed by any chmod).
 check_conf() {
-	local f=$1 mode
+	local f=$1 mode real=$1 via=''
+	if [[ -L $f ]]; then
+		real=$(link_target "$f")
+		via=" (a symlink to $real)"
+	fi
 	if [[ ! -e $f ]]; then
-		say "no config at $f: create it with bot_token=... and chat_id=... lines, then chmod 600 $f"
+		if [[ -n $via ]]; then
+			say "$f$via points at nothing: make it point at your config, or replace it with the file itself (bot_token=... and chat_id=... lines, mode 600)"
+		else
+			say "no config at $f: create it with bot_token=... and chat_id=... lines, then chmod 600 $f"
+		fi
 		return 1
 	fi
 	if [[ ! -f $f || ! -r $f ]]; then
-		say "$f is not a readable file"
+		say "$f$via is not a readable file"
+		return 1
+	fi
+	# A link may lead to a file of the system that happens to be yours (as
+	# root, /etc/passwd is): no advice may be to chmod that. Links are for a
+	# config kept elsewhere in your own home.
+	local home_real
+	home_real=$(cd -- "${HOME:-/}" 2>/dev/null && pwd -P) || home_real=${HOME:-}
+	if [[ -n $via && -n ${HOME:-} && $real != "$HOME"/* && $real != "$home_real"/* ]]; then
+		say "$f$via leads outside your home ($HOME); the bot token belongs in a file of your own: point the link at one in your home, mode 600, or set OMEGA_TELEGRAM_CONF to one"
 		return 1
 	fi
 	if [[ ! -O $f ]]; then
-		say "$f is not owned by you ($(id -un)): it holds the bot token; recreate it as yourself, then chmod 600 $f"
+		if [[ -n $via ]]; then
+			say "$f$via: $real is not owned by you ($(id -un)) and it would hold the bot token; point the link at a config file of your own, mode 600, or set OMEGA_TELEGRAM_CONF to one"
+		else
+			say "$f is not owned by you ($(id -un)): it holds the bot token; recreate it as yourself, then chmod 600 $f"
+		fi
 		return 1
 	fi
 	mode=$(file_mode "$f")
 	if [[ ! $mode =~ ^[0-7]+$ ]]; then
-		say "cannot read the mode of $f"
+		say "cannot read the mode of $f$via"
 		return 1
 	fi
 	if (((8#$mode & 8#077) != 0)); then
-		say "$f is mode $mode, open to other users, and it holds the bot token; fix it with: chmod 600 $f"
+		say "$f$via is mode $mode, open to other users, and it holds the bot token; fix it with: chmod 600 $real"
 		return 1
 	fi
 }
@@ -151,6 +188,10 @@ post() {
 	timeout=$(uint "${OMEGA_ALERT_TIMEOUT:-}" 20)
 	((timeout <= $3)) || timeout=$3
 	((timeout >= 1)) || timeout=1
+	if [[ -n ${document:-} ]]; then
+		post_document "$text" "$mode" "$timeout"
+		return
+	fi
 	: >"$tmp/body"
 	{
 		printf 'url = "%s/bot%s/sendMessage"\n' "$api" "$bot_token"
@@ -168,6 +209,51 @@ post() {
 	[[ $code =~ ^[0-9]{3}$ ]] || code=000
 	body=$(<"$tmp/body")
 	err=$(scrub "$(<"$tmp/err")")
+}
+
+# document_name FILE: FILE's base name with only safe characters, for the
+# upload's file name (it travels inside a curl config line and a header).
+document_name() {
+	local name=${1##*/}
+	name=${name//[^A-Za-z0-9._-]/_}
+	[[ -n $name && $name != . && $name != .. ]] || name=document.txt
+	printf '%s\n' "$name"
+}
+
+# post_document CAPTIONFILE PARSEMODE SECONDS: one sendDocument request, a
+# multipart upload of $document with the caption. Sets code, body and err
+# as post does.
+post_document() {
+	local caption=$1 mode=$2 timeout=$3
+	: >"$tmp/body"
+	{
+		printf 'url = "%s/bot%s/sendDocument"\n' "$api" "$bot_token"
+		printf 'form-string = "chat_id=%s"\n' "$chat_id"
+		if [[ -n $mode ]]; then
+			printf 'form-string = "parse_mode=%s"\n' "$mode"
+		fi
+		printf 'form = "caption=<%s"\n' "$caption"
+		printf 'form = "document=@%s"\n' "$tmp/doc/$(document_name "$document")"
+	} | curl --silent --show-error --config - \
+		--max-time "$timeout" --connect-timeout 10 \
+		--output "$tmp/body" --write-out '%{http_code}' \
+		>"$tmp/code" 2>"$tmp/err"
+	code=$(<"$tmp/code")
+	[[ $code =~ ^[0-9]{3}$ ]] || code=000
+	body=$(<"$tmp/body")
+	err=$(scrub "$(<"$tmp/err")")
+}
+
+# send_document FILE CAPTION: sends FILE with CAPTION as one message, within
+# the retry bound of send_one. The file is copied first, so that what is
+# retried is what was asked for.
+send_document() {
+	document=$1
+	if ! { mkdir -p -- "$tmp/doc" && cp -- "$1" "$tmp/doc/$(document_name "$1")"; }; then
+		why="cannot read $1"
+		return 1
+	fi
+	send_one "$2"
 }
 
 # log_failed REASON MESSAGE...: appends what could not be sent.
@@ -209,6 +295,11 @@ send_one() {
 			;;
 		429)
 			after=$(json_number "$body" retry_after)
+			# An absurd retry_after (more digits than shell arithmetic
+			# holds) is capped: the deadline below decides either way.
+			if ((${#after} > 6)); then
+				after=999999
+			fi
 			pause=${after:-$delay}
 			why="HTTP 429 (too many requests), retry_after ${pause}s"
 			;;
@@ -241,7 +332,7 @@ send_one() {
 			why="gave up after $tries tries: $why"
 			return 1
 		fi
-		if ((SECONDS - start + pause > deadline)); then
+		if ((pause > deadline || SECONDS - start + pause > deadline)); then
 			why="gave up after $tries tries and $((SECONDS - start))s (the next try would pass ${deadline}s): $why"
 			return 1
 		fi
@@ -252,11 +343,15 @@ send_one() {
 }
 
 main() {
-	local i api bot_token chat_id code body err why
+	local i api bot_token chat_id code body err why document=''
 	case ${1:-} in
 	-h | --help)
 		usage
 		return 0
+		;;
+	--document)
+		main_document "${@:2}"
+		return
 		;;
 	esac
 	if (($# == 0)); then
@@ -294,6 +389,42 @@ main() {
 			return 1
 		fi
 	done
+	return 0
+}
+
+# main_document FILE CAPTION: the document mode of main.
+main_document() {
+	local api bot_token chat_id code body err why document='' conf
+	if (($# != 2)) || [[ -z $1 || -z $2 ]]; then
+		usage
+		return 2
+	fi
+	if [[ ! -f $1 || ! -r $1 ]]; then
+		say "$1 is not a readable file"
+		return 2
+	fi
+	umask 077
+	conf=$(conf_path)
+	if ! check_conf "$conf" || ! read_conf "$conf"; then
+		log_failed "config $conf refused" "$2"$'\n'"document: $1"
+		return 1
+	fi
+	if ! api=$(api_base); then
+		say "OMEGA_TELEGRAM_API is not an http(s) address"
+		log_failed "OMEGA_TELEGRAM_API refused" "$2"$'\n'"document: $1"
+		return 1
+	fi
+	if ! tmp=$(mktemp -d "${TMPDIR:-/tmp}/omega-alert.XXXXXX"); then
+		say "cannot make a temporary directory"
+		log_failed "no temporary directory" "$2"$'\n'"document: $1"
+		return 1
+	fi
+	trap 'rm -rf -- "$tmp"' EXIT
+	if ! send_document "$1" "$2"; then
+		say "not sent: $why"
+		log_failed "$why" "$2"$'\n'"document: $1"
+		return 1
+	fi
 	return 0
 }
 

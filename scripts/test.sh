@@ -11,6 +11,7 @@ unformatted=$(gofmt -l "${gofiles[@]}")
 [[ -z $unformatted ]] || { echo "gofmt would change: $unformatted"; failed+=(gofmt); }
 
 go vet ./... || failed+=("go vet")
+go mod tidy -diff || failed+=("go mod tidy")
 go test -count=1 -timeout 20m ./... || failed+=("go test")
 
 mapfile -t shells < <(git ls-files '*.sh' '.ci/run' 'scripts/*' 2>/dev/null | while read -r f; do

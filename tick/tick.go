@@ -32,8 +32,12 @@ const DefaultNudgeText = "continue with the next step; if you are waiting on som
 const QuestionWindow = 15 * time.Minute
 
 // TargetGoneAfter is how long captures may keep failing before the watcher
-// says, once, that the watched session is gone.
-const TargetGoneAfter = 10 * time.Minute
+// says, once, that the watched session is gone; GoneInterval is the pace
+// of its polls from then on, until a capture works again.
+const (
+	TargetGoneAfter = 10 * time.Minute
+	GoneInterval    = 5 * time.Minute
+)
 
 // Config is what the watcher was started with.
 type Config struct {
@@ -64,6 +68,10 @@ type Input struct {
 	// Witness is the agent's own status, when a fresh one for this pane
 	// exists.
 	Witness *Witness
+	// OwnTextInBox says the input box holds exactly the nudge text, left
+	// there by a nudge whose Enter never came: a STALLED screen then gets
+	// only the Enter, never the text again.
+	OwnTextInBox bool
 }
 
 // State is what one poll leaves for the next. It is stored as JSON.
@@ -114,6 +122,11 @@ type State struct {
 	CaptureFailures     int       `json:"capture_failures,omitempty"`
 	CaptureFailingSince time.Time `json:"capture_failing_since,omitzero"`
 	TargetGone          bool      `json:"target_gone,omitempty"`
+
+	// Pane and PaneDir are the watched pane's coordinate and working
+	// directory at the last capture; the caller sets them.
+	Pane    string `json:"pane,omitempty"`
+	PaneDir string `json:"pane_dir,omitempty"`
 }
 
 // A QuestionLatch remembers one escalated question.
@@ -135,6 +148,8 @@ type ActionKind int
 const (
 	Nudge ActionKind = iota + 1 // type Text, then Enter as a separate call
 	Alert                       // hand Alert to the alert funnel
+	Enter                       // Text is in the input box already: Enter only
+	Wait                        // wait Wait before the next poll (a slower pace)
 )
 
 // An Action is one thing the shell does after the poll.
@@ -142,6 +157,7 @@ type Action struct {
 	Kind  ActionKind
 	Text  string      // for Nudge: the exact text to type
 	Alert alert.Alert // for Alert
+	Wait  time.Duration
 }
 
 // An Event is one line of the history: what happened, with its figures.
@@ -214,6 +230,11 @@ func (p *poll) captureFailed() {
 	}
 	why := "capture failed: " + oneLine(p.in.CaptureError)
 	p.event("failure", "?", map[string]any{"error": p.in.CaptureError, "failures": next.CaptureFailures})
+	defer func() {
+		if next.TargetGone {
+			p.actions = append(p.actions, Action{Kind: Wait, Wait: GoneInterval})
+		}
+	}()
 	switch {
 	case next.TargetGone:
 		p.line = []string{why + "; the watched session is gone (since " + next.CaptureFailingSince.Format("15:04:05") + "), polling slower"}
@@ -397,6 +418,12 @@ func (p *poll) stalled() {
 	text := p.cfg.NudgeText
 	if text == "" {
 		text = DefaultNudgeText
+	}
+	if p.in.OwnTextInBox {
+		p.actions = append(p.actions, Action{Kind: Enter, Text: text})
+		p.event("nudge", "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String(), "enter_only": true})
+		p.line = append(p.line, "nudged, Enter only: our text is in the box ("+p.next.Budget.String()+")")
+		return
 	}
 	p.actions = append(p.actions, Action{Kind: Nudge, Text: text})
 	p.event("nudge", "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})

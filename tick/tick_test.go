@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
@@ -388,3 +389,36 @@ func TestStateCheck(t *testing.T) {
 		t.Errorf("a sound state: %v", err)
 	}
 }
+
+// TestQuestionKeyedByItsFrame: two questions whose relayed dialogs read
+// the same (the same question line and options) but whose frames differ
+// (another command, another diff above it) are two pages; the same frame,
+// with our own echo masked, is one.
+func TestQuestionKeyedByItsFrame(t *testing.T) {
+	dialog := []classify.Line{{N: 5, Text: " Do you want to proceed?"}, {N: 6, Text: " ❯ 1. Yes"}, {N: 7, Text: "   2. No"}}
+	screen := func(command string) classify.Result {
+		body := []classify.Line{{N: 1, Text: "⏺ Cleaning up."}, {N: 2, Text: ""}, {N: 3, Text: " Bash command"}, {N: 4, Text: "   " + command}}
+		return classify.Result{State: classify.Question, Live: dialog, Body: append(body, dialog...)}
+	}
+	var s State
+	pages := 0
+	for i, cmd := range []string{"rm -rf tmp/a", "rm -rf tmp/a", "rm -rf tmp/b", "rm -rf tmp/b"} {
+		var o Outcome
+		s, o = Step(s, cfg, Input{Now: t0.Add(time.Duration(i) * time.Minute), Screen: screen(cmd)})
+		pages += len(o.Actions)
+		if want := []int{1, 1, 2, 2}[i]; pages != want {
+			t.Errorf("poll %d (%s): %d pages so far, want %d: %s", i, cmd, pages, want, o.Line)
+		}
+	}
+	// Our own echo in the frame does not make a question new.
+	a, b := screen("continue with the next step, please"), screen("")
+	m := maskAll("continue with the next step, please")
+	if questionKey(alert.Alert{}, a, m) != questionKey(alert.Alert{}, b, m) {
+		t.Error("a frame that differs only by our own echo keys differently")
+	}
+}
+
+// maskAll masks one text wherever it appears.
+type maskAll string
+
+func (m maskAll) Mask(line string) string { return strings.ReplaceAll(line, string(m), "") }

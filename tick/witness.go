@@ -49,6 +49,31 @@ func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
 	return w, nil
 }
 
+// FreshestWitness picks, among the agent's status files, the one for pane
+// written last, and checks it with ParseWitness. Files for other panes and
+// files that are not status files are passed over: a stale file for the
+// same pane must not hide a fresh one.
+func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error) {
+	var best []byte
+	var bestAt int64 = -1
+	for _, data := range files {
+		var f struct {
+			Tmux      string `json:"tmux"`
+			UpdatedAt int64  `json:"updatedAt"`
+		}
+		if json.Unmarshal(data, &f) != nil || (pane != "" && f.Tmux != pane) {
+			continue
+		}
+		if f.UpdatedAt > bestAt {
+			best, bestAt = data, f.UpdatedAt
+		}
+	}
+	if best == nil {
+		return Witness{}, fmt.Errorf("tick: agent status: no status file names pane %q", pane)
+	}
+	return ParseWitness(best, pane, now)
+}
+
 // agrees reports whether the witness says what the screen says.
 func (w Witness) agrees(s classify.State) bool {
 	switch w.Status {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -211,5 +212,5 @@ func ensureFile(path string, data []byte, perm os.FileMode) (string, error) {
 	if err == nil {
 		what = "updated " + path
 	}
-	return what, replaceFile(path, data, perm)
+	return what, atomicfile.Write(path, data, perm)
 }

@@ -3,12 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
 	"gotest.tools/v3/icmd"
+	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -117,5 +124,31 @@ func TestListUsage(t *testing.T) {
 		if code != tt.code || !strings.Contains(stdout.String(), tt.out) || !strings.Contains(stderr.String(), tt.err) {
 			t.Errorf("run(%q) = %d\nstdout: %s\nstderr: %s", tt.args, code, &stdout, &stderr)
 		}
+	}
+}
+
+// TestListKillsAHungProxyCommand: a ProxyCommand that hangs, and starts a
+// grandchild of its own, is ended with its whole process group when the
+// host's clock runs out: list leaves no process behind.
+func TestListKillsAHungProxyCommand(t *testing.T) {
+	testenv.Need(t, "ssh", "sh", "sleep")
+	f := newFleet(t)
+	pids := filepath.Join(t.TempDir(), "pids")
+	proxy := fmt.Sprintf(`sh -c 'sleep 300 & echo $! >> %s; echo $$ >> %s; sleep 300'`, pids, pids)
+	f.ssh.Add(t, "hung", "HostName 127.0.0.1", "ProxyCommand "+proxy, "BatchMode yes")
+	res := f.run(t, "list", "--ssh-config", f.ssh.Path, "--timeout", "2s")
+	res.Assert(t, icmd.Success)
+	assert.Assert(t, strings.Contains(res.Stdout(), "hung"), res.Stdout())
+	data, err := os.ReadFile(pids)
+	assert.NilError(t, err)
+	for _, field := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(field)
+		assert.NilError(t, err)
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			if syscall.Kill(pid, 0) != nil {
+				return poll.Success()
+			}
+			return poll.Continue("process %d of the ProxyCommand still runs", pid)
+		}, poll.WithTimeout(10*time.Second))
 	}
 }

@@ -34,6 +34,9 @@ func commands() []command {
 		{"ledger", "record text sent into a watched session (ledger record FILE TEXT)", runLedger},
 		{"golden", "add a captured pane to the golden corpus (golden add NAME --want STATE)", runGolden},
 		{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},
+		{"confirm", "check a fresh capture before the loop types a nudge, or presses its Enter", runConfirm},
+		{"ack", "record what the loop did with an action", runAck},
+		{"loop-env", "the poll loop's settings, checked and resolved once at its start", runLoopEnv},
 		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
 		{"stop", "stop the watcher of a target", runStop},
 		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
@@ -45,6 +48,9 @@ func commands() []command {
 		{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
 		{"version", "print the module version and VCS revision of this binary", runVersion},
 		{"install", "put the alert funnel in ~/.omega/bin (install [--test-alert] [--claude [--uninstall]])", runInstall},
+		{"hold", "take the lock of a watcher's state directory for the loop (the loop calls it)", runHold},
+		{"deliver", "deliver the alerts waiting in a watcher's outbox (the loop calls it)", runDeliver},
+		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,15 +30,14 @@ type testWatcher struct {
 	log     []string
 }
 
-// startToken returns field 22 of /proc/<pid>/stat.
-func startToken(t testing.TB, pid int) string {
+// procToken returns the start token the board reads for pid.
+func procToken(t testing.TB, pid int) string {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	token, err := startToken(pid)
 	if err != nil {
-		t.Skipf("no /proc: %v", err)
+		t.Fatal(err)
 	}
-	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return fields[19]
+	return token
 }
 
 // writeFleet writes the state directories of ws under a new home.
@@ -73,7 +71,7 @@ func writeFleet(t testing.TB, now time.Time, ws ...testWatcher) string {
 		case w.pid == 0:
 			// An hour's interval: the watcher stays live however long a
 			// loaded machine takes to reach the census.
-			write("loop.json", map[string]any{"pid": os.Getpid(), "start_token": startToken(t, os.Getpid()),
+			write("loop.json", map[string]any{"pid": os.Getpid(), "start_token": procToken(t, os.Getpid()),
 				"interval_s": 3600, "target": w.target, "watcher": w.name})
 		case w.pid > 0:
 			write("loop.json", map[string]any{"pid": w.pid, "start_token": "1", "interval_s": 60,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,7 +18,9 @@ import (
 const stopUsage = `usage: omega-monitor stop <target> [--mux PATH]
 
 Stops the watcher of a target by ending its multiplexer session, and with it
-the loop. The watcher's state directory is kept.
+the loop, and returns once the loop has finished its cleanup (it holds the
+state directory's lock until then), or says when it gave up waiting
+(--wait). The watcher's state directory is kept.
 
 flags:
 `
@@ -25,6 +28,7 @@ flags:
 func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
+	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the loop's cleanup (a `duration`)")
 	positional, code, ok := parseInterspersed(fs, args, stopUsage, stdout, stderr)
 	if !ok {
 		return code
@@ -60,6 +64,21 @@ func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: cannot stop %s: %v\n", watcher, err)
 		return 1
 	}
+	home, err := watcherHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return 1
+	}
+	free, h, err := waitForRelease(filepath.Join(home, watcher), *wait)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: stopped %s, but cannot tell whether its loop finished: %v\n", watcher, err)
+		return 1
+	}
+	if !free {
+		fmt.Fprintf(stderr, "omega-monitor: ended the session %s, but its loop still holds the state directory: gave up waiting at %s, after %v (held by %s)\n",
+			watcher, time.Now().Format("15:04:05"), *wait, h)
+		return 1
+	}
 	fmt.Fprintf(stdout, "stopped %s, the watcher of %s\n", watcher, target)
 	return 0
 }
@@ -80,5 +99,5 @@ func markEnded(watcher string) {
 		return
 	}
 	data, _ := json.Marshal(board.EndedRecord{At: time.Now().UTC(), By: "stop"})
-	replaceFile(filepath.Join(dir, "ended.json"), append(data, '\n'), 0o600)
+	atomicfile.Write(filepath.Join(dir, "ended.json"), append(data, '\n'), 0o600)
 }

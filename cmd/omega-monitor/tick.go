@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/probe"
@@ -69,15 +71,20 @@ type tickFlags struct {
 	progress    optionalString
 	workErr     *string
 	progressErr *string
+	// workSaid and progressSaid are what a probe printed on standard
+	// error: the reason, when its output is no count.
+	workSaid, progressSaid *string
 }
 
 func addTickFlags(fs *flag.FlagSet) *tickFlags {
 	f := &tickFlags{
-		target:      fs.String("target", "", "the watched target"),
-		budget:      fs.Int("nudge-budget", 5, "nudges without progress"),
-		nudgeText:   fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
-		workErr:     fs.String("work-error", "", "the work probe failed"),
-		progressErr: fs.String("progress-error", "", "the progress probe failed"),
+		target:       fs.String("target", "", "the watched target"),
+		budget:       fs.Int("nudge-budget", 5, "nudges without progress"),
+		nudgeText:    fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
+		workErr:      fs.String("work-error", "", "the work probe failed"),
+		progressErr:  fs.String("progress-error", "", "the progress probe failed"),
+		workSaid:     fs.String("work-stderr", "", "what the work probe said on standard error"),
+		progressSaid: fs.String("progress-stderr", "", "what the progress probe said on standard error"),
 	}
 	fs.Var(&f.work, "work", "the work probe's output")
 	fs.Var(&f.progress, "progress", "the progress probe's output")
@@ -95,7 +102,7 @@ func (f *tickFlags) config() tick.Config {
 
 // input builds a poll's input from the flags and a classified screen.
 func (f *tickFlags) input(now time.Time, screen classify.Result) tick.Input {
-	return tick.Input{
+	in := tick.Input{
 		Now:             now,
 		Screen:          screen,
 		Work:            probe.Read(f.work.value, f.work.set && *f.workErr == ""),
@@ -105,6 +112,30 @@ func (f *tickFlags) input(now time.Time, screen classify.Result) tick.Input {
 		ProgressPresent: f.progress.set || *f.progressErr != "",
 		ProgressError:   *f.progressErr,
 	}
+	if f.work.set && in.WorkError == "" && !in.Work.Known {
+		in.WorkError = unusable(f.work.value, *f.workSaid)
+	}
+	if f.progress.set && in.ProgressError == "" && !in.Progress.Known {
+		in.ProgressError = unusable(f.progress.value, *f.progressSaid)
+	}
+	return in
+}
+
+// unusable says why a probe that exited 0 gave no reading: what it printed,
+// and what it said on standard error (a missing file, a bad pattern), which
+// is most often the reason.
+func unusable(out, said string) string {
+	why := "printed nothing"
+	if t := strings.TrimSpace(out); t != "" {
+		if r := []rune(t); len(r) > 60 {
+			t = string(r[:60]) + "…"
+		}
+		why = fmt.Sprintf("printed %q, not one whole number", t)
+	}
+	if said = strings.TrimSpace(said); said != "" {
+		why += "; it said: " + said
+	}
+	return why
 }
 
 func (f *tickFlags) check() error {
@@ -129,6 +160,8 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := addTickFlags(fs)
 	captureErr := fs.String("capture-error", "", "the capture failed")
 	nowFlag := fs.String("now", "", "the poll's time, RFC 3339")
+	framed := fs.Bool("frame", false, "standard input is a capture frame")
+	statusDir := fs.String("agent-status-dir", "", "the agent's status files, on this machine")
 	statusFile := fs.String("agent-status", "", "the agent's own status file")
 	pane := fs.String("pane", "", "the watched pane")
 	explain := fs.Bool("explain", false, "explain on standard error")
@@ -147,15 +180,11 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor tick: %v\n", err)
 		return 2
 	}
-	now := time.Now()
-	if *nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, *nowFlag)
-		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor tick: --now %q is not an RFC 3339 time\n", *nowFlag)
-			return 2
-		}
-		now = t
+	now, ok := parseNow(*nowFlag, stderr)
+	if !ok {
+		return 2
 	}
+	defer selfDeadline(callDeadline, stderr)()
 	d := stateDirectory(*stateDir)
 	var problems []string // rendered at the end of the line
 	// unusable says why no nudge may go out on this poll: without a state
@@ -182,46 +211,36 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !usable {
 		unusable = "the state file is unusable"
 	}
-	var screen classify.Result
-	var screenLedger classify.Masker
+	var c capture
+	var echo classify.Masker
 	if *captureErr == "" {
 		m, err := loadLedger(d.ledger())
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
-		screenLedger = m
-		s, err := classify.ReadScreen(stdin)
+		echo = m
+		c, err = readCapture(stdin, *framed, *pane, *statusFile, *statusDir)
 		if err != nil {
-			*captureErr = "reading the pane: " + err.Error()
-		} else {
-			opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == ""}
-			opt.Ledger = m
-			screen = classify.Classify(s, opt)
+			*captureErr = err.Error()
 		}
 	}
-	in := f.input(now, screen)
-	in.CaptureError = *captureErr
-	in.Ledger = screenLedger
-	witness := "none"
-	if *statusFile != "" && in.CaptureError == "" {
-		if data, err := fsutil.ReadCapped(*statusFile, maxStatusFile); err != nil {
-			witness = "unreadable (" + err.Error() + "): the screen decides alone"
-		} else if w, err := tick.ParseWitness(data, *pane, now); err != nil {
-			witness = err.Error() + ": the screen decides alone"
-		} else {
-			in.Witness = &w
-			witness = fmt.Sprintf("%s says %s (written %s)", *statusFile, w.Status, w.Updated.UTC().Format(time.RFC3339))
-		}
+	witness, said := c.witness(now)
+	if *captureErr != "" {
+		witness, said = nil, "none"
 	}
+	next, out, in := judge(prev, f.config(), f, now, c.screen, *captureErr, echo, witness)
+	screen := in.Screen
 	if *explain {
-		if in.CaptureError != "" {
-			fmt.Fprintf(stderr, "no screen: %s\n", in.CaptureError)
+		if *captureErr != "" {
+			fmt.Fprintf(stderr, "no screen: %s\n", *captureErr)
 		} else {
 			io.WriteString(stderr, screen.Explain())
 		}
-		fmt.Fprintf(stderr, "  witness:  %s\n", witness)
+		fmt.Fprintf(stderr, "  witness:  %s\n", said)
 	}
-	next, out := tick.Step(prev, f.config(), in)
+	if c.pane != "" {
+		next.Pane, next.PaneDir = c.pane, c.dir
+	}
 	if unusable != "" {
 		next, out = withholdNudges(next, out, unusable)
 	}
@@ -231,7 +250,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		problems = append(problems, err.Error())
 		next, out = withholdNudges(next, out, "the state could not be saved")
 	}
-	d.handOver(out, &problems)
+	d.handOver(out, screen, now, &problems)
 	if err := d.appendHistory(now, *f.target, out.Events); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -246,10 +265,6 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// maxStatusFile caps the agent's status file: Claude Code's is a few
-// hundred bytes.
-const maxStatusFile = 64 << 10
-
 // maxStateFile caps state.json: the lines kept for the diff are bounded,
 // and a state far beyond them is not one a tick wrote.
 const maxStateFile = 8 << 20
@@ -262,13 +277,14 @@ const maxMonitorLog = 4 << 20
 func withholdNudges(next tick.State, out tick.Outcome, why string) (tick.State, tick.Outcome) {
 	var kept []tick.Action
 	for _, a := range out.Actions {
-		if a.Kind != tick.Nudge {
+		if a.Kind != tick.Nudge && a.Kind != tick.Enter {
 			kept = append(kept, a)
 			continue
 		}
 		spent := next.Budget.String()
-		next.Budget.Used = max(next.Budget.Used-1, 0)
+		next = next.Refund()
 		out.Line = strings.Replace(out.Line, "nudged ("+spent+")", "not nudged ("+why+")", 1)
+		out.Line = strings.Replace(out.Line, "nudged, Enter only: our text is in the box ("+spent+")", "not nudged ("+why+")", 1)
 	}
 	out.Actions = kept
 	events := make([]tick.Event, 0, len(out.Events))
@@ -280,6 +296,63 @@ func withholdNudges(next tick.State, out tick.Outcome, why string) (tick.State, 
 	}
 	out.Events = events
 	return next, out
+}
+
+// parseNow reads --now, or takes the time now.
+func parseNow(flagValue string, stderr io.Writer) (time.Time, bool) {
+	if flagValue == "" {
+		return time.Now(), true
+	}
+	t, err := time.Parse(time.RFC3339, flagValue)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: --now %q is not an RFC 3339 time\n", flagValue)
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// judge is one poll's step from a captured screen to the tick's outcome,
+// for tick and replay alike: classify with the echo ledger, look at the
+// input box as drawn, then tick.Step. screen is nil when the capture failed.
+func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness) (tick.State, tick.Outcome, tick.Input) {
+	var screen classify.Result
+	own := false
+	if captureErr == "" && s != nil {
+		opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == "", Ledger: echo}
+		screen = classify.Classify(s, opt)
+		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
+	}
+	in := f.input(now, screen)
+	in.CaptureError = captureErr
+	in.Ledger = echo
+	in.Witness = w
+	in.OwnTextInBox = own
+	next, out := tick.Step(prev, cfg, in)
+	return next, out, in
+}
+
+// boxAsDrawn reads the input box of a STALLED screen without the echo
+// ledger, which masks our own words in the transcript and must not mask
+// them in the box: a box holding exactly our nudge text gets only the Enter
+// (own is true); a box holding anything else is a human's draft and holds.
+func boxAsDrawn(s *classify.Screen, screen classify.Result, opt classify.Options, text string) (classify.Result, bool) {
+	if screen.State != classify.Stalled || (screen.Hold != classify.HoldNone && screen.Hold != classify.HoldDraft) {
+		return screen, false
+	}
+	raw := screen
+	if screen.Hold == classify.HoldNone && opt.Ledger != nil {
+		opt.Ledger = nil
+		raw = classify.Classify(s, opt)
+	}
+	if raw.Hold != classify.HoldDraft {
+		return screen, false
+	}
+	if tick.OwnText(raw.Draft, text) {
+		screen.Hold, screen.Draft, screen.HoldLine = classify.HoldNone, "", classify.Line{}
+		return screen, true
+	}
+	screen.Hold, screen.Draft, screen.HoldLine = classify.HoldDraft, raw.Draft, raw.HoldLine
+	return screen, false
 }
 
 // A stateDirectory is one watcher's directory: its state, echo ledger,
@@ -394,36 +467,7 @@ func (d stateDirectory) saveState(s tick.State) error {
 	return nil
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if dir, err := os.Open(filepath.Dir(path)); err == nil {
-		dir.Sync()
-		dir.Close()
-	}
-	return nil
-}
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
 
 // appendHistory appends the poll's events to history.jsonl in one write, so
 // that a failure loses at most this poll's lines and never an earlier one,
@@ -473,7 +517,8 @@ func (d stateDirectory) appendHistory(now time.Time, target string, events []tic
 
 // record records each nudge in the echo ledger before it is handed over. A
 // nudge that cannot be recorded first is not sent: its echo would be read
-// back as the agent's own words.
+// back as the agent's own words; its budget is given back, and the history
+// says so instead of "nudge".
 func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]string) (tick.State, tick.Outcome) {
 	for _, a := range out.Actions {
 		if a.Kind != tick.Nudge {
@@ -488,22 +533,37 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 }
 
 // handOver writes every action for the shell, as files in the order to act
-// on them.
-func (d stateDirectory) handOver(out tick.Outcome, problems *[]string) {
+// on them, and a nudge's judged screen as pending.json for the checks
+// before typing and before Enter (confirm).
+func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, problems *[]string) {
 	seq := 0
+	os.Remove(d.path(pendingFile))
 	for _, a := range out.Actions {
 		switch a.Kind {
-		case tick.Nudge:
+		case tick.Nudge, tick.Enter:
 			seq++
-			if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.nudge", seq)), []byte(a.Text)); err != nil {
+			name := fmt.Sprintf("%03d.nudge", seq)
+			if a.Kind == tick.Enter {
+				name = fmt.Sprintf("%03d.enter", seq)
+			}
+			if err := d.writePending(tick.NewPending(name, a, judged, now)); err != nil {
+				*problems = append(*problems, "nudge not handed over: "+err.Error())
+				continue
+			}
+			if err := writeAtomic(filepath.Join(d.actions(), name), []byte(a.Text)); err != nil {
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
-			for _, msg := range a.Alert.HTML() {
-				seq++
-				if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.alert", seq)), []byte(msg)); err != nil {
-					*problems = append(*problems, "alert not handed over: "+err.Error())
-				}
+			// Into the outbox, which no later poll clears: an alert
+			// waits there until it is delivered or kept as failed.
+			if err := d.queueAlerts(now, a.Alert.HTML()); err != nil {
+				*problems = append(*problems, "alert not queued: "+err.Error())
+			}
+		case tick.Wait:
+			seq++
+			secs := strconv.Itoa(int(a.Wait / time.Second))
+			if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
+				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}
 		}
 	}

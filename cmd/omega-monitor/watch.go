@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
@@ -78,32 +79,9 @@ func (f *watchFlags) parsed(fs *flag.FlagSet) {
 func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var f watchFlags
 	fs := newWatchFlagSet(&f)
-	positional, code, ok := parseInterspersed(fs, args, watchUsage, stdout, stderr)
+	target, code, ok := parseWatchArgs("watch", fs, &f, args, watchUsage, stdout, stderr)
 	if !ok {
 		return code
-	}
-	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "omega-monitor: watch takes one target, got %d\n", len(positional))
-		writeCommandUsage(stderr, fs, watchUsage)
-		return 2
-	}
-	target, err := coord.ParseTarget(positional[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
-		return 2
-	}
-	f.parsed(fs)
-	if f.probeDir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: no current directory for the probes (give --probe-dir): %v\n", err)
-			return 2
-		}
-		f.probeDir = wd
-	}
-	if err := f.check(os.Getenv); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
-		return 2
 	}
 	m, err := resolveMux(f.mux, f.sshConfig, coord.DefaultTimeout)
 	if err != nil {
@@ -150,6 +128,16 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return 1
+	}
+	// A loop started by hand, or an old one still cleaning up, holds
+	// the state directory: two loops would type into one pane in turns.
+	if free, h, err := lockFree(filepath.Join(home, watcher)); err != nil || !free {
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		} else {
+			fmt.Fprintf(stderr, "omega-monitor: %s is already watched: its state directory is held by %s\n", target, h)
+		}
 		return 1
 	}
 	if err := writeWatcherTarget(home, watcher, target); err != nil {
@@ -219,7 +207,46 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 			words = append(words, "--"+fl.Name, v)
 		}
 	})
+	// Always: the probes' directory is where watch ran, not the loop's.
+	if f.probeDir != "" {
+		words = append(words, "--probe-dir", f.probeDir)
+	}
 	return "exec " + coord.ShellJoin(words...)
+}
+
+// parseWatchArgs reads a watcher's command line, for watch and for the
+// loop's own start (loop-env), so that both refuse the same things: one
+// target, safe by coord's rules, and every flag's value in range. When ok is
+// false the command returns code.
+func parseWatchArgs(name string, fs *flag.FlagSet, f *watchFlags, args []string, usage string, stdout, stderr io.Writer) (target coord.Target, code int, ok bool) {
+	positional, code, ok := parseInterspersed(fs, args, usage, stdout, stderr)
+	if !ok {
+		return coord.Target{}, code, false
+	}
+	if len(positional) != 1 {
+		fmt.Fprintf(stderr, "omega-monitor: %s takes one target, got %d\n", name, len(positional))
+		writeCommandUsage(stderr, fs, usage)
+		return coord.Target{}, 2, false
+	}
+	target, err := coord.ParseTarget(positional[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: refusing target %q: %v\n", positional[0], err)
+		return coord.Target{}, 2, false
+	}
+	f.parsed(fs)
+	if f.probeDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor: no current directory for the probes (give --probe-dir): %v\n", err)
+			return coord.Target{}, 2, false
+		}
+		f.probeDir = wd
+	}
+	if err := f.check(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return coord.Target{}, 2, false
+	}
+	return target, 0, true
 }
 
 // parseInterspersed parses flags wherever they stand among the positional
@@ -316,7 +343,7 @@ func installLoopScript(home string) (string, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, script) {
 		return path, os.Chmod(path, 0o700)
 	}
-	return path, replaceFile(path, script, 0o700)
+	return path, atomicfile.Write(path, script, 0o700)
 }
 
 // loopVersionMark starts the line that stamps a loop script with the version
@@ -333,6 +360,9 @@ func stampedLoop() []byte {
 	return b.Bytes()
 }
 
+// errUnstamped is wrapped by checkLoopVersion for a script without a stamp.
+var errUnstamped = errors.New("no version stamp")
+
 // checkLoopVersion refuses a loop script written by a binary of another
 // version (or by none): the loop and the binary it calls share contracts
 // (flags, action files, state), so they must come from one build.
@@ -346,7 +376,7 @@ func checkLoopVersion(path string) error {
 	v, ok := bytes.CutPrefix(line, []byte(loopVersionMark))
 	switch {
 	case !ok:
-		return fmt.Errorf("the loop script %s carries no version; this binary is %s", path, version())
+		return fmt.Errorf("the loop script %s carries no version; this binary is %s: %w", path, version(), errUnstamped)
 	case string(v) != version():
 		return fmt.Errorf("the loop script %s is of version %s, this binary is %s; refusing to run a loop of another version", path, v, version())
 	}
@@ -360,7 +390,7 @@ func writeWatcherTarget(home, watcher string, target coord.Target) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return replaceFile(filepath.Join(dir, "target"), []byte(target.String()+"\n"), 0o600)
+	return writeAtomic(filepath.Join(dir, "target"), []byte(target.String()+"\n"))
 }
 
 // readWatcherTarget is the target recorded for watcher, if any.
@@ -371,30 +401,4 @@ func readWatcherTarget(home, watcher string) (coord.Target, bool) {
 	}
 	t, err := coord.ParseTarget(strings.TrimSpace(string(data)))
 	return t, err == nil && coord.WatcherName(t) == watcher
-}
-
-// replaceFile writes data to path by way of a temporary file in the same
-// directory: write, fsync, rename.
-func replaceFile(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -134,3 +134,46 @@ curl() {
 	grep -q '<b>lost</b>' "$HOME/.omega/monitor/alert-failed.log"
 	[ "$(file_mode "$HOME/.omega/monitor/alert-failed.log")" = 600 ]
 }
+
+@test "document_name keeps only safe characters" {
+	[ "$(document_name /a/b/report.md)" = report.md ]
+	# shellcheck disable=SC2016 # the $( ) is the point: it must stay text.
+	[ "$(document_name 'x/re"port;type=x $(id).md')" = 're_port_type_x___id_.md' ]
+	[ "$(document_name 'dir/')" = document.txt ]
+	[ "$(document_name '..')" = document.txt ]
+}
+
+@test "main --document uploads the file with its caption through sendDocument" {
+	printf '# report\n' >"$BATS_TEST_TMPDIR/report.md"
+	printf '500 {"ok":false}\n200 {"ok":true}\n' >"$BATS_TEST_TMPDIR/answers"
+	run main --document "$BATS_TEST_TMPDIR/report.md" '<b>AUDIT</b>'
+	[ "$status" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/calls")" = 2 ]
+	grep -q 'url = ".*/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0/sendDocument"' "$BATS_TEST_TMPDIR/stdin"
+	grep -q 'form = "document=@.*/doc/report.md"' "$BATS_TEST_TMPDIR/stdin"
+	grep -q 'form = "caption=<' "$BATS_TEST_TMPDIR/stdin"
+	grep -q 'form-string = "parse_mode=HTML"' "$BATS_TEST_TMPDIR/stdin"
+	[ "$(grep -c sendMessage "$BATS_TEST_TMPDIR/stdin")" = 0 ]
+	[[ $output != *AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0* ]]
+}
+
+@test "main --document: usage errors exit 2 and send nothing" {
+	run main --document
+	[ "$status" -eq 2 ]
+	run main --document "$BATS_TEST_TMPDIR/missing.md" caption
+	[ "$status" -eq 2 ]
+	[[ $output == *"is not a readable file"* ]]
+	printf 'x' >"$BATS_TEST_TMPDIR/r.md"
+	run main --document "$BATS_TEST_TMPDIR/r.md" ''
+	[ "$status" -eq 2 ]
+	[ ! -e "$BATS_TEST_TMPDIR/calls" ]
+}
+
+@test "main --document gives up and logs the caption and the file's path" {
+	printf 'x' >"$BATS_TEST_TMPDIR/r.md"
+	printf '503 {}\n503 {}\n' >"$BATS_TEST_TMPDIR/answers"
+	OMEGA_ALERT_TRIES=2 run main --document "$BATS_TEST_TMPDIR/r.md" '<b>lost report</b>'
+	[ "$status" -eq 1 ]
+	grep -q '<b>lost report</b>' "$HOME/.omega/monitor/alert-failed.log"
+	grep -q "document: $BATS_TEST_TMPDIR/r.md" "$HOME/.omega/monitor/alert-failed.log"
+}

@@ -1,0 +1,190 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A Dimension is what one auditor audits: one group of the project's rules,
+// or one of the fallback dimensions.
+type Dimension struct {
+	// ID is D1, D2, … in plan order; the auditor's report heading names it.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Rules are the project's words, each with the file:line it came from
+	// (the same rule stated in several files is listed once per file).
+	// A fallback dimension has none.
+	Rules []Rule `json:"rules,omitempty"`
+	// Focus describes a fallback dimension, which has no rules to quote.
+	Focus string `json:"focus,omitempty"`
+	Brief string `json:"brief"`
+}
+
+// A Plan is the audit of one project: its dimensions in order.
+type Plan struct {
+	Dimensions []Dimension `json:"dimensions"`
+	// Sources are the files whose rules made the dimensions.
+	Sources []string `json:"sources"`
+	// Fallback says the project states no rules of its own, and Why says
+	// what was searched.
+	Fallback bool   `json:"fallback"`
+	Why      string `json:"why,omitempty"`
+	// Dropped are rule groups past the limit on dimensions, not audited
+	// this time.
+	Dropped []Dimension `json:"dropped,omitempty"`
+}
+
+// MaxDimensions is the default limit on dimensions per run: each is an
+// auditor, and an auditor is expensive.
+const MaxDimensions = 12
+
+// Fallback dimensions are the seed's four, for a project that states no rules.
+var fallbackDimensions = []Dimension{
+	{Name: "design and token rules", Focus: "Are the project's design constants (tokens, magic numbers, styles, configuration values) defined once and used through their names, or copied and drifting?"},
+	{Name: "access control and isolation", Focus: "Who can read, write or run what: file permissions, secrets on command lines or in logs, input reaching a shell, one user's or tenant's data reaching another."},
+	{Name: "test reality (does the green actually mean anything)", Focus: "Do the tests exercise the real code paths with real inputs, or do mocks, skips, sleeps and tautological assertions make them pass whatever the code does?"},
+	{Name: "corpus and documentation integrity", Focus: "Do the README, docs, examples and test fixtures say what the code actually does, and are the recorded examples genuine?"},
+}
+
+// Discover plans the audit of a project from its candidate files (those that
+// Classify accepts, with their contents), at most max dimensions (0 means
+// MaxDimensions). Files are read in path order, rule files first.
+func Discover(files []File, max int) Plan {
+	if max <= 0 {
+		max = MaxDimensions
+	}
+	type kinded struct {
+		File
+		kind Kind
+	}
+	var cands []kinded
+	docs := 0
+	for _, f := range files {
+		k, ok := Classify(f.Path)
+		if !ok {
+			continue
+		}
+		if k == Doc {
+			docs++
+		}
+		cands = append(cands, kinded{f, k})
+	}
+	slices.SortStableFunc(cands, func(a, b kinded) int {
+		if a.kind != b.kind {
+			if a.kind == RuleFile {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+
+	var p Plan
+	var dims []Dimension
+	seen := map[string]int{} // rule texts of a group → its index in dims
+	for _, c := range cands {
+		gs := groups(c.File, c.kind)
+		if len(gs) > 0 {
+			p.Sources = append(p.Sources, c.Path)
+		}
+		for _, g := range gs {
+			key := groupKey(g)
+			if i, ok := seen[key]; ok {
+				// The same rules stated in two files (AGENTS.md as a
+				// copy of CLAUDE.md) are one dimension.
+				dims[i].Rules = append(dims[i].Rules, g.rules...)
+				continue
+			}
+			seen[key] = len(dims)
+			dims = append(dims, Dimension{Name: g.name, Rules: g.rules})
+		}
+	}
+	if len(dims) == 0 {
+		p.Fallback = true
+		ruleFiles := len(cands) - docs
+		p.Why = fmt.Sprintf("the project states no rules of its own: %d rule files (CLAUDE.md, AGENTS.md, GEMINI.md, RULES.md, CONTRIBUTING.md, .cursorrules, .cursor/rules/, rules/) and %d other docs hold no list item of a rule file, no list item under a heading naming rules or invariants, and no MUST/NEVER/ALWAYS/SHALL/REQUIRED/DO NOT line; so the seed's four generic dimensions are audited instead",
+			ruleFiles, docs)
+		dims = slices.Clone(fallbackDimensions)
+	}
+	if len(dims) > max {
+		p.Dropped = dims[max:]
+		dims = dims[:max]
+	}
+	for i := range dims {
+		dims[i].ID = "D" + strconv.Itoa(i+1)
+		dims[i].Brief = Brief(dims[i])
+	}
+	for i := range p.Dropped {
+		p.Dropped[i].ID = "D" + strconv.Itoa(max+i+1)
+	}
+	p.Dimensions = dims
+	return p
+}
+
+func groupKey(g group) string {
+	texts := make([]string, len(g.rules))
+	for i, r := range g.rules {
+		texts[i] = strings.Join(strings.Fields(r.Text), " ")
+	}
+	slices.Sort(texts)
+	return strings.Join(texts, "\x00")
+}
+
+// Brief returns the instructions of the auditor of one dimension. It holds
+// the rules verbatim, what the auditor may do, and the report format
+// (FormatSpec) it must answer in.
+func Brief(d Dimension) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are a read-only, adversarial auditor of the project in the current directory. Audit ONE dimension of it: %s %q.\n\n", d.ID, d.Name)
+	if len(d.Rules) > 0 {
+		b.WriteString("The project states these rules about itself (file:line, then its words):\n")
+		for _, r := range d.Rules {
+			fmt.Fprintf(&b, "- %s:%d: %s\n", r.File, r.Line, r.Text)
+		}
+	} else {
+		b.WriteString("The project states no rules of its own, so this is a generic dimension:\n")
+		b.WriteString(d.Focus + "\n")
+	}
+	b.WriteString(`
+How to audit:
+- READ-ONLY. Read, search and list files; change nothing. Do not write, edit,
+  create, move or delete any file, and run no command. A run that changes the
+  tree is reported as a violation.
+- ADVERSARIAL. Try to falsify the project's claim about itself: look for the
+  place where the rule is broken, not for reassurance that it holds.
+- CITE. Every finding names the file and line(s) where the evidence is, as
+  path:LINE or path:FIRST-LAST, the path relative to the project's top
+  directory. A finding without a citation, or citing a line that does not
+  exist, is rejected.
+- RANK. List findings most severe first.
+- NEVER PAD. Report only what you found and checked. If the rule holds, say so
+  in ONE specific line that says why it holds (what enforces it, where);
+  "no issues found" or "looks good" is rejected.
+
+`)
+	b.WriteString(FormatSpec(d.ID))
+	return b.String()
+}
+
+// FormatSpec returns the report format an auditor of dimension id must
+// answer in.
+func FormatSpec(id string) string {
+	return fmt.Sprintf(`Answer with the report only, in exactly this format (Markdown):
+
+## %[1]s
+1. path/to/file.go:12 — what breaks the rule, and why it matters
+   > the exact text at that line, copied (optional; it is checked)
+2. path/to/other.go:30-34 — the next finding, less severe
+   > an exact excerpt of lines 30 to 34
+
+or, when the rule holds, the heading and one line:
+
+## %[1]s
+CLEAN: the rule holds because <what enforces it, with a file:line>
+
+A "> " line must be copied verbatim from the cited lines. Text before the
+heading is ignored.
+`, id)
+}

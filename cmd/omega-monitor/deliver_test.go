@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// fakeFunnel writes a funnel script that appends each message it gets to
+// log, then runs tail (sh code: exit 1 to fail, kill -9 $$ to die).
+func fakeFunnel(t *testing.T, log, tail string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "funnel.sh")
+	script := "#!/bin/sh\nfor m in \"$@\"; do printf '%s\\n' \"$m\" >> '" + log + "'; done\n" + tail + "\n"
+	assert.NilError(t, os.WriteFile(path, []byte(script), 0o700))
+	return path
+}
+
+func deliver(t *testing.T, state, funnel string) (string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run([]string{"deliver", "--state", state, "--target", "agent", "--funnel", funnel}, nil, &out, &errb)
+	assert.Equal(t, errb.String(), "")
+	return out.String(), code
+}
+
+func outboxNames(t *testing.T, state string) []string {
+	t.Helper()
+	names, err := stateDirectory(state).pendingAlerts()
+	assert.NilError(t, err)
+	return names
+}
+
+// TestDeliverOutbox: alerts leave the outbox in order, once delivered; one
+// the funnel gave up on leaves it too (the funnel kept it); one whose funnel
+// died stays, and the next call (a restarted watcher) delivers it, once.
+func TestDeliverOutbox(t *testing.T) {
+	testenv.Need(t, "sh")
+	home := t.TempDir()
+	t.Setenv("OMEGA_MONITOR_HOME", home)
+	state := filepath.Join(home, "monitor-agent")
+	d := stateDirectory(state)
+	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	assert.NilError(t, d.queueAlerts(now, []string{"first", "second"}))
+	assert.NilError(t, d.queueAlerts(now.Add(time.Minute), []string{"third"}))
+	assert.Equal(t, mode(t, d.outbox()), os.FileMode(0o700))
+
+	sent := filepath.Join(t.TempDir(), "sent")
+	// The funnel dies on the first message: it stays, and so do the rest.
+	out, code := deliver(t, state, fakeFunnel(t, sent, "kill -9 $$"))
+	assert.Equal(t, code, 1)
+	assert.Assert(t, strings.Contains(out, "alert not delivered: the funnel: signal: killed"), out)
+	assert.Equal(t, len(outboxNames(t, state)), 3)
+
+	// Restarted: everything pending goes, in order, once.
+	os.Remove(sent)
+	out, code = deliver(t, state, fakeFunnel(t, sent, "exit 0"))
+	assert.Equal(t, code, 0, out)
+	got, err := os.ReadFile(sent)
+	assert.NilError(t, err)
+	assert.Equal(t, string(got), "first\nsecond\nthird\n")
+	assert.Equal(t, len(outboxNames(t, state)), 0)
+	out, _ = deliver(t, state, fakeFunnel(t, sent, "exit 0"))
+	got, _ = os.ReadFile(sent)
+	assert.Equal(t, string(got), "first\nsecond\nthird\n", "delivered twice")
+
+	// The funnel gives up (exit 1, it has logged the message): gone.
+	assert.NilError(t, d.queueAlerts(now.Add(2*time.Minute), []string{"fourth"}))
+	out, code = deliver(t, state, fakeFunnel(t, sent, "echo 'omega-alert-send: not sent: HTTP 403' >&2; exit 1"))
+	assert.Equal(t, code, 1)
+	assert.Assert(t, strings.Contains(out, "alert not delivered: omega-alert-send: not sent: HTTP 403; kept in alert-failed.log"), out)
+	assert.Equal(t, len(outboxNames(t, state)), 0)
+
+	// No funnel: kept in alert-failed.log by deliver itself.
+	assert.NilError(t, d.queueAlerts(now.Add(3*time.Minute), []string{"fifth"}))
+	out, code = deliver(t, state, filepath.Join(t.TempDir(), "none.sh"))
+	assert.Equal(t, code, 1)
+	assert.Assert(t, strings.Contains(out, "no alert funnel at"), out)
+	failed, err := os.ReadFile(filepath.Join(home, "alert-failed.log"))
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(failed), "\nfifth\n"), string(failed))
+	assert.Equal(t, len(outboxNames(t, state)), 0)
+
+	history, err := os.ReadFile(filepath.Join(state, "history.jsonl"))
+	assert.NilError(t, err)
+	assert.Equal(t, strings.Count(string(history), `"event":"alert_delivered"`), 3, string(history))
+	assert.Equal(t, strings.Count(string(history), `"event":"alert_not_delivered"`), 3, string(history))
+	log, err := os.ReadFile(filepath.Join(state, "monitor.log"))
+	assert.NilError(t, err)
+	assert.Equal(t, strings.Count(string(log), "alert not delivered"), 3, string(log))
+}
+
+// TestDeliverThroughTheRealFunnel: an alert waiting in the outbox reaches
+// the (fake) Telegram API once through the real funnel script.
+func TestDeliverThroughTheRealFunnel(t *testing.T) {
+	testenv.Need(t, "bash", "curl")
+	tg := &telegram{}
+	api := newTelegramServer(t, tg)
+	home := t.TempDir()
+	conf := filepath.Join(home, "telegram.conf")
+	assert.NilError(t, os.WriteFile(conf, []byte(readmeTelegramConf(t)), 0o600))
+	funnel := filepath.Join(home, "omega-alert-send.sh")
+	t.Setenv("HOME", home)
+	t.Setenv("OMEGA_TELEGRAM_CONF", conf)
+	t.Setenv("OMEGA_TELEGRAM_API", api)
+	t.Setenv("OMEGA_MONITOR_HOME", filepath.Join(home, "state"))
+	var out, errb bytes.Buffer
+	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
+	assert.NilError(t, exec.Command("cp", filepath.Join(home, ".omega", "bin", "omega-alert-send.sh"), funnel).Run())
+	state := filepath.Join(home, "state", "monitor-agent")
+	assert.NilError(t, stateDirectory(state).queueAlerts(time.Now(), []string{"<b>QUESTION</b> · <code>agent</code>"}))
+	for range 2 {
+		_, code := deliver(t, state, funnel)
+		assert.Equal(t, code, 0)
+	}
+	assert.DeepEqual(t, tg.messages(), []string{"<b>QUESTION</b> · <code>agent</code>"})
+}

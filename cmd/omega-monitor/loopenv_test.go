@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// TestLoopEnvAssignments: loop-env's output is bash that parses (bash -n)
+// and, evaluated, gives every value back as one word, unchanged; loop.json
+// names the process by its id and its start token.
+func TestLoopEnvAssignments(t *testing.T) {
+	bash := testenv.Need(t, "bash")[0]
+	for _, target := range []string{"agent", "box:agent"} {
+		t.Run(target, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("OMEGA_MONITOR_HOME", home)
+			t.Setenv("OMEGA_MONITOR_STATE", "")
+			t.Setenv("OMEGA_MONITOR_WATCHER", "")
+			t.Setenv("OMEGA_MONITOR_MUX", "/bin/true")
+			text := `-don't stop: "run" it; $HOME ✓`
+			var out, errb bytes.Buffer
+			pid := os.Getpid()
+			args := []string{"loop-env", target, "--interval", "7", "--nudge-text", text, "--work-probe", `ls "$x" | wc -l`, "--pid", strconv.Itoa(pid)}
+			if code := run(args, nil, &out, &errb); code != 0 {
+				t.Fatalf("loop-env = %d: %s", code, &errb)
+			}
+			if err := exec.Command(bash, "-n", "-c", out.String()).Run(); err != nil {
+				t.Fatalf("bash -n: %v\n%s", err, &out)
+			}
+			script := out.String() + `
+printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste" "${#capture[@]}" "${type_text[@]: -1}"`
+			got, err := exec.Command(bash, "-c", script).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			words := strings.Split(strings.TrimSuffix(string(got), "\x00"), "\x00")
+			state := filepath.Join(home, "monitor-agent")
+			last := "=agent:" // paste-buffer -t =agent:
+			if target != "agent" {
+				state = filepath.Join(home, "monitor-box-agent")
+				last = words[7] // the remote command line, checked in coord
+			}
+			want := []string{target, state, "7", text, `ls "$x" | wc -l`, "1", words[6], last}
+			if diff := cmp.Diff(want, words); diff != "" {
+				t.Errorf("evaluated (-want +got):\n%s", diff)
+			}
+			data, err := os.ReadFile(filepath.Join(state, "loop.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec loopRecord
+			if err := json.Unmarshal(data, &rec); err != nil {
+				t.Fatal(err)
+			}
+			tok, _ := startToken(pid)
+			if rec.PID != pid || rec.StartToken == "" || rec.StartToken != tok || rec.IntervalS != 7 || rec.Target != target || rec.Settings["nudge_text"] != text {
+				t.Errorf("loop.json = %+v", rec)
+			}
+			if fi, err := os.Stat(filepath.Join(state, "loop.json")); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("loop.json mode: %v %v", fi.Mode(), err)
+			}
+		})
+	}
+}
+
+// TestLoopEnvRefuses: loop-env refuses what watch refuses, with status 2
+// and nothing on standard output for the loop to eval.
+func TestLoopEnvRefuses(t *testing.T) {
+	t.Setenv("OMEGA_MONITOR_HOME", t.TempDir())
+	for _, args := range [][]string{
+		{"my.agent", "--pid", "1"}, {"box:a:b", "--pid", "1"}, {"-t", "--pid", "1"},
+		{"agent", "--interval", "0", "--pid", "1"}, {"agent", "--nudge-budget", "-1", "--pid", "1"},
+		{"agent"}, {"a", "b", "--pid", "1"}, {"agent", "--nudge-text", "two\nlines", "--pid", "1"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"loop-env"}, args...), nil, &out, &errb); code != 2 || out.Len() != 0 {
+			t.Errorf("loop-env %q = %d, stdout %q; want 2 and nothing", args, code, &out)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/fs"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+// historyEvents lists the event names of a state directory's history.
+func historyEvents(t *testing.T, state string) []string {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(state, "history.jsonl"))
+	var names []string
+	for line := range strings.Lines(string(data)) {
+		var e struct{ Event string }
+		assert.NilError(t, json.Unmarshal([]byte(line), &e))
+		names = append(names, e.Event)
+	}
+	return names
+}
+
+func budgetUsed(t *testing.T, state string) int {
+	t.Helper()
+	var s tick.State
+	data, err := os.ReadFile(filepath.Join(state, "state.json"))
+	assert.NilError(t, err)
+	assert.NilError(t, json.Unmarshal(data, &s))
+	return s.Budget.Used
+}
+
+func frameOf(pane string) string {
+	return "agent:@0.%0\t/w\n" + coord.PaneMark + "\n" + pane
+}
+
+// TestOutcomesReachTheHistory: a nudge refused before typing, a nudge whose
+// Enter was withheld and a nudge typed each leave their own event, and only
+// the typed one keeps its budget.
+func TestOutcomesReachTheHistory(t *testing.T) {
+	state := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
+	const text = "keep going"
+	stalled, question := readPane(t, "GOLDEN-stalled-real"), readPane(t, "GOLDEN-question-real")
+	action := filepath.Join(state, "actions", "001.nudge")
+	poll := func() {
+		t.Helper()
+		out, errs, code := tickOnce(t, stalled, "--state", state, "--target", "agent", "--work", "7", "--nudge-text", text)
+		assert.Equal(t, code, 0, errs)
+		assert.Assert(t, strings.Contains(out, "nudged"), out)
+	}
+	confirm := func(stage, pane string) (string, int) {
+		var out, errb bytes.Buffer
+		code := run([]string{"confirm", "--state", state, "--target", "agent", "--nudge-text", text, "--action", action, "--stage", stage},
+			strings.NewReader(frameOf(pane)), &out, &errb)
+		return out.String() + errb.String(), code
+	}
+	ack := func(args ...string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := run(append([]string{"ack", "--state", state, "--target", "agent", "--action", action}, args...), nil, &out, &errb)
+		assert.Equal(t, code, 0, errb.String())
+	}
+
+	// A dialog came up after the judged capture: nothing is typed.
+	poll()
+	out, code := confirm("before", question)
+	assert.Equal(t, code, 1, out)
+	assert.Assert(t, strings.Contains(out, "nudge not typed: a dialog is live"), out)
+	assert.Equal(t, budgetUsed(t, state), 0)
+	_, err := os.Stat(action)
+	assert.Assert(t, os.IsNotExist(err), "the refused action is removed")
+
+	// Typed, but the box does not show our text: no Enter.
+	poll()
+	out, code = confirm("before", stalled)
+	assert.Equal(t, code, 0, out)
+	out, code = confirm("typed", stalled)
+	assert.Equal(t, code, 1, out)
+	assert.Assert(t, strings.Contains(out, "Enter withheld: the input box does not show our text"), out)
+	assert.Equal(t, budgetUsed(t, state), 0)
+
+	// Typed and sent.
+	poll()
+	ack("nudge_typed")
+	assert.Equal(t, budgetUsed(t, state), 1)
+
+	// The mux failed: not typed, budget back.
+	poll()
+	ack("nudge_not_typed", "exit 1")
+	assert.Equal(t, budgetUsed(t, state), 1)
+
+	var got []string
+	for _, e := range historyEvents(t, state) {
+		if e != "state" {
+			got = append(got, e)
+		}
+	}
+	want := []string{"nudge", "nudge_not_typed", "nudge", "enter_withheld", "nudge", "nudge_typed", "nudge", "nudge_not_typed"}
+	assert.DeepEqual(t, got, want)
+}
+
+// TestLedgerFailureLeavesNoNudgeEvent: a nudge the echo ledger could not
+// record is not sent, its budget is not spent, and the history says
+// nudge_not_typed, never nudge.
+func TestLedgerFailureLeavesNoNudgeEvent(t *testing.T) {
+	state := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
+	assert.NilError(t, os.MkdirAll(filepath.Join(state, "ledger"), 0o700)) // a directory: Record fails
+	out, errs, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
+	assert.Equal(t, code, 0, errs)
+	assert.Assert(t, strings.Contains(out, "not nudged (the echo ledger could not record it)"), out)
+	assert.Equal(t, budgetUsed(t, state), 0)
+	events := historyEvents(t, state)
+	assert.Assert(t, !strings.Contains(strings.Join(events, " "), "nudge "), events)
+	assert.Assert(t, strings.Contains(strings.Join(events, " "), "nudge_not_typed"), events)
+}
+
+// TestOwnTextInTheBoxGetsOnlyEnter: our nudge left unsent in the box (its
+// Enter withheld or lost) reads as our text, not as an empty box: the next
+// poll hands over an Enter, never the text again; text that is not exactly
+// ours is a draft and holds.
+func TestOwnTextInTheBoxGetsOnlyEnter(t *testing.T) {
+	const text = "continue with the next failing test; do not stop until the work probe reads 0"
+	stuck := readPane(t, "adv-own-nudge-stuck-in-box")
+	state := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
+	assert.NilError(t, os.MkdirAll(state, 0o700))
+	var out, errb bytes.Buffer
+	assert.Equal(t, run([]string{"ledger", "record", filepath.Join(state, "ledger"), text}, nil, &out, &errb), 0, errb.String())
+	got, errs, code := tickOnce(t, stuck, "--state", state, "--target", "agent", "--work", "5", "--nudge-text", text)
+	assert.Equal(t, code, 0, errs)
+	assert.Assert(t, strings.Contains(got, "Enter only"), got)
+	_, err := os.Stat(filepath.Join(state, "actions", "001.enter"))
+	assert.NilError(t, err)
+	_, err = os.Stat(filepath.Join(state, "actions", "001.nudge"))
+	assert.Assert(t, os.IsNotExist(err))
+
+	other := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
+	got, errs, _ = tickOnce(t, stuck, "--state", other, "--target", "agent", "--work", "5", "--nudge-text", "continue")
+	assert.Assert(t, strings.Contains(got, "not nudged: a human's draft"), got+errs)
+}
