@@ -52,7 +52,9 @@ func writeFleet(t testing.TB, now time.Time, ws ...testWatcher) string {
 		st := map[string]any{"version": 1, "polls": 3, "last": w.state, "state": w.state,
 			"last_poll": now.Add(-30 * time.Second).UTC().Format(time.RFC3339),
 			"work":      w.work, "progress": w.progress, "transition": "✻ Baked for 3s",
-			"budget": map[string]any{"limit": w.limit, "used": w.used}}
+			"last_explain":    "rule stalled: the prompt box is idle and work remains",
+			"last_transition": map[string]any{"at": "2026-11-30T11:58:00Z", "from": "WORKING", "to": w.state, "line": "✻ Baked for 3s"},
+			"budget":          map[string]any{"limit": w.limit, "used": w.used}}
 		write := func(name string, v any) {
 			var b []byte
 			switch v := v.(type) {
@@ -223,7 +225,8 @@ func TestMCPHistoryLogsExplain(t *testing.T) {
 		}
 	}
 	got, isErr := callText(t, cs, "explain", map[string]any{"watcher": "proj"})
-	for _, want := range []string{"watcher: monitor-proj\n", `state: "STALLED"`, `transition: "✻ Baked for 3s"`, `"used":1`} {
+	for _, want := range []string{"watcher: monitor-proj\n", `state: "STALLED"`, `transition: "✻ Baked for 3s"`, `"used":1`,
+		`last_explain: "rule stalled: the prompt box is idle and work remains"`, `last_transition: {"at":"2026-11-30T11:58:00Z","from":"WORKING","line":"✻ Baked for 3s","to":"STALLED"}`} {
 		if isErr || !strings.Contains(got, want) {
 			t.Errorf("explain proj = %q (error %v), want it to hold %q", got, isErr, want)
 		}
