@@ -1,6 +1,7 @@
 package board
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -217,20 +219,28 @@ func TestDegradedNeverEmpty(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "nowhere"), filepath.Join(root, "monitor-dangling")); err != nil {
 		t.Fatal(err)
 	}
+	// FIFOs with no writer, where a state file and a history should be:
+	// named, never waited on.
+	fifo := writeDir(t, root, "monitor-fifo", map[string]string{"loop.json": loopJSON(100, "5000", started.Add(2*time.Minute), 60, "fifo")})
+	for _, name := range []string{"state.json", "history.jsonl"} {
+		if err := syscall.Mkfifo(filepath.Join(fifo, name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	writeDir(t, root, "bin", map[string]string{"omega-monitor.sh": "#!/bin/sh\n"})
 	writeDir(t, root, "not-a-watcher", map[string]string{"notes": "x"})
 	f, err := Census(root, now, Options{Procs: procs{100: "5000"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f.Degraded || len(f.Errors) != 2 {
-		t.Fatalf("degraded %v errors %v, want two", f.Degraded, f.Errors)
+	if !f.Degraded || len(f.Errors) != 4 {
+		t.Fatalf("degraded %v errors %v, want four", f.Degraded, f.Errors)
 	}
 	var names []string
 	for _, w := range f.Watchers {
 		names = append(names, w.Name+"="+w.Liveness)
 	}
-	if diff := cmp.Diff([]string{"monitor-good=live", "monitor-corrupt=quiet"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"monitor-good=live", "monitor-corrupt=quiet", "monitor-fifo=quiet"}, names); diff != "" {
 		t.Errorf("watchers (-want +got):\n%s", diff)
 	}
 	out := Compact(f)
@@ -460,5 +470,79 @@ func schema(v any, path string, out map[string]string) {
 		out[path] = ty + "|null"
 	case ty == "null" && !strings.HasSuffix(old, "|null"):
 		out[path] = old + "|null"
+	}
+}
+
+// Through cursors, a history is read once; later reads take only what was
+// appended, a torn line is counted once it is complete, and a history the
+// sweep replaced (a new file) is read afresh.
+func TestHistoryCursorReadsOnlyWhatWasAppended(t *testing.T) {
+	root := t.TempDir()
+	dir := writeDir(t, root, "monitor-a", map[string]string{
+		"history.jsonl": event(now.Add(-3*time.Hour), "budget_reset") + event(now.Add(-time.Minute), "nudge"),
+	})
+	path := filepath.Join(dir, "history.jsonl")
+	cur := &Cursors{}
+	census := func(at time.Time) Fleet {
+		t.Helper()
+		f, err := Census(root, at, Options{Procs: procs{}, Cursors: cur})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := census(now)
+	if f.Fleet.Sparkline.Total != 1 || f.Watchers[0].Activity.Nudges != 1 {
+		t.Fatalf("first read: %d advances, %+v", f.Fleet.Sparkline.Total, f.Watchers[0].Activity)
+	}
+	// A line the cursor has passed is never read again: garbage written over
+	// it (same file, same size) changes nothing.
+	data, _ := os.ReadFile(path)
+	garbage := bytes.Repeat([]byte("x"), len(data)-1)
+	if err := os.WriteFile(path, append(garbage, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	torn := event(now.Add(time.Minute), "budget_reset")
+	appendFile(t, path, event(now, "budget_reset")+torn[:20])
+	f = census(now.Add(2 * time.Minute))
+	if f.Fleet.Sparkline.Total != 2 || f.Degraded {
+		t.Errorf("after an append and a torn line: %d advances, errors %v", f.Fleet.Sparkline.Total, f.Errors)
+	}
+	appendFile(t, path, torn[20:])
+	f = census(now.Add(2 * time.Minute))
+	if f.Fleet.Sparkline.Total != 3 || f.Watchers[0].Activity.Advances != 2 {
+		t.Errorf("after the torn line completed: %d advances, %+v", f.Fleet.Sparkline.Total, f.Watchers[0].Activity)
+	}
+	// An hour later the nudge has left the activity window.
+	f = census(now.Add(60 * time.Minute))
+	if a := f.Watchers[0].Activity; a.Nudges != 0 || a.Advances != 1 {
+		t.Errorf("an hour later: %+v", a)
+	}
+	// The sweep replaces the file: the new one is read from its end.
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(event(now, "budget_reset")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	f = census(now.Add(2 * time.Minute))
+	if f.Fleet.Sparkline.Total != 1 {
+		t.Errorf("after a replace: %d advances, want 1", f.Fleet.Sparkline.Total)
+	}
+}
+
+func TestUTCSecondsAgreesWithTimeParse(t *testing.T) {
+	for s := int64(-86400 * 800); s < 86400*365*200; s += 86400*13 + 3607 {
+		ts := time.Unix(s, 0).UTC().Format(time.RFC3339)
+		got, ok := utcSeconds([]byte(ts))
+		if !ok || got != s {
+			t.Fatalf("%s: %d %v, want %d", ts, got, ok, s)
+		}
+	}
+	for _, bad := range []string{"2026-13-01T00:00:00Z", "2026-01-01T00:00:00+01:00", "2026-01-01 00:00:00Z", "20x6-01-01T00:00:00Z"} {
+		if _, ok := utcSeconds([]byte(bad)); ok {
+			t.Errorf("%s read as a time", bad)
+		}
 	}
 }

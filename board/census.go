@@ -64,10 +64,9 @@ func Census(root string, now time.Time, opts Options) (Fleet, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !isWatcherDir(root, e) {
-			continue
+		if isCandidate(root, e) {
+			names = append(names, e.Name())
 		}
-		names = append(names, e.Name())
 	}
 	results := make([]reading, len(names))
 	var wg sync.WaitGroup
@@ -87,16 +86,18 @@ func Census(root string, now time.Time, opts Options) (Fleet, error) {
 	close(next)
 	wg.Wait()
 
-	var advances []time.Time
+	hours := map[int64]int{}
 	for _, r := range results {
 		f.Errors = append(f.Errors, r.errors...)
 		if r.watcher != nil {
 			f.Watchers = append(f.Watchers, *r.watcher)
 		}
-		advances = append(advances, r.advances...)
+		for h, n := range r.hours {
+			hours[h] += n
+		}
 	}
 	sortWatchers(f.Watchers)
-	f.Fleet = summarize(f.Watchers, now, advances)
+	f.Fleet = summarize(f.Watchers, now, hours)
 	audits, auditErrs := readAudits(root)
 	f.Audits = audits
 	f.Errors = append(f.Errors, auditErrs...)
@@ -104,31 +105,25 @@ func Census(root string, now time.Time, opts Options) (Fleet, error) {
 	return f, nil
 }
 
-// isWatcherDir says whether a root entry is a watcher's state directory.
-// The root also holds the loop script (bin/), audits (audits/) and the
-// board's own files (dot names). A directory that cannot be read is kept,
+// isCandidate says whether a root entry may be a watcher's state
+// directory: the root also holds the loop script (bin/), audits (audits/)
+// and the board's own files (dot names). A link that leads nowhere is kept,
 // so that the census names it.
-func isWatcherDir(root string, e fs.DirEntry) bool {
+func isCandidate(root string, e fs.DirEntry) bool {
 	name := e.Name()
 	if strings.HasPrefix(name, ".") || name == "bin" || name == "audits" {
 		return false
 	}
-	dir := filepath.Join(root, name)
 	if e.Type()&fs.ModeSymlink != 0 {
-		info, err := os.Stat(dir)
-		if err != nil {
-			return true // a dangling link: named as unreadable
-		}
-		if !info.IsDir() {
-			return false
-		}
-	} else if !e.IsDir() {
-		return false
+		info, err := os.Stat(filepath.Join(root, name))
+		return err != nil || info.IsDir()
 	}
-	inside, err := os.ReadDir(dir)
-	if err != nil {
-		return true
-	}
+	return e.IsDir()
+}
+
+// isWatcher says whether a directory's entries are a watcher's: any of the
+// files a watcher writes.
+func isWatcher(inside []fs.DirEntry) bool {
 	for _, f := range inside {
 		switch f.Name() {
 		case stateFile, loopFile, historyFile, targetFile, logFile:
@@ -140,9 +135,9 @@ func isWatcherDir(root string, e fs.DirEntry) bool {
 
 // A reading is what one watcher's directory gave.
 type reading struct {
-	watcher  *Watcher
-	advances []time.Time // progress advances within the sparkline's window
-	errors   []Error
+	watcher *Watcher
+	hours   map[int64]int // progress advances by Unix hour
+	errors  []Error
 }
 
 // stateRecord is the part of tick.State the board reads, by its JSON names.
@@ -201,13 +196,29 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.Errors = append(w.Errors, file+": "+msg)
 		r.errors = append(r.errors, Error{Watcher: name, Path: filepath.Join(dir, file), Error: msg})
 	}
-	if _, err := os.ReadDir(dir); err != nil {
+	inside, err := os.ReadDir(dir)
+	if err != nil {
 		r.errors = append(r.errors, Error{Watcher: name, Path: dir, Error: "state directory unreadable: " + err.Error()})
 		return r
 	}
+	if !isWatcher(inside) {
+		return r // another directory: not the board's business
+	}
+	// Only the files the listing shows are opened: at fleet size the
+	// census is mostly system calls.
+	present := make(map[string]bool, len(inside))
+	for _, e := range inside {
+		present[e.Name()] = true
+	}
+	readJSON := func(file string, v any) (bool, error) {
+		if !present[file] {
+			return false, nil
+		}
+		return readJSONFile(filepath.Join(dir, file), v)
+	}
 
 	var st stateRecord
-	if ok, err := readJSON(filepath.Join(dir, stateFile), &st); err != nil {
+	if ok, err := readJSON(stateFile, &st); err != nil {
 		fail(stateFile, err)
 	} else if ok {
 		w.State = st.State
@@ -237,7 +248,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	}
 
 	var loop LoopRecord
-	hasLoop, err := readJSON(filepath.Join(dir, loopFile), &loop)
+	hasLoop, err := readJSON(loopFile, &loop)
 	if err != nil {
 		fail(loopFile, err)
 	}
@@ -247,13 +258,13 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.IntervalS = loop.IntervalS
 		w.Target = loop.Target
 	}
-	if w.Target == "" {
-		if data, err := os.ReadFile(filepath.Join(dir, targetFile)); err == nil {
+	if w.Target == "" && present[targetFile] {
+		if data, err := readCapped(filepath.Join(dir, targetFile), 4096); err == nil {
 			w.Target = strings.TrimSpace(string(data))
 		}
 	}
 	var ended EndedRecord
-	hasEnded, err := readJSON(filepath.Join(dir, endedFile), &ended)
+	hasEnded, err := readJSON(endedFile, &ended)
 	if err != nil {
 		fail(endedFile, err)
 	}
@@ -269,23 +280,21 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	}
 
 	var d Diff
-	if ok, err := readJSON(filepath.Join(dir, diffFile), &d); err != nil {
+	if ok, err := readJSON(diffFile, &d); err != nil {
 		fail(diffFile, err)
 	} else if ok {
 		w.Diff = &d
 	}
 
 	if !opts.Brief {
-		h, err := readHistory(filepath.Join(dir, historyFile), now)
+		h, err := opts.Cursors.history(filepath.Join(dir, historyFile), now)
 		if err != nil {
 			fail(historyFile, err)
 		}
-		w.Activity.Nudges, w.Activity.Escalations = h.nudges, h.escalations
-		w.Activity.Failures, w.Activity.Disagreements = h.failures, h.disagreements
-		w.Activity.Advances = h.recentAdvances
-		r.advances = h.advances
-		if h.bad > 0 {
-			fail(historyFile, fmt.Errorf("%d line(s) in the last %dh could not be read", h.bad, Window))
+		h.activity(&w.Activity, now)
+		r.hours = h.Hours
+		if h.Bad > 0 {
+			fail(historyFile, fmt.Errorf("%d line(s) could not be read", h.Bad))
 		}
 		lc, err := opts.Cursors.count(filepath.Join(dir, logFile))
 		if err != nil {
@@ -311,10 +320,15 @@ func needsHuman(state string, n Nudges) string {
 	return ""
 }
 
-// readJSON reads a JSON file into v. A missing file is not an error: it
-// reports false.
-func readJSON(path string, v any) (bool, error) {
-	data, err := os.ReadFile(path)
+// maxJSON caps what the census reads of one JSON file: a state file is a
+// few kilobytes, and a file that is not (or a FIFO, or a device) must not
+// hold the board.
+const maxJSON = 4 << 20
+
+// readJSONFile reads a JSON file into v. A missing file is not an error:
+// it reports false.
+func readJSONFile(path string, v any) (bool, error) {
+	data, err := readCapped(path, maxJSON)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -351,7 +365,7 @@ func sortWatchers(ws []Watcher) {
 	})
 }
 
-func summarize(ws []Watcher, now time.Time, advances []time.Time) Summary {
+func summarize(ws []Watcher, now time.Time, hours map[int64]int) Summary {
 	s := Summary{Watchers: len(ws)}
 	for _, w := range ws {
 		switch w.Liveness {
@@ -379,6 +393,6 @@ func summarize(ws []Watcher, now time.Time, advances []time.Time) Summary {
 	}
 	s.Running = s.Live + s.Quiet
 	s.NeedsHuman = s.Questions + s.Blocked + s.BudgetsExhausted
-	s.Sparkline = sparkline(now, advances)
+	s.Sparkline = sparkline(now, hours)
 	return s
 }

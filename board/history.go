@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"time"
 )
 
@@ -21,51 +20,124 @@ const (
 	eventDisagr  = "disagreement"
 )
 
-// historyStats is what the tail of one history gave.
-type historyStats struct {
-	advances                                     []time.Time // in the sparkline's window
-	recentAdvances                               int         // in the last hour
-	nudges, escalations, failures, disagreements int
-	bad                                          int // lines in the window that could not be read
+// The kinds counted a minute at a time, for the last hour's activity.
+const (
+	kindAdvance = iota
+	kindNudge
+	kindEscalate
+	kindFailure
+	kindDisagree
+	kinds
+)
+
+// HistoryCursor is what was counted of one history.jsonl, so that the next
+// read takes only what was appended: the file's identity and the offset
+// after its last complete line, the advances an hour at a time (Unix hour)
+// and the activity a minute at a time (Unix minute), and the lines that
+// could not be read.
+type HistoryCursor struct {
+	Ino     uint64          `json:"ino"`
+	Offset  int64           `json:"offset"`
+	Hours   map[int64]int   `json:"hours,omitempty"`
+	Minutes map[int64][]int `json:"minutes,omitempty"`
+	Bad     int             `json:"bad,omitempty"`
 }
 
-// readSlack is how far out of time order a history may be: the read goes
-// this far before the window before it stops.
+// readSlack is how far out of time order a history may be: the read from
+// the end goes this far before the window before it stops.
 const readSlack = time.Hour
 
-// chunk is how much of a history is read at a time, from the end.
+// chunk is how much of a history is read at a time.
 const chunk = 64 << 10
 
-// readHistory reads history.jsonl from its END back to the start of the
-// sparkline's window, never the whole file: appends are in time order, so
-// the first line older than the window (by more than readSlack) ends the
-// read. A last line without
-// its newline is a write in progress (or torn by a crash) and is skipped.
-func readHistory(path string, now time.Time) (historyStats, error) {
-	var h historyStats
-	f, err := os.Open(path)
+// readHistory counts history.jsonl. With a cursor for the same file, only
+// the bytes appended since are read. Otherwise the file is read from its
+// END back to the start of the sparkline's window, never the whole file:
+// appends are in time order, so the first line older than the window (by
+// more than readSlack) ends the read. A last line without its newline is a
+// write in progress (or torn by a crash) and is not counted; the cursor
+// stops before it.
+func readHistory(path string, now time.Time, prev *HistoryCursor) (HistoryCursor, error) {
+	from := windowStart(now)
+	c := HistoryCursor{Hours: map[int64]int{}, Minutes: map[int64][]int{}}
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return h, nil
+		return c, nil
 	}
 	if err != nil {
-		return h, err
+		return c, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return h, err
+	size, ino := f.size, f.ino
+	if prev != nil && prev.Ino == ino && prev.Offset <= size {
+		c = prev.prune(from, now)
+		return c, c.readForward(f, size, from, now)
 	}
-	from := windowStart(now)
-	hourAgo := now.Add(-activityWindow)
-	end := info.Size()
+	c.Ino = ino
+	return c, c.readBackward(f, size, from, now)
+}
+
+// prune copies the cursor without the hours and minutes out of the window.
+func (c *HistoryCursor) prune(from, now time.Time) HistoryCursor {
+	n := HistoryCursor{Ino: c.Ino, Offset: c.Offset, Bad: c.Bad, Hours: map[int64]int{}, Minutes: map[int64][]int{}}
+	firstHour, firstMinute := from.Unix()/3600, now.Add(-activityWindow).Unix()/60
+	for h, v := range c.Hours {
+		if h >= firstHour {
+			n.Hours[h] = v
+		}
+	}
+	for m, v := range c.Minutes {
+		if m > firstMinute && len(v) == kinds {
+			n.Minutes[m] = append([]int(nil), v...)
+		}
+	}
+	return n
+}
+
+// readForward counts the complete lines from the cursor's offset to size.
+func (c *HistoryCursor) readForward(f *rawFile, size int64, from, now time.Time) error {
+	if size <= c.Offset {
+		return nil
+	}
+	buf := make([]byte, min(chunk, size-c.Offset))
+	var carry []byte
+	for off := c.Offset; off < size; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if n == 0 && err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return err
+		}
+		off += int64(n)
+		data := append(carry, buf[:n]...)
+		for {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				break
+			}
+			if i > 0 {
+				c.add(data[:i], from, now)
+			}
+			c.Offset += int64(i + 1)
+			data = data[i+1:]
+		}
+		carry = append(carry[:0:0], data...)
+	}
+	return nil
+}
+
+// readBackward counts from the end back to the window's start.
+func (c *HistoryCursor) readBackward(f *rawFile, size int64, from, now time.Time) error {
+	end := size
 	var carry []byte // a line whose start lies in an earlier chunk
 	tail := true     // the next line found is what follows the last newline
-	buf := make([]byte, chunk)
+	buf := make([]byte, min(chunk, size))
 	for end > 0 {
 		start := max(end-chunk, 0)
 		n, err := f.ReadAt(buf[:end-start], start)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return h, err
+			return err
 		}
 		data := append(buf[:n:n], carry...)
 		for {
@@ -77,60 +149,81 @@ func readHistory(path string, now time.Time) (historyStats, error) {
 			data = data[:i]
 			if tail {
 				tail = false // empty, or a line still being written
+				c.Offset = start + int64(i) + 1
 				continue
 			}
-			if len(line) > 0 && !h.add(line, from, hourAgo) {
-				return h, nil
+			if len(line) > 0 && !c.add(line, from, now) {
+				return nil
 			}
 		}
 		carry = append([]byte(nil), data...)
 		end = start
 	}
 	if len(carry) > 0 && !tail {
-		h.add(carry, from, hourAgo)
+		c.add(carry, from, now)
 	}
-	return h, nil
+	return nil
 }
 
-// add counts one line; it reports false once the line is older than the
-// window, which ends the read.
-func (h *historyStats) add(line []byte, from, hourAgo time.Time) bool {
+// add counts one line; it reports false once the line is well older than
+// the window, which ends a read from the end.
+func (c *HistoryCursor) add(line []byte, from, now time.Time) bool {
 	ts, event, ok := scanEvent(line)
 	if !ok {
-		h.bad++
+		c.Bad++
 		return true
 	}
-	if ts.Before(from) {
+	if ts < from.Unix() {
 		// A line a little out of order is skipped; only one well before
 		// the window ends the read.
-		return !ts.Before(from.Add(-readSlack))
+		return ts >= from.Add(-readSlack).Unix()
 	}
-	if event == eventAdvance {
-		h.advances = append(h.advances, ts)
-	}
-	if ts.Before(hourAgo) {
-		return true
-	}
-	switch event {
+	k := -1
+	switch string(event) {
 	case eventAdvance:
-		h.recentAdvances++
+		k = kindAdvance
+		c.Hours[ts/3600]++
 	case eventNudge:
-		h.nudges++
+		k = kindNudge
 	case eventEscal:
-		h.escalations++
+		k = kindEscalate
 	case eventFailure:
-		h.failures++
+		k = kindFailure
 	case eventDisagr:
-		h.disagreements++
+		k = kindDisagree
+	}
+	if k >= 0 && ts > now.Add(-activityWindow).Unix() {
+		m := c.Minutes[ts/60]
+		if m == nil {
+			m = make([]int, kinds)
+			c.Minutes[ts/60] = m
+		}
+		m[k]++
 	}
 	return true
 }
 
-// scanEvent finds a line's ts and event without decoding the whole object:
-// the tick writes them as plain JSON strings, and inside any JSON string a
-// quote is escaped, so the byte sequences `"ts":"` and `"event":"` can only
-// be keys. A line where they are not found is decoded in full.
-func scanEvent(line []byte) (time.Time, string, bool) {
+// activity sums the minutes of the last hour.
+func (c *HistoryCursor) activity(a *Activity, now time.Time) {
+	first := now.Add(-activityWindow).Unix() / 60
+	for m, v := range c.Minutes {
+		if m <= first || len(v) != kinds {
+			continue
+		}
+		a.Advances += v[kindAdvance]
+		a.Nudges += v[kindNudge]
+		a.Escalations += v[kindEscalate]
+		a.Failures += v[kindFailure]
+		a.Disagreements += v[kindDisagree]
+	}
+}
+
+// scanEvent finds a line's ts (as Unix seconds) and event without decoding
+// the whole object: the tick writes them as plain JSON strings, and inside
+// any JSON string a quote is escaped, so the byte sequences `"ts":"` and
+// `"event":"` can only be keys. A line where they are not found is decoded
+// in full.
+func scanEvent(line []byte) (int64, []byte, bool) {
 	ts, ok1 := stringField(line, `"ts":"`)
 	event, ok2 := stringField(line, `"event":"`)
 	if !ok1 || !ok2 {
@@ -139,15 +232,18 @@ func scanEvent(line []byte) (time.Time, string, bool) {
 			Event string `json:"event"`
 		}
 		if json.Unmarshal(line, &v) != nil || v.TS == "" || v.Event == "" {
-			return time.Time{}, "", false
+			return 0, nil, false
 		}
 		ts, event = []byte(v.TS), []byte(v.Event)
 	}
+	if u, ok := utcSeconds(ts); ok {
+		return u, event, true
+	}
 	t, err := time.Parse(time.RFC3339, string(ts))
 	if err != nil {
-		return time.Time{}, "", false
+		return 0, nil, false
 	}
-	return t, string(event), true
+	return t.Unix(), event, true
 }
 
 func stringField(line []byte, key string) ([]byte, bool) {
@@ -163,6 +259,52 @@ func stringField(line []byte, key string) ([]byte, bool) {
 	return rest[:j], true
 }
 
+// utcSeconds reads the form the tick writes, 2006-01-02T15:04:05Z, without
+// time.Parse (the census reads every line of 48 hours of every watcher).
+// Any other form reports false, and time.Parse decides.
+func utcSeconds(b []byte) (int64, bool) {
+	if len(b) != 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[19] != 'Z' {
+		return 0, false
+	}
+	num := func(i, n int) (int, bool) {
+		v := 0
+		for _, c := range b[i : i+n] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 2)
+	d, ok3 := num(8, 2)
+	h, ok4 := num(11, 2)
+	mi, ok5 := num(14, 2)
+	s, ok6 := num(17, 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 {
+		return 0, false
+	}
+	return daysFromCivil(y, mo, d)*86400 + int64(h*3600+mi*60+s), true
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-m-d in the
+// proleptic Gregorian calendar.
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
 // windowStart is the start of the sparkline's first hour: the current
 // clock hour is the last of Window hours.
 func windowStart(now time.Time) time.Time {
@@ -172,31 +314,29 @@ func windowStart(now time.Time) time.Time {
 // glyphs draw a count scaled to the peak: none is '·', then eight steps.
 var glyphs = []rune("▁▂▃▄▅▆▇█")
 
-// sparkline counts the advances an hour at a time over the window.
-func sparkline(now time.Time, advances []time.Time) Sparkline {
+// sparkline draws the advances counted by Unix hour over the window.
+func sparkline(now time.Time, hours map[int64]int) Sparkline {
 	from := windowStart(now)
 	s := Sparkline{Hours: Window, From: from, Counts: make([]int, Window)}
-	for _, t := range advances {
-		i := int(t.Sub(from) / time.Hour)
-		if t.Before(from) || i >= Window {
-			continue
+	first := from.Unix() / 3600
+	for h, n := range hours {
+		if i := h - first; i >= 0 && i < Window {
+			s.Counts[i] += n
+			s.Total += n
 		}
-		s.Counts[i]++
-		s.Total++
 	}
 	for _, c := range s.Counts {
 		s.Peak = max(s.Peak, c)
 	}
 	g := make([]rune, Window)
 	for i, c := range s.Counts {
-		switch {
-		case c == 0:
+		if c == 0 {
 			g[i] = '·'
-		default:
-			// 1..peak onto 0..7: the peak is always a full block, and
-			// any advance at least the lowest bar.
-			g[i] = glyphs[(c*len(glyphs)-1)/s.Peak]
+			continue
 		}
+		// 1..peak onto the eight steps: the peak is always a full
+		// block, and any advance at least the lowest bar.
+		g[i] = glyphs[(c*len(glyphs)-1)/s.Peak]
 	}
 	s.Glyphs = string(g)
 	return s

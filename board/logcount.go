@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"sync"
+	"time"
 )
 
 // A Cursor is where the last read of one log ended: its size then, and the
@@ -20,8 +20,34 @@ type Cursor struct {
 // again and again (the live board), or keeps them between runs (--once).
 // The census moves them; they are safe for its concurrent readers.
 type Cursors struct {
-	mu   sync.Mutex
-	Logs map[string]Cursor `json:"logs"`
+	mu        sync.Mutex
+	Logs      map[string]Cursor        `json:"logs"`
+	Histories map[string]HistoryCursor `json:"histories"`
+}
+
+// history reads a history through its cursor, and moves the cursor.
+// Without cursors it reads from the end every time.
+func (c *Cursors) history(path string, now time.Time) (HistoryCursor, error) {
+	if c == nil {
+		return readHistory(path, now, nil)
+	}
+	c.mu.Lock()
+	prev, ok := c.Histories[path]
+	c.mu.Unlock()
+	var p *HistoryCursor
+	if ok {
+		p = &prev
+	}
+	h, err := readHistory(path, now, p)
+	if err == nil {
+		c.mu.Lock()
+		if c.Histories == nil {
+			c.Histories = map[string]HistoryCursor{}
+		}
+		c.Histories[path] = h
+		c.mu.Unlock()
+	}
+	return h, err
 }
 
 func (c *Cursors) get(path string) (Cursor, bool) {
@@ -45,7 +71,7 @@ func (c *Cursors) set(path string, cur Cursor) {
 // counted afresh, and all of it is new. Without cursors the whole log is
 // counted and nothing is new.
 func (c *Cursors) count(path string) (LogCount, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return LogCount{}, nil
 	}
@@ -53,11 +79,7 @@ func (c *Cursors) count(path string) (LogCount, error) {
 		return LogCount{}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return LogCount{}, err
-	}
-	size := info.Size()
+	size := f.size
 	var from Cursor
 	known := false
 	if c != nil {
@@ -81,8 +103,11 @@ func (c *Cursors) count(path string) (LogCount, error) {
 }
 
 // countLines counts the newlines in f between the offsets from and to.
-func countLines(f *os.File, from, to int64) (int, error) {
-	buf := make([]byte, 256<<10)
+func countLines(f *rawFile, from, to int64) (int, error) {
+	if to <= from {
+		return 0, nil
+	}
+	buf := make([]byte, min(256<<10, to-from))
 	n := 0
 	for off := from; off < to; {
 		want := min(int64(len(buf)), to-off)

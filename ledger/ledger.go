@@ -165,6 +165,65 @@ func Load(path string) (*Matcher, error) {
 	return newMatcher(f.records), err
 }
 
+// LoadRecent is Load over the newest n records only, reading the file from
+// its end: its cost follows n, not the file's history. A pane can still show
+// only the echoes of the texts sent since its oldest kept line, and every
+// record sent after another puts at least one line of echo below it, so a
+// caller that keeps n lines of a pane needs no more than the newest n
+// records. A corrupt tail gives what could be read and a *CorruptError.
+func LoadRecent(path string, n int) (*Matcher, error) {
+	fh, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newMatcher(nil), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	// n records and the partial line before them: at most n+1 lines of
+	// maxRecord bytes, and far less in practice, so read backwards a chunk
+	// at a time until n+1 newlines are in hand.
+	size := fi.Size()
+	var tail []byte
+	for off := size; off > 0 && bytes.Count(tail, []byte{'\n'}) <= n; {
+		chunk := min(off, int64(64<<10))
+		off -= chunk
+		buf := make([]byte, chunk)
+		if _, err := fh.ReadAt(buf, off); err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+		tail = append(buf, tail...)
+		if off == 0 {
+			f, corrupt := parse(tail)
+			recs := f.records[max(len(f.records)-n, 0):]
+			if corrupt != nil {
+				corrupt.Path = path
+				return newMatcher(recs), corrupt
+			}
+			return newMatcher(recs), nil
+		}
+		if int64(len(tail)) > int64(maxFile) {
+			break
+		}
+	}
+	// The tail starts mid-file: drop its first, partial line, and read the
+	// rest as a file's records.
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	}
+	f, corrupt := parse(append([]byte(Sentinel+"\n"), tail...))
+	recs := f.records[max(len(f.records)-n, 0):]
+	if corrupt != nil {
+		corrupt.Path = path
+		return newMatcher(recs), corrupt
+	}
+	return newMatcher(recs), nil
+}
+
 // Texts returns the records of the ledger at path, oldest first, as Load
 // reads them: a missing file has none, and a corrupt one gives what could be
 // read and a *CorruptError.

@@ -7,9 +7,10 @@
 # It holds the effects (the probes, the capture, typing a nudge, handing an
 # alert to the funnel, waiting) and no rule: the Go binary checks the command
 # line and resolves every setting once, at start (omega-monitor loop-env, whose
-# assignments this script evals), judges each poll (tick), checks the screen
-# again before a nudge is typed and before its Enter (confirm), and records
-# what each action came to (ack).
+# assignments this script evals), locks the state directory for the loop's
+# life (hold), judges each poll (tick), checks the screen again before a
+# nudge is typed and before its Enter (confirm), records what each action
+# came to (ack), and hands the alerts of the outbox to the funnel (deliver).
 #
 #   omega-monitor.sh <target> [--work-probe CMD] [--progress-probe CMD]
 #                    [--nudge-budget N] [--interval SECONDS] [--nudge-text TEXT]
@@ -39,7 +40,7 @@ PROG=omega-monitor.sh
 # running is the process group of the call under way, for the signal handler;
 # calls numbers the calls, so that a late word from a call already given up
 # is never taken for the current one's.
-running='' calls=0 rc=0 why='' line=''
+running='' calls=0 rc=0 why='' line='' next_pause=0 diff_due=0
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
@@ -78,7 +79,7 @@ run_bounded() {
 	set -m
 	{
 		s=0
-		"$@" <"$in" >"$out" 2>"$err" 9>&- || s=$?
+		"$@" <"$in" >"$out" 2>"$err" 8>&- 9>&- || s=$?
 		printf '%s %s\n' "$id" "$s" >&9
 	} &
 	running=$!
@@ -146,27 +147,40 @@ capture() {
 	return 1
 }
 
-# probe NAME COMMAND: runs a probe (work or progress) and adds its reading to
-# args: its output when it exited 0 in time, else why it failed (the tick
-# reads that as unknown).
+# probe NAME COMMAND: runs a probe (work or progress) in the probe directory
+# and adds its reading to args: its output when it exited 0 in time (and what
+# it said on standard error, the reason when the output is no count), else
+# why it failed (the tick reads that as unknown).
 probe() {
-	run_bounded "$call_timeout" /dev/null "$work/$1.out" "$work/$1.err" /bin/sh -c "$2"
+	# shellcheck disable=SC2016 # expanded by the sh that runs the probe
+	run_bounded "$call_timeout" /dev/null "$work/$1.out" "$work/$1.err" \
+		/bin/sh -c 'cd -- "$0" || exit 125; eval "$1"' "$probe_dir" "$2"
 	if ((rc == 0)); then
 		read_capped "$work/$1.out"
 		args+=("--$1" "$line")
+		last_line "$work/$1.err"
+		[[ -z $why ]] || args+=("--$1-stderr" "$why")
 	else
 		failure "$work/$1.err"
 		args+=("--$1-error" "$why")
 	fi
 }
 
-# judge ARGS...: one Go call (tick, confirm or ack) under the wall clock, its
-# line printed. Fails when it says the action must not go on, or could not
-# say anything.
+# judge IN ARGS...: one call of the Go binary (tick, confirm or ack), its
+# line printed. The binary bounds its own time (it exits 124 past its
+# deadline), so the call is a plain wait that a signal interrupts, with no
+# clock of ours around it. Fails when the call says the action must not go
+# on, or could not say anything.
 judge() {
 	local in=$1
 	shift
-	run_bounded "$((call_timeout + 10))" "$in" "$work/judge.out" "$work/judge.err" "$@"
+	set -m
+	"$@" <"$in" >"$work/judge.out" 2>"$work/judge.err" &
+	running=$!
+	set +m
+	rc=0
+	wait "$running" || rc=$?
+	running=''
 	if [[ -s $work/judge.err ]]; then
 		read_capped "$work/judge.err"
 		log "$2: $line"
@@ -176,7 +190,7 @@ judge() {
 	case $rc in
 	0) return 0 ;;
 	1) return 1 ;;
-	124) why="no answer within $((call_timeout + 10))s" ;;
+	124) why="no answer within its deadline" ;;
 	*) last_line "$work/judge.err" && why="${why:-no message} (exit $rc)" ;;
 	esac
 	render ERROR "omega-monitor $2 failed: $why"
@@ -219,37 +233,20 @@ nudge() {
 	judge /dev/null "${ack[@]}" --action "$file" nudge_typed
 }
 
-# alert FILE: hands the message in FILE to the alert funnel and acks the
-# outcome. Without a funnel, the message is appended to the watcher's log.
-alert() {
-	local file=$1
-	if [[ ! -f $funnel || ! -x $funnel ]]; then
-		read_capped "$file"
-		log "alert (no funnel installed at $funnel): $line"
-		judge /dev/null "${ack[@]}" --action "$file" alert_not_delivered "no alert funnel installed at $funnel; appended to watcher.log"
-		return
-	fi
-	read_capped "$file"
-	# The funnel retries within its own deadline; the clock here is longer.
-	OMEGA_ALERT_DEADLINE=${OMEGA_ALERT_DEADLINE:-60} \
-		run_bounded 90 /dev/null "$work/alert.out" "$work/alert.err" "$funnel" "$line"
-	if ((rc == 0)); then
-		judge /dev/null "${ack[@]}" --action "$file" alert_delivered
-	else
-		failure "$work/alert.err"
-		judge /dev/null "${ack[@]}" --action "$file" alert_not_delivered "$why"
-	fi
-}
-
 # act: does what the tick wrote in the actions directory, in lexical order.
-# Each action's ack removes its file.
+# Each action's ack removes its file; a wait only sets the next pause. Then
+# the alerts waiting in the outbox go to the funnel (deliver).
 act() {
 	local f
 	for f in "$state/actions/"*; do
 		[[ -f $f ]] || continue
 		case $f in
 		*.nudge | *.enter) nudge "$f" ;;
-		*.alert) alert "$f" ;;
+		*.wait)
+			read_capped "$f"
+			rm -f -- "$f"
+			[[ $line =~ ^[0-9]{1,6}$ ]] && next_pause=$line
+			;;
 		*) judge /dev/null "${ack[@]}" --action "$f" unknown ;;
 		esac
 	done
@@ -267,6 +264,28 @@ poll() {
 		in=/dev/null
 	fi
 	judge "$in" "${args[@]}" && act
+	# Alerts go whatever the tick said: one left by a stopped watcher too.
+	judge /dev/null "${deliver[@]}"
+	measure_diff
+}
+
+# measure_diff: what the agent has written in the pane's working directory,
+# at most every 5 minutes: omega-monitor diff says when and what to run, and
+# records the figure; it runs here, or on the host over the ssh connection.
+measure_diff() {
+	local cmd
+	((EPOCHSECONDS >= diff_due)) || return 0
+	diff_due=$((EPOCHSECONDS + diff_every))
+	run_bounded "$call_timeout" /dev/null "$work/diff.cmd" "$work/diff.err" "${diff[@]}" --script
+	((rc == 0)) || return 0
+	IFS= read -r -d '' cmd <"$work/diff.cmd"
+	run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" "${diff_run[@]}" "${cmd%$'\n'}"
+	if ((rc == 0)); then
+		run_bounded "$call_timeout" "$work/diff.out" /dev/null "$work/diff.err" "${diff[@]}" --record
+	else
+		failure "$work/diff.err"
+		run_bounded "$call_timeout" /dev/null /dev/null "$work/diff.err" "${diff[@]}" --record --error "$why"
+	fi
 }
 
 # pause SECONDS: waits, in a read a signal interrupts at once.
@@ -302,15 +321,18 @@ main() {
 		say "the omega-monitor binary is not found (${bin:-not on PATH}; set OMEGA_MONITOR_BIN)"
 		return 2
 	fi
-	case " $* " in
-	*" -h "* | *" -help "* | *" --help "*)
-		"$bin" loop-env --help | sed 's/omega-monitor loop-env/omega-monitor.sh/'
-		return 0
-		;;
-	esac
 	umask 077
-	settings=$("$bin" loop-env --pid "$$" "$@") || return
+	settings=$("$bin" loop-env --pid "$$" --loop-script "$0" "$@") || return
+	if [[ $settings == usage:* ]]; then
+		printf '%s\n' "${settings//omega-monitor loop-env/omega-monitor.sh}"
+		return 0
+	fi
 	eval "$settings"
+	# The state directory is this loop's for its whole life: the lock is on
+	# descriptor 8, which only this shell keeps (calls run with it closed).
+	if ! exec 8>>"$state/loop.lock" || ! "${hold[@]}"; then
+		return 1
+	fi
 	work=$state/poll
 	fifo=$work/clock.$$
 	if ! mkfifo -m 600 -- "$fifo" || ! exec 9<>"$fifo"; then
@@ -321,10 +343,12 @@ main() {
 	trap 'on_signal HUP 1' HUP
 	trap 'on_signal INT 2' INT
 	trap 'on_signal TERM 15' TERM
-	log "watching $target every ${interval}s (pid $$; wall clock ${call_timeout}s)"
+	log "watching $target every ${interval}s (pid $$; wall clock ${call_timeout}s); settings: $settings_said"
 	while :; do
+		next_pause=$interval
 		poll
-		pause "$interval"
+		((next_pause > interval)) || next_pause=$interval
+		pause "$next_pause"
 	done
 }
 

@@ -32,8 +32,12 @@ const DefaultNudgeText = "continue with the next step; if you are waiting on som
 const QuestionWindow = 15 * time.Minute
 
 // TargetGoneAfter is how long captures may keep failing before the watcher
-// says, once, that the watched session is gone.
-const TargetGoneAfter = 10 * time.Minute
+// says, once, that the watched session is gone; GoneInterval is the pace
+// of its polls from then on, until a capture works again.
+const (
+	TargetGoneAfter = 10 * time.Minute
+	GoneInterval    = 5 * time.Minute
+)
 
 // Config is what the watcher was started with.
 type Config struct {
@@ -145,6 +149,7 @@ const (
 	Nudge ActionKind = iota + 1 // type Text, then Enter as a separate call
 	Alert                       // hand Alert to the alert funnel
 	Enter                       // Text is in the input box already: Enter only
+	Wait                        // wait Wait before the next poll (a slower pace)
 )
 
 // An Action is one thing the shell does after the poll.
@@ -152,6 +157,7 @@ type Action struct {
 	Kind  ActionKind
 	Text  string      // for Nudge: the exact text to type
 	Alert alert.Alert // for Alert
+	Wait  time.Duration
 }
 
 // An Event is one line of the history: what happened, with its figures.
@@ -224,6 +230,11 @@ func (p *poll) captureFailed() {
 	}
 	why := "capture failed: " + oneLine(p.in.CaptureError)
 	p.event("failure", "?", map[string]any{"error": p.in.CaptureError, "failures": next.CaptureFailures})
+	defer func() {
+		if next.TargetGone {
+			p.actions = append(p.actions, Action{Kind: Wait, Wait: GoneInterval})
+		}
+	}()
 	switch {
 	case next.TargetGone:
 		p.line = []string{why + "; the watched session is gone (since " + next.CaptureFailingSince.Format("15:04:05") + "), polling slower"}

@@ -108,7 +108,10 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // mask, and with what could be read of a damaged file, whose error is to be
 // said, not to stop the verdict.
 func loadLedger(path string) (classify.Masker, error) {
-	m, err := ledger.Load(path)
+	// The classifier keeps MaxTailLines of a pane, and each text sent
+	// after another puts at least one line below it: no older record can
+	// still be on the screen it reads.
+	m, err := ledger.LoadRecent(path, classify.MaxTailLines)
 	if m == nil {
 		return nil, err
 	}

@@ -356,12 +356,13 @@ func tailRecords(ctx context.Context, path, sep, kind string, events chan<- demo
 	}
 }
 
-var htmlTag = regexp.MustCompile(`<[^>]*>`)
+// Compiled on first use: a pattern at package init costs every subcommand's start.
+var htmlTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
 
 // alertSummary is the first line of an HTML alert as plain text.
 func alertSummary(html string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(html), "\n")
-	first = htmlTag.ReplaceAllString(first, "")
+	first = htmlTag().ReplaceAllString(first, "")
 	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&amp;", "&").Replace(first)
 }
 

@@ -15,10 +15,11 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
-const diffUsage = `usage: omega-monitor diff --state DIR --dir PATH --script
-       omega-monitor diff --state DIR --dir PATH --record [--error TEXT] < output
+const diffUsage = `usage: omega-monitor diff --state DIR [--dir PATH] --script
+       omega-monitor diff --state DIR [--dir PATH] --record [--error TEXT] < output
 
 What the agent has written in the watched pane's working directory, in two
 steps around the one effect, which the loop carries out (locally, or over its
@@ -29,6 +30,10 @@ ssh connection for a remote target):
              younger than 5 minutes and for the same directory
   --record   reads that command's output and writes DIR/diff.json
              (atomically); --error TEXT records why the command failed
+
+The directory is --dir, else the pane's working directory as the last poll's
+capture named it (pane_dir in DIR/state.json); without either there is
+nothing to measure (--script exits 1).
 
 The figure is +added -removed lines, committed and uncommitted, from the
 merge base of HEAD with the upstream default branch to the working tree,
@@ -126,7 +131,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, stop := parseFlags(fs, args, stdout, diffUsage); stop {
 		return code
 	}
-	if fs.NArg() > 0 || *stateDir == "" || *dir == "" || *script == *record {
+	if fs.NArg() > 0 || *stateDir == "" || *script == *record {
 		io.WriteString(stderr, diffUsage)
 		return 2
 	}
@@ -138,6 +143,16 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		now = t
+	}
+	if *dir == "" {
+		*dir = paneDir(*stateDir)
+	}
+	if *dir == "" {
+		if *script {
+			return 1
+		}
+		fmt.Fprintln(stderr, "omega-monitor diff: no directory: no --dir, and no pane_dir in the state")
+		return 1
 	}
 	path := filepath.Join(*stateDir, "diff.json")
 	if *script {
@@ -185,4 +200,20 @@ func diffDue(path, dir string, now time.Time) bool {
 		return true
 	}
 	return d.Dir != dir || now.Sub(d.At) >= diffEvery || now.Before(d.At)
+}
+
+// paneDir is the watched pane's working directory as the last capture named
+// it (state.json's pane_dir), or empty.
+func paneDir(stateDir string) string {
+	data, err := fsutil.ReadCapped(filepath.Join(stateDir, "state.json"), maxStateFile)
+	if err != nil {
+		return ""
+	}
+	var s struct {
+		PaneDir string `json:"pane_dir"`
+	}
+	if json.Unmarshal(data, &s) != nil {
+		return ""
+	}
+	return s.PaneDir
 }

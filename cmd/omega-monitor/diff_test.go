@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
@@ -145,4 +146,36 @@ func readDiff(t *testing.T, state string) board.Diff {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// The loop measures the diff of the watched pane's working directory, which
+// it learns from the capture frame: locally, and on an ssh host over the
+// loop's own connection; the board shows the figure.
+func TestLoopRecordsTheDiffOfThePanesWorktree(t *testing.T) {
+	clone := agentWorktree(t)
+	s := testenv.Tmux(t)
+	cfg := testenv.NewSSHConfig(t)
+	testenv.SSHD(t, cfg, "box", "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8")
+	s.Run(t, "new-session", "-d", "-s", "agent", "-c", clone, "-x", "120", "-y", "40", "sleep 600")
+	for _, target := range []string{"agent", "box:agent"} {
+		t.Run(target, func(t *testing.T) {
+			r := startLoop(t, loopOptions{target: target, flags: []string{"--ssh-config", cfg.Path, "--interval", "1", "--mux", s.Mux}})
+			defer r.stop()
+			path := filepath.Join(r.state, "diff.json")
+			poll.WaitOn(t, func(poll.LogT) poll.Result {
+				if _, err := os.Stat(path); err != nil {
+					return poll.Continue("no diff.json yet")
+				}
+				return poll.Success()
+			}, poll.WithTimeout(60*time.Second), poll.WithDelay(100*time.Millisecond))
+			d := readDiff(t, r.state)
+			if d.Added != 5 || d.Removed != 1 || d.Dir != clone || d.Base != "origin/HEAD" || d.Error != "" {
+				t.Errorf("diff.json: %+v", d)
+			}
+			f, err := board.Census(filepath.Dir(r.state), time.Now(), board.Options{})
+			if err != nil || len(f.Watchers) != 1 || board.DiffText(f.Watchers[0].Diff) != "+5 -1" || f.Fleet.Added != 5 {
+				t.Errorf("the board: %+v %v", f.Watchers, err)
+			}
+		})
+	}
 }

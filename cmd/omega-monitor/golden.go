@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
@@ -35,7 +36,8 @@ expectation in DIR/NAME.want, so that a misread becomes a regression test:
 It never overwrites a case, and says what the classifier reads today.
 `
 
-var goldenName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`)
+// Compiled on first use: a pattern at package init costs every subcommand's start.
+var goldenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`) })
 
 var holds = map[string]bool{"draft": true, "interrupt": true, "keyboard": true, "usage-limit": true, "no-input-box": true}
 
@@ -72,7 +74,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	state, ok := classify.ParseState(*want)
 	switch {
-	case !goldenName.MatchString(name):
+	case !goldenName().MatchString(name):
 		fmt.Fprintf(stderr, "omega-monitor golden add: name %q must be lower-case letters, digits and hyphens\n", name)
 		return 2
 	case !ok:

@@ -8,7 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
 // historyKeep is how many lines of history.jsonl the sweep at a watcher's
@@ -21,18 +22,8 @@ const historyKeep = 10000
 // the sweep replaces the history by rename, and a lock on the old inode
 // would not exclude a writer that opened the new one.
 func lockHistory(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, "history.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := fsutil.Lock(filepath.Join(dir, "history.lock"))
 	if err != nil {
-		return nil, err
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("history lock: %w", err)
 	}
 	return func() { f.Close() }, nil

@@ -18,7 +18,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
-const installUsage = `usage: omega-monitor install [--test-alert]
+const installUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]
 
 Puts what a watcher needs beside the binary: the alert funnel (embedded in
 this binary) as ~/.omega/bin/omega-alert-send.sh, mode 0700, in directories
@@ -30,6 +30,11 @@ The funnel reads ~/.omega/telegram.conf ($OMEGA_TELEGRAM_CONF), mode 0600:
 
   bot_token=123456789:AAH-your-token-from-BotFather
   chat_id=-1001234567890
+
+--claude also installs /monitor into Claude Code for this user: the command
+file ~/.claude/commands/monitor.md and the read-only MCP server omega-monitor
+in ~/.claude.json (the entry claude mcp add --scope user writes).
+--claude --uninstall removes those two, and nothing of the user's own.
 
 flags:
 `
@@ -86,12 +91,18 @@ func installSteps() []installStep {
 func runInstall(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("install", flag.ContinueOnError)
 	testAlert := fset.Bool("test-alert", false, "then send a test alert through the funnel and say whether it was delivered")
+	claude := fset.Bool("claude", false, "also install /monitor and the MCP server into Claude Code")
+	uninstall := fset.Bool("uninstall", false, "with --claude: remove what --claude installed")
 	positional, code, ok := parseInterspersed(fset, args, installUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if len(positional) > 0 {
 		fmt.Fprintf(stderr, "omega-monitor install: unexpected argument %q\n", positional[0])
+		return 2
+	}
+	if *uninstall && (!*claude || *testAlert) {
+		fmt.Fprintln(stderr, "omega-monitor install: --uninstall goes with --claude alone")
 		return 2
 	}
 	home, err := os.UserHomeDir()
@@ -105,7 +116,14 @@ func runInstall(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	env := installEnv{home: home, state: state}
-	for _, step := range installSteps() {
+	steps := installSteps()
+	switch {
+	case *uninstall:
+		steps = []installStep{{"claude code", uninstallClaude}}
+	case *claude:
+		steps = append(steps, installStep{"claude code", installClaude})
+	}
+	for _, step := range steps {
 		did, err := step.run(env)
 		if err != nil {
 			fmt.Fprintf(stderr, "omega-monitor install: %s: %v\n", step.name, err)
@@ -115,6 +133,9 @@ func runInstall(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			did = "up to date"
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", step.name, did)
+	}
+	if *uninstall {
+		return 0
 	}
 	if _, err := os.Stat(env.conf()); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(stdout, "no Telegram config at %s yet: create it (omega-monitor install --help shows how), mode 0600\n", env.conf())

@@ -2,13 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"github.com/omega-monitor/omega-monitor/board"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -52,9 +53,18 @@ func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var f watchFlags
 	fs := newWatchFlagSet(&f)
 	pid := fs.Int("pid", 0, "the loop's process `id`")
+	script := fs.String("loop-script", "", "the loop script's `path`, to check its version stamp")
 	target, code, ok := parseWatchArgs("loop-env", fs, &f, args, loopEnvUsage, stdout, stderr)
 	if !ok {
 		return code
+	}
+	// A loop script stamped by another build shares no contract with this
+	// one; an unstamped one (run from a checkout) is the checkout's own.
+	if *script != "" {
+		if err := checkLoopVersion(*script); err != nil && !errors.Is(err, errUnstamped) {
+			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+			return 2
+		}
 	}
 	if *pid <= 0 {
 		fmt.Fprintln(stderr, "omega-monitor: loop-env needs --pid, the loop's process id")
@@ -88,17 +98,19 @@ type loopEnv struct {
 	control string // ssh ControlMaster socket
 	ssh     coord.SSH
 	funnel  string
+	env     map[string]string // the settings of the environment, checked
 }
 
 func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, getenv func(string) string) (*loopEnv, error) {
 	e := &loopEnv{target: target, flags: f, pid: pid, set: map[string]bool{}, timeout: defaultCallTimeout}
 	fs.Visit(func(fl *flag.Flag) { e.set[fl.Name] = true })
-	if t := getenv("OMEGA_MONITOR_TIMEOUT"); t != "" {
-		n, err := strconv.Atoi(t)
-		if err != nil || n < 1 || n > 3600 {
-			return nil, fmt.Errorf("OMEGA_MONITOR_TIMEOUT must be whole seconds from 1 to 3600; got %q", t)
-		}
-		e.timeout = n
+	env, err := envSettings(getenv)
+	if err != nil {
+		return nil, err
+	}
+	e.env = env
+	if t, ok := env["OMEGA_MONITOR_TIMEOUT"]; ok {
+		e.timeout, _ = strconv.Atoi(t) // checked by envSettings
 	}
 	e.watcher = getenv("OMEGA_MONITOR_WATCHER")
 	if e.watcher == "" {
@@ -144,8 +156,12 @@ func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, ge
 	return e, nil
 }
 
-// prepare makes the state directory and writes loop.json.
+// prepare makes the state directory and writes loop.json, unless another
+// loop holds the directory: the loop takes its lock (hold) right after.
 func (e *loopEnv) prepare() error {
+	if free, h, err := lockFree(e.state); err == nil && !free {
+		return fmt.Errorf("%s is held by %s: one loop per state directory", e.state, h)
+	}
 	for _, dir := range []string{e.state, filepath.Join(e.state, "actions"), filepath.Join(e.state, "poll")} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("state directory: %v", err)
@@ -159,6 +175,9 @@ func (e *loopEnv) prepare() error {
 			return fmt.Errorf("ssh control directory: %v", err)
 		}
 	}
+	// The history's sweep belongs to a watcher's start; one that fails
+	// leaves the history as it was, for the next start to try again.
+	sweepHistory(e.state, historyKeep)
 	token, err := startToken(e.pid)
 	if err != nil {
 		return fmt.Errorf("loop-env: process %d: %v", e.pid, err)
@@ -199,12 +218,31 @@ func (e *loopEnv) settings() map[string]string {
 		"call_timeout": strconv.Itoa(e.timeout),
 	}
 	for k, v := range map[string]string{"work_probe": e.flags.workProbe, "progress_probe": e.flags.progressProbe,
-		"mux": e.mux, "ssh_config": e.flags.sshConfig} {
+		"mux": e.mux, "ssh_config": e.flags.sshConfig, "probe_dir": e.flags.probeDir, "funnel": e.funnel} {
 		if v != "" {
 			s[k] = v
 		}
 	}
+	for k, v := range e.env {
+		s[k] = v
+	}
 	return s
+}
+
+// describe is the effective settings in one line, for the loop's log at
+// start. The Telegram config is named, never read.
+func (e *loopEnv) describe() string {
+	s := e.settings()
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+strconv.Quote(s[k]))
+	}
+	return strings.Join(parts, " ")
 }
 
 func (e *loopEnv) nudgeText() string {
@@ -259,6 +297,8 @@ func (e *loopEnv) shell() string {
 	scalar("funnel", e.funnel)
 	scalar("nudge_text", text)
 	scalar("mux_error", e.muxErr)
+	scalar("probe_dir", e.flags.probeDir)
+	scalar("settings_said", e.describe())
 
 	common := []string{"--state", e.state, "--target", e.target.String()}
 	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
@@ -281,6 +321,9 @@ func (e *loopEnv) shell() string {
 	}
 	array("confirm", confirm)
 	array("ack", append([]string{e.bin, "ack"}, common...))
+	array("deliver", append(append([]string{e.bin, "deliver"}, common...), "--funnel", e.funnel))
+	array("hold", append(append([]string{e.bin, "hold", "--fd", "8"}, common[:2]...),
+		"--pid", strconv.Itoa(e.pid), "--watcher", e.watcher, "--target", e.target.String()))
 	array("capture", e.capture())
 	if coord.NeedsPaste(text) {
 		scalar("paste", "1")
@@ -293,6 +336,18 @@ func (e *loopEnv) shell() string {
 		array("type_text", e.call(false, "send-keys", "-t", exact, "-l", text))
 	}
 	array("enter", e.call(false, "send-keys", "-t", exact, "Enter"))
+	// The diff of the pane's worktree: omega-monitor diff says when and what
+	// to run, and diff_run runs it here or on the host, over the loop's ssh
+	// connection.
+	array("diff", []string{e.bin, "diff", "--state", e.state})
+	// The loop asks at most this often, so that no poll pays a process for
+	// a figure that is not due; diff --script decides the rest.
+	scalar("diff_every", strconv.Itoa(int(diffEvery/time.Second)))
+	if e.target.Local() {
+		array("diff_run", []string{"/bin/sh", "-c"})
+	} else {
+		array("diff_run", append(append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.interval+60)...), "--", e.target.Host))
+	}
 	if e.target.Local() {
 		array("close_master", nil)
 	} else {
@@ -302,41 +357,12 @@ func (e *loopEnv) shell() string {
 	return b.String()
 }
 
-// startToken tells process pid apart from a later process with the same id:
-// on Linux field 22 of /proc/PID/stat (its start time in clock ticks since
-// boot), elsewhere the start time ps prints.
+// startToken tells process pid apart from a later process with the same id,
+// as the board reads it back (board.SystemProcs).
 func startToken(pid int) (string, error) {
-	if runtime.GOOS != "linux" {
-		return psStart(pid)
+	token, running := board.SystemProcs{}.StartToken(pid)
+	if !running {
+		return "", fmt.Errorf("no process %d runs", pid)
 	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", err
-	}
-	return statStartTime(string(data))
-}
-
-// statStartTime reads field 22 of a /proc/PID/stat line. The second field,
-// the command name in parentheses, may itself hold spaces and parentheses,
-// so the fields are counted after its last ')'.
-func statStartTime(stat string) (string, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return "", fmt.Errorf("unreadable stat line")
-	}
-	fields := strings.Fields(stat[i+1:])
-	// fields[0] is field 3 (the state); field 22 is fields[19].
-	if len(fields) < 20 {
-		return "", fmt.Errorf("stat line has %d fields after the name", len(fields)+2)
-	}
-	return fields[19], nil
-}
-
-// psStart is the start time ps prints for pid, as on macOS.
-func psStart(pid int) (string, error) {
-	out, err := exec.Command("ps", "-o", "lstart=", "-p", strconv.Itoa(pid)).Output()
-	if err != nil {
-		return "", fmt.Errorf("ps: %v", err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return token, nil
 }

@@ -88,13 +88,3 @@ func TestLoopEnvRefuses(t *testing.T) {
 		}
 	}
 }
-
-func TestStatStartTime(t *testing.T) {
-	line := "4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10"
-	if got, err := statStartTime(line); err != nil || got != "987654" {
-		t.Errorf("statStartTime = %q, %v; want 987654", got, err)
-	}
-	if _, err := statStartTime("4242 (a) S 1"); err == nil {
-		t.Error("a short stat line was read")
-	}
-}

@@ -58,6 +58,7 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, stop := parseFlags(fs, args, stdout, confirmUsage); stop {
 		return code
 	}
+	defer selfDeadline(callDeadline, stderr)()
 	st := tick.Stage(*stage)
 	if *stateDir == "" || *target == "" || *action == "" || (st != tick.BeforeTyping && st != tick.BeforeEnter) || fs.NArg() > 0 {
 		io.WriteString(stderr, confirmUsage)
@@ -115,6 +116,7 @@ func runAck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, ackUsage)
 		return 2
 	}
+	defer selfDeadline(callDeadline, stderr)()
 	if _, ok := outcomeEvents[fs.Arg(0)]; !ok {
 		fmt.Fprintf(stderr, "omega-monitor ack: unknown event %q\n", fs.Arg(0))
 		return 2
@@ -221,4 +223,19 @@ func (d stateDirectory) readPending() (tick.Pending, error) {
 		return p, fmt.Errorf("pending nudge unreadable: %v", err)
 	}
 	return p, nil
+}
+
+// callDeadline bounds tick, confirm and ack, which the poll loop waits for
+// without a clock of its own: a call past it exits 124, as a clock would
+// have ended it.
+const callDeadline = 60 * time.Second
+
+// selfDeadline ends this process with status 124 once d has passed. The
+// returned function disarms it.
+func selfDeadline(d time.Duration, stderr io.Writer) func() bool {
+	t := time.AfterFunc(d, func() {
+		fmt.Fprintf(stderr, "omega-monitor: no answer within %v\n", d)
+		os.Exit(124)
+	})
+	return t.Stop
 }

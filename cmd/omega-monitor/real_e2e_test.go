@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
@@ -321,4 +322,69 @@ func inBox(screen, draft string) bool {
 		}
 	}
 	return false
+}
+
+// TestRealClaudeOperatorTurnBetweenCaptureAndNudge: the loop judges an idle
+// Claude Code STALLED, and before its nudge is typed the operator sends a
+// message that starts a turn with a permission dialog. The judged screen is
+// made old on purpose: the multiplexer wrapper sleeps after each capture, as
+// a slow ssh hop would, and the operator types while it sleeps. The fresh
+// capture before typing sees the new turn: nothing reaches the dialog, the
+// command it asks for never runs, the operator's text reaches the model
+// exactly as typed and nothing else does, and the history says why the
+// nudge was not typed.
+func TestRealClaudeOperatorTurnBetweenCaptureAndNudge(t *testing.T) {
+	api := fakeapi.New(t)
+	s := startClaude(t, api, claudecode.Manual)
+	setup := "start on the first step"
+	turn(t, s, setup, shows("nothing more to do"))
+
+	dir := t.TempDir()
+	captured := filepath.Join(dir, "captured")
+	slowMux := filepath.Join(dir, "mux")
+	wrapper := "#!/bin/sh\n" + coord.ShellQuote(s.Tmux.Mux) + ` "$@"; rc=$?
+if [ "$1" = display-message ]; then : >` + coord.ShellQuote(captured) + `; sleep 3; fi
+exit $rc
+`
+	if err := os.WriteFile(slowMux, []byte(wrapper), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	opt := loopOptions{target: s.Name, env: []string{"HOME=" + s.Home}, flags: []string{
+		"--mux", slowMux, "--interval", "1", "--work-probe", "echo 3", "--nudge-text", realNudge}}
+	r := startLoop(t, opt)
+	deadline := time.Now().Add(realTimeout)
+	for {
+		if _, err := os.Stat(captured); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the loop never captured the pane")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The judged capture is taken; the loop is still in its slow hop.
+	operator := "now " + fakeapi.TriggerBash
+	s.Type(t, operator)
+	isDialog := shows("Do you want to proceed?", fakeapi.BashCommand)
+	s.Stable(t, realTimeout, "waiting", time.Time{}, isDialog)
+	lines := r.waitLine("nudge not typed", realTimeout)
+	lines = r.waitLines(len(lines)+2, realTimeout)
+	r.stop()
+
+	if got := nudgedLines(lines); len(got) != 1 {
+		t.Errorf("want the one nudge judged on the old screen, got %d:\n%s", len(got), strings.Join(lines, "\n"))
+	}
+	if want, got := []string{setup, operator}, api.Texts(); !slices.Equal(got, want) {
+		t.Errorf("the fake API saw the user texts %q, want exactly %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, fakeapi.BashMarker)); err == nil {
+		t.Errorf("%s ran: the permission dialog was answered", fakeapi.BashCommand)
+	}
+	if screen := string(s.Capture(t)); !isDialog(screen) {
+		t.Errorf("the dialog is gone:\n%s", screen)
+	}
+	history, _ := os.ReadFile(filepath.Join(r.state, "history.jsonl"))
+	if !strings.Contains(string(history), `"event":"nudge_not_typed"`) || strings.Contains(string(history), `"event":"nudge_typed"`) {
+		t.Errorf("the history does not say the nudge was not typed:\n%s", history)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/tools/txtar"
@@ -66,7 +67,10 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-var pollSection = regexp.MustCompile(`^(\d{1,6})\.(pane|work|progress|capture-error|work-error|progress-error)$`)
+// Compiled on first use: a pattern at package init costs every subcommand's start.
+var pollSection = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{1,6})\.(pane|work|progress|capture-error|work-error|progress-error)$`)
+})
 
 // A recordedPoll is one poll of a recording.
 type recordedPoll struct {
@@ -87,7 +91,7 @@ func replay(a *txtar.Archive, w io.Writer) error {
 			flagWords = words
 			continue
 		}
-		m := pollSection.FindStringSubmatch(f.Name)
+		m := pollSection().FindStringSubmatch(f.Name)
 		if m == nil {
 			return fmt.Errorf("section %q is neither flags nor NNN.pane, NNN.work, NNN.progress or an NNN error", f.Name)
 		}
@@ -147,7 +151,7 @@ func replay(a *txtar.Archive, w io.Writer) error {
 		pf.workErr, pf.progressErr = &workErr, &progressErr
 		var echo classify.Masker // the in-memory ledger, as the tick loads its file
 		if len(sent) > 0 {
-			echo = ledger.NewMatcher(sent...)
+			echo = ledger.NewMatcher(sent[max(len(sent)-classify.MaxTailLines, 0):]...)
 		}
 		captureErr := strings.TrimSpace(p.sections["capture-error"])
 		c := cfg

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -197,7 +197,7 @@ func statusLive(root string, interval time.Duration, in, out *os.File, stderr io
 		io.WriteString(out, cursorShow+altScreenOff)
 		restore()
 	}
-	defer leave()
+	defer func() { leave() }()
 
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGWINCH, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -258,16 +258,24 @@ func statusLive(root string, interval time.Duration, in, out *os.File, stderr io
 			case keyDown:
 				sel = min(sel+1, max(len(f.Watchers)-1, 0))
 			case keyEnter:
-				if sel < len(f.Watchers) {
+				if sel >= len(f.Watchers) {
+					break
+				}
+				if cmd, inside := jumpCommand(f.Watchers[sel].Target); cmd != nil && inside {
+					// The client moves to the session; the board stays
+					// in its own pane, running.
+					cmd.Run()
+				} else if cmd != nil {
+					// attach takes the terminal: the board ends first,
+					// so that nothing else reads the keys.
 					leave()
-					jump(f.Watchers[sel].Target, stderr)
-					if in != nil && isTerminal(in) {
-						if r, err := makeRaw(in); err == nil {
-							restore = r
-						}
+					leave = func() {}
+					cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+					if err := cmd.Run(); err != nil {
+						fmt.Fprintf(stderr, "omega-monitor status: %s: %v\n", strings.Join(cmd.Args, " "), err)
+						return 1
 					}
-					io.WriteString(out, altScreenOn+cursorHide)
-					census()
+					return 0
 				}
 			}
 			draw()
@@ -309,29 +317,26 @@ func readKeys(in *os.File, keys chan<- key) {
 	}
 }
 
-// jump takes the operator to the watched session: switch-client when the
-// board runs inside the multiplexer, attach otherwise (over ssh -t for a
-// remote target). It is the one thing the board does besides reading.
-func jump(target string, stderr io.Writer) {
+// jumpCommand is the command that takes the operator to the watched
+// session: switch-client when the board runs inside the multiplexer
+// (inside is then true), attach otherwise, over ssh -t for a remote target.
+// It is the one thing the board does besides reading. Nil for a target it
+// cannot read.
+func jumpCommand(target string) (cmd *exec.Cmd, inside bool) {
 	t, err := coord.ParseTarget(target)
 	if err != nil {
-		return
+		return nil, false
 	}
 	bin, err := coord.MuxBinary("", os.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor status: %v\n", err)
-		return
+		return nil, false
 	}
-	var cmd *exec.Cmd
-	inside := os.Getenv("TMUX") != "" || coord.InRmux(os.Getenv)
+	inside = os.Getenv("TMUX") != "" || coord.InRmux(os.Getenv)
 	switch {
 	case t.Local() && inside:
-		cmd = exec.Command(bin, "switch-client", "-t", coord.Exact(t.Session))
+		return exec.Command(bin, "switch-client", "-t", coord.Exact(t.Session)), true
 	case t.Local():
-		cmd = exec.Command(bin, "attach-session", "-t", coord.Exact(t.Session))
-	default:
-		cmd = exec.CommandContext(context.Background(), "ssh", "-t", "--", t.Host, coord.RemoteCommand("attach-session", "-t", coord.Exact(t.Session)))
+		return exec.Command(bin, "attach-session", "-t", coord.Exact(t.Session)), false
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Run()
+	return exec.Command("ssh", "-t", "--", t.Host, coord.RemoteCommand("attach-session", "-t", coord.Exact(t.Session))), false
 }

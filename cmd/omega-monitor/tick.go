@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,15 +71,20 @@ type tickFlags struct {
 	progress    optionalString
 	workErr     *string
 	progressErr *string
+	// workSaid and progressSaid are what a probe printed on standard
+	// error: the reason, when its output is no count.
+	workSaid, progressSaid *string
 }
 
 func addTickFlags(fs *flag.FlagSet) *tickFlags {
 	f := &tickFlags{
-		target:      fs.String("target", "", "the watched target"),
-		budget:      fs.Int("nudge-budget", 5, "nudges without progress"),
-		nudgeText:   fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
-		workErr:     fs.String("work-error", "", "the work probe failed"),
-		progressErr: fs.String("progress-error", "", "the progress probe failed"),
+		target:       fs.String("target", "", "the watched target"),
+		budget:       fs.Int("nudge-budget", 5, "nudges without progress"),
+		nudgeText:    fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
+		workErr:      fs.String("work-error", "", "the work probe failed"),
+		progressErr:  fs.String("progress-error", "", "the progress probe failed"),
+		workSaid:     fs.String("work-stderr", "", "what the work probe said on standard error"),
+		progressSaid: fs.String("progress-stderr", "", "what the progress probe said on standard error"),
 	}
 	fs.Var(&f.work, "work", "the work probe's output")
 	fs.Var(&f.progress, "progress", "the progress probe's output")
@@ -96,7 +102,7 @@ func (f *tickFlags) config() tick.Config {
 
 // input builds a poll's input from the flags and a classified screen.
 func (f *tickFlags) input(now time.Time, screen classify.Result) tick.Input {
-	return tick.Input{
+	in := tick.Input{
 		Now:             now,
 		Screen:          screen,
 		Work:            probe.Read(f.work.value, f.work.set && *f.workErr == ""),
@@ -106,6 +112,30 @@ func (f *tickFlags) input(now time.Time, screen classify.Result) tick.Input {
 		ProgressPresent: f.progress.set || *f.progressErr != "",
 		ProgressError:   *f.progressErr,
 	}
+	if f.work.set && in.WorkError == "" && !in.Work.Known {
+		in.WorkError = unusable(f.work.value, *f.workSaid)
+	}
+	if f.progress.set && in.ProgressError == "" && !in.Progress.Known {
+		in.ProgressError = unusable(f.progress.value, *f.progressSaid)
+	}
+	return in
+}
+
+// unusable says why a probe that exited 0 gave no reading: what it printed,
+// and what it said on standard error (a missing file, a bad pattern), which
+// is most often the reason.
+func unusable(out, said string) string {
+	why := "printed nothing"
+	if t := strings.TrimSpace(out); t != "" {
+		if r := []rune(t); len(r) > 60 {
+			t = string(r[:60]) + "…"
+		}
+		why = fmt.Sprintf("printed %q, not one whole number", t)
+	}
+	if said = strings.TrimSpace(said); said != "" {
+		why += "; it said: " + said
+	}
+	return why
 }
 
 func (f *tickFlags) check() error {
@@ -154,6 +184,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
+	defer selfDeadline(callDeadline, stderr)()
 	d := stateDirectory(*stateDir)
 	var problems []string // rendered at the end of the line
 	// unusable says why no nudge may go out on this poll: without a state
@@ -523,11 +554,16 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
-			for _, msg := range a.Alert.HTML() {
-				seq++
-				if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.alert", seq)), []byte(msg)); err != nil {
-					*problems = append(*problems, "alert not handed over: "+err.Error())
-				}
+			// Into the outbox, which no later poll clears: an alert
+			// waits there until it is delivered or kept as failed.
+			if err := d.queueAlerts(now, a.Alert.HTML()); err != nil {
+				*problems = append(*problems, "alert not queued: "+err.Error())
+			}
+		case tick.Wait:
+			seq++
+			secs := strconv.Itoa(int(a.Wait / time.Second))
+			if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
+				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}
 		}
 	}

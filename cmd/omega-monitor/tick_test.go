@@ -286,3 +286,17 @@ func TestTickWritesMonitorLog(t *testing.T) {
 	assert.Equal(t, string(log), strings.Join(lines, ""))
 	assert.Equal(t, mode(t, filepath.Join(state, "monitor.log")), os.FileMode(0o600))
 }
+
+// TestTickSaysWhyAProbeGaveNothing: a probe that exits 0 with no count
+// (grep -c on a missing file, with || true) is unknown, and the line says
+// what it printed and what it said on standard error.
+func TestTickSaysWhyAProbeGaveNothing(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "w")
+	out, _, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent",
+		"--work", "", "--work-stderr", "grep: TODO.md: No such file or directory",
+		"--progress", "ten", "--progress-stderr", "")
+	assert.Equal(t, code, 0)
+	assert.Assert(t, strings.Contains(out, "work=? · progress=?"), out)
+	assert.Assert(t, strings.Contains(out, "work probe: printed nothing; it said: grep: TODO.md: No such file or directory"), out)
+	assert.Assert(t, strings.Contains(out, `progress probe: printed "ten", not one whole number`), out)
+}

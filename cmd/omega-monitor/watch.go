@@ -207,6 +207,10 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 			words = append(words, "--"+fl.Name, v)
 		}
 	})
+	// Always: the probes' directory is where watch ran, not the loop's.
+	if f.probeDir != "" {
+		words = append(words, "--probe-dir", f.probeDir)
+	}
 	return "exec " + coord.ShellJoin(words...)
 }
 
@@ -356,6 +360,9 @@ func stampedLoop() []byte {
 	return b.Bytes()
 }
 
+// errUnstamped is wrapped by checkLoopVersion for a script without a stamp.
+var errUnstamped = errors.New("no version stamp")
+
 // checkLoopVersion refuses a loop script written by a binary of another
 // version (or by none): the loop and the binary it calls share contracts
 // (flags, action files, state), so they must come from one build.
@@ -369,7 +376,7 @@ func checkLoopVersion(path string) error {
 	v, ok := bytes.CutPrefix(line, []byte(loopVersionMark))
 	switch {
 	case !ok:
-		return fmt.Errorf("the loop script %s carries no version; this binary is %s", path, version())
+		return fmt.Errorf("the loop script %s carries no version; this binary is %s: %w", path, version(), errUnstamped)
 	case string(v) != version():
 		return fmt.Errorf("the loop script %s is of version %s, this binary is %s; refusing to run a loop of another version", path, v, version())
 	}

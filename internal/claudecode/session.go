@@ -67,6 +67,10 @@ type Config struct {
 	Name string
 	// Env holds more NAME=value entries for Claude Code's environment.
 	Env []string
+	// Prepare, when set, runs once HOME is made and before Claude Code
+	// starts, to put in place what it reads at start (commands, MCP
+	// servers).
+	Prepare func(home string) error
 }
 
 // A Session is one Claude Code running in a pane of a private tmux server.
@@ -131,6 +135,11 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *Session {
 	writeJSON(t, filepath.Join(s.Home, ".claude", "settings.json"), map[string]any{
 		"skipDangerousModePermissionPrompt": true,
 	})
+	if cfg.Prepare != nil {
+		if err := cfg.Prepare(s.Home); err != nil {
+			t.Fatalf("claudecode: preparing %s: %v", s.Home, err)
+		}
+	}
 
 	// A short TMPDIR of its own: Claude Code keeps unix sockets there,
 	// whose paths are limited to about 100 bytes.

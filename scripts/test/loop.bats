@@ -8,7 +8,7 @@
 # Bounds are generous: the machines that run these are often loaded.
 # Each test runs in a subshell of its own, and '$' in single quotes is the
 # point of many of them:
-# shellcheck disable=SC2030,SC2031,SC2016,SC2034
+# shellcheck disable=SC2030,SC2031,SC2016,SC2034,SC2154
 
 setup() {
 	SCRIPT="$BATS_TEST_DIRNAME/../omega-monitor.sh"
@@ -89,6 +89,9 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	[ "$status" -eq 2 ]
 	[[ $output == *"refusing target \"my.agent\""*"rewrites to '_'"* ]]
 	[ ! -e "$T/home" ]
+	# --help as a flag's value is a value, not a request for help.
+	OMEGA_MONITOR_BIN=$bin OMEGA_MONITOR_HOME=$T/home run bash "$SCRIPT" 'a b' --nudge-text '--help'
+	[ "$status" -eq 2 ]
 	OMEGA_MONITOR_BIN=$bin OMEGA_MONITOR_HOME=$T/home run bash "$SCRIPT" agent --interval 0
 	[ "$status" -eq 2 ]
 	[[ $output == *"--interval must be a whole number"* ]]

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// claudeCommand is the /monitor command file; @OMEGA_MONITOR@ stands for the
+// binary's absolute path.
+//
+//go:embed claude/monitor.md
+var claudeCommand string
+
+// claudeMarker is a line only the command file this binary writes holds, so
+// that --uninstall never removes a monitor.md of the user's own.
+const claudeMarker = "<!-- Installed by `omega-monitor install --claude`"
+
+// claudeFiles are the two places Claude Code reads for a user: the command
+// file, and the user configuration whose mcpServers hold the user-scope MCP
+// servers (what `claude mcp add --scope user` writes).
+type claudeFiles struct {
+	command, config string
+}
+
+func claudeFilesIn(home string) claudeFiles {
+	return claudeFiles{
+		command: filepath.Join(home, ".claude", "commands", "monitor.md"),
+		config:  filepath.Join(home, ".claude.json"),
+	}
+}
+
+// mcpEntry is the user-scope registration of the server.
+type mcpEntry struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+}
+
+// installClaude is install --claude's step: the command file and the
+// server's registration, for the binary that runs.
+func installClaude(env installEnv) (string, error) {
+	bin, err := os.Executable()
+	if err == nil {
+		bin, err = filepath.EvalSymlinks(bin)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot tell where this binary is: %w", err)
+	}
+	entry := mcpEntry{Type: "stdio", Command: bin, Args: []string{"mcp"}, Env: map[string]string{}}
+	// The server runs in Claude Code's environment, which need not hold the
+	// state home this install was made for.
+	if os.Getenv("OMEGA_MONITOR_HOME") != "" {
+		entry.Env["OMEGA_MONITOR_HOME"] = env.state
+	}
+	changes, err := claudeFilesIn(env.home).install(bin, entry)
+	return strings.Join(changes, "; "), err
+}
+
+// uninstallClaude is install --claude --uninstall's step.
+func uninstallClaude(env installEnv) (string, error) {
+	changes, err := claudeFilesIn(env.home).uninstall()
+	return strings.Join(changes, "; "), err
+}
+
+// install writes the command file and the server's registration, each only
+// when it differs, and says what it changed.
+func (f claudeFiles) install(bin string, entry mcpEntry) ([]string, error) {
+	var changes []string
+	text := strings.ReplaceAll(claudeCommand, "@OMEGA_MONITOR@", bin)
+	old, err := os.ReadFile(f.command)
+	switch {
+	case err == nil && string(old) == text:
+	case err == nil && !bytes.Contains(old, []byte(claudeMarker)):
+		return nil, fmt.Errorf("%s is not ours (no install marker); move it away first", f.command)
+	case err == nil || errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(f.command), 0o700); err != nil {
+			return nil, err
+		}
+		if err := writeAtomic(f.command, []byte(text)); err != nil {
+			return nil, err
+		}
+		changes = append(changes, "wrote "+f.command+" (/monitor)")
+	default:
+		return nil, err
+	}
+	changed, err := editConfig(f.config, func(servers map[string]json.RawMessage) (bool, error) {
+		want, err := json.Marshal(entry)
+		if err != nil {
+			return false, err
+		}
+		if old, ok := servers[mcpServerName]; ok && sameJSON(old, want) {
+			return false, nil
+		}
+		servers[mcpServerName] = want
+		return true, nil
+	})
+	if err != nil {
+		return changes, err
+	}
+	if changed {
+		changes = append(changes, fmt.Sprintf("registered the MCP server %s (%s mcp) in %s", mcpServerName, bin, f.config))
+	}
+	return changes, nil
+}
+
+// uninstall removes what install put in place, and nothing of the user's.
+func (f claudeFiles) uninstall() ([]string, error) {
+	var changes []string
+	old, err := os.ReadFile(f.command)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	case !bytes.Contains(old, []byte(claudeMarker)):
+		return nil, fmt.Errorf("%s is not ours (no install marker); left in place", f.command)
+	default:
+		if err := os.Remove(f.command); err != nil {
+			return nil, err
+		}
+		changes = append(changes, "removed "+f.command)
+	}
+	changed, err := editConfig(f.config, func(servers map[string]json.RawMessage) (bool, error) {
+		old, ok := servers[mcpServerName]
+		if !ok {
+			return false, nil
+		}
+		var e mcpEntry
+		if json.Unmarshal(old, &e) != nil || len(e.Args) != 1 || e.Args[0] != "mcp" || filepath.Base(e.Command) != "omega-monitor" {
+			return false, fmt.Errorf("the MCP server %s in %s is not ours; left in place", mcpServerName, f.config)
+		}
+		delete(servers, mcpServerName)
+		return true, nil
+	})
+	if changed {
+		changes = append(changes, fmt.Sprintf("removed the MCP server %s from %s", mcpServerName, f.config))
+	}
+	return changes, err
+}
+
+// editConfig hands the mcpServers of Claude Code's user configuration to
+// edit and writes the file back, atomically and keeping every other key as
+// it was, when edit says it changed something. A missing file is an empty
+// configuration; one that is not a JSON object is refused, never replaced.
+func editConfig(path string, edit func(map[string]json.RawMessage) (bool, error)) (bool, error) {
+	config := map[string]json.RawMessage{}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return false, err
+	default:
+		if err := json.Unmarshal(b, &config); err != nil {
+			return false, fmt.Errorf("%s is not a JSON object, left as it is: %w", path, err)
+		}
+	}
+	servers := map[string]json.RawMessage{}
+	if raw, ok := config["mcpServers"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &servers); err != nil {
+			return false, fmt.Errorf("mcpServers in %s is not an object, left as it is: %w", path, err)
+		}
+	}
+	changed, err := edit(servers)
+	if err != nil || !changed {
+		return false, err
+	}
+	raw, err := json.Marshal(servers)
+	if err != nil {
+		return false, err
+	}
+	config["mcpServers"] = raw
+	out, err := json.MarshalIndent(config, "", "  ")
+	if err != nil {
+		return false, err
+	}
+	if err := writeAtomic(path, append(out, '\n')); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# bench.sh: the cost figures of the poll path, each as a ratio of whole
+# processes measured side by side in one run, so that the machine's speed
+# and load cancel out. CPU is user+sys of the measured processes and their
+# children, read from bash's times builtin.
+#
+#   scripts/bench.sh [-n RUNS]
+#
+# Figures (goals from issue 11):
+#   loop poll / Go start   CPU of one poll of the loop (the loop and all its
+#                          children; a working Claude Code screen, two probes,
+#                          local tmux), over 20 polls, per start of a minimal
+#                          Go program                          goal <= x5
+#   --help / Go start      omega-monitor --help                 goal <= x1.5
+#   classify 17MB / wc -l  a 17 MB capture on stdin (a file)    goal <= x1.5
+#   ledger / none          classify --ledger with 2000 distinct nudges on a
+#                          2k-line pane, against no ledger      goal <= x1.2
+#   loop lines             scripts/omega-monitor.sh             goal <= 350
+#   fleet                  agents one core watches at one poll a minute
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+runs=200
+[[ ${1:-} == -n ]] && runs=$2
+
+dir=$(mktemp -d)
+sock=omega-bench-$$
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null
+	rm -rf -- "$dir"
+}
+trap cleanup EXIT
+
+say() { printf '%s\n' "$*" >&2; }
+
+# cpu_us: user+sys CPU of this shell's finished children so far, in us,
+# into $cpu. times runs in this shell (never in a subshell, which has
+# children of its own).
+cpu_us() {
+	local u s
+	times >"$dir/times"
+	{
+		read -r _ _
+		read -r u s
+	} <"$dir/times"
+	cpu=$(($(us "$u") + $(us "$s")))
+}
+# us 1m2.345s: microseconds.
+us() {
+	local m=${1%%m*} s=${1#*m}
+	s=${s%s}
+	echo $((10#$m * 60000000 + 10#${s%.*} * 1000000 + 10#${s#*.} * 1000))
+}
+
+# measure N IN CMD...: the CPU of N runs of CMD with standard input from IN,
+# in us per run, into $result.
+measure() {
+	local n=$1 in=$2 i t0 t1
+	shift 2
+	cpu_us
+	t0=$cpu
+	for ((i = 0; i < n; i++)); do
+		"$@" <"$in" >/dev/null 2>&1
+	done
+	cpu_us
+	t1=$cpu
+	result=$(((t1 - t0) / n))
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "x%.2f", a / b }'; }
+ms() { awk -v a="$1" 'BEGIN { printf "%.2f ms", a / 1000 }'; }
+
+say "building..."
+mkdir -p "$dir/hello"
+printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n' >"$dir/hello/main.go"
+printf 'module hello\n\ngo 1.26.0\n' >"$dir/hello/go.mod"
+(cd "$dir/hello" && go build -o "$dir/hello/hello" .) || exit 1
+go build -o "$dir/omega-monitor" ./cmd/omega-monitor || exit 1
+bin=$dir/omega-monitor
+
+say "binary start..."
+measure "$runs" /dev/null "$dir/hello/hello"
+hello=$result
+measure "$runs" /dev/null "$bin" --help
+help=$result
+
+say "classify on 17 MB..."
+{
+	for ((i = 0; i < 48000; i++)); do
+		printf '%s\n' '⏺ Bash(go test ./... 2>&1 | tail -40)' \
+			'  ⎿  ok  	github.com/example/project/internal/store	0.412s   (cached)   some more words to widen it' \
+			'     --- FAIL: TestReplay (0.00s) replay_test.go:41: got 3 nudges, want 2 and then some explanation' \
+			'⏺ The replay test expects two nudges; the budget resets on progress, so I will read the state code.' ''
+	done
+	cat golden/panes/adv-custom-statusline-working.pane
+} >"$dir/big.pane"
+n=$((runs / 10 + 1))
+measure "$n" "$dir/big.pane" wc -l
+wc_big=$result
+measure "$n" "$dir/big.pane" "$bin" classify
+classify_big=$result
+
+say "ledger..."
+{
+	for ((i = 0; i < 1900; i++)); do printf 'line %d of the scrollback, with some words in it\n' "$i"; done
+	cat golden/panes/GOLDEN-stalled-real.pane
+} >"$dir/2k.pane"
+{
+	printf '\037omega-monitor echo ledger\357\277\276\n'
+	for ((i = 0; i < 2000; i++)); do printf 'continue with step %d of the plan; say what you are waiting for\n' "$i"; done
+} >"$dir/ledger"
+measure "$runs" "$dir/2k.pane" "$bin" classify --work 5
+none=$result
+measure "$runs" "$dir/2k.pane" "$bin" classify --work 5 --ledger "$dir/ledger"
+with=$result
+
+say "the loop, 20 polls..."
+tmux -L "$sock" -f /dev/null new-session -d -s agent -x 200 -y 50 \
+	"cat golden/panes/adv-custom-statusline-working.pane; exec sleep 100000"
+mux=$dir/tmux
+printf '#!/bin/sh\nexec tmux -L %s "$@"\n' "$sock" >"$mux"
+chmod +x "$mux"
+# The wrapper costs an exec a call; it is measured alone and taken off.
+measure "$runs" /dev/null "$mux" -V
+wrap=$result
+measure "$runs" /dev/null tmux -V
+bare=$result
+polls=20
+mkfifo "$dir/lines"
+cpu_us
+t0=$cpu
+OMEGA_MONITOR_BIN=$bin OMEGA_MONITOR_HOME=$dir/home HOME=$dir \
+	bash scripts/omega-monitor.sh agent --mux "$mux" --interval 1 \
+	--work-probe 'echo 5' --progress-probe 'echo 41' >"$dir/lines" 2>"$dir/loop.err" &
+loop=$!
+# Lines are counted by builtins, so the count costs no process.
+got=0
+while ((got < polls)) && IFS= read -r line; do
+	printf '%s\n' "$line" >>"$dir/loop.out"
+	got=$((got + 1))
+done <"$dir/lines"
+kill -TERM "$loop"
+wait "$loop"
+cpu_us
+t1=$cpu
+poll=$(((t1 - t0) / got - (wrap - bare)))
+grep -v '^MONITOR · agent · WORKING' "$dir/loop.out" >&2
+
+lines=$(wc -l <scripts/omega-monitor.sh)
+
+printf '\n%-34s %12s %12s %8s %s\n' figure measured base ratio goal
+printf '%-34s %12s %12s %8s %s\n' "loop CPU per poll / Go start" "$(ms "$poll")" "$(ms "$hello")" "$(ratio "$poll" "$hello")" "<= x5"
+printf '%-34s %12s %12s %8s %s\n' "--help / Go start" "$(ms "$help")" "$(ms "$hello")" "$(ratio "$help" "$hello")" "<= x1.5"
+printf '%-34s %12s %12s %8s %s\n' "classify 17 MB / wc -l" "$(ms "$classify_big")" "$(ms "$wc_big")" "$(ratio "$classify_big" "$wc_big")" "<= x1.5"
+printf '%-34s %12s %12s %8s %s\n' "classify --ledger 2000 / none" "$(ms "$with")" "$(ms "$none")" "$(ratio "$with" "$none")" "<= x1.2"
+printf '%-34s %12s %12s %8s %s\n' "loop script lines" "$lines" "" "" "<= 350"
+printf '%-34s %12s\n' "fleet: agents per core, 1 poll/min" "$(awk -v p="$poll" 'BEGIN { printf "%d", 60e6 / p }')"
