@@ -126,7 +126,7 @@ func TestAuditRealClaude(t *testing.T) {
 	assert.NilError(t, err)
 	defer os.RemoveAll(tmp)
 
-	before, err := hashTree(dir)
+	before, err := hashTree(dir, "")
 	assert.NilError(t, err)
 	cmd := icmd.Command(omegaMonitor(t), "audit", "run", dir, "--agent", "claude", "--bin", bin,
 		"--parallel", "3", "--timeout", "4m")
@@ -149,7 +149,7 @@ func TestAuditRealClaude(t *testing.T) {
 
 	// The tree is unchanged: the Write never happened (the test fails if
 	// it did, whatever the command says).
-	after, err := hashTree(dir)
+	after, err := hashTree(dir, "")
 	assert.NilError(t, err)
 	assert.DeepEqual(t, treeChanges(before, after), []string(nil))
 	_, err = os.Stat(pwned)
@@ -259,6 +259,26 @@ func TestAuditDetectsAWrite(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Assert(t, strings.Contains(string(report), "READ-ONLY VIOLATED (1 changes)"), string(report))
 	assert.Assert(t, strings.Index(string(report), "## VIOLATIONS") < strings.Index(string(report), "## D1"), string(report))
+}
+
+// TestAuditStateHomeInsideTheTree: auditing a tree that holds the state
+// home (a home directory) is no violation of its own making: the home is
+// left out of the proof, the rest of the tree is not.
+func TestAuditStateHomeInsideTheTree(t *testing.T) {
+	testenv.Need(t, "sh")
+	dir := auditProject(t)
+	fake := filepath.Join(t.TempDir(), "claude")
+	assert.NilError(t, os.WriteFile(fake, []byte("#!/bin/sh\nprintf '## D1\\nCLEAN: the rule holds because every exported function in main.go carries one\\n'\n"), 0o700))
+	state := filepath.Join(dir, ".omega", "monitor")
+	cmd := icmd.Command(omegaMonitor(t), "audit", "run", dir, "--agent", "claude", "--bin", fake, "--no-deliver", "--max", "1")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
+	res := icmd.RunCmd(cmd)
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	var last LastAudit
+	b, err := os.ReadFile(filepath.Join(state, "audits", "shop", "last.json"))
+	assert.NilError(t, err)
+	assert.NilError(t, json.Unmarshal(b, &last))
+	assert.DeepEqual(t, last.Violations, []string{})
 }
 
 // TestAuditAgentFailsOrHangs: an auditor that exits non-zero, and one that

@@ -312,13 +312,13 @@ func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: audit: %v\n", err)
 		return 1
 	}
-	before, err := hashTree(dir)
+	before, err := hashTree(dir, home)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit: cannot read the tree: %v\n", err)
 		return 1
 	}
 	outs := runAuditors(dir, runDir, p, f)
-	after, err := hashTree(dir)
+	after, err := hashTree(dir, home)
 	var violations []string
 	if err != nil {
 		violations = []string{"cannot read the tree after the run: " + err.Error()}
@@ -464,10 +464,11 @@ func runAgent(dir string, argv []string, timeout time.Duration) agentRun {
 	return r
 }
 
-// hashTree returns every entry under dir but .git's insides, each with its
-// type, mode and content hash (a link's target): the work tree, tracked and
-// untracked, ignored files included.
-func hashTree(dir string) (map[string]string, error) {
+// hashTree returns every entry under dir but .git's insides and the state
+// home (when dir holds it: the watchers and this audit write there), each
+// with its type, mode and content hash (a link's target): the work tree,
+// tracked and untracked, ignored files included.
+func hashTree(dir, home string) (map[string]string, error) {
 	tree := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -475,7 +476,7 @@ func hashTree(dir string) (map[string]string, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if d.IsDir() && d.Name() == ".git" && p != dir {
+		if d.IsDir() && p != dir && (d.Name() == ".git" || p == home) {
 			return filepath.SkipDir
 		}
 		fi, err := d.Info()
