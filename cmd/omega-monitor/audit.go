@@ -162,7 +162,7 @@ func planText(p audit.Plan) string {
 	if p.Fallback {
 		fmt.Fprintf(&b, "fell back to the seed's four dimensions: %s\n", p.Why)
 	} else {
-		fmt.Fprintf(&b, "%d dimensions from the project's own rules in %s\n", len(p.Dimensions), strings.Join(p.Sources, ", "))
+		fmt.Fprintf(&b, "%s from the project's own rules in %s\n", audit.Count(len(p.Dimensions), "dimension"), strings.Join(p.Sources, ", "))
 	}
 	for _, d := range p.Dimensions {
 		fmt.Fprintf(&b, "\n%s  %s\n", d.ID, d.Name)
@@ -211,7 +211,7 @@ func runAuditCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s passed: clean (report line %d)\n", s.ID, s.CleanLine)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s passed: %d findings\n", s.ID, len(s.Findings))
+		fmt.Fprintf(stdout, "%s passed: %s\n", s.ID, audit.Count(len(s.Findings), "finding"))
 	}
 	for _, r := range rejected {
 		fmt.Fprintf(stdout, "rejected: %s\n", r)

@@ -257,7 +257,7 @@ func TestAuditDetectsAWrite(t *testing.T) {
 	assert.DeepEqual(t, last.Violations, []string{"changed: main.go"})
 	report, err := os.ReadFile(last.Report)
 	assert.NilError(t, err)
-	assert.Assert(t, strings.Contains(string(report), "READ-ONLY VIOLATED (1 changes)"), string(report))
+	assert.Assert(t, strings.Contains(string(report), "READ-ONLY VIOLATED (1 change)"), string(report))
 	assert.Assert(t, strings.Index(string(report), "## VIOLATIONS") < strings.Index(string(report), "## D1"), string(report))
 }
 
@@ -392,7 +392,7 @@ func TestAuditPlanAndCheckCommands(t *testing.T) {
 	write("## D1\n1. main.go:5 — Run has no doc comment\n   > func Run() {}\n")
 	out.Reset()
 	assert.Equal(t, run([]string{"audit", "check", report, "--dir", dir}, nil, &out, &errs), 0, out.String())
-	assert.Equal(t, out.String(), "D1 passed: 1 findings\npassed\n")
+	assert.Equal(t, out.String(), "D1 passed: 1 finding\npassed\n")
 
 	write("## D1\n1. main.go:50 — nothing there\n## D2\nCLEAN: looks good\n")
 	out.Reset()
@@ -444,7 +444,7 @@ func TestAuditEvery(t *testing.T) {
 	// The board shows when it ran and what it found.
 	res = f.run(t, "status", "--once")
 	assert.Assert(t, strings.Contains(res.Stdout(), "audit shop  ran 00:00:"), res.Combined())
-	assert.Assert(t, strings.Contains(res.Stdout(), "(claude)  1 dimensions: 0 findings in 0, 1 clean"), res.Combined())
+	assert.Assert(t, strings.Contains(res.Stdout(), "(claude)  1 dimension: 0 findings in 0, 1 clean"), res.Combined())
 	res = f.run(t, args...)
 	assert.Equal(t, res.ExitCode, 1)
 	assert.Assert(t, strings.Contains(res.Stderr(), "already scheduled"), res.Stderr())
