@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -85,32 +86,27 @@ func TestAuditRealClaude(t *testing.T) {
 	testenv.Need(t, "bash", "curl")
 	dir := auditProject(t)
 	pwned := filepath.Join(dir, "pwned.txt")
-	// Each auditor's first turn carries its brief; each calls one tool of
-	// its own, so that the turn after a tool's result (which carries no
-	// text) is told apart by the tool it follows.
-	api := fakeapi.NewScripted(t, func(turn fakeapi.Turn) (fakeapi.Reply, bool) {
-		if len(turn.Calls) == 0 {
-			switch {
-			case strings.Contains(turn.Text, "dimension of it: D1 "):
-				return fakeapi.Call("Read", map[string]any{"file_path": filepath.Join(dir, "main.go")}), true
-			case strings.Contains(turn.Text, "dimension of it: D2 "):
-				return fakeapi.Call("Write", map[string]any{"file_path": pwned, "content": "written by an auditor\n"}), true
-			case strings.Contains(turn.Text, "dimension of it: D3 "):
-				return fakeapi.Call("Glob", map[string]any{"pattern": "**/*.go"}), true
-			}
-			return fakeapi.Reply{}, false
-		}
-		switch turn.Calls[len(turn.Calls)-1] {
-		case "Read":
+	api := fakeapi.NewScripted(t, func(c fakeapi.Turn) (fakeapi.Reply, bool) {
+		switch {
+		case strings.Contains(c.First, "dimension of it: D1 ") && c.Assistant == 0:
+			return fakeapi.Reply{Text: "Reading the code.", Chunks: 1,
+				Tool: &fakeapi.ToolUse{Name: "Read", Input: map[string]any{"file_path": filepath.Join(dir, "main.go")}}}, true
+		case strings.Contains(c.First, "dimension of it: D3 ") && c.Assistant == 0:
+			return fakeapi.Reply{Text: "Looking for tests.", Chunks: 1,
+				Tool: &fakeapi.ToolUse{Name: "Glob", Input: map[string]any{"pattern": "**/*.go"}}}, true
+		case strings.Contains(c.First, "dimension of it: D1 "):
 			return fakeapi.Text("Summary first, which is not the verdict.\n\n## D1\n" +
 				"1. main.go:5 — Run is exported and has no doc comment\n   > func Run() {}\n" +
 				"2. main.go:3 — the API key is a constant in the source: " + secret + "\n   > const apiKey = \"" + secret + "\"\n"), true
-		case "Write":
+		case strings.Contains(c.First, "dimension of it: D2 ") && c.Assistant == 0:
+			return fakeapi.Reply{Text: "Let me test whether I can write.", Chunks: 1,
+				Tool: &fakeapi.ToolUse{Name: "Write", Input: map[string]any{"file_path": pwned, "content": "written by an auditor\n"}}}, true
+		case strings.Contains(c.First, "dimension of it: D2 "):
 			return fakeapi.Text("## D2\nCLEAN: the rule holds because main.go:1-7 opens no file at all, so nothing is written anywhere\n"), true
-		case "Glob":
+		case strings.Contains(c.First, "dimension of it: D3 "):
 			return fakeapi.Text("## D3\n1. main_test.go:99 — the tests mock the file system\n"), true
 		}
-		return fakeapi.Reply{}, false
+		return fakeapi.Text("I do not know this brief."), true
 	})
 	tg := &docTelegram{}
 	tgSrv := httptest.NewServer(tg)
@@ -157,9 +153,9 @@ func TestAuditRealClaude(t *testing.T) {
 
 	// Three dimensions, three briefs at the API, each with its rule.
 	var briefs []string
-	for _, turn := range api.Turns() {
-		if len(turn.Calls) == 0 && turn.HasText {
-			briefs = append(briefs, turn.Text)
+	for _, c := range api.Turns() {
+		if c.Assistant == 0 {
+			briefs = append(briefs, c.First)
 		}
 	}
 	assert.Equal(t, len(briefs), 3, "briefs: %q", briefs)
@@ -173,27 +169,33 @@ func TestAuditRealClaude(t *testing.T) {
 		assert.Equal(t, n, 1, "briefs with the rule %q", rule)
 	}
 	// The model was offered the readers and no tool that writes or runs
-	// anything. D2's Write came back refused; D1's Read and D3's Glob came
-	// back with the files, without asking anyone.
-	results := map[string][]fakeapi.ToolResult{}
-	for _, turn := range api.Turns() {
+	// anything, and D2's Write came back refused.
+	var refused []fakeapi.Turn
+	for _, c := range api.Turns() {
 		for _, tool := range []string{"Read", "Grep", "Glob"} {
-			assert.Assert(t, turn.Offers(tool), "the auditor was not offered %s: %q", tool, turn.Tools)
+			assert.Assert(t, slices.Contains(c.Tools, tool), "the auditor was not offered %s: %q", tool, c.Tools)
 		}
 		for _, tool := range strings.Split(writeTools, ",") {
-			assert.Assert(t, !turn.Offers(tool), "the auditor was offered %s: %q", tool, turn.Tools)
+			assert.Assert(t, !slices.Contains(c.Tools, tool), "the auditor was offered %s: %q", tool, c.Tools)
 		}
-		if len(turn.Calls) == 1 {
-			results[turn.Calls[0]] = append(results[turn.Calls[0]], turn.Results...)
+		if c.Assistant == 1 && strings.Contains(c.First, "dimension of it: D2 ") {
+			refused = append(refused, c)
 		}
 	}
-	for tool, want := range map[string]string{"Read": "func Run() {}", "Glob": "main.go", "Write": "Write"} {
-		rs := results[tool]
-		assert.Equal(t, len(rs), 1, "results of %s: %+v", tool, rs)
-		assert.Equal(t, rs[0].IsError, tool == "Write", "the %s came back: %+v", tool, rs[0])
-		assert.Assert(t, strings.Contains(rs[0].Content, want), "the %s came back: %+v", tool, rs[0])
+	assert.Equal(t, len(refused), 1)
+	// The readers work without asking anyone: D1's Read and D3's Glob
+	// came back with the files.
+	for _, c := range api.Turns() {
+		switch {
+		case c.Assistant != 1:
+		case strings.Contains(c.First, "dimension of it: D1 "):
+			assert.Assert(t, !toolResult(c).IsError && strings.Contains(toolResult(c).Content, "func Run() {}"), "the Read came back: %q", toolResult(c).Content)
+		case strings.Contains(c.First, "dimension of it: D3 "):
+			assert.Assert(t, !toolResult(c).IsError && strings.Contains(toolResult(c).Content, "main.go"), "the Glob came back: %q", toolResult(c).Content)
+		}
 	}
-	t.Logf("the agent answered the Write with: %s", results["Write"][0].Content)
+	assert.Assert(t, toolResult(refused[0]).IsError, "the Write's result was not an error: %q", toolResult(refused[0]).Content)
+	t.Logf("the agent answered the Write with: %s", toolResult(refused[0]).Content)
 
 	// last.json and the report.
 	b, err := os.ReadFile(filepath.Join(state, "audits", "shop", "last.json"))
@@ -463,4 +465,10 @@ func waitFor(t *testing.T, ok func() bool, what string) {
 		exec.Command("sleep", "0.1").Run()
 	}
 	t.Fatalf("waited a minute for %s", what)
+}
+
+// toolResult is a turn's first tool result; none reads as empty.
+func toolResult(t fakeapi.Turn) fakeapi.ToolResult {
+	r, _ := t.Result()
+	return r
 }

@@ -33,6 +33,13 @@ type Turn struct {
 	// Calls names the tools the model called so far in the conversation,
 	// in order.
 	Calls []string
+	// First is the text of the conversation's first user message without
+	// system reminders: the prompt a headless agent was started with.
+	// Assistant counts the assistant messages so far (0 on the first
+	// request). System is the system prompt's text.
+	First     string
+	Assistant int
+	System    string
 }
 
 // A ToolResult is one tool_result block a client sent back.
@@ -115,8 +122,9 @@ func (s *Scripted) Turns() []Turn {
 
 // scriptRequest is the part of a messages request a Script reads.
 type scriptRequest struct {
-	Model  string `json:"model"`
-	Stream bool   `json:"stream"`
+	Model  string          `json:"model"`
+	Stream bool            `json:"stream"`
+	System json.RawMessage `json:"system"`
 	Tools  []struct {
 		Name        string          `json:"name"`
 		InputSchema json.RawMessage `json:"input_schema"`
@@ -158,10 +166,15 @@ func (s *Scripted) scripted(w http.ResponseWriter, r *http.Request, body []byte)
 		turn.Tools = append(turn.Tools, tool.Name)
 		turn.Schemas[tool.Name] = tool.InputSchema
 	}
+	turn.System = plainText(req.System)
 	for _, m := range req.Messages {
+		if m.Role == "user" && turn.First == "" {
+			turn.First = plainText(m.Content)
+		}
 		if m.Role != "assistant" {
 			continue
 		}
+		turn.Assistant++
 		for _, b := range blocks(m.Content) {
 			if b.Type == "tool_use" {
 				turn.Calls = append(turn.Calls, b.Name)
@@ -204,6 +217,26 @@ func (s *Scripted) scripted(w http.ResponseWriter, r *http.Request, body []byte)
 		s.stream(w, r, model, reply)
 	}
 	return true
+}
+
+// plainText joins the text blocks of a content that are not system
+// reminders.
+func plainText(content json.RawMessage) string {
+	var out []string
+	for _, b := range blocks(content) {
+		if b.Type == "text" && !strings.HasPrefix(strings.TrimSpace(b.Text), systemReminder) {
+			out = append(out, b.Text)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Result is the turn's first tool result, and whether it has one.
+func (t Turn) Result() (ToolResult, bool) {
+	if len(t.Results) == 0 {
+		return ToolResult{}, false
+	}
+	return t.Results[0], true
 }
 
 // resultText returns a tool result's content as text.

@@ -59,6 +59,9 @@ func TestScripted(t *testing.T) {
 		Results: []fakeapi.ToolResult{{ToolUseID: "toolu_1", Content: "first\nsecond", IsError: true}},
 		Tools:   []string{"Bash"},
 		Schemas: map[string]json.RawMessage{"Bash": json.RawMessage(`{"type":"object"}`)},
+		// post sends an earlier exchange before the message under test.
+		First:     "an earlier message",
+		Assistant: 1,
 	}
 	if diff := cmp.Diff(want, turns[0]); diff != "" {
 		t.Errorf("first turn (-want +got):\n%s", diff)
