@@ -334,6 +334,24 @@ func TestAuditParallelBound(t *testing.T) {
 	assert.Equal(t, string(log), "ran\nran\nran\n")
 }
 
+// TestAuditGeminiPolicy: a Gemini auditor is handed a policy file that
+// denies the writers and the shell (the stand-in checks it is there).
+func TestAuditGeminiPolicy(t *testing.T) {
+	testenv.Need(t, "bash", "grep")
+	dir := auditProject(t)
+	fake := filepath.Join(t.TempDir(), "gemini")
+	script := "#!/bin/bash\nwhile (($#)); do [[ $1 == --policy ]] && policy=$2; shift; done\n" +
+		"grep -q 'toolName = \\[\"write_file\", \"replace\", \"run_shell_command\"' \"$policy\" && grep -q 'decision = \"deny\"' \"$policy\" || exit 9\n" +
+		"printf '## D1\\nCLEAN: the rule holds because every exported function in main.go carries one\\n'\n"
+	assert.NilError(t, os.WriteFile(fake, []byte(script), 0o700))
+	state := t.TempDir()
+	cmd := icmd.Command(omegaMonitor(t), "audit", "run", dir, "--agent", "gemini", "--bin", fake, "--no-deliver", "--max", "1")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
+	res := icmd.RunCmd(cmd)
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	assert.Assert(t, strings.Contains(res.Stdout(), "1 dimension: 0 findings in 0, 1 clean"), res.Stdout())
+}
+
 func TestAuditUsage(t *testing.T) {
 	dir := auditProject(t)
 	for _, args := range [][]string{
@@ -417,13 +435,13 @@ func TestAgentArgv(t *testing.T) {
 			"--allowedTools", "Read,Grep,Glob", "--disallowedTools", "Bash,Edit,Write,NotebookEdit,WebFetch,WebSearch,Task,Agent,TodoWrite",
 			"--permission-mode", "dontAsk", "--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence"}},
 		{"codex", []string{"/bin/codex", "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--color", "never", "--", "BRIEF"}},
-		{"gemini", []string{"/bin/gemini", "--prompt", "BRIEF", "--approval-mode", "plan", "--output-format", "text"}},
+		{"gemini", []string{"/bin/gemini", "--prompt", "BRIEF", "--approval-mode", "plan", "--policy", "/p.toml", "--output-format", "text"}},
 	}
 	for _, tt := range tests {
-		assert.DeepEqual(t, agentArgv(tt.agent, "/bin/"+tt.agent, "BRIEF"), tt.want)
+		assert.DeepEqual(t, agentArgv(tt.agent, "/bin/"+tt.agent, "BRIEF", "/p.toml"), tt.want)
 	}
-	assert.Equal(t, agentArgv("codex", "", "B")[0], "codex")
-	assert.Assert(t, agentArgv("cursor", "", "B") == nil)
+	assert.Equal(t, agentArgv("codex", "", "B", "")[0], "codex")
+	assert.Assert(t, agentArgv("cursor", "", "B", "") == nil)
 }
 
 // TestAuditEvery: --every starts the audit in its own detached session

@@ -54,7 +54,8 @@ const (
 // agentArgv returns the command line that runs one auditor with brief as its
 // prompt, read-only, in the agent's headless mode. Each prints its final
 // answer, the report, on standard output.
-func agentArgv(agent, bin, brief string) []string {
+// policy is the file of geminiPolicy, which only a Gemini auditor reads.
+func agentArgv(agent, bin, brief, policy string) []string {
 	if bin == "" {
 		bin = agent
 	}
@@ -91,15 +92,29 @@ func agentArgv(agent, bin, brief string) []string {
 		}
 	case "gemini":
 		// --prompt: headless. Plan mode is Gemini CLI's read-only mode: no
-		// file changes, no shell.
+		// file changes, no shell. In a folder it does not trust, Gemini CLI
+		// falls back to its default mode, where a headless run offers no
+		// tool that needs a confirmation; the policy denies the writers
+		// and the shell by name either way.
 		return []string{bin,
 			"--prompt", brief,
 			"--approval-mode", "plan",
+			"--policy", policy,
 			"--output-format", "text",
 		}
 	}
 	return nil
 }
+
+// geminiPolicy denies a Gemini auditor every tool that writes, runs or
+// remembers, above any rule of a lower tier. (Gemini CLI 0.61.0 loads it
+// without complaint, and names each field of a malformed one.)
+const geminiPolicy = `# omega-monitor audit: auditors read, and nothing else.
+[[rule]]
+toolName = ["write_file", "replace", "run_shell_command", "save_memory", "web_fetch"]
+decision = "deny"
+priority = 999
+`
 
 // auditName is the name of a project's audits: its directory's base name,
 // made safe as a file and session name.
@@ -312,6 +327,12 @@ func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: audit: %v\n", err)
 		return 1
 	}
+	if f.agent == "gemini" {
+		if err := writePrivate(filepath.Join(runDir, "gemini-policy.toml"), []byte(geminiPolicy)); err != nil {
+			fmt.Fprintf(stderr, "omega-monitor: audit: %v\n", err)
+			return 1
+		}
+	}
 	before, err := hashTree(dir, home)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit: cannot read the tree: %v\n", err)
@@ -384,7 +405,7 @@ func runAuditors(dir, runDir string, p audit.Plan, f auditFlags) []audit.Outcome
 
 func runAuditor(dir, runDir string, d audit.Dimension, f auditFlags) audit.Outcome {
 	o := audit.Outcome{ID: d.ID}
-	out := runAgent(dir, agentArgv(f.agent, f.bin, d.Brief), f.timeout)
+	out := runAgent(dir, agentArgv(f.agent, f.bin, d.Brief, filepath.Join(runDir, "gemini-policy.toml")), f.timeout)
 	writePrivate(filepath.Join(runDir, d.ID+".md"), out.stdout.buf)
 	writePrivate(filepath.Join(runDir, d.ID+".stderr"), out.stderr.buf)
 	report := string(out.stdout.buf)
