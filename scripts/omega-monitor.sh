@@ -12,9 +12,7 @@
 # nudge is typed and before its Enter (confirm), records what each action
 # came to (ack), and hands the alerts of the outbox to the funnel (deliver).
 #
-#   omega-monitor.sh <target> [--work-probe CMD] [--progress-probe CMD]
-#                    [--nudge-budget N] [--interval SECONDS] [--nudge-text TEXT]
-#                    [--mux PATH] [--ssh-config PATH]
+#   omega-monitor.sh <target> [flags]     (omega-monitor.sh --help)
 #
 # A watcher that dies or freezes while claiming to watch is worse than none,
 # so: it never exits on an error (no set -e; every error is a rendered line),
@@ -234,9 +232,7 @@ act() {
 		*.wait)
 			read_capped "$f"
 			rm -f -- "$f"
-			if [[ $line =~ ^[0-9]{1,6}$ ]]; then
-				next_pause=$line
-			fi
+			[[ ! $line =~ ^[0-9]{1,6}$ ]] || next_pause=$line
 			;;
 		*) judge /dev/null "${ack[@]}" --action "$f" unknown ;;
 		esac
@@ -300,12 +296,11 @@ on_signal() {
 		kill -0 -- "-$running" 2>/dev/null && read -r -t 1 -u 9 _
 		kill -KILL -- "-$running" 2>/dev/null
 	fi
-	running=''
 	if ((${#close_master[@]})); then
 		run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	fi
 	# A stop, not a death: the board shows this watcher gone, not stale.
-	printf '{"at":"%s","by":"SIG%s"}\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" >"$state/.ended.json" &&
+	TZ=UTC0 printf '{"at":"%(%Y-%m-%dT%H:%M:%SZ)T","by":"SIG%s"}\n' -1 "$1" >"$state/.ended.json" &&
 		mv -f -- "$state/.ended.json" "$state/ended.json"
 	trap - "$1"
 	exit $((128 + $2))
