@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
 )
 
@@ -31,7 +30,7 @@ const MinCleanWords = 6
 
 // fillerRE matches the stock phrases that say nothing. A finding made of
 // one is rejected; a clean verdict must have MinCleanWords words without them.
-var fillerRE = regexp.MustCompile(`(?i)\b(no (issues|problems|findings|concerns|violations)( (were )?(found|detected|identified))?|nothing (to report|found)|looks? (good|fine|ok(ay)?)|all (good|clean|fine)|everything (is |looks )?(fine|good|ok(ay)?|clean)|lgtm|n/a|none)\b`)
+var fillerRE = lazyRegexp(`(?i)\b(no (issues|problems|findings|concerns|violations)( (were )?(found|detected|identified))?|nothing (to report|found)|looks? (good|fine|ok(ay)?)|all (good|clean|fine)|everything (is |looks )?(fine|good|ok(ay)?|clean)|lgtm|n/a|none)\b`)
 
 // Check checks a parsed report against the project's files in fsys and
 // returns the report with only what passed, and what it rejected. want lists
@@ -134,7 +133,7 @@ func cleanReason(v string) string {
 	if strings.TrimSpace(v) == "" {
 		return "an empty clean verdict"
 	}
-	rest := fillerRE.ReplaceAllString(v, " ")
+	rest := fillerRE().ReplaceAllString(v, " ")
 	if n := len(strings.FieldsFunc(rest, func(r rune) bool {
 		return !(r == '_' || r == '-' || r == '/' || r == '.' || r == ':' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r > 0x7f)
 	})); n < MinCleanWords {
@@ -155,11 +154,11 @@ func (c *checker) finding(f Finding) string {
 		return fmt.Sprintf("uncited: %q names no path:LINE", cutRunes(f.Text, 80))
 	}
 	bare := f.Text
-	for _, ct := range citeRE.FindAllString(bare, -1) {
+	for _, ct := range citeRE().FindAllString(bare, -1) {
 		bare = strings.Replace(bare, ct, "", 1)
 	}
 	bare = strings.Trim(bare, " \t`*_—–-:.,;()")
-	if len(strings.Fields(strings.Trim(fillerRE.ReplaceAllString(bare, " "), " .,;:!-"))) == 0 {
+	if len(strings.Fields(strings.Trim(fillerRE().ReplaceAllString(bare, " "), " .,;:!-"))) == 0 {
 		return fmt.Sprintf("filler: %q says nothing the citation does not", cutRunes(f.Text, 80))
 	}
 	for _, ct := range f.Cites {

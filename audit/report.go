@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -82,14 +81,14 @@ func (r *Report) Section(id string) *Section {
 }
 
 var (
-	sectionRE = regexp.MustCompile(`^#{1,3}\s+(D[1-9][0-9]{0,2})\b[:.\s-]*(.*?)\s*$`)
-	anyHeadRE = regexp.MustCompile(`^#{1,6}\s`)
-	itemRE    = regexp.MustCompile(`^\s{0,3}\d{1,3}[.)]\s+(.*\S)\s*$`)
-	quoteRE   = regexp.MustCompile(`^\s*>\s?(.*)$`)
-	cleanRE   = regexp.MustCompile(`^\s*(?:\*\*)?(?i:clean)(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.*?)\s*$`)
+	sectionRE = lazyRegexp(`^#{1,3}\s+(D[1-9][0-9]{0,2})\b[:.\s-]*(.*?)\s*$`)
+	anyHeadRE = lazyRegexp(`^#{1,6}\s`)
+	itemRE    = lazyRegexp(`^\s{0,3}\d{1,3}[.)]\s+(.*\S)\s*$`)
+	quoteRE   = lazyRegexp(`^\s*>\s?(.*)$`)
+	cleanRE   = lazyRegexp(`^\s*(?:\*\*)?(?i:clean)(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.*?)\s*$`)
 	// A citation: a path of no spaces or colons, a colon, a line, and
 	// maybe -line (or –line, or :line as some tools print ranges).
-	citeRE = regexp.MustCompile("([A-Za-z0-9_.@+~/-][^\\s:`'\"()\\[\\]<>,;]*):([0-9]{1,7})(?:[-–]([0-9]{1,7}))?")
+	citeRE = lazyRegexp("([A-Za-z0-9_.@+~/-][^\\s:`'\"()\\[\\]<>,;]*):([0-9]{1,7})(?:[-–]([0-9]{1,7}))?")
 )
 
 // Parse reads a report in the format above. It never fails: what it cannot
@@ -102,20 +101,20 @@ func Parse(text string) Report {
 	for i, line := range strings.Split(text, "\n") {
 		n := i + 1
 		line = strings.TrimRight(line, " \t\r")
-		if m := sectionRE.FindStringSubmatch(line); m != nil {
+		if m := sectionRE().FindStringSubmatch(line); m != nil {
 			r.Sections = append(r.Sections, Section{ID: m[1], Title: m[2], Line: n})
 			sec = &r.Sections[len(r.Sections)-1]
 			last = nil
 			continue
 		}
-		if anyHeadRE.MatchString(line) {
+		if anyHeadRE().MatchString(line) {
 			sec, last = nil, nil
 			continue
 		}
 		if sec == nil {
 			continue
 		}
-		if m := quoteRE.FindStringSubmatch(line); m != nil && last != nil {
+		if m := quoteRE().FindStringSubmatch(line); m != nil && last != nil {
 			q := strings.TrimSpace(m[1])
 			if last.Quote != "" {
 				last.Quote += " "
@@ -123,13 +122,13 @@ func Parse(text string) Report {
 			last.Quote += q
 			continue
 		}
-		if m := itemRE.FindStringSubmatch(line); m != nil {
+		if m := itemRE().FindStringSubmatch(line); m != nil {
 			f := Finding{Rank: len(sec.Findings) + 1, Line: n, Text: m[1], Cites: cites(m[1])}
 			sec.Findings = append(sec.Findings, f)
 			last = &sec.Findings[len(sec.Findings)-1]
 			continue
 		}
-		if m := cleanRE.FindStringSubmatch(line); m != nil {
+		if m := cleanRE().FindStringSubmatch(line); m != nil {
 			sec.Cleans++
 			if sec.Clean == "" {
 				sec.Clean, sec.CleanLine = m[1], n
@@ -148,7 +147,7 @@ func Parse(text string) Report {
 // cites returns the citations in a finding's text, in order.
 func cites(s string) []Cite {
 	var out []Cite
-	for _, m := range citeRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range citeRE().FindAllStringSubmatch(s, -1) {
 		p := strings.TrimSuffix(strings.TrimPrefix(m[1], "./"), ".")
 		if strings.Contains(p, "://") || strings.HasPrefix(p, "//") || strings.Trim(p, "0123456789") == "" {
 			// A URL's host:port, or a time of day (17:42), is no file.

@@ -13,7 +13,6 @@ package audit
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -110,12 +109,12 @@ type Rule struct {
 }
 
 var (
-	headingRE  = regexp.MustCompile(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	numberedRE = regexp.MustCompile(`^( {0,3})(\d{1,3})[.)]\s+(\S.*)$`)
-	bulletRE   = regexp.MustCompile(`^(\s{0,3})[-*+]\s+(\S.*)$`)
-	markerRE   = regexp.MustCompile(`\b(MUST|NEVER|ALWAYS|SHALL|REQUIRED|DO NOT)\b`)
-	rulesHead  = regexp.MustCompile(`(?i)\b(rules?|invariants?)\b`)
-	fenceRE    = regexp.MustCompile("^\\s*(```|~~~)")
+	headingRE  = lazyRegexp(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	numberedRE = lazyRegexp(`^( {0,3})(\d{1,3})[.)]\s+(\S.*)$`)
+	bulletRE   = lazyRegexp(`^(\s{0,3})[-*+]\s+(\S.*)$`)
+	markerRE   = lazyRegexp(`\b(MUST|NEVER|ALWAYS|SHALL|REQUIRED|DO NOT)\b`)
+	rulesHead  = lazyRegexp(`(?i)\b(rules?|invariants?)\b`)
+	fenceRE    = lazyRegexp("^\\s*(```|~~~)")
 )
 
 // A group is what becomes one dimension: the rules under one heading of one
@@ -144,7 +143,7 @@ func groups(f File, kind Kind) []group {
 	lines := strings.Split(f.Content, "\n")
 	for i, raw := range lines {
 		line := strings.TrimRight(raw, " \t\r")
-		if fenceRE.MatchString(line) {
+		if fenceRE().MatchString(line) {
 			inFence = !inFence
 			last = nil
 			continue
@@ -152,10 +151,10 @@ func groups(f File, kind Kind) []group {
 		if inFence {
 			continue
 		}
-		if m := headingRE.FindStringSubmatch(line); m != nil {
+		if m := headingRE().FindStringSubmatch(line); m != nil {
 			flush()
 			heading = strings.Trim(m[2], "*_` ")
-			headingNamesRules = rulesHead.MatchString(heading)
+			headingNamesRules = rulesHead().MatchString(heading)
 			last = nil
 			continue
 		}
@@ -163,8 +162,8 @@ func groups(f File, kind Kind) []group {
 			last = nil
 			continue
 		}
-		n := numberedRE.FindStringSubmatch(line)
-		b := bulletRE.FindStringSubmatch(line)
+		n := numberedRE().FindStringSubmatch(line)
+		b := bulletRE().FindStringSubmatch(line)
 		item := ""
 		switch {
 		case n != nil:
@@ -172,7 +171,7 @@ func groups(f File, kind Kind) []group {
 		case b != nil:
 			item = b[2]
 		}
-		marked := markerRE.MatchString(line)
+		marked := markerRE().MatchString(line)
 		listRule := item != "" && (kind == RuleFile || headingNamesRules)
 		if !listRule && !marked {
 			// An indented line continues the rule above it.

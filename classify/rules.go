@@ -24,6 +24,9 @@ type agent struct {
 	// userTurn matches the echo of a human's message in the scrollback:
 	// the start of the last turn, which the Turn region reads back to.
 	userTurn *pattern
+	// sessionStart matches the banner the agent draws when a session
+	// starts: no turn reaches above it.
+	sessionStart *pattern
 	// frameTop matches the edge the agent draws above a dialog, and heads
 	// the lines that start a block of its transcript (an answer, a tool
 	// call, a spinner, a turn's end). Between the input box and a frame
@@ -159,7 +162,8 @@ var claudeCode = agent{
 		// the faint attribute it is held as one.
 		re(`^Try "[^"]*"$`),
 	},
-	userTurn: re(`^(?:>|❯) \S`),
+	userTurn:     re(`^(?:>|❯) \S`),
+	sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`),
 	marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`,
 		"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
 	transparent: []*pattern{
@@ -195,6 +199,8 @@ var claudeCode = agent{
 			match: lastLines(1, re(hintLine(`Enter to select|`+claudeFooterKeys)))},
 		{name: "a dialog frame hugging the input box (numbered options with the ❯ cursor)", region: Frame, verdict: question,
 			match: optionMenu(`❯`)},
+		{name: "a dialog frame hugging the input box (its question line)", region: Frame, verdict: question,
+			match: anyLine(re(`^ ?[^ ⎿].*\?$`))},
 		// The same structures drawn below a live input box (a menu opened
 		// over the status bar) are a dialog too.
 		{name: "question hint line under the input box", region: Below, verdict: question,
@@ -260,7 +266,9 @@ var codexCLI = agent{
 			name:           "› composer",
 			promptPrefixes: []string{"›"},
 			prompt:         re(`^› ?(.*)$`),
-			notPrompt:      re(`^› *\d+\. `),
+			// Option lines, and the answer line of the question form,
+			// are drawn with the same cursor.
+			notPrompt: re(`^› *(?:\d+\. |Type your answer\b)`),
 		},
 		{
 			// Older releases drew a ▌ gutter on the composer and on the
@@ -303,13 +311,19 @@ var codexCLI = agent{
 			quoted: []string{"tab to add notes | enter to submit answer | esc to interrupt"}},
 		{name: "Codex question footer (enter to submit answer)", region: Below, verdict: question,
 			match: lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`))},
+		// The composer has no bottom edge: a question drawn right under
+		// a › line reads as its continuation, footer last.
+		{name: "Codex question footer (enter to submit answer)", region: Box, verdict: question,
+			match: lastLines(1, re(`(?i)^ {2}(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all) \| esc(?: to|:) interrupt$`))},
 		{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
 			match:  optionMenu(`›`),
 			quoted: []string{"› 1. Yes, proceed (y)"}},
 		{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
 			match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
 			quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
-		{name: "Codex status line (its meter says esc to interrupt), not followed by the turn's end", region: Above, verdict: working,
+		// Read through the last turn, not only the block above the
+		// composer: queued input sits between the two.
+		{name: "Codex status line (its meter says esc to interrupt), not followed by the turn's end", region: Turn, verdict: working,
 			match:  latest(re(codexStatus), re(codexTurnEnd)),
 			quoted: []string{"• Working (1m 16s • esc to interrupt)", "• Waiting for background terminal (0s • esc to …"}},
 		{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
@@ -367,10 +381,10 @@ var geminiCLI = agent{
 	statusLines: 8,
 	rules: []rule{
 		{name: "Gemini waiting for user confirmation", region: Dialog, verdict: question,
-			match:  lastLines(3, re(`^ *`+geminiSpinner+` Waiting for user confirmation`)),
+			match:  lastLines(3, re(`^ ?`+geminiSpinner+` Waiting for user confirmation`)),
 			quoted: []string{"⠏ Waiting for user confirmation..."}},
 		{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
-			match: anyLine(re(`^ *` + geminiSpinner + ` Waiting for user confirmation`))},
+			match: anyLine(re(`^ ?` + geminiSpinner + ` Waiting for user confirmation`))},
 		{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
 			match:  optionMenu(`●`),
 			quoted: []string{"● 1. Yes, allow once"}},
@@ -383,10 +397,10 @@ var geminiCLI = agent{
 		// Working and retrying look alike: the spinner, a phrase, and
 		// (esc to cancel, Ns); 0.61 puts ? for shortcuts on the same line.
 		{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,
-			match:  anyLine(re(`^ *` + geminiSpinner + ` \S.*\(esc to cancel, \d`)),
+			match:  anyLine(re(`^ ?` + geminiSpinner + ` \S.*\(esc to cancel, \d`)),
 			quoted: []string{"⠼ Reading files (esc to cancel, 4s)", "⠙ Thinking... (esc to cancel, 7s)"}},
 		{name: "Gemini request cancelled", region: Turn, verdict: hold(HoldInterrupt),
-			match:  anyLine(re(`^ *ℹ Request cancelled\.`)),
+			match:  anyLine(re(`^ ?ℹ Request cancelled\.`)),
 			quoted: []string{"ℹ Request cancelled."}},
 	},
 }

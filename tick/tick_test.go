@@ -48,7 +48,7 @@ func run(t *testing.T, cfg Config, polls []scripted) ([]string, State) {
 		if p.extra != "" {
 			pane = p.extra + "\n" + pane
 		}
-		opt := classify.Options{Work: p.work, WorkPresent: p.work != ""}
+		opt := classify.Options{Work: classify.WorkReading(probe.Read(p.work, p.work != "")), WorkPresent: p.work != ""}
 		in := Input{
 			Now:             now,
 			Screen:          classify.ClassifyText(pane, opt),
@@ -283,7 +283,7 @@ func TestWitness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Now: t0, Screen: classify.ClassifyText(tt.pane, classify.Options{Work: "7", WorkPresent: true}),
+			in := Input{Now: t0, Screen: classify.ClassifyText(tt.pane, classify.Options{Work: classify.WorkReading(probe.Count(7)), WorkPresent: true}),
 				Work: probe.Read("7", true), WorkPresent: true, Witness: tt.witness}
 			s, o := Step(State{Polls: 1}, cfg, in)
 			if o.Line != tt.want {
@@ -351,11 +351,19 @@ func TestTargetGoneEscalatedOnce(t *testing.T) {
 		var o Outcome
 		s, o = Step(s, cfg, Input{Now: t0.Add(time.Duration(i) * time.Minute), CaptureError: "can't find session: =agent"})
 		lines = append(lines, o.Line)
+		waits := 0
 		for _, a := range o.Actions {
-			alerts++
-			if a.Kind != Alert || !strings.Contains(a.Alert.Text, "the watched session is gone") {
-				t.Errorf("poll %d: action %+v, want the target-gone alert", i, a)
+			switch {
+			case a.Kind == Wait && a.Wait == GoneInterval:
+				waits++
+			case a.Kind == Alert && strings.Contains(a.Alert.Text, "the watched session is gone"):
+				alerts++
+			default:
+				t.Errorf("poll %d: action %+v, want the target-gone alert or the slower pace", i, a)
 			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[i >= 10]; waits != want {
+			t.Errorf("poll %d: %d waits, want %d (a slower pace once the session is gone)", i, waits, want)
 		}
 		if want := i >= 10; s.TargetGone != want {
 			t.Errorf("poll %d (%d min of failures): TargetGone = %v, want %v", i, i, s.TargetGone, want)

@@ -52,9 +52,19 @@ func (d stateDirectory) queueAlerts(now time.Time, msgs []string) error {
 		return err
 	}
 	stamp := now.UTC().Format("20060102T150405.000000000Z")
-	for i, m := range msgs {
-		name := fmt.Sprintf("%s-%03d.alert", stamp, i+1)
-		if err := writeAtomic(filepath.Join(d.outbox(), name), []byte(m)); err != nil {
+	n := 0
+	for _, m := range msgs {
+		// Never over an alert already waiting: two calls in one instant
+		// (a replayed clock) would otherwise lose the first.
+		var path string
+		for {
+			n++
+			path = filepath.Join(d.outbox(), fmt.Sprintf("%s-%03d.alert", stamp, n))
+			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+				break
+			}
+		}
+		if err := writeAtomic(path, []byte(m)); err != nil {
 			return err
 		}
 	}

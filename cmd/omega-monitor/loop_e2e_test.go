@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,7 @@ type loopOptions struct {
 	env     []string // added to the environment
 	path    string   // PATH, when not the test's own
 	timeout int      // OMEGA_MONITOR_TIMEOUT, seconds
+	outbox  []string // alerts a stopped watcher left undelivered
 }
 
 // startLoop runs the embedded loop script on opt.target. It is stopped by
@@ -66,6 +68,9 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	}
 	if opt.timeout == 0 {
 		opt.timeout = 10
+	}
+	if err := stateDirectory(r.state).queueAlerts(time.Now(), opt.outbox); err != nil {
+		t.Fatal(err)
 	}
 	path := opt.path
 	if path == "" {
@@ -546,5 +551,23 @@ func TestLoopRemoteWitnessVetoesANudge(t *testing.T) {
 	r.stop()
 	if got := received(t, log); len(got) != 0 {
 		t.Errorf("the agent received %q although its own status said busy", got)
+	}
+}
+
+// TestLoopDeliversWhatAStoppedWatcherLeft: alerts left in the outbox by a
+// watcher that stopped before it could deliver them go out from the next
+// loop's first poll, once, in order.
+func TestLoopDeliversWhatAStoppedWatcherLeft(t *testing.T) {
+	s := testenv.Tmux(t)
+	startAgent(t, s, "agent", "AGENT_MODE=work")
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "1"},
+		outbox: []string{"<b>QUESTION</b> left behind", "<b>BLOCKED</b> left behind"}})
+	r.waitLines(3, 60*time.Second)
+	r.stop()
+	if got, want := r.alerts(), []string{"<b>QUESTION</b> left behind", "<b>BLOCKED</b> left behind"}; !slices.Equal(got, want) {
+		t.Errorf("alerts = %q, want %q, once each", got, want)
+	}
+	if left, _ := stateDirectory(r.state).pendingAlerts(); len(left) != 0 {
+		t.Errorf("still in the outbox: %q", left)
 	}
 }

@@ -33,11 +33,16 @@ written to DIR/actions/ as files, in the order to act on them:
 
   NNN.nudge   the exact text to type, then Enter as a separate call; it is
               already recorded in the echo ledger DIR/ledger
-  NNN.alert   one Telegram HTML message for the alert funnel
+  NNN.enter   our text is in the input box already: Enter only
+  NNN.wait    the seconds to wait before the next poll (the watched
+              session is gone: a slower pace)
 
 Leftover action files from an earlier poll are deleted first: a stale nudge
-is unsafe. DIR also holds state.json (written atomically) and history.jsonl
-(append-only, one JSON object a line).
+is unsafe. An escalation goes to DIR/outbox/ instead, one Telegram HTML
+message a file, which no poll clears: omega-monitor deliver sends it. DIR
+also holds state.json (written atomically, under DIR/state.lock),
+history.jsonl (append-only, one JSON object a line) and monitor.log (every
+line tick prints).
 
   --state DIR            the watcher's state directory (created 0700)
   --target T             session or host:session, as the MONITOR line names it
@@ -45,6 +50,9 @@ is unsafe. DIR also holds state.json (written atomically) and history.jsonl
   --work-error TEXT      the work probe failed: the reading is unknown (fails open)
   --progress RAW         the progress probe's output
   --progress-error TEXT  the progress probe failed
+  --work-stderr TEXT     what the work probe said on standard error: the
+                         reason given in the line when its output is no count
+  --progress-stderr TEXT the same for the progress probe
   --nudge-budget N       nudges allowed without progress (default 5)
   --nudge-text TEXT      what a nudge types
   --capture-error TEXT   the capture failed; standard input is not read
@@ -325,7 +333,8 @@ func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *cla
 	var screen classify.Result
 	own := false
 	if captureErr == "" && s != nil {
-		opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == "", Ledger: echo, Local: f.local}
+		opt := classifyOptions(f.work.value, f.work.set && *f.workErr == "", echo)
+		opt.Local = f.local
 		screen = classify.Classify(s, opt)
 		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
 	}
@@ -545,6 +554,7 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, problems *[]string) {
 	seq := 0
 	os.Remove(d.path(pendingFile))
+	var alerts []string
 	for _, a := range out.Actions {
 		switch a.Kind {
 		case tick.Nudge, tick.Enter:
@@ -561,11 +571,7 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
-			// Into the outbox, which no later poll clears: an alert
-			// waits there until it is delivered or kept as failed.
-			if err := d.queueAlerts(now, a.Alert.HTML()); err != nil {
-				*problems = append(*problems, "alert not queued: "+err.Error())
-			}
+			alerts = append(alerts, a.Alert.HTML()...)
 		case tick.Wait:
 			seq++
 			secs := strconv.Itoa(int(a.Wait / time.Second))
@@ -573,6 +579,12 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}
 		}
+	}
+	// Into the outbox, which no later poll clears: an alert waits there
+	// until it is delivered or kept as failed. One call for the poll's
+	// alerts, so that two escalations of one poll get names of their own.
+	if err := d.queueAlerts(now, alerts); err != nil {
+		*problems = append(*problems, "alert not queued: "+err.Error())
 	}
 }
 

@@ -152,7 +152,10 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	settings, _ := envSettings(os.Getenv) // checked with the flags
 	command := loopCommand(self, home, watcher, loop, target, fs, f, settings)
 	// The loop runs in the probe directory: the probes are its children.
-	if _, err := m.Run(ctx, "", "new-session", "-d", "-s", watcher, "-c", f.probeDir, command); err != nil {
+	// remain-on-exit, set in the same call, keeps the pane of a loop that
+	// dies at start, so that what it said can be read back.
+	if _, err := m.Run(ctx, "", "new-session", "-d", "-s", watcher, "-c", f.probeDir, command,
+		";", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "on"); err != nil {
 		var ce *coord.CallError
 		if errors.As(err, &ce) && strings.Contains(ce.Stderr, "duplicate session") {
 			fmt.Fprintf(stderr, "omega-monitor: %s is already watched by %s\n", target, watcher)
@@ -161,8 +164,64 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: cannot start the watcher %s: %v\n", watcher, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "watching %s in %s (stop it with: omega-monitor stop %s)\n", target, watcher, target)
+	started, why := awaitStart(ctx, m, watcher, filepath.Join(home, watcher), startWait)
+	if !started {
+		fmt.Fprintf(stderr, "omega-monitor: the watcher of %s died at start: %s\n", target, why)
+		return 1
+	}
+	m.Run(ctx, "", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "off")
+	fmt.Fprintf(stdout, "watching %s in %s (stop it with: omega-monitor stop %s)%s\n", target, watcher, target, why)
 	return 0
+}
+
+// startWait bounds how long watch waits for a new loop to take its lock.
+const startWait = 20 * time.Second
+
+// awaitStart waits until the new watcher's loop holds its state directory
+// (it has started), or its pane is dead (it has not: why is what it said,
+// and the session is ended). A loop that says nothing within startWait is
+// taken as started, and why says so.
+func awaitStart(ctx context.Context, m coord.Mux, watcher, state string, within time.Duration) (started bool, why string) {
+	deadline := time.Now().Add(within)
+	pane := coord.Exact(watcher)
+	for {
+		if free, _, err := lockFree(state); err == nil && !free {
+			return true, ""
+		}
+		out, err := m.Run(ctx, "", "display-message", "-p", "-t", pane, "#{pane_dead}")
+		if err != nil {
+			return false, "its session ended, leaving no word (is bash installed?)"
+		}
+		if strings.TrimSpace(string(out)) == "1" {
+			said, _ := m.Run(ctx, "", "capture-pane", "-p", "-t", pane)
+			m.Run(ctx, "", "kill-session", "-t", coord.Exact(watcher))
+			return false, deadPaneWords(string(said))
+		}
+		if time.Now().After(deadline) {
+			return true, fmt.Sprintf(" (its loop has not confirmed within %v: see omega-monitor logs)", within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// deadPaneWords is what a dead pane shows, on one line, without the
+// multiplexer's own "Pane is dead" notice.
+func deadPaneWords(screen string) string {
+	var words []string
+	for _, l := range strings.Split(screen, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "Pane is dead") {
+			continue
+		}
+		words = append(words, l)
+	}
+	if len(words) == 0 {
+		return "it said nothing"
+	}
+	if len(words) > 5 {
+		words = words[len(words)-5:]
+	}
+	return strings.Join(words, " / ")
 }
 
 // loopCommand is the shell command line the watcher session runs: the loop
@@ -177,6 +236,10 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		if _, ok := settings[s.name]; !ok {
 			words = append(words, "-u", s.name)
 		}
+	}
+	// HOME too: ~/.omega (the funnel, its config) is the caller's.
+	if h := os.Getenv("HOME"); h != "" {
+		words = append(words, "HOME="+h)
 	}
 	words = append(words,
 		"OMEGA_MONITOR_BIN="+self,

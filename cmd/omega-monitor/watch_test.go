@@ -335,6 +335,9 @@ func TestWatchLoopCommandWords(t *testing.T) {
 			want = append(want, "-u", s.name)
 		}
 	}
+	if h := os.Getenv("HOME"); h != "" {
+		want = append(want, "HOME="+h)
+	}
 	want = append(want,
 		"OMEGA_MONITOR_BIN=/bin/omega monitor",
 		"OMEGA_MONITOR_HOME=/st ate",

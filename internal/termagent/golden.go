@@ -11,6 +11,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // CaptureFlag turns a package's tour into a capture run: go test
@@ -44,7 +45,7 @@ func CheckGolden(t *testing.T, dir, program string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: w.Work, WorkPresent: w.HasWork})
+			r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: classify.WorkReading(probe.Read(w.Work, w.HasWork)), WorkPresent: w.HasWork})
 			if got := r.State.String(); got != w.State || string(r.Hold) != w.Hold {
 				t.Errorf("%s: the harness made %s %s do %q, so want %s hold %q; the classifier says %s hold %q\nwhy this case exists: %s\nthe classifier's explanation:\n%s",
 					name, program, w.Version, w.Status, w.State, w.Hold, got, r.Hold, w.Why, r.Explain())
@@ -119,7 +120,7 @@ func Tour(t *testing.T, s *Session, dir, prefix, program, version string, steps 
 			if err := os.WriteFile(filepath.Join(dir, name+".want"), []byte(w.Format()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := classify.Classify(classify.ParseScreen([]byte(c.pane)), classify.Options{Work: w.Work, WorkPresent: w.HasWork})
+			r := classify.Classify(classify.ParseScreen([]byte(c.pane)), classify.Options{Work: classify.WorkReading(probe.Read(w.Work, w.HasWork)), WorkPresent: w.HasWork})
 			if r.State.String() != w.State || string(r.Hold) != w.Hold {
 				t.Logf("DISAGREEMENT %s: want %s hold %q; the classifier says %s hold %q\n%s", name, w.State, w.Hold, r.State, r.Hold, r.Explain())
 			} else {

@@ -19,8 +19,10 @@ setup() {
 	work=$state/poll
 	mkdir -p "$work" "$state/actions"
 	call_timeout=5 target=agent mux_error='' paste='' funnel=$T/none
-	work_probe='' progress_probe=''
+	work_probe='' progress_probe='' probe_dir=$T next_pause=0 interval=60
 	load_buffer=() close_master=()
+	# The diff of the worktree is not measured in these polls.
+	diff_every=300 diff_due=$((EPOCHSECONDS + 100000))
 	mkfifo "$T/clock"
 	exec 9<>"$T/clock"
 	# A marker unique to this test, carried by every process it starts, so
@@ -71,7 +73,7 @@ eval "exit \\\${FAKE_\$(echo "\$name" | tr a-z A-Z)_STATUS:-0}"
 EOF
 	chmod +x "$T/rec"
 	local n
-	for n in capture tick confirm ack type_text enter load_buffer; do
+	for n in capture tick confirm ack type_text enter load_buffer deliver; do
 		eval "$n=(\"$T/rec\" $n)"
 	done
 }
@@ -189,7 +191,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	chmod +x "$T/dead"
 	capture=("$T/dead")
 	run poll
-	[[ $(calls) == "tick <--capture-error> <no server running on /tmp/x (exit 1)>" ]]
+	[ "$(calls)" = "tick <--capture-error> <no server running on /tmp/x (exit 1)>" ]
 	mux_error='coord: no multiplexer' run poll
 	[[ $(calls) == *"tick <--capture-error> <coord: no multiplexer>" ]]
 }
@@ -252,19 +254,33 @@ calls() { cat "$T/calls" 2>/dev/null; }
 
 # --- alerts ------------------------------------------------------------------
 
-@test "an alert goes to the funnel and is acked delivered" {
-	printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>%s\n' "$T/sent" >"$T/funnel"
-	chmod +x "$T/funnel"
-	funnel=$T/funnel
-	FAKE_ACTION=001.alert run poll
-	[ "$(cat "$T/sent")" = 'the text' ]
-	[[ $(calls) == *"ack <--action> <$state/actions/001.alert> <alert_delivered>" ]]
+@test "the outbox is delivered after the tick, whatever the tick said; an empty one costs nothing" {
+	run poll
+	[[ $(calls) != *deliver* ]]
+	mkdir -p "$state/outbox"
+	printf 'the alert' >"$state/outbox/001.alert"
+	FAKE_TICK_STATUS=3 run poll
+	[[ $(calls) == *$'\ndeliver' ]]
 }
 
-@test "without a funnel, an alert goes to the log and is acked not delivered" {
-	FAKE_ACTION=001.alert run poll
-	grep -q 'the text' "$state/watcher.log"
-	[[ $(calls) == *"<alert_not_delivered> <no alert funnel installed at $T/none; appended to watcher.log>" ]]
+@test "a wait action sets the next pause, and is removed" {
+	printf '300' >"$state/actions/001.wait"
+	act
+	[ "$next_pause" = 300 ]
+	[ ! -e "$state/actions/001.wait" ]
+	printf 'soon' >"$state/actions/002.wait"
+	next_pause=60
+	act
+	[ "$next_pause" = 60 ]
+}
+
+@test "a probe runs in the probe directory, and what it says on stderr reaches the tick" {
+	mkdir -p "$T/project"
+	probe_dir=$T/project
+	work_probe='pwd >"'"$T"'/where"; grep -c x missing || true'
+	run poll
+	[ "$(cat "$T/where")" = "$T/project" ]
+	[[ $(calls) == *"tick <--work> <> <--work-stderr> <grep: missing: No such file or directory>"* ]]
 }
 
 # --- signals -----------------------------------------------------------------
@@ -275,6 +291,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 if [ "\$1" = loop-env ]; then
 	printf 'target=agent state=%s interval=1 call_timeout=5 work_probe=%s progress_probe= funnel= nudge_text=x mux_error= paste=\n' '$state' "'sleep $MARK'"
 	printf 'tick=(%s tick) confirm=(%s confirm) ack=(%s ack) capture=(%s capture) type_text=() load_buffer=() enter=() close_master=()\n' "$T/rec" "$T/rec" "$T/rec" "$T/rec"
+	printf 'deliver=(%s deliver) hold=(true) diff=(true) diff_run=(true) diff_every=100000 probe_dir=%s settings_said=\n' "$T/rec" "$T"
 	exit 0
 fi
 EOF
