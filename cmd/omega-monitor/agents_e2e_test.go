@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/codex"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/gemini"
@@ -174,5 +175,47 @@ func TestRealCodexStreamGetsNothing(t *testing.T) {
 	}
 	if screen := s.Capture(t); !strings.Contains(screen, "step") || strings.Contains(screen, agentNudge) {
 		t.Errorf("the stream was disturbed:\n%s", screen)
+	}
+}
+
+// TestRealGeminiSwallowedEnterIsNotRetyped: the first Enter the loop sends
+// to the real Gemini CLI is lost (as Gemini loses one while it redraws; here
+// the multiplexer drops it). The next poll finds our text still in the
+// input box and sends only Enter: the text reaches the model once, never
+// typed twice.
+func TestRealGeminiSwallowedEnterIsNotRetyped(t *testing.T) {
+	a := realAgents[1]
+	s, api := a.start(t)
+	setup := "start on the first step"
+	s.Type(t, setup)
+	s.Settle(t, realTimeout, "the turn's end", true, a.idle)
+
+	dir := t.TempDir()
+	dropped := filepath.Join(dir, "dropped")
+	lossy := filepath.Join(dir, "mux")
+	wrapper := "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\n" +
+		`if [ "$1" = send-keys ] && [ "$last" = Enter ] && [ ! -e ` + coord.ShellQuote(dropped) + ` ]; then : >` + coord.ShellQuote(dropped) + "; exit 0; fi\n" +
+		"exec " + coord.ShellQuote(s.Tmux.Mux) + " \"$@\"\n"
+	if err := os.WriteFile(lossy, []byte(wrapper), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := startLoop(t, loopOptions{target: s.Launch.Name, flags: []string{
+		"--mux", lossy, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "2", "--nudge-text", agentNudge}})
+	lines := r.waitLine("Enter only", 2*realTimeout)
+	lines = r.waitLines(len(lines)+2, realTimeout) // the Enter goes out after its line
+	r.stop()
+	if _, err := os.Stat(dropped); err != nil {
+		t.Fatalf("no Enter was dropped: %v", err)
+	}
+	want := []string{setup, agentNudge}
+	deadline := time.Now().Add(realTimeout)
+	for !slices.Equal(api.Prompts(), want) && time.Now().Before(deadline) {
+		time.Sleep(250 * time.Millisecond)
+	}
+	if got := api.Prompts(); !slices.Equal(got, want) {
+		t.Errorf("the fake API saw %q, want exactly %q\n%s", got, want, strings.Join(lines, "\n"))
+	}
+	if screen := s.Capture(t); strings.Count(screen, "keep going") > 1 {
+		t.Errorf("the nudge was typed twice:\n%s", screen)
 	}
 }
