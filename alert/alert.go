@@ -81,6 +81,9 @@ type Alert struct {
 	// replaced by a space so the message does not suggest the default.
 	Question string
 	Options  []string
+	// Keys is the dialog's line of key hints ("Enter to select · Esc to
+	// cancel"): some dialogs offer their choices only there.
+	Keys string
 
 	// Blocked and BudgetExhausted: the work probe's figure as the MONITOR
 	// line prints it ("0", "7", "?"), and the last in-progress transition

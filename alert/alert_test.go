@@ -108,6 +108,17 @@ func TestKey(t *testing.T) {
 		{Kind: Question, Target: "h:s", Question: "Pick a\n  store?  ", Options: []string{"  1. JSON", "❯ 2. SQLite"}, Time: when, State: "QUESTION"},
 		{Kind: Question, Target: "h:s", Question: "\x1b[1mPick a store?\x1b[0m", Options: []string{"› 1. JSON", "  2.   SQLite"}},
 	}
+	// An unnumbered menu (a trust or API key dialog): the cursor moving
+	// keeps the key, and the message does not show it.
+	trust := Alert{Kind: Question, Target: "h:s", Question: "Trust this folder?", Options: []string{" ❯ No, exit", "   Yes, I trust this folder"}}
+	moved := trust
+	moved.Options = []string{"   No, exit", " ❯ Yes, I trust this folder"}
+	if trust.Key() != moved.Key() {
+		t.Errorf("moving the cursor in an unnumbered menu changed the key")
+	}
+	if text := strings.Join(trust.HTML(), "\n"); strings.Contains(text, "❯") {
+		t.Errorf("the unnumbered menu's cursor is in the message:\n%s", text)
+	}
 	for i, a := range same {
 		if got, want := a.Key(), q.Key(); got != want {
 			t.Errorf("same[%d].Key() = %q, want %q", i, got, want)

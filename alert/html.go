@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 )
 
@@ -57,6 +58,10 @@ func (a Alert) HTML() []string {
 		if len(o.lines) > 0 {
 			add(plainBlock(plain("Options, as the pane lists them:")))
 			add(o)
+		}
+		if k := preBlock(a.Keys); len(k.lines) > 0 {
+			add(plainBlock(plain("Keys, as the dialog shows them:")))
+			add(k)
 		}
 	case Blocked:
 		add(plainBlock(plain("The session has stopped and the work probe reports no work left, so the watcher does not nudge it. A human needs to decide what comes next.")))
@@ -299,7 +304,7 @@ func cutMiddle(s string, max int) string {
 // overrides that would make it read other than it is, and redacted.
 func clean(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = ansi.ReplaceAllString(s, "")
+	s = ansi().ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.Map(func(r rune) rune {
 		switch {
@@ -318,12 +323,18 @@ func clean(s string) string {
 // ansi matches the terminal escape sequences a pane capture may carry:
 // CSI (colours, cursor moves), OSC (titles, hyperlinks) and the two-byte
 // escapes.
-var ansi = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
+var ansi = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
+})
 
-// cursor is a selection cursor in front of a numbered option.
-var cursor = regexp.MustCompile(`^(\s*)(?:❯|›|●|▸|➤|>)(\s*\d+[.)])`)
+// cursor is a selection cursor in front of a numbered option, or, since an
+// option line holds only its option, in front of an unnumbered one (a trust
+// or API key dialog's "❯ No, exit"); a bare > only before a number.
+var cursor = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\s*)(?:❯|›|●|▸|➤|>)(\s*\d+[.)])|^(\s*)(?:❯|›|●|▸|➤)( +\S)`)
+})
 
 // uncursor replaces a selection cursor with a space, keeping the alignment.
 func uncursor(s string) string {
-	return cursor.ReplaceAllString(s, "$1 $2")
+	return cursor().ReplaceAllString(s, "$1$3 $2$4")
 }

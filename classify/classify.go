@@ -17,8 +17,7 @@ package classify
 import (
 	"fmt"
 	"strings"
-
-	"github.com/omega-monitor/omega-monitor/probe"
+	"unicode/utf8"
 )
 
 // A State is what a screen means.
@@ -110,10 +109,24 @@ type Masker interface {
 	Mask(line string) string
 }
 
+// A WorkReading is the work probe's output as the caller read it: Raw as
+// printed, and N when Raw is a count (Known). It has the fields of
+// probe.Reading, so classify.WorkReading(probe.Read(raw, ran)) is one; the
+// classifier itself runs and parses nothing.
+type WorkReading struct {
+	Raw   string
+	N     int64
+	Known bool
+}
+
+// WorkRemains reports whether the reading leaves work to do: an unknown
+// reading does (fail open), a count of zero does not.
+func (w WorkReading) WorkRemains() bool { return !w.Known || w.N != 0 }
+
 // Options are the inputs of a classification besides the screen.
 type Options struct {
-	// Work is the work probe's raw output; WorkPresent says a probe ran.
-	Work        string
+	// Work is the work probe's reading; WorkPresent says a probe ran.
+	Work        WorkReading
 	WorkPresent bool
 	// Ledger masks our own text before anything is read. Nil masks nothing.
 	Ledger Masker
@@ -134,23 +147,27 @@ type Result struct {
 	// Total is the number of lines in the capture.
 	From, To, Total int
 	// Work is the work probe's reading, for STALLED and BLOCKED.
-	Work probe.Reading
+	Work WorkReading
 	// WorkPresent says a work probe ran.
 	WorkPresent bool
 	// Hold says why a nudge must wait, with the line that says so.
 	Hold     Hold
 	HoldLine Line
+	// HoldRule names the rule that holds.
+	HoldRule string
 	// Live is the live region as read, after the ledger: the dialog for a
 	// QUESTION, the block above the input box otherwise.
 	Live []Line
 	// Draft is the text in the input box, when a human's draft holds.
 	Draft string
-	// Dialog is the live dialog, read for relaying, when the State is
-	// Question; nil otherwise.
+	// Dialog is the live dialog, read for relaying: non-nil exactly when a
+	// dialog is live anywhere on the screen (the State is then Question),
+	// so a caller checking that no dialog holds the keyboard tests it.
 	Dialog *DialogText
 	// HasBox says a live input box is drawn; Input is what it holds, as
 	// drawn (neither the ledger nor the draft rules have touched it,
-	// faint placeholder text dropped when the capture carries attributes).
+	// faint placeholder text dropped when the capture carries attributes),
+	// so a caller can check that the box holds exactly what it typed.
 	HasBox bool
 	Input  string
 	// Body is the kept screen above the input box (the whole kept screen
@@ -174,7 +191,10 @@ func Classify(s *Screen, opt Options) Result {
 	}
 	r.Total = s.Total
 	if r.State == 0 {
-		r.Work, r.WorkPresent = probe.Read(opt.Work, opt.WorkPresent), opt.WorkPresent
+		r.Work, r.WorkPresent = opt.Work, opt.WorkPresent
+		if !opt.WorkPresent {
+			r.Work = WorkReading{} // no probe: unknown, whatever was passed
+		}
 		r.State = Stalled
 		if !r.Work.WorkRemains() {
 			r.State = Blocked
@@ -331,20 +351,23 @@ func frameAbove(lines []Line, a *agent) []Line {
 	if a.frameTop == nil {
 		return nil
 	}
+	// A dialog draws edges inside itself too: its top is the topmost edge
+	// below the nearest head.
 	floor := max(0, len(lines)-maxAbove)
+	top := -1
 	for i := len(lines) - 1; i >= floor; i-- {
 		t := lines[i].Text
-		switch {
-		case a.frameTop.MatchString(t):
-			if i == len(lines)-1 {
-				return nil
-			}
-			return lines[i+1:]
-		case a.heads.MatchString(t):
-			return nil
+		if a.heads.MatchString(t) {
+			break
+		}
+		if a.frameTop.MatchString(t) {
+			top = i
 		}
 	}
-	return nil
+	if top < 0 || top == len(lines)-1 {
+		return nil
+	}
+	return lines[top+1:]
 }
 
 // marked reports whether lines show one of the agent's marks.
@@ -381,15 +404,20 @@ func hugs(below []Line) bool {
 }
 
 // lastTurn returns the lines above the box back to the human's last message,
-// bounded: the last event of a stop (an interrupt, a usage limit) is there.
+// or to the agent's banner when the session has had no message yet, bounded:
+// the last event of a stop (an interrupt, a usage limit) is there.
+// With no message of the human's within the bound, the turn's start is not
+// on the screen and what is above the live block may be an earlier
+// session's scrollback: the turn is then the live block alone.
 func lastTurn(lines []Line, a *agent) []Line {
 	floor := max(0, len(lines)-maxAbove)
 	for i := len(lines) - 1; i >= floor; i-- {
-		if a.userTurn != nil && a.userTurn.MatchString(lines[i].Text) {
+		t := lines[i].Text
+		if (a.userTurn != nil && a.userTurn.MatchString(t)) || (a.sessionStart != nil && a.sessionStart.MatchString(t)) {
 			return lines[i:]
 		}
 	}
-	return lines[floor:]
+	return liveBlock(lines, a)
 }
 
 // findBox finds the lowest input box of one shape, returning the indexes of
@@ -525,7 +553,7 @@ func decide(v *view) Result {
 			r.Rule, r.Region, r.Evidence = ru.name, ru.region, ev
 			r.From, r.To = span(lines)
 			r.Live = lines
-			r.Hold, r.HoldLine = ru.verdict.hold, ev
+			r.Hold, r.HoldLine, r.HoldRule = ru.verdict.hold, ev, ru.name
 			return r
 		}
 	}
@@ -543,7 +571,9 @@ func decide(v *view) Result {
 				r.From, r.To = span(lines)
 				r.Live = lines
 				if want == Question {
-					r.Live = dialogOf(lines, ev, v.agent)
+					if ru.region != Frame { // a frame is its dialog already
+						r.Live = dialogOf(lines, ev, v.agent)
+					}
 					r.From, r.To = span(r.Live)
 					r.Dialog = readDialog(r.Live)
 				}
@@ -567,13 +597,13 @@ func decide(v *view) Result {
 		r.Region = Dialog
 		r.Live = v.region(Dialog)
 		r.From, r.To = span(r.Live)
-		r.Hold = HoldNoInputBox
+		r.Hold, r.HoldRule = HoldNoInputBox, "no input box on the screen"
 	}
 	// A draft comes first: a human typing now says more than how the last
 	// turn ended.
 	if v.box != nil {
 		if d := v.draft(); d != "" {
-			r.Hold, r.Draft = HoldDraft, d
+			r.Hold, r.Draft, r.HoldRule = HoldDraft, d, "a human's draft in the input box"
 			r.HoldLine = v.region(Box)[v.prompt]
 			return r
 		}
@@ -584,7 +614,7 @@ func decide(v *view) Result {
 		}
 		lines := v.region(ru.region)
 		if ev, ok := ru.match.match(lines); ok && len(lines) > 0 {
-			r.Hold, r.HoldLine = ru.verdict.hold, ev
+			r.Hold, r.HoldLine, r.HoldRule = ru.verdict.hold, ev, ru.name
 			return r
 		}
 	}
@@ -748,6 +778,44 @@ type DialogText struct {
 	Hint string
 }
 
+// menuStart returns the index of a dialog's first option: the run of option
+// lines around the cursor (numbered, or unnumbered siblings drawn at the
+// cursor's indent, with their indented descriptions), so that a numbered
+// list in the question (a plan's steps) stays in the question. Without a
+// cursor it is the first numbered line; without one, len(lines).
+func menuStart(lines []Line) int {
+	cur := -1
+	for i, l := range lines {
+		if cursorLine.MatchString(l.Text) {
+			cur = i
+			break
+		}
+	}
+	if cur < 0 {
+		for i, l := range lines {
+			if optionLine.MatchString(l.Text) {
+				return i
+			}
+		}
+		return len(lines)
+	}
+	t := lines[cur].Text
+	rest := strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(t, " "), "❯›●"), " ")
+	indent := utf8.RuneCountInString(t[:len(t)-len(rest)])
+	i := cur
+	for i > 0 {
+		up := lines[i-1].Text
+		if isBlank(up) {
+			break
+		}
+		if !optionLine.MatchString(up) && len(up)-len(strings.TrimLeft(up, " ")) < indent {
+			break
+		}
+		i--
+	}
+	return i
+}
+
 // readDialog cuts a live dialog into its question, options and hint line.
 func readDialog(lines []Line) *DialogText {
 	end := len(lines)
@@ -760,13 +828,7 @@ func readDialog(lines []Line) *DialogText {
 		end--
 	}
 	lines = lines[:end]
-	split := len(lines)
-	for i, l := range lines {
-		if optionLine.MatchString(l.Text) || cursorLine.MatchString(l.Text) {
-			split = i
-			break
-		}
-	}
+	split := menuStart(lines)
 	var q []string
 	for _, l := range lines[:split] {
 		t := strings.TrimRight(l.Text, " ")

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // Explain says in words why the screen got its verdict: the rule that
@@ -39,7 +37,7 @@ func (r Result) Explain() string {
 	return b.String()
 }
 
-func explainWork(w probe.Reading, present bool) string {
+func explainWork(w WorkReading, present bool) string {
 	switch {
 	case !present:
 		return "no work probe, so work is assumed to remain (fail open)"

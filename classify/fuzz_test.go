@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 func FuzzNormalise(f *testing.F) {
@@ -60,7 +61,7 @@ func FuzzClassify(f *testing.F) {
 		f.Add([]byte(s), "7", true)
 	}
 	f.Fuzz(func(t *testing.T, capture []byte, work string, present bool) {
-		opt := Options{Work: work, WorkPresent: present}
+		opt := Options{Work: WorkReading(probe.Read(work, present)), WorkPresent: present}
 		r := Classify(ParseScreen(capture), opt)
 		again := Classify(ParseScreen(capture), opt)
 		if diff := cmp.Diff(r, again); diff != "" {

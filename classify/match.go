@@ -21,15 +21,17 @@ func (m anyLineMatcher) match(lines []Line) (Line, bool) {
 	return Line{}, false
 }
 
-// edgeLine matches when the region's first or last non-blank line matches:
-// a spinner heads the live block, or closes it when a redraw lost the blank
-// line between it and the answer above.
+// edgeLine matches when the region's first non-blank line matches, or its
+// last line drawn at the margin: a spinner heads the live block, or closes
+// it when a redraw lost the blank line between it and the answer above (its
+// task list and meter lines stay indented under it). Prose is indented under
+// its answer's head, so a margin line is the agent's own structure.
 type edgeLineMatcher struct{ re *pattern }
 
 func edgeLine(p *pattern) matcher { return edgeLineMatcher{p} }
 
 func (m edgeLineMatcher) match(lines []Line) (Line, bool) {
-	first, last := -1, -1
+	first, margin := -1, -1
 	for i, l := range lines {
 		if isBlank(l.Text) {
 			continue
@@ -37,7 +39,9 @@ func (m edgeLineMatcher) match(lines []Line) (Line, bool) {
 		if first < 0 {
 			first = i
 		}
-		last = i
+		if l.Text[0] != ' ' {
+			margin = i
+		}
 	}
 	if first < 0 {
 		return Line{}, false
@@ -45,8 +49,8 @@ func (m edgeLineMatcher) match(lines []Line) (Line, bool) {
 	if m.re.MatchString(lines[first].Text) {
 		return lines[first], true
 	}
-	if m.re.MatchString(lines[last].Text) {
-		return lines[last], true
+	if margin > first && m.re.MatchString(lines[margin].Text) {
+		return lines[margin], true
 	}
 	return Line{}, false
 }

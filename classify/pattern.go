@@ -15,14 +15,21 @@ import (
 // in a line: free holds that reason. A test walks the tables and fails on a
 // pattern that is neither.
 type pattern struct {
-	expr string
-	free string
-	re   func() *regexp.Regexp
+	expr     string
+	free     string
+	once     sync.Once
+	compiled *regexp.Regexp
 }
 
-// re compiles an anchored pattern.
+// re compiles an anchored pattern, when it is first used: building the
+// tables at start costs one small allocation a pattern.
 func re(expr string) *pattern {
-	return &pattern{expr: expr, re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+	return &pattern{expr: expr}
+}
+
+func (p *pattern) re() *regexp.Regexp {
+	p.once.Do(func() { p.compiled = regexp.MustCompile(p.expr) })
+	return p.compiled
 }
 
 // free compiles a pattern that may match anywhere in a line, for the reason

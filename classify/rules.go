@@ -24,6 +24,9 @@ type agent struct {
 	// userTurn matches the echo of a human's message in the scrollback:
 	// the start of the last turn, which the Turn region reads back to.
 	userTurn *pattern
+	// sessionStart matches the banner the agent draws when a session
+	// starts: no turn reaches above it.
+	sessionStart *pattern
 	// frameTop matches the edge the agent draws above a dialog, and heads
 	// the lines that start a block of its transcript (an answer, a tool
 	// call, a spinner, a turn's end). Between the input box and a frame
@@ -147,7 +150,8 @@ var claudeCode = agent{
 		// the faint attribute it is held as one.
 		re(`^Try "[^"]*"$`),
 	},
-	userTurn: re(`^(?:>|❯) \S`),
+	userTurn:     re(`^(?:>|❯) \S`),
+	sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`),
 	marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`,
 		"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
 	transparent: []*pattern{
@@ -183,6 +187,8 @@ var claudeCode = agent{
 			match: lastLines(1, re(hintLine(`Enter to select|`+claudeFooterKeys)))},
 		{name: "a dialog frame hugging the input box (numbered options with the ❯ cursor)", region: Frame, verdict: question,
 			match: optionMenu(`❯`)},
+		{name: "a dialog frame hugging the input box (its question line)", region: Frame, verdict: question,
+			match: anyLine(re(`^ ?[^ ⎿].*\?$`))},
 		// The same structures drawn below a live input box (a menu opened
 		// over the status bar) are a dialog too.
 		{name: "question hint line under the input box", region: Below, verdict: question,
@@ -308,10 +314,10 @@ var geminiCLI = agent{
 	},
 	rules: []rule{
 		{name: "Gemini waiting for user confirmation", region: Dialog, verdict: question,
-			match:  lastLines(3, re(`^ *[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation`)),
+			match:  lastLines(3, re(`^ ?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation`)),
 			quoted: []string{"⠏ Waiting for user confirmation..."}},
 		{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
-			match: anyLine(re(`^ *[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation`))},
+			match: anyLine(re(`^ ?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation`))},
 		{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
 			match:  optionMenu(`●`),
 			quoted: []string{"● 1. Yes, allow once"}},
@@ -319,7 +325,7 @@ var geminiCLI = agent{
 			match:  lastLines(2, re(`^ *\(Use Enter to select\)`)),
 			quoted: []string{"(Use Enter to select)"}},
 		{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,
-			match:  anyLine(re(`^ *[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S.*\(esc to cancel, \d`)),
+			match:  anyLine(re(`^ ?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S.*\(esc to cancel, \d`)),
 			quoted: []string{"⠼ Reading files (esc to cancel, 4s)"}},
 	},
 }

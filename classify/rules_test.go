@@ -6,7 +6,8 @@ import (
 )
 
 // tablePatterns returns every pattern in the agents' tables and the shared
-// rules, reached through unexported fields and matcher interfaces alike.
+// rules, reached through unexported fields and matcher interfaces alike, and
+// the package's structural patterns.
 func tablePatterns(t *testing.T) []*pattern {
 	t.Helper()
 	var out []*pattern
@@ -43,6 +44,10 @@ func tablePatterns(t *testing.T) []*pattern {
 		walk(reflect.ValueOf(a).Elem())
 	}
 	walk(reflect.ValueOf(&shared).Elem())
+	// The structural patterns outside the tables: dialog edges and lines,
+	// box borders, transcript chrome, runners' failure lines, reset times.
+	out = append(out, borders, edge, optionLine, cursorLine, footerLine, completedTask, chrome, resetClock, resetIn)
+	out = append(out, failureSignals...)
 	if len(out) < 30 {
 		t.Errorf("found %d patterns in the tables; the walk missed some", len(out))
 	}

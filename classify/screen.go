@@ -135,16 +135,32 @@ func readFileTail(r io.Reader) (*Screen, bool, error) {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= MaxTailBytes {
 		return nil, false, nil
 	}
-	if _, err := f.Seek(-MaxTailBytes, io.SeekEnd); err != nil {
-		return nil, false, nil
+	// Read a small tail first and grow it only while it holds fewer lines
+	// than are kept: a pane's lines are short, and reading (and paging
+	// in) a megabyte the screen does not need costs more than the rest.
+	for size := int64(firstTail); ; size *= 4 {
+		size = min(size, MaxTailBytes)
+		if _, err := f.Seek(-size, io.SeekEnd); err != nil {
+			if size == firstTail {
+				return nil, false, nil // untouched: read it as a stream
+			}
+			return nil, true, err
+		}
+		tail := make([]byte, size)
+		n, err := io.ReadFull(r, tail)
+		if err != nil && err != io.ErrUnexpectedEOF {
+			return nil, true, err
+		}
+		tail = tail[:n]
+		if size == MaxTailBytes || bytes.Count(tail, []byte{'\n'}) > MaxTailLines+1 {
+			return newScreen(tail, -1, true), true, nil
+		}
 	}
-	tail := make([]byte, MaxTailBytes)
-	n, err := io.ReadFull(r, tail)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, true, err
-	}
-	return newScreen(tail[:n], -1, true), true, nil
 }
+
+// firstTail is the first tail read from a regular file: 400 lines of a
+// wide pane.
+const firstTail = 64 << 10
 
 // ParseScreen normalises a whole capture held in memory.
 func ParseScreen(capture []byte) *Screen {

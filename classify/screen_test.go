@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -160,34 +161,46 @@ func TestReadScreenError(t *testing.T) {
 }
 
 func TestReadScreenSkipsToTheTailOfAFile(t *testing.T) {
-	line := "⏺ some scrollback that nobody reads again\n"
-	capture := strings.Repeat(line, 3*MaxTailBytes/len(line)) + "────\n❯\u00a0\n────\n"
-	path := filepath.Join(t.TempDir(), "capture")
-	if err := os.WriteFile(path, []byte(capture), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s, err := ReadScreen(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	streamed, err := ReadScreen(strings.NewReader(capture))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Total != 0 {
-		t.Errorf("Total = %d, want 0: the skipped lines are not counted", s.Total)
-	}
-	// The same lines are kept, numbered from the first one kept.
-	want := texts(streamed)
-	if diff := cmp.Diff(want, texts(s)); diff != "" {
-		t.Errorf("kept lines differ from a streamed read (-want +got):\n%s", diff)
-	}
-	if s.Lines[0].N != 1 {
-		t.Errorf("first kept line numbered %d, want 1", s.Lines[0].N)
+	// Short lines fit the first small tail; longer ones make it grow, up
+	// to MaxTailBytes, which holds fewer lines than are kept.
+	for _, width := range []int{40, 400, 4000} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			line := "⏺ " + strings.Repeat("x", width) + "\n"
+			capture := strings.Repeat(line, 3*MaxTailBytes/len(line)) + "────\n❯\u00a0\n────\n"
+			path := filepath.Join(t.TempDir(), "capture")
+			if err := os.WriteFile(path, []byte(capture), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			s, err := ReadScreen(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamed, err := ReadScreen(strings.NewReader(capture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Total != 0 {
+				t.Errorf("Total = %d, want 0: the skipped lines are not counted", s.Total)
+			}
+			// The same lines are kept, numbered from the first one kept.
+			// With lines so long that MaxTailBytes holds fewer than
+			// MaxTailLines, the stream's ring may hold a few more: the
+			// file's are its last ones.
+			want := texts(streamed)
+			if got := len(s.Lines); got < len(want) {
+				want = want[len(want)-got:]
+			}
+			if diff := cmp.Diff(want, texts(s)); diff != "" {
+				t.Errorf("kept lines differ from a streamed read (-want +got):\n%s", diff)
+			}
+			if s.Lines[0].N != 1 {
+				t.Errorf("first kept line numbered %d, want 1", s.Lines[0].N)
+			}
+		})
 	}
 }

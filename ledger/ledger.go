@@ -210,11 +210,13 @@ func LoadRecent(path string, n int) (*Matcher, error) {
 			break
 		}
 	}
-	// The tail starts mid-file: drop its first, partial line, and read the
-	// rest as a file's records.
-	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
-		tail = tail[i+1:]
+	// The tail starts mid-file: keep its last n whole lines, and read them
+	// as a file's records.
+	end := len(tail)
+	for i := 0; i < n && end > 0; i++ {
+		end = bytes.LastIndexByte(tail[:end-1], '\n') + 1
 	}
+	tail = tail[end:]
 	f, corrupt := parse(append([]byte(Sentinel+"\n"), tail...))
 	recs := f.records[max(len(f.records)-n, 0):]
 	if corrupt != nil {

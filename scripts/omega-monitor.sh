@@ -26,7 +26,7 @@
 #
 # Per poll it starts one process per probe, one for the capture (over ssh, one
 # round trip that also reads the agent's own status) and one tick; the clock
-# and the wait between polls are bash builtins reading a fifo.
+# and the wait between polls are bash builtins reading a fifo. Bash 5.
 #
 # Environment: OMEGA_MONITOR_BIN (the Go binary, else omega-monitor on PATH);
 # the rest is read by omega-monitor loop-env (omega-monitor loop-env --help).
@@ -44,26 +44,15 @@ running='' calls=0 rc=0 why='' line='' next_pause=0 diff_due=0
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
-# stamp: the time now, into $now (bash 4.2 has it built in).
-stamp() {
-	if ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 2))); then
-		printf -v now "%($1)T" -1
-	else
-		now=$(date "+$1")
-	fi
-}
-
 # log MESSAGE: one line in the watcher's own log.
 log() {
-	stamp '%Y-%m-%dT%H:%M:%S%z'
-	printf '%s %s\n' "$now" "$*" >>"$state/watcher.log" 2>/dev/null
+	printf '%(%Y-%m-%dT%H:%M:%S%z)T %s\n' -1 "$*" >>"$state/watcher.log" 2>/dev/null
 }
 
 # render STATE DETAIL: a MONITOR line of the loop's own, for what the tick
 # could not say.
 render() {
-	stamp '%H:%M:%S'
-	printf 'MONITOR · %s · %s · %s · %s\n' "$target" "$1" "$2" "$now"
+	printf 'MONITOR · %s · %s · %s · %(%H:%M:%S)T\n' "$target" "$1" "$2" -1
 }
 
 # run_bounded SECONDS IN OUT ERR COMMAND...: runs COMMAND with standard input
@@ -267,7 +256,9 @@ poll() {
 	fi
 	judge "$in" "${args[@]}" && act
 	# Alerts go whatever the tick said: one left by a stopped watcher too.
-	judge /dev/null "${deliver[@]}"
+	# An empty outbox costs no process.
+	local waiting=("$state/outbox/"*.alert)
+	[[ ! -e ${waiting[0]} ]] || judge /dev/null "${deliver[@]}"
 	measure_diff
 }
 
@@ -302,16 +293,17 @@ pause() {
 # ended with its process group, the ssh master is closed, and the loop exits.
 on_signal() {
 	trap '' HUP INT TERM
+	[[ -z $running ]] || kill -TERM -- "-$running" 2>/dev/null
+	# Said first: whoever stopped the watcher may be removing its files.
+	log "stopped by SIG$1"
 	if [[ -n $running ]]; then
-		kill -TERM -- "-$running" 2>/dev/null
-		read -r -t 1 -u 9 _
+		kill -0 -- "-$running" 2>/dev/null && read -r -t 1 -u 9 _
 		kill -KILL -- "-$running" 2>/dev/null
 	fi
 	running=''
 	if ((${#close_master[@]})); then
 		run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	fi
-	log "stopped by SIG$1"
 	trap - "$1"
 	exit $((128 + $2))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/ledger"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 func goldenPane(t *testing.T, name string) *classify.Screen {
@@ -28,8 +29,8 @@ func TestConfirm(t *testing.T) {
 	echo := ledger.NewMatcher(ours)
 	read := func(name string) (masked, raw classify.Result) {
 		s := goldenPane(t, name)
-		return classify.Classify(s, classify.Options{Ledger: echo, Work: "5", WorkPresent: true}),
-			classify.Classify(s, classify.Options{Work: "5", WorkPresent: true})
+		return classify.Classify(s, classify.Options{Ledger: echo, Work: classify.WorkReading(probe.Count(5)), WorkPresent: true}),
+			classify.Classify(s, classify.Options{Work: classify.WorkReading(probe.Count(5)), WorkPresent: true})
 	}
 	pending := func(name string, kind ActionKind) Pending {
 		m, _ := read(name)

@@ -3,52 +3,24 @@ package tick
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/ledger"
 
 	_ "time/tzdata" // reset times name zones; read them the same everywhere
-)
-
-// The failure signal: the exact strings runners print, with their
-// punctuation, never bare words ("MISSING" fired on prose about a missing
-// redirect; "is RED" on "is REDundant").
-var failureSignals = []*regexp.Regexp{
-	regexp.MustCompile(`MISSING ROW:`),
-	regexp.MustCompile(`\bis RED\.`),
-	regexp.MustCompile(`\bexit code [1-9][0-9]*\b`),
-	regexp.MustCompile(`\bTraceback \(most recent call last\):`),
-}
-
-// Lines dropped before the screen is diffed. Completed task lines re-render
-// constantly and drown the in-progress ones, which say what happens now;
-// chrome (spinners, rules, tips) changes every poll and says nothing.
-var (
-	completedTask = regexp.MustCompile(`^\s*(?:⎿\s+)?[✔☒✓☑]\s`)
-	chrome        = regexp.MustCompile(`^(?:[·✢✳✶✻✽*●] \S.*…|[·✢✳✶✻✽*●] \pL+ for \d[\dhms ]*(?: · .*)?$|─{3,}|\s*⎿\s+Tip:)`)
 )
 
 // maxSeen bounds the lines kept for the next poll's diff.
 const maxSeen = 400
 
-// meaningful returns the body's lines that can be a transition, oldest
-// first, without repeats.
-func meaningful(body []classify.Line) []string {
-	var out []string
-	have := make(map[string]bool)
-	for _, l := range body {
-		t := strings.TrimSpace(l.Text)
-		if t == "" || completedTask.MatchString(l.Text) || chrome.MatchString(l.Text) || have[t] {
-			continue
-		}
-		have[t] = true
-		out = append(out, t)
-	}
+// meaningful returns the screen's lines that can be a transition, as
+// classify reads them, the newest maxSeen.
+func meaningful(screen classify.Result) []string {
+	out := screen.Transitions()
 	if len(out) > maxSeen {
 		out = out[len(out)-maxSeen:]
 	}
@@ -60,7 +32,7 @@ func meaningful(body []classify.Line) []string {
 // there is nothing to diff against: what is on screen is the baseline, and
 // failures already there are latched without an alert.
 func (p *poll) screenChanges() {
-	lines := meaningful(p.in.Screen.Body)
+	lines := meaningful(p.in.Screen)
 	first := p.next.Polls == 1 && len(p.next.Seen) == 0
 	seen := make(map[string]bool, len(p.next.Seen))
 	for _, l := range p.next.Seen {
@@ -84,7 +56,7 @@ func (p *poll) screenChanges() {
 		latched[f] = true
 	}
 	for _, l := range fresh {
-		if latched[l] || !isFailure(l) {
+		if latched[l] || !classify.IsFailure(l) {
 			continue
 		}
 		latched[l] = true
@@ -108,8 +80,8 @@ type fragmentLedger interface {
 }
 
 // shortFragment is the length below which the ledger's slices cannot see a
-// fragment; it matches ledger.SliceLen.
-const shortFragment = 12
+// fragment.
+const shortFragment = ledger.SliceLen
 
 // dropOurs masks our own words out of the lines: they are never a
 // transition or a failure. The last piece of a wrapped echo can be too
@@ -133,46 +105,14 @@ func dropOurs(lines []string, m classify.Masker) []string {
 	return kept
 }
 
-func isFailure(line string) bool {
-	for _, re := range failureSignals {
-		if re.MatchString(line) {
-			return true
-		}
+// questionAlert relays a dialog verbatim, as classify read it: the
+// question, its options as the pane lists them, and its key hints.
+func questionAlert(target string, now time.Time, d *classify.DialogText) alert.Alert {
+	a := alert.Alert{Kind: alert.Question, Target: target, State: "QUESTION", Time: now}
+	if d != nil {
+		a.Question, a.Options, a.Keys = d.Question, d.Options, d.Hint
 	}
-	return false
-}
-
-var (
-	optionStart = regexp.MustCompile(`^ *(?:[❯›●>] *)?\d+\. +\S`)
-	footer      = regexp.MustCompile(`(?i)enter to select|esc to cancel|enter to confirm|esc to exit|enter to set as default|ctrl-g to edit|press enter to confirm|use enter to select|waiting for user confirmation`)
-)
-
-// questionAlert relays a dialog verbatim: the question, then its options as
-// the pane lists them, without the key hints under them.
-func questionAlert(target string, now time.Time, dialog []classify.Line) alert.Alert {
-	end := len(dialog)
-	for end > 0 && (strings.TrimSpace(dialog[end-1].Text) == "" || footer.MatchString(dialog[end-1].Text)) {
-		end--
-	}
-	lines := dialog[:end]
-	split := len(lines)
-	for i, l := range lines {
-		if optionStart.MatchString(l.Text) {
-			split = i
-			break
-		}
-	}
-	var question strings.Builder
-	for _, l := range lines[:split] {
-		question.WriteString(l.Text)
-		question.WriteByte('\n')
-	}
-	var options []string
-	for _, l := range lines[split:] {
-		options = append(options, l.Text)
-	}
-	return alert.Alert{Kind: alert.Question, Target: target, State: "QUESTION", Time: now,
-		Question: strings.TrimRight(question.String(), "\n"), Options: options}
+	return a
 }
 
 // maxFrame bounds the lines above a dialog that its key takes in.
@@ -217,51 +157,31 @@ func questionKey(q alert.Alert, s classify.Result, ledger classify.Masker) strin
 	return key + "+" + hex.EncodeToString(h[:6])
 }
 
-var (
-	resetClock = regexp.MustCompile(`(?i)\breset(?:s)?(?: at)? (\d{1,2})(?::(\d{2}))? ?(am|pm)(?: \(([^)]+)\))?`)
-	resetIn    = regexp.MustCompile(`(?i)\b(?:try again|resets?) in (?:(\d+) hours?)?(?: ?(\d+) minutes?)?`)
-)
-
-// ResetTime reads when a usage limit resets from the line that announced it:
-// "resets 5:40pm (Europe/Berlin)", "will reset at 9am (America/Chicago)",
-// "Try again in 4 hours". A clock time with no zone is read in now's zone.
-// It reports false when the line names no time it can read.
+// ResetTime reads when a usage limit resets from the line that announced it
+// (classify.ReadReset reads the line): a clock time with no zone is read in
+// now's zone, and a clock time already past is tomorrow's. It reports false
+// when the line names no time it can read, or a zone this machine does not
+// know.
 func ResetTime(line string, now time.Time) (time.Time, bool) {
-	if m := resetClock.FindStringSubmatch(line); m != nil {
-		hour, _ := strconv.Atoi(m[1])
-		minute := 0
-		if m[2] != "" {
-			minute, _ = strconv.Atoi(m[2])
-		}
-		if hour < 1 || hour > 12 || minute > 59 {
+	r, ok := classify.ReadReset(line)
+	if !ok {
+		return time.Time{}, false
+	}
+	if r.Relative {
+		return now.Add(r.In), true
+	}
+	loc := now.Location()
+	if r.Zone != "" {
+		l, err := time.LoadLocation(r.Zone)
+		if err != nil {
 			return time.Time{}, false
 		}
-		hour %= 12
-		if strings.EqualFold(m[3], "pm") {
-			hour += 12
-		}
-		loc := now.Location()
-		if m[4] != "" {
-			l, err := time.LoadLocation(m[4])
-			if err != nil {
-				return time.Time{}, false
-			}
-			loc = l
-		}
-		local := now.In(loc)
-		t := time.Date(local.Year(), local.Month(), local.Day(), hour, minute, 0, 0, loc)
-		if !t.After(now) {
-			t = t.AddDate(0, 0, 1)
-		}
-		return t, true
+		loc = l
 	}
-	if m := resetIn.FindStringSubmatch(line); m != nil && (m[1] != "" || m[2] != "") {
-		h, _ := strconv.Atoi(m[1])
-		mins, _ := strconv.Atoi(m[2])
-		if h > 1000 || mins > 100000 {
-			return time.Time{}, false
-		}
-		return now.Add(time.Duration(h)*time.Hour + time.Duration(mins)*time.Minute), true
+	local := now.In(loc)
+	t := time.Date(local.Year(), local.Month(), local.Day(), r.Hour, r.Minute, 0, 0, loc)
+	if !t.After(now) {
+		t = t.AddDate(0, 0, 1)
 	}
-	return time.Time{}, false
+	return t, true
 }

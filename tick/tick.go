@@ -344,7 +344,7 @@ func (p *poll) working() {
 
 func (p *poll) question() {
 	now := p.in.Now
-	q := questionAlert(p.cfg.Target, now, p.in.Screen.Live)
+	q := questionAlert(p.cfg.Target, now, p.in.Screen.Dialog)
 	key := questionKey(q, p.in.Screen, p.in.Ledger)
 	latch := p.next.QuestionLatch
 	if latch != nil && latch.Key == key && now.Sub(latch.LastSeen) <= QuestionWindow {

@@ -48,7 +48,7 @@ func run(t *testing.T, cfg Config, polls []scripted) ([]string, State) {
 		if p.extra != "" {
 			pane = p.extra + "\n" + pane
 		}
-		opt := classify.Options{Work: p.work, WorkPresent: p.work != ""}
+		opt := classify.Options{Work: classify.WorkReading(probe.Read(p.work, p.work != "")), WorkPresent: p.work != ""}
 		in := Input{
 			Now:             now,
 			Screen:          classify.ClassifyText(pane, opt),
@@ -283,7 +283,7 @@ func TestWitness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Now: t0, Screen: classify.ClassifyText(tt.pane, classify.Options{Work: "7", WorkPresent: true}),
+			in := Input{Now: t0, Screen: classify.ClassifyText(tt.pane, classify.Options{Work: classify.WorkReading(probe.Count(7)), WorkPresent: true}),
 				Work: probe.Read("7", true), WorkPresent: true, Witness: tt.witness}
 			s, o := Step(State{Polls: 1}, cfg, in)
 			if o.Line != tt.want {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/ledger"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 const classifyUsage = `usage: omega-monitor classify [--work RAW] [--ledger FILE] [--explain] < pane
@@ -75,7 +76,7 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor classify: unexpected argument %q (the pane comes on standard input)\n", fs.Arg(0))
 		return 2
 	}
-	opt := classify.Options{Work: work.value, WorkPresent: work.set}
+	opt := classifyOptions(work.value, work.set, nil)
 	if *ledgerPath != "" {
 		m, err := loadLedger(*ledgerPath)
 		if err != nil {
@@ -116,4 +117,10 @@ func loadLedger(path string) (classify.Masker, error) {
 		return nil, err
 	}
 	return m, err
+}
+
+// classifyOptions are the classifier's inputs from the work probe's raw
+// output (present says a probe ran) and the echo ledger.
+func classifyOptions(work string, present bool, m classify.Masker) classify.Options {
+	return classify.Options{Work: classify.WorkReading(probe.Read(work, present)), WorkPresent: present, Ledger: m}
 }

@@ -112,6 +112,16 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		pane = append(pane, '\n')
 	}
 	spec := expect.Want{State: state.String(), Work: work.value, HasWork: work.set, Hold: *hold, Why: *why}
+	r := classify.Classify(classify.ParseScreen(pane), classifyOptions(work.value, work.set, nil))
+	agrees := r.State == state && string(r.Hold) == *hold
+	if agrees {
+		// The case asserts the reason too; the person adding it reads
+		// the reason printed below.
+		spec.Agent, spec.Rule, spec.HoldRule = r.Agent, r.Rule, r.HoldRule
+		if spec.Agent == "" {
+			spec.Agent = "unknown"
+		}
+	}
 	base := filepath.Join(*dir, name)
 	if err := createNew(base+".pane", pane); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
@@ -122,19 +132,18 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
 		return 1
 	}
-	r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: work.value, WorkPresent: work.set})
 	fmt.Fprintf(stdout, "added %s.pane and %s.want: want %s", base, base, state)
 	if *hold != "" {
 		fmt.Fprintf(stdout, " (hold %s)", *hold)
 	}
-	if r.State == state && string(r.Hold) == *hold {
-		fmt.Fprintf(stdout, "; the classifier agrees\n")
+	if agrees {
+		fmt.Fprintf(stdout, "; the classifier agrees (agent %s, rule: %s); check that reason in the .want\n", spec.Agent, spec.Rule)
 	} else {
 		fmt.Fprintf(stdout, "; the classifier reads %s", r.State)
 		if r.Hold != classify.HoldNone {
 			fmt.Fprintf(stdout, " (hold %s)", r.Hold)
 		}
-		fmt.Fprintf(stdout, ", so go test ./classify fails until it is fixed:\n%s", r.Explain())
+		fmt.Fprintf(stdout, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", r.Explain())
 	}
 	return 0
 }

@@ -349,7 +349,10 @@ exit $rc
 	if err := os.WriteFile(slowMux, []byte(wrapper), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	opt := loopOptions{target: s.Name, env: []string{"HOME=" + s.Home}, flags: []string{
+	// Without Claude Code's HOME: the agent's own status, read when the
+	// tick runs, would already say "waiting" and veto the nudge; the screen
+	// alone must stop it here.
+	opt := loopOptions{target: s.Name, flags: []string{
 		"--mux", slowMux, "--interval", "1", "--work-probe", "echo 3", "--nudge-text", realNudge}}
 	r := startLoop(t, opt)
 	deadline := time.Now().Add(realTimeout)

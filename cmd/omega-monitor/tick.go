@@ -326,7 +326,7 @@ func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *cla
 	var screen classify.Result
 	own := false
 	if captureErr == "" && s != nil {
-		opt := classify.Options{Work: f.work.value, WorkPresent: f.work.set && *f.workErr == "", Ledger: echo}
+		opt := classifyOptions(f.work.value, f.work.set && *f.workErr == "", echo)
 		screen = classify.Classify(s, opt)
 		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
 	}

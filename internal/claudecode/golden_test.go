@@ -14,6 +14,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/expect"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 var (
@@ -77,7 +78,7 @@ func TestRealGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: w.Work, WorkPresent: true})
+			r := classify.Classify(classify.ParseScreen(pane), classify.Options{Work: classify.WorkReading(probe.Read(w.Work, true)), WorkPresent: true})
 			if got := r.State.String(); got != w.State || string(r.Hold) != w.Hold {
 				t.Errorf("%s: Claude Code %s said %q, so want %s hold %q; the classifier says %s hold %q\nwhy this case exists: %s\nthe classifier's explanation:\n%s",
 					name, w.Version, w.Status, w.State, w.Hold, got, r.Hold, w.Why, r.Explain())
@@ -282,6 +283,7 @@ func captureTour(t *testing.T, bin, version string, mode claudecode.Mode, width 
 		} {
 			w := expect.Want{
 				Work: work, HasWork: work != "", Hold: string(c.hold), Status: snap.Status.Status, Version: snap.Status.Version,
+				Agent: "Claude Code", // the rule: go test ./classify -run TestGolden -update, then read the diff
 				Why: fmt.Sprintf("real Claude Code %s, %s mode, %d columns, %s: %s; its status file said %s%s",
 					version, mode, width, c.how, st.why, snap.Status.Status, waitingFor(snap.Status)),
 			}
@@ -299,7 +301,7 @@ func captureTour(t *testing.T, bin, version string, mode claudecode.Mode, width 
 			if err := os.WriteFile(filepath.Join(realDir, name+".want"), []byte(w.Format()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := classify.Classify(classify.ParseScreen(c.pane), classify.Options{Work: w.Work, WorkPresent: true})
+			r := classify.Classify(classify.ParseScreen(c.pane), classify.Options{Work: classify.WorkReading(probe.Read(w.Work, true)), WorkPresent: true})
 			if r.State.String() != w.State || string(r.Hold) != w.Hold {
 				t.Logf("DISAGREEMENT %s: status %s wants %s hold %q; the classifier says %s hold %q\n%s",
 					name, w.Status, w.State, w.Hold, r.State, r.Hold, r.Explain())

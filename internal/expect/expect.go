@@ -19,8 +19,19 @@ type Want struct {
 	// probe ran. The value keeps its spaces: " 3 " is a reading too.
 	Work    string
 	HasWork bool
-	Hold    string   // why nothing may be typed, for a stopped pane
-	Ledger  []string // texts the watcher typed into the session earlier
+	Hold    string // why nothing may be typed, for a stopped pane
+	// Agent names the agent the pane must be read as ("unknown" for a
+	// pane that shows none); Rule the rule that must decide, and
+	// HoldRule the rule that must hold, as the classifier names them.
+	Agent    string
+	Rule     string
+	HoldRule string
+	// Question and Options are, for a QUESTION pane, the question
+	// sentence and each option's label, which the relayed alert must
+	// carry verbatim.
+	Question string
+	Options  []string
+	Ledger   []string // texts the watcher typed into the session earlier
 	// Status and Version are what the agent itself wrote in its status
 	// file when a real capture was taken.
 	Status  string
@@ -50,6 +61,16 @@ func Parse(data []byte) (Want, error) {
 			w.Work, w.HasWork = value, true
 		case "hold":
 			w.Hold = strings.TrimSpace(value)
+		case "agent":
+			w.Agent = strings.TrimSpace(value)
+		case "rule":
+			w.Rule = strings.TrimSpace(value)
+		case "hold-rule":
+			w.HoldRule = strings.TrimSpace(value)
+		case "question":
+			w.Question = strings.TrimSpace(value)
+		case "option":
+			w.Options = append(w.Options, strings.TrimSpace(value))
 		case "ledger":
 			w.Ledger = append(w.Ledger, value)
 		case "status":
@@ -89,10 +110,29 @@ func (w Want) Format() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "state: %s\n", w.State)
 	if w.HasWork {
-		fmt.Fprintf(&b, "work: %s\n", w.Work)
+		if w.Work == "" {
+			b.WriteString("work:\n")
+		} else {
+			fmt.Fprintf(&b, "work: %s\n", w.Work)
+		}
 	}
 	if w.Hold != "" {
 		fmt.Fprintf(&b, "hold: %s\n", w.Hold)
+	}
+	if w.Agent != "" {
+		fmt.Fprintf(&b, "agent: %s\n", w.Agent)
+	}
+	if w.Rule != "" {
+		fmt.Fprintf(&b, "rule: %s\n", w.Rule)
+	}
+	if w.HoldRule != "" {
+		fmt.Fprintf(&b, "hold-rule: %s\n", w.HoldRule)
+	}
+	if w.Question != "" {
+		fmt.Fprintf(&b, "question: %s\n", w.Question)
+	}
+	for _, o := range w.Options {
+		fmt.Fprintf(&b, "option: %s\n", o)
 	}
 	for _, l := range w.Ledger {
 		fmt.Fprintf(&b, "ledger: %s\n", l)

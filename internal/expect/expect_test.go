@@ -17,6 +17,10 @@ func TestParseFormat(t *testing.T) {
 			Want{State: "WORKING", Ledger: []string{"keep going", "and more"}}},
 		{"state: BLOCKED\nwork:\nstatus: idle\nversion: 2.1.332\n",
 			Want{State: "BLOCKED", HasWork: true, Status: "idle", Version: "2.1.332"}},
+		{"state: QUESTION\nagent: Claude Code\nrule: dialog footer\nquestion: Do you want to proceed?\noption: Yes\noption: No\n",
+			Want{State: "QUESTION", Agent: "Claude Code", Rule: "dialog footer", Question: "Do you want to proceed?", Options: []string{"Yes", "No"}}},
+		{"state: STALLED\nhold: interrupt\nhold-rule: the operator interrupted the turn\n",
+			Want{State: "STALLED", Hold: "interrupt", HoldRule: "the operator interrupted the turn"}},
 	}
 	for _, tt := range tests {
 		got, err := Parse([]byte(tt.in))
