@@ -89,7 +89,7 @@ func TestEscalationsReachTelegramOnce(t *testing.T) {
 	for i, p := range polls {
 		out, errs, code := tickOnce(t, p.pane, "--state", state, "--target", "agent", "--work", p.work, "--nudge-budget", "0")
 		assert.Equal(t, code, 0, errs)
-		files, err := filepath.Glob(filepath.Join(state, "actions", "*.alert"))
+		files, err := filepath.Glob(filepath.Join(state, "outbox", "*.alert"))
 		assert.NilError(t, err)
 		sort.Strings(files)
 		for _, f := range files {

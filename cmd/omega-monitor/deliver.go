@@ -42,8 +42,9 @@ const deliverTimeout = 90 * time.Second
 func (d stateDirectory) outbox() string { return d.path("outbox") }
 
 // queueAlerts writes each message to the outbox, named so that a listing
-// sorts them in the order they were written: the poll's time, then its
-// sequence.
+// sorts them in the order they were written: the poll's time, then a
+// sequence number. A name already taken (two polls given the same time) is
+// never overwritten: the sequence goes on past it.
 func (d stateDirectory) queueAlerts(now time.Time, msgs []string) error {
 	if len(msgs) == 0 {
 		return nil
@@ -52,9 +53,17 @@ func (d stateDirectory) queueAlerts(now time.Time, msgs []string) error {
 		return err
 	}
 	stamp := now.UTC().Format("20060102T150405.000000000Z")
-	for i, m := range msgs {
-		name := fmt.Sprintf("%s-%03d.alert", stamp, i+1)
-		if err := writeAtomic(filepath.Join(d.outbox(), name), []byte(m)); err != nil {
+	seq := 0
+	for _, m := range msgs {
+		var path string
+		for {
+			seq++
+			path = filepath.Join(d.outbox(), fmt.Sprintf("%s-%04d.alert", stamp, seq))
+			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+				break
+			}
+		}
+		if err := writeAtomic(path, []byte(m)); err != nil {
 			return err
 		}
 	}
