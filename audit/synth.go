@@ -102,13 +102,21 @@ func Synthesize(p Plan, outs []Outcome, run Run) Synthesis {
 			failedDims++
 		}
 	}
-	s.Summary = fmt.Sprintf("%d dimensions: %d findings in %d, %d clean, %d without a verdict; %d rejected",
-		len(s.Sections), s.Findings, withFindings, s.Clean, failedDims, len(s.Rejected))
+	s.Summary = fmt.Sprintf("%s: %s in %d, %d clean, %d without a verdict; %d rejected",
+		Count(len(s.Sections), "dimension"), Count(s.Findings, "finding"), withFindings, s.Clean, failedDims, len(s.Rejected))
 	if len(run.Violations) > 0 {
-		s.Summary = fmt.Sprintf("READ-ONLY VIOLATED (%d changes); ", len(run.Violations)) + s.Summary
+		s.Summary = "READ-ONLY VIOLATED (" + Count(len(run.Violations), "change") + "); " + s.Summary
 	}
 	s.Markdown = s.render(p, run)
 	return s
+}
+
+// Count says n things: "1 finding", "2 findings".
+func Count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func (s Synthesis) render(p Plan, run Run) string {

@@ -46,7 +46,7 @@ func TestSynthesize(t *testing.T) {
 	}
 	md := s.Markdown
 	for _, want := range []string{
-		"READ-ONLY VIOLATED (1 changes)",
+		"READ-ONLY VIOLATED (1 change)",
 		"## VIOLATIONS: the audited tree changed during a read-only audit\n\n- changed: main.go\n",
 		"## D1: Every exported function has a doc comment.\nRule (CLAUDE.md:7): Every exported function has a doc comment.\n\n1. main.go:3 — Run has no doc comment\n   > func Run() {}\n   Also under D3 #1: main.go:3-5 — Run is called without a test\n",
 		"## D2: Never write outside the working directory.\nRule (CLAUDE.md:8): Never write outside the working directory.\n\nNo verdict",

@@ -88,7 +88,7 @@ func AuditLine(a Audit, now time.Time) string {
 		found = fmt.Sprintf("%d dimensions: %d findings, %d clean; %d rejected", a.Dimensions, a.Findings, a.Clean, a.Rejected)
 	}
 	if len(a.Violations) > 0 && !strings.Contains(found, "VIOLATED") {
-		found = fmt.Sprintf("READ-ONLY VIOLATED (%d changes); ", len(a.Violations)) + found
+		found = fmt.Sprintf("READ-ONLY VIOLATED (%d changed); ", len(a.Violations)) + found
 	}
 	return fmt.Sprintf("audit %s  ran %s (%s)  %s  %s", a.Name, ran, a.Agent, found, a.Report)
 }

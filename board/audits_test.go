@@ -47,7 +47,7 @@ func TestAudits(t *testing.T) {
 	out := Compact(f)
 	for _, want := range []string{
 		"audit shop  ran 02:05:00 ago (claude)  3 dimensions: 2 findings in 1, 1 clean, 1 without a verdict; 2 rejected  /h/audits/shop/report-1.md\n",
-		"audit web  ran 02:05:00 ago (codex)  READ-ONLY VIOLATED (1 changes); 4 dimensions",
+		"audit web  ran 02:05:00 ago (codex)  READ-ONLY VIOLATED (1 changed); 4 dimensions",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compact form lacks %q:\n%s", want, out)

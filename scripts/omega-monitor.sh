@@ -304,6 +304,9 @@ on_signal() {
 	if ((${#close_master[@]})); then
 		run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	fi
+	# A stop, not a death: the board shows this watcher gone, not stale.
+	printf '{"at":"%s","by":"SIG%s"}\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" >"$state/.ended.json" &&
+		mv -f -- "$state/.ended.json" "$state/ended.json"
 	trap - "$1"
 	exit $((128 + $2))
 }

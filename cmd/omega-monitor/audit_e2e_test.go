@@ -122,7 +122,7 @@ func TestAuditRealClaude(t *testing.T) {
 	assert.NilError(t, err)
 	defer os.RemoveAll(tmp)
 
-	before, err := hashTree(dir)
+	before, err := hashTree(dir, "")
 	assert.NilError(t, err)
 	cmd := icmd.Command(omegaMonitor(t), "audit", "run", dir, "--agent", "claude", "--bin", bin,
 		"--parallel", "3", "--timeout", "4m")
@@ -145,7 +145,7 @@ func TestAuditRealClaude(t *testing.T) {
 
 	// The tree is unchanged: the Write never happened (the test fails if
 	// it did, whatever the command says).
-	after, err := hashTree(dir)
+	after, err := hashTree(dir, "")
 	assert.NilError(t, err)
 	assert.DeepEqual(t, treeChanges(before, after), []string(nil))
 	_, err = os.Stat(pwned)
@@ -259,8 +259,28 @@ func TestAuditDetectsAWrite(t *testing.T) {
 	assert.DeepEqual(t, last.Violations, []string{"changed: main.go"})
 	report, err := os.ReadFile(last.Report)
 	assert.NilError(t, err)
-	assert.Assert(t, strings.Contains(string(report), "READ-ONLY VIOLATED (1 changes)"), string(report))
+	assert.Assert(t, strings.Contains(string(report), "READ-ONLY VIOLATED (1 change)"), string(report))
 	assert.Assert(t, strings.Index(string(report), "## VIOLATIONS") < strings.Index(string(report), "## D1"), string(report))
+}
+
+// TestAuditStateHomeInsideTheTree: auditing a tree that holds the state
+// home (a home directory) is no violation of its own making: the home is
+// left out of the proof, the rest of the tree is not.
+func TestAuditStateHomeInsideTheTree(t *testing.T) {
+	testenv.Need(t, "sh")
+	dir := auditProject(t)
+	fake := filepath.Join(t.TempDir(), "claude")
+	assert.NilError(t, os.WriteFile(fake, []byte("#!/bin/sh\nprintf '## D1\\nCLEAN: the rule holds because every exported function in main.go carries one\\n'\n"), 0o700))
+	state := filepath.Join(dir, ".omega", "monitor")
+	cmd := icmd.Command(omegaMonitor(t), "audit", "run", dir, "--agent", "claude", "--bin", fake, "--no-deliver", "--max", "1")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
+	res := icmd.RunCmd(cmd)
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	var last LastAudit
+	b, err := os.ReadFile(filepath.Join(state, "audits", "shop", "last.json"))
+	assert.NilError(t, err)
+	assert.NilError(t, json.Unmarshal(b, &last))
+	assert.DeepEqual(t, last.Violations, []string{})
 }
 
 // TestAuditAgentFailsOrHangs: an auditor that exits non-zero, and one that
@@ -312,6 +332,24 @@ func TestAuditParallelBound(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(side, "log"))
 	assert.NilError(t, err)
 	assert.Equal(t, string(log), "ran\nran\nran\n")
+}
+
+// TestAuditGeminiPolicy: a Gemini auditor is handed a policy file that
+// denies the writers and the shell (the stand-in checks it is there).
+func TestAuditGeminiPolicy(t *testing.T) {
+	testenv.Need(t, "bash", "grep")
+	dir := auditProject(t)
+	fake := filepath.Join(t.TempDir(), "gemini")
+	script := "#!/bin/bash\nwhile (($#)); do [[ $1 == --policy ]] && policy=$2; shift; done\n" +
+		"grep -q 'toolName = \\[\"write_file\", \"replace\", \"run_shell_command\"' \"$policy\" && grep -q 'decision = \"deny\"' \"$policy\" || exit 9\n" +
+		"printf '## D1\\nCLEAN: the rule holds because every exported function in main.go carries one\\n'\n"
+	assert.NilError(t, os.WriteFile(fake, []byte(script), 0o700))
+	state := t.TempDir()
+	cmd := icmd.Command(omegaMonitor(t), "audit", "run", dir, "--agent", "gemini", "--bin", fake, "--no-deliver", "--max", "1")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
+	res := icmd.RunCmd(cmd)
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	assert.Assert(t, strings.Contains(res.Stdout(), "1 dimension: 0 findings in 0, 1 clean"), res.Stdout())
 }
 
 func TestAuditUsage(t *testing.T) {
@@ -374,7 +412,7 @@ func TestAuditPlanAndCheckCommands(t *testing.T) {
 	write("## D1\n1. main.go:5 — Run has no doc comment\n   > func Run() {}\n")
 	out.Reset()
 	assert.Equal(t, run([]string{"audit", "check", report, "--dir", dir}, nil, &out, &errs), 0, out.String())
-	assert.Equal(t, out.String(), "D1 passed: 1 findings\npassed\n")
+	assert.Equal(t, out.String(), "D1 passed: 1 finding\npassed\n")
 
 	write("## D1\n1. main.go:50 — nothing there\n## D2\nCLEAN: looks good\n")
 	out.Reset()
@@ -397,13 +435,13 @@ func TestAgentArgv(t *testing.T) {
 			"--allowedTools", "Read,Grep,Glob", "--disallowedTools", "Bash,Edit,Write,NotebookEdit,WebFetch,WebSearch,Task,Agent,TodoWrite",
 			"--permission-mode", "dontAsk", "--setting-sources", "user", "--strict-mcp-config", "--no-session-persistence"}},
 		{"codex", []string{"/bin/codex", "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--color", "never", "--", "BRIEF"}},
-		{"gemini", []string{"/bin/gemini", "--prompt", "BRIEF", "--approval-mode", "plan", "--output-format", "text"}},
+		{"gemini", []string{"/bin/gemini", "--prompt", "BRIEF", "--approval-mode", "plan", "--policy", "/p.toml", "--output-format", "text"}},
 	}
 	for _, tt := range tests {
-		assert.DeepEqual(t, agentArgv(tt.agent, "/bin/"+tt.agent, "BRIEF"), tt.want)
+		assert.DeepEqual(t, agentArgv(tt.agent, "/bin/"+tt.agent, "BRIEF", "/p.toml"), tt.want)
 	}
-	assert.Equal(t, agentArgv("codex", "", "B")[0], "codex")
-	assert.Assert(t, agentArgv("cursor", "", "B") == nil)
+	assert.Equal(t, agentArgv("codex", "", "B", "")[0], "codex")
+	assert.Assert(t, agentArgv("cursor", "", "B", "") == nil)
 }
 
 // TestAuditEvery: --every starts the audit in its own detached session
@@ -426,7 +464,7 @@ func TestAuditEvery(t *testing.T) {
 	// The board shows when it ran and what it found.
 	res = f.run(t, "status", "--once")
 	assert.Assert(t, strings.Contains(res.Stdout(), "audit shop  ran 00:00:"), res.Combined())
-	assert.Assert(t, strings.Contains(res.Stdout(), "(claude)  1 dimensions: 0 findings in 0, 1 clean"), res.Combined())
+	assert.Assert(t, strings.Contains(res.Stdout(), "(claude)  1 dimension: 0 findings in 0, 1 clean"), res.Combined())
 	res = f.run(t, args...)
 	assert.Equal(t, res.ExitCode, 1)
 	assert.Assert(t, strings.Contains(res.Stderr(), "already scheduled"), res.Stderr())

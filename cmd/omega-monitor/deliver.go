@@ -42,9 +42,8 @@ const deliverTimeout = 90 * time.Second
 func (d stateDirectory) outbox() string { return d.path("outbox") }
 
 // queueAlerts writes each message to the outbox, named so that a listing
-// sorts them in the order they were written: the poll's time, then a
-// sequence number. A name already taken (two polls given the same time) is
-// never overwritten: the sequence goes on past it.
+// sorts them in the order they were written: the poll's time, then its
+// sequence.
 func (d stateDirectory) queueAlerts(now time.Time, msgs []string) error {
 	if len(msgs) == 0 {
 		return nil
@@ -53,12 +52,14 @@ func (d stateDirectory) queueAlerts(now time.Time, msgs []string) error {
 		return err
 	}
 	stamp := now.UTC().Format("20060102T150405.000000000Z")
-	seq := 0
+	n := 0
 	for _, m := range msgs {
+		// Never over an alert already waiting: two calls in one instant
+		// (a replayed clock) would otherwise lose the first.
 		var path string
 		for {
-			seq++
-			path = filepath.Join(d.outbox(), fmt.Sprintf("%s-%04d.alert", stamp, seq))
+			n++
+			path = filepath.Join(d.outbox(), fmt.Sprintf("%s-%03d.alert", stamp, n))
 			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 				break
 			}

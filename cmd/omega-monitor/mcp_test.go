@@ -52,7 +52,9 @@ func writeFleet(t testing.TB, now time.Time, ws ...testWatcher) string {
 		st := map[string]any{"version": 1, "polls": 3, "last": w.state, "state": w.state,
 			"last_poll": now.Add(-30 * time.Second).UTC().Format(time.RFC3339),
 			"work":      w.work, "progress": w.progress, "transition": "✻ Baked for 3s",
-			"budget": map[string]any{"limit": w.limit, "used": w.used}}
+			"last_explain":    "rule stalled: the prompt box is idle and work remains",
+			"last_transition": map[string]any{"at": "2026-11-30T11:58:00Z", "from": "WORKING", "to": w.state, "line": "✻ Baked for 3s"},
+			"budget":          map[string]any{"limit": w.limit, "used": w.used}}
 		write := func(name string, v any) {
 			var b []byte
 			switch v := v.(type) {
@@ -69,8 +71,10 @@ func writeFleet(t testing.TB, now time.Time, ws ...testWatcher) string {
 		write("target", w.target+"\n")
 		switch {
 		case w.pid == 0:
+			// An hour's interval: the watcher stays live however long a
+			// loaded machine takes to reach the census.
 			write("loop.json", map[string]any{"pid": os.Getpid(), "start_token": procToken(t, os.Getpid()),
-				"interval_s": 60, "target": w.target, "watcher": w.name})
+				"interval_s": 3600, "target": w.target, "watcher": w.name})
 		case w.pid > 0:
 			write("loop.json", map[string]any{"pid": w.pid, "start_token": "1", "interval_s": 60,
 				"target": w.target, "watcher": w.name})
@@ -221,7 +225,8 @@ func TestMCPHistoryLogsExplain(t *testing.T) {
 		}
 	}
 	got, isErr := callText(t, cs, "explain", map[string]any{"watcher": "proj"})
-	for _, want := range []string{"watcher: monitor-proj\n", `state: "STALLED"`, `transition: "✻ Baked for 3s"`, `"used":1`} {
+	for _, want := range []string{"watcher: monitor-proj\n", `state: "STALLED"`, `transition: "✻ Baked for 3s"`, `"used":1`,
+		`last_explain: "rule stalled: the prompt box is idle and work remains"`, `last_transition: {"at":"2026-11-30T11:58:00Z","from":"WORKING","line":"✻ Baked for 3s","to":"STALLED"}`} {
 		if isErr || !strings.Contains(got, want) {
 			t.Errorf("explain proj = %q (error %v), want it to hold %q", got, isErr, want)
 		}

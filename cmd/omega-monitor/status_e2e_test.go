@@ -78,14 +78,19 @@ func livenessOf(fl board.Fleet) map[string]string {
 // Real watchers on a real tmux server, each in the state the board must
 // tell apart: one runs (live), one's loop was killed with SIGKILL (stale),
 // one was stopped (gone), one is frozen by SIGSTOP (quiet), and one's
-// recorded pid is now another process (pid reuse: stale, never live).
+// recorded pid is now another process (pid reuse: stale, never live), and
+// one's session was ended by hand (gone: the loop said it was stopped).
 func TestStatusOfRealWatchers(t *testing.T) {
 	f := newFleet(t)
 	const interval = 2
-	targets := []string{"alpha", "bravo", "charlie", "delta", "echo"}
+	targets := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"}
 	for _, s := range targets {
 		f.tmux.NewSession(t, s, "sleep 600")
-		f.run(t, s, "--interval", strconv.Itoa(interval)).Assert(t, icmd.Success)
+		// A long call clock: the frozen call must stay hung for the test.
+		cmd := icmd.Command(omegaMonitor(t), s, "--interval", strconv.Itoa(interval))
+		cmd.Env = []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + f.state,
+			"OMEGA_MONITOR_MUX=" + f.tmux.Mux, "OMEGA_MONITOR_TIMEOUT=600"}
+		icmd.RunCmd(cmd).Assert(t, icmd.Success)
 	}
 	recs := map[string]board.LoopRecord{}
 	for _, s := range targets {
@@ -103,6 +108,9 @@ func TestStatusOfRealWatchers(t *testing.T) {
 
 	kill(t, recs["bravo"].Pid, syscall.SIGKILL)
 	f.run(t, "stop", "charlie").Assert(t, icmd.Success)
+	// Ending the watcher's session by hand is a stop too: the loop, hung
+	// up, says so on its way out.
+	f.tmux.Run(t, "kill-session", "-t", "=monitor-foxtrot:")
 	freeze(t, recs["delta"].Pid)
 	t.Cleanup(func() { syscall.Kill(recs["delta"].Pid, syscall.SIGKILL) })
 	// Pid reuse: echo's loop dies, and its pid now names another process.
@@ -119,7 +127,7 @@ func TestStatusOfRealWatchers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want := map[string]string{"alpha": board.Live, "bravo": board.Stale, "charlie": board.Gone, "delta": board.Quiet, "echo": board.Stale}
+	want := map[string]string{"alpha": board.Live, "bravo": board.Stale, "charlie": board.Gone, "delta": board.Quiet, "echo": board.Stale, "foxtrot": board.Gone}
 	var last board.Fleet
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
 		last = f.census(t)

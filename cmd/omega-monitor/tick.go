@@ -546,6 +546,7 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, problems *[]string) {
 	seq := 0
 	os.Remove(d.path(pendingFile))
+	var alerts []string
 	for _, a := range out.Actions {
 		switch a.Kind {
 		case tick.Nudge, tick.Enter:
@@ -562,11 +563,7 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
-			// Into the outbox, which no later poll clears: an alert
-			// waits there until it is delivered or kept as failed.
-			if err := d.queueAlerts(now, a.Alert.HTML()); err != nil {
-				*problems = append(*problems, "alert not queued: "+err.Error())
-			}
+			alerts = append(alerts, a.Alert.HTML()...)
 		case tick.Wait:
 			seq++
 			secs := strconv.Itoa(int(a.Wait / time.Second))
@@ -574,6 +571,12 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}
 		}
+	}
+	// Into the outbox, which no later poll clears: an alert waits there
+	// until it is delivered or kept as failed. One call for the poll's
+	// alerts, so that two escalations of one poll get names of their own.
+	if err := d.queueAlerts(now, alerts); err != nil {
+		*problems = append(*problems, "alert not queued: "+err.Error())
 	}
 }
 

@@ -191,7 +191,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	chmod +x "$T/dead"
 	capture=("$T/dead")
 	run poll
-	[[ $(calls) == "tick <--capture-error> <no server running on /tmp/x (exit 1)>" ]]
+	[ "$(calls)" = "tick <--capture-error> <no server running on /tmp/x (exit 1)>" ]
 	mux_error='coord: no multiplexer' run poll
 	[[ $(calls) == *"tick <--capture-error> <coord: no multiplexer>" ]]
 }
