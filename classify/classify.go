@@ -90,6 +90,7 @@ const (
 	HoldKeyboard   Hold = "keyboard"     // a human is at the keyboard (Ctrl-C pressed once)
 	HoldUsageLimit Hold = "usage-limit"  // a usage limit: a nudge before the reset is wasted
 	HoldNoInputBox Hold = "no-input-box" // no input box on screen: nothing safe to type into
+	HoldTurnOpen   Hold = "turn-open"    // the last turn shows no end: the agent may still be answering
 )
 
 var holdReasons = map[Hold]string{
@@ -98,6 +99,7 @@ var holdReasons = map[Hold]string{
 	HoldKeyboard:   "a human is at the keyboard (Ctrl-C pressed once)",
 	HoldUsageLimit: "a usage limit stopped the agent; a nudge before the reset is wasted",
 	HoldNoInputBox: "no input box is on the screen; there is nothing safe to type into",
+	HoldTurnOpen:   "the last answer has no turn-end line after it; the agent may still be streaming it",
 }
 
 // Reason says in words why a hold holds.
@@ -130,6 +132,9 @@ type Options struct {
 	WorkPresent bool
 	// Ledger masks our own text before anything is read. Nil masks nothing.
 	Ledger Masker
+	// Local holds an operator's rules file, read with the built-in
+	// rules; nil for none.
+	Local *Local
 }
 
 // A Result is a verdict and the reasons for it.
@@ -160,6 +165,9 @@ type Result struct {
 	Live []Line
 	// Draft is the text in the input box, when a human's draft holds.
 	Draft string
+	// Source is FILE:LINE when the rule that decided, or held, came from
+	// an operator's rules file; empty for a built-in rule.
+	Source string
 	// Dialog is the live dialog, read for relaying: non-nil exactly when a
 	// dialog is live anywhere on the screen (the State is then Question),
 	// so a caller checking that no dialog holds the keyboard tests it.
@@ -183,6 +191,7 @@ func Classify(s *Screen, opt Options) Result {
 	// so that its cost does not grow with the scrollback.
 	v := look(s.Lines, s.Attrs)
 	v.masker = opt.Ledger
+	v.local = opt.Local
 	r := decide(&v)
 	r.Body = v.body
 	if v.box != nil {
@@ -241,6 +250,7 @@ type view struct {
 	attrs  bool
 
 	masker Masker
+	local  *Local
 	masked map[Region][]Line // regions read so far, after the ledger
 }
 
@@ -298,7 +308,7 @@ func look(lines []Line, attrs bool) view {
 			}
 		}
 	}
-	if v.shape != nil && !hugs(lines[bestEnd+1:]) {
+	if v.shape != nil && !hugs(lines[bestEnd+1:], v.agent.statusLines) {
 		v.agent, v.shape = nil, nil // a stale frame, not a live box
 	}
 	if v.shape == nil {
@@ -382,8 +392,9 @@ func marked(lines []Line, a *agent) bool {
 
 // hugs reports whether the lines under a box are its status lines: few,
 // and close under it. An agent that exits leaves its last frame behind,
-// with the shell's lines under it after a gap.
-func hugs(below []Line) bool {
+// with the shell's lines under it after a gap. statusLines is how many lines
+// the agent draws after a gap under its box; 2 when zero.
+func hugs(below []Line, statusLines int) bool {
 	if len(below) > maxBelow {
 		return false
 	}
@@ -400,7 +411,7 @@ func hugs(below []Line) bool {
 			afterGap++
 		}
 	}
-	return afterGap <= 2
+	return afterGap <= max(statusLines, 2)
 }
 
 // lastTurn returns the lines above the box back to the human's last message,
@@ -438,8 +449,15 @@ func findBox(lines []Line, shape *boxShape) (top, prompt, bottom int, ok bool) {
 			switch {
 			case p >= 1 && shape.top.MatchString(lines[p-1].Text):
 				top = p - 1
-			case shape.lead != nil && p >= 2 && shape.lead.MatchString(lines[p-1].Text) && shape.top.MatchString(lines[p-2].Text):
-				top = p - 2
+			case shape.lead != nil:
+				q := p - 1
+				for q > p-1-shape.gap && q >= 0 && isBlank(lines[q].Text) {
+					q-- // the blank rows of a padded input area
+				}
+				if q < 1 || !shape.lead.MatchString(lines[q].Text) || !shape.top.MatchString(lines[q-1].Text) {
+					continue
+				}
+				top = q - 1
 			default:
 				continue
 			}
@@ -517,7 +535,7 @@ func allTransparent(block []Line, a *agent) bool {
 	return true
 }
 
-var borders = re(`^│ ?(.*?) ?│$`)
+var borders = re(`^ *│ ?(.*?) ?│$`)
 
 func stripBorders(lines []Line) []Line {
 	out := make([]Line, len(lines))
@@ -542,7 +560,7 @@ func decide(v *view) Result {
 	var r Result
 	if v.agent != nil {
 		r.Agent = v.agent.name
-		rules = v.agent.rules
+		rules = v.local.rulesOf(v.agent)
 	}
 	for _, ru := range rules {
 		if !ru.verdict.first {
@@ -550,7 +568,7 @@ func decide(v *view) Result {
 		}
 		lines := v.region(ru.region)
 		if ev, ok := ru.match.match(lines); ok {
-			r.Rule, r.Region, r.Evidence = ru.name, ru.region, ev
+			r.Rule, r.Region, r.Evidence, r.Source = ru.name, ru.region, ev, ru.source
 			r.From, r.To = span(lines)
 			r.Live = lines
 			r.Hold, r.HoldLine, r.HoldRule = ru.verdict.hold, ev, ru.name
@@ -567,7 +585,7 @@ func decide(v *view) Result {
 				continue
 			}
 			if ev, ok := ru.match.match(lines); ok {
-				r.State, r.Rule, r.Region, r.Evidence = want, ru.name, ru.region, ev
+				r.State, r.Rule, r.Region, r.Evidence, r.Source = want, ru.name, ru.region, ev, ru.source
 				r.From, r.To = span(lines)
 				r.Live = lines
 				if want == Question {
@@ -614,7 +632,7 @@ func decide(v *view) Result {
 		}
 		lines := v.region(ru.region)
 		if ev, ok := ru.match.match(lines); ok && len(lines) > 0 {
-			r.Hold, r.HoldLine, r.HoldRule = ru.verdict.hold, ev, ru.name
+			r.Hold, r.HoldLine, r.HoldRule, r.Source = ru.verdict.hold, ev, ru.name, ru.source
 			return r
 		}
 	}
@@ -699,6 +717,9 @@ func (v *view) input(masked bool) string {
 		}
 	}
 	d := strings.Join(parts, " ")
+	if v.agent != nil && matchesAny(v.agent.shownPlaceholders, d) {
+		return ""
+	}
 	if !v.attrs {
 		for _, a := range agents {
 			if matchesAny(a.placeholders, d) {

@@ -12,6 +12,9 @@ import (
 func (r Result) Explain() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", r.State, r.Rule)
+	if r.Source != "" {
+		fmt.Fprintf(&b, "  rule from: %s (an operator's rules file)\n", r.Source)
+	}
 	if r.Agent != "" {
 		fmt.Fprintf(&b, "  agent:    %s\n", r.Agent)
 	} else {

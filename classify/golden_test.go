@@ -71,6 +71,16 @@ func (c goldenCase) options() classify.Options {
 	if len(c.Ledger) > 0 {
 		opt.Ledger = ledger.NewMatcher(c.Ledger...)
 	}
+	// A case added with an operator's rules (golden add --rules) carries
+	// them beside it, as NAME.rules.json.
+	rules := strings.TrimSuffix(c.path, ".want") + ".rules.json"
+	if data, err := os.ReadFile(rules); err == nil {
+		local, err := classify.ParseLocal(data, rules)
+		if err != nil {
+			panic(err) // a case's own rules file is checked when it is added
+		}
+		opt.Local = local
+	}
 	return opt
 }
 

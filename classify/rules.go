@@ -34,7 +34,13 @@ type agent struct {
 	// Frame region); a head in between makes it text of the transcript.
 	frameTop *pattern
 	heads    *pattern
-	rules    []rule
+	// statusLines is how many lines the agent may draw under its box after
+	// a blank line (a footer that wraps in a narrow pane); 2 when zero.
+	statusLines int
+	// shownPlaceholders are texts the agent draws in an empty input box
+	// in a colour, not faint: no draft, with or without attributes.
+	shownPlaceholders []*pattern
+	rules             []rule
 }
 
 // A boxShape says how one era draws the input box: an optional top edge, a
@@ -59,7 +65,10 @@ type boxShape struct {
 	inner *pattern
 	// lead, when set, matches one line allowed between the top edge and
 	// the prompt line (a hint drawn inside the box).
-	lead   *pattern
+	lead *pattern
+	// gap is how many blank lines may sit between the lead and the prompt
+	// line (an input area padded above its prompt).
+	gap    int
 	bottom *pattern
 	// last says the box ends the screen: nothing but its bottom line may
 	// follow the prompt. For shapes whose prompt marker is drawn on other
@@ -90,6 +99,9 @@ type rule struct {
 	// tool says the agent itself draws this marker as a ⎿ line, so a ⎿
 	// line quoting it cannot be told from it and is not tested.
 	tool bool
+	// source is FILE:LINE for a rule from an operator's rules file; empty
+	// for a built-in rule.
+	source string
 }
 
 var (
@@ -237,6 +249,16 @@ var claudeCode = agent{
 	},
 }
 
+// Codex CLI's status line: a bullet, a phrase, and a meter that starts with
+// the elapsed time and says how to interrupt, or is cut short with … where
+// the pane is too narrow for it.
+const codexStatus = `^(?:▌ ?)?[•◦] \S.* \((?:.*• *.+ to interrupt\)|(?:\d+h )?(?:\d+m )?\d+s(?: •[^)]*)?…$)`
+
+// codexTurnEnd matches the lines that end a Codex turn: the Worked for line
+// (or the divider of older releases) and a ■ line (an interrupt, an error,
+// a usage limit).
+const codexTurnEnd = `^(?:■ |  Worked for (?:<1s|\d+[hms])(?: \d+[ms])*(?: • \d{1,2}:\d\d(?: [AP]M)?)?$|─+ Worked for .*─$|› /)`
+
 var codexCLI = agent{
 	name: "Codex CLI",
 	boxes: []boxShape{
@@ -244,7 +266,9 @@ var codexCLI = agent{
 			name:           "› composer",
 			promptPrefixes: []string{"›"},
 			prompt:         re(`^› ?(.*)$`),
-			notPrompt:      re(`^› *\d+\. `),
+			// Option lines, and the answer line of the question form,
+			// are drawn with the same cursor.
+			notPrompt: re(`^› *(?:\d+\. |Type your answer\b)`),
 		},
 		{
 			// Older releases drew a ▌ gutter on the composer and on the
@@ -259,22 +283,49 @@ var codexCLI = agent{
 		},
 	},
 	userTurn: re(`^› \S`),
+	// Codex rotates the composer's placeholder among suggestions, drawn
+	// faint: with -e the attribute decides, without it this list does.
 	placeholders: []*pattern{
-		re(`^Ask Codex to do anything$`),
+		re(`^(?:Ask Codex to do anything|Explain this codebase|Summarize recent commits|Implement \{feature\}|` +
+			`Find and fix a bug in @filename|Write tests for @filename|Improve documentation in @filename|` +
+			`Run /review on my current changes|Use /skills to list available skills|` +
+			`Check recently modified functions for compatibility)$`),
 	},
+	// Queued input sits between the status line and the composer: read
+	// through it to the status line.
+	transparent: []*pattern{
+		re(`^ *• (?:Queued follow-up inputs|Messages to be submitted after next tool call\b.*)$`),
+		re(`^ +↳ `),
+		re(`^ +\S+ ?\+ ?\S+ edit last queued message$`),
+		re(`^ {4,}\S`),
+	},
+	// The model and directory line and the key hints wrap in a narrow
+	// pane.
+	statusLines: 4,
 	rules: []rule{
 		{name: "Codex approval footer", region: Dialog, verdict: question,
 			match:  lastLines(2, re(`(?i)^ *press enter to confirm or esc to cancel`)),
 			quoted: []string{"Press enter to confirm or esc to cancel"}},
+		{name: "Codex question footer (enter to submit answer)", region: Dialog, verdict: question,
+			match:  lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`)),
+			quoted: []string{"tab to add notes | enter to submit answer | esc to interrupt"}},
+		{name: "Codex question footer (enter to submit answer)", region: Below, verdict: question,
+			match: lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`))},
+		// The composer has no bottom edge: a question drawn right under
+		// a › line reads as its continuation, footer last.
+		{name: "Codex question footer (enter to submit answer)", region: Box, verdict: question,
+			match: lastLines(1, re(`(?i)^ {2}(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all) \| esc(?: to|:) interrupt$`))},
 		{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
 			match:  optionMenu(`›`),
 			quoted: []string{"› 1. Yes, proceed (y)"}},
 		{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
 			match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
 			quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
-		{name: "Codex working line (esc to interrupt in its meter)", region: Above, verdict: working,
-			match:  anyLine(re(`^(?:▌ ?)?[•◦] \S.* \(.*• *.+ to interrupt\)`)),
-			quoted: []string{"• Working (1m 16s • esc to interrupt)"}},
+		// Read through the last turn, not only the block above the
+		// composer: queued input sits between the two.
+		{name: "Codex status line (its meter says esc to interrupt), not followed by the turn's end", region: Turn, verdict: working,
+			match:  latest(re(codexStatus), re(codexTurnEnd)),
+			quoted: []string{"• Working (1m 16s • esc to interrupt)", "• Waiting for background terminal (0s • esc to …"}},
 		{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
 			match:  anyLine(re(`^■ Conversation interrupted`)),
 			quoted: []string{"■ Conversation interrupted - tell the model what to do differently"}},
@@ -283,8 +334,15 @@ var codexCLI = agent{
 			quoted: []string{"■ You've hit your usage limit. Try again in 2 hours."}},
 		{name: "Codex usage limit", region: Dialog, verdict: hold(HoldUsageLimit),
 			match: anyLine(re(`^(?:■|🖐) +You've hit your usage limit`))},
+		// Codex draws no status line while an answer streams: only the
+		// end of the turn (Worked for, or a ■ line) says it is over.
+		{name: "Codex turn with no end after its last answer (it may be streaming)", region: Turn, verdict: hold(HoldTurnOpen),
+			match: openTurn(re(codexTurnEnd), re(`^(?:│ )? *>_ OpenAI Codex \(v`))},
 	},
 }
+
+// geminiSpinner is the braille spinner Gemini CLI draws before its phrase.
+const geminiSpinner = `[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]`
 
 var geminiCLI = agent{
 	name: "Gemini CLI",
@@ -298,35 +356,52 @@ var geminiCLI = agent{
 			bottom:         re(`^╰─+╯$`),
 		},
 		{
-			name:           "rule, hint, > prompt, rule (0.61)",
+			// 0.61: a rule, a hint (Shift+Tab to accept edits), the
+			// prompt in a padded area, then the status table.
+			name:           "rule, hint, > prompt (0.61)",
 			promptPrefixes: []string{" > "},
 			top:            re(ruleLine),
 			lead:           re(`^ \S`),
+			gap:            2,
 			prompt:         re(`^ > +(.*)$`),
-			bottom:         re(ruleLine),
 		},
 	},
-	userTurn: re(`^> \S`),
+	userTurn: re(`^ ?> \S`),
 	marks: []*pattern{free(`Type your message or @path/to/file|no sandbox|\bgemini-\d`,
 		"read only in and under the input box: the placeholder, and the footer's sandbox and model names, sit anywhere on their line")},
 	placeholders: []*pattern{
 		re(`^Type your message or @path/to/file$`),
 	},
+	// 0.61 draws its placeholder in grey, not faint.
+	shownPlaceholders: []*pattern{
+		re(`^Type your message or @path/to/file$`),
+	},
+	// The status table (workspace, sandbox, model) stacks in a narrow
+	// pane.
+	statusLines: 8,
 	rules: []rule{
 		{name: "Gemini waiting for user confirmation", region: Dialog, verdict: question,
-			match:  lastLines(3, re(`^ ?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation`)),
+			match:  lastLines(3, re(`^ ?`+geminiSpinner+` Waiting for user confirmation`)),
 			quoted: []string{"⠏ Waiting for user confirmation..."}},
 		{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
-			match: anyLine(re(`^ ?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for user confirmation`))},
+			match: anyLine(re(`^ ?` + geminiSpinner + ` Waiting for user confirmation`))},
 		{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
 			match:  optionMenu(`●`),
 			quoted: []string{"● 1. Yes, allow once"}},
 		{name: "Gemini select hint", region: Dialog, verdict: question,
 			match:  lastLines(2, re(`^ *\(Use Enter to select\)`)),
 			quoted: []string{"(Use Enter to select)"}},
+		{name: "Gemini API key entry (Press Enter to submit, Esc to cancel)", region: Dialog, verdict: question,
+			match:  lastLines(4, re(`^ *\(Press Enter to submit, Esc to cancel\b`)),
+			quoted: []string{"(Press Enter to submit, Esc to cancel, Ctrl+C to clear stored key)"}},
+		// Working and retrying look alike: the spinner, a phrase, and
+		// (esc to cancel, Ns); 0.61 puts ? for shortcuts on the same line.
 		{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,
-			match:  anyLine(re(`^ ?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S.*\(esc to cancel, \d`)),
-			quoted: []string{"⠼ Reading files (esc to cancel, 4s)"}},
+			match:  anyLine(re(`^ ?` + geminiSpinner + ` \S.*\(esc to cancel, \d`)),
+			quoted: []string{"⠼ Reading files (esc to cancel, 4s)", "⠙ Thinking... (esc to cancel, 7s)"}},
+		{name: "Gemini request cancelled", region: Turn, verdict: hold(HoldInterrupt),
+			match:  anyLine(re(`^ ?ℹ Request cancelled\.`)),
+			quoted: []string{"ℹ Request cancelled."}},
 	},
 }
 

@@ -23,10 +23,14 @@ type Witness struct {
 // died leaves its last status behind.
 const WitnessMaxAge = 5 * time.Minute
 
-// ParseWitness reads a Claude Code session status file and checks that it
+// ParseWitness reads a Claude Code session status file, or a Codex CLI
+// session log (codexwitness.go), and checks that it
 // belongs to pane and is fresh at now. It returns an error saying why a file
 // does not count; the screen then decides alone.
 func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
+	if codexRollout(data) {
+		return parseCodexRollout(data, now)
+	}
 	var f struct {
 		Status     string `json:"status"`
 		WaitingFor string `json:"waitingFor"`
@@ -56,7 +60,14 @@ func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
 func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error) {
 	var best []byte
 	var bestAt int64 = -1
+	var codex *Witness // a Codex session log; a busy one wins among them
 	for _, data := range files {
+		if codexRollout(data) {
+			if w, err := parseCodexRollout(data, now); err == nil && (codex == nil || w.Status == "busy") {
+				codex = &w
+			}
+			continue
+		}
 		var f struct {
 			Tmux      string `json:"tmux"`
 			UpdatedAt int64  `json:"updatedAt"`
@@ -67,6 +78,9 @@ func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error
 		if f.UpdatedAt > bestAt {
 			best, bestAt = data, f.UpdatedAt
 		}
+	}
+	if best == nil && codex != nil {
+		return *codex, nil
 	}
 	if best == nil {
 		return Witness{}, fmt.Errorf("tick: agent status: no status file names pane %q", pane)

@@ -77,6 +77,11 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opt := classifyOptions(work.value, work.set, nil)
+	local, err := watcherRules()
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor classify: rules: %v; the built-in rules apply\n", err)
+	}
+	opt.Local = local
 	if *ledgerPath != "" {
 		m, err := loadLedger(*ledgerPath)
 		if err != nil {

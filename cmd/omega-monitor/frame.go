@@ -79,6 +79,7 @@ func readCapture(r io.Reader, framed bool, paneFlag, statusFile, statusDir strin
 			c.screen = s
 			if statusDir != "" {
 				c.statuses = statusFiles(statusDir, c.pane)
+				c.statuses = append(c.statuses, codexLogs(c.dir, time.Now())...)
 			}
 			return c, nil
 		case coord.StatusEnd:

@@ -17,7 +17,7 @@ import (
 )
 
 const goldenUsage = `usage: omega-monitor golden add NAME --want STATE [--work RAW] [--hold HOLD]
-                                 [--why TEXT] [--dir DIR] < pane
+                                 [--why TEXT] [--dir DIR] [--rules FILE] < pane
 
 Adds a captured pane to the golden corpus as DIR/NAME.pane, with its
 expectation in DIR/NAME.want, so that a misread becomes a regression test:
@@ -29,9 +29,12 @@ expectation in DIR/NAME.want, so that a misread becomes a regression test:
   --want       what the pane means: WORKING, QUESTION, STALLED or BLOCKED
   --work RAW   the work probe's raw output for this pane (absent: no probe)
   --hold HOLD  for a stopped pane, why nothing may be typed: draft,
-               interrupt, keyboard, usage-limit or no-input-box
+               interrupt, keyboard, usage-limit, no-input-box or turn-open
   --why TEXT   one line saying what the case proves
   --dir DIR    the corpus directory (default golden/panes)
+  --rules FILE an operator's rules file (rules.json) the case needs: it is
+               checked, kept beside the case as NAME.rules.json, and read
+               with it, so that a local rule comes with its proving case
 
 It never overwrites a case, and says what the classifier reads today.
 `
@@ -39,7 +42,7 @@ It never overwrites a case, and says what the classifier reads today.
 // Compiled on first use: a pattern at package init costs every subcommand's start.
 var goldenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`) })
 
-var holds = map[string]bool{"draft": true, "interrupt": true, "keyboard": true, "usage-limit": true, "no-input-box": true}
+var holds = map[string]bool{"draft": true, "interrupt": true, "keyboard": true, "usage-limit": true, "no-input-box": true, "turn-open": true}
 
 func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "add" {
@@ -57,6 +60,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	hold := fs.String("hold", "", "why nothing may be typed")
 	why := fs.String("why", "", "what the case proves")
 	dir := fs.String("dir", filepath.Join("golden", "panes"), "corpus directory")
+	rulesPath := fs.String("rules", "", "an operator's rules file the case is read with; kept beside it as NAME.rules.json")
 	// The name may come before or after the flags.
 	rest := args[1:]
 	var name string
@@ -81,7 +85,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor golden add: --want %q must be WORKING, QUESTION, STALLED or BLOCKED\n", *want)
 		return 2
 	case *hold != "" && !holds[*hold]:
-		fmt.Fprintf(stderr, "omega-monitor golden add: --hold %q must be draft, interrupt, keyboard, usage-limit or no-input-box\n", *hold)
+		fmt.Fprintf(stderr, "omega-monitor golden add: --hold %q must be draft, interrupt, keyboard, usage-limit, no-input-box or turn-open\n", *hold)
 		return 2
 	case *hold != "" && state != classify.Stalled && state != classify.Blocked:
 		fmt.Fprintf(stderr, "omega-monitor golden add: --hold is for a stopped pane (STALLED or BLOCKED), not %s\n", state)
@@ -111,8 +115,21 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pane) > 0 && pane[len(pane)-1] != '\n' {
 		pane = append(pane, '\n')
 	}
+	var local *classify.Local
+	var rulesData []byte
+	if *rulesPath != "" {
+		if rulesData, err = os.ReadFile(*rulesPath); err == nil {
+			local, err = classify.ParseLocal(rulesData, *rulesPath)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor golden add: --rules: %v\n", strings.TrimPrefix(err.Error(), "classify: "))
+			return 1
+		}
+	}
 	spec := expect.Want{State: state.String(), Work: work.value, HasWork: work.set, Hold: *hold, Why: *why}
-	r := classify.Classify(classify.ParseScreen(pane), classifyOptions(work.value, work.set, nil))
+	opt := classifyOptions(work.value, work.set, nil)
+	opt.Local = local
+	r := classify.Classify(classify.ParseScreen(pane), opt)
 	agrees := r.State == state && string(r.Hold) == *hold
 	if agrees {
 		// The case asserts the reason too; the person adding it reads
@@ -131,6 +148,14 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		os.Remove(base + ".pane")
 		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
 		return 1
+	}
+	if local != nil {
+		if err := createNew(base+".rules.json", rulesData); err != nil {
+			os.Remove(base + ".pane")
+			os.Remove(base + ".want")
+			fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
+			return 1
+		}
 	}
 	fmt.Fprintf(stdout, "added %s.pane and %s.want: want %s", base, base, state)
 	if *hold != "" {

@@ -51,6 +51,7 @@ func commands() []command {
 		{"hold", "take the lock of a watcher's state directory for the loop (the loop calls it)", runHold},
 		{"deliver", "deliver the alerts waiting in a watcher's outbox (the loop calls it)", runDeliver},
 		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
+		{"rules", "check or list an operator's own rules (rules check FILE, rules list)", runRules},
 	}
 }
 

@@ -83,11 +83,15 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			why = err.Error()
 		} else {
 			echo, _ := loadLedger(d.ledger())
-			opt := classify.Options{Ledger: echo}
+			// The operator's rules count here too: a dialog only a
+			// local rule recognises must stop the typing. A bad file
+			// was reported by the tick; the built-in rules apply.
+			local, _ := watcherRules()
+			opt := classify.Options{Ledger: echo, Local: local}
 			masked := classify.Classify(c.screen, opt)
 			raw := masked
 			if echo != nil {
-				raw = classify.Classify(c.screen, classify.Options{})
+				raw = classify.Classify(c.screen, classify.Options{Local: local})
 			}
 			w, _ := c.witness(now)
 			why = tick.Confirm(st, p, masked, raw, w)

@@ -82,6 +82,8 @@ type tickFlags struct {
 	// workSaid and progressSaid are what a probe printed on standard
 	// error: the reason, when its output is no count.
 	workSaid, progressSaid *string
+	// local is the operator's rules file, read with the built-in rules.
+	local *classify.Local
 }
 
 func addTickFlags(fs *flag.FlagSet) *tickFlags {
@@ -219,6 +221,11 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !usable {
 		unusable = "the state file is unusable"
 	}
+	local, err := watcherRules()
+	if msg := reportRulesOnce(*stateDir, err); msg != "" {
+		problems = append(problems, msg)
+	}
+	f.local = local
 	var c capture
 	var echo classify.Masker
 	if *captureErr == "" {
@@ -327,6 +334,7 @@ func judge(prev tick.State, cfg tick.Config, f *tickFlags, now time.Time, s *cla
 	own := false
 	if captureErr == "" && s != nil {
 		opt := classifyOptions(f.work.value, f.work.set && *f.workErr == "", echo)
+		opt.Local = f.local
 		screen = classify.Classify(s, opt)
 		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
 	}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/codex"
+	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/gemini"
+	"github.com/omega-monitor/omega-monitor/internal/termagent"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// End-to-end tests of the poll loop against the real Codex CLI and Gemini
+// CLI (internal/codex, internal/gemini), each talking to its fake API: a
+// nudge reaches the model exactly, and nothing reaches an approval dialog,
+// whose command (a canary) never runs.
+
+// agentNudge is the nudge typed into Codex and Gemini: quotes, ';' and
+// non-ASCII, which must arrive as they are. It has no '$' or '@', which
+// open pickers in these composers.
+const agentNudge = `keep going: "step 2"; then report — ünïcödé ✓`
+
+// realAgent is one of the two programs, started idle against its fake API.
+type realAgent struct {
+	name  string
+	start func(t *testing.T) (*termagent.Session, *fakeapi.Server)
+	// idle says the program waits at its empty composer after a turn.
+	idle func(screen string) bool
+	// approval says the program's command approval dialog is up.
+	approval string
+	// bash is the prompt that brings the approval.
+	bash string
+}
+
+var realAgents = []realAgent{
+	{
+		name: "codex",
+		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
+			esc := fakeapi.Bash(fakeapi.BashCommand, "")
+			esc.Tool.Input = map[string]any{"command": fakeapi.BashCommand,
+				"sandbox_permissions": "require_escalated", "justification": "Leave a marker file"}
+			api := fakeapi.NewResponses(t, append([]fakeapi.Rule{{Match: "escalate", Reply: esc}}, fakeapi.DefaultRules()...)...)
+			omegaMonitor(t)
+			bin := codex.Pin.Binary(t)
+			t.Parallel()
+			s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
+			s.WaitFor(t, realTimeout, "the composer", codex.Idle)
+			return s, api
+		},
+		idle:     func(screen string) bool { return codex.Idle(screen) && strings.Contains(screen, "Worked for") },
+		approval: "Would you like to run the following command?",
+		bash:     "please escalate",
+	},
+	{
+		name: "gemini",
+		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
+			api := fakeapi.NewGemini(t)
+			omegaMonitor(t)
+			bin := gemini.Pin.Binary(t)
+			t.Parallel()
+			s := gemini.Start(t, testenv.Tmux(t), gemini.Config{Binary: bin, API: api.URL})
+			s.WaitFor(t, realTimeout, "the composer", gemini.Idle)
+			return s, api
+		},
+		idle:     func(screen string) bool { return gemini.Idle(screen) && strings.Contains(screen, "✦ ") },
+		approval: "Allow execution",
+		bash:     "now " + fakeapi.TriggerBash,
+	},
+}
+
+func watchAgent(t *testing.T, s *termagent.Session, flags ...string) *loopRun {
+	t.Helper()
+	return startLoop(t, loopOptions{target: s.Launch.Name, flags: append([]string{
+		"--mux", s.Tmux.Mux, "--interval", "1", "--work-probe", "echo 3"}, flags...)})
+}
+
+// TestRealAgentsIdleGetExactlyTheBudget: each program idle after a finished
+// turn, with work left, receives exactly the budget of nudges, each reaching
+// the model as the next user message byte for byte.
+func TestRealAgentsIdleGetExactlyTheBudget(t *testing.T) {
+	for _, a := range realAgents {
+		t.Run(a.name, func(t *testing.T) {
+			s, api := a.start(t)
+			setup := "start on the first step"
+			s.Type(t, setup)
+			s.Settle(t, realTimeout, "the turn's end", true, a.idle)
+
+			r := watchAgent(t, s, "--nudge-budget", "2", "--nudge-text", agentNudge)
+			lines := r.waitLine("nudge budget spent", 2*realTimeout)
+			lines = r.waitLines(len(lines)+3, realTimeout)
+			r.stop()
+			if got := nudgedLines(lines); len(got) != 2 {
+				t.Errorf("the loop nudged %d times, want the budget of 2:\n%s", len(got), strings.Join(lines, "\n"))
+			}
+			// The last nudge's turn may still be on its way to the model.
+			deadline := time.Now().Add(realTimeout)
+			want := []string{setup, agentNudge, agentNudge}
+			for !slices.Equal(api.Prompts(), want) && time.Now().Before(deadline) {
+				time.Sleep(250 * time.Millisecond)
+			}
+			if got := api.Prompts(); !slices.Equal(got, want) {
+				t.Errorf("the fake API saw the user texts %q, want exactly %q\nscreen:\n%s", got, want, s.Capture(t))
+			}
+		})
+	}
+}
+
+// TestRealAgentsApprovalGetsNothing: with the loop running, poll after poll,
+// nothing is typed into the approval dialog: it is still up, the model heard
+// nothing more, and the canary command it asks to run never ran.
+func TestRealAgentsApprovalGetsNothing(t *testing.T) {
+	for _, a := range realAgents {
+		t.Run(a.name, func(t *testing.T) {
+			s, api := a.start(t)
+			s.Type(t, a.bash)
+			s.Settle(t, realTimeout, "the approval dialog", true, termagent.Contains(a.approval))
+			n := len(api.Requests())
+			r := watchAgent(t, s, "--nudge-budget", "2", "--nudge-text", agentNudge)
+			lines := r.waitLines(6, realTimeout)
+			r.stop()
+			for _, l := range lines {
+				if !strings.Contains(l, " · QUESTION · ") {
+					t.Errorf("line %q: want QUESTION on every poll of the dialog", l)
+				}
+			}
+			if al := r.alerts(); len(al) != 1 || !strings.Contains(al[0], "QUESTION") {
+				t.Errorf("alerts = %q, want the dialog escalated once", al)
+			}
+			if screen := s.Capture(t); !strings.Contains(screen, a.approval) {
+				t.Errorf("the dialog is gone:\n%s", screen)
+			}
+			if got := requestsSince(api, n); len(got) > 0 {
+				t.Errorf("the fake API received requests after the dialog appeared:\n%s", strings.Join(got, "\n"))
+			}
+			if _, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker)); err == nil {
+				t.Errorf("the canary %s ran: the approval dialog was answered", fakeapi.BashCommand)
+			}
+		})
+	}
+}
+
+// TestRealCodexStreamGetsNothing: while the real Codex streams an answer
+// (no status line on its screen), the loop types nothing: the screen holds
+// the open turn, and Codex's own session log, read as the second witness,
+// says the turn is busy.
+func TestRealCodexStreamGetsNothing(t *testing.T) {
+	api := fakeapi.NewResponses(t, append([]fakeapi.Rule{{Match: "stream", Reply: fakeapi.Slow(90 * time.Second)}}, fakeapi.DefaultRules()...)...)
+	omegaMonitor(t)
+	bin := codex.Pin.Binary(t)
+	t.Parallel()
+	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
+	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
+	s.Type(t, "please stream")
+	s.WaitFor(t, realTimeout, "the stream", termagent.Contains("step2"))
+	// The loop runs where Codex keeps its session logs.
+	r := startLoop(t, loopOptions{target: s.Launch.Name, env: []string{"CODEX_HOME=" + filepath.Join(s.Launch.Home, ".codex")},
+		flags: []string{"--mux", s.Tmux.Mux, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "2", "--nudge-text", agentNudge}})
+	lines := r.waitLines(5, realTimeout)
+	r.stop()
+	if got := nudgedLines(lines); len(got) > 0 {
+		t.Errorf("the loop nudged a streaming Codex:\n%s", strings.Join(lines, "\n"))
+	}
+	if got := api.Prompts(); !slices.Equal(got, []string{"please stream"}) {
+		t.Errorf("the fake API saw %q, want only the first prompt", got)
+	}
+	agreed, disagreed := witnessed(t, r)
+	if agreed+disagreed == 0 {
+		t.Errorf("Codex's session log was never read as the second witness")
+	}
+	if screen := s.Capture(t); !strings.Contains(screen, "step") || strings.Contains(screen, agentNudge) {
+		t.Errorf("the stream was disturbed:\n%s", screen)
+	}
+}

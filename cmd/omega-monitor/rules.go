@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+)
+
+const rulesUsage = `usage: omega-monitor rules check FILE
+       omega-monitor rules list [FILE]
+
+An operator's own rules, read with the built-in ones by every watcher:
+$OMEGA_MONITOR_HOME/rules.json (default ~/.omega/monitor/rules.json), a JSON
+object {"rules": [...]}, each rule
+  {"agent": "codex", "name": "...", "region": "above", "pattern": "^...",
+   "verdict": "working", "priority": "before"}
+agent: claude, codex or gemini. region: above, below, dialog, box, turn or
+frame. pattern: a Go regular expression, anchored with ^ unless "free" says
+why not; "lines": N reads only the region's last N lines. verdict: working,
+question, or hold:NAME (draft, interrupt, keyboard, usage-limit,
+no-input-box, turn-open). A rule named as a built-in one replaces it;
+"disable": true turns the built-in rule of that name off. A bad file never
+stops a watcher: it says so once and the built-in rules apply.
+
+check validates FILE and names the line of each error (exit 1).
+list prints the effective rules and where each came from (FILE, or the
+watchers' rules file when none is given).
+`
+
+// maxRulesFile caps a rules file: a few hundred rules fit in far less.
+const maxRulesFile = 1 << 20
+
+func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || (args[0] != "check" && args[0] != "list") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			io.WriteString(stdout, rulesUsage)
+			return 0
+		}
+		io.WriteString(stderr, rulesUsage)
+		return 2
+	}
+	verb, rest := args[0], args[1:]
+	switch {
+	case verb == "check" && len(rest) != 1, verb == "list" && len(rest) > 1:
+		io.WriteString(stderr, rulesUsage)
+		return 2
+	}
+	path := ""
+	if len(rest) == 1 {
+		path = rest[0]
+	} else {
+		home, err := watcherHome()
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor rules: %v\n", err)
+			return 1
+		}
+		path = filepath.Join(home, rulesFile)
+	}
+	local, err := readLocalRules(path)
+	if verb == "check" {
+		if err == nil && local == nil {
+			err = fmt.Errorf("%s: no such file", path)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor rules: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s: ok\n", path)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor rules: %v; the built-in rules apply\n", err)
+		local = nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tVERDICT\tREGION\tRULE\tFROM")
+	for _, e := range local.Effective() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Agent, e.Verdict, e.Region, e.Name, e.From)
+	}
+	tw.Flush()
+	return 0
+}
+
+// rulesFile is the operator's rules file in the watchers' home.
+const rulesFile = "rules.json"
+
+// readLocalRules reads and parses a rules file; nil and no error when there
+// is none.
+func readLocalRules(path string) (*classify.Local, error) {
+	data, err := fsutil.ReadCapped(path, maxRulesFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l, err := classify.ParseLocal(data, path)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "classify: "))
+	}
+	return l, nil
+}
+
+// watcherRules returns the watchers' rules file, parsed, for a classifying
+// command. A bad file is an error to report; the built-in rules apply.
+func watcherRules() (*classify.Local, error) {
+	home, err := watcherHome()
+	if err != nil {
+		return nil, nil
+	}
+	return readLocalRules(filepath.Join(home, rulesFile))
+}
+
+// reportRulesOnce says a bad rules file's error once per watcher: it is
+// said when it differs from the last one said, recorded in the state
+// directory. It returns the error to render, or "" when already said.
+func reportRulesOnce(stateDir string, err error) string {
+	mark := filepath.Join(stateDir, "rules.reported")
+	if err == nil {
+		os.Remove(mark)
+		return ""
+	}
+	msg := "rules: " + err.Error() + "; the built-in rules apply"
+	if old, rerr := os.ReadFile(mark); rerr == nil && string(old) == msg {
+		return ""
+	}
+	os.WriteFile(mark, []byte(msg), 0o600)
+	return msg
+}
