@@ -123,3 +123,20 @@ func TestDeliverThroughTheRealFunnel(t *testing.T) {
 	}
 	assert.DeepEqual(t, tg.messages(), []string{"<b>QUESTION</b> · <code>agent</code>"})
 }
+
+// TestQueueNeverOverwrites: alerts queued at the same time (two in one
+// poll, or two polls given one time) all stay, in the order queued.
+func TestQueueNeverOverwrites(t *testing.T) {
+	d := stateDirectory(filepath.Join(t.TempDir(), "w"))
+	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
+		assert.NilError(t, d.queueAlerts(now, batch))
+	}
+	var got []string
+	for _, name := range outboxNames(t, string(d)) {
+		b, err := os.ReadFile(filepath.Join(d.outbox(), name))
+		assert.NilError(t, err)
+		got = append(got, string(b))
+	}
+	assert.DeepEqual(t, got, []string{"a", "b", "c", "d", "e"})
+}

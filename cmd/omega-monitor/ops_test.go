@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,4 +170,25 @@ func TestInstallTestAlert(t *testing.T) {
 	res = icmd.RunCmd(icmd.Command(omegaMonitor(t), "install", "--test-alert"),
 		icmd.WithEnv(append(env, "OMEGA_ALERT_TRIES=1")...))
 	res.Assert(t, icmd.Expected{ExitCode: 1, Err: "test alert NOT delivered"})
+}
+
+// TestLoopEnvRefusesALoopOfAnotherVersion: a loop script stamped by another
+// build is refused at its start; one without a stamp (a checkout's) runs.
+func TestLoopEnvRefusesALoopOfAnotherVersion(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("OMEGA_MONITOR_HOME", dir)
+	other := filepath.Join(dir, "other.sh")
+	assert.NilError(t, os.WriteFile(other, []byte("#!/usr/bin/env bash\n"+loopVersionMark+"v0.0.1 deadbeef\n"), 0o700))
+	var out, errb bytes.Buffer
+	code := run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", other}, nil, &out, &errb)
+	assert.Equal(t, code, 2)
+	assert.Assert(t, strings.Contains(errb.String(), "is of version v0.0.1 deadbeef, this binary is "+version()), errb.String())
+	assert.Equal(t, out.String(), "")
+
+	plain := filepath.Join(dir, "plain.sh")
+	assert.NilError(t, os.WriteFile(plain, scripts.Loop, 0o700))
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", plain}, nil, &out, &errb)
+	assert.Equal(t, code, 0, errb.String())
 }

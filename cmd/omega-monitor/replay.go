@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -46,6 +46,9 @@ kept in memory, as the watcher records them before they are typed.
 // defaultReplayStart is the simulated time of a recording's first poll.
 var defaultReplayStart = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 
+// maxReplayFile caps a recorded session.
+const maxReplayFile = 64 << 20
+
 func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", replayUsage, stderr)
 	if code, stop := parseFlags(fs, args, stdout, replayUsage); stop {
@@ -55,7 +58,9 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, replayUsage)
 		return 2
 	}
-	data, err := os.ReadFile(fs.Arg(0))
+	// A recorded session is a few hundred kilobytes; a device or a file
+	// far past that is not one.
+	data, err := fsutil.ReadCapped(fs.Arg(0), maxReplayFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor replay: %v\n", err)
 		return 1

@@ -63,6 +63,11 @@ func TestReplayErrors(t *testing.T) {
 	if code := run([]string{"replay"}, nil, &out, &errb); code != 2 {
 		t.Errorf("no file: code %d, want 2", code)
 	}
+	// A file that never ends is refused, not read.
+	errb.Reset()
+	if code := run([]string{"replay", "/dev/zero"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "not a regular file") {
+		t.Errorf("/dev/zero: code %d, stderr %q", code, errb.String())
+	}
 }
 
 func FuzzReplay(f *testing.F) {
