@@ -82,7 +82,7 @@ func writeUsage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString(usage)
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-11s %s\n", c.name, c.summary)
 	}
 	b.WriteString(usageFooter)
 	io.WriteString(w, b.String())
