@@ -258,7 +258,19 @@ const remoteCapture = remoteFindMux +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
 	`case $c in *"\"tmux\":\"$id\""*) printf '%s\n%s\n' "$c" '` + StatusEnd + `' ;; esac; done; ` +
+	remoteCodexLogs +
 	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
+
+// remoteCodexLogs adds Codex CLI's own word to the remote frame: the tail of
+// each session log under $CODEX_HOME/sessions (default ~/.codex) written in
+// the last 5 minutes whose first line names the pane's working directory
+// (the local side reads them in cmd/omega-monitor/codexlog.go). The tail
+// may start mid-line; the tick skips what it cannot read. One find, and a
+// tail only for a log that counts.
+const remoteCodexLogs = `d=${h#*	}; x=${CODEX_HOME:-$HOME/.codex}/sessions; ` +
+	`if [ -d "$x" ]; then IFS='
+'; for f in $(find "$x" -name 'rollout-*.jsonl' -mmin -5 2>/dev/null); do ` +
+	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) tail -c 65536 "$f"; printf '\n%s\n' '` + StatusEnd + `' ;; esac; done; unset IFS; fi; `
 
 // remoteMuxScript runs the remote multiplexer with its arguments.
 const remoteMuxScript = remoteFindMux + `exec "$m" "$@"`

@@ -196,3 +196,39 @@ func TestNeedsPaste(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteCaptureFrameCodexLogs: the remote frame carries the tail of
+// each recent Codex session log whose working directory is the pane's, and
+// no other: not one for another directory, not one older than 5 minutes.
+func TestRemoteCaptureFrameCodexLogs(t *testing.T) {
+	sh := testenv.Need(t, "sh", "find", "tail")[0]
+	home := t.TempDir()
+	mux := filepath.Join(home, "mux")
+	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w d\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	day := filepath.Join(home, "codex", "sessions", "2026", "11", "30")
+	os.MkdirAll(day, 0o700)
+	ours := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/w d"}}` + "\n" +
+		`{"timestamp":"2026-11-30T10:00:01Z","type":"event_msg","payload":{"type":"task_started"}}` + "\n"
+	other := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/elsewhere"}}` + "\n"
+	os.WriteFile(filepath.Join(day, "rollout-a.jsonl"), []byte(ours), 0o600)
+	os.WriteFile(filepath.Join(day, "rollout-b.jsonl"), []byte(other), 0o600)
+	old := filepath.Join(day, "rollout-c.jsonl")
+	os.WriteFile(old, []byte(ours), 0o600)
+	past := time.Now().Add(-10 * time.Minute)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, "-c", RemoteCapture(5, "agent"))
+	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, "codex"), "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	want := "agent:@1.%2\t/w d\n" + ours + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("frame (-want +got):\n%s", diff)
+	}
+}
