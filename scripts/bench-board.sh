@@ -26,7 +26,7 @@ else
 	trap 'rm -rf -- "$tmp"' EXIT
 fi
 bin=$tmp/omega-monitor
-go build -o "$bin" ./cmd/omega-monitor || exit 1
+CGO_ENABLED=0 go build -o "$bin" ./cmd/omega-monitor || exit 1
 home=$tmp/home
 
 # Every watcher's loop is this shell: a live pid with its start token.
