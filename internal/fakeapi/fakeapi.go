@@ -376,6 +376,17 @@ func lastUserText(req *messagesRequest) (text string, ok, toolResult bool) {
 	return "", false, false
 }
 
+// recordAnswer records a request with the status its reply answers it
+// with, and returns that status.
+func (s *Server) recordAnswer(rec Request, reply Reply) int {
+	rec.Status = 200
+	if reply.Status != 0 && reply.Status != 200 {
+		rec.Status = reply.Status
+	}
+	s.record(rec)
+	return rec.Status
+}
+
 func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req messagesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -389,12 +400,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 		Text: text, HasText: hasText, ToolResult: toolResult, Time: time.Now(),
 	}
 	reply := s.choose(rec)
-	rec.Status = 200
-	if reply.Status != 0 && reply.Status != 200 {
-		rec.Status = reply.Status
-	}
-	s.record(rec)
-	if rec.Status != 200 {
+	if s.recordAnswer(rec, reply) != 200 {
 		if reply.RetryAfter > 0 {
 			w.Header().Set("retry-after", strconv.Itoa(int(reply.RetryAfter/time.Second)))
 		}

@@ -101,12 +101,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	} else {
 		reply = Text(geminiSideAnswer)
 	}
-	rec.Status = 200
-	if reply.Status != 0 && reply.Status != 200 {
-		rec.Status = reply.Status
-	}
-	s.record(rec)
-	if rec.Status != 200 {
+	if s.recordAnswer(rec, reply) != 200 {
 		writeJSON(w, reply.Status, geminiError(reply.Status, reply.ErrorMessage))
 		return
 	}

@@ -125,12 +125,7 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 		Text: text, HasText: hasText, ToolResult: toolResult, Time: time.Now(),
 	}
 	reply := s.choose(rec)
-	rec.Status = 200
-	if reply.Status != 0 && reply.Status != 200 {
-		rec.Status = reply.Status
-	}
-	s.record(rec)
-	if rec.Status != 200 {
+	if s.recordAnswer(rec, reply) != 200 {
 		if reply.RetryAfter > 0 {
 			w.Header().Set("retry-after", strconv.Itoa(int(reply.RetryAfter/time.Second)))
 		}
