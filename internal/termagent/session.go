@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,14 +72,22 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, l Launch) *Session {
 	if err := os.WriteFile(launcher, []byte(script.String()), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	out := tmux.Run(t, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", l.Name,
+	out := tmux.Run(t, "new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-s", l.Name,
 		"-x", strconv.Itoa(l.Width), "-y", strconv.Itoa(l.Height), launcher,
 		";", "set-option", "-w", "-t", "="+l.Name+":", "remain-on-exit", "on")
-	s := &Session{Tmux: tmux, Pane: strings.TrimSpace(out), Launch: l}
-	if !strings.HasPrefix(s.Pane, "%") {
-		t.Fatalf("termagent: tmux new-session printed %q, not a pane id", out)
+	pane, pidText, _ := strings.Cut(strings.TrimSpace(out), " ")
+	s := &Session{Tmux: tmux, Pane: pane, Launch: l}
+	pid, err := strconv.Atoi(pidText)
+	if !strings.HasPrefix(s.Pane, "%") || err != nil {
+		t.Fatalf("termagent: tmux new-session printed %q, not a pane id and pid", out)
 	}
-	t.Cleanup(func() { tmux.Cmd("kill-session", "-t", "="+l.Name).Run() })
+	t.Cleanup(func() {
+		tmux.Cmd("kill-session", "-t", "="+l.Name).Run()
+		// The pane's program leads its own process group. One that
+		// ignores the hangup tmux sends (Gemini CLI relaunches itself
+		// under a node that does) would outlive the test: kill the group.
+		syscall.Kill(-pid, syscall.SIGKILL)
+	})
 	return s
 }
 
