@@ -15,7 +15,6 @@
 package fakeapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -478,40 +477,8 @@ func (s *Server) whole(w http.ResponseWriter, model string, reply Reply) {
 // stream answers with server-sent events, trickling the text; it stops early
 // when the client goes away or the server closes.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, reply Reply) {
-	w.Header().Set("content-type", "text/event-stream")
-	w.Header().Set("cache-control", "no-cache")
 	w.Header().Set("request-id", "req_fake")
-	w.WriteHeader(200)
-	flusher, _ := w.(http.Flusher)
-	send := func(event string, data map[string]any) bool {
-		data["type"] = event
-		var b bytes.Buffer
-		b.WriteString("event: " + event + "\ndata: ")
-		json.NewEncoder(&b).Encode(data) // ends in the newline that ends the data line
-		b.WriteString("\n")
-		if _, err := w.Write(b.Bytes()); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
-	wait := func(d time.Duration) bool {
-		if d <= 0 {
-			return true
-		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-r.Context().Done():
-		case <-s.done:
-		}
-		return false
-	}
-
+	send, wait := s.sse(w, r)
 	ok := send("message_start", map[string]any{"message": map[string]any{
 		"id": s.id("msg"), "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage(1),
