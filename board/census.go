@@ -162,6 +162,8 @@ type stateRecord struct {
 	LastExplain    string        `json:"last_explain"`
 	RecentPolls    []minutePolls `json:"recent_polls"`
 	TargetGone     bool          `json:"target_gone"`
+	// Tally is decoded apart: one the board cannot read is only not used.
+	Tally json.RawMessage `json:"tally"`
 }
 
 type minutePolls struct {
@@ -287,16 +289,22 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	}
 
 	if !opts.Brief {
-		h, err := opts.Cursors.history(filepath.Join(dir, historyFile), now)
+		// The tally the tick kept spares the reads of what it counted.
+		var th *HistoryCursor
+		var tl *Cursor
+		if t := decodeTally(st.Tally); t.usableAt(now) {
+			th, tl = &t.History, &t.Log
+		}
+		h, err := opts.Cursors.history(filepath.Join(dir, historyFile), now, th)
 		if err != nil {
 			fail(historyFile, err)
 		}
 		h.activity(&w.Activity, now)
 		r.hours = h.Hours
-		if h.Bad > 0 {
-			fail(historyFile, fmt.Errorf("%d line(s) could not be read", h.Bad))
+		if bad := h.Bad(now); bad > 0 {
+			fail(historyFile, fmt.Errorf("%d line(s) could not be read", bad))
 		}
-		lc, err := opts.Cursors.count(filepath.Join(dir, logFile))
+		lc, err := opts.Cursors.count(filepath.Join(dir, logFile), tl)
 		if err != nil {
 			fail(logFile, err)
 		}

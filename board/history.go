@@ -34,13 +34,17 @@ const (
 // read takes only what was appended: the file's identity and the offset
 // after its last complete line, the advances an hour at a time (Unix hour)
 // and the activity a minute at a time (Unix minute), and the lines that
-// could not be read.
+// could not be read. A line that cannot be read has no time of its own: it
+// is counted in the hour of the next line that can, so that it leaves the
+// count with the window as that line does (BadHours); those after the last
+// readable line wait for one (Unplaced).
 type HistoryCursor struct {
-	Ino     uint64          `json:"ino"`
-	Offset  int64           `json:"offset"`
-	Hours   map[int64]int   `json:"hours,omitempty"`
-	Minutes map[int64][]int `json:"minutes,omitempty"`
-	Bad     int             `json:"bad,omitempty"`
+	Ino      uint64          `json:"ino"`
+	Offset   int64           `json:"offset"`
+	Hours    map[int64]int   `json:"hours,omitempty"`
+	Minutes  map[int64][]int `json:"minutes,omitempty"`
+	BadHours map[int64]int   `json:"bad_hours,omitempty"`
+	Unplaced int             `json:"bad_unplaced,omitempty"`
 }
 
 // readSlack is how far out of time order a history may be: the read from
@@ -50,16 +54,18 @@ const readSlack = time.Hour
 // chunk is how much of a history is read at a time.
 const chunk = 64 << 10
 
-// readHistory counts history.jsonl. With a cursor for the same file, only
-// the bytes appended since are read. Otherwise the file is read from its
-// END back to the start of the sparkline's window, never the whole file:
+// readHistory counts history.jsonl. It goes on from the start with the
+// furthest offset among starts (a cursor of the board's own, the tally a
+// tick kept) that is of the same file, within it and just after a newline:
+// only the bytes appended since are read. Without one the file is read from
+// its END back to the start of the sparkline's window, never the whole file:
 // appends are in time order, so the first line older than the window (by
 // more than readSlack) ends the read. A last line without its newline is a
 // write in progress (or torn by a crash) and is not counted; the cursor
 // stops before it.
-func readHistory(path string, now time.Time, prev *HistoryCursor) (HistoryCursor, error) {
+func readHistory(path string, now time.Time, starts ...*HistoryCursor) (HistoryCursor, error) {
 	from := windowStart(now)
-	c := HistoryCursor{Hours: map[int64]int{}, Minutes: map[int64][]int{}}
+	c := newHistoryCursor()
 	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
@@ -69,26 +75,66 @@ func readHistory(path string, now time.Time, prev *HistoryCursor) (HistoryCursor
 	}
 	defer f.Close()
 	size, ino := f.size, f.ino
-	if prev != nil && prev.Ino == ino && prev.Offset <= size {
-		c = prev.prune(from, now)
+	var start *HistoryCursor
+	for _, s := range starts {
+		if s != nil && s.Ino == ino && s.Offset <= size && (start == nil || s.Offset > start.Offset) && afterNewline(f, s.Offset) {
+			start = s
+		}
+	}
+	if start != nil {
+		c = start.prune(from, now)
 		return c, c.readForward(f, size, from, now)
 	}
 	c.Ino = ino
 	return c, c.readBackward(f, size, from, now)
 }
 
+func newHistoryCursor() HistoryCursor {
+	return HistoryCursor{Hours: map[int64]int{}, Minutes: map[int64][]int{}, BadHours: map[int64]int{}}
+}
+
+// afterNewline says whether off is the start of a file or follows a
+// newline: a cursor into a file rewritten in place (or a reused inode) is
+// then most likely refused, at the cost of one byte read.
+func afterNewline(f *rawFile, off int64) bool {
+	if off == 0 {
+		return true
+	}
+	var b [1]byte
+	n, _ := f.ReadAt(b[:], off-1)
+	return n == 1 && b[0] == '\n'
+}
+
 // prune copies the cursor without the hours and minutes out of the window.
 func (c *HistoryCursor) prune(from, now time.Time) HistoryCursor {
-	n := HistoryCursor{Ino: c.Ino, Offset: c.Offset, Bad: c.Bad, Hours: map[int64]int{}, Minutes: map[int64][]int{}}
+	n := newHistoryCursor()
+	n.Ino, n.Offset, n.Unplaced = c.Ino, c.Offset, c.Unplaced
 	firstHour, firstMinute := from.Unix()/3600, now.Add(-activityWindow).Unix()/60
 	for h, v := range c.Hours {
 		if h >= firstHour {
 			n.Hours[h] = v
 		}
 	}
+	for h, v := range c.BadHours {
+		if h >= firstHour {
+			n.BadHours[h] = v
+		}
+	}
 	for m, v := range c.Minutes {
 		if m > firstMinute && len(v) == kinds {
 			n.Minutes[m] = append([]int(nil), v...)
+		}
+	}
+	return n
+}
+
+// Bad is how many lines of the window could not be read.
+func (c *HistoryCursor) Bad(now time.Time) int {
+	n := c.Unplaced
+	first := windowStart(now).Unix() / 3600
+	for h, v := range c.BadHours {
+		if h >= first {
+			n += v
 		}
 	}
 	return n
@@ -117,7 +163,7 @@ func (c *HistoryCursor) readForward(f *rawFile, size int64, from, now time.Time)
 				break
 			}
 			if i > 0 {
-				c.add(data[:i], from, now)
+				c.addForward(data[:i], from, now)
 			}
 			c.Offset += int64(i + 1)
 			data = data[i+1:]
@@ -130,9 +176,27 @@ func (c *HistoryCursor) readForward(f *rawFile, size int64, from, now time.Time)
 // readBackward counts from the end back to the window's start.
 func (c *HistoryCursor) readBackward(f *rawFile, size int64, from, now time.Time) error {
 	end := size
-	var carry []byte // a line whose start lies in an earlier chunk
-	tail := true     // the next line found is what follows the last newline
+	var carry []byte  // a line whose start lies in an earlier chunk
+	tail := true      // the next line found is what follows the last newline
+	next := int64(-1) // the hour of the readable line after this one, if any
 	buf := make([]byte, min(chunk, size))
+	// line counts one line read from the end; false ends the read.
+	line := func(l []byte) bool {
+		ts, ok := c.add(l, from, now)
+		switch {
+		case !ok && next < 0:
+			c.Unplaced++
+		case !ok:
+			c.badIn(next, from)
+		case ts < from.Add(-readSlack).Unix():
+			// A line a little out of order is skipped; only one well
+			// before the window ends the read.
+			return false
+		default:
+			next = hourOf(ts)
+		}
+		return true
+	}
 	for end > 0 {
 		start := max(end-chunk, 0)
 		n, err := f.ReadAt(buf[:end-start], start)
@@ -145,14 +209,14 @@ func (c *HistoryCursor) readBackward(f *rawFile, size int64, from, now time.Time
 			if i < 0 {
 				break
 			}
-			line := data[i+1:]
+			l := data[i+1:]
 			data = data[:i]
 			if tail {
 				tail = false // empty, or a line still being written
 				c.Offset = start + int64(i) + 1
 				continue
 			}
-			if len(line) > 0 && !c.add(line, from, now) {
+			if len(l) > 0 && !line(l) {
 				return nil
 			}
 		}
@@ -160,29 +224,46 @@ func (c *HistoryCursor) readBackward(f *rawFile, size int64, from, now time.Time
 		end = start
 	}
 	if len(carry) > 0 && !tail {
-		c.add(carry, from, now)
+		line(carry)
 	}
 	return nil
 }
 
-// add counts one line; it reports false once the line is well older than
-// the window, which ends a read from the end.
-func (c *HistoryCursor) add(line []byte, from, now time.Time) bool {
-	ts, event, ok := scanEvent(line)
+// addForward counts one line read in file order: lines that could not be
+// read before it are placed in its hour.
+func (c *HistoryCursor) addForward(line []byte, from, now time.Time) {
+	ts, ok := c.add(line, from, now)
 	if !ok {
-		c.Bad++
-		return true
+		c.Unplaced++
+		return
 	}
-	if ts < from.Unix() {
-		// A line a little out of order is skipped; only one well before
-		// the window ends the read.
-		return ts >= from.Add(-readSlack).Unix()
+	for ; c.Unplaced > 0; c.Unplaced-- {
+		c.badIn(hourOf(ts), from)
+	}
+}
+
+// badIn counts an unreadable line in hour h, when h is in the window.
+func (c *HistoryCursor) badIn(h int64, from time.Time) {
+	if h >= from.Unix()/3600 {
+		c.BadHours[h]++
+	}
+}
+
+// hourOf is a Unix time's Unix hour.
+func hourOf(ts int64) int64 { return ts / 3600 }
+
+// add counts one line, and returns its time; ok is false for a line that
+// cannot be read. A line before the window counts nothing.
+func (c *HistoryCursor) add(line []byte, from, now time.Time) (ts int64, ok bool) {
+	ts, event, ok := scanEvent(line)
+	if !ok || ts < from.Unix() {
+		return ts, ok
 	}
 	k := -1
 	switch string(event) {
 	case eventAdvance:
 		k = kindAdvance
-		c.Hours[ts/3600]++
+		c.Hours[hourOf(ts)]++
 	case eventNudge:
 		k = kindNudge
 	case eventEscal:
@@ -200,7 +281,7 @@ func (c *HistoryCursor) add(line []byte, from, now time.Time) bool {
 		}
 		m[k]++
 	}
-	return true
+	return ts, true
 }
 
 // activity sums the minutes of the last hour.

@@ -9,11 +9,13 @@ import (
 	"time"
 )
 
-// A Cursor is where the last read of one log ended: its size then, and the
-// lines up to there.
+// A Cursor is where the last read of one log ended: the file's identity
+// (0 in a cursor from before it was kept: not checked), its size then, and
+// the lines up to there.
 type Cursor struct {
-	Size  int64 `json:"size"`
-	Lines int   `json:"lines"`
+	Ino   uint64 `json:"ino,omitempty"`
+	Size  int64  `json:"size"`
+	Lines int    `json:"lines"`
 }
 
 // Cursors hold a Cursor per log path, for a caller that reads the fleet
@@ -25,11 +27,12 @@ type Cursors struct {
 	Histories map[string]HistoryCursor `json:"histories"`
 }
 
-// history reads a history through its cursor, and moves the cursor.
-// Without cursors it reads from the end every time.
-func (c *Cursors) history(path string, now time.Time) (HistoryCursor, error) {
+// history reads a history through its cursor, or on from the tally a tick
+// kept (nil when none), whichever reaches further, and moves the cursor.
+// Without cursors it reads from the tally, or from the end.
+func (c *Cursors) history(path string, now time.Time, tally *HistoryCursor) (HistoryCursor, error) {
 	if c == nil {
-		return readHistory(path, now, nil)
+		return readHistory(path, now, tally)
 	}
 	c.mu.Lock()
 	prev, ok := c.Histories[path]
@@ -38,7 +41,7 @@ func (c *Cursors) history(path string, now time.Time) (HistoryCursor, error) {
 	if ok {
 		p = &prev
 	}
-	h, err := readHistory(path, now, p)
+	h, err := readHistory(path, now, p, tally)
 	if err == nil {
 		c.mu.Lock()
 		if c.Histories == nil {
@@ -67,10 +70,11 @@ func (c *Cursors) set(path string, cur Cursor) {
 }
 
 // count counts a log's lines, reading only what was appended since the
-// cursor. A log shorter than its cursor was rotated or replaced: it is
-// counted afresh, and all of it is new. Without cursors the whole log is
-// counted and nothing is new.
-func (c *Cursors) count(path string) (LogCount, error) {
+// cursor, or since the tally a tick kept (nil when none), whichever reaches
+// further. A log of another file than its cursor's, or shorter, was rotated
+// or replaced: the cursor is not used. Without a cursor the log is counted
+// from the tally, or whole, and nothing is new.
+func (c *Cursors) count(path string, tally *Cursor) (LogCount, error) {
 	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return LogCount{}, nil
@@ -80,13 +84,18 @@ func (c *Cursors) count(path string) (LogCount, error) {
 	}
 	defer f.Close()
 	size := f.size
-	var from Cursor
+	var cur Cursor
 	known := false
 	if c != nil {
-		from, known = c.get(path)
-		if from.Size > size {
-			from, known = Cursor{}, false
-		}
+		cur, known = c.get(path)
+		known = known && (cur.Ino == 0 || cur.Ino == f.ino) && cur.Size <= size
+	}
+	var from Cursor
+	if known {
+		from = cur
+	}
+	if tally != nil && tally.Ino == f.ino && tally.Size <= size && tally.Size > from.Size {
+		from = *tally
 	}
 	n, err := countLines(f, from.Size, size)
 	if err != nil {
@@ -95,9 +104,9 @@ func (c *Cursors) count(path string) (LogCount, error) {
 	lc := LogCount{Lines: from.Lines + n, Bytes: size}
 	if c != nil {
 		if known {
-			lc.New = n
+			lc.New = max(lc.Lines-cur.Lines, 0)
 		}
-		c.set(path, Cursor{Size: size, Lines: lc.Lines})
+		c.set(path, Cursor{Ino: f.ino, Size: size, Lines: lc.Lines})
 	}
 	return lc, nil
 }

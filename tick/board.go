@@ -1,6 +1,7 @@
 package tick
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -32,6 +33,12 @@ type Board struct {
 	// RecentPolls counts the polls of the last hour by state, a minute at a
 	// time, so that the board shows activity without a line per poll.
 	RecentPolls []MinutePolls `json:"recent_polls,omitempty"`
+	// Tally is the board's count of the history and the log up to where
+	// they ended at this poll, so that a census reads only what came after
+	// (see board.Tally, whose format it is). The caller sets it; the tick
+	// carries it unread, and a state without one only costs the board a
+	// longer read.
+	Tally json.RawMessage `json:"tally,omitempty"`
 }
 
 // A TransitionMark is a change of state and the line of the poll that saw it.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
@@ -261,6 +262,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	next, out = d.record(next, out, &problems)
 	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
+	next.Board.Tally = board.NextTally(string(d), now, prev.Board.Tally)
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
 		next, out = withholdNudges(next, out, "the state could not be saved")
