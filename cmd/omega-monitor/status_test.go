@@ -2,11 +2,19 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 func TestStatusUsageErrors(t *testing.T) {
@@ -61,4 +69,158 @@ func TestReadKeys(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
+}
+
+// The tally real ticks keep in state.json gives the board what it counts
+// reading the history from its end and the log whole: with other writers
+// appending between polls (as ack, deliver and the outcome of an action do)
+// and a sweep replacing the history, the status from the tally is the
+// status without it.
+func TestBoardTallyOfRealTicksAgreesWithTheFiles(t *testing.T) {
+	// The census clock is the system's: an attempt whose censuses fall in
+	// two minutes compares two windows, and is made again.
+	for range 3 {
+		if diffs, steady := boardTallyAgreement(t); steady {
+			for _, d := range diffs {
+				t.Error(d)
+			}
+			return
+		}
+	}
+	t.Fatal("the clock crossed a minute in every attempt")
+}
+
+func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
+	home := t.TempDir()
+	t.Setenv("OMEGA_MONITOR_HOME", home)
+	state := filepath.Join(home, "monitor-agent")
+	d := stateDirectory(state)
+	start := time.Now().UTC().Truncate(time.Minute).Add(-3 * time.Hour)
+	poll := func(m int, pane string, args ...string) {
+		t.Helper()
+		at := start.Add(time.Duration(m) * time.Minute).Format(time.RFC3339)
+		args = append([]string{"--state", state, "--target", "agent", "--now", at}, args...)
+		if _, errs, code := tickOnce(t, readPane(t, pane), args...); code != 0 {
+			t.Fatalf("tick at %s: exit %d: %s", at, code, errs)
+		}
+	}
+	other := func(m int, event string) {
+		t.Helper()
+		at := start.Add(time.Duration(m) * time.Minute)
+		if err := d.appendHistory(at, "agent", []tick.Event{{Name: event, State: "?"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for m := 0; m < 150; m += 7 {
+		if m%3 == 0 {
+			poll(m, "GOLDEN-stalled-real", "--work", "7", "--progress", fmt.Sprint(40+m/10))
+		} else {
+			poll(m, "GOLDEN-question-real", "--work", "7", "--progress", fmt.Sprint(40+m/10))
+		}
+		switch m % 5 {
+		case 0:
+			other(m+1, "nudge")
+		case 1:
+			other(m+1, "budget_reset")
+		}
+		if m == 70 {
+			if _, err := sweepHistory(state, 5); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(state, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s map[string]json.RawMessage
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s["tally"]) == 0 {
+		t.Fatalf("no tally in the state:\n%s", data)
+	}
+	minutes := map[int64]bool{}
+	status := func() board.Fleet {
+		t.Helper()
+		os.Remove(filepath.Join(home, statusCursors)) // a cold board
+		var out, errb bytes.Buffer
+		if code := run([]string{"status", "--json"}, nil, &out, &errb); code != 0 && code != 3 {
+			t.Fatalf("status: exit %d: %s", code, errb.String())
+		}
+		var f board.Fleet
+		if err := json.Unmarshal(out.Bytes(), &f); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Watchers) != 1 {
+			t.Fatalf("watchers %+v", f.Watchers)
+		}
+		minutes[f.GeneratedAt.Unix()/60] = true
+		return f
+	}
+	files := map[string][]byte{}
+	for _, name := range []string{"history.jsonl", "monitor.log"} {
+		path := filepath.Join(state, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[path] = data
+	}
+	fromTally := status()
+	// The tally is what the board used: with what it counted made
+	// unreadable (the history but its newlines, the log whole), the status
+	// from it is the same.
+	var tally board.Tally
+	if err := json.Unmarshal(s["tally"], &tally); err != nil {
+		t.Fatal(err)
+	}
+	for path, n := range map[string]int64{"history.jsonl": tally.History.Offset, "monitor.log": tally.Log.Size} {
+		path = filepath.Join(state, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range data[:n] {
+			if data[i] != '\n' || strings.HasSuffix(path, ".log") {
+				data[i] = 'x'
+			}
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(fromTally, status(), cmpopts.IgnoreFields(board.Fleet{}, "GeneratedAt"), cmpopts.IgnoreFields(board.Watcher{}, "LivenessReason")); diff != "" {
+		diffs = append(diffs, "status from the tally, what it counted made unreadable (-before +after):\n"+diff)
+	}
+	for path, data := range files {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	delete(s, "tally")
+	without, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, "state.json"), without, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fromFiles := status()
+	if fromFiles.Fleet.Sparkline.Total == 0 || fromFiles.Watchers[0].Activity.Nudges == 0 {
+		t.Fatalf("nothing counted: %+v %+v", fromFiles.Fleet.Sparkline, fromFiles.Watchers[0].Activity)
+	}
+	type counted struct {
+		Sparkline board.Sparkline
+		Activity  board.Activity
+		Log       board.LogCount
+		Errors    []board.Error
+	}
+	of := func(f board.Fleet) counted {
+		return counted{f.Fleet.Sparkline, f.Watchers[0].Activity, f.Watchers[0].Log, f.Errors}
+	}
+	if diff := cmp.Diff(of(fromFiles), of(fromTally)); diff != "" {
+		diffs = append(diffs, "status (-without the tally +from the tally):\n"+diff)
+	}
+	return diffs, len(minutes) == 1
 }
