@@ -39,12 +39,12 @@ const (
 // count with the window as that line does (BadHours); those after the last
 // readable line wait for one (Unplaced).
 type HistoryCursor struct {
-	Ino      uint64          `json:"ino"`
-	Offset   int64           `json:"offset"`
-	Hours    map[int64]int   `json:"hours,omitempty"`
-	Minutes  map[int64][]int `json:"minutes,omitempty"`
-	BadHours map[int64]int   `json:"bad_hours,omitempty"`
-	Unplaced int             `json:"bad_unplaced,omitempty"`
+	Ino      uint64       `json:"ino"`
+	Offset   int64        `json:"offset"`
+	Hours    HourCounts   `json:"hours,omitempty"`
+	Minutes  MinuteCounts `json:"minutes,omitempty"`
+	BadHours HourCounts   `json:"bad_hours,omitempty"`
+	Unplaced int          `json:"bad_unplaced,omitempty"`
 }
 
 // readSlack is how far out of time order a history may be: the read from
@@ -90,7 +90,7 @@ func readHistory(path string, now time.Time, starts ...*HistoryCursor) (HistoryC
 }
 
 func newHistoryCursor() HistoryCursor {
-	return HistoryCursor{Hours: map[int64]int{}, Minutes: map[int64][]int{}, BadHours: map[int64]int{}}
+	return HistoryCursor{Hours: HourCounts{}, Minutes: MinuteCounts{}, BadHours: HourCounts{}}
 }
 
 // afterNewline says whether off is the start of a file or follows a
@@ -121,8 +121,8 @@ func (c *HistoryCursor) prune(from, now time.Time) HistoryCursor {
 		}
 	}
 	for m, v := range c.Minutes {
-		if m > firstMinute && len(v) == kinds {
-			n.Minutes[m] = append([]int(nil), v...)
+		if m > firstMinute {
+			n.Minutes[m] = v
 		}
 	}
 	return n
@@ -275,11 +275,8 @@ func (c *HistoryCursor) add(line []byte, from, now time.Time) (ts int64, ok bool
 	}
 	if k >= 0 && ts > now.Add(-activityWindow).Unix() {
 		m := c.Minutes[ts/60]
-		if m == nil {
-			m = make([]int, kinds)
-			c.Minutes[ts/60] = m
-		}
 		m[k]++
+		c.Minutes[ts/60] = m
 	}
 	return ts, true
 }
@@ -288,7 +285,7 @@ func (c *HistoryCursor) add(line []byte, from, now time.Time) (ts int64, ok bool
 func (c *HistoryCursor) activity(a *Activity, now time.Time) {
 	first := now.Add(-activityWindow).Unix() / 60
 	for m, v := range c.Minutes {
-		if m <= first || len(v) != kinds {
+		if m <= first {
 			continue
 		}
 		a.Advances += v[kindAdvance]

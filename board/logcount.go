@@ -2,6 +2,7 @@ package board
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -25,6 +26,51 @@ type Cursors struct {
 	mu        sync.Mutex
 	Logs      map[string]Cursor        `json:"logs"`
 	Histories map[string]HistoryCursor `json:"histories"`
+	// tallied are the histories whose state holds a tally: their ticks
+	// keep them, and the cursors kept between runs leave them out.
+	tallied map[string]bool
+}
+
+// cursorsVersion is the form of the cursors kept between runs: cursors of
+// another form are not read (their counts would be misread), which costs
+// one run the +new figures.
+const cursorsVersion = 2
+
+// cursorsFile is the form of the cursors kept between runs.
+type cursorsFile struct {
+	Version   int                      `json:"version"`
+	Logs      map[string]Cursor        `json:"logs"`
+	Histories map[string]HistoryCursor `json:"histories"`
+}
+
+// MarshalJSON writes the cursors to keep between runs, without the
+// histories whose ticks keep a tally of them.
+func (c *Cursors) MarshalJSON() ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	hs := make(map[string]HistoryCursor, len(c.Histories))
+	for p, h := range c.Histories {
+		if !c.tallied[p] {
+			hs[p] = h
+		}
+	}
+	return json.Marshal(cursorsFile{Version: cursorsVersion, Logs: c.Logs, Histories: hs})
+}
+
+// UnmarshalJSON reads cursors kept between runs; cursors of another form
+// are none.
+func (c *Cursors) UnmarshalJSON(data []byte) error {
+	var f cursorsFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Logs, c.Histories = nil, nil
+	if f.Version == cursorsVersion {
+		c.Logs, c.Histories = f.Logs, f.Histories
+	}
+	return nil
 }
 
 // history reads a history through its cursor, or on from the tally a tick
@@ -47,7 +93,11 @@ func (c *Cursors) history(path string, now time.Time, tally *HistoryCursor) (His
 		if c.Histories == nil {
 			c.Histories = map[string]HistoryCursor{}
 		}
+		if c.tallied == nil {
+			c.tallied = map[string]bool{}
+		}
 		c.Histories[path] = h
+		c.tallied[path] = tally != nil && tally.Ino == h.Ino
 		c.mu.Unlock()
 	}
 	return h, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // tallyJSON counts dir as a tick would at, going on from prev, and returns
@@ -332,5 +333,88 @@ func TestUnreadableLinesLeaveWithTheWindow(t *testing.T) {
 				t.Errorf("at %v: errors %v, want %q", tt.at, got.Errors, wantErr)
 			}
 		}
+	}
+}
+
+// Counts are kept as one string a field (a state written indented stays
+// small); what is written is read back, and what is not counts is refused.
+func TestCountsRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		c := HistoryCursor{Ino: 7, Offset: 99, Hours: HourCounts{}, Minutes: MinuteCounts{}, BadHours: HourCounts{}, Unplaced: rng.IntN(3)}
+		for range rng.IntN(50) {
+			c.Hours[rng.Int64N(1<<40)-1<<39] = rng.IntN(1000)
+			c.BadHours[rng.Int64N(500000)] = 1 + rng.IntN(9)
+			var m [kinds]int
+			for k := range m {
+				m[k] = rng.IntN(100)
+			}
+			c.Minutes[rng.Int64N(1<<35)] = m
+		}
+		data, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back HistoryCursor
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		if diff := cmp.Diff(c, back, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("round trip (-wrote +read):\n%s", diff)
+		}
+	}
+	for _, bad := range []string{
+		`{"hours":"1"}`, `{"hours":"1:x"}`, `{"hours":"1:-2"}`, `{"hours":7}`,
+		`{"minutes":"1:1,2,3,4"}`, `{"minutes":"1:1,2,3,4,5,6"}`, `{"minutes":"x:1,2,3,4,5"}`,
+	} {
+		var c HistoryCursor
+		if err := json.Unmarshal([]byte(bad), &c); err == nil {
+			t.Errorf("%s read as %+v", bad, c)
+		}
+	}
+}
+
+// The cursors kept between runs leave out the histories whose ticks keep a
+// tally, and cursors of an earlier form are not read.
+func TestCursorsKeptBetweenRuns(t *testing.T) {
+	root := t.TempDir()
+	history := event(now.Add(-time.Hour), "budget_reset")
+	tallied := writeDir(t, root, "monitor-a", map[string]string{"history.jsonl": history, "monitor.log": "one\n"})
+	writeState(t, tallied, tallyJSON(t, tallied, now, nil))
+	older := writeDir(t, root, "monitor-b", map[string]string{"history.jsonl": history, "monitor.log": "one\n"})
+	cur := &Cursors{}
+	if _, err := Census(root, now, Options{Procs: procs{}, Cursors: cur}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept Cursors
+	if err := json.Unmarshal(data, &kept); err != nil {
+		t.Fatal(err)
+	}
+	var histories []string
+	for p := range kept.Histories {
+		histories = append(histories, p)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(older, "history.jsonl")}, histories); diff != "" {
+		t.Errorf("histories kept (-want +got):\n%s", diff)
+	}
+	if len(kept.Logs) != 2 {
+		t.Errorf("logs kept: %v", kept.Logs)
+	}
+	appendFile(t, filepath.Join(tallied, "monitor.log"), "two\n")
+	f, err := Census(root, now, Options{Procs: procs{}, Cursors: &kept})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Fleet.Sparkline.Total != 2 || f.Watchers[0].Log != (LogCount{Lines: 2, New: 1, Bytes: 8}) {
+		t.Errorf("from the kept cursors: %d advances, log %+v", f.Fleet.Sparkline.Total, f.Watchers[0].Log)
+	}
+	old := `{"logs":{"` + filepath.Join(older, "monitor.log") + `":{"size":1,"lines":40}},"histories":{}}`
+	var none Cursors
+	if err := json.Unmarshal([]byte(old), &none); err != nil || len(none.Logs) != 0 {
+		t.Errorf("cursors of the earlier form read: %v %v", none.Logs, err)
 	}
 }

@@ -3,9 +3,19 @@
 # It builds the binary, generates a fleet of watchers under a temporary
 # OMEGA_MONITOR_HOME (default 200, each with a full 10,000-line history inside
 # the sparkline's 48 hours, the worst case for its read from the end, and a
-# 1 MB log), then times the first run (every log counted whole: no cursor
-# yet) and the runs after it (cursors kept: only appended bytes are read),
-# with some lines appended to every log between runs.
+# 1 MB log), and times:
+#
+#   - older watchers, first run: state.json as a watcher from before the
+#     tally writes it (no "tally"), no cursors yet: every history is read
+#     from its end back 48 hours, every log counted whole;
+#   - first run: the same fleet after one real poll of each watcher
+#     ("omega-monitor tick" on a captured Claude Code screen), which keeps
+#     in state.json the tally of its history and log, then a line appended
+#     to every log and history by another writer; the board has no cursors
+#     yet and reads only what follows the tally;
+#   - later runs: cursors kept, a line appended to every log and history
+#     between runs;
+#   - the --tmux segment.
 #
 #   scripts/bench-board.sh [WATCHERS] [RUNS]
 #
@@ -26,7 +36,7 @@ else
 	trap 'rm -rf -- "$tmp"' EXIT
 fi
 bin=$tmp/omega-monitor
-CGO_ENABLED=0 go build -o "$bin" ./cmd/omega-monitor || exit 1
+CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$bin" ./cmd/omega-monitor || exit 1
 home=$tmp/home
 
 # Every watcher's loop is this shell: a live pid with its start token.
@@ -74,16 +84,31 @@ once() {
 	((rc == 0)) || echo "status exited $rc" >&2
 }
 
-echo "fleet: $watchers watchers, $lines history lines each over $((span / 3600)) hours, a 1 MB log each, $(du -sh "$home" | cut -f1) on disk"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-read -r wall cpu <<<"$(once)"
-echo "status --once, first run (no cursors: every log counted, every history read from its end): wall ${wall} ms, cpu ${cpu} ms"
-walls=() cpus=()
-for ((r = 0; r < runs; r++)); do
+appendLines() {
 	for ((i = 0; i < watchers; i++)); do
 		echo "$line" >>"$home/monitor-agent$i/monitor.log"
 		printf '{"event":"budget_reset","state":"WORKING","target":"agent","ts":"%s"}\n' "$(iso "$now")" >>"$home/monitor-agent$i/history.jsonl"
 	done
+}
+
+echo "fleet: $watchers watchers, $lines history lines each over $((span / 3600)) hours, a 1 MB log each, $(du -sh "$home" | cut -f1) on disk"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+read -r wall cpu <<<"$(once)"
+echo "status --once, older watchers, first run (no tally, no cursors: every log counted, every history read from its end): wall ${wall} ms, cpu ${cpu} ms"
+rm -f -- "$home/.board-cursors.json"
+
+# One real poll of every watcher writes its state.json with the tally.
+pane=golden/panes/adv-custom-statusline-working.pane
+for ((i = 0; i < watchers; i++)); do
+	OMEGA_MONITOR_HOME=$home "$bin" tick --state "$home/monitor-agent$i" --target "agent$i" --work 7 --progress 41 <"$pane" >/dev/null ||
+		echo "tick of monitor-agent$i exited $?" >&2
+done
+appendLines
+read -r wall cpu <<<"$(once)"
+echo "status --once, first run (state.json with the tally a tick keeps, no cursors: only what follows the tally is read): wall ${wall} ms, cpu ${cpu} ms"
+walls=() cpus=()
+for ((r = 0; r < runs; r++)); do
+	appendLines
 	read -r wall cpu <<<"$(once)"
 	walls+=("$wall") cpus+=("$cpu")
 done
