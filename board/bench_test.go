@@ -68,3 +68,26 @@ func BenchmarkCensus200(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNextTally is what the tally costs a tick at fleet size (one
+// watcher of benchFleet): Steady goes on from the last poll's tally, one
+// line appended since; First has none (the first poll after an upgrade or
+// a sweep) and reads the history from its end and the log whole.
+func BenchmarkNextTally(b *testing.B) {
+	dir := filepath.Join(benchFleet(b, 1), "monitor-agent0")
+	line := event(time.Now(), "nudge")
+	b.Run("Steady", func(b *testing.B) {
+		prev := NextTally(dir, time.Now(), nil)
+		for b.Loop() {
+			f, _ := os.OpenFile(filepath.Join(dir, historyFile), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(line)
+			f.Close()
+			prev = NextTally(dir, time.Now(), prev)
+		}
+	})
+	b.Run("First", func(b *testing.B) {
+		for b.Loop() {
+			NextTally(dir, time.Now(), nil)
+		}
+	})
+}
