@@ -142,6 +142,12 @@ type reading struct {
 
 // stateRecord is the part of tick.State the board reads, by its JSON names.
 type stateRecord struct {
+	stateFields
+	Tally *Tally `json:"tally"`
+}
+
+// stateFields are the state's fields but the tally.
+type stateFields struct {
 	Polls  int    `json:"polls"`
 	Last   string `json:"last"`
 	Budget struct {
@@ -162,8 +168,28 @@ type stateRecord struct {
 	LastExplain    string        `json:"last_explain"`
 	RecentPolls    []minutePolls `json:"recent_polls"`
 	TargetGone     bool          `json:"target_gone"`
-	// Tally is decoded apart: one the board cannot read is only not used.
-	Tally json.RawMessage `json:"tally"`
+}
+
+// readState reads state.json in one pass. A tally the board cannot read is
+// no error: the state is read again without it, and the census reads as it
+// does without one.
+func readState(path string) (stateRecord, bool, error) {
+	data, err := readCapped(path, maxJSON)
+	if errors.Is(err, fs.ErrNotExist) {
+		return stateRecord{}, false, nil
+	}
+	if err != nil {
+		return stateRecord{}, false, err
+	}
+	var st stateRecord
+	if json.Unmarshal(data, &st) == nil {
+		return st, true, nil
+	}
+	var fields stateFields
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return stateRecord{}, false, fmt.Errorf("corrupt: %v", err)
+	}
+	return stateRecord{stateFields: fields}, true, nil
 }
 
 type minutePolls struct {
@@ -220,9 +246,14 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	}
 
 	var st stateRecord
-	if ok, err := readJSON(stateFile, &st); err != nil {
-		fail(stateFile, err)
-	} else if ok {
+	hasState := false
+	if present[stateFile] {
+		st, hasState, err = readState(filepath.Join(dir, stateFile))
+		if err != nil {
+			fail(stateFile, err)
+		}
+	}
+	if hasState {
 		w.State = st.State
 		if w.State == "" {
 			w.State = st.Last
@@ -292,7 +323,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		// The tally the tick kept spares the reads of what it counted.
 		var th *HistoryCursor
 		var tl *Cursor
-		if t := decodeTally(st.Tally); t.usableAt(now) {
+		if t := st.Tally; t.usableAt(now) {
 			th, tl = &t.History, &t.Log
 		}
 		h, err := opts.Cursors.history(filepath.Join(dir, historyFile), now, th)

@@ -2,10 +2,12 @@ package board
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
+	"slices"
 	"time"
 )
 
@@ -65,28 +67,30 @@ const chunk = 64 << 10
 // stops before it.
 func readHistory(path string, now time.Time, starts ...*HistoryCursor) (HistoryCursor, error) {
 	from := windowStart(now)
-	c := newHistoryCursor()
 	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
+		return newHistoryCursor(), nil
 	}
 	if err != nil {
-		return c, err
+		return newHistoryCursor(), err
 	}
 	defer f.Close()
-	size, ino := f.size, f.ino
-	var start *HistoryCursor
+	var within []*HistoryCursor
 	for _, s := range starts {
-		if s != nil && s.Ino == ino && s.Offset <= size && (start == nil || s.Offset > start.Offset) && afterNewline(f, s.Offset) {
-			start = s
+		if s != nil && s.Ino == f.ino && s.Offset <= f.size {
+			within = append(within, s)
 		}
 	}
-	if start != nil {
-		c = start.prune(from, now)
-		return c, c.readForward(f, size, from, now)
+	slices.SortFunc(within, func(a, b *HistoryCursor) int { return cmp.Compare(b.Offset, a.Offset) })
+	for _, s := range within {
+		if afterNewline(f, s.Offset) {
+			c := s.prune(from, now)
+			return c, c.readForward(f, f.size, from, now)
+		}
 	}
-	c.Ino = ino
-	return c, c.readBackward(f, size, from, now)
+	c := newHistoryCursor()
+	c.Ino = f.ino
+	return c, c.readBackward(f, f.size, from, now)
 }
 
 func newHistoryCursor() HistoryCursor {
@@ -107,8 +111,8 @@ func afterNewline(f *rawFile, off int64) bool {
 
 // prune copies the cursor without the hours and minutes out of the window.
 func (c *HistoryCursor) prune(from, now time.Time) HistoryCursor {
-	n := newHistoryCursor()
-	n.Ino, n.Offset, n.Unplaced = c.Ino, c.Offset, c.Unplaced
+	n := HistoryCursor{Ino: c.Ino, Offset: c.Offset, Unplaced: c.Unplaced,
+		Hours: make(HourCounts, len(c.Hours)), Minutes: make(MinuteCounts, len(c.Minutes)), BadHours: make(HourCounts, len(c.BadHours))}
 	firstHour, firstMinute := from.Unix()/3600, now.Add(-activityWindow).Unix()/60
 	for h, v := range c.Hours {
 		if h >= firstHour {

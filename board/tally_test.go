@@ -1,6 +1,7 @@
 package board
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -53,6 +54,7 @@ func writeState(t *testing.T, dir string, tally json.RawMessage) {
 
 // counted is what a census counted of one watcher's history and log.
 type counted struct {
+	State     string
 	Sparkline Sparkline
 	Activity  Activity
 	Log       LogCount
@@ -68,7 +70,8 @@ func countedBy(t *testing.T, root string, at time.Time, cur *Cursors) counted {
 	if len(f.Watchers) != 1 {
 		t.Fatalf("%d watchers, errors %v", len(f.Watchers), f.Errors)
 	}
-	return counted{f.Fleet.Sparkline, f.Watchers[0].Activity, f.Watchers[0].Log, f.Errors}
+	w := f.Watchers[0]
+	return counted{w.State, f.Fleet.Sparkline, w.Activity, w.Log, f.Errors}
 }
 
 // A census that goes on from the tally the ticks kept counts exactly what
@@ -263,6 +266,10 @@ func TestTallyNotUsed(t *testing.T) {
 	}{
 		{"state without a tally (an older watcher)", func(t *testing.T, dir string) json.RawMessage { return nil }},
 		{"a tally the board cannot read", func(t *testing.T, dir string) json.RawMessage { return json.RawMessage(`"counted"`) }},
+		{"a tally whose counts the board cannot read", func(t *testing.T, dir string) json.RawMessage {
+			data := encode(wrong(dir, now))
+			return bytes.Replace(data, []byte(`"hours":"`), []byte(`"hours":"x `), 1)
+		}},
 		{"a tally of a later minute than the census clock", func(t *testing.T, dir string) json.RawMessage {
 			return encode(wrong(dir, now.Add(time.Minute)))
 		}},
@@ -299,9 +306,9 @@ func TestTallyNotUsed(t *testing.T) {
 			dir := writeDir(t, root, "monitor-a", map[string]string{"history.jsonl": history, "monitor.log": log})
 			writeState(t, dir, tt.tally(t, dir))
 			got := countedBy(t, root, now, nil)
-			if got.Sparkline.Total != 1 || got.Activity.Nudges != 1 || got.Log.Lines != 2 || len(got.Errors) != 0 {
-				t.Errorf("%d advances, activity %+v, log %+v, errors %v; want 1 advance, 1 nudge, 2 log lines",
-					got.Sparkline.Total, got.Activity, got.Log, got.Errors)
+			if got.State != "WORKING" || got.Sparkline.Total != 1 || got.Activity.Nudges != 1 || got.Log.Lines != 2 || len(got.Errors) != 0 {
+				t.Errorf("state %q, %d advances, activity %+v, log %+v, errors %v; want WORKING, 1 advance, 1 nudge, 2 log lines",
+					got.State, got.Sparkline.Total, got.Activity, got.Log, got.Errors)
 			}
 		})
 	}
