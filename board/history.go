@@ -180,10 +180,10 @@ func (c *HistoryCursor) readForward(f *rawFile, size int64, from, now time.Time)
 // readBackward counts from the end back to the window's start.
 func (c *HistoryCursor) readBackward(f *rawFile, size int64, from, now time.Time) error {
 	end := size
-	var carry []byte  // a line whose start lies in an earlier chunk
 	tail := true      // the next line found is what follows the last newline
 	next := int64(-1) // the hour of the readable line after this one, if any
 	buf := make([]byte, min(chunk, size))
+	var nl []int // where the newlines of a chunk are
 	// line counts one line read from the end; false ends the read.
 	line := func(l []byte) bool {
 		ts, ok := c.add(l, from, now)
@@ -202,33 +202,49 @@ func (c *HistoryCursor) readBackward(f *rawFile, size int64, from, now time.Time
 		return true
 	}
 	for end > 0 {
-		start := max(end-chunk, 0)
+		start := max(end-int64(len(buf)), 0)
 		n, err := f.ReadAt(buf[:end-start], start)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		data := append(buf[:n:n], carry...)
-		for {
-			i := bytes.LastIndexByte(data, '\n')
+		data := buf[:n]
+		// The newlines are found forward (bytes.IndexByte is the fast
+		// one), the lines between them counted backward.
+		nl = nl[:0]
+		for p := 0; ; {
+			i := bytes.IndexByte(data[p:], '\n')
 			if i < 0 {
 				break
 			}
-			l := data[i+1:]
-			data = data[:i]
+			nl = append(nl, p+i)
+			p += i + 1
+		}
+		for j := len(nl) - 1; j >= 0; j-- {
+			l := data[nl[j]+1:]
+			data = data[:nl[j]]
 			if tail {
 				tail = false // empty, or a line still being written
-				c.Offset = start + int64(i) + 1
+				c.Offset = start + int64(nl[j]) + 1
 				continue
 			}
 			if len(l) > 0 && !line(l) {
 				return nil
 			}
 		}
-		carry = append([]byte(nil), data...)
-		end = start
-	}
-	if len(carry) > 0 && !tail {
-		line(carry)
+		// data is what precedes the chunk's first newline: the file's first
+		// line, or the end of a line that starts earlier, read again with
+		// the next chunk (never copied).
+		switch {
+		case start == 0:
+			if len(data) > 0 && !tail {
+				line(data)
+			}
+			return nil
+		case len(data) == n:
+			buf = make([]byte, 2*len(buf)) // a line longer than the chunk
+		default:
+			end = start + int64(len(data))
+		}
 	}
 	return nil
 }

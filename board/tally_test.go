@@ -425,3 +425,45 @@ func TestCursorsKeptBetweenRuns(t *testing.T) {
 		t.Errorf("cursors of the earlier form read: %v %v", none.Logs, err)
 	}
 }
+
+// Read from its end in chunks, a history counts what a read from its start
+// counts when every line is in the window: lines across chunk boundaries,
+// lines longer than a chunk (readable or not), a torn last line longer than
+// a chunk.
+func TestReadFromTheEndAcrossChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := []string{"budget_reset", "nudge", "escalate", "failure", "disagreement", "state"}
+	for _, torn := range []string{"", `{"event":"budget_reset","ts":"2026-03-10T14:19:00Z"`, strings.Repeat("t", 3*chunk)} {
+		var b strings.Builder
+		for i := range 6000 {
+			at := now.Add(-40*time.Hour + time.Duration(i)*24*time.Second)
+			switch rng.IntN(500) {
+			case 0:
+				fmt.Fprintf(&b, `{"event":"nudge","text":%q,"ts":%q}`+"\n", strings.Repeat("n", chunk+rng.IntN(3*chunk)), at.Format(time.RFC3339))
+			case 1:
+				b.WriteString(strings.Repeat("{", chunk+rng.IntN(chunk)) + "\n")
+			case 2:
+				b.WriteString("{not json\n")
+			default:
+				b.WriteString(event(at, names[rng.IntN(len(names))]))
+			}
+		}
+		b.WriteString(torn)
+		dir := writeDir(t, t.TempDir(), "monitor-a", map[string]string{"history.jsonl": b.String()})
+		path := filepath.Join(dir, "history.jsonl")
+		fromEnd, err := readHistory(path, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromStart, err := readHistory(path, now, &HistoryCursor{Ino: inode(t, path)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(fromStart, fromEnd); diff != "" {
+			t.Errorf("torn %d bytes: from the end (-from the start +from the end):\n%s", len(torn), diff)
+		}
+		if want := int64(b.Len() - len(torn)); fromEnd.Offset != want {
+			t.Errorf("offset %d, want %d", fromEnd.Offset, want)
+		}
+	}
+}
