@@ -13,8 +13,8 @@
 #     in state.json the tally of its history and log, then a line appended
 #     to every log and history by another writer; the board has no cursors
 #     yet and reads only what follows the tally;
-#   - later runs: cursors kept, a line appended to every log and history
-#     between runs;
+#   - later runs, for either: cursors kept, a line appended to every log and
+#     history between runs;
 #   - the --tmux segment.
 #
 #   scripts/bench-board.sh [WATCHERS] [RUNS]
@@ -93,8 +93,22 @@ appendLines() {
 
 echo "fleet: $watchers watchers, $lines history lines each over $((span / 3600)) hours, a 1 MB log each, $(du -sh "$home" | cut -f1) on disk"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# later RUNS: the median of RUNS runs, a line appended to every log and
+# history before each.
+later() {
+	local walls=() cpus=() r
+	for ((r = 0; r < runs; r++)); do
+		appendLines
+		read -r wall cpu <<<"$(once)"
+		walls+=("$wall") cpus+=("$cpu")
+	done
+	echo "wall $(median "${walls[@]}") ms, cpu $(median "${cpus[@]}") ms"
+}
+
 read -r wall cpu <<<"$(once)"
 echo "status --once, older watchers, first run (no tally, no cursors: every log counted, every history read from its end): wall ${wall} ms, cpu ${cpu} ms"
+echo "status --once, older watchers, later runs (cursors kept), median of $runs: $(later)"
 rm -f -- "$home/.board-cursors.json"
 
 # One real poll of every watcher writes its state.json with the tally.
@@ -106,14 +120,7 @@ done
 appendLines
 read -r wall cpu <<<"$(once)"
 echo "status --once, first run (state.json with the tally a tick keeps, no cursors: only what follows the tally is read): wall ${wall} ms, cpu ${cpu} ms"
-walls=() cpus=()
-for ((r = 0; r < runs; r++)); do
-	appendLines
-	read -r wall cpu <<<"$(once)"
-	walls+=("$wall") cpus+=("$cpu")
-done
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-echo "status --once, later runs (cursors kept, a line appended to every log and history between runs), median of $runs: wall $(median "${walls[@]}") ms, cpu $(median "${cpus[@]}") ms"
+echo "status --once, later runs (cursors kept, a line appended to every log and history between runs), median of $runs: $(later)"
 head -3 "$tmp/out"
 read -r wall cpu <<<"$(once --tmux)"
 echo "status --tmux: wall ${wall} ms, cpu ${cpu} ms"
