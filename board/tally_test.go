@@ -467,3 +467,46 @@ func TestReadFromTheEndAcrossChunks(t *testing.T) {
 		}
 	}
 }
+
+// A crafted history, tallied at every line: wherever the tick's tally
+// ends, the census from it counts what the read from the end counts, and
+// that is the crafted figure.
+func TestCraftedHistoryTalliedAtEveryLine(t *testing.T) {
+	first := windowStart(now)
+	lines := []string{
+		event(now.Add(-49*time.Hour), "budget_reset"),  // outside the window
+		event(first, "budget_reset"),                   // the window's first hour
+		event(first.Add(-time.Second), "budget_reset"), // out of order, just before it: not counted
+		"{not json\n", // unreadable, before a line in the window
+		event(time.Date(2026, 3, 10, 12, 59, 59, 0, time.UTC), "budget_reset"), // an hour boundary
+		event(time.Date(2026, 3, 10, 13, 0, 0, 0, time.UTC), "budget_reset"),
+		event(now.Add(-61*time.Minute), "nudge"), // out of the activity hour
+		event(now.Add(-time.Minute), "nudge"),
+		event(now.Add(-time.Minute), "escalate"),
+		event(now.Add(-3*time.Minute), "budget_reset"),
+		event(now.Add(-2*time.Minute), "budget_reset"),
+		event(now.Add(-time.Minute), "budget_reset"),
+		"{unreadable, last\n",
+	}
+	torn := `{"event":"budget_reset","ts":"2026-03-10T14:1`
+	wantCounts := make([]int, Window)
+	wantCounts[0], wantCounts[Window-3], wantCounts[Window-2], wantCounts[Window-1] = 1, 1, 1, 3
+	for k := range len(lines) + 1 {
+		root := t.TempDir()
+		dir := writeDir(t, root, "monitor-a", map[string]string{"history.jsonl": strings.Join(lines[:k], "")})
+		tally := tallyJSON(t, dir, now.Add(-30*time.Second), nil)
+		appendFile(t, filepath.Join(dir, "history.jsonl"), strings.Join(lines[k:], "")+torn)
+		writeState(t, dir, nil)
+		want := countedBy(t, root, now, nil)
+		writeState(t, dir, tally)
+		got := countedBy(t, root, now, nil)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("tallied after %d lines (-from the end +from the tally):\n%s", k, diff)
+		}
+		a := got.Activity
+		if diff := cmp.Diff(wantCounts, got.Sparkline.Counts); diff != "" || a.Advances != 3 || a.Nudges != 1 || a.Escalations != 1 ||
+			len(got.Errors) != 1 || got.Errors[0].Error != "2 line(s) could not be read" {
+			t.Errorf("tallied after %d lines: activity %+v, errors %v, counts (-want +got):\n%s", k, a, got.Errors, diff)
+		}
+	}
+}
