@@ -62,6 +62,19 @@ func BenchmarkCensus200(b *testing.B) {
 			Census(root, time.Now(), Options{Cursors: c})
 		}
 	})
+	b.Run("Tallied", func(b *testing.B) {
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			dir := filepath.Join(root, e.Name())
+			tally := NextTally(dir, time.Now(), nil)
+			state := stateJSON("WORKING", time.Now().Add(-time.Hour), time.Now(), `,"agent":"claude","work":"7","progress":"41","tally":`+string(tally))
+			os.WriteFile(filepath.Join(dir, "state.json"), []byte(state), 0o600)
+		}
+		b.ResetTimer()
+		for b.Loop() {
+			Census(root, time.Now(), Options{Cursors: &Cursors{}})
+		}
+	})
 	b.Run("Brief", func(b *testing.B) {
 		for b.Loop() {
 			Census(root, time.Now(), Options{Brief: true})
