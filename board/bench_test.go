@@ -45,9 +45,11 @@ func benchFleet(b *testing.B, n int) string {
 }
 
 // BenchmarkCensus200 is status over 200 such watchers: Cold reads every
-// history from its end and counts every log; Warm has the cursors of a
-// previous census and reads what was appended (here nothing); Brief is the
-// tmux segment's census. scripts/bench-board.sh times the whole command.
+// history from its end and counts every log (watchers without a tally);
+// Warm has the cursors of a previous census and reads what was appended
+// (here nothing); Tallied has no cursors but the tally each state keeps;
+// Brief is the tmux segment's census. scripts/bench-board.sh times the
+// whole command.
 func BenchmarkCensus200(b *testing.B) {
 	root := benchFleet(b, 200)
 	b.Run("Cold", func(b *testing.B) {
