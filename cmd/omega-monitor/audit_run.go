@@ -7,7 +7,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
+
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,6 +30,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/audit"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/digest"
 )
 
 // auditFlags are the flags of audit run.
@@ -514,7 +515,7 @@ func hashTree(dir, home string) (map[string]string, error) {
 			}
 			tree[rel] = "link " + target
 		case d.Type().IsRegular():
-			h := sha256.New()
+			h := digest.New()
 			fh, err := os.Open(p)
 			if err != nil {
 				return err
