@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 )
 
 const listUsage = `usage: omega-monitor list [--json] [--ssh-config PATH] [--timeout DUR] [--mux PATH]
@@ -58,7 +60,7 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	sshConfig := fs.String("ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
 	timeout := fs.Duration("timeout", listTimeout, "wall clock of each host's probe")
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
-	positional, code, ok := parseInterspersed(fs, args, listUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, listUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -169,7 +171,7 @@ func markWatched(l *watchableListing) {
 			}
 		}
 	}
-	home, homeErr := watcherHome()
+	home, homeErr := statehome.Dir()
 	for j := range l.Hosts[0].Sessions {
 		s := &l.Hosts[0].Sessions[j]
 		if !s.Watcher {

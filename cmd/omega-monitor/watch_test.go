@@ -16,8 +16,9 @@ import (
 )
 
 // binary is omega-monitor built for the tests that run it as a user would,
-// so that a watcher's OMEGA_MONITOR_BIN is the real binary. Built once, on
-// first use.
+// so that a watcher's OMEGA_MONITOR_BIN is the real binary, with the MCP
+// server omega-monitor-mcp beside it, as an install puts them. Built once,
+// on first use.
 var binary struct {
 	path string
 	err  error
@@ -38,7 +39,7 @@ func omegaMonitor(t *testing.T) string {
 		binary.dir, binary.err = os.MkdirTemp("", "omega-monitor-bin")
 		if binary.err == nil {
 			binary.path = filepath.Join(binary.dir, "omega-monitor")
-			out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
+			out, err := exec.Command("go", "build", "-o", binary.dir+string(filepath.Separator), ".", "../omega-monitor-mcp").CombinedOutput()
 			if err != nil {
 				binary.err = err
 				binary.path = ""
