@@ -34,7 +34,6 @@ const listTimeout = 5 * time.Second
 // A watchableListing is what list prints; --json prints it as it is.
 type watchableListing struct {
 	SSHConfig      string        `json:"ssh_config"`
-	SSHConfigError string        `json:"ssh_config_error,omitempty"`
 	Hosts          []hostListing `json:"hosts"`
 }
 
@@ -97,9 +96,6 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // clock, and marks watchers and watched sessions.
 func listWatchable(ctx context.Context, m coord.Mux, muxErr error, cfg *coord.SSHConfig) watchableListing {
 	l := watchableListing{SSHConfig: cfg.Path}
-	if cfg.Err != nil {
-		l.SSHConfigError = cfg.Err.Error()
-	}
 	hosts := append([]string{""}, cfg.Aliases()...)
 	l.Hosts = make([]hostListing, len(hosts))
 	var wg sync.WaitGroup
@@ -213,9 +209,6 @@ func writeListing(w io.Writer, l watchableListing) {
 		}
 	}
 	tw.Flush()
-	if l.SSHConfigError != "" {
-		fmt.Fprintf(w, "\nssh config: %s (aliases were read from its Host lines only)\n", l.SSHConfigError)
-	}
 }
 
 func sessionStatus(host string, s sessionListing) string {

@@ -366,6 +366,12 @@ func TestWatchRefusesBadSettings(t *testing.T) {
 		{"OMEGA_MONITOR_TIMEOUT", "abc", "OMEGA_MONITOR_TIMEOUT: want a whole number from 1 to 3600"},
 		{"OMEGA_MONITOR_TIMEOUT", "99999999999", "OMEGA_MONITOR_TIMEOUT"},
 		{"OMEGA_TELEGRAM_API", "file:///etc/passwd", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "https://", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "https:///path", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "http://:8080/", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "http://127.0.0.1:9/x y", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "http://api\n.example", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "api.telegram.org", "OMEGA_TELEGRAM_API: want an http(s) address"},
 		{"OMEGA_ALERT_DEADLINE", "-5", "OMEGA_ALERT_DEADLINE"},
 	} {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
