@@ -33,8 +33,8 @@ const listTimeout = 5 * time.Second
 
 // A watchableListing is what list prints; --json prints it as it is.
 type watchableListing struct {
-	SSHConfig      string        `json:"ssh_config"`
-	Hosts          []hostListing `json:"hosts"`
+	SSHConfig string        `json:"ssh_config"`
+	Hosts     []hostListing `json:"hosts"`
 }
 
 type hostListing struct {
