@@ -13,12 +13,13 @@
 package alert
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/omega-monitor/omega-monitor/internal/digest"
 )
 
 // Kind is what an alert is about.
@@ -126,7 +127,7 @@ func (a Alert) Key() string {
 	case Notice:
 		text = normalise(a.Text)
 	}
-	h := sha256.New()
+	h := digest.New()
 	for _, s := range []string{a.Kind.String(), a.Target, text} {
 		h.Write([]byte(strconv.Itoa(len(s))))
 		h.Write([]byte{':'})

@@ -3,7 +3,7 @@ package coord
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
+
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/digest"
 )
 
 // MuxBinary returns the multiplexer to run, by the one rule every command
@@ -323,7 +325,7 @@ func ControlPath(state string, uid int) string {
 	if len(p) <= 100 {
 		return p
 	}
-	sum := sha256.Sum256([]byte(state))
+	sum := digest.Sum256([]byte(state))
 	return filepath.Join(os.TempDir(), fmt.Sprintf("omega-monitor-%d", uid), hex.EncodeToString(sum[:8]))
 }
 

@@ -1,9 +1,10 @@
 package coord
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/omega-monitor/omega-monitor/internal/digest"
 )
 
 // WatcherPrefix starts the session name of every watcher.
@@ -56,7 +57,7 @@ func plainName(t Target) (string, bool) {
 }
 
 func fingerprint(t Target) string {
-	sum := sha256.Sum256([]byte(t.String()))
+	sum := digest.Sum256([]byte(t.String()))
 	return hex.EncodeToString(sum[:])[:fingerprintLen]
 }
 

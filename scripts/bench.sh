@@ -73,8 +73,10 @@ say "building..."
 mkdir -p "$dir/hello"
 printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n' >"$dir/hello/main.go"
 printf 'module hello\n\ngo 1.26.0\n' >"$dir/hello/go.mod"
-(cd "$dir/hello" && go build -o "$dir/hello/hello" .) || exit 1
-CGO_ENABLED=0 go build -o "$dir/omega-monitor" ./cmd/omega-monitor || exit 1
+# Both built as the README installs omega-monitor: static, stripped.
+build() { CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' "$@"; }
+(cd "$dir/hello" && build -o "$dir/hello/hello" .) || exit 1
+build -o "$dir/omega-monitor" ./cmd/omega-monitor || exit 1
 bin=$dir/omega-monitor
 
 say "binary start..."

@@ -1,44 +1,32 @@
 #!/usr/bin/env bash
 # omega-monitor.sh: the poll loop of omega-monitor. It watches one session,
-# local or on an ssh host, forever:
-#
-#   probes -> capture -> omega-monitor tick -> act -> wait
-#
-# It holds the effects (the probes, the capture, typing a nudge, handing an
-# alert to the funnel, waiting) and no rule: the Go binary checks the command
-# line and resolves every setting once, at start (omega-monitor loop-env, whose
-# assignments this script evals), locks the state directory for the loop's
-# life (hold), judges each poll (tick), checks the screen again before a
-# nudge is typed and before its Enter (confirm), records what each action
-# came to (ack), and hands the alerts of the outbox to the funnel (deliver).
+# local or on an ssh host, forever: probes -> capture -> tick -> act -> wait.
 #
 #   omega-monitor.sh <target> [flags]     (omega-monitor.sh --help)
 #
-# A watcher that dies or freezes while claiming to watch is worse than none,
-# so: it never exits on an error (no set -e; every error is a rendered line),
-# and every call runs in a process group of its own under a wall clock that
-# ends the whole group, so that a grandchild holding a pipe cannot freeze the
-# loop. The only exits are --help, a refused command line (status 2, before
-# the loop starts) and a signal (the watcher being stopped), which is passed
-# on to whatever runs at the time.
+# It holds the effects (the probes, the capture, typing a nudge, handing an
+# alert to the funnel, waiting) and no rule: the Go binary resolves every
+# setting once, at start (loop-env, whose assignments this script evals),
+# locks the state directory (hold), judges each poll (tick), checks the screen
+# before a nudge is typed and before its Enter (confirm), records what each
+# action came to (ack) and hands the outbox to the funnel (deliver).
 #
-# Per poll it starts one process per probe, one for the capture (over ssh, one
-# round trip that also reads the agent's own status) and one tick; the clock
-# and the wait between polls are bash builtins reading a fifo. Bash 5.
-#
-# Environment: OMEGA_MONITOR_BIN (the Go binary, else omega-monitor on PATH);
-# the rest is read by omega-monitor loop-env (omega-monitor loop-env --help).
+# A watcher that dies or freezes while claiming to watch is worse than none:
+# no set -e (every error is a rendered line), and every call runs in a process
+# group of its own under a wall clock that ends the whole group. The only exits
+# are --help, a refused command line (status 2) and a signal, passed on to
+# whatever runs at the time. Per poll: one process per probe, one capture (over
+# ssh, one round trip that also reads the agent's own status), one tick; the
+# clocks are bash builtins reading fifos. Bash 5. Environment: OMEGA_MONITOR_BIN
+# (the Go binary, else omega-monitor on PATH); the rest is loop-env's.
 
-# The settings (target, state, interval, the command lines of each call...)
-# come from the eval of loop-env's assignments:
-# shellcheck disable=SC2154
+# shellcheck disable=SC2154 # the settings come from loop-env's assignments
 
 PROG=omega-monitor.sh
 
 # running is the process group of the call under way, for the signal handler;
-# calls numbers the calls, so that a late word from a call already given up
-# is never taken for the current one's.
-running='' calls=0 rc=0 why='' line='' next_pause=0 diff_due=0
+# watchdog is the pid of the process that keeps the calls' wall clock.
+running='' watchdog='' rc=0 why='' line='' next_pause=0 diff_due=0
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
@@ -55,36 +43,51 @@ render() {
 
 # run_bounded SECONDS IN OUT ERR COMMAND...: runs COMMAND with standard input
 # from the file IN and its output in the files OUT and ERR, in a process group
-# of its own, under a wall clock of SECONDS. Sets rc to the command's status,
-# or 124 when the clock ended it. The command's end is told by a line on the
-# clock fifo (fd 9), which the wait reads with a timeout; once the command is
+# of its own, under a wall clock of SECONDS that the watchdog keeps (0: none of
+# ours). Sets rc to the command's status, or 124 when the clock ended it. One
+# fork, and the builtin wait, which a signal interrupts. Once the command is
 # over, whatever is left of its group is killed, so none outlives the call.
 run_bounded() {
-	local secs=$1 in=$2 out=$3 err=$4 id n s
+	local secs=$1 in=$2 out=$3 err=$4 start=${EPOCHREALTIME/./}
 	shift 4
-	id=$((++calls))
+	((secs == 0)) || kill -0 "$watchdog" 2>/dev/null || start_watchdog
 	set -m
-	{
-		s=0
-		"$@" <"$in" >"$out" 2>"$err" 8>&- 9>&- || s=$?
-		printf '%s %s\n' "$id" "$s" >&9
-	} &
+	"$@" <"$in" >"$out" 2>"$err" 8>&- 9>&- 10>&- &
 	running=$!
 	set +m
-	rc=124
-	while read -r -t "$secs" -u 9 n s; do
-		if [[ $n == "$id" ]]; then
-			rc=$s
-			break
-		fi
-	done
-	if ((rc == 124)); then
-		kill -TERM -- "-$running" 2>/dev/null || :
-		read -r -t 2 -u 9 n s || :
-	fi
+	((secs == 0)) || printf 'arm %s %s\n' "$running" "$secs" >&10
+	rc=0
+	wait "$running" 2>/dev/null || rc=$?
+	((secs == 0)) || printf 'done\n' >&10
+	((rc <= 128 || secs == 0 || ${EPOCHREALTIME/./} - start < secs * 1000000)) || rc=124
 	kill -KILL -- "-$running" 2>/dev/null || :
-	wait "$running" 2>/dev/null || :
 	running=''
+}
+
+# watchdog: the wall clock of every call, a process of its own for the loop's
+# life. Told "arm PGID SECONDS" when a call starts and "done" when it ends, it
+# ends the call's process group (TERM, and KILL 2 seconds later) when the end
+# does not come in time. It ends itself once the loop is gone; it holds no
+# lock (fd 8), so that in its last seconds it does not keep the next loop out,
+# and none of the loop's output, which a reader may be waiting to see end.
+watchdog() {
+	local loop=$1 what pgid secs
+	while :; do
+		if ! read -r -t 5 what pgid secs <&10; then
+			kill -0 "$loop" 2>/dev/null || exit 0
+			continue
+		fi
+		[[ $what == arm ]] || continue
+		read -r -t "$secs" what _ <&10 && continue
+		kill -TERM -- "-$pgid" 2>/dev/null || continue
+		read -r -t 2 -u 9 _ || :
+		kill -KILL -- "-$pgid" 2>/dev/null || :
+	done
+}
+start_watchdog() {
+	local loop=$BASHPID
+	watchdog "$loop" </dev/null >/dev/null 2>&1 8>&- &
+	watchdog=$!
 }
 
 # last_line FILE: the last non-blank line of FILE, at most 300 bytes, into $why.
@@ -155,19 +158,12 @@ probe() {
 
 # judge IN ARGS...: one call of the Go binary (tick, confirm or ack), its
 # line printed. The binary bounds its own time (it exits 124 past its
-# deadline), so the call is a plain wait that a signal interrupts, with no
-# clock of ours around it. Fails when the call says the action must not go
-# on, or could not say anything.
+# deadline): no clock of ours. Fails when the call says the action must not
+# go on, or could not say anything.
 judge() {
 	local in=$1
 	shift
-	set -m
-	"$@" <"$in" >"$work/judge.out" 2>"$work/judge.err" &
-	running=$!
-	set +m
-	rc=0
-	wait "$running" || rc=$?
-	running=''
+	run_bounded 0 "$in" "$work/judge.out" "$work/judge.err" "$@"
 	if [[ -s $work/judge.err ]]; then
 		read_capped "$work/judge.err"
 		log "$2: $line"
@@ -293,7 +289,7 @@ on_signal() {
 	# Said first: whoever stopped the watcher may be removing its files.
 	log "stopped by SIG$1"
 	if [[ -n $running ]]; then
-		kill -0 -- "-$running" 2>/dev/null && read -r -t 1 -u 9 _
+		for _ in 1 2 3 4 5; do kill -0 -- "-$running" 2>/dev/null && read -r -t 0.2 -u 9 _; done
 		kill -KILL -- "-$running" 2>/dev/null
 	fi
 	if ((${#close_master[@]})); then
@@ -302,6 +298,7 @@ on_signal() {
 	# A stop, not a death: the board shows this watcher gone, not stale.
 	TZ=UTC0 printf '{"at":"%(%Y-%m-%dT%H:%M:%SZ)T","by":"SIG%s"}\n' -1 "$1" >"$state/.ended.json" &&
 		mv -f -- "$state/.ended.json" "$state/ended.json"
+	kill "$watchdog" 2>/dev/null
 	trap - "$1"
 	exit $((128 + $2))
 }
@@ -326,12 +323,14 @@ main() {
 		return 1
 	fi
 	work=$state/poll
-	fifo=$work/clock.$$
-	if ! mkfifo -m 600 -- "$fifo" || ! exec 9<>"$fifo"; then
-		say "cannot make the clock fifo $fifo"
+	# Two fifos, each open both ways: fd 9, read with a timeout, is the
+	# loop's clock; fd 10 carries the watchdog's orders.
+	fifo=$work/fifo.$$
+	if ! mkfifo -m 600 -- "$fifo.9" "$fifo.10" || ! exec 9<>"$fifo.9" 10<>"$fifo.10"; then
+		say "cannot make the fifos $fifo.*"
 		return 1
 	fi
-	rm -f -- "$fifo"
+	rm -f -- "$fifo.9" "$fifo.10"
 	trap 'on_signal HUP 1' HUP
 	trap 'on_signal INT 2' INT
 	trap 'on_signal TERM 15' TERM

@@ -1,7 +1,6 @@
 package tick
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"strings"
 	"time"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/digest"
 	"github.com/omega-monitor/omega-monitor/ledger"
 
 	_ "time/tzdata" // reset times name zones; read them the same everywhere
@@ -153,7 +153,7 @@ func questionKey(q alert.Alert, s classify.Result, ledger classify.Masker) strin
 	if len(frame) == 0 {
 		return key
 	}
-	h := sha256.Sum256([]byte(strings.Join(frame, "\n")))
+	h := digest.Sum256([]byte(strings.Join(frame, "\n")))
 	return key + "+" + hex.EncodeToString(h[:6])
 }
 

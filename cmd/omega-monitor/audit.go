@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/audit"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 )
 
 const auditUsage = `usage: omega-monitor audit plan DIR [--json] [--max N]
@@ -132,7 +133,7 @@ func runAuditPlan(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("audit plan", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the plan as JSON, each dimension's brief included")
 	max := fs.Int("max", audit.MaxDimensions, "at most `N` dimensions")
-	positional, code, ok := parseInterspersed(fs, args, auditUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, auditUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -187,7 +188,7 @@ func planText(p audit.Plan) string {
 func runAuditCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("audit check", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the project `DIR` the report cites")
-	positional, code, ok := parseInterspersed(fs, args, auditUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, auditUsage, stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -7,7 +7,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
+
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,6 +30,9 @@ import (
 	"github.com/omega-monitor/omega-monitor/audit"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/digest"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 )
 
 // auditFlags are the flags of audit run.
@@ -149,7 +152,7 @@ const minEvery = 10 * time.Minute
 func runAuditRun(args []string, stdout, stderr io.Writer) int {
 	var f auditFlags
 	fs := newAuditRunFlags(&f)
-	positional, code, ok := parseInterspersed(fs, args, auditUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, auditUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -194,7 +197,7 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: audit run: no %s to run (install it, or pass --bin PATH): %v\n", f.agent, err)
 		return 1
 	}
-	home, err := watcherHome()
+	home, err := statehome.Dir()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
@@ -266,7 +269,7 @@ func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, stdou
 func runAuditStop(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("audit stop", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path`")
-	positional, code, ok := parseInterspersed(fs, args, auditUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, auditUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -514,7 +517,7 @@ func hashTree(dir, home string) (map[string]string, error) {
 			}
 			tree[rel] = "link " + target
 		case d.Type().IsRegular():
-			h := sha256.New()
+			h := digest.New()
 			fh, err := os.Open(p)
 			if err != nil {
 				return err

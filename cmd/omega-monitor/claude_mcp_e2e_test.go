@@ -19,6 +19,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 	"github.com/omega-monitor/omega-monitor/mirror"
 )
 
@@ -67,7 +68,7 @@ const mcpStatusTool = "mcp__omega-monitor__status"
 // watcher's name and state. Then /monitor with a target must reach the
 // model as the watch form, target and flags in place.
 func TestClaudeCallsTheMCPStatus(t *testing.T) {
-	state := testFleetHome(t)
+	state := testfleet.Home(t)
 	api := fakeapi.NewScripted(t, func(turn fakeapi.Turn) (fakeapi.Reply, bool) {
 		last := ""
 		if len(turn.Calls) > 0 {
@@ -104,12 +105,7 @@ func TestClaudeCallsTheMCPStatus(t *testing.T) {
 	if err := json.Unmarshal([]byte(result.Content), &got); err != nil {
 		t.Fatalf("the tool_result is not the board's census: %v\n%s", err, result.Content)
 	}
-	want := []string{
-		"monitor-box-api box:api live QUESTION work=3 progress=2 nudges 0/5",
-		"monitor-old old gone WORKING work= progress= nudges 0/5",
-		"monitor-proj proj live STALLED work=7 progress=41 nudges 1/5",
-	}
-	if diff := cmp.Diff(want, fleetLines(got)); diff != "" {
+	if diff := cmp.Diff(testfleet.HomeLines, testfleet.Lines(got)); diff != "" {
 		t.Errorf("watchers in the tool_result (-want +got):\n%s", diff)
 	}
 
@@ -305,7 +301,7 @@ func trackedFromTask(got string) (string, error) {
 // makes no call; the third, after one watcher died and another moved on,
 // updates both.
 func TestClaudeMonitorCommandMirrorsTheFleet(t *testing.T) {
-	state := testFleetHome(t)
+	state := testfleet.Home(t)
 	agent := &taskAgent{ids: map[string]string{}}
 	api := fakeapi.NewScripted(t, agent.reply)
 	s := startClaudeInstalled(t, api, state)
@@ -382,7 +378,7 @@ func TestClaudeMonitorCommandMirrorsTheFleet(t *testing.T) {
 // 3, so it deletes the /monitor job, and only that one, through Claude
 // Code's own cron tools, and says so in one line.
 func TestClaudeMonitorCancelsItsLoop(t *testing.T) {
-	state := writeFleet(t, time.Now(), testWatcher{name: "monitor-old", target: "old", state: "WORKING", limit: 5, pid: -1})
+	state := testfleet.Write(t, time.Now(), testfleet.Watcher{Name: "monitor-old", Target: "old", State: "WORKING", Limit: 5, PID: -1})
 	var mu sync.Mutex
 	var statusResult, lastList string
 	jobLine := regexp.MustCompile(`(?m)^(\S+)\b.*/monitor\b`)

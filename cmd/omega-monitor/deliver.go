@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -199,7 +200,7 @@ func deliverOne(funnel string, msg []byte) (event, why string, done bool) {
 // keepFailed appends a message that cannot be delivered to alert-failed.log
 // in the state home, as the funnel does.
 func keepFailed(why string, msg []byte) error {
-	home, err := watcherHome()
+	home, err := statehome.Dir()
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -48,7 +49,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	interval := fs.Int("interval", 2, "seconds between polls")
 	keep := fs.Bool("keep", false, "keep the demo's directory (state, history, watcher log) and say where")
-	positional, code, ok := parseInterspersed(fs, args, demoUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, demoUsage, stdout, stderr)
 	if !ok {
 		return code
 	}

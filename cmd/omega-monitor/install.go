@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -33,7 +35,9 @@ The funnel reads ~/.omega/telegram.conf ($OMEGA_TELEGRAM_CONF), mode 0600:
 
 --claude also installs /monitor into Claude Code for this user: the command
 file ~/.claude/commands/monitor.md and the read-only MCP server omega-monitor
-in ~/.claude.json (the entry claude mcp add --scope user writes).
+in ~/.claude.json (the entry claude mcp add --scope user writes). The server
+is the binary omega-monitor-mcp, beside this one or on PATH; without it,
+--claude installs nothing.
 --claude --uninstall removes those two, and nothing of the user's own.
 
 flags:
@@ -93,7 +97,7 @@ func runInstall(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	testAlert := fset.Bool("test-alert", false, "then send a test alert through the funnel and say whether it was delivered")
 	claude := fset.Bool("claude", false, "also install /monitor and the MCP server into Claude Code")
 	uninstall := fset.Bool("uninstall", false, "with --claude: remove what --claude installed")
-	positional, code, ok := parseInterspersed(fset, args, installUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fset, args, installUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -110,10 +114,19 @@ func runInstall(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor install: no home directory: %v\n", err)
 		return 1
 	}
-	state, err := watcherHome()
+	state, err := statehome.Dir()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor install: %v\n", err)
 		return 1
+	}
+	// The registration runs omega-monitor mcp, which runs the server's own
+	// binary: without it, nothing is installed, rather than an entry that
+	// Claude Code would fail to start.
+	if *claude && !*uninstall {
+		if _, err := findMCPServer(); err != nil {
+			fmt.Fprintf(stderr, "omega-monitor install: claude code: %v\n", err)
+			return 1
+		}
 	}
 	env := installEnv{home: home, state: state}
 	steps := installSteps()

@@ -36,6 +36,10 @@ func claudeFilesIn(home string) claudeFiles {
 	}
 }
 
+// mcpServerName is the name the server is registered under: the name
+// omega-monitor-mcp gives itself.
+const mcpServerName = "omega-monitor"
+
 // mcpEntry is the user-scope registration of the server.
 type mcpEntry struct {
 	Type    string            `json:"type"`

@@ -12,6 +12,7 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
+	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
 
 // installIn runs the built binary's install with HOME set to home.
@@ -129,6 +130,33 @@ func TestInstallClaudeLeavesWhatIsNotOurs(t *testing.T) {
 	installIn(t, home, state, "--uninstall").Assert(t, icmd.Expected{ExitCode: 2, Err: "--uninstall goes with --claude alone"})
 }
 
+// TestInstallClaudeWithoutTheMCPServer checks that install --claude with no
+// omega-monitor-mcp beside the binary or on PATH says so and installs
+// nothing at all, rather than register a server Claude Code cannot start;
+// install alone, and --claude --uninstall, need no server.
+func TestInstallClaudeWithoutTheMCPServer(t *testing.T) {
+	home := t.TempDir()
+	state := filepath.Join(home, "state")
+	lone := loneBinary(t)
+	install := func(args ...string) *icmd.Result {
+		cmd := icmd.Command(lone, append([]string{"install"}, args...)...)
+		cmd.Env = []string{"HOME=" + home, "PATH=" + t.TempDir(), "OMEGA_MONITOR_HOME=" + state}
+		return icmd.RunCmd(cmd)
+	}
+	res := install("--claude")
+	want := "omega-monitor install: claude code: the MCP server omega-monitor-mcp is not installed: not at " +
+		filepath.Join(filepath.Dir(lone), mcpServer) + " nor on PATH; install both binaries from a checkout with " + installBoth + "\n"
+	res.Assert(t, icmd.Expected{ExitCode: 1})
+	if res.Stderr() != want || res.Stdout() != "" {
+		t.Errorf("install --claude: stdout %q, stderr %q; want stderr %q", res.Stdout(), res.Stderr(), want)
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Errorf("install --claude without its server left %v in the home", entries)
+	}
+	install().Assert(t, icmd.Success)
+	install("--claude", "--uninstall").Assert(t, icmd.Expected{Out: "claude code: up to date"})
+}
+
 // claudeIn runs the real Claude Code's CLI with HOME set to home.
 func claudeIn(t *testing.T, claude, home string, args ...string) string {
 	t.Helper()
@@ -148,7 +176,7 @@ func claudeIn(t *testing.T, claude, home string, args ...string) string {
 func TestInstallClaudeSeenByClaudeCode(t *testing.T) {
 	claude := claudecode.Binary(t)
 	home := t.TempDir()
-	state := testFleetHome(t)
+	state := testfleet.Home(t)
 	bin, _ := filepath.EvalSymlinks(omegaMonitor(t))
 
 	byHand := t.TempDir()

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 )
 
 const listUsage = `usage: omega-monitor list [--json] [--ssh-config PATH] [--timeout DUR] [--mux PATH]
@@ -31,9 +33,8 @@ const listTimeout = 5 * time.Second
 
 // A watchableListing is what list prints; --json prints it as it is.
 type watchableListing struct {
-	SSHConfig      string        `json:"ssh_config"`
-	SSHConfigError string        `json:"ssh_config_error,omitempty"`
-	Hosts          []hostListing `json:"hosts"`
+	SSHConfig string        `json:"ssh_config"`
+	Hosts     []hostListing `json:"hosts"`
 }
 
 type hostListing struct {
@@ -58,7 +59,7 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	sshConfig := fs.String("ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
 	timeout := fs.Duration("timeout", listTimeout, "wall clock of each host's probe")
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
-	positional, code, ok := parseInterspersed(fs, args, listUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, listUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -95,9 +96,6 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // clock, and marks watchers and watched sessions.
 func listWatchable(ctx context.Context, m coord.Mux, muxErr error, cfg *coord.SSHConfig) watchableListing {
 	l := watchableListing{SSHConfig: cfg.Path}
-	if cfg.Err != nil {
-		l.SSHConfigError = cfg.Err.Error()
-	}
 	hosts := append([]string{""}, cfg.Aliases()...)
 	l.Hosts = make([]hostListing, len(hosts))
 	var wg sync.WaitGroup
@@ -169,7 +167,7 @@ func markWatched(l *watchableListing) {
 			}
 		}
 	}
-	home, homeErr := watcherHome()
+	home, homeErr := statehome.Dir()
 	for j := range l.Hosts[0].Sessions {
 		s := &l.Hosts[0].Sessions[j]
 		if !s.Watcher {
@@ -211,9 +209,6 @@ func writeListing(w io.Writer, l watchableListing) {
 		}
 	}
 	tw.Flush()
-	if l.SSHConfigError != "" {
-		fmt.Fprintf(w, "\nssh config: %s (aliases were read from its Host lines only)\n", l.SSHConfigError)
-	}
 }
 
 func sessionStatus(host string, s sessionListing) string {

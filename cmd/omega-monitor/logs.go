@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -15,6 +14,9 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 )
 
 const logsUsage = `usage: omega-monitor logs <target> [-f] [-n N]
@@ -33,13 +35,13 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("logs", flag.ContinueOnError)
 	follow := fset.Bool("f", false, "keep printing lines as they are written, until interrupted")
 	n := fset.Int("n", 20, "print the last `N` lines (0: all)")
-	positional, code, ok := parseInterspersed(fset, args, logsUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fset, args, logsUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if len(positional) != 1 {
 		fmt.Fprintf(stderr, "omega-monitor: logs takes one target, got %d\n", len(positional))
-		writeCommandUsage(stderr, fset, logsUsage)
+		cmdline.WriteUsage(stderr, fset, logsUsage)
 		return 2
 	}
 	if *n < 0 {
@@ -51,7 +53,7 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 2
 	}
-	home, err := watcherHome()
+	home, err := statehome.Dir()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
@@ -69,7 +71,7 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var offset int64
 	if f != nil {
-		offset, err = printTail(f, *n, stdout)
+		offset, err = fsutil.Tail(f, *n, stdout)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "omega-monitor: %s: %v\n", path, err)
@@ -86,42 +88,6 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// maxTail bounds what logs reads to find the last lines: the log rotates at
-// a few megabytes.
-const maxTail = 8 << 20
-
-// printTail prints the last n lines of f (all for 0) and returns the offset
-// after the last whole line.
-func printTail(f *os.File, n int, w io.Writer) (int64, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	start := max(fi.Size()-maxTail, 0)
-	data, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
-	if err != nil {
-		return 0, err
-	}
-	end := bytes.LastIndexByte(data, '\n') + 1 // a half-written line waits
-	whole := data[:end]
-	if start > 0 { // the first line read may be cut
-		if i := bytes.IndexByte(whole, '\n'); i >= 0 {
-			whole = whole[i+1:]
-		}
-	}
-	if n > 0 {
-		lines := bytes.SplitAfter(whole, []byte("\n"))
-		if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-			lines = lines[:len(lines)-1]
-		}
-		if len(lines) > n {
-			whole = bytes.Join(lines[len(lines)-n:], nil)
-		}
-	}
-	_, err = w.Write(whole)
-	return start + int64(end), err
 }
 
 // followLog prints whole lines appended to path after offset until ctx

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/omega-monitor/omega-monitor/board"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -120,7 +122,7 @@ func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, ge
 	}
 	e.state = getenv("OMEGA_MONITOR_STATE")
 	if e.state == "" {
-		home, err := watcherHome()
+		home, err := statehome.Dir()
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +187,7 @@ func (e *loopEnv) prepare() error {
 	rec := loopRecord{
 		PID: e.pid, StartToken: token, StartedAt: time.Now().UTC().Format(time.RFC3339),
 		IntervalS: e.flags.interval, Target: e.target.String(), Watcher: e.watcher,
-		Version: version(), Settings: e.settings(),
+		Version: cmdline.Version(), Settings: e.settings(),
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {

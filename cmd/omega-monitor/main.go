@@ -43,7 +43,7 @@ func commands() []command {
 		{"sweep", "keep the last 10,000 lines of a watcher's history (the loop runs it at start)", runSweep},
 		{"diff", "measure and record what the agent has written (the loop runs it)", runDiff},
 		{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
-		{"mcp", "serve the fleet read-only over MCP on stdio, for an agent", runMCP},
+		{"mcp", "serve the fleet read-only over MCP on stdio, for an agent (runs omega-monitor-mcp)", runMCP},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 		{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
 		{"version", "print the module version and VCS revision of this binary", runVersion},

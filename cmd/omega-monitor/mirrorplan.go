@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 	"github.com/omega-monitor/omega-monitor/mirror"
 )
 
@@ -27,13 +29,13 @@ flags:
 func runMirrorPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mirror-plan", flag.ContinueOnError)
 	runner := fs.String("runner", "", "the agent that applies the plan: `claude` or codex (required)")
-	positional, code, ok := parseInterspersed(fs, args, mirrorPlanUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, mirrorPlanUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if len(positional) > 0 {
 		fmt.Fprintf(stderr, "omega-monitor: mirror-plan takes no arguments, got %q\n", positional[0])
-		writeCommandUsage(stderr, fs, mirrorPlanUsage)
+		cmdline.WriteUsage(stderr, fs, mirrorPlanUsage)
 		return 2
 	}
 	switch *runner {
@@ -53,7 +55,7 @@ func runMirrorPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	home, err := watcherHome()
+	home, err := statehome.Dir()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1

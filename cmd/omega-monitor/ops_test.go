@@ -14,6 +14,7 @@ import (
 	"gotest.tools/v3/icmd"
 	"gotest.tools/v3/poll"
 
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
@@ -22,9 +23,9 @@ func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		var out, errb bytes.Buffer
 		assert.Equal(t, run(args, nil, &out, &errb), 0, errb.String())
-		assert.Equal(t, out.String(), "omega-monitor "+version()+"\n")
+		assert.Equal(t, out.String(), "omega-monitor "+cmdline.Version()+"\n")
 	}
-	assert.Assert(t, version() != "" && version() != "unknown", version())
+	assert.Assert(t, cmdline.Version() != "" && cmdline.Version() != "unknown", cmdline.Version())
 	var out, errb bytes.Buffer
 	assert.Equal(t, run([]string{"version", "extra"}, nil, &out, &errb), 2)
 }
@@ -38,12 +39,12 @@ func TestLoopVersion(t *testing.T) {
 	assert.NilError(t, checkLoopVersion(loop))
 	data, err := os.ReadFile(loop)
 	assert.NilError(t, err)
-	assert.Assert(t, strings.HasPrefix(string(data), "#!/usr/bin/env bash\n"+loopVersionMark+version()+"\n"))
+	assert.Assert(t, strings.HasPrefix(string(data), "#!/usr/bin/env bash\n"+loopVersionMark+cmdline.Version()+"\n"))
 
-	other := strings.Replace(string(data), loopVersionMark+version(), loopVersionMark+"v9.9.9 0123abc", 1)
+	other := strings.Replace(string(data), loopVersionMark+cmdline.Version(), loopVersionMark+"v9.9.9 0123abc", 1)
 	assert.NilError(t, os.WriteFile(loop, []byte(other), 0o700))
 	err = checkLoopVersion(loop)
-	assert.ErrorContains(t, err, "is of version v9.9.9 0123abc, this binary is "+version())
+	assert.ErrorContains(t, err, "is of version v9.9.9 0123abc, this binary is "+cmdline.Version())
 
 	assert.NilError(t, os.WriteFile(loop, scripts.Loop, 0o700))
 	assert.ErrorContains(t, checkLoopVersion(loop), "carries no version")
@@ -182,7 +183,7 @@ func TestLoopEnvRefusesALoopOfAnotherVersion(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", other}, nil, &out, &errb)
 	assert.Equal(t, code, 2)
-	assert.Assert(t, strings.Contains(errb.String(), "is of version v0.0.1 deadbeef, this binary is "+version()), errb.String())
+	assert.Assert(t, strings.Contains(errb.String(), "is of version v0.0.1 deadbeef, this binary is "+cmdline.Version()), errb.String())
 	assert.Equal(t, out.String(), "")
 
 	plain := filepath.Join(dir, "plain.sh")

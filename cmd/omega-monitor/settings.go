@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -143,9 +143,16 @@ func absPath(v string) (string, error) {
 	return filepath.Abs(v)
 }
 
+// checkAPI accepts an http(s) address with a host, as curl takes it. It is
+// read by hand: net/url would cost every start of the binary its package
+// initialisation, for one setting.
 func checkAPI(v string) (string, error) {
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(v, " \t\"\\") {
+	rest, ok := strings.CutPrefix(v, "https://")
+	if !ok {
+		rest, ok = strings.CutPrefix(v, "http://")
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	if !ok || host == "" || strings.HasPrefix(host, ":") || strings.ContainsAny(v, " \t\"\\?#") || strings.ContainsFunc(v, unicode.IsControl) {
 		return "", fmt.Errorf("want an http(s) address; got %q", v)
 	}
 	return v, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 )
 
 const statusUsage = `usage: omega-monitor status [--once | --json | --tmux] [--interval DUR]
@@ -79,7 +80,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "omega-monitor status: --interval must be 100ms or more")
 		return 2
 	}
-	root, err := watcherHome()
+	root, err := statehome.Dir()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor status: %v\n", err)
 		return 1

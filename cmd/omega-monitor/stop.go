@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,9 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 )
 
 const stopUsage = `usage: omega-monitor stop <target> [--mux PATH]
@@ -29,13 +31,13 @@ func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the loop's cleanup (a `duration`)")
-	positional, code, ok := parseInterspersed(fs, args, stopUsage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, stopUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if len(positional) != 1 {
 		fmt.Fprintf(stderr, "omega-monitor: stop takes one target, got %d\n", len(positional))
-		writeCommandUsage(stderr, fs, stopUsage)
+		cmdline.WriteUsage(stderr, fs, stopUsage)
 		return 2
 	}
 	target, err := coord.ParseTarget(positional[0])
@@ -64,7 +66,7 @@ func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: cannot stop %s: %v\n", watcher, err)
 		return 1
 	}
-	home, err := watcherHome()
+	home, err := statehome.Dir()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
@@ -90,7 +92,7 @@ func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // the board still shows live, since a running pid with its start token
 // outweighs the mark.
 func markEnded(watcher string) {
-	home, err := watcherHome()
+	home, err := statehome.Dir()
 	if err != nil {
 		return
 	}

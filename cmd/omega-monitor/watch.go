@@ -15,7 +15,9 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/statehome"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -117,7 +119,7 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 
-	home, err := watcherHome()
+	home, err := statehome.Dir()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
@@ -282,13 +284,13 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 // target, safe by coord's rules, and every flag's value in range. When ok is
 // false the command returns code.
 func parseWatchArgs(name string, fs *flag.FlagSet, f *watchFlags, args []string, usage string, stdout, stderr io.Writer) (target coord.Target, code int, ok bool) {
-	positional, code, ok := parseInterspersed(fs, args, usage, stdout, stderr)
+	positional, code, ok := cmdline.ParseInterspersed(fs, args, usage, stdout, stderr)
 	if !ok {
 		return coord.Target{}, code, false
 	}
 	if len(positional) != 1 {
 		fmt.Fprintf(stderr, "omega-monitor: %s takes one target, got %d\n", name, len(positional))
-		writeCommandUsage(stderr, fs, usage)
+		cmdline.WriteUsage(stderr, fs, usage)
 		return coord.Target{}, 2, false
 	}
 	target, err := coord.ParseTarget(positional[0])
@@ -312,65 +314,6 @@ func parseWatchArgs(name string, fs *flag.FlagSet, f *watchFlags, args []string,
 	return target, 0, true
 }
 
-// parseInterspersed parses flags wherever they stand among the positional
-// arguments, as in "omega-monitor host:agent --interval 30". It answers
-// --help itself. When ok is false the command returns code.
-func parseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (positional []string, code int, ok bool) {
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	for {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			writeCommandUsage(stdout, fs, usage)
-			return nil, 0, false
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
-			writeCommandUsage(stderr, fs, usage)
-			return nil, 2, false
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, 0, true
-		}
-		if rest[0] == "--" {
-			return append(positional, rest[1:]...), 0, true
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
-}
-
-func writeCommandUsage(w io.Writer, fs *flag.FlagSet, usage string) {
-	var b bytes.Buffer
-	b.WriteString(usage)
-	writeFlags(&b, fs)
-	w.Write(b.Bytes())
-}
-
-// writeFlags lists a command's flags as they are typed: "--mux PATH", the
-// value's name taken from the back-quoted word of the flag's usage.
-func writeFlags(w io.Writer, fs *flag.FlagSet) {
-	type row struct{ left, usage string }
-	var rows []row
-	width := 0
-	fs.VisitAll(func(fl *flag.Flag) {
-		name, usage := flag.UnquoteUsage(fl)
-		left := "--" + fl.Name
-		if name != "" {
-			left += " " + strings.ToUpper(name)
-		}
-		if d := fl.DefValue; d != "" && d != "0" && d != "false" {
-			usage += " (default " + d + ")"
-		}
-		rows = append(rows, row{left, usage})
-		width = max(width, len(left))
-	})
-	for _, r := range rows {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
-	}
-}
-
 // resolveMux resolves the multiplexer binary and the ssh options of a command.
 func resolveMux(muxFlag, sshConfig string, timeout time.Duration) (coord.Mux, error) {
 	bin, err := coord.MuxBinary(muxFlag, os.Getenv)
@@ -378,18 +321,6 @@ func resolveMux(muxFlag, sshConfig string, timeout time.Duration) (coord.Mux, er
 		return coord.Mux{}, err
 	}
 	return coord.Mux{Bin: bin, SSH: coord.SSH{Config: sshConfig, Timeout: timeout}}, nil
-}
-
-// watcherHome is $OMEGA_MONITOR_HOME, or ~/.omega/monitor.
-func watcherHome() (string, error) {
-	if h := os.Getenv("OMEGA_MONITOR_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state directory: set OMEGA_MONITOR_HOME (%v)", err)
-	}
-	return filepath.Join(home, ".omega", "monitor"), nil
 }
 
 // installLoopScript writes the embedded loop script, stamped with this
@@ -418,7 +349,7 @@ func stampedLoop() []byte {
 	first, rest, _ := bytes.Cut(scripts.Loop, []byte("\n"))
 	var b bytes.Buffer
 	b.Write(first)
-	b.WriteString("\n" + loopVersionMark + version() + "\n")
+	b.WriteString("\n" + loopVersionMark + cmdline.Version() + "\n")
 	b.Write(rest)
 	return b.Bytes()
 }
@@ -439,9 +370,9 @@ func checkLoopVersion(path string) error {
 	v, ok := bytes.CutPrefix(line, []byte(loopVersionMark))
 	switch {
 	case !ok:
-		return fmt.Errorf("the loop script %s carries no version; this binary is %s: %w", path, version(), errUnstamped)
-	case string(v) != version():
-		return fmt.Errorf("the loop script %s is of version %s, this binary is %s; refusing to run a loop of another version", path, v, version())
+		return fmt.Errorf("the loop script %s carries no version; this binary is %s: %w", path, cmdline.Version(), errUnstamped)
+	case string(v) != cmdline.Version():
+		return fmt.Errorf("the loop script %s is of version %s, this binary is %s; refusing to run a loop of another version", path, v, cmdline.Version())
 	}
 	return nil
 }

@@ -16,8 +16,9 @@ import (
 )
 
 // binary is omega-monitor built for the tests that run it as a user would,
-// so that a watcher's OMEGA_MONITOR_BIN is the real binary. Built once, on
-// first use.
+// so that a watcher's OMEGA_MONITOR_BIN is the real binary, with the MCP
+// server omega-monitor-mcp beside it, as an install puts them. Built once,
+// on first use.
 var binary struct {
 	path string
 	err  error
@@ -38,7 +39,7 @@ func omegaMonitor(t *testing.T) string {
 		binary.dir, binary.err = os.MkdirTemp("", "omega-monitor-bin")
 		if binary.err == nil {
 			binary.path = filepath.Join(binary.dir, "omega-monitor")
-			out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
+			out, err := exec.Command("go", "build", "-o", binary.dir+string(filepath.Separator), ".", "../omega-monitor-mcp").CombinedOutput()
 			if err != nil {
 				binary.err = err
 				binary.path = ""
@@ -365,6 +366,12 @@ func TestWatchRefusesBadSettings(t *testing.T) {
 		{"OMEGA_MONITOR_TIMEOUT", "abc", "OMEGA_MONITOR_TIMEOUT: want a whole number from 1 to 3600"},
 		{"OMEGA_MONITOR_TIMEOUT", "99999999999", "OMEGA_MONITOR_TIMEOUT"},
 		{"OMEGA_TELEGRAM_API", "file:///etc/passwd", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "https://", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "https:///path", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "http://:8080/", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "http://127.0.0.1:9/x y", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "http://api\n.example", "OMEGA_TELEGRAM_API: want an http(s) address"},
+		{"OMEGA_TELEGRAM_API", "api.telegram.org", "OMEGA_TELEGRAM_API: want an http(s) address"},
 		{"OMEGA_ALERT_DEADLINE", "-5", "OMEGA_ALERT_DEADLINE"},
 	} {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {

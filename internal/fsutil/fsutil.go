@@ -1,5 +1,6 @@
 // Package fsutil holds the few file operations the watcher's commands share:
-// reading a file with a size cap, and advisory locks on a lock file. It is
+// reading a file with a size cap, the last lines of a log, and advisory
+// locks on a lock file. It is
 // not a general file library; each function exists because a caller was
 // hurt without it (a status file pointed at /dev/zero grew a reader to
 // 2.5 GB; two ticks on one state directory lost each other's counts).

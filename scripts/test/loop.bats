@@ -23,8 +23,8 @@ setup() {
 	load_buffer=() close_master=()
 	# The diff of the worktree is not measured in these polls.
 	diff_every=300 diff_due=$((EPOCHSECONDS + 100000))
-	mkfifo "$T/clock"
-	exec 9<>"$T/clock"
+	mkfifo "$T/clock" "$T/watchdog"
+	exec 9<>"$T/clock" 10<>"$T/watchdog"
 	# A marker unique to this test, carried by every process it starts, so
 	# that leftovers can be found.
 	MARK=$((300 + RANDOM % 600)).$$
@@ -32,7 +32,8 @@ setup() {
 }
 
 teardown() {
-	exec 9>&-
+	[[ -z $watchdog ]] || kill "$watchdog" 2>/dev/null
+	exec 9>&- 10>&-
 	pkill_marked || true
 }
 
@@ -138,10 +139,44 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	[ -z "$(marked)" ]
 }
 
-@test "run_bounded: a late word from a call given up is not taken for the next call's" {
-	printf '99 0\n' >&9 # as if call 99 had ended after its clock
+@test "run_bounded: a call that ends a moment after its clock does not take the next call's clock" {
+	run_bounded 1 /dev/null "$T/out" "$T/err" sh -c "trap '' TERM; sleep $MARK"
+	[ "$rc" -eq 124 ]
+	local start=$SECONDS
+	run_bounded 1 /dev/null "$T/out" "$T/err" sh -c "sleep $MARK"
+	[ "$rc" -eq 124 ]
+	((SECONDS - start <= 8))
 	run_bounded 10 /dev/null "$T/out" "$T/err" sh -c 'exit 4'
 	[ "$rc" -eq 4 ]
+	[ -z "$(marked)" ]
+}
+
+@test "run_bounded: a command that dies of a signal of its own in time is not a timeout" {
+	run_bounded 10 /dev/null "$T/out" "$T/err" sh -c 'kill -TERM $$'
+	[ "$rc" -eq 143 ]
+}
+
+@test "run_bounded: a dead watchdog is started again, and the clock still holds" {
+	run_bounded 10 /dev/null "$T/out" "$T/err" true
+	kill -KILL "$watchdog"
+	local start=$SECONDS
+	run_bounded 1 /dev/null "$T/out" "$T/err" sh -c "sleep $MARK"
+	[ "$rc" -eq 124 ]
+	((SECONDS - start <= 8))
+}
+
+@test "the watchdog ends itself once its loop is gone, and holds no lock" {
+	(
+		exec 8>>"$T/lock"
+		run_bounded 10 /dev/null "$T/out" "$T/err" true
+		echo "$watchdog" >"$T/watchdog.pid"
+	)
+	local pid
+	pid=$(cat "$T/watchdog.pid")
+	flock -n "$T/lock" true
+	for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+	run kill -0 "$pid"
+	[ "$status" -ne 0 ]
 }
 
 @test "failure renders timeouts, ssh failures and plain exits" {

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+)
+
+// Limits of the tools' arguments.
+const (
+	defaultHistoryDays = 1
+	maxHistoryDays     = 30
+	defaultLogLines    = 50
+	maxLogLines        = 2000
+)
+
+type statusArgs struct{}
+
+type historyArgs struct {
+	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session)"`
+	Days    int    `json:"days,omitempty" jsonschema:"how many days back, 1 to 30; 1 when absent"`
+}
+
+type explainArgs struct {
+	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session)"`
+}
+
+type logsArgs struct {
+	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session)"`
+	Lines   int    `json:"lines,omitempty" jsonschema:"how many of the last lines, 1 to 2000; 50 when absent"`
+}
+
+// readOnly are the annotations of every tool: each only reads, the same call
+// twice gives the same answer, and nothing outside the state directory is
+// reached.
+func readOnly(title string) *mcp.ToolAnnotations {
+	closed := false
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
+}
+
+// serverName is the name the server gives itself, and the one
+// omega-monitor install --claude registers it under.
+const serverName = "omega-monitor"
+
+// newServer returns the read-only server over the state directories under
+// home.
+func newServer(home string, now func() time.Time) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Title: "omega-monitor fleet (read-only)", Version: cmdline.Version()}, nil)
+	f := fleetTools{home: home, now: now}
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "status",
+		Description: "The fleet board as JSON (what omega-monitor status --json prints): every watcher with its liveness " +
+			"(live, quiet, stale, gone), target, last state (WORKING, QUESTION, STALLED, BLOCKED) and since when, work and " +
+			"progress readings, nudges used of the budget, what needs a human, the diff written; the fleet's totals; " +
+			"degraded and errors name what could not be read.",
+		Annotations: readOnly("Fleet status"),
+	}, f.status)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "history",
+		Description: "A watcher's history events (state changes, nudges, escalations, failures) over the last days, as JSON lines, oldest first.",
+		Annotations: readOnly("Watcher history"),
+	}, f.history)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "explain",
+		Description: "A watcher's last verdict and why: its state, since when, the last transition line and the rule that decided.",
+		Annotations: readOnly("Explain a watcher's verdict"),
+	}, f.explain)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "logs",
+		Description: "The last lines of a watcher's log of MONITOR lines.",
+		Annotations: readOnly("Watcher log"),
+	}, f.logs)
+	return s
+}
+
+type fleetTools struct {
+	home string
+	now  func() time.Time
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func (f fleetTools) status(_ context.Context, _ *mcp.CallToolRequest, _ statusArgs) (*mcp.CallToolResult, any, error) {
+	// No cursors: the server moves nothing, not even the board's own.
+	census, err := board.Census(f.home, f.now(), board.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := json.MarshalIndent(census, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	return text(string(b)), nil, nil
+}
+
+// dir returns the state directory of the watcher an argument names: by its
+// name, or by its target. Nothing outside home can be named.
+func (f fleetTools) dir(arg string) (string, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return "", errors.New("watcher is required: a watcher's name or its target")
+	}
+	if !strings.ContainsAny(arg, `/\`) && arg != "." && arg != ".." {
+		if d := filepath.Join(f.home, arg); isDir(d) {
+			return d, nil
+		}
+	}
+	if t, err := coord.ParseTarget(arg); err == nil {
+		if d := filepath.Join(f.home, coord.WatcherName(t)); isDir(d) {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("no watcher %q under %s (the status tool lists them)", arg, f.home)
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+func (f fleetTools) history(_ context.Context, _ *mcp.CallToolRequest, in historyArgs) (*mcp.CallToolResult, any, error) {
+	days := in.Days
+	if days == 0 {
+		days = defaultHistoryDays
+	}
+	if days < 1 || days > maxHistoryDays {
+		return nil, nil, fmt.Errorf("days must be 1 to %d, got %d", maxHistoryDays, in.Days)
+	}
+	dir, err := f.dir(in.Watcher)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := os.Open(filepath.Join(dir, "history.jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return text(""), nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer h.Close()
+	since := f.now().Add(-time.Duration(days) * 24 * time.Hour)
+	var out bytes.Buffer
+	sc := bufio.NewScanner(h)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	for sc.Scan() {
+		var ev struct {
+			TS string `json:"ts"`
+		}
+		// A torn or foreign line is skipped; the rest still reads.
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		if ts, err := time.Parse(time.RFC3339, ev.TS); err != nil || ts.Before(since) {
+			continue
+		}
+		out.Write(sc.Bytes())
+		out.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reading history: %w", err)
+	}
+	return text(out.String()), nil, nil
+}
+
+// explainFields are the state.json fields that say what the last verdict was
+// and why, in the order they are shown.
+var explainFields = []string{"state", "last", "state_since", "last_poll", "work", "progress",
+	"last_line", "last_transition", "transition", "last_explain", "last_alert", "budget", "target_gone"}
+
+func (f fleetTools) explain(_ context.Context, _ *mcp.CallToolRequest, in explainArgs) (*mcp.CallToolResult, any, error) {
+	dir, err := f.dir(in.Watcher)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("no verdict yet: %w", err)
+	}
+	var st map[string]json.RawMessage
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, nil, fmt.Errorf("state.json is corrupt: %w", err)
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "watcher: %s\n", filepath.Base(dir))
+	for _, k := range explainFields {
+		if v, ok := st[k]; ok {
+			fmt.Fprintf(&out, "%s: %s\n", k, v)
+		}
+	}
+	return text(out.String()), nil, nil
+}
+
+func (f fleetTools) logs(_ context.Context, _ *mcp.CallToolRequest, in logsArgs) (*mcp.CallToolResult, any, error) {
+	n := in.Lines
+	if n == 0 {
+		n = defaultLogLines
+	}
+	if n < 1 || n > maxLogLines {
+		return nil, nil, fmt.Errorf("lines must be 1 to %d, got %d", maxLogLines, in.Lines)
+	}
+	dir, err := f.dir(in.Watcher)
+	if err != nil {
+		return nil, nil, err
+	}
+	log, err := os.Open(filepath.Join(dir, "monitor.log"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return text(""), nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer log.Close()
+	var out bytes.Buffer
+	if _, err := fsutil.Tail(log, n, &out); err != nil {
+		return nil, nil, fmt.Errorf("reading the log: %w", err)
+	}
+	return text(out.String()), nil, nil
+}
