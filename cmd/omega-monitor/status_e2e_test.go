@@ -197,14 +197,24 @@ func freeze(t *testing.T, pid int) {
 		if err != nil {
 			t.Skipf("no /proc children list: %v", err)
 		}
-		kids := strings.Fields(string(data))
-		for _, k := range kids {
-			if c, err := strconv.Atoi(k); err == nil {
-				syscall.Kill(c, syscall.SIGSTOP)
-				t.Cleanup(func() { syscall.Kill(c, syscall.SIGKILL) })
+		// A call is a child that runs a program of its own; a child that
+		// is still the loop's shell (its watchdog, a call not yet started)
+		// would leave the loop polling.
+		loop, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		frozen := 0
+		for _, k := range strings.Fields(string(data)) {
+			c, err := strconv.Atoi(k)
+			if err != nil {
+				continue
 			}
+			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c)); len(comm) == 0 || string(comm) == string(loop) {
+				continue
+			}
+			syscall.Kill(c, syscall.SIGSTOP)
+			t.Cleanup(func() { syscall.Kill(c, syscall.SIGKILL) })
+			frozen++
 		}
-		if len(kids) > 0 {
+		if frozen > 0 {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
