@@ -212,7 +212,9 @@ func freeze(t *testing.T, pid int) {
 			}
 			syscall.Kill(c, syscall.SIGSTOP)
 			t.Cleanup(func() { syscall.Kill(c, syscall.SIGKILL) })
-			frozen++
+			if stopped(c) { // not a call that ended as it was read
+				frozen++
+			}
 		}
 		if frozen > 0 {
 			return
@@ -220,6 +222,26 @@ func freeze(t *testing.T, pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("the loop %d never ran a child to freeze", pid)
+}
+
+// stopped says whether process pid is stopped, within a second of a
+// SIGSTOP.
+func stopped(pid int) bool {
+	for range 50 {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		_, rest, _ := strings.Cut(string(data), ") ")
+		switch state, _, _ := strings.Cut(rest, " "); state {
+		case "T", "t":
+			return true
+		case "Z", "X":
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }
 
 // The live form in a real terminal: a tmux pane runs the board, which is
