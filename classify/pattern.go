@@ -3,7 +3,10 @@ package classify
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // A pattern is a regular expression compiled when a rule first uses it: a
@@ -19,7 +22,22 @@ type pattern struct {
 	free     string
 	once     sync.Once
 	compiled *regexp.Regexp
+	// byHand, for an expression costly to compile that a few lines of Go
+	// match as well (wholeLines, ruleLinePattern), matches it: the
+	// expression is compiled only for a line byHand matched and a caller
+	// wants its groups. A test holds byHand to the expression's answers on
+	// every line of the golden corpus, and a fuzz test on any line.
+	byHand func(string) bool
 }
+
+// compiledExprs holds every expression compiled in this process, by its text:
+// tables that share an expression (the rule line of two agents' boxes, the
+// top and bottom of one) pay for it once. In a process that reads one
+// screen, compiling is most of what matching costs.
+var compiledExprs = struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}{m: map[string]*regexp.Regexp{}}
 
 // re compiles an anchored pattern, when it is first used: building the
 // tables at start costs one small allocation a pattern.
@@ -28,7 +46,14 @@ func re(expr string) *pattern {
 }
 
 func (p *pattern) re() *regexp.Regexp {
-	p.once.Do(func() { p.compiled = regexp.MustCompile(p.expr) })
+	p.once.Do(func() {
+		compiledExprs.Lock()
+		defer compiledExprs.Unlock()
+		if p.compiled = compiledExprs.m[p.expr]; p.compiled == nil {
+			p.compiled = regexp.MustCompile(p.expr)
+			compiledExprs.m[p.expr] = p.compiled
+		}
+	})
 	return p.compiled
 }
 
@@ -42,9 +67,71 @@ func free(expr, why string) *pattern {
 	return p
 }
 
-func (p *pattern) MatchString(s string) bool { return p.re().MatchString(s) }
+func (p *pattern) MatchString(s string) bool {
+	if p.byHand != nil {
+		return p.byHand(s)
+	}
+	return p.re().MatchString(s)
+}
 
-func (p *pattern) FindStringSubmatch(s string) []string { return p.re().FindStringSubmatch(s) }
+// wholeLines returns the pattern matching exactly one of lines, by
+// comparing them: a long choice of sentences is the costliest kind of
+// expression to compile. Its expression is the regular expression it
+// stands for, so that it reads, explains and is checked like any other.
+func wholeLines(lines ...string) *pattern {
+	quoted := make([]string, len(lines))
+	for i, l := range lines {
+		quoted[i] = regexp.QuoteMeta(l)
+	}
+	p := re(`^(?:` + strings.Join(quoted, `|`) + `)$`)
+	p.byHand = func(s string) bool { return slices.Contains(lines, s) }
+	return p
+}
+
+// ruleLinePattern is ruleLine matched by hand: its counted repetition
+// compiles to the largest program of the tables, and every Claude Code
+// screen reaches it.
+func ruleLinePattern() *pattern {
+	p := re(ruleLine)
+	p.byHand = isRuleLine
+	return p
+}
+
+// isRuleLine is ruleLine: three or more horizontals, and optionally a
+// label of at most 40 other characters followed by horizontals to the end.
+func isRuleLine(s string) bool {
+	const h = "─"
+	n := 0
+	for strings.HasPrefix(s, h) {
+		s = s[len(h):]
+		n++
+	}
+	if n < 3 {
+		return false
+	}
+	if s == "" {
+		return true
+	}
+	for label := 0; !strings.HasPrefix(s, h); label++ {
+		if s == "" || label == 40 {
+			return false
+		}
+		_, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+	}
+	for strings.HasPrefix(s, h) {
+		s = s[len(h):]
+	}
+	return s == ""
+}
+
+// FindStringSubmatch is MatchString with the groups.
+func (p *pattern) FindStringSubmatch(s string) []string {
+	if p.byHand != nil && !p.byHand(s) {
+		return nil
+	}
+	return p.re().FindStringSubmatch(s)
+}
 
 // anchored reports whether every branch of the expression starts at the
 // start of the line: `^a|b` is not anchored, `^(?:a|b)` is.

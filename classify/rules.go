@@ -141,10 +141,10 @@ var claudeCode = agent{
 		{
 			name:           "rule, ❯ prompt, rule (eras B to D)",
 			promptPrefixes: []string{"❯", ">", "!"},
-			top:            re(ruleLine),
+			top:            ruleLinePattern(),
 			prompt:         re(`^(?:❯|>|!)(?: (.*))?$`),
 			notPrompt:      re(`^(?:❯|>) *\d+\. `),
-			bottom:         re(ruleLine),
+			bottom:         ruleLinePattern(),
 		},
 		{
 			name:           "rounded box, > prompt (era A)",
@@ -286,10 +286,10 @@ var codexCLI = agent{
 	// Codex rotates the composer's placeholder among suggestions, drawn
 	// faint: with -e the attribute decides, without it this list does.
 	placeholders: []*pattern{
-		re(`^(?:Ask Codex to do anything|Explain this codebase|Summarize recent commits|Implement \{feature\}|` +
-			`Find and fix a bug in @filename|Write tests for @filename|Improve documentation in @filename|` +
-			`Run /review on my current changes|Use /skills to list available skills|` +
-			`Check recently modified functions for compatibility)$`),
+		wholeLines("Ask Codex to do anything", "Explain this codebase", "Summarize recent commits", "Implement {feature}",
+			"Find and fix a bug in @filename", "Write tests for @filename", "Improve documentation in @filename",
+			"Run /review on my current changes", "Use /skills to list available skills",
+			"Check recently modified functions for compatibility"),
 	},
 	// Queued input sits between the status line and the composer: read
 	// through it to the status line.
@@ -360,7 +360,7 @@ var geminiCLI = agent{
 			// prompt in a padded area, then the status table.
 			name:           "rule, hint, > prompt (0.61)",
 			promptPrefixes: []string{" > "},
-			top:            re(ruleLine),
+			top:            ruleLinePattern(),
 			lead:           re(`^ \S`),
 			gap:            2,
 			prompt:         re(`^ > +(.*)$`),

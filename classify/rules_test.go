@@ -1,7 +1,12 @@
 package classify
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -102,4 +107,63 @@ func TestAnchored(t *testing.T) {
 			t.Errorf("anchored(%q) = %v, want %v", tt.expr, got, tt.want)
 		}
 	}
+}
+
+// TestByHandAgreesWithTheExpression: a pattern matched by hand answers as
+// its regular expression does, on every line of every golden pane and on
+// variants of its own lines (holding them, quoting them, cut short).
+func TestByHandAgreesWithTheExpression(t *testing.T) {
+	var lines []string
+	for _, dir := range []string{"panes", "real", "real-codex", "real-gemini"} {
+		files, _ := filepath.Glob(filepath.Join("..", "golden", dir, "*.pane"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range ParseScreen(data).Lines {
+				lines = append(lines, l.Text)
+			}
+		}
+	}
+	if len(lines) < 1000 {
+		t.Fatalf("only %d golden lines", len(lines))
+	}
+	n := 0
+	for _, p := range tablePatterns(t) {
+		if p.byHand == nil {
+			continue
+		}
+		n++
+		expr := regexp.MustCompile(p.expr)
+		probes := append([]string{"", "───", "──", "─── label ───", "───" + strings.Repeat("x", 40) + "─", "───" + strings.Repeat("x", 41) + "─", "─── x", "x───"}, lines...)
+		for _, l := range lines {
+			if expr.MatchString(l) {
+				probes = append(probes, l+" ", " "+l, l[:len(l)-1], "› "+l, l+l, strings.ToLower(l))
+			}
+		}
+		for _, s := range probes {
+			if got, want := p.MatchString(s), expr.MatchString(s); got != want {
+				t.Errorf("%s on %q: %v, its expression says %v", p.expr, s, got, want)
+			}
+			if got, want := p.FindStringSubmatch(s), expr.FindStringSubmatch(s); !slices.Equal(got, want) {
+				t.Errorf("%s: FindStringSubmatch(%q) = %q, its expression says %q", p.expr, s, got, want)
+			}
+		}
+	}
+	if n < 2 {
+		t.Fatalf("%d patterns matched by hand in the tables, want the rule line and Codex's placeholders", n)
+	}
+}
+
+func FuzzRuleLine(f *testing.F) {
+	for _, s := range []string{"───", "─── Plan ───", "──x─", "───\xff─", "───" + strings.Repeat("é", 40) + "─"} {
+		f.Add(s)
+	}
+	expr := regexp.MustCompile(ruleLine)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isRuleLine(s), expr.MatchString(s); got != want {
+			t.Fatalf("isRuleLine(%q) = %v, the expression says %v", s, got, want)
+		}
+	})
 }

@@ -114,8 +114,11 @@ func newMatcher(recs []string) *Matcher {
 		return m
 	}
 
+	// Open addressing stays quick up to three quarters full; a table twice
+	// as large would cost a process that reads one screen more in fresh
+	// memory than in probes.
 	nslots := 16
-	for nslots < 2*windows {
+	for 3*nslots < 4*windows {
 		nslots <<= 1
 	}
 	m.slots = make([]slot, nslots)

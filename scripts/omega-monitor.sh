@@ -298,7 +298,7 @@ on_signal() {
 	# A stop, not a death: the board shows this watcher gone, not stale.
 	TZ=UTC0 printf '{"at":"%(%Y-%m-%dT%H:%M:%SZ)T","by":"SIG%s"}\n' -1 "$1" >"$state/.ended.json" &&
 		mv -f -- "$state/.ended.json" "$state/ended.json"
-	kill "$watchdog" 2>/dev/null
+	kill "$watchdog" 2>/dev/null && wait "$watchdog"
 	trap - "$1"
 	exit $((128 + $2))
 }

@@ -197,31 +197,29 @@ func freeze(t *testing.T, pid int) {
 		if err != nil {
 			t.Skipf("no /proc children list: %v", err)
 		}
-		// A call is a child that runs a program of its own; a child that
-		// is still the loop's shell (its watchdog, a call not yet started)
-		// would leave the loop polling.
-		loop, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-		frozen := 0
+		// A call runs in a process group of its own; the loop's watchdog,
+		// in the loop's group, is not a call.
+		calls := 0
 		for _, k := range strings.Fields(string(data)) {
 			c, err := strconv.Atoi(k)
 			if err != nil {
 				continue
 			}
-			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c)); len(comm) == 0 || string(comm) == string(loop) {
+			if pgid, err := syscall.Getpgid(c); err != nil || pgid != c {
 				continue
 			}
 			syscall.Kill(c, syscall.SIGSTOP)
 			t.Cleanup(func() { syscall.Kill(c, syscall.SIGKILL) })
 			if stopped(c) { // not a call that ended as it was read
-				frozen++
+				calls++
 			}
 		}
-		if frozen > 0 {
+		if calls > 0 {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the loop %d never ran a child to freeze", pid)
+	t.Fatalf("the loop %d never ran a call to freeze", pid)
 }
 
 // stopped says whether process pid is stopped, within a second of a
