@@ -118,6 +118,45 @@ func TestDiffOfADirectoryThatIsNotAWorktree(t *testing.T) {
 	}
 }
 
+// TestDiffBasePreference: the base is the first of the list that exists,
+// whichever others exist too; a branch that shares a name with a remote's
+// is the local one.
+func TestDiffBasePreference(t *testing.T) {
+	testenv.Need(t, "git")
+	for _, tt := range []struct {
+		refs []string // besides the branch checked out, "agent"
+		want string
+	}{
+		{nil, "error: no upstream default branch (origin/HEAD, origin/main, main...)"},
+		{[]string{"refs/heads/master"}, "base master"},
+		{[]string{"refs/heads/master", "refs/heads/main"}, "base main"},
+		{[]string{"refs/heads/main", "refs/remotes/origin/master"}, "base origin/master"},
+		{[]string{"refs/remotes/origin/master", "refs/remotes/origin/main"}, "base origin/main"},
+		{[]string{"refs/remotes/origin/main", "refs/remotes/upstream/master"}, "base upstream/master"},
+		{[]string{"refs/remotes/upstream/main", "refs/remotes/origin/HEAD", "refs/heads/main"}, "base origin/HEAD"},
+		{[]string{"refs/remotes/origin/HEAD", "refs/remotes/upstream/HEAD"}, "base upstream/HEAD"},
+		{[]string{"refs/tags/main", "refs/heads/mainline"}, "error: no upstream default branch (origin/HEAD, origin/main, main...)"},
+	} {
+		t.Run(strings.Join(tt.refs, ","), func(t *testing.T) {
+			dir := t.TempDir()
+			gitRun(t, dir, "init", "-q", "-b", "agent")
+			writeFile(t, filepath.Join(dir, "a.txt"), "a\n")
+			gitRun(t, dir, "add", ".")
+			gitRun(t, dir, "commit", "-qm", "one")
+			for _, r := range tt.refs {
+				gitRun(t, dir, "update-ref", r, "HEAD")
+			}
+			out, err := exec.Command("sh", "-c", diffCommand(dir)).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _, _ := strings.Cut(string(out), "\n"); got != tt.want {
+				t.Errorf("first line %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // For a remote target the same command runs through ssh: the remote login
 // shell parses it once more, and the directory's quote must survive.
 func TestDiffOverSSH(t *testing.T) {
