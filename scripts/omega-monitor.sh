@@ -65,20 +65,23 @@ run_bounded() {
 }
 
 # watchdog: the wall clock of every call, a process of its own for the loop's
-# life. Told "arm PGID SECONDS" when a call starts and "done" when it ends, it
-# ends the call's process group (TERM, and KILL 2 seconds later) when the end
-# does not come in time. It ends itself once the loop is gone; it holds no
-# lock (fd 8), so that in its last seconds it does not keep the next loop out,
-# and none of the loop's output, which a reader may be waiting to see end.
+# life. Told "arm PGID SECONDS" when a call starts (again, if a signal moved
+# the loop on) and "done" when it ends, it ends the call's group (TERM, KILL
+# 2 s later) when the end does not come in time. It ends itself once the loop
+# is gone, and holds no lock (fd 8: the next loop would wait) and none of the
+# loop's output (a reader may be waiting to see it end).
 watchdog() {
-	local loop=$1 what pgid secs
+	local loop=$1 what pgid secs p s
 	while :; do
 		if ! read -r -t 5 what pgid secs <&10; then
 			kill -0 "$loop" 2>/dev/null || exit 0
 			continue
 		fi
 		[[ $what == arm ]] || continue
-		read -r -t "$secs" what _ <&10 && continue
+		while read -r -t "$secs" what p s <&10; do
+			[[ $what == arm ]] || continue 2
+			pgid=$p secs=$s
+		done
 		kill -TERM -- "-$pgid" 2>/dev/null || continue
 		read -r -t 2 -u 9 _ || :
 		kill -KILL -- "-$pgid" 2>/dev/null || :
@@ -292,9 +295,7 @@ on_signal() {
 		for _ in 1 2 3 4 5; do kill -0 -- "-$running" 2>/dev/null && read -r -t 0.2 -u 9 _; done
 		kill -KILL -- "-$running" 2>/dev/null
 	fi
-	if ((${#close_master[@]})); then
-		run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
-	fi
+	((${#close_master[@]} == 0)) || run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	# A stop, not a death: the board shows this watcher gone, not stale.
 	TZ=UTC0 printf '{"at":"%(%Y-%m-%dT%H:%M:%SZ)T","by":"SIG%s"}\n' -1 "$1" >"$state/.ended.json" &&
 		mv -f -- "$state/.ended.json" "$state/ended.json"

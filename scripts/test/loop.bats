@@ -151,6 +151,16 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	[ -z "$(marked)" ]
 }
 
+@test "the watchdog re-arms for a call that starts before the last one's done" {
+	run_bounded 10 /dev/null "$T/out" "$T/err" true
+	printf 'arm 999999 600\n' >&10 # a call the loop left without its done
+	local start=$SECONDS
+	run_bounded 1 /dev/null "$T/out" "$T/err" sh -c "sleep $MARK"
+	[ "$rc" -eq 124 ]
+	((SECONDS - start <= 8))
+	[ -z "$(marked)" ]
+}
+
 @test "run_bounded: a command that dies of a signal of its own in time is not a timeout" {
 	run_bounded 10 /dev/null "$T/out" "$T/err" sh -c 'kill -TERM $$'
 	[ "$rc" -eq 143 ]
