@@ -62,6 +62,7 @@ type Matcher struct {
 	fshift  uint   // 64 - log2(bits in filter)
 	slots   []slot // open addressing, len a power of two
 	smask   uint64 // len(slots) - 1
+	used    int    // slots not empty
 }
 
 // A slot holds one slice, packed in 64 bits: 1 + its offset in text in the
@@ -114,11 +115,12 @@ func newMatcher(recs []string) *Matcher {
 		return m
 	}
 
-	// Open addressing stays quick up to three quarters full; a table twice
-	// as large would cost a process that reads one screen more in fresh
-	// memory than in probes.
+	// The table starts at room for half the slices, and doubles when it
+	// is three quarters full: records share most of their slices (a nudge
+	// told again with another step number), and a process that reads one
+	// screen pays more for fresh memory than for probes.
 	nslots := 16
-	for 3*nslots < 4*windows {
+	for 3*nslots < 2*windows {
 		nslots <<= 1
 	}
 	m.slots = make([]slot, nslots)
@@ -187,12 +189,38 @@ func (m *Matcher) insert(h uint64, off int, flags uint8) {
 		s := &m.slots[i]
 		if *s == 0 {
 			*s = newSlot(off, flags, x)
+			if m.used++; 4*m.used >= 3*len(m.slots) {
+				m.grow()
+			}
 			return
 		}
 		if s.tag() == x>>35 && slices.Equal(m.text[s.off():s.off()+SliceLen], want) {
 			*s |= slot(flags) << 32
 			return
 		}
+	}
+}
+
+// grow doubles the table. A slot keeps only the top bits of its hash, so
+// each slice's hash is computed again from its runes, as the rolling hash
+// of newMatcher computed it.
+func (m *Matcher) grow() {
+	old := m.slots
+	m.slots = make([]slot, 2*len(old))
+	m.smask = uint64(len(m.slots) - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		var h uint64
+		for _, c := range m.text[s.off() : s.off()+SliceLen] {
+			h = h*hashBase + uint64(c)
+		}
+		i := mix(h) & m.smask
+		for m.slots[i] != 0 {
+			i = (i + 1) & m.smask
+		}
+		m.slots[i] = s
 	}
 }
 

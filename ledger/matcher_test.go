@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -326,5 +327,57 @@ func TestMaskLongLine(t *testing.T) {
 	want := strings.Repeat("unrelated text, ", 1<<16) + strings.Repeat("\x00\xff日本", 1<<14)
 	if got := m.Mask(line); got != want {
 		t.Errorf("Mask of a %d-byte line: got %d bytes, want %d", len(line), len(got), len(want))
+	}
+}
+
+// TestMaskAfterGrowth: records that share no slice fill the table past its
+// first size, so it grows; after that and after two more doublings, Mask
+// still agrees with the definition.
+func TestMaskAfterGrowth(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	word := func() string {
+		b := make([]rune, 3+r.IntN(8))
+		for i := range b {
+			b[i] = rune('a' + r.IntN(26))
+		}
+		return string(b)
+	}
+	var texts, recs []string
+	for range 150 {
+		var ws []string
+		for range 4 + r.IntN(8) {
+			ws = append(ws, word())
+		}
+		texts = append(texts, strings.Join(ws, " "))
+		recs = append(recs, records(texts[len(texts)-1])...)
+	}
+	windows := 0
+	for _, rec := range recs {
+		if n := utf8.RuneCountInString(rec); n >= SliceLen {
+			windows += n - SliceLen + 1
+		}
+	}
+	m := NewMatcher(texts...)
+	first := 16
+	for 3*first < 2*windows {
+		first <<= 1
+	}
+	if len(m.slots) < 2*first {
+		t.Fatalf("table of %d slots for %d slices: want it grown from %d", len(m.slots), windows, first)
+	}
+	if 4*m.used >= 3*len(m.slots) {
+		t.Errorf("%d of %d slots used after growing", m.used, len(m.slots))
+	}
+	lines := []string{"unrelated text that no record holds at all", ""}
+	for i, tx := range texts {
+		lines = append(lines, tx, "x"+tx+"y", "❯ "+tx, tx+" "+texts[(i+1)%len(texts)], word()+" "+tx[3:])
+	}
+	for grown := range 3 {
+		for _, l := range lines {
+			if got, want := m.Mask(l), naiveMask(recs, l); got != want {
+				t.Fatalf("after %d more doublings: Mask(%q) = %q, naive %q", grown, l, got, want)
+			}
+		}
+		m.grow()
 	}
 }
