@@ -13,14 +13,14 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
 
-var (
-	captureFlag     = flag.Bool("capture", false, "drive the real Claude Code through every state and write its panes into golden/real (TestCaptureGolden)")
-	captureParallel = flag.Int("capture-parallel", 3, "how many Claude Codes TestCaptureGolden runs at once")
-)
+// captureParallel is how many Claude Codes TestCaptureGolden runs at once,
+// under termagent's -capture flag.
+var captureParallel = flag.Int("capture-parallel", 3, "how many Claude Codes TestCaptureGolden runs at once")
 
 // realDir holds the captures of the real program.
 const realDir = "../../golden/real"
@@ -214,7 +214,7 @@ const longDraft = "when you are done with the parser, please also look at the re
 // mode and width and writes each moment into golden/real, labelled by the
 // status Claude Code itself wrote for the pane. It runs only with -capture.
 func TestCaptureGolden(t *testing.T) {
-	if !*captureFlag {
+	if !*termagent.CaptureFlag {
 		t.Skip("captures only with -capture")
 	}
 	bin := claudecode.Binary(t)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
@@ -169,14 +171,14 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *Session {
 	// status file's tmux field.
 	var script strings.Builder
 	script.WriteString("#!/bin/sh\n")
-	fmt.Fprintf(&script, "cd %s || exit 1\n", shQuote(s.Dir))
+	fmt.Fprintf(&script, "cd %s || exit 1\n", coord.ShellQuote(s.Dir))
 	script.WriteString(`exec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE"`)
 	for _, kv := range env {
-		script.WriteString(" " + shQuote(kv))
+		script.WriteString(" " + coord.ShellQuote(kv))
 	}
-	script.WriteString(" " + shQuote(cfg.Binary))
+	script.WriteString(" " + coord.ShellQuote(cfg.Binary))
 	for _, a := range cfg.Mode.Args() {
-		script.WriteString(" " + shQuote(a))
+		script.WriteString(" " + coord.ShellQuote(a))
 	}
 	script.WriteString("\n")
 	launcher := filepath.Join(base, "run.sh")
@@ -210,54 +212,44 @@ func writeJSON(t testing.TB, path string, v any) {
 	}
 }
 
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+// pane is the session's pane as termagent drives any program's: typing,
+// keys and captures are the same whatever runs in it.
+func (s *Session) pane() *termagent.Session {
+	return &termagent.Session{Tmux: s.Tmux, Pane: s.Pane}
+}
 
 // Type types text into the pane literally, waits until it shows, then
 // presses Enter on its own, as a human would.
 func (s *Session) Type(t testing.TB, text string) {
 	t.Helper()
-	s.Draft(t, text)
-	s.Keys(t, "Enter")
+	s.pane().Type(t, text)
 }
 
 // Draft types text into the pane literally without sending it, and waits
 // until its end shows on the screen.
 func (s *Session) Draft(t testing.TB, text string) {
 	t.Helper()
-	s.Tmux.Run(t, "send-keys", "-t", s.Pane, "-l", text)
-	tail := []rune(strings.TrimSpace(text))
-	if len(tail) > 8 {
-		tail = tail[len(tail)-8:]
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Contains(string(s.Capture(t)), string(tail)) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	// Let the input settle, so Enter is not read as part of a paste.
-	time.Sleep(300 * time.Millisecond)
+	s.pane().Draft(t, text)
 }
 
 // Keys sends tmux key names (Enter, Escape, C-u) to the pane.
 func (s *Session) Keys(t testing.TB, keys ...string) {
 	t.Helper()
-	s.Tmux.Run(t, append([]string{"send-keys", "-t", s.Pane}, keys...)...)
+	s.pane().Keys(t, keys...)
 }
 
 // Capture returns the pane's screen as capture-pane -p -J prints it: text
 // only, wrapped lines joined.
 func (s *Session) Capture(t testing.TB) []byte {
 	t.Helper()
-	return []byte(s.Tmux.Run(t, "capture-pane", "-p", "-J", "-t", s.Pane))
+	return []byte(s.pane().Capture(t))
 }
 
 // CaptureEscapes returns the pane's screen with its escape sequences kept
 // (capture-pane -p -e -J), so that faint text can be told from normal text.
 func (s *Session) CaptureEscapes(t testing.TB) []byte {
 	t.Helper()
-	return []byte(s.Tmux.Run(t, "capture-pane", "-p", "-e", "-J", "-t", s.Pane))
+	return []byte(s.pane().CaptureEscapes(t))
 }
 
 // Status is what Claude Code writes about a session to

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
@@ -59,13 +60,13 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, l Launch) *Session {
 	}, l.Env...)
 	var script strings.Builder
 	script.WriteString("#!/bin/sh\n")
-	fmt.Fprintf(&script, "cd %s || exit 1\n", shQuote(l.Dir))
+	fmt.Fprintf(&script, "cd %s || exit 1\n", coord.ShellQuote(l.Dir))
 	script.WriteString(`exec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE"`)
 	for _, kv := range env {
-		script.WriteString(" " + shQuote(kv))
+		script.WriteString(" " + coord.ShellQuote(kv))
 	}
 	for _, a := range append([]string{l.Binary}, l.Args...) {
-		script.WriteString(" " + shQuote(a))
+		script.WriteString(" " + coord.ShellQuote(a))
 	}
 	script.WriteString("\n")
 	launcher := filepath.Join(filepath.Dir(l.Home), "run-"+l.Name+".sh")
@@ -107,8 +108,6 @@ func Dirs(t testing.TB) (home, dir string) {
 	}
 	return home, dir
 }
-
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // Type types text literally, waits until its end shows, then presses Enter
 // on its own, as a human would.

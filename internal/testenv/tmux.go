@@ -127,7 +127,8 @@ func withoutTmux(env []string) []string {
 	return kept
 }
 
-// shQuote single-quotes a word for sh.
+// shQuote single-quotes a word for sh: coord.ShellQuote, copied, since
+// coord's tests import this package.
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // alive reports whether pid runs. A zombie does not: the server daemonized,
