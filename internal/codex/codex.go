@@ -65,12 +65,6 @@ type Config struct {
 // wants to leave the sandbox) and --no-daemon (no app-server outlives it).
 func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *termagent.Session {
 	t.Helper()
-	if cfg.Width == 0 {
-		cfg.Width = 100
-	}
-	if cfg.Height == 0 {
-		cfg.Height = 40
-	}
 	if cfg.Retries == 0 {
 		cfg.Retries = 1
 	}

@@ -53,12 +53,6 @@ type Config struct {
 // shell command).
 func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *termagent.Session {
 	t.Helper()
-	if cfg.Width == 0 {
-		cfg.Width = 100
-	}
-	if cfg.Height == 0 {
-		cfg.Height = 40
-	}
 	if cfg.Name == "" {
 		cfg.Name = "gemini"
 	}

@@ -28,7 +28,7 @@ type Launch struct {
 	// Env holds NAME=value entries beyond HOME, PATH, TMPDIR, TERM and
 	// LANG; nothing else of the test's environment reaches the program.
 	Env []string
-	// Width and Height are the pane's size.
+	// Width and Height are the pane's size; 100 by 40 when zero.
 	Width, Height int
 }
 
@@ -44,6 +44,12 @@ type Session struct {
 // script that clears the environment. The session ends with the test.
 func Start(t testing.TB, tmux *testenv.TmuxServer, l Launch) *Session {
 	t.Helper()
+	if l.Width == 0 {
+		l.Width = 100
+	}
+	if l.Height == 0 {
+		l.Height = 40
+	}
 	// A short TMPDIR of its own: programs keep unix sockets there, whose
 	// paths are limited to about 100 bytes.
 	tmp, err := os.MkdirTemp("", "omta")
