@@ -52,13 +52,13 @@ run_bounded() {
 	shift 4
 	((secs == 0)) || kill -0 "$watchdog" 2>/dev/null || start_watchdog
 	set -m
-	"$@" <"$in" >"$out" 2>"$err" 8>&- 9>&- 10>&- &
+	"$@" <"$in" >"$out" 2>"$err" 7>&- 8>&- 9>&- &
 	running=$!
 	set +m
-	((secs == 0)) || printf 'arm %s %s\n' "$running" "$secs" >&10
+	((secs == 0)) || printf 'arm %s %s\n' "$running" "$secs" >&7
 	rc=0
 	wait "$running" 2>/dev/null || rc=$?
-	((secs == 0)) || printf 'done\n' >&10
+	((secs == 0)) || printf 'done\n' >&7
 	((rc <= 128 || secs == 0 || ${EPOCHREALTIME/./} - start < secs * 1000000)) || rc=124
 	kill -KILL -- "-$running" 2>/dev/null || :
 	running=''
@@ -73,12 +73,12 @@ run_bounded() {
 watchdog() {
 	local loop=$1 what pgid secs p s
 	while :; do
-		if ! read -r -t 5 what pgid secs <&10; then
+		if ! read -r -t 5 what pgid secs <&7; then
 			kill -0 "$loop" 2>/dev/null || exit 0
 			continue
 		fi
 		[[ $what == arm ]] || continue
-		while read -r -t "$secs" what p s <&10; do
+		while read -r -t "$secs" what p s <&7; do
 			[[ $what == arm ]] || continue 2
 			pgid=$p secs=$s
 		done
@@ -324,14 +324,14 @@ main() {
 		return 1
 	fi
 	work=$state/poll
-	# Two fifos, each open both ways: fd 9, read with a timeout, is the
-	# loop's clock; fd 10 carries the watchdog's orders.
+	# Two fifos, each open both ways: fd 9, read with a timeout, is the clock;
+	# fd 7, the watchdog's orders (not 10+: bash saves descriptors there).
 	fifo=$work/fifo.$$
-	if ! mkfifo -m 600 -- "$fifo.9" "$fifo.10" || ! exec 9<>"$fifo.9" 10<>"$fifo.10"; then
+	if ! mkfifo -m 600 -- "$fifo.9" "$fifo.7" || ! exec 9<>"$fifo.9" 7<>"$fifo.7"; then
 		say "cannot make the fifos $fifo.*"
 		return 1
 	fi
-	rm -f -- "$fifo.9" "$fifo.10"
+	rm -f -- "$fifo.9" "$fifo.7"
 	trap 'on_signal HUP 1' HUP
 	trap 'on_signal INT 2' INT
 	trap 'on_signal TERM 15' TERM

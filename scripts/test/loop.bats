@@ -24,16 +24,17 @@ setup() {
 	# The diff of the worktree is not measured in these polls.
 	diff_every=300 diff_due=$((EPOCHSECONDS + 100000))
 	mkfifo "$T/clock" "$T/watchdog"
-	exec 9<>"$T/clock" 10<>"$T/watchdog"
+	exec 9<>"$T/clock" 7<>"$T/watchdog"
 	# A marker unique to this test, carried by every process it starts, so
-	# that leftovers can be found.
-	MARK=$((300 + RANDOM % 600)).$$
+	# that leftovers can be found; as a sleep's length, it is short enough
+	# that a clock which fails to end one fails its test in minutes.
+	MARK=$((60 + RANDOM % 30)).$$
 	recorder
 }
 
 teardown() {
 	[[ -z $watchdog ]] || kill "$watchdog" 2>/dev/null
-	exec 9>&- 10>&-
+	exec 7>&- 9>&-
 	pkill_marked || true
 }
 
@@ -153,7 +154,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 
 @test "the watchdog re-arms for a call that starts before the last one's done" {
 	run_bounded 10 /dev/null "$T/out" "$T/err" true
-	printf 'arm 999999 600\n' >&10 # a call the loop left without its done
+	printf 'arm 999999 600\n' >&7 # a call the loop left without its done
 	local start=$SECONDS
 	run_bounded 1 /dev/null "$T/out" "$T/err" sh -c "sleep $MARK"
 	[ "$rc" -eq 124 ]
