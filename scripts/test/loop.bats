@@ -25,6 +25,10 @@ setup() {
 	diff_every=300 diff_due=$((EPOCHSECONDS + 100000))
 	mkfifo "$T/clock" "$T/watchdog"
 	exec 9<>"$T/clock" 7<>"$T/watchdog"
+	# The watchdog starts in the test's shell, so that 'run' (a subshell)
+	# finds it alive instead of starting a second reader of the fifo, which
+	# would take bytes of the first one's orders.
+	start_watchdog
 	# A marker unique to this test, carried by every process it starts, so
 	# that leftovers can be found; as a sleep's length, it is short enough
 	# that a clock which fails to end one fails its test in minutes.
@@ -177,8 +181,10 @@ calls() { cat "$T/calls" 2>/dev/null; }
 }
 
 @test "the watchdog ends itself once its loop is gone, and holds no lock" {
+	mkfifo "$T/orders"
 	(
-		exec 8>>"$T/lock"
+		exec 8>>"$T/lock" 7<>"$T/orders"
+		watchdog=''
 		run_bounded 10 /dev/null "$T/out" "$T/err" true
 		echo "$watchdog" >"$T/watchdog.pid"
 	)
