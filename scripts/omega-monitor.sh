@@ -15,9 +15,9 @@
 # no set -e (every error is a rendered line), and every call runs in a process
 # group of its own under a wall clock that ends the whole group. The only exits
 # are --help, a refused command line (status 2) and a signal, passed on to
-# whatever runs at the time. Per poll: one process per probe, one capture (over
-# ssh, one round trip that also reads the agent's own status), one tick; the
-# clocks are bash builtins reading fifos. Bash 5. Environment: OMEGA_MONITOR_BIN
+# whatever runs at the time. Per poll: a forked shell per probe, one capture
+# (over ssh, one round trip that also reads the agent's own status), one tick,
+# and the diff when the tick asks; the clocks are bash builtins reading fifos. Bash 5. Environment: OMEGA_MONITOR_BIN
 # (the Go binary, else omega-monitor on PATH); the rest is loop-env's.
 
 # shellcheck disable=SC2154 # the settings come from loop-env's assignments
@@ -26,7 +26,7 @@ PROG=omega-monitor.sh
 
 # running is the process group of the call under way, for the signal handler;
 # watchdog is the pid of the process that keeps the calls' wall clock.
-running='' watchdog='' rc=0 why='' line='' next_pause=0 diff_due=0
+running='' watchdog='' rc=0 why='' line='' next_pause=0 diff_said=()
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
@@ -145,9 +145,7 @@ capture() {
 # it said on standard error, the reason when the output is no count), else
 # why it failed (the tick reads that as unknown).
 probe() {
-	# shellcheck disable=SC2016 # expanded by the sh that runs the probe
-	run_bounded "$call_timeout" /dev/null "$work/$1.out" "$work/$1.err" \
-		/bin/sh -c 'cd -- "$0" || exit 125; eval "$1"' "$probe_dir" "$2"
+	run_bounded "$call_timeout" /dev/null "$work/$1.out" "$work/$1.err" run_probe "$2"
 	if ((rc == 0)); then
 		read_capped "$work/$1.out"
 		args+=("--$1" "$line")
@@ -157,6 +155,14 @@ probe() {
 		failure "$work/$1.err"
 		args+=("--$1-error" "$why")
 	fi
+}
+
+# run_probe COMMAND: a probe, in the shell run_bounded forked for it (an sh
+# would cost a process start), without the loop's functions.
+run_probe() {
+	unset -f "${functions[@]}"
+	cd -- "$probe_dir" || exit 125
+	eval "$1"
 }
 
 # judge IN ARGS...: one call of the Go binary (tick, confirm or ack), its
@@ -220,8 +226,8 @@ nudge() {
 }
 
 # act: does what the tick wrote in the actions directory, in lexical order.
-# Each action's ack removes its file; a wait only sets the next pause. Then
-# the alerts waiting in the outbox go to the funnel (deliver).
+# Each action's ack removes its file; a wait only sets the next pause; a
+# diff is run, here or on the host, and what it said goes to the next tick.
 act() {
 	local f
 	for f in "$state/actions/"*; do
@@ -233,6 +239,13 @@ act() {
 			rm -f -- "$f"
 			[[ ! $line =~ ^[0-9]{1,6}$ ]] || next_pause=$line
 			;;
+		*.diff)
+			IFS= read -r -d '' line <"$f" || :
+			rm -f -- "$f"
+			run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" "${diff_run[@]}" "$line"
+			diff_said=(--diff-output "$work/diff.out")
+			((rc == 0)) || { failure "$work/diff.err" && diff_said=(--diff-error "$why"); }
+			;;
 		*) judge /dev/null "${ack[@]}" --action "$f" unknown ;;
 		esac
 	done
@@ -242,7 +255,8 @@ act() {
 # the newest thing the loop saw.
 poll() {
 	local in=$work/pane
-	args=("${tick[@]}")
+	args=("${tick[@]}" "${diff_said[@]}")
+	diff_said=()
 	[[ -z $work_probe ]] || probe work "$work_probe"
 	[[ -z $progress_probe ]] || probe progress "$progress_probe"
 	if ! capture "$in"; then
@@ -254,26 +268,6 @@ poll() {
 	# An empty outbox costs no process.
 	local waiting=("$state/outbox/"*.alert)
 	[[ ! -e ${waiting[0]} ]] || judge /dev/null "${deliver[@]}"
-	measure_diff
-}
-
-# measure_diff: what the agent has written in the pane's working directory,
-# at most every 5 minutes: omega-monitor diff says when and what to run, and
-# records the figure; it runs here, or on the host over the ssh connection.
-measure_diff() {
-	local cmd
-	((EPOCHSECONDS >= diff_due)) || return 0
-	diff_due=$((EPOCHSECONDS + diff_every))
-	run_bounded "$call_timeout" /dev/null "$work/diff.cmd" "$work/diff.err" "${diff[@]}" --script
-	((rc == 0)) || return 0
-	IFS= read -r -d '' cmd <"$work/diff.cmd"
-	run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" "${diff_run[@]}" "${cmd%$'\n'}"
-	if ((rc == 0)); then
-		run_bounded "$call_timeout" "$work/diff.out" /dev/null "$work/diff.err" "${diff[@]}" --record
-	else
-		failure "$work/diff.err"
-		run_bounded "$call_timeout" /dev/null /dev/null "$work/diff.err" "${diff[@]}" --record --error "$why"
-	fi
 }
 
 # pause SECONDS: waits, in a read a signal interrupts at once.
@@ -318,6 +312,7 @@ main() {
 		return 0
 	fi
 	eval "$settings"
+	mapfile -t functions < <(compgen -A function)
 	# The state directory is this loop's for its whole life: the lock is on
 	# descriptor 8, which only this shell keeps (calls run with it closed).
 	if ! exec 8>>"$state/loop.lock" || ! "${hold[@]}"; then

@@ -8,53 +8,41 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
-const diffUsage = `usage: omega-monitor diff --state DIR [--dir PATH] --script
-       omega-monitor diff --state DIR [--dir PATH] --record [--error TEXT] < output
-
-What the agent has written in the watched pane's working directory, in two
-steps around the one effect, which the loop carries out (locally, or over its
-ssh connection for a remote target):
-
-  --script   prints the command that measures the diff, one line for sh -c
-             or for ssh; exits 1, printing nothing, when the last figure is
-             younger than 5 minutes and for the same directory
-  --record   reads that command's output and writes DIR/diff.json
-             (atomically); --error TEXT records why the command failed
-
-The directory is --dir, else the pane's working directory as the last poll's
-capture named it (pane_dir in DIR/state.json); without either there is
-nothing to measure (--script exits 1).
-
-The figure is +added -removed lines, committed and uncommitted, from the
-merge base of HEAD with the upstream default branch to the working tree,
-plus the lines of untracked files that git does not ignore. The base is the
-first that exists of: upstream/HEAD, origin/HEAD (the remote's default branch
-as the clone recorded it), upstream/main, upstream/master, origin/main,
-origin/master, main, master. A directory that is not a git worktree, or has
-none of them, records an error and the board shows "-".
-`
+// The diff of the watched pane's working directory: what the agent has
+// written there, +added -removed lines, committed and uncommitted, from the
+// merge base of HEAD with the upstream default branch to the working tree,
+// plus the lines of untracked files that git does not ignore. The base is
+// the first that exists of: upstream/HEAD, origin/HEAD (the remote's default
+// branch as the clone recorded it), upstream/main, upstream/master,
+// origin/main, origin/master, main, master. A directory that is not a git
+// worktree, or has none of them, records an error and the board shows "-".
+//
+// The tick asks for a measure when one is due (a NNN.diff action: the
+// command, for sh -c or for ssh), the loop runs it, locally or over its ssh
+// connection, and the next tick records what it printed in DIR/diff.json
+// (--diff-output FILE, or --diff-error TEXT when it failed).
 
 // diffEvery is how often the diff is measured at most: git walks the whole
 // worktree, and the figure moves slowly.
 const diffEvery = 5 * time.Minute
 
 // diffScript measures the diff in the directory $1, in as few git calls
-// as it can: the loop pays a process start for each. It prints "base REF",
+// as it can: the loop pays a process start for each. It prints "dir DIR"
+// (the directory measured, for the tick that records it), "base REF",
 // git's numstat lines (added, removed, path), "untracked N" for the lines
 // of untracked files, or "error: WHY". It only reads: no index refresh is
 // written (--no-optional-locks), and no external diff, text conversion or
 // fsmonitor hook of the repository's config runs.
-const diffScript = `cd "$1" 2>/dev/null || { echo "error: no such directory"; exit 0; }
+const diffScript = `printf 'dir %s\n' "$1"
+cd "$1" 2>/dev/null || { echo "error: no such directory"; exit 0; }
 g() { git --no-optional-locks -c core.fsmonitor=false "$@"; }
 top=$(g rev-parse --show-toplevel 2>/dev/null) && cd "$top" || { echo "error: not a git worktree"; exit 0; }
 refs=$(g for-each-ref --format='%(refname)' refs/remotes/upstream/HEAD refs/remotes/origin/HEAD refs/remotes/upstream/main refs/remotes/upstream/master refs/remotes/origin/main refs/remotes/origin/master refs/heads/main refs/heads/master 2>/dev/null)
@@ -88,8 +76,10 @@ func parseDiff(r io.Reader) (board.Diff, error) {
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
+		case strings.HasPrefix(line, "dir ") && !based:
+			d.Dir = strings.TrimPrefix(line, "dir ")
 		case strings.HasPrefix(line, "error: "):
-			return board.Diff{Error: strings.TrimPrefix(line, "error: ")}, nil
+			return board.Diff{Error: strings.TrimPrefix(line, "error: "), Dir: d.Dir}, nil
 		case strings.HasPrefix(line, "base "):
 			d.Base, based = strings.TrimPrefix(line, "base "), true
 		case strings.HasPrefix(line, "untracked "):
@@ -124,72 +114,48 @@ func parseDiff(r io.Reader) (board.Diff, error) {
 	return d, nil
 }
 
-func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("diff", diffUsage, stderr)
-	stateDir := fs.String("state", "", "the watcher's state directory")
-	dir := fs.String("dir", "", "the watched pane's working directory")
-	script := fs.Bool("script", false, "print the command that measures the diff, when one is due")
-	record := fs.Bool("record", false, "record the command's output")
-	failed := fs.String("error", "", "the command failed: why")
-	nowFlag := fs.String("now", "", "the time, RFC 3339 (for tests)")
-	if code, stop := parseFlags(fs, args, stdout, diffUsage); stop {
-		return code
-	}
-	if fs.NArg() > 0 || *stateDir == "" || *script == *record {
-		io.WriteString(stderr, diffUsage)
-		return 2
-	}
-	now := time.Now()
-	if *nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, *nowFlag)
+// recordDiff writes DIR/diff.json from what the last poll's diff command
+// printed (the file output) or why it failed; dir is the pane's directory
+// as this poll knows it, for a command that could not say which it measured.
+// Without either, there is nothing to record.
+func (d stateDirectory) recordDiff(now time.Time, output, failed, dir string) error {
+	var m board.Diff
+	switch {
+	case failed != "":
+		m.Error = "not measured: " + strings.Join(strings.Fields(failed), " ")
+	case output != "":
+		f, err := os.Open(output)
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor diff: --now %q is not an RFC 3339 time\n", *nowFlag)
-			return 2
+			return fmt.Errorf("diff not recorded: %v", err)
 		}
-		now = t
-	}
-	if *dir == "" {
-		*dir = paneDir(*stateDir)
-	}
-	if *dir == "" {
-		if *script {
-			return 1
+		defer f.Close()
+		if m, err = parseDiff(io.LimitReader(f, 16<<20)); err != nil {
+			m = board.Diff{Error: err.Error(), Dir: m.Dir}
 		}
-		fmt.Fprintln(stderr, "omega-monitor diff: no directory: no --dir, and no pane_dir in the state")
-		return 1
+	default:
+		return nil
 	}
-	path := filepath.Join(*stateDir, "diff.json")
-	if *script {
-		if !diffDue(path, *dir, now) {
-			return 1
-		}
-		fmt.Fprintln(stdout, diffCommand(*dir))
-		return 0
+	if m.Dir == "" {
+		m.Dir = dir
 	}
-	var d board.Diff
-	if *failed != "" {
-		d.Error = "not measured: " + strings.Join(strings.Fields(*failed), " ")
-	} else {
-		var err error
-		if d, err = parseDiff(io.LimitReader(stdin, 16<<20)); err != nil {
-			d = board.Diff{Error: err.Error()}
-		}
-	}
-	d.At, d.Dir = now.UTC(), *dir
-	data, err := json.Marshal(d)
+	m.At = now.UTC()
+	data, err := json.Marshal(m)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor diff: %v\n", err)
-		return 1
+		return fmt.Errorf("diff not recorded: %v", err)
 	}
-	if err := os.MkdirAll(*stateDir, 0o700); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor diff: %v\n", err)
-		return 1
+	if err := writeAtomic(d.path("diff.json"), append(data, '\n')); err != nil {
+		return fmt.Errorf("diff not recorded: %v", err)
 	}
-	if err := writeAtomic(path, append(data, '\n')); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor diff: %v\n", err)
-		return 1
+	return nil
+}
+
+// diffWanted is the command that measures dir when a measure is due, else
+// empty.
+func (d stateDirectory) diffWanted(now time.Time, dir string) string {
+	if dir == "" || !diffDue(d.path("diff.json"), dir, now) {
+		return ""
 	}
-	return 0
+	return diffCommand(dir)
 }
 
 // diffDue says whether a measure is due: none yet, one older than
@@ -204,20 +170,4 @@ func diffDue(path, dir string, now time.Time) bool {
 		return true
 	}
 	return d.Dir != dir || now.Sub(d.At) >= diffEvery || now.Before(d.At)
-}
-
-// paneDir is the watched pane's working directory as the last capture named
-// it (state.json's pane_dir), or empty.
-func paneDir(stateDir string) string {
-	data, err := fsutil.ReadCapped(filepath.Join(stateDir, "state.json"), maxStateFile)
-	if err != nil {
-		return ""
-	}
-	var s struct {
-		PaneDir string `json:"pane_dir"`
-	}
-	if json.Unmarshal(data, &s) != nil {
-		return ""
-	}
-	return s.PaneDir
 }

@@ -73,48 +73,149 @@ func agentWorktree(t *testing.T) string {
 
 func TestDiffMeasuresCommittedAndUncommittedSinceTheMergeBase(t *testing.T) {
 	clone := agentWorktree(t)
-	state := t.TempDir()
-	now := "2026-03-10T14:00:00Z"
-	var out, errb bytes.Buffer
-	if code := run([]string{"diff", "--state", state, "--dir", filepath.Join(clone, "sub"), "--script", "--now", now}, nil, &out, &errb); code != 0 {
-		t.Fatalf("diff --script: %d %s", code, errb.String())
+	state := stateDirectory(t.TempDir())
+	dir := filepath.Join(clone, "sub")
+	now := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	cmd := state.diffWanted(now, dir)
+	if cmd == "" {
+		t.Fatal("no measure was due for a fresh state")
 	}
-	measured, err := exec.Command("sh", "-c", strings.TrimSpace(out.String())).Output()
+	output := filepath.Join(t.TempDir(), "diff.out")
+	measure := exec.Command("sh", "-c", cmd)
+	measured, err := measure.Output()
 	if err != nil {
 		t.Fatalf("the script: %v", err)
 	}
-	if code := run([]string{"diff", "--state", state, "--dir", filepath.Join(clone, "sub"), "--record", "--now", now}, bytes.NewReader(measured), &out, &errb); code != 0 {
-		t.Fatalf("diff --record: %d %s", code, errb.String())
+	writeFile(t, output, string(measured))
+	// The pane has moved on since: the figure is still the measured
+	// directory's.
+	if err := state.recordDiff(now, output, "", "/elsewhere"); err != nil {
+		t.Fatal(err)
 	}
-	got := readDiff(t, state)
-	want := board.Diff{Added: 5, Removed: 1, Base: "origin/HEAD", Dir: filepath.Join(clone, "sub"), At: time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)}
+	got := readDiff(t, string(state))
+	want := board.Diff{Added: 5, Removed: 1, Base: "origin/HEAD", Dir: dir, At: now}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diff.json (-want +got):\n%s\nscript output:\n%s", diff, measured)
 	}
 	// Within five minutes, for the same directory, no measure is due.
-	if code := run([]string{"diff", "--state", state, "--dir", filepath.Join(clone, "sub"), "--script", "--now", "2026-03-10T14:04:59Z"}, nil, &out, &errb); code != 1 {
-		t.Errorf("a measure was due again within 5 minutes: %d", code)
+	if cmd := state.diffWanted(now.Add(diffEvery-time.Second), dir); cmd != "" {
+		t.Errorf("a measure was due again within 5 minutes: %s", cmd)
 	}
-	out.Reset()
-	if code := run([]string{"diff", "--state", state, "--dir", clone, "--script", "--now", "2026-03-10T14:01:00Z"}, nil, &out, &errb); code != 0 || out.Len() == 0 {
-		t.Errorf("a new directory was not due: %d", code)
+	if cmd := state.diffWanted(now.Add(diffEvery), dir); cmd == "" {
+		t.Error("no measure was due after 5 minutes")
+	}
+	if cmd := state.diffWanted(now.Add(time.Minute), clone); cmd == "" {
+		t.Error("a new directory was not due")
+	}
+	if cmd := state.diffWanted(now, ""); cmd != "" {
+		t.Errorf("a measure was due without a directory: %s", cmd)
 	}
 }
 
 func TestDiffOfADirectoryThatIsNotAWorktree(t *testing.T) {
 	testenv.Need(t, "git")
-	state := t.TempDir()
-	measured, err := exec.Command("sh", "-c", diffCommand(t.TempDir())).Output()
+	state := stateDirectory(t.TempDir())
+	plain := t.TempDir()
+	measured, err := exec.Command("sh", "-c", diffCommand(plain)).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"diff", "--state", state, "--dir", "/x", "--record"}, bytes.NewReader(measured), &out, &errb); code != 0 {
-		t.Fatalf("record: %d %s", code, errb.String())
+	output := filepath.Join(t.TempDir(), "diff.out")
+	writeFile(t, output, string(measured))
+	if err := state.recordDiff(time.Now(), output, "", "/x"); err != nil {
+		t.Fatalf("record: %v", err)
 	}
-	d := readDiff(t, state)
-	if d.Error != "not a git worktree" || board.DiffText(&d) != "-" {
+	d := readDiff(t, string(state))
+	if d.Error != "not a git worktree" || d.Dir != plain || board.DiffText(&d) != "-" {
 		t.Errorf("diff %+v renders %q", d, board.DiffText(&d))
+	}
+}
+
+// TestDiffRecordedFromEachKindOfAnswer: what the loop hands the tick, each
+// way it can go wrong included, is a figure or an error on the board, and
+// never a failed poll.
+func TestDiffRecordedFromEachKindOfAnswer(t *testing.T) {
+	now := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name, output, failed string
+		want                 board.Diff
+	}{
+		{"a figure", "dir /w\nbase main\n3\t1\ta.go\n-\t-\tbin\nuntracked 2\n", "", board.Diff{Added: 5, Removed: 1, Base: "main", Dir: "/w"}},
+		{"an error the script said", "dir /w\nerror: no such directory\n", "", board.Diff{Error: "no such directory", Dir: "/w"}},
+		{"no output", "", "", board.Diff{Error: "diff: no output", Dir: "/pane"}},
+		{"garbage", "dir /w\nbase main\nnot numstat\n", "", board.Diff{Error: `diff: unexpected line "not numstat"`, Dir: "/w"}},
+		{"a failed command", "", "ssh box: Connection refused\n (exit 255)", board.Diff{Error: "not measured: ssh box: Connection refused (exit 255)", Dir: "/pane"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			state := stateDirectory(t.TempDir())
+			output := ""
+			if tt.failed == "" {
+				output = filepath.Join(t.TempDir(), "diff.out")
+				writeFile(t, output, tt.output)
+			}
+			if err := state.recordDiff(now, output, tt.failed, "/pane"); err != nil {
+				t.Fatal(err)
+			}
+			tt.want.At = now
+			if diff := cmp.Diff(tt.want, readDiff(t, string(state))); diff != "" {
+				t.Errorf("diff.json (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// An output file that is not there is a problem of the poll's line,
+	// and nothing is recorded.
+	state := stateDirectory(t.TempDir())
+	if err := state.recordDiff(now, filepath.Join(string(state), "missing"), "", "/pane"); err == nil {
+		t.Error("a missing output was recorded")
+	}
+	if err := state.recordDiff(now, "", "", "/pane"); err != nil {
+		t.Errorf("nothing to record: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(string(state), "diff.json")); !os.IsNotExist(err) {
+		t.Errorf("diff.json written without a measure: %v", err)
+	}
+}
+
+// TestTickAsksForTheDiffAndRecordsIt: a framed tick names the pane's
+// directory, and asks for a measure (the last action) when one is due; the
+// next tick records what the loop hands back, and asks again only once it is
+// 5 minutes old.
+func TestTickAsksForTheDiffAndRecordsIt(t *testing.T) {
+	state := t.TempDir()
+	pane := readPane(t, "adv-custom-statusline-working")
+	tickAt := func(at string, extra ...string) []string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		args := append([]string{"tick", "--state", state, "--target", "agent", "--frame", "--work", "5", "--now", at}, extra...)
+		if code := run(args, strings.NewReader(frameOf(pane)), &out, &errb); code != 0 || strings.Contains(out.String(), "error") {
+			t.Fatalf("tick: %d %s %s", code, out.String(), errb.String())
+		}
+		entries, _ := os.ReadDir(filepath.Join(state, "actions"))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	actions := tickAt("2026-03-10T14:00:00Z")
+	if diff := cmp.Diff([]string{"001.diff"}, actions); diff != "" {
+		t.Fatalf("actions (-want +got):\n%s", diff)
+	}
+	cmd, err := os.ReadFile(filepath.Join(state, "actions", "001.diff"))
+	if err != nil || string(cmd) != diffCommand("/w") {
+		t.Errorf("the diff action holds %q, %v", cmd, err)
+	}
+	os.Remove(filepath.Join(state, "actions", "001.diff")) // as the loop does
+	output := filepath.Join(t.TempDir(), "diff.out")
+	writeFile(t, output, "dir /w\nbase main\n2\t0\ta.go\n")
+	if actions := tickAt("2026-03-10T14:01:00Z", "--diff-output", output); len(actions) != 0 {
+		t.Errorf("asked again right after the measure: %v", actions)
+	}
+	if d := readDiff(t, state); d.Added != 2 || d.Dir != "/w" {
+		t.Errorf("recorded %+v", d)
+	}
+	if actions := tickAt("2026-03-10T14:06:00Z"); len(actions) != 1 {
+		t.Errorf("not asked again after 5 minutes: %v", actions)
 	}
 }
 
@@ -150,8 +251,9 @@ func TestDiffBasePreference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, _, _ := strings.Cut(string(out), "\n"); got != tt.want {
-				t.Errorf("first line %q, want %q", got, tt.want)
+			lines := strings.Split(string(out), "\n")
+			if lines[0] != "dir "+dir || len(lines) < 2 || lines[1] != tt.want {
+				t.Errorf("first lines %q, want %q", lines[:min(2, len(lines))], []string{"dir " + dir, tt.want})
 			}
 		})
 	}

@@ -338,13 +338,9 @@ func (e *loopEnv) shell() string {
 		array("type_text", e.call(false, "send-keys", "-t", exact, "-l", text))
 	}
 	array("enter", e.call(false, "send-keys", "-t", exact, "Enter"))
-	// The diff of the pane's worktree: omega-monitor diff says when and what
-	// to run, and diff_run runs it here or on the host, over the loop's ssh
-	// connection.
-	array("diff", []string{e.bin, "diff", "--state", e.state})
-	// The loop asks at most this often, so that no poll pays a process for
-	// a figure that is not due; diff --script decides the rest.
-	scalar("diff_every", strconv.Itoa(int(diffEvery/time.Second)))
+	// The diff of the pane's worktree, when the tick asks for it (a NNN.diff
+	// action): diff_run runs its command here or on the host, over the
+	// loop's ssh connection.
 	if e.target.Local() {
 		array("diff_run", []string{"/bin/sh", "-c"})
 	} else {

@@ -41,7 +41,6 @@ func commands() []command {
 		{"stop", "stop the watcher of a target", runStop},
 		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
 		{"sweep", "keep the last 10,000 lines of a watcher's history (the loop runs it at start)", runSweep},
-		{"diff", "measure and record what the agent has written (the loop runs it)", runDiff},
 		{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
 		{"mcp", "serve the fleet read-only over MCP on stdio, for an agent (runs omega-monitor-mcp)", runMCP},
 		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},

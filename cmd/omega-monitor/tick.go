@@ -37,6 +37,9 @@ written to DIR/actions/ as files, in the order to act on them:
   NNN.enter   our text is in the input box already: Enter only
   NNN.wait    the seconds to wait before the next poll (the watched
               session is gone: a slower pace)
+  NNN.diff    a command (for sh -c, or for ssh to the target's host) that
+              measures the diff of the pane's working directory, at most
+              every 5 minutes; the next tick records its output
 
 Leftover action files from an earlier poll are deleted first: a stale nudge
 is unsafe. An escalation goes to DIR/outbox/ instead, one Telegram HTML
@@ -63,6 +66,9 @@ line tick prints).
                          pane, it changes nothing
   --pane ID              the watched pane as session:@window.%pane, which the
                          status file must name
+  --diff-output FILE     what the last poll's NNN.diff command printed: the
+                         figure, into DIR/diff.json for the board
+  --diff-error TEXT      that command failed: why (recorded as not measured)
   --explain              say on standard error what the classifier read, and
                          what the agent's own status said
   --now TIME             the poll's time, RFC 3339 (for tests; default: now)
@@ -176,6 +182,8 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	statusFile := fs.String("agent-status", "", "the agent's own status file")
 	pane := fs.String("pane", "", "the watched pane")
 	explain := fs.Bool("explain", false, "explain on standard error")
+	diffOutput := fs.String("diff-output", "", "what the last poll's diff command printed")
+	diffFailed := fs.String("diff-error", "", "the last poll's diff command failed")
 	if code, stop := parseFlags(fs, args, stdout, tickUsage); stop {
 		return code
 	}
@@ -267,7 +275,10 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		problems = append(problems, err.Error())
 		next, out = withholdNudges(next, out, "the state could not be saved")
 	}
-	d.handOver(out, screen, now, &problems)
+	if err := d.recordDiff(now, *diffOutput, *diffFailed, next.PaneDir); err != nil {
+		problems = append(problems, err.Error())
+	}
+	d.handOver(out, screen, now, d.diffWanted(now, next.PaneDir), &problems)
 	if err := d.appendHistory(now, *f.target, out.Events); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -552,8 +563,9 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 
 // handOver writes every action for the shell, as files in the order to act
 // on them, and a nudge's judged screen as pending.json for the checks
-// before typing and before Enter (confirm).
-func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, problems *[]string) {
+// before typing and before Enter (confirm). A diff command, when one is
+// due, comes last: it only measures.
+func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, diffCmd string, problems *[]string) {
 	seq := 0
 	os.Remove(d.path(pendingFile))
 	var alerts []string
@@ -580,6 +592,12 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 			if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
 				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}
+		}
+	}
+	if diffCmd != "" {
+		seq++
+		if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.diff", seq)), []byte(diffCmd)); err != nil {
+			*problems = append(*problems, "diff not handed over: "+err.Error())
 		}
 	}
 	// Into the outbox, which no later poll clears: an alert waits there

@@ -21,8 +21,7 @@ setup() {
 	call_timeout=5 target=agent mux_error='' paste='' funnel=$T/none
 	work_probe='' progress_probe='' probe_dir=$T next_pause=0 interval=60
 	load_buffer=() close_master=()
-	# The diff of the worktree is not measured in these polls.
-	diff_every=300 diff_due=$((EPOCHSECONDS + 100000))
+	diff_said=()
 	mkfifo "$T/clock" "$T/watchdog"
 	exec 9<>"$T/clock" 7<>"$T/watchdog"
 	# The watchdog starts in the test's shell, so that 'run' (a subshell)
@@ -79,7 +78,7 @@ eval "exit \\\${FAKE_\$(echo "\$name" | tr a-z A-Z)_STATUS:-0}"
 EOF
 	chmod +x "$T/rec"
 	local n
-	for n in capture tick confirm ack type_text enter load_buffer deliver; do
+	for n in capture tick confirm ack type_text enter load_buffer deliver diff_run; do
 		eval "$n=(\"$T/rec\" $n)"
 	done
 }
@@ -255,6 +254,22 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	[ -z "$(marked)" ]
 }
 
+@test "poll: a probe's pipeline and background job end with it at its clock" {
+	call_timeout=1 work_probe="sleep $MARK & sleep $MARK | cat; echo 3"
+	run poll
+	[[ $(calls) == *"<--work-error> <no answer within 1s>"* ]]
+	[ -z "$(marked)" ]
+}
+
+@test "poll: a probe sees none of the loop's functions, and its exit is its own" {
+	functions=(poll probe capture judge log)
+	work_probe='type poll >/dev/null 2>&1 && echo loop || echo 2' progress_probe='exit 3'
+	run poll
+	[[ $(calls) == *"<--work> <2>"* ]]
+	[[ $(calls) == *"<--progress-error> <exit 3>"* ]]
+	[[ $(calls) == *"tick"* ]]
+}
+
 @test "poll: a tick that fails is rendered, and nothing is acted on" {
 	FAKE_ACTION=001.nudge FAKE_TICK_STATUS=3 run poll
 	[[ $output == *"MONITOR · agent · ERROR · omega-monitor tick failed: "*"(exit 3) · "* ]]
@@ -326,6 +341,22 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	[ "$next_pause" = 60 ]
 }
 
+@test "a diff action runs its command, and the next tick reads what it printed, or why it failed" {
+	FAKE_ACTION=001.diff poll
+	[ ! -e "$state/actions/001.diff" ]
+	[[ $(calls) == *$'\ndiff_run <the text>' ]]
+	[[ $(calls) != *"--diff"* ]]
+	: >"$T/calls"
+	FAKE_DIFF_RUN_STATUS=3 FAKE_ACTION=002.diff poll
+	[[ $(calls) == *"tick"*"<--diff-output> <$work/diff.out>"*$'\ndiff_run <the text>' ]]
+	: >"$T/calls"
+	poll
+	[[ $(calls) == *"tick"*"<--diff-error> <exit 3>"* ]]
+	: >"$T/calls"
+	poll
+	[[ $(calls) != *"--diff"* ]]
+}
+
 @test "a probe runs in the probe directory, and what it says on stderr reaches the tick" {
 	mkdir -p "$T/project"
 	probe_dir=$T/project
@@ -343,7 +374,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 if [ "\$1" = loop-env ]; then
 	printf 'target=agent state=%s interval=1 call_timeout=5 work_probe=%s progress_probe= funnel= nudge_text=x mux_error= paste=\n' '$state' "'sleep $MARK'"
 	printf 'tick=(%s tick) confirm=(%s confirm) ack=(%s ack) capture=(%s capture) type_text=() load_buffer=() enter=() close_master=()\n' "$T/rec" "$T/rec" "$T/rec" "$T/rec"
-	printf 'deliver=(%s deliver) hold=(true) diff=(true) diff_run=(true) diff_every=100000 probe_dir=%s settings_said=\n' "$T/rec" "$T"
+	printf 'deliver=(%s deliver) hold=(true) diff_run=(true) probe_dir=%s settings_said=\n' "$T/rec" "$T"
 	exit 0
 fi
 EOF
