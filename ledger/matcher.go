@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,7 +56,7 @@ var hashBaseK = func() uint64 {
 type Matcher struct {
 	records int      // distinct records
 	recs    []string // the distinct records, for Contains
-	text    []rune   // the runes of every record that has a slice
+	text    string   // every record that has a slice, one after another
 	filter  []uint64
 	fshift  uint   // 64 - log2(bits in filter)
 	slots   []slot // open addressing, len a power of two
@@ -98,7 +97,8 @@ func NewMatcher(texts ...string) *Matcher {
 func newMatcher(recs []string) *Matcher {
 	m := new(Matcher)
 	seen := make(map[string]bool, len(recs))
-	var runes, windows int
+	var long []string // the distinct records with a slice
+	var size, windows int
 	for _, r := range recs {
 		if seen[r] {
 			continue
@@ -107,7 +107,8 @@ func newMatcher(recs []string) *Matcher {
 		m.records++
 		m.recs = append(m.recs, r)
 		if n := utf8.RuneCountInString(r); n >= SliceLen {
-			runes += n
+			long = append(long, r)
+			size += len(r)
 			windows += n - SliceLen + 1
 		}
 	}
@@ -115,12 +116,12 @@ func newMatcher(recs []string) *Matcher {
 		return m
 	}
 
-	// The table starts at room for half the slices, and doubles when it
-	// is three quarters full: records share most of their slices (a nudge
-	// told again with another step number), and a process that reads one
-	// screen pays more for fresh memory than for probes.
+	// The table starts at room for a quarter of the slices, and doubles
+	// when it is three quarters full: records share most of their slices
+	// (a nudge told again with another step number), and a process that
+	// reads one screen pays more for fresh memory than for probes.
 	nslots := 16
-	for 3*nslots < 2*windows {
+	for 3*nslots < windows {
 		nslots <<= 1
 	}
 	m.slots = make([]slot, nslots)
@@ -135,37 +136,38 @@ func newMatcher(recs []string) *Matcher {
 	}
 	m.filter = make([]uint64, fbits/64)
 	m.fshift = 64 - log
-	m.text = make([]rune, 0, runes)
+	m.text = strings.Join(long, "")
 
-	clear(seen)
-	for _, r := range recs {
-		if seen[r] || utf8.RuneCountInString(r) < SliceLen {
-			continue
-		}
-		seen[r] = true
-		start := len(m.text)
-		for _, c := range r {
-			m.text = append(m.text, c)
-		}
-		end := len(m.text)
-		var h uint64
-		for i := start; i < end; i++ {
-			h = h*hashBase + uint64(m.text[i])
-			if i-start >= SliceLen {
-				h -= uint64(m.text[i-SliceLen]) * hashBaseK
+	start := 0
+	for _, r := range long {
+		var (
+			h      uint64
+			ring   [SliceLen]rune // the last SliceLen runes
+			starts [SliceLen]int  // and where each starts in text
+			j, n   int            // the oldest's index in ring, and the runes so far
+		)
+		for i, c := range r {
+			h = h*hashBase + uint64(c)
+			if n >= SliceLen {
+				h -= uint64(ring[j]) * hashBaseK // the rune that leaves
 			}
-			if i-start < SliceLen-1 {
+			ring[j], starts[j] = c, start+i
+			if j++; j == SliceLen {
+				j = 0
+			}
+			if n++; n < SliceLen {
 				continue
 			}
-			off, flags := i-SliceLen+1, uint8(found)
+			off, end, flags := starts[j], start+i+utf8.RuneLen(c), uint8(found)
 			if off == start {
 				flags |= first
 			}
-			if i == end-1 {
+			if end == start+len(r) {
 				flags |= last
 			}
-			m.insert(h, off, flags)
+			m.insert(h, m.text[off:end], off, flags)
 		}
+		start += len(r)
 	}
 	return m
 }
@@ -181,10 +183,9 @@ func mix(h uint64) uint64 {
 
 // insert adds the slice of text at off, with hash h, or adds flags to it if
 // it is there.
-func (m *Matcher) insert(h uint64, off int, flags uint8) {
+func (m *Matcher) insert(h uint64, want string, off int, flags uint8) {
 	x := mix(h)
 	m.filter[x>>m.fshift>>6] |= 1 << (x >> m.fshift & 63)
-	want := m.text[off : off+SliceLen]
 	for i := x & m.smask; ; i = (i + 1) & m.smask {
 		s := &m.slots[i]
 		if *s == 0 {
@@ -194,7 +195,8 @@ func (m *Matcher) insert(h uint64, off int, flags uint8) {
 			}
 			return
 		}
-		if s.tag() == x>>35 && slices.Equal(m.text[s.off():s.off()+SliceLen], want) {
+		// The same bytes are the same runes: want is whole runes.
+		if s.tag() == x>>35 && strings.HasPrefix(m.text[s.off():], want) {
 			*s |= slot(flags) << 32
 			return
 		}
@@ -213,8 +215,12 @@ func (m *Matcher) grow() {
 			continue
 		}
 		var h uint64
-		for _, c := range m.text[s.off() : s.off()+SliceLen] {
+		n := 0
+		for _, c := range m.text[s.off():] {
 			h = h*hashBase + uint64(c)
+			if n++; n == SliceLen {
+				break
+			}
 		}
 		i := mix(h) & m.smask
 		for m.slots[i] != 0 {
@@ -239,9 +245,8 @@ func (m *Matcher) has(h uint64, ring *[SliceLen]rune, head int) uint8 {
 		if s.tag() != x>>35 {
 			continue
 		}
-		w := m.text[s.off() : s.off()+SliceLen]
 		j := head
-		for _, r := range w {
+		for _, r := range m.text[s.off():] {
 			if ring[j] != r {
 				break
 			}

@@ -359,7 +359,7 @@ func TestMaskAfterGrowth(t *testing.T) {
 	}
 	m := NewMatcher(texts...)
 	first := 16
-	for 3*first < 2*windows {
+	for 3*first < windows {
 		first <<= 1
 	}
 	if len(m.slots) < 2*first {
