@@ -280,7 +280,7 @@ func look(lines []Line, attrs bool) view {
 	v := view{attrs: attrs, body: lines}
 	bestTop, bestPrompt, bestEnd := -1, -1, -1
 	ambiguous := false
-	for _, a := range agents {
+	for _, a := range agents() {
 		for i := range a.boxes {
 			top, prompt, bottom, ok := findBox(lines, &a.boxes[i])
 			if !ok {
@@ -339,7 +339,7 @@ func look(lines []Line, attrs bool) view {
 // frame is what says who drew the screen. It returns nil when no agent's
 // frame is there.
 func dialogAgent(dialog []Line) *agent {
-	for _, a := range agents {
+	for _, a := range agents() {
 		for _, ru := range a.rules {
 			if ru.region != Dialog {
 				continue
@@ -556,7 +556,7 @@ func stripBorders(lines []Line) []Line {
 // screen is stopped, and the holds say whether a nudge may be typed.
 // It leaves State zero for a stopped screen; the work probe decides.
 func decide(v *view) Result {
-	rules := shared
+	rules := shared()
 	var r Result
 	if v.agent != nil {
 		r.Agent = v.agent.name
@@ -721,7 +721,7 @@ func (v *view) input(masked bool) string {
 		return ""
 	}
 	if !v.attrs {
-		for _, a := range agents {
+		for _, a := range agents() {
 			if matchesAny(a.placeholders, d) {
 				return ""
 			}

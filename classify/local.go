@@ -69,11 +69,12 @@ var holdWords = map[string]Hold{"draft": HoldDraft, "interrupt": HoldInterrupt, 
 
 // agentByWord finds an agent by its short or full name.
 func agentByWord(w string) *agent {
-	short := map[string]*agent{"claude": &claudeCode, "codex": &codexCLI, "gemini": &geminiCLI}
+	all := agents()
+	short := map[string]*agent{"claude": all[0], "codex": all[1], "gemini": all[2]}
 	if a := short[strings.ToLower(w)]; a != nil {
 		return a
 	}
-	for _, a := range agents {
+	for _, a := range agents() {
 		if strings.EqualFold(a.name, w) {
 			return a
 		}
@@ -289,7 +290,7 @@ func (l *Local) rulesOf(a *agent) []rule {
 // Effective lists every agent's effective rules and where each came from.
 func (l *Local) Effective() []LocalSource {
 	var out []LocalSource
-	for _, a := range agents {
+	for _, a := range agents() {
 		for _, r := range l.rulesOf(a) {
 			from := r.source
 			if from == "" {

@@ -71,7 +71,7 @@ func markers() (all []string, tool map[string]bool) {
 		}
 		tool[m] = tool[m] || isTool
 	}
-	for _, a := range agents {
+	for _, a := range agents() {
 		for _, ru := range a.rules {
 			for _, m := range ru.quoted {
 				add(m, ru.tool)

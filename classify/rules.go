@@ -1,5 +1,7 @@
 package classify
 
+import "sync"
+
 // This file is the classifier's knowledge of the agents' screens, as data:
 // for each agent, how its input box is drawn and which rules are read in
 // which region around it. Supporting another agent, or another release of
@@ -135,118 +137,120 @@ func hintLine(keys string) string {
 // to interrupt" in lower case, a dialog says "Esc to cancel".
 const claudeFooterKeys = `Esc to cancel|Enter to confirm|Esc to exit|Enter to set as default|ctrl-g to edit\b.*`
 
-var claudeCode = agent{
-	name: "Claude Code",
-	boxes: []boxShape{
-		{
-			name:           "rule, ❯ prompt, rule (eras B to D)",
-			promptPrefixes: []string{"❯", ">", "!"},
-			top:            ruleLinePattern(),
-			prompt:         re(`^(?:❯|>|!)(?: (.*))?$`),
-			notPrompt:      re(`^(?:❯|>) *\d+\. `),
-			bottom:         ruleLinePattern(),
+func claudeCodeTable() *agent {
+	return &agent{
+		name: "Claude Code",
+		boxes: []boxShape{
+			{
+				name:           "rule, ❯ prompt, rule (eras B to D)",
+				promptPrefixes: []string{"❯", ">", "!"},
+				top:            ruleLinePattern(),
+				prompt:         re(`^(?:❯|>|!)(?: (.*))?$`),
+				notPrompt:      re(`^(?:❯|>) *\d+\. `),
+				bottom:         ruleLinePattern(),
+			},
+			{
+				name:           "rounded box, > prompt (era A)",
+				promptPrefixes: []string{"│"},
+				top:            re(`^╭─+╮$`),
+				prompt:         re(`^│ *(?:>|❯|!)(?: (.*?))? *│$`),
+				notPrompt:      re(`^│ *(?:❯|>) *\d+\. `),
+				inner:          re(`^│(.*?)│$`),
+				bottom:         re(`^╰─+╯$`),
+			},
 		},
-		{
-			name:           "rounded box, > prompt (era A)",
-			promptPrefixes: []string{"│"},
-			top:            re(`^╭─+╮$`),
-			prompt:         re(`^│ *(?:>|❯|!)(?: (.*?))? *│$`),
-			notPrompt:      re(`^│ *(?:❯|>) *\d+\. `),
-			inner:          re(`^│(.*?)│$`),
-			bottom:         re(`^╰─+╯$`),
+		placeholders: []*pattern{
+			// Only the fixed placeholder: a suggestion such as "Resend your
+			// message to try again" reads like a human's words, and without
+			// the faint attribute it is held as one.
+			re(`^Try "[^"]*"$`),
 		},
-	},
-	placeholders: []*pattern{
-		// Only the fixed placeholder: a suggestion such as "Resend your
-		// message to try again" reads like a human's words, and without
-		// the faint attribute it is held as one.
-		re(`^Try "[^"]*"$`),
-	},
-	userTurn:     re(`^(?:>|❯) \S`),
-	sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`),
-	marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`,
-		"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
-	transparent: []*pattern{
-		re(`^ +[◐◑◒◓○●] \S+ · /effort$`),
-		re(`^ *⎿ +Tip: `),
-		re(`^ *Tip: `),
-		re(`^ *tmux focus-events off`),
-	},
-	frameTop: re(`^(?:─{3,}|╭─+╮)`),
-	heads:    re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`),
-	rules: []rule{
-		// Neutral overlays hide the input box without asking anything;
-		// they are read before the dialogs, whose footers they share.
-		{name: "an overlay (transcript, history search) hides the input box", region: Dialog, verdict: overlay,
-			match:  lastLines(1, re(`^ *(?:Showing detailed transcript · |ctrl\+r to toggle · |⌕ Search…)`)),
-			quoted: []string{"Showing detailed transcript · ctrl+o to toggle", "ctrl+r to toggle · enter to run · esc to cancel"}},
+		userTurn:     re(`^(?:>|❯) \S`),
+		sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`),
+		marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`,
+			"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
+		transparent: []*pattern{
+			re(`^ +[◐◑◒◓○●] \S+ · /effort$`),
+			re(`^ *⎿ +Tip: `),
+			re(`^ *Tip: `),
+			re(`^ *tmux focus-events off`),
+		},
+		frameTop: re(`^(?:─{3,}|╭─+╮)`),
+		heads:    re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`),
+		rules: []rule{
+			// Neutral overlays hide the input box without asking anything;
+			// they are read before the dialogs, whose footers they share.
+			{name: "an overlay (transcript, history search) hides the input box", region: Dialog, verdict: overlay,
+				match:  lastLines(1, re(`^ *(?:Showing detailed transcript · |ctrl\+r to toggle · |⌕ Search…)`)),
+				quoted: []string{"Showing detailed transcript · ctrl+o to toggle", "ctrl+r to toggle · enter to run · esc to cancel"}},
 
-		// A dialog a human must answer. Read at the bottom of a screen
-		// whose input box is gone; never in the scrollback.
-		{name: "question hint line (Enter to select and to navigate on one line)", region: Dialog, verdict: question,
-			match:  lastLines(2, re(hintLine(`Enter to select`))),
-			quoted: []string{"Enter to select · ↑/↓ to navigate · Esc to cancel"}},
-		{name: "dialog footer at the bottom of the screen", region: Dialog, verdict: question,
-			match:  lastLines(1, re(hintLine(claudeFooterKeys))),
-			quoted: []string{"Esc to cancel · Tab to amend", "Enter to confirm · Esc to exit", "Enter to set as default · Esc to exit", "ctrl-g to edit in Vim"}},
-		{name: "numbered options with the ❯ cursor, at the bottom of the screen", region: Dialog, verdict: question,
-			match:  optionMenu(`❯|>`),
-			quoted: []string{"❯ 1. Yes", "  2. No"}},
-		// A whole dialog frame drawn directly above a live input box (a
-		// redraw that left the box, a menu opened over it): the keyboard
-		// may be the dialog's, so it is a QUESTION.
-		{name: "a dialog frame hugging the input box (its hint line)", region: Frame, verdict: question,
-			match: lastLines(1, re(hintLine(`Enter to select|`+claudeFooterKeys)))},
-		{name: "a dialog frame hugging the input box (numbered options with the ❯ cursor)", region: Frame, verdict: question,
-			match: optionMenu(`❯`)},
-		{name: "a dialog frame hugging the input box (its question line)", region: Frame, verdict: question,
-			match: anyLine(re(`^ ?[^ ⎿].*\?$`))},
-		// The same structures drawn below a live input box (a menu opened
-		// over the status bar) are a dialog too.
-		{name: "question hint line under the input box", region: Below, verdict: question,
-			match: lastLines(2, re(hintLine(`Enter to select`)))},
-		{name: "numbered options with the ❯ cursor under the input box", region: Below, verdict: question,
-			match: optionMenu(`❯`)},
+			// A dialog a human must answer. Read at the bottom of a screen
+			// whose input box is gone; never in the scrollback.
+			{name: "question hint line (Enter to select and to navigate on one line)", region: Dialog, verdict: question,
+				match:  lastLines(2, re(hintLine(`Enter to select`))),
+				quoted: []string{"Enter to select · ↑/↓ to navigate · Esc to cancel"}},
+			{name: "dialog footer at the bottom of the screen", region: Dialog, verdict: question,
+				match:  lastLines(1, re(hintLine(claudeFooterKeys))),
+				quoted: []string{"Esc to cancel · Tab to amend", "Enter to confirm · Esc to exit", "Enter to set as default · Esc to exit", "ctrl-g to edit in Vim"}},
+			{name: "numbered options with the ❯ cursor, at the bottom of the screen", region: Dialog, verdict: question,
+				match:  optionMenu(`❯|>`),
+				quoted: []string{"❯ 1. Yes", "  2. No"}},
+			// A whole dialog frame drawn directly above a live input box (a
+			// redraw that left the box, a menu opened over it): the keyboard
+			// may be the dialog's, so it is a QUESTION.
+			{name: "a dialog frame hugging the input box (its hint line)", region: Frame, verdict: question,
+				match: lastLines(1, re(hintLine(`Enter to select|`+claudeFooterKeys)))},
+			{name: "a dialog frame hugging the input box (numbered options with the ❯ cursor)", region: Frame, verdict: question,
+				match: optionMenu(`❯`)},
+			{name: "a dialog frame hugging the input box (its question line)", region: Frame, verdict: question,
+				match: anyLine(re(`^ ?[^ ⎿].*\?$`))},
+			// The same structures drawn below a live input box (a menu opened
+			// over the status bar) are a dialog too.
+			{name: "question hint line under the input box", region: Below, verdict: question,
+				match: lastLines(2, re(hintLine(`Enter to select`)))},
+			{name: "numbered options with the ❯ cursor under the input box", region: Below, verdict: question,
+				match: optionMenu(`❯`)},
 
-		// Live activity: a spinner line heads or closes the block directly
-		// above the box (a redraw can lose the blank line under it).
-		{name: "spinner line (a glyph, a gerund ending in …, an optional meter)", region: Above, verdict: working,
-			match:  edgeLine(re(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`)),
-			quoted: []string{"✻ Thinking… (3s · thinking)", "✶ Compiling… (38s · ↑ 1.1k tokens · esc to interrupt)"}},
-		{name: "spinner line in reduced motion (● with a meter)", region: Above, verdict: working,
-			match:  edgeLine(re(`^● \S.*… \(.*(?:\d+s|tokens|thinking|thought for|interrupt|hook).*\)$`)),
-			quoted: []string{"● Thinking… (12s · ↓ 300 tokens)"}},
-		{name: "retrying after an API error", region: Above, verdict: working,
-			match: anyLine(re(`^` + spinnerGlyphs + ` .*\bretrying in \d+s · attempt \d+/\d+|^ *⎿ +API Error \(.*(?: · Retrying in \d+ seconds?…|·)`)),
-			quoted: []string{"Retrying in 5 seconds… (attempt 4/10)", "retrying in 5s · attempt 4/10",
-				"API Error (529 overloaded) · Retrying in 12 seconds… (attempt 6/10)"},
-			tool: true},
-		{name: "waiting for background agents, which resume the turn", region: Above, verdict: working,
-			match:  edgeLine(re(`^` + spinnerGlyphs + ` Waiting for \d+ background (?:agents?|tasks?) to finish`)),
-			quoted: []string{"✻ Waiting for 2 background agents to finish"}},
-		{name: "esc to interrupt in the status bar", region: Below, verdict: working,
-			match:  anyLine(re(`(?i)^ +(?:\S.* · )?esc to interrupt(?: · |$)`)),
-			quoted: []string{"esc to interrupt", "⏵⏵ accept edits on (shift+Tab to cycle) · esc to interrupt"}},
+			// Live activity: a spinner line heads or closes the block directly
+			// above the box (a redraw can lose the blank line under it).
+			{name: "spinner line (a glyph, a gerund ending in …, an optional meter)", region: Above, verdict: working,
+				match:  edgeLine(re(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`)),
+				quoted: []string{"✻ Thinking… (3s · thinking)", "✶ Compiling… (38s · ↑ 1.1k tokens · esc to interrupt)"}},
+			{name: "spinner line in reduced motion (● with a meter)", region: Above, verdict: working,
+				match:  edgeLine(re(`^● \S.*… \(.*(?:\d+s|tokens|thinking|thought for|interrupt|hook).*\)$`)),
+				quoted: []string{"● Thinking… (12s · ↓ 300 tokens)"}},
+			{name: "retrying after an API error", region: Above, verdict: working,
+				match: anyLine(re(`^` + spinnerGlyphs + ` .*\bretrying in \d+s · attempt \d+/\d+|^ *⎿ +API Error \(.*(?: · Retrying in \d+ seconds?…|·)`)),
+				quoted: []string{"Retrying in 5 seconds… (attempt 4/10)", "retrying in 5s · attempt 4/10",
+					"API Error (529 overloaded) · Retrying in 12 seconds… (attempt 6/10)"},
+				tool: true},
+			{name: "waiting for background agents, which resume the turn", region: Above, verdict: working,
+				match:  edgeLine(re(`^` + spinnerGlyphs + ` Waiting for \d+ background (?:agents?|tasks?) to finish`)),
+				quoted: []string{"✻ Waiting for 2 background agents to finish"}},
+			{name: "esc to interrupt in the status bar", region: Below, verdict: working,
+				match:  anyLine(re(`(?i)^ +(?:\S.* · )?esc to interrupt(?: · |$)`)),
+				quoted: []string{"esc to interrupt", "⏵⏵ accept edits on (shift+Tab to cycle) · esc to interrupt"}},
 
-		// Stops that a nudge must not be typed into.
-		{name: "the operator interrupted the turn", region: Turn, verdict: hold(HoldInterrupt),
-			match:  anyLine(re(`^ *⎿ +Interrupted(?: by user| · What should Claude do instead\?)`)),
-			quoted: []string{"Interrupted by user", "Interrupted · What should Claude do instead?"},
-			tool:   true},
-		// Esc on a question dialog (2.1.33x) ends the turn with this line
-		// instead of an interrupt: the human declined, the stop is theirs.
-		{name: "the operator declined the agent's questions", region: Turn, verdict: hold(HoldInterrupt),
-			match:  anyLine(re(`^[●⏺] Declined to answer Claude's questions?:`)),
-			quoted: []string{"Declined to answer Claude's questions:"}},
-		{name: "a usage limit, until it resets", region: Turn, verdict: hold(HoldUsageLimit),
-			match: anyLine(re(`(?i)^(?: *⎿ +)?(?:Claude usage limit reached|\d+-hour limit reached ∙ resets|you've hit your (?:\w+ )?limit\b)`)),
-			quoted: []string{"Claude usage limit reached. Your limit will reset at 9am (America/Chicago).",
-				"5-hour limit reached ∙ resets 9pm", "You've hit your limit · resets 10pm (America/New_York)"},
-			tool: true},
-		{name: "a human at the keyboard (Ctrl-C pressed once)", region: Below, verdict: hold(HoldKeyboard),
-			match:  anyLine(re(`^ *Press Ctrl-[CD] again to exit`)),
-			quoted: []string{"Press Ctrl-C again to exit"}},
-	},
+			// Stops that a nudge must not be typed into.
+			{name: "the operator interrupted the turn", region: Turn, verdict: hold(HoldInterrupt),
+				match:  anyLine(re(`^ *⎿ +Interrupted(?: by user| · What should Claude do instead\?)`)),
+				quoted: []string{"Interrupted by user", "Interrupted · What should Claude do instead?"},
+				tool:   true},
+			// Esc on a question dialog (2.1.33x) ends the turn with this line
+			// instead of an interrupt: the human declined, the stop is theirs.
+			{name: "the operator declined the agent's questions", region: Turn, verdict: hold(HoldInterrupt),
+				match:  anyLine(re(`^[●⏺] Declined to answer Claude's questions?:`)),
+				quoted: []string{"Declined to answer Claude's questions:"}},
+			{name: "a usage limit, until it resets", region: Turn, verdict: hold(HoldUsageLimit),
+				match: anyLine(re(`(?i)^(?: *⎿ +)?(?:Claude usage limit reached|\d+-hour limit reached ∙ resets|you've hit your (?:\w+ )?limit\b)`)),
+				quoted: []string{"Claude usage limit reached. Your limit will reset at 9am (America/Chicago).",
+					"5-hour limit reached ∙ resets 9pm", "You've hit your limit · resets 10pm (America/New_York)"},
+				tool: true},
+			{name: "a human at the keyboard (Ctrl-C pressed once)", region: Below, verdict: hold(HoldKeyboard),
+				match:  anyLine(re(`^ *Press Ctrl-[CD] again to exit`)),
+				quoted: []string{"Press Ctrl-C again to exit"}},
+		},
+	}
 }
 
 // Codex CLI's status line: a bullet, a phrase, and a meter that starts with
@@ -259,161 +263,171 @@ const codexStatus = `^(?:▌ ?)?[•◦] \S.* \((?:.*• *.+ to interrupt\)|(?:\
 // a usage limit).
 const codexTurnEnd = `^(?:■ |  Worked for (?:<1s|\d+[hms])(?: \d+[ms])*(?: • \d{1,2}:\d\d(?: [AP]M)?)?$|─+ Worked for .*─$|› /)`
 
-var codexCLI = agent{
-	name: "Codex CLI",
-	boxes: []boxShape{
-		{
-			name:           "› composer",
-			promptPrefixes: []string{"›"},
-			prompt:         re(`^› ?(.*)$`),
-			// Option lines, and the answer line of the question form,
-			// are drawn with the same cursor.
-			notPrompt: re(`^› *(?:\d+\. |Type your answer\b)`),
+func codexCLITable() *agent {
+	return &agent{
+		name: "Codex CLI",
+		boxes: []boxShape{
+			{
+				name:           "› composer",
+				promptPrefixes: []string{"›"},
+				prompt:         re(`^› ?(.*)$`),
+				// Option lines, and the answer line of the question form,
+				// are drawn with the same cursor.
+				notPrompt: re(`^› *(?:\d+\. |Type your answer\b)`),
+			},
+			{
+				// Older releases drew a ▌ gutter on the composer and on the
+				// lines above it, so only a ▌ line ending the screen (with
+				// its key hints under it) is the composer.
+				name:           "▌ composer (older releases)",
+				promptPrefixes: []string{"▌ "},
+				prompt:         re(`^▌ (.*)$`),
+				notPrompt:      re(`^▌ (?:[•◦] |Yes \(y\))`),
+				bottom:         re(`^ +⏎ send\b`),
+				last:           true,
+			},
 		},
-		{
-			// Older releases drew a ▌ gutter on the composer and on the
-			// lines above it, so only a ▌ line ending the screen (with
-			// its key hints under it) is the composer.
-			name:           "▌ composer (older releases)",
-			promptPrefixes: []string{"▌ "},
-			prompt:         re(`^▌ (.*)$`),
-			notPrompt:      re(`^▌ (?:[•◦] |Yes \(y\))`),
-			bottom:         re(`^ +⏎ send\b`),
-			last:           true,
+		userTurn: re(`^› \S`),
+		// Codex rotates the composer's placeholder among suggestions, drawn
+		// faint: with -e the attribute decides, without it this list does.
+		placeholders: []*pattern{
+			wholeLines("Ask Codex to do anything", "Explain this codebase", "Summarize recent commits", "Implement {feature}",
+				"Find and fix a bug in @filename", "Write tests for @filename", "Improve documentation in @filename",
+				"Run /review on my current changes", "Use /skills to list available skills",
+				"Check recently modified functions for compatibility"),
 		},
-	},
-	userTurn: re(`^› \S`),
-	// Codex rotates the composer's placeholder among suggestions, drawn
-	// faint: with -e the attribute decides, without it this list does.
-	placeholders: []*pattern{
-		wholeLines("Ask Codex to do anything", "Explain this codebase", "Summarize recent commits", "Implement {feature}",
-			"Find and fix a bug in @filename", "Write tests for @filename", "Improve documentation in @filename",
-			"Run /review on my current changes", "Use /skills to list available skills",
-			"Check recently modified functions for compatibility"),
-	},
-	// Queued input sits between the status line and the composer: read
-	// through it to the status line.
-	transparent: []*pattern{
-		re(`^ *• (?:Queued follow-up inputs|Messages to be submitted after next tool call\b.*)$`),
-		re(`^ +↳ `),
-		re(`^ +\S+ ?\+ ?\S+ edit last queued message$`),
-		re(`^ {4,}\S`),
-	},
-	// The model and directory line and the key hints wrap in a narrow
-	// pane.
-	statusLines: 4,
-	rules: []rule{
-		{name: "Codex approval footer", region: Dialog, verdict: question,
-			match:  lastLines(2, re(`(?i)^ *press enter to confirm or esc to cancel`)),
-			quoted: []string{"Press enter to confirm or esc to cancel"}},
-		{name: "Codex question footer (enter to submit answer)", region: Dialog, verdict: question,
-			match:  lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`)),
-			quoted: []string{"tab to add notes | enter to submit answer | esc to interrupt"}},
-		{name: "Codex question footer (enter to submit answer)", region: Below, verdict: question,
-			match: lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`))},
-		// The composer has no bottom edge: a question drawn right under
-		// a › line reads as its continuation, footer last.
-		{name: "Codex question footer (enter to submit answer)", region: Box, verdict: question,
-			match: lastLines(1, re(`(?i)^ {2}(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all) \| esc(?: to|:) interrupt$`))},
-		{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
-			match:  optionMenu(`›`),
-			quoted: []string{"› 1. Yes, proceed (y)"}},
-		{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
-			match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
-			quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
-		// Read through the last turn, not only the block above the
-		// composer: queued input sits between the two.
-		{name: "Codex status line (its meter says esc to interrupt), not followed by the turn's end", region: Turn, verdict: working,
-			match:  latest(re(codexStatus), re(codexTurnEnd)),
-			quoted: []string{"• Working (1m 16s • esc to interrupt)", "• Waiting for background terminal (0s • esc to …"}},
-		{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
-			match:  anyLine(re(`^■ Conversation interrupted`)),
-			quoted: []string{"■ Conversation interrupted - tell the model what to do differently"}},
-		{name: "Codex usage limit", region: Above, verdict: hold(HoldUsageLimit),
-			match:  anyLine(re(`^(?:■|🖐) +You've hit your usage limit`)),
-			quoted: []string{"■ You've hit your usage limit. Try again in 2 hours."}},
-		{name: "Codex usage limit", region: Dialog, verdict: hold(HoldUsageLimit),
-			match: anyLine(re(`^(?:■|🖐) +You've hit your usage limit`))},
-		// Codex draws no status line while an answer streams: only the
-		// end of the turn (Worked for, or a ■ line) says it is over.
-		{name: "Codex turn with no end after its last answer (it may be streaming)", region: Turn, verdict: hold(HoldTurnOpen),
-			match: openTurn(re(codexTurnEnd), re(`^(?:│ )? *>_ OpenAI Codex \(v`))},
-	},
+		// Queued input sits between the status line and the composer: read
+		// through it to the status line.
+		transparent: []*pattern{
+			re(`^ *• (?:Queued follow-up inputs|Messages to be submitted after next tool call\b.*)$`),
+			re(`^ +↳ `),
+			re(`^ +\S+ ?\+ ?\S+ edit last queued message$`),
+			re(`^ {4,}\S`),
+		},
+		// The model and directory line and the key hints wrap in a narrow
+		// pane.
+		statusLines: 4,
+		rules: []rule{
+			{name: "Codex approval footer", region: Dialog, verdict: question,
+				match:  lastLines(2, re(`(?i)^ *press enter to confirm or esc to cancel`)),
+				quoted: []string{"Press enter to confirm or esc to cancel"}},
+			{name: "Codex question footer (enter to submit answer)", region: Dialog, verdict: question,
+				match:  lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`)),
+				quoted: []string{"tab to add notes | enter to submit answer | esc to interrupt"}},
+			{name: "Codex question footer (enter to submit answer)", region: Below, verdict: question,
+				match: lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`))},
+			// The composer has no bottom edge: a question drawn right under
+			// a › line reads as its continuation, footer last.
+			{name: "Codex question footer (enter to submit answer)", region: Box, verdict: question,
+				match: lastLines(1, re(`(?i)^ {2}(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all) \| esc(?: to|:) interrupt$`))},
+			{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
+				match:  optionMenu(`›`),
+				quoted: []string{"› 1. Yes, proceed (y)"}},
+			{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
+				match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
+				quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
+			// Read through the last turn, not only the block above the
+			// composer: queued input sits between the two.
+			{name: "Codex status line (its meter says esc to interrupt), not followed by the turn's end", region: Turn, verdict: working,
+				match:  latest(re(codexStatus), re(codexTurnEnd)),
+				quoted: []string{"• Working (1m 16s • esc to interrupt)", "• Waiting for background terminal (0s • esc to …"}},
+			{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
+				match:  anyLine(re(`^■ Conversation interrupted`)),
+				quoted: []string{"■ Conversation interrupted - tell the model what to do differently"}},
+			{name: "Codex usage limit", region: Above, verdict: hold(HoldUsageLimit),
+				match:  anyLine(re(`^(?:■|🖐) +You've hit your usage limit`)),
+				quoted: []string{"■ You've hit your usage limit. Try again in 2 hours."}},
+			{name: "Codex usage limit", region: Dialog, verdict: hold(HoldUsageLimit),
+				match: anyLine(re(`^(?:■|🖐) +You've hit your usage limit`))},
+			// Codex draws no status line while an answer streams: only the
+			// end of the turn (Worked for, or a ■ line) says it is over.
+			{name: "Codex turn with no end after its last answer (it may be streaming)", region: Turn, verdict: hold(HoldTurnOpen),
+				match: openTurn(re(codexTurnEnd), re(`^(?:│ )? *>_ OpenAI Codex \(v`))},
+		},
+	}
 }
 
 // geminiSpinner is the braille spinner Gemini CLI draws before its phrase.
 const geminiSpinner = `[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]`
 
-var geminiCLI = agent{
-	name: "Gemini CLI",
-	boxes: []boxShape{
-		{
-			name:           "rounded box, > prompt",
-			promptPrefixes: []string{"│"},
-			top:            re(`^╭─+╮$`),
-			prompt:         re(`^│ *> +(.*?) *│$`),
-			inner:          re(`^│(.*?)│$`),
-			bottom:         re(`^╰─+╯$`),
+func geminiCLITable() *agent {
+	return &agent{
+		name: "Gemini CLI",
+		boxes: []boxShape{
+			{
+				name:           "rounded box, > prompt",
+				promptPrefixes: []string{"│"},
+				top:            re(`^╭─+╮$`),
+				prompt:         re(`^│ *> +(.*?) *│$`),
+				inner:          re(`^│(.*?)│$`),
+				bottom:         re(`^╰─+╯$`),
+			},
+			{
+				// 0.61: a rule, a hint (Shift+Tab to accept edits), the
+				// prompt in a padded area, then the status table.
+				name:           "rule, hint, > prompt (0.61)",
+				promptPrefixes: []string{" > "},
+				top:            ruleLinePattern(),
+				lead:           re(`^ \S`),
+				gap:            2,
+				prompt:         re(`^ > +(.*)$`),
+			},
 		},
-		{
-			// 0.61: a rule, a hint (Shift+Tab to accept edits), the
-			// prompt in a padded area, then the status table.
-			name:           "rule, hint, > prompt (0.61)",
-			promptPrefixes: []string{" > "},
-			top:            ruleLinePattern(),
-			lead:           re(`^ \S`),
-			gap:            2,
-			prompt:         re(`^ > +(.*)$`),
+		userTurn: re(`^ ?> \S`),
+		marks: []*pattern{free(`Type your message or @path/to/file|no sandbox|\bgemini-\d`,
+			"read only in and under the input box: the placeholder, and the footer's sandbox and model names, sit anywhere on their line")},
+		placeholders: []*pattern{
+			re(`^Type your message or @path/to/file$`),
 		},
-	},
-	userTurn: re(`^ ?> \S`),
-	marks: []*pattern{free(`Type your message or @path/to/file|no sandbox|\bgemini-\d`,
-		"read only in and under the input box: the placeholder, and the footer's sandbox and model names, sit anywhere on their line")},
-	placeholders: []*pattern{
-		re(`^Type your message or @path/to/file$`),
-	},
-	// 0.61 draws its placeholder in grey, not faint.
-	shownPlaceholders: []*pattern{
-		re(`^Type your message or @path/to/file$`),
-	},
-	// The status table (workspace, sandbox, model) stacks in a narrow
-	// pane.
-	statusLines: 8,
-	rules: []rule{
-		{name: "Gemini waiting for user confirmation", region: Dialog, verdict: question,
-			match:  lastLines(3, re(`^ ?`+geminiSpinner+` Waiting for user confirmation`)),
-			quoted: []string{"⠏ Waiting for user confirmation..."}},
-		{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
-			match: anyLine(re(`^ ?` + geminiSpinner + ` Waiting for user confirmation`))},
-		{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
-			match:  optionMenu(`●`),
-			quoted: []string{"● 1. Yes, allow once"}},
-		{name: "Gemini select hint", region: Dialog, verdict: question,
-			match:  lastLines(2, re(`^ *\(Use Enter to select\)`)),
-			quoted: []string{"(Use Enter to select)"}},
-		{name: "Gemini API key entry (Press Enter to submit, Esc to cancel)", region: Dialog, verdict: question,
-			match:  lastLines(4, re(`^ *\(Press Enter to submit, Esc to cancel\b`)),
-			quoted: []string{"(Press Enter to submit, Esc to cancel, Ctrl+C to clear stored key)"}},
-		// Working and retrying look alike: the spinner, a phrase, and
-		// (esc to cancel, Ns); 0.61 puts ? for shortcuts on the same line.
-		{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,
-			match:  anyLine(re(`^ ?` + geminiSpinner + ` \S.*\(esc to cancel, \d`)),
-			quoted: []string{"⠼ Reading files (esc to cancel, 4s)", "⠙ Thinking... (esc to cancel, 7s)"}},
-		{name: "Gemini request cancelled", region: Turn, verdict: hold(HoldInterrupt),
-			match:  anyLine(re(`^ ?ℹ Request cancelled\.`)),
-			quoted: []string{"ℹ Request cancelled."}},
-	},
+		// 0.61 draws its placeholder in grey, not faint.
+		shownPlaceholders: []*pattern{
+			re(`^Type your message or @path/to/file$`),
+		},
+		// The status table (workspace, sandbox, model) stacks in a narrow
+		// pane.
+		statusLines: 8,
+		rules: []rule{
+			{name: "Gemini waiting for user confirmation", region: Dialog, verdict: question,
+				match:  lastLines(3, re(`^ ?`+geminiSpinner+` Waiting for user confirmation`)),
+				quoted: []string{"⠏ Waiting for user confirmation..."}},
+			{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
+				match: anyLine(re(`^ ?` + geminiSpinner + ` Waiting for user confirmation`))},
+			{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
+				match:  optionMenu(`●`),
+				quoted: []string{"● 1. Yes, allow once"}},
+			{name: "Gemini select hint", region: Dialog, verdict: question,
+				match:  lastLines(2, re(`^ *\(Use Enter to select\)`)),
+				quoted: []string{"(Use Enter to select)"}},
+			{name: "Gemini API key entry (Press Enter to submit, Esc to cancel)", region: Dialog, verdict: question,
+				match:  lastLines(4, re(`^ *\(Press Enter to submit, Esc to cancel\b`)),
+				quoted: []string{"(Press Enter to submit, Esc to cancel, Ctrl+C to clear stored key)"}},
+			// Working and retrying look alike: the spinner, a phrase, and
+			// (esc to cancel, Ns); 0.61 puts ? for shortcuts on the same line.
+			{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,
+				match:  anyLine(re(`^ ?` + geminiSpinner + ` \S.*\(esc to cancel, \d`)),
+				quoted: []string{"⠼ Reading files (esc to cancel, 4s)", "⠙ Thinking... (esc to cancel, 7s)"}},
+			{name: "Gemini request cancelled", region: Turn, verdict: hold(HoldInterrupt),
+				match:  anyLine(re(`^ ?ℹ Request cancelled\.`)),
+				quoted: []string{"ℹ Request cancelled."}},
+		},
+	}
 }
 
-// agents are read in this order; the first box found lowest on the screen
-// wins.
-var agents = []*agent{&claudeCode, &codexCLI, &geminiCLI}
+// agents returns the built-in agents, read in this order: the first box
+// found lowest on the screen wins. The tables are built when first asked
+// for, so that a command that reads no screen (--help, hold, ack) does not
+// pay for them.
+var agents = sync.OnceValue(func() []*agent {
+	return []*agent{claudeCodeTable(), codexCLITable(), geminiCLITable()}
+})
 
 // shared are the rules every agent's screen shares: all that is read on a
 // screen whose agent is unknown. A numbered menu with a cursor on one option,
 // reaching the bottom of a screen with no input box, is a choice a human
 // must make, whoever drew it.
-var shared = []rule{
-	{name: "numbered options with a cursor, at the bottom of a screen with no input box", region: Dialog, verdict: question,
-		match: optionMenu(`❯|›|●|>`)},
-}
+var shared = sync.OnceValue(func() []rule {
+	return []rule{
+		{name: "numbered options with a cursor, at the bottom of a screen with no input box", region: Dialog, verdict: question,
+			match: optionMenu(`❯|›|●|>`)},
+	}
+})

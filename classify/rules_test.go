@@ -45,10 +45,11 @@ func tablePatterns(t *testing.T) []*pattern {
 			}
 		}
 	}
-	for _, a := range agents {
+	for _, a := range agents() {
 		walk(reflect.ValueOf(a).Elem())
 	}
-	walk(reflect.ValueOf(&shared).Elem())
+	rules := shared()
+	walk(reflect.ValueOf(&rules).Elem())
 	// The structural patterns outside the tables: dialog edges and lines,
 	// box borders, transcript chrome, runners' failure lines, reset times.
 	out = append(out, borders, edge, optionLine, cursorLine, footerLine, completedTask, chrome, resetClock, resetIn)
