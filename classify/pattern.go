@@ -88,6 +88,14 @@ func wholeLines(lines ...string) *pattern {
 	return p
 }
 
+// indented returns the pattern of a line that starts with lit after any
+// spaces, matched by hand: a screen that reaches it need not compile it.
+func indented(lit string) *pattern {
+	p := re(`^ *` + regexp.QuoteMeta(lit))
+	p.byHand = func(s string) bool { return strings.HasPrefix(strings.TrimLeft(s, " "), lit) }
+	return p
+}
+
 // ruleLinePattern is ruleLine matched by hand: its counted repetition
 // compiles to the largest program of the tables, and every Claude Code
 // screen reaches it.

@@ -172,8 +172,8 @@ func claudeCodeTable() *agent {
 		transparent: []*pattern{
 			re(`^ +[◐◑◒◓○●] \S+ · /effort$`),
 			re(`^ *⎿ +Tip: `),
-			re(`^ *Tip: `),
-			re(`^ *tmux focus-events off`),
+			indented("Tip: "),
+			indented("tmux focus-events off"),
 		},
 		frameTop: re(`^(?:─{3,}|╭─+╮)`),
 		heads:    re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`),
@@ -377,11 +377,11 @@ func geminiCLITable() *agent {
 		marks: []*pattern{free(`Type your message or @path/to/file|no sandbox|\bgemini-\d`,
 			"read only in and under the input box: the placeholder, and the footer's sandbox and model names, sit anywhere on their line")},
 		placeholders: []*pattern{
-			re(`^Type your message or @path/to/file$`),
+			wholeLines("Type your message or @path/to/file"),
 		},
 		// 0.61 draws its placeholder in grey, not faint.
 		shownPlaceholders: []*pattern{
-			re(`^Type your message or @path/to/file$`),
+			wholeLines("Type your message or @path/to/file"),
 		},
 		// The status table (workspace, sandbox, model) stacks in a narrow
 		// pane.

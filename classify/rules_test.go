@@ -13,7 +13,7 @@ import (
 // tablePatterns returns every pattern in the agents' tables and the shared
 // rules, reached through unexported fields and matcher interfaces alike, and
 // the package's structural patterns.
-func tablePatterns(t *testing.T) []*pattern {
+func tablePatterns(t testing.TB) []*pattern {
 	t.Helper()
 	var out []*pattern
 	var walk func(v reflect.Value)
@@ -155,6 +155,28 @@ func TestByHandAgreesWithTheExpression(t *testing.T) {
 	if n < 2 {
 		t.Fatalf("%d patterns matched by hand in the tables, want the rule line and Codex's placeholders", n)
 	}
+}
+
+// FuzzByHand holds every pattern matched by hand to its expression, on
+// any line.
+func FuzzByHand(f *testing.F) {
+	for _, s := range []string{"Tip: x", "   Tip: ", " \tTip: ", "tmux focus-events off", "Type your message or @path/to/file", "Type your message or @path/to/file ", "───", "─── Plan ───"} {
+		f.Add(s)
+	}
+	var hand []*pattern
+	var exprs []*regexp.Regexp
+	for _, p := range tablePatterns(f) {
+		if p.byHand != nil {
+			hand, exprs = append(hand, p), append(exprs, regexp.MustCompile(p.expr))
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i, p := range hand {
+			if got, want := p.byHand(s), exprs[i].MatchString(s); got != want {
+				t.Fatalf("%q by hand on %q: %v, the expression says %v", p.expr, s, got, want)
+			}
+		}
+	})
 }
 
 func FuzzRuleLine(f *testing.F) {
