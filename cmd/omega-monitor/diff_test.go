@@ -217,6 +217,11 @@ func TestTickAsksForTheDiffAndRecordsIt(t *testing.T) {
 	if actions := tickAt("2026-03-10T14:06:00Z"); len(actions) != 1 {
 		t.Errorf("not asked again after 5 minutes: %v", actions)
 	}
+	// A measure the loop never ran (it stopped, or its tick failed) is
+	// only asked again: no error in the line.
+	if actions := tickAt("2026-03-10T14:07:00Z"); len(actions) != 1 {
+		t.Errorf("not asked again after a measure left undone: %v", actions)
+	}
 }
 
 // TestDiffBasePreference: the base is the first of the list that exists,

@@ -11,10 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 

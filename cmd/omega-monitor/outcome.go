@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 

@@ -410,7 +410,8 @@ func (d stateDirectory) dropStale() error {
 	}
 	var dropped []string
 	for _, e := range left {
-		if err := os.Remove(filepath.Join(d.actions(), e.Name())); err == nil {
+		// A measure of the diff that was not run is only asked again.
+		if err := os.Remove(filepath.Join(d.actions(), e.Name())); err == nil && !strings.HasSuffix(e.Name(), ".diff") {
 			dropped = append(dropped, e.Name())
 		}
 	}
