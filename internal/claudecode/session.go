@@ -186,14 +186,20 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *Session {
 		t.Fatal(err)
 	}
 
-	out := tmux.Run(t, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", cfg.Name,
+	out := tmux.Run(t, "new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-s", cfg.Name,
 		"-x", strconv.Itoa(cfg.Width), "-y", strconv.Itoa(cfg.Height), launcher,
 		";", "set-option", "-w", "-t", "="+cfg.Name+":", "remain-on-exit", "on")
-	s.Pane = strings.TrimSpace(out)
-	if !strings.HasPrefix(s.Pane, "%") {
-		t.Fatalf("claudecode: tmux new-session printed %q, not a pane id", out)
+	pane, pidText, _ := strings.Cut(strings.TrimSpace(out), " ")
+	pid, err := strconv.Atoi(pidText)
+	if s.Pane = pane; !strings.HasPrefix(s.Pane, "%") || err != nil {
+		t.Fatalf("claudecode: tmux new-session printed %q, not a pane id and pid", out)
 	}
-	t.Cleanup(func() { tmux.Cmd("kill-session", "-t", "="+cfg.Name).Run() })
+	// Ended and gone before its home is removed: Claude Code writes its
+	// files there as it exits.
+	t.Cleanup(func() {
+		tmux.Cmd("kill-session", "-t", "="+cfg.Name).Run()
+		termagent.EndGroup(pid)
+	})
 
 	s.WaitFor(t, StartupTimeout, "Claude Code idle at its input box", func(st *Status, screen string) bool {
 		return st != nil && st.Status == "idle" && strings.Contains(screen, "❯")

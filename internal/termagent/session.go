@@ -90,12 +90,22 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, l Launch) *Session {
 	}
 	t.Cleanup(func() {
 		tmux.Cmd("kill-session", "-t", "="+l.Name).Run()
-		// The pane's program leads its own process group. One that
-		// ignores the hangup tmux sends (Gemini CLI relaunches itself
-		// under a node that does) would outlive the test: kill the group.
-		syscall.Kill(-pid, syscall.SIGKILL)
+		EndGroup(pid)
 	})
 	return s
+}
+
+// EndGroup ends the process group that a pane's program leads, and waits
+// until it is gone: a program that ignores the hangup tmux sends (Gemini
+// CLI relaunches itself under a node that does) would outlive the test, and
+// one still exiting writes into a directory the test is about to remove.
+func EndGroup(pid int) {
+	syscall.Kill(-pid, syscall.SIGKILL)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if syscall.Kill(-pid, 0) == syscall.ESRCH {
+			return
+		}
+	}
 }
 
 // Dirs makes a HOME and a working directory for a program under a fresh
