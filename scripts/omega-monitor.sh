@@ -16,10 +16,9 @@
 # group of its own under a wall clock that ends the whole group. The only exits
 # are --help, a refused command line (status 2) and a signal, passed on to
 # whatever runs at the time. Per poll: a forked shell per probe, one capture
-# (over ssh, one round trip that also reads the agent's own status), one tick,
-# and the diff when the tick asks; the clocks are bash builtins reading fifos.
-# Bash 5. Environment: OMEGA_MONITOR_BIN (the Go binary, else omega-monitor on
-# PATH); the rest is loop-env's.
+# (over ssh, one round trip that also reads the agent's status), one tick, the
+# diff when the tick asks; the clocks are builtins reading fifos. Bash 5. Env:
+# OMEGA_MONITOR_BIN (else omega-monitor on PATH); the rest is loop-env's.
 
 # shellcheck disable=SC2154 # the settings come from loop-env's assignments
 
