@@ -98,7 +98,7 @@ func newMatcher(recs []string) *Matcher {
 	m := new(Matcher)
 	seen := make(map[string]bool, len(recs))
 	var long []string // the distinct records with a slice
-	var size, windows int
+	var windows int
 	for _, r := range recs {
 		if seen[r] {
 			continue
@@ -108,7 +108,6 @@ func newMatcher(recs []string) *Matcher {
 		m.recs = append(m.recs, r)
 		if n := utf8.RuneCountInString(r); n >= SliceLen {
 			long = append(long, r)
-			size += len(r)
 			windows += n - SliceLen + 1
 		}
 	}

@@ -275,10 +275,15 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		problems = append(problems, err.Error())
 		next, out = withholdNudges(next, out, "the state could not be saved")
 	}
-	if err := d.recordDiff(now, *diffOutput, *diffFailed, next.PaneDir); err != nil {
+	// A poll that records a measure asks for none: diff.json is not read
+	// back right after it is written.
+	diffCmd := ""
+	if *diffOutput == "" && *diffFailed == "" {
+		diffCmd = d.diffWanted(now, next.PaneDir)
+	} else if err := d.recordDiff(now, *diffOutput, *diffFailed, next.PaneDir); err != nil {
 		problems = append(problems, err.Error())
 	}
-	d.handOver(out, screen, now, d.diffWanted(now, next.PaneDir), &problems)
+	d.handOver(out, screen, now, diffCmd, &problems)
 	if err := d.appendHistory(now, *f.target, out.Events); err != nil {
 		problems = append(problems, err.Error())
 	}
