@@ -214,7 +214,7 @@ func Classify(s *Screen, opt Options) Result {
 
 // ClassifyText is Classify over a capture held in memory.
 func ClassifyText(capture string, opt Options) Result {
-	return Classify(ParseScreen([]byte(capture)), opt)
+	return Classify(newScreen(capture, strings.Count(capture, "\n"), false), opt)
 }
 
 func maskLines(lines []Line, m Masker) []Line {

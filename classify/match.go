@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // A matcher finds the evidence for a rule in the lines of one region.
 type matcher interface {
@@ -94,10 +97,15 @@ type optionMenuMatcher struct {
 // description, a rule, the footer (wrapped, in a narrow pane).
 const menuTail = 6
 
-func optionMenu(cursor string) matcher {
+func optionMenu(cursors ...string) matcher {
+	quoted := make([]string, len(cursors))
+	for i, c := range cursors {
+		quoted[i] = regexp.QuoteMeta(c)
+	}
+	cursor := strings.Join(quoted, "|")
 	return optionMenuMatcher{
-		cursor: re(`^ *(?:` + cursor + `) *\d+\. +\S`),
-		option: re(`^ *(?:(?:` + cursor + `) *)?\d+\. +\S`),
+		cursor: re(`^ *(?:` + cursor + `) *\d+\. +\S`).by(numbered(true, cursors...)),
+		option: re(`^ *(?:(?:` + cursor + `) *)?\d+\. +\S`).by(numbered(false, cursors...)),
 	}
 }
 

@@ -22,12 +22,14 @@ type pattern struct {
 	free     string
 	once     sync.Once
 	compiled *regexp.Regexp
-	// byHand, for an expression costly to compile that a few lines of Go
-	// match as well (wholeLines, ruleLinePattern), matches it: the
-	// expression is compiled only for a line byHand matched and a caller
-	// wants its groups. A test holds byHand to the expression's answers on
-	// every line of the golden corpus, and a fuzz test on any line.
+	// byHand, for an expression that a few lines of Go match as well
+	// (wholeLines, ruleLinePattern, hand.go), matches it: the expression
+	// is compiled only for a line byHand matched and a caller wants its
+	// groups, unless groups answers for them too. A test holds both to the
+	// expression's answers on every line of the golden corpus, and a fuzz
+	// test on any line.
 	byHand func(string) bool
+	groups func(string) []string
 }
 
 // compiledExprs holds every expression compiled in this process, by its text:
@@ -135,6 +137,9 @@ func isRuleLine(s string) bool {
 
 // FindStringSubmatch is MatchString with the groups.
 func (p *pattern) FindStringSubmatch(s string) []string {
+	if p.groups != nil {
+		return p.groups(s)
+	}
 	if p.byHand != nil && !p.byHand(s) {
 		return nil
 	}

@@ -1,6 +1,10 @@
 package classify
 
-import "sync"
+import (
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
 
 // This file is the classifier's knowledge of the agents' screens, as data:
 // for each agent, how its input box is drawn and which rules are read in
@@ -145,8 +149,8 @@ func claudeCodeTable() *agent {
 				name:           "rule, ❯ prompt, rule (eras B to D)",
 				promptPrefixes: []string{"❯", ">", "!"},
 				top:            ruleLinePattern(),
-				prompt:         re(`^(?:❯|>|!)(?: (.*))?$`),
-				notPrompt:      re(`^(?:❯|>) *\d+\. `),
+				prompt:         re(`^(?:❯|>|!)(?: (.*))?$`).byGroups(promptDraft("❯", ">", "!")),
+				notPrompt:      re(`^(?:❯|>) *\d+\. `).by(cursorOnNumber("❯", ">")),
 				bottom:         ruleLinePattern(),
 			},
 			{
@@ -163,20 +167,69 @@ func claudeCodeTable() *agent {
 			// Only the fixed placeholder: a suggestion such as "Resend your
 			// message to try again" reads like a human's words, and without
 			// the faint attribute it is held as one.
-			re(`^Try "[^"]*"$`),
+			re(`^Try "[^"]*"$`).by(func(s string) bool {
+				mid, ok := strings.CutPrefix(s, `Try "`)
+				return ok && strings.HasSuffix(mid, `"`) && !strings.Contains(mid[:len(mid)-1], `"`)
+			}),
 		},
-		userTurn:     re(`^(?:>|❯) \S`),
-		sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`),
+		userTurn: re(`^(?:>|❯) \S`).by(func(s string) bool {
+			rest, ok := cutAny(s, ">", "❯")
+			return ok && strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:])
+		}),
+		sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`).by(func(s string) bool {
+			return within(s, 12, func(s string) bool {
+				v, ok := strings.CutPrefix(s, "Claude Code v")
+				return ok && v != "" && isDigit(v[0]) || strings.HasPrefix(s, "✻ Welcome to Claude Code")
+			})
+		}),
 		marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`,
 			"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
 		transparent: []*pattern{
-			re(`^ +[◐◑◒◓○●] \S+ · /effort$`),
-			re(`^ *⎿ +Tip: `),
+			re(`^ +[◐◑◒◓○●] \S+ · /effort$`).by(func(s string) bool {
+				s, ok := cutSpaces(s)
+				if !ok {
+					return false
+				}
+				if s, ok = cutAny(s, classGlyphs(`[◐◑◒◓○●]`)...); !ok {
+					return false
+				}
+				if s, ok = strings.CutPrefix(s, " "); !ok {
+					return false
+				}
+				i := strings.IndexFunc(s, func(r rune) bool { return r < utf8.RuneSelf && isSpace(byte(r)) })
+				return i > 0 && s[i:] == " · /effort"
+			}),
+			re(`^ *⎿ +Tip: `).by(func(s string) bool {
+				s, ok := strings.CutPrefix(strings.TrimLeft(s, " "), "⎿")
+				if !ok {
+					return false
+				}
+				if s, ok = cutSpaces(s); !ok {
+					return false
+				}
+				return strings.HasPrefix(s, "Tip: ")
+			}),
 			indented("Tip: "),
 			indented("tmux focus-events off"),
 		},
-		frameTop: re(`^(?:─{3,}|╭─+╮)`),
-		heads:    re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`),
+		frameTop: re(`^(?:─{3,}|╭─+╮)`).by(func(s string) bool {
+			if strings.HasPrefix(s, "───") {
+				return true
+			}
+			s, ok := strings.CutPrefix(s, "╭")
+			t := strings.TrimLeft(s, "─")
+			return ok && len(t) < len(s) && strings.HasPrefix(t, "╮")
+		}),
+		heads: re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`).by(func(s string) bool {
+			if rest, ok := cutAny(s, "⏺", "●", "∴"); ok {
+				return strings.HasPrefix(rest, " ")
+			}
+			if rest, ok := cutAny(s, classGlyphs(spinnerGlyphs)...); ok {
+				return strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:])
+			}
+			rest, ok := cutAny(s, ">", "❯")
+			return ok && strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:]) && !isDigit(rest[1])
+		}),
 		rules: []rule{
 			// Neutral overlays hide the input box without asking anything;
 			// they are read before the dialogs, whose footers they share.
@@ -187,13 +240,13 @@ func claudeCodeTable() *agent {
 			// A dialog a human must answer. Read at the bottom of a screen
 			// whose input box is gone; never in the scrollback.
 			{name: "question hint line (Enter to select and to navigate on one line)", region: Dialog, verdict: question,
-				match:  lastLines(2, re(hintLine(`Enter to select`))),
+				match:  lastLines(2, re(hintLine(`Enter to select`)).by(hintOf("Enter to select"))),
 				quoted: []string{"Enter to select · ↑/↓ to navigate · Esc to cancel"}},
 			{name: "dialog footer at the bottom of the screen", region: Dialog, verdict: question,
 				match:  lastLines(1, re(hintLine(claudeFooterKeys))),
 				quoted: []string{"Esc to cancel · Tab to amend", "Enter to confirm · Esc to exit", "Enter to set as default · Esc to exit", "ctrl-g to edit in Vim"}},
 			{name: "numbered options with the ❯ cursor, at the bottom of the screen", region: Dialog, verdict: question,
-				match:  optionMenu(`❯|>`),
+				match:  optionMenu("❯", ">"),
 				quoted: []string{"❯ 1. Yes", "  2. No"}},
 			// A whole dialog frame drawn directly above a live input box (a
 			// redraw that left the box, a menu opened over it): the keyboard
@@ -201,20 +254,20 @@ func claudeCodeTable() *agent {
 			{name: "a dialog frame hugging the input box (its hint line)", region: Frame, verdict: question,
 				match: lastLines(1, re(hintLine(`Enter to select|`+claudeFooterKeys)))},
 			{name: "a dialog frame hugging the input box (numbered options with the ❯ cursor)", region: Frame, verdict: question,
-				match: optionMenu(`❯`)},
+				match: optionMenu("❯")},
 			{name: "a dialog frame hugging the input box (its question line)", region: Frame, verdict: question,
 				match: anyLine(re(`^ ?[^ ⎿].*\?$`))},
 			// The same structures drawn below a live input box (a menu opened
 			// over the status bar) are a dialog too.
 			{name: "question hint line under the input box", region: Below, verdict: question,
-				match: lastLines(2, re(hintLine(`Enter to select`)))},
+				match: lastLines(2, re(hintLine(`Enter to select`)).by(hintOf("Enter to select")))},
 			{name: "numbered options with the ❯ cursor under the input box", region: Below, verdict: question,
-				match: optionMenu(`❯`)},
+				match: optionMenu("❯")},
 
 			// Live activity: a spinner line heads or closes the block directly
 			// above the box (a redraw can lose the blank line under it).
 			{name: "spinner line (a glyph, a gerund ending in …, an optional meter)", region: Above, verdict: working,
-				match:  edgeLine(re(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`)),
+				match:  edgeLine(re(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`).by(spinnerLine(classGlyphs(spinnerGlyphs)))),
 				quoted: []string{"✻ Thinking… (3s · thinking)", "✶ Compiling… (38s · ↑ 1.1k tokens · esc to interrupt)"}},
 			{name: "spinner line in reduced motion (● with a meter)", region: Above, verdict: working,
 				match:  edgeLine(re(`^● \S.*… \(.*(?:\d+s|tokens|thinking|thought for|interrupt|hook).*\)$`)),
@@ -321,7 +374,7 @@ func codexCLITable() *agent {
 			{name: "Codex question footer (enter to submit answer)", region: Box, verdict: question,
 				match: lastLines(1, re(`(?i)^ {2}(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all) \| esc(?: to|:) interrupt$`))},
 			{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
-				match:  optionMenu(`›`),
+				match:  optionMenu("›"),
 				quoted: []string{"› 1. Yes, proceed (y)"}},
 			{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
 				match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
@@ -393,7 +446,7 @@ func geminiCLITable() *agent {
 			{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
 				match: anyLine(re(`^ ?` + geminiSpinner + ` Waiting for user confirmation`))},
 			{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
-				match:  optionMenu(`●`),
+				match:  optionMenu("●"),
 				quoted: []string{"● 1. Yes, allow once"}},
 			{name: "Gemini select hint", region: Dialog, verdict: question,
 				match:  lastLines(2, re(`^ *\(Use Enter to select\)`)),
@@ -428,6 +481,6 @@ var agents = sync.OnceValue(func() []*agent {
 var shared = sync.OnceValue(func() []rule {
 	return []rule{
 		{name: "numbered options with a cursor, at the bottom of a screen with no input box", region: Dialog, verdict: question,
-			match: optionMenu(`❯|›|●|>`)},
+			match: optionMenu("❯", "›", "●", ">")},
 	}
 })

@@ -137,7 +137,7 @@ func TestByHandAgreesWithTheExpression(t *testing.T) {
 		}
 		n++
 		expr := regexp.MustCompile(p.expr)
-		probes := append([]string{"", "───", "──", "─── label ───", "───" + strings.Repeat("x", 40) + "─", "───" + strings.Repeat("x", 41) + "─", "─── x", "x───"}, lines...)
+		probes := append(slices.Clone(handLines), lines...)
 		for _, l := range lines {
 			if expr.MatchString(l) {
 				probes = append(probes, l+" ", " "+l, l[:len(l)-1], "› "+l, l+l, strings.ToLower(l))
@@ -157,10 +157,34 @@ func TestByHandAgreesWithTheExpression(t *testing.T) {
 	}
 }
 
+// handLines are lines at the edges of the patterns matched by hand: each
+// is near a line that matches and differs from it in one place.
+var handLines = []string{
+	"", "───", "──", "─── label ───", "───" + strings.Repeat("x", 40) + "─", "───" + strings.Repeat("x", 41) + "─", "─── x", "x───",
+	"Tip: x", "   Tip: ", " \tTip: ", "tmux focus-events off", "Type your message or @path/to/file", "Type your message or @path/to/file ",
+	// prompts and their drafts
+	"❯", "❯ ", "❯  draft", "> draft", "!", "! ls", "❯draft", "❯ a\nb", "❯\n", " ❯ x", "❯ \xff",
+	// options, with and without the cursor
+	"❯ 1. Yes", "  2. No", "❯1. Yes", "❯ 12.  x", "❯ 1.", "❯ 1. ", "❯ 1.\tx", "  ❯  3. \xffx", "> 1. x", "1. x", "1.x", "a1. x", "› 2. x", "● 2. x", "❯ x. y",
+	// hint lines
+	"Enter to select · ↑/↓ to navigate · Esc to cancel", "  Enter to select", "   Enter to select", "Enter to selected",
+	"↑/↓ to navigate · Enter to select", "a · b · Enter to select · c", " · Enter to select", "a· Enter to select", "a ·  Enter to select",
+	"a  · Enter to select", "Enter to select more · Enter to select", "a · Enter to select·", "x\n · Enter to select", "·· Enter to select",
+	// spinners and heads
+	"✻ Thinking…", "✶ Compiling… (38s · esc to interrupt)", "✻ Brewed for 60s", "* Working… ()", "* Working… (", "* Working… )", "· x… (a) b",
+	"✳ …", "✳ x…\n", "✳  x…", "✳ \xff…", "⏺ Bash(ls)", "● x", "∴ Thinking", "> 1", "> a", "❯ \t", "✢ \n",
+	// the effort indicator, tips, the placeholder, the banner
+	"  ◐ medium · /effort", "◐ medium · /effort", "  ● high · /effort ", "  ○  low · /effort", "  ○ lo w · /effort", "  ○ \xff · /effort",
+	"  ⎿  Tip: x", "⎿ Tip: ", "⎿Tip: ", "  ⎿  Tips: ",
+	`Try "fix lint errors"`, `Try ""`, `Try "`, `Try "a"b"`, `Try "a" `,
+	"╭───╮", "╭╮", "╭─╮ x", "╭─x╮",
+	" ✻ Welcome to Claude Code", "│ Claude Code v2.0", "Claude Code v", "123456789012Claude Code v1", "1234567890123Claude Code v1", "12\nClaude Code v1",
+}
+
 // FuzzByHand holds every pattern matched by hand to its expression, on
 // any line.
 func FuzzByHand(f *testing.F) {
-	for _, s := range []string{"Tip: x", "   Tip: ", " \tTip: ", "tmux focus-events off", "Type your message or @path/to/file", "Type your message or @path/to/file ", "───", "─── Plan ───"} {
+	for _, s := range handLines {
 		f.Add(s)
 	}
 	var hand []*pattern
@@ -174,6 +198,12 @@ func FuzzByHand(f *testing.F) {
 		for i, p := range hand {
 			if got, want := p.byHand(s), exprs[i].MatchString(s); got != want {
 				t.Fatalf("%q by hand on %q: %v, the expression says %v", p.expr, s, got, want)
+			}
+			if p.groups == nil {
+				continue
+			}
+			if got, want := p.groups(s), exprs[i].FindStringSubmatch(s); !slices.Equal(got, want) {
+				t.Fatalf("%q by hand on %q: groups %q, the expression says %q", p.expr, s, got, want)
 			}
 		}
 	})

@@ -3,10 +3,12 @@ package classify
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Bounds on what a Screen holds. The verdict lives at the bottom of a capture,
@@ -113,21 +115,28 @@ func ReadScreen(r io.Reader) (*Screen, error) {
 			tail = append(tail, c...)
 		}
 	}
-	return newScreen(tail, newlines, cut), nil
+	return newScreen(ownedString(tail), newlines, cut), nil
 }
 
-// A seekableFile is what an *os.File offers for reading only its tail.
-type seekableFile interface {
-	io.Seeker
+// ownedString is b as a string, without a copy: the lines of a Screen are
+// slices of the tail it was read into, which nothing writes again. Copying
+// each line instead costs a fresh page of memory for every few dozen lines,
+// and a process that reads one screen pays for each.
+func ownedString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// A tailFile is what an *os.File offers for reading only its tail.
+type tailFile interface {
+	io.ReaderAt
 	Stat() (fs.FileInfo, error)
 }
 
-// readFileTail reads only the tail of a regular file, seeking past the
-// rest: the verdict lives at the bottom. The lines before the tail are not
-// counted, so Total is 0 and line numbers count from the first kept line.
-// It reports false when r is not a regular file larger than the tail.
+// readFileTail reads only the tail of a regular file, from its end
+// backwards, until it holds the lines that are kept: the verdict lives at the
+// bottom. The lines before the tail are not counted, so Total is 0 and line
+// numbers count from the first kept line. It reports false when r is not a
+// regular file larger than MaxTailBytes.
 func readFileTail(r io.Reader) (*Screen, bool, error) {
-	f, ok := r.(seekableFile)
+	f, ok := r.(tailFile)
 	if !ok {
 		return nil, false, nil
 	}
@@ -135,44 +144,57 @@ func readFileTail(r io.Reader) (*Screen, bool, error) {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= MaxTailBytes {
 		return nil, false, nil
 	}
-	// Read a small tail first and grow it only while it holds fewer lines
-	// than are kept: a pane's lines are short, and reading (and paging
-	// in) a megabyte the screen does not need costs more than the rest.
-	for size := int64(firstTail); ; size *= 4 {
-		size = min(size, MaxTailBytes)
-		if _, err := f.Seek(-size, io.SeekEnd); err != nil {
-			if size == firstTail {
+	// The tail is read into the end of its buffer, a chunk at a time, and
+	// only until it holds enough lines: a pane's lines are short, and
+	// reading (and paging in) bytes the screen does not need costs more
+	// than classifying it. A buffer this large is fresh memory, so the
+	// pages before the tail are never touched.
+	buf := make([]byte, firstTail)
+	from, newlines := len(buf), 0
+	for newlines <= MaxTailLines+1 {
+		if from == 0 {
+			if len(buf) == MaxTailBytes {
+				break
+			}
+			grown := make([]byte, min(4*len(buf), MaxTailBytes))
+			from = len(grown) - len(buf)
+			copy(grown[from:], buf)
+			buf = grown
+		}
+		chunk := buf[max(from-tailChunk, 0):from]
+		if _, err := f.ReadAt(chunk, fi.Size()-int64(len(buf)-from+len(chunk))); err != nil {
+			if from == firstTail {
 				return nil, false, nil // untouched: read it as a stream
 			}
-			return nil, true, err
+			return nil, true, fmt.Errorf("classify: reading the tail of %s: %w", fi.Name(), err)
 		}
-		tail := make([]byte, size)
-		n, err := io.ReadFull(r, tail)
-		if err != nil && err != io.ErrUnexpectedEOF {
-			return nil, true, err
-		}
-		tail = tail[:n]
-		if size == MaxTailBytes || bytes.Count(tail, []byte{'\n'}) > MaxTailLines+1 {
-			return newScreen(tail, -1, true), true, nil
-		}
+		newlines += bytes.Count(chunk, []byte{'\n'})
+		from -= len(chunk)
 	}
+	return newScreen(ownedString(buf[from:]), -1, true), true, nil
 }
 
-// firstTail is the first tail read from a regular file: 400 lines of a
-// wide pane.
-const firstTail = 64 << 10
+const (
+	// firstTail is the buffer first given to the tail of a regular file:
+	// 400 lines of a wide pane.
+	firstTail = 64 << 10
+	// tailChunk is how much of it one read fills.
+	tailChunk = 16 << 10
+)
 
 // ParseScreen normalises a whole capture held in memory.
 func ParseScreen(capture []byte) *Screen {
-	return newScreen(capture, bytes.Count(capture, []byte{'\n'}), false)
+	body := bytes.TrimSuffix(capture, []byte{'\n'})
+	from, _ := keptLines(body, false)
+	return newScreen(string(capture[from:]), bytes.Count(capture, []byte{'\n'}), false)
 }
 
 // newScreen builds a Screen from the tail of a capture. newlines counts the
 // newlines of the whole capture; cut says the tail does not start at the
 // capture's first byte, so its first, partial line is dropped. A negative
 // newlines says they were not counted: Total is then 0, and lines are
-// numbered from the first one kept.
-func newScreen(tail []byte, newlines int, cut bool) *Screen {
+// numbered from the first one kept. The lines are slices of tail.
+func newScreen(tail string, newlines int, cut bool) *Screen {
 	counted := newlines >= 0
 	s := &Screen{Total: max(newlines, 0)}
 	if len(tail) == 0 {
@@ -184,43 +206,57 @@ func newScreen(tail []byte, newlines int, cut bool) *Screen {
 	} else if counted {
 		s.Total++ // a last line without its newline
 	}
-	// Keep the last MaxTailLines lines; when the tail was cut, its first
-	// line is a fragment and is dropped.
-	start, whole := len(body), false
-	for range MaxTailLines {
-		i := bytes.LastIndexByte(body[:start], '\n')
-		if i < 0 {
-			whole = true
-			break
-		}
-		start = i
-	}
-	var raw [][]byte
-	switch {
-	case !whole:
-		raw = bytes.Split(body[start+1:], []byte{'\n'})
-	case cut:
-		raw = bytes.Split(body, []byte{'\n'})[1:]
-	default:
-		raw = bytes.Split(body, []byte{'\n'})
-	}
-	first := s.Total - len(raw) + 1
+	from, n := keptLines(body, cut)
+	first := s.Total - n + 1
 	if !counted {
 		first = 1
 	}
-	var n normaliser
-	s.Lines = make([]Line, len(raw))
-	for i, r := range raw {
-		text, loud := n.line(r)
+	var norm normaliser
+	s.Lines = make([]Line, n)
+	rest := body[from:]
+	for i := range s.Lines {
+		raw := rest
+		if j := strings.IndexByte(rest, '\n'); j >= 0 {
+			raw, rest = rest[:j], rest[j+1:]
+		}
+		text, loud := norm.line(raw)
 		s.Lines[i] = Line{N: first + i, Text: text, Loud: loud}
 	}
-	s.Attrs = n.sawEscape
+	s.Attrs = norm.sawEscape
 	if !s.Attrs {
 		for i := range s.Lines {
 			s.Lines[i].Loud = s.Lines[i].Text
 		}
 	}
 	return s
+}
+
+// keptLines finds the lines of body (a capture's tail without its last
+// newline) that a Screen keeps: the last MaxTailLines, less the first when
+// the tail was cut, since it is then a fragment. It returns the offset of
+// the first kept line and how many are kept.
+func keptLines[T ~string | ~[]byte](body T, cut bool) (from, n int) {
+	newlines := 0
+	for i := len(body) - 1; i >= 0; i-- {
+		if body[i] != '\n' {
+			continue
+		}
+		if newlines++; newlines == MaxTailLines {
+			return i + 1, MaxTailLines
+		}
+	}
+	if !cut {
+		return 0, newlines + 1
+	}
+	if newlines == 0 {
+		return len(body), 0
+	}
+	for i := range len(body) {
+		if body[i] == '\n' {
+			return i + 1, newlines
+		}
+	}
+	panic("unreachable")
 }
 
 // A normaliser strips escape sequences and control characters from lines in
@@ -240,13 +276,13 @@ const esc = 0x1b
 
 // line returns the normalised text of one raw line, and the same text with
 // faint characters blanked.
-func (n *normaliser) line(raw []byte) (text, loud string) {
+func (n *normaliser) line(raw string) (text, loud string) {
 	if len(raw) > MaxLineBytes {
 		raw = raw[:MaxLineBytes]
 	}
 	if plain(raw) {
 		// Most lines hold nothing to strip: one copy, shared by both.
-		text = strings.TrimRight(string(raw), " ")
+		text = strings.TrimRight(raw, " ")
 		if n.quiet() {
 			return text, ""
 		}
@@ -278,7 +314,7 @@ func (n *normaliser) line(raw []byte) (text, loud string) {
 			}
 			continue
 		}
-		r, size := utf8.DecodeRune(raw[i:])
+		r, size := utf8.DecodeRuneInString(raw[i:])
 		i += size
 		switch {
 		case r == '\u00a0':
@@ -298,19 +334,20 @@ func (n *normaliser) line(raw []byte) (text, loud string) {
 
 // plain reports whether a line is valid UTF-8 free of escape sequences,
 // controls and no-break spaces, so that normalising it changes nothing.
-func plain(raw []byte) bool {
-	for _, c := range raw {
+func plain(raw string) bool {
+	for i := range len(raw) {
+		c := raw[i]
 		// 0xc2 leads U+0080 to U+00BF: the C1 controls and U+00A0.
 		if c < 0x20 || c == 0x7f || c == 0xc2 {
 			return false
 		}
 	}
-	return utf8.Valid(raw)
+	return utf8.ValidString(raw)
 }
 
 // escape skips the escape sequence at raw[i] and returns the index after it,
 // noting any change to the faint attribute.
-func (n *normaliser) escape(raw []byte, i int) int {
+func (n *normaliser) escape(raw string, i int) int {
 	if i+1 >= len(raw) {
 		return len(raw)
 	}
@@ -350,18 +387,18 @@ func (n *normaliser) escape(raw []byte, i int) int {
 
 // sgr applies the parameters of a Select Graphic Rendition sequence to the
 // faint attribute.
-func (n *normaliser) sgr(params []byte) {
+func (n *normaliser) sgr(params string) {
 	if len(params) == 0 {
 		n.faint, n.reverse = false, false
 		return
 	}
-	fields := bytes.FieldsFunc(params, func(r rune) bool { return r == ';' })
+	fields := strings.FieldsFunc(params, func(r rune) bool { return r == ';' })
 	for k := 0; k < len(fields); k++ {
 		f := fields[k]
-		if i := bytes.IndexByte(f, ':'); i >= 0 {
+		if i := strings.IndexByte(f, ':'); i >= 0 {
 			f = f[:i] // 38:5:n and friends carry their own sub-parameters
 		}
-		switch string(f) {
+		switch f {
 		case "", "0":
 			n.faint, n.reverse = false, false
 		case "2":
@@ -375,7 +412,7 @@ func (n *normaliser) sgr(params []byte) {
 		case "38", "48", "58":
 			// Extended colours: skip 5;n or 2;r;g;b.
 			if k+1 < len(fields) {
-				switch string(fields[k+1]) {
+				switch fields[k+1] {
 				case "5":
 					k += 2
 				case "2":

@@ -163,7 +163,7 @@ func TestReadScreenError(t *testing.T) {
 func TestReadScreenSkipsToTheTailOfAFile(t *testing.T) {
 	// Short lines fit the first small tail; longer ones make it grow, up
 	// to MaxTailBytes, which holds fewer lines than are kept.
-	for _, width := range []int{40, 400, 4000} {
+	for _, width := range []int{40, 100, 163, 400, 4000} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
 			line := "⏺ " + strings.Repeat("x", width) + "\n"
 			capture := strings.Repeat(line, 3*MaxTailBytes/len(line)) + "────\n❯\u00a0\n────\n"
