@@ -186,38 +186,42 @@ func LoadRecent(path string, n int) (*Matcher, error) {
 	}
 	// n records and the partial line before them: at most n+1 lines of
 	// maxRecord bytes, and far less in practice, so read backwards a chunk
-	// at a time until n+1 newlines are in hand.
+	// at a time, into the end of the buffer, until n+1 newlines are in
+	// hand. A buffer this large is fresh memory: a process that loads a
+	// ledger once pays for each page it touches, so it touches only those
+	// it reads.
 	size := fi.Size()
-	var tail []byte
-	for off := size; off > 0 && bytes.Count(tail, []byte{'\n'}) <= n; {
-		chunk := min(off, int64(64<<10))
-		off -= chunk
-		buf := make([]byte, chunk)
-		if _, err := fh.ReadAt(buf, off); err != nil {
+	buf := make([]byte, min(size, 64<<10))
+	from, newlines := len(buf), 0
+	for newlines <= n && int64(len(buf)-from) < size {
+		if from == 0 {
+			if len(buf) >= maxFile {
+				break
+			}
+			grown := make([]byte, min(4*int64(len(buf)), size, int64(maxFile)))
+			from = len(grown) - len(buf)
+			copy(grown[from:], buf)
+			buf = grown
+		}
+		chunk := buf[max(from-recentChunk, 0):from]
+		if _, err := fh.ReadAt(chunk, size-int64(len(buf)-from+len(chunk))); err != nil {
 			return nil, fmt.Errorf("ledger: %w", err)
 		}
-		tail = append(buf, tail...)
-		if off == 0 {
-			f, corrupt := parse(tail)
-			recs := f.records[max(len(f.records)-n, 0):]
-			if corrupt != nil {
-				corrupt.Path = path
-				return newMatcher(recs), corrupt
-			}
-			return newMatcher(recs), nil
-		}
-		if int64(len(tail)) > int64(maxFile) {
-			break
-		}
+		newlines += bytes.Count(chunk, []byte{'\n'})
+		from -= len(chunk)
 	}
-	// The tail starts mid-file: keep its last n whole lines, and read them
-	// as a file's records.
-	end := len(tail)
-	for i := 0; i < n && end > 0; i++ {
-		end = bytes.LastIndexByte(tail[:end-1], '\n') + 1
+	tail := buf[from:]
+	headed := size > 0 && int64(len(tail)) == size
+	if !headed {
+		// The tail starts mid-file: keep its last n whole lines, and read
+		// them as records.
+		end := len(tail)
+		for i := 0; i < n && end > 0; i++ {
+			end = bytes.LastIndexByte(tail[:end-1], '\n') + 1
+		}
+		tail = tail[end:]
 	}
-	tail = tail[end:]
-	f, corrupt := parse(append([]byte(Sentinel+"\n"), tail...))
+	f, corrupt := parse(string(tail), headed)
 	recs := f.records[max(len(f.records)-n, 0):]
 	if corrupt != nil {
 		corrupt.Path = path
@@ -225,6 +229,10 @@ func LoadRecent(path string, n int) (*Matcher, error) {
 	}
 	return newMatcher(recs), nil
 }
+
+// recentChunk is how much of a ledger file one read of LoadRecent takes:
+// some 250 records of a typical length.
+const recentChunk = 16 << 10
 
 // Texts returns the records of the ledger at path, oldest first, as Load
 // reads them: a missing file has none, and a corrupt one gives what could be
@@ -257,7 +265,7 @@ func read(path string) (file, error) {
 	if err != nil {
 		return file{}, fmt.Errorf("ledger: %w", err)
 	}
-	f, corrupt := parse(data)
+	f, corrupt := parse(string(data), true)
 	if corrupt != nil {
 		corrupt.Path = path
 		return f, corrupt
@@ -265,30 +273,35 @@ func read(path string) (file, error) {
 	return f, nil
 }
 
-// parse reads the records of a ledger file's contents. It reports, as a
+// parse reads the records of a ledger file's contents, or of its last
+// lines when it is not headed by the file's first line. It reports, as a
 // *CorruptError without a Path, anything that Record would not have written.
-func parse(data []byte) (file, *CorruptError) {
+// The records share the memory of data.
+func parse(data string, headed bool) (file, *CorruptError) {
 	var f file
 	var c CorruptError
 	if len(data) > maxFile {
 		// Read up to the last whole line.
-		data = data[:bytes.LastIndexByte(data[:maxFile], '\n')+1]
+		data = data[:strings.LastIndexByte(data[:maxFile], '\n')+1]
 		c.Truncated = true
 	}
-	first, rest, _ := bytes.Cut(data, []byte("\n"))
-	if string(first) != Sentinel {
-		c.NoSentinel = true
-		rest = data
+	text := data
+	if headed {
+		first, rest, _ := strings.Cut(data, "\n")
+		if first != Sentinel {
+			c.NoSentinel = true
+			rest = data
+		}
+		text = rest
 	}
-	// One string for all the records: they share its memory.
-	for text := string(rest); text != ""; {
+	for text != "" {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
 		if len(line) <= maxRecord && isNormal(line) && line != "" {
 			f.records = append(f.records, line) // as Record writes it
 			continue
 		}
-		if !readable([]byte(line)) {
+		if !readable(line) {
 			c.Dropped++
 			continue
 		}
@@ -307,11 +320,11 @@ func parse(data []byte) (file, *CorruptError) {
 // readable reports whether a line of a ledger file can be read as text:
 // valid UTF-8 without control characters (other than whitespace) or
 // noncharacters, none of which a pane or a record holds.
-func readable(line []byte) bool {
-	if !utf8.Valid(line) {
+func readable(line string) bool {
+	if !utf8.ValidString(line) {
 		return false
 	}
-	for _, r := range string(line) {
+	for _, r := range line {
 		switch {
 		case r == '\t' || r == '\r' || r == '\v' || r == '\f':
 		case r < ' ' || r == 0x7f || r >= 0x80 && r <= 0x9f && r != 0x85:

@@ -22,7 +22,7 @@ func TestSentinelImpossible(t *testing.T) {
 	if strings.ContainsAny(Sentinel, "\n\r") {
 		t.Errorf("Sentinel %q is more than one line", Sentinel)
 	}
-	if readable([]byte(Sentinel)) {
+	if readable(Sentinel) {
 		t.Errorf("Sentinel %q reads as a record line", Sentinel)
 	}
 }
