@@ -10,8 +10,10 @@ import (
 // fresh process, compiling the dozen expressions a working Claude Code
 // screen reaches costs more than the rest of classifying it. Each matcher
 // is attached to its expression (pattern.by, pattern.byGroups), which stays
-// in the tables as the rule's text; TestByHandAgreesWithTheExpression and
-// FuzzByHand hold every one of them to it.
+// in the tables as the rule's text; an expression too rich to match by hand
+// gets a test that rules out most lines before it is compiled
+// (pattern.needs). TestByHandAgreesWithTheExpression and FuzzByHand hold
+// every one of them to its expression.
 //
 // The helpers read a line as Go's regexp does: \s is [\t\n\f\r ], \d is
 // [0-9], . is any character but a newline, and a byte of invalid UTF-8 is
@@ -29,6 +31,42 @@ func (p *pattern) byGroups(groups func(string) []string) *pattern {
 	p.groups = groups
 	p.byHand = func(s string) bool { return groups(s) != nil }
 	return p
+}
+
+// needs attaches to p a test that every line its expression matches
+// passes, such as a literal the expression holds: a line that fails it is
+// no match, and compiles nothing. For the expressions too rich to match by
+// hand that every screen of an agent reaches.
+func (p *pattern) needs(test func(string) bool) *pattern {
+	p.need = test
+	return p
+}
+
+// containing is the test that a line holds one of lits.
+func containing(lits ...string) func(string) bool {
+	return func(s string) bool {
+		for _, l := range lits {
+			if strings.Contains(s, l) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// containingFold is the test that a line holds lit in any case, for an
+// expression under (?i). lit is ASCII and holds neither k nor s, the two
+// ASCII letters whose case folds to a character outside ASCII (the Kelvin
+// sign, the long s), so that its match is always lit's bytes in some case.
+func containingFold(lit string) func(string) bool {
+	return func(s string) bool {
+		for i := 0; i+len(lit) <= len(s); i++ {
+			if strings.EqualFold(s[i:i+len(lit)], lit) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // classGlyphs returns the characters of a character class of literal

@@ -30,6 +30,11 @@ type pattern struct {
 	// test on any line.
 	byHand func(string) bool
 	groups func(string) []string
+	// need, for an expression not matched by hand, is a cheap test that
+	// every line the expression matches passes (a literal it must hold):
+	// a line that fails it is no match, and compiles nothing. Tests hold
+	// it to the expression as they hold byHand.
+	need func(string) bool
 }
 
 // compiledExprs holds every expression compiled in this process, by its text:
@@ -72,6 +77,9 @@ func free(expr, why string) *pattern {
 func (p *pattern) MatchString(s string) bool {
 	if p.byHand != nil {
 		return p.byHand(s)
+	}
+	if p.need != nil && !p.need(s) {
+		return false
 	}
 	return p.re().MatchString(s)
 }
@@ -140,7 +148,7 @@ func (p *pattern) FindStringSubmatch(s string) []string {
 	if p.groups != nil {
 		return p.groups(s)
 	}
-	if p.byHand != nil && !p.byHand(s) {
+	if p.byHand != nil && !p.byHand(s) || p.need != nil && !p.need(s) {
 		return nil
 	}
 	return p.re().FindStringSubmatch(s)
