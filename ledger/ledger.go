@@ -294,6 +294,7 @@ func parse(data string, headed bool) (file, *CorruptError) {
 		}
 		text = rest
 	}
+	f.records = make([]string, 0, strings.Count(text, "\n")+1)
 	for text != "" {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
@@ -310,6 +311,9 @@ func parse(data string, headed bool) (file, *CorruptError) {
 			c.Rewritten++
 		}
 		f.records = append(f.records, recs...)
+	}
+	if len(f.records) == 0 {
+		f.records = nil // as a file without records always read
 	}
 	if c != (CorruptError{}) {
 		return f, &c

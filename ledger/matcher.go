@@ -97,7 +97,8 @@ func NewMatcher(texts ...string) *Matcher {
 func newMatcher(recs []string) *Matcher {
 	m := new(Matcher)
 	seen := make(map[string]bool, len(recs))
-	var long []string // the distinct records with a slice
+	m.recs = make([]string, 0, len(recs))
+	long := make([]string, 0, len(recs)) // the distinct records with a slice
 	var windows int
 	for _, r := range recs {
 		if seen[r] {
@@ -125,11 +126,12 @@ func newMatcher(recs []string) *Matcher {
 	}
 	m.slots = make([]slot, nslots)
 	m.smask = uint64(nslots - 1)
-	// About 8 filter bits per slice (fewer distinct ones), so that about
-	// one probe in 10 of unrelated text gets past the filter; at most 2^20
-	// bits (128 KiB), to stay in the cache.
+	// About 4 filter bits per slice, and more per distinct one, since
+	// records share most of their slices: at most one probe in 5 of
+	// unrelated text gets past the filter. At most 2^20 bits (128 KiB), to
+	// stay in the cache.
 	fbits, log := 1<<9, uint(9)
-	for fbits < 8*windows && log < 20 {
+	for fbits < 4*windows && log < 20 {
 		fbits <<= 1
 		log++
 	}
