@@ -238,3 +238,81 @@ func spinnerLine(glyphs []string) func(string) bool {
 		return i >= 0 && i+len(open) < len(rest) && strings.HasSuffix(rest, ")")
 	}
 }
+
+// The matchers of Claude Code's table, each named after what it finds.
+
+// The glyphs of Claude Code's character classes, split once.
+var (
+	spinners = classGlyphs(spinnerGlyphs)
+	efforts  = classGlyphs(effortGlyphs)
+)
+
+// isTryPlaceholder is `^Try "[^"]*"$`.
+func isTryPlaceholder(s string) bool {
+	mid, ok := strings.CutPrefix(s, `Try "`)
+	return ok && strings.HasSuffix(mid, `"`) && !strings.Contains(mid[:len(mid)-1], `"`)
+}
+
+// isClaudeUserTurn is `^(?:>|❯) \S`.
+func isClaudeUserTurn(s string) bool {
+	rest, ok := cutAny(s, ">", "❯")
+	return ok && strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:])
+}
+
+// isClaudeBanner is `^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`.
+func isClaudeBanner(s string) bool {
+	return within(s, 12, func(s string) bool {
+		v, ok := strings.CutPrefix(s, "Claude Code v")
+		return ok && v != "" && isDigit(v[0]) || strings.HasPrefix(s, "✻ Welcome to Claude Code")
+	})
+}
+
+// isEffortLine is `^ +` + effortGlyphs + ` \S+ · /effort$`.
+func isEffortLine(s string) bool {
+	s, ok := cutSpaces(s)
+	if !ok {
+		return false
+	}
+	if s, ok = cutAny(s, efforts...); !ok {
+		return false
+	}
+	if s, ok = strings.CutPrefix(s, " "); !ok {
+		return false
+	}
+	i := strings.IndexAny(s, " \t\n\f\r") // the end of \S+
+	return i > 0 && s[i:] == " · /effort"
+}
+
+// isToolTip is `^ *⎿ +Tip: `.
+func isToolTip(s string) bool {
+	s, ok := strings.CutPrefix(strings.TrimLeft(s, " "), "⎿")
+	if !ok {
+		return false
+	}
+	if s, ok = cutSpaces(s); !ok {
+		return false
+	}
+	return strings.HasPrefix(s, "Tip: ")
+}
+
+// isClaudeFrameTop is `^(?:─{3,}|╭─+╮)`.
+func isClaudeFrameTop(s string) bool {
+	if strings.HasPrefix(s, "───") {
+		return true
+	}
+	s, ok := strings.CutPrefix(s, "╭")
+	t := strings.TrimLeft(s, "─")
+	return ok && len(t) < len(s) && strings.HasPrefix(t, "╮")
+}
+
+// isClaudeHead is `^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`.
+func isClaudeHead(s string) bool {
+	if rest, ok := cutAny(s, "⏺", "●", "∴"); ok {
+		return strings.HasPrefix(rest, " ")
+	}
+	if rest, ok := cutAny(s, spinners...); ok {
+		return strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:])
+	}
+	rest, ok := cutAny(s, ">", "❯")
+	return ok && strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:]) && !isDigit(rest[1])
+}

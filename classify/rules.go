@@ -1,10 +1,6 @@
 package classify
 
-import (
-	"strings"
-	"sync"
-	"unicode/utf8"
-)
+import "sync"
 
 // This file is the classifier's knowledge of the agents' screens, as data:
 // for each agent, how its input box is drawn and which rules are read in
@@ -125,6 +121,9 @@ func hold(h Hold) verdict { return verdict{hold: h} }
 // neither the ellipsis nor a meter, and so is not a spinner.
 const spinnerGlyphs = `[·✢✳✶✻✽*]`
 
+// Claude Code's effort indicator glyphs, one per level.
+const effortGlyphs = `[◐◑◒◓○●]`
+
 // rule lines: a column-0 run of box-drawing horizontals, possibly with a
 // short label inside. Draft continuation lines are indented, so a draft
 // cannot forge one.
@@ -167,69 +166,20 @@ func claudeCodeTable() *agent {
 			// Only the fixed placeholder: a suggestion such as "Resend your
 			// message to try again" reads like a human's words, and without
 			// the faint attribute it is held as one.
-			re(`^Try "[^"]*"$`).by(func(s string) bool {
-				mid, ok := strings.CutPrefix(s, `Try "`)
-				return ok && strings.HasSuffix(mid, `"`) && !strings.Contains(mid[:len(mid)-1], `"`)
-			}),
+			re(`^Try "[^"]*"$`).by(isTryPlaceholder),
 		},
-		userTurn: re(`^(?:>|❯) \S`).by(func(s string) bool {
-			rest, ok := cutAny(s, ">", "❯")
-			return ok && strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:])
-		}),
-		sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`).by(func(s string) bool {
-			return within(s, 12, func(s string) bool {
-				v, ok := strings.CutPrefix(s, "Claude Code v")
-				return ok && v != "" && isDigit(v[0]) || strings.HasPrefix(s, "✻ Welcome to Claude Code")
-			})
-		}),
+		userTurn:     re(`^(?:>|❯) \S`).by(isClaudeUserTurn),
+		sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`).by(isClaudeBanner),
 		marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`,
 			"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
 		transparent: []*pattern{
-			re(`^ +[◐◑◒◓○●] \S+ · /effort$`).by(func(s string) bool {
-				s, ok := cutSpaces(s)
-				if !ok {
-					return false
-				}
-				if s, ok = cutAny(s, classGlyphs(`[◐◑◒◓○●]`)...); !ok {
-					return false
-				}
-				if s, ok = strings.CutPrefix(s, " "); !ok {
-					return false
-				}
-				i := strings.IndexFunc(s, func(r rune) bool { return r < utf8.RuneSelf && isSpace(byte(r)) })
-				return i > 0 && s[i:] == " · /effort"
-			}),
-			re(`^ *⎿ +Tip: `).by(func(s string) bool {
-				s, ok := strings.CutPrefix(strings.TrimLeft(s, " "), "⎿")
-				if !ok {
-					return false
-				}
-				if s, ok = cutSpaces(s); !ok {
-					return false
-				}
-				return strings.HasPrefix(s, "Tip: ")
-			}),
+			re(`^ +` + effortGlyphs + ` \S+ · /effort$`).by(isEffortLine),
+			re(`^ *⎿ +Tip: `).by(isToolTip),
 			indented("Tip: "),
 			indented("tmux focus-events off"),
 		},
-		frameTop: re(`^(?:─{3,}|╭─+╮)`).by(func(s string) bool {
-			if strings.HasPrefix(s, "───") {
-				return true
-			}
-			s, ok := strings.CutPrefix(s, "╭")
-			t := strings.TrimLeft(s, "─")
-			return ok && len(t) < len(s) && strings.HasPrefix(t, "╮")
-		}),
-		heads: re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`).by(func(s string) bool {
-			if rest, ok := cutAny(s, "⏺", "●", "∴"); ok {
-				return strings.HasPrefix(rest, " ")
-			}
-			if rest, ok := cutAny(s, classGlyphs(spinnerGlyphs)...); ok {
-				return strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:])
-			}
-			rest, ok := cutAny(s, ">", "❯")
-			return ok && strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:]) && !isDigit(rest[1])
-		}),
+		frameTop: re(`^(?:─{3,}|╭─+╮)`).by(isClaudeFrameTop),
+		heads:    re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`).by(isClaudeHead),
 		rules: []rule{
 			// Neutral overlays hide the input box without asking anything;
 			// they are read before the dialogs, whose footers they share.
@@ -267,7 +217,7 @@ func claudeCodeTable() *agent {
 			// Live activity: a spinner line heads or closes the block directly
 			// above the box (a redraw can lose the blank line under it).
 			{name: "spinner line (a glyph, a gerund ending in …, an optional meter)", region: Above, verdict: working,
-				match:  edgeLine(re(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`).by(spinnerLine(classGlyphs(spinnerGlyphs)))),
+				match:  edgeLine(re(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`).by(spinnerLine(spinners))),
 				quoted: []string{"✻ Thinking… (3s · thinking)", "✶ Compiling… (38s · ↑ 1.1k tokens · esc to interrupt)"}},
 			{name: "spinner line in reduced motion (● with a meter)", region: Above, verdict: working,
 				match:  edgeLine(re(`^● \S.*… \(.*(?:\d+s|tokens|thinking|thought for|interrupt|hook).*\)$`).needs(containing("… ("))),
