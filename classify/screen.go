@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/omega-monitor/omega-monitor/internal/backread"
 )
 
 // Bounds on what a Screen holds. The verdict lives at the bottom of a capture,
@@ -131,8 +133,8 @@ type tailFile interface {
 }
 
 // readFileTail reads only the tail of a regular file, from its end
-// backwards, until it holds the lines that are kept: the verdict lives at the
-// bottom. The lines before the tail are not counted, so Total is 0 and line
+// backwards (backread), until it holds the lines that are kept: the verdict
+// lives at the bottom. The lines before the tail are not counted, so Total is 0 and line
 // numbers count from the first kept line. It reports false when r is not a
 // regular file larger than MaxTailBytes.
 func readFileTail(r io.Reader) (*Screen, bool, error) {
@@ -144,43 +146,15 @@ func readFileTail(r io.Reader) (*Screen, bool, error) {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= MaxTailBytes {
 		return nil, false, nil
 	}
-	// The tail is read into the end of its buffer, a chunk at a time, and
-	// only until it holds enough lines: a pane's lines are short, and
+	// Only until it holds the kept lines: a pane's lines are short, and
 	// reading (and paging in) bytes the screen does not need costs more
-	// than classifying it. A buffer this large is fresh memory, so the
-	// pages before the tail are never touched.
-	buf := make([]byte, firstTail)
-	from, newlines := len(buf), 0
-	for newlines <= MaxTailLines+1 {
-		if from == 0 {
-			if len(buf) == MaxTailBytes {
-				break
-			}
-			grown := make([]byte, min(4*len(buf), MaxTailBytes))
-			from = len(grown) - len(buf)
-			copy(grown[from:], buf)
-			buf = grown
-		}
-		chunk := buf[max(from-tailChunk, 0):from]
-		if _, err := f.ReadAt(chunk, fi.Size()-int64(len(buf)-from+len(chunk))); err != nil {
-			if from == firstTail {
-				return nil, false, nil // untouched: read it as a stream
-			}
-			return nil, true, fmt.Errorf("classify: reading the tail of %s: %w", fi.Name(), err)
-		}
-		newlines += bytes.Count(chunk, []byte{'\n'})
-		from -= len(chunk)
+	// than classifying it.
+	tail, err := backread.Lines(f, fi.Size(), MaxTailLines+1, MaxTailBytes)
+	if err != nil {
+		return nil, true, fmt.Errorf("classify: reading the tail of %s: %w", fi.Name(), err)
 	}
-	return newScreen(ownedString(buf[from:]), -1, true), true, nil
+	return newScreen(ownedString(tail), -1, true), true, nil
 }
-
-const (
-	// firstTail is the buffer first given to the tail of a regular file:
-	// 400 lines of a wide pane.
-	firstTail = 64 << 10
-	// tailChunk is how much of it one read fills.
-	tailChunk = 16 << 10
-)
 
 // ParseScreen normalises a whole capture held in memory.
 func ParseScreen(capture []byte) *Screen {

@@ -33,6 +33,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/backread"
 )
 
 // Sentinel is the first line of every ledger file. It holds a C0 control
@@ -185,32 +186,13 @@ func LoadRecent(path string, n int) (*Matcher, error) {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	// n records and the partial line before them: at most n+1 lines of
-	// maxRecord bytes, and far less in practice, so read backwards a chunk
-	// at a time, into the end of the buffer, until n+1 newlines are in
-	// hand. A buffer this large is fresh memory: a process that loads a
-	// ledger once pays for each page it touches, so it touches only those
-	// it reads.
+	// maxRecord bytes, and far less in practice, so read backwards until
+	// n+1 newlines are in hand.
 	size := fi.Size()
-	buf := make([]byte, min(size, 64<<10))
-	from, newlines := len(buf), 0
-	for newlines <= n && int64(len(buf)-from) < size {
-		if from == 0 {
-			if len(buf) >= maxFile {
-				break
-			}
-			grown := make([]byte, min(4*int64(len(buf)), size, int64(maxFile)))
-			from = len(grown) - len(buf)
-			copy(grown[from:], buf)
-			buf = grown
-		}
-		chunk := buf[max(from-recentChunk, 0):from]
-		if _, err := fh.ReadAt(chunk, size-int64(len(buf)-from+len(chunk))); err != nil {
-			return nil, fmt.Errorf("ledger: %w", err)
-		}
-		newlines += bytes.Count(chunk, []byte{'\n'})
-		from -= len(chunk)
+	tail, err := backread.Lines(fh, size, n, maxFile)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
 	}
-	tail := buf[from:]
 	headed := size > 0 && int64(len(tail)) == size
 	if !headed {
 		// The tail starts mid-file: keep its last n whole lines, and read
@@ -229,10 +211,6 @@ func LoadRecent(path string, n int) (*Matcher, error) {
 	}
 	return newMatcher(recs), nil
 }
-
-// recentChunk is how much of a ledger file one read of LoadRecent takes:
-// some 250 records of a typical length.
-const recentChunk = 16 << 10
 
 // Texts returns the records of the ledger at path, oldest first, as Load
 // reads them: a missing file has none, and a corrupt one gives what could be
