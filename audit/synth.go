@@ -24,6 +24,11 @@ type Run struct {
 	// Violations are the changes the audit made to the tree it promised
 	// to leave alone; they head the report.
 	Violations []string
+	// Sandbox says what the auditors read and ran in (a sanitized copy,
+	// what surrounded it); LeftOut lists what of the project the copy did
+	// not hold, and why.
+	Sandbox string
+	LeftOut []string
 }
 
 // A Synthesis is the one report of a run, made here from the checked
@@ -128,6 +133,12 @@ func (s Synthesis) render(p Plan, run Run) string {
 		for _, v := range run.Violations {
 			fmt.Fprintf(&b, "- %s\n", v)
 		}
+	}
+	if run.Sandbox != "" {
+		fmt.Fprintf(&b, "\nThe auditors read %s.\n", run.Sandbox)
+	}
+	if len(run.LeftOut) > 0 {
+		fmt.Fprintf(&b, "Left out of their copy: %s.\n", strings.Join(run.LeftOut, "; "))
 	}
 	if p.Fallback {
 		fmt.Fprintf(&b, "\nFallback dimensions: %s.\n", p.Why)

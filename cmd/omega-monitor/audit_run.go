@@ -8,14 +8,12 @@ import (
 	"bytes"
 	"context"
 
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"html"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,10 +26,10 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/audit"
+	"github.com/omega-monitor/omega-monitor/auditrun"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/digest"
 	"github.com/omega-monitor/omega-monitor/internal/statehome"
 )
 
@@ -42,82 +40,9 @@ type auditFlags struct {
 	timeout, every        time.Duration
 	repeat                time.Duration
 	noDeliver             bool
+	isolation             string
+	keepEnv               cmdline.Strings
 }
-
-// Agents whose headless modes run auditors.
-var auditAgents = []string{"claude", "codex", "gemini"}
-
-// readOnlyTools are the only tools a Claude Code auditor gets; writeTools
-// are denied by name as well, in case a setting would allow one.
-const (
-	readOnlyTools = "Read,Grep,Glob"
-	writeTools    = "Bash,Edit,Write,NotebookEdit,WebFetch,WebSearch,Task,Agent,TodoWrite"
-)
-
-// agentArgv returns the command line that runs one auditor with brief as its
-// prompt, read-only, in the agent's headless mode. Each prints its final
-// answer, the report, on standard output.
-// policy is the file of geminiPolicy, which only a Gemini auditor reads.
-func agentArgv(agent, bin, brief, policy string) []string {
-	if bin == "" {
-		bin = agent
-	}
-	switch agent {
-	case "claude":
-		// -p: headless. --tools offers the model nothing but the three
-		// readers; --allowedTools lets them run without a prompt, and
-		// --disallowedTools denies the rest by name. dontAsk refuses
-		// whatever is not allowed instead of asking nobody. Project and
-		// local settings (the audited project's own .claude/, hooks
-		// included) are not loaded, nor any MCP server.
-		return []string{bin, "-p", brief,
-			"--output-format", "text",
-			"--tools", readOnlyTools,
-			"--allowedTools", readOnlyTools,
-			"--disallowedTools", writeTools,
-			"--permission-mode", "dontAsk",
-			"--setting-sources", "user",
-			"--strict-mcp-config",
-			"--no-session-persistence",
-		}
-	case "codex":
-		// exec: headless, never asks; the read-only sandbox refuses any
-		// write and the network; --ephemeral keeps no session files;
-		// --ignore-rules loads no execpolicy rules, the audited project's
-		// own included.
-		return []string{bin, "exec",
-			"--sandbox", "read-only",
-			"--skip-git-repo-check",
-			"--ephemeral",
-			"--ignore-rules",
-			"--color", "never",
-			"--", brief,
-		}
-	case "gemini":
-		// --prompt: headless. Plan mode is Gemini CLI's read-only mode: no
-		// file changes, no shell. In a folder it does not trust, Gemini CLI
-		// falls back to its default mode, where a headless run offers no
-		// tool that needs a confirmation; the policy denies the writers
-		// and the shell by name either way.
-		return []string{bin,
-			"--prompt", brief,
-			"--approval-mode", "plan",
-			"--policy", policy,
-			"--output-format", "text",
-		}
-	}
-	return nil
-}
-
-// geminiPolicy denies a Gemini auditor every tool that writes, runs or
-// remembers, above any rule of a lower tier. (Gemini CLI 0.61.0 loads it
-// without complaint, and names each field of a malformed one.)
-const geminiPolicy = `# omega-monitor audit: auditors read, and nothing else.
-[[rule]]
-toolName = ["write_file", "replace", "run_shell_command", "save_memory", "web_fetch"]
-decision = "deny"
-priority = 999
-`
 
 // auditName is the name of a project's audits: its directory's base name,
 // made safe as a file and session name.
@@ -141,9 +66,14 @@ func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 	fs.DurationVar(&f.repeat, "repeat", 0, "run now and again after each `DURATION`, in the foreground (what --every's session runs)")
 	fs.StringVar(&f.name, "name", "", "the audit's name (default: DIR's base name)")
 	fs.BoolVar(&f.noDeliver, "no-deliver", false, "write the report, but send nothing")
+	fs.StringVar(&f.isolation, "isolation", auditrun.IsolateAuto, "what surrounds each auditor besides its copy, home and environment: auto (bubblewrap where it works), bwrap (required), none")
+	fs.Var(&f.keepEnv, "keep-env", "hand the environment variable `NAME` to the auditors too (a model provider's key); repeatable")
 	fs.StringVar(&f.mux, "mux", "", "multiplexer binary `path` for --every (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	return fs
 }
+
+// envName is what --keep-env accepts: a variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // minEvery is the shortest schedule: an audit is the expensive layer, run
 // rarely; a faster one spends the budget on watching.
@@ -160,7 +90,7 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 	case len(positional) != 1:
 		fmt.Fprintf(stderr, "omega-monitor: audit run takes one DIR, got %d\n", len(positional))
 		return 2
-	case !slices.Contains(auditAgents, f.agent):
+	case !slices.Contains(auditrun.Agents, f.agent):
 		fmt.Fprintf(stderr, "omega-monitor: audit run: --agent must be claude, codex or gemini; got %q\n", f.agent)
 		return 2
 	case f.parallel < 1 || f.max < 1 || f.timeout <= 0:
@@ -168,6 +98,12 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case f.every != 0 && f.every < minEvery:
 		fmt.Fprintf(stderr, "omega-monitor: audit run: --every must be %v or more; got %v\n", minEvery, f.every)
+		return 2
+	case !slices.Contains(auditrun.Isolations, f.isolation):
+		fmt.Fprintf(stderr, "omega-monitor: audit run: --isolation must be %s; got %q\n", strings.Join(auditrun.Isolations, ", "), f.isolation)
+		return 2
+	case slices.ContainsFunc(f.keepEnv, func(n string) bool { return !envName.MatchString(n) }):
+		fmt.Fprintf(stderr, "omega-monitor: audit run: --keep-env takes variable names (letters, digits, _); got %q\n", f.keepEnv.String())
 		return 2
 	case f.every != 0 && f.repeat != 0, f.repeat < 0:
 		fmt.Fprintln(stderr, "omega-monitor: audit run: --every starts a session that repeats; --repeat is what it runs, not both")
@@ -330,26 +266,45 @@ func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: audit: %v\n", err)
 		return 1
 	}
-	if f.agent == "gemini" {
-		if err := writePrivate(filepath.Join(runDir, "gemini-policy.toml"), []byte(geminiPolicy)); err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: audit: %v\n", err)
-			return 1
-		}
+	// The auditors never run in the project: they read a sanitized copy
+	// of it, with a throwaway home and a scrubbed environment, inside
+	// bubblewrap where the machine has it. What the project could make an
+	// agent run (its agent settings, MCP servers, hooks, environment
+	// files, git config) is not in the copy.
+	sb, err := auditrun.Prepare(auditrun.Config{
+		Dir: dir, RunDir: runDir, StateHome: home,
+		Agent: f.agent, Bin: f.bin, Environ: os.Environ(), KeepEnv: f.keepEnv, Isolation: f.isolation,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: audit: refusing to run the auditors: %v\n", err)
+		return 1
 	}
-	before, err := hashTree(dir, home)
+	defer sb.Remove()
+	before, err := auditrun.HashTree(sb.Tree, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: audit: cannot read the copy: %v\n", err)
+		return 1
+	}
+	gitBefore, err := auditrun.HashGitControl(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit: cannot read the tree: %v\n", err)
 		return 1
 	}
-	outs := runAuditors(dir, runDir, p, f)
-	after, err := hashTree(dir, home)
+	outs := runAuditors(sb, runDir, p, f)
 	var violations []string
-	if err != nil {
-		violations = []string{"cannot read the tree after the run: " + err.Error()}
+	if after, err := auditrun.HashTree(sb.Tree, ""); err != nil {
+		violations = []string{"cannot read the copy after the run: " + err.Error()}
 	} else {
-		violations = treeChanges(before, after)
+		violations = auditrun.TreeChanges(before, after)
 	}
-	s := audit.Synthesize(p, outs, audit.Run{Dir: dir, Agent: f.agent, RanAt: ranAt.Format(time.RFC3339), Violations: violations})
+	if after, err := auditrun.HashGitControl(dir); err != nil {
+		violations = append(violations, "cannot read the tree's git control after the run: "+err.Error())
+	} else {
+		violations = append(violations, auditrun.TreeChanges(gitBefore, after)...)
+	}
+	run := audit.Run{Dir: dir, Agent: f.agent, RanAt: ranAt.Format(time.RFC3339), Violations: violations,
+		Sandbox: sb.Describe(), LeftOut: auditrun.Brief(sb.LeftOut, 20)}
+	s := audit.Synthesize(p, outs, run)
 	// The report leaves the machine: mask what it quotes of secrets.
 	report := alert.Redact(s.Markdown)
 	reportPath := filepath.Join(base, "report-"+stamp+".md")
@@ -391,7 +346,7 @@ func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
 // runAuditors runs one auditor per dimension, at most f.parallel at once,
 // each under its own wall clock, and checks what each reports. Each raw
 // report is kept in runDir as ID.md, its standard error as ID.stderr.
-func runAuditors(dir, runDir string, p audit.Plan, f auditFlags) []audit.Outcome {
+func runAuditors(sb *auditrun.Sandbox, runDir string, p audit.Plan, f auditFlags) []audit.Outcome {
 	outs := make([]audit.Outcome, len(p.Dimensions))
 	slots := make(chan struct{}, f.parallel)
 	var wg sync.WaitGroup
@@ -399,166 +354,44 @@ func runAuditors(dir, runDir string, p audit.Plan, f auditFlags) []audit.Outcome
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			outs[i] = runAuditor(dir, runDir, d, f)
+			outs[i] = runAuditor(sb, runDir, d, f)
 		})
 	}
 	wg.Wait()
 	return outs
 }
 
-func runAuditor(dir, runDir string, d audit.Dimension, f auditFlags) audit.Outcome {
+func runAuditor(sb *auditrun.Sandbox, runDir string, d audit.Dimension, f auditFlags) audit.Outcome {
 	o := audit.Outcome{ID: d.ID}
-	out := runAgent(dir, agentArgv(f.agent, f.bin, d.Brief, filepath.Join(runDir, "gemini-policy.toml")), f.timeout)
-	writePrivate(filepath.Join(runDir, d.ID+".md"), out.stdout.buf)
-	writePrivate(filepath.Join(runDir, d.ID+".stderr"), out.stderr.buf)
-	report := string(out.stdout.buf)
-	if out.err != nil {
-		o.Failed = fmt.Sprintf("%s auditor: %v after %v", f.agent, out.err, out.elapsed.Round(time.Second))
+	out := sb.Run(f.bin, d.Brief, f.timeout)
+	writePrivate(filepath.Join(runDir, d.ID+".md"), out.Stdout)
+	writePrivate(filepath.Join(runDir, d.ID+".stderr"), out.Stderr)
+	report := string(out.Stdout)
+	if out.Err != nil {
+		o.Failed = fmt.Sprintf("%s auditor: %v after %v", f.agent, out.Err, out.Elapsed.Round(time.Second))
 		if strings.TrimSpace(report) == "" {
 			return o
 		}
 	}
-	if out.stdout.cut {
-		o.Failed = fmt.Sprintf("%s auditor: the report passed %d bytes and was cut", f.agent, maxReport)
+	if out.Cut {
+		o.Failed = fmt.Sprintf("%s auditor: the report passed %d bytes and was cut", f.agent, auditrun.MaxReport)
 	}
-	kept, rejected := audit.Check(audit.Parse(report), []string{d.ID}, os.DirFS(dir))
+	// Citations are checked against the copy the auditor read, which
+	// holds no link and nothing but regular files; ProjectFS refuses
+	// anything else all the same.
+	var kept audit.Report
+	var rejected []audit.Rejection
+	if pfs, err := auditrun.OpenProject(sb.Tree); err != nil {
+		o.Failed = fmt.Sprintf("%s auditor: cannot check the report: %v", f.agent, err)
+	} else {
+		kept, rejected = audit.Check(audit.Parse(report), []string{d.ID}, pfs)
+		pfs.Close()
+	}
 	o.Rejected = rejected
 	if len(kept.Sections) == 1 {
 		o.Section = &kept.Sections[0]
 	}
 	return o
-}
-
-// maxReport is the most of an auditor's report that is kept: a report is
-// text a person reads, and a runaway agent must not fill the disk.
-const maxReport = 1 << 20
-
-// capped keeps the first max bytes written to it and drops the rest, so
-// that a chatty process never blocks on a full pipe.
-type capped struct {
-	buf []byte
-	max int
-	cut bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	keep := min(len(p), c.max-len(c.buf))
-	c.buf = append(c.buf, p[:keep]...)
-	c.cut = c.cut || keep < len(p)
-	return len(p), nil
-}
-
-// agentRun is what one auditor's process did.
-type agentRun struct {
-	stdout, stderr *capped
-	elapsed        time.Duration
-	err            error // nil when it exited 0 in time
-}
-
-// runAgent runs argv in dir with standard input from /dev/null, in a
-// process group of its own, under a wall clock of timeout. When the clock
-// runs out the whole group is killed, and a grandchild still holding the
-// output open is cut off a moment later: nothing it started outlives it.
-func runAgent(dir string, argv []string, timeout time.Duration) agentRun {
-	r := agentRun{stdout: &capped{max: maxReport}, stderr: &capped{max: 64 << 10}}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	r.elapsed = time.Since(start)
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		r.err = fmt.Errorf("timed out after %v", timeout)
-	case errors.As(err, &exit):
-		r.err = fmt.Errorf("%v: %s", err, lastLine(string(r.stderr.buf), "no message"))
-	default:
-		r.err = err
-	}
-	return r
-}
-
-// hashTree returns every entry under dir but .git's insides and the state
-// home (when dir holds it: the watchers and this audit write there), each
-// with its type, mode and content hash (a link's target): the work tree,
-// tracked and untracked, ignored files included.
-func hashTree(dir, home string) (map[string]string, error) {
-	tree := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() && p != dir && (d.Name() == ".git" || p == home) {
-			return filepath.SkipDir
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			tree[rel] = "dir " + fi.Mode().Perm().String()
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			tree[rel] = "link " + target
-		case d.Type().IsRegular():
-			h := digest.New()
-			fh, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(h, fh)
-			fh.Close()
-			if err != nil {
-				return err
-			}
-			tree[rel] = "file " + fi.Mode().Perm().String() + " " + hex.EncodeToString(h.Sum(nil))
-		default:
-			tree[rel] = "special " + fi.Mode().String()
-		}
-		return nil
-	})
-	return tree, err
-}
-
-// treeChanges lists what differs between two hashes of a tree, in path
-// order.
-func treeChanges(before, after map[string]string) []string {
-	var out []string
-	for p, h := range before {
-		switch a, ok := after[p]; {
-		case !ok:
-			out = append(out, "removed: "+p)
-		case a != h:
-			out = append(out, "changed: "+p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			out = append(out, "added: "+p)
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int {
-		_, pa, _ := strings.Cut(a, ": ")
-		_, pb, _ := strings.Cut(b, ": ")
-		return strings.Compare(pa, pb)
-	})
-	return out
 }
 
 // writePrivate writes a file 0600, whole or not at all.

@@ -107,3 +107,20 @@ func Version() string {
 	}
 	return v + " " + rev + dirty
 }
+
+// Strings is a flag that may be given more than once, or once with its
+// values separated by commas; its String is the comma-separated list, so
+// that a flag passed on as --name=VALUE keeps all of them.
+type Strings []string
+
+func (s *Strings) String() string { return strings.Join(*s, ",") }
+
+// Set adds the comma-separated values of v.
+func (s *Strings) Set(v string) error {
+	for _, w := range strings.Split(v, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			*s = append(*s, w)
+		}
+	}
+	return nil
+}

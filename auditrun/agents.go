@@ -1,0 +1,239 @@
+package auditrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+)
+
+// An agentSetup is what one agent needs to audit in the sandbox: its
+// throwaway home (credentials copied in, settings that force its
+// extensions off), and its headless, read-only command line.
+type agentSetup struct {
+	// home fills the throwaway home and returns the variables to set
+	// (NAME=value) beside HOME.
+	home func(operatorHome string, environ []string, home, tree string) ([]string, error)
+	argv func(bin, brief string, s *Sandbox) []string
+}
+
+var agents = map[string]agentSetup{
+	"claude": {home: claudeHome, argv: claudeArgv},
+	"codex":  {home: codexHome, argv: codexArgv},
+	"gemini": {home: geminiHome, argv: geminiArgv},
+}
+
+// Agents names the agents whose headless modes run auditors.
+var Agents = []string{"claude", "codex", "gemini"}
+
+// maxCredential is the largest credential or settings file copied.
+const maxCredential = 1 << 20
+
+// copyCredential copies the file name from dir into to (0600), when it is a
+// regular file there; a missing one is no error (the agent may take its
+// key from the environment).
+func copyCredential(dir, name, to string) error {
+	if dir == "" {
+		return nil
+	}
+	b, err := fsutil.ReadCapped(filepath.Join(dir, name), maxCredential)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("auditrun: the agent's credentials: %w", err)
+	}
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return fmt.Errorf("auditrun: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(to, name), b, 0o600); err != nil {
+		return fmt.Errorf("auditrun: %w", err)
+	}
+	return nil
+}
+
+// writeJSON writes v as the file path, 0600, making its directory.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("auditrun: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("auditrun: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("auditrun: %w", err)
+	}
+	return nil
+}
+
+// Claude Code.
+
+// ReadOnlyTools are the only tools a Claude Code auditor gets; WriteTools
+// are denied by name as well, in case a setting would allow one.
+const (
+	ReadOnlyTools = "Read,Grep,Glob"
+	WriteTools    = "Bash,Edit,Write,NotebookEdit,WebFetch,WebSearch,Task,Agent,TodoWrite"
+)
+
+// claudeSettings are the only settings a Claude Code auditor loads: no
+// hook runs, no project MCP server is enabled.
+var claudeSettings = map[string]any{
+	"disableAllHooks":            true,
+	"enableAllProjectMcpServers": false,
+}
+
+// claudeHome copies Claude Code's login (~/.claude/.credentials.json, or
+// $CLAUDE_CONFIG_DIR's) and writes claudeSettings as the user settings.
+func claudeHome(operatorHome string, environ []string, home, tree string) ([]string, error) {
+	from := lookup(environ, "CLAUDE_CONFIG_DIR")
+	if from == "" && operatorHome != "" {
+		from = filepath.Join(operatorHome, ".claude")
+	}
+	to := filepath.Join(home, ".claude")
+	if err := copyCredential(from, ".credentials.json", to); err != nil {
+		return nil, err
+	}
+	return nil, writeJSON(filepath.Join(to, "settings.json"), claudeSettings)
+}
+
+func claudeArgv(bin, brief string, s *Sandbox) []string {
+	settings, _ := json.Marshal(claudeSettings)
+	// -p: headless. --tools offers the model nothing but the three
+	// readers; --allowedTools lets them run without a prompt, and
+	// --disallowedTools denies the rest by name. dontAsk refuses
+	// whatever is not allowed instead of asking nobody. Only the user
+	// settings, which are the sandbox's, load, and --settings says the
+	// same again; no MCP server. --safe-mode loads no CLAUDE.md, skill,
+	// plugin, hook or custom command: the project's text reaches the
+	// auditor only as the files it reads, never as instructions.
+	return []string{bin, "-p", brief,
+		"--output-format", "text",
+		"--tools", ReadOnlyTools,
+		"--allowedTools", ReadOnlyTools,
+		"--disallowedTools", WriteTools,
+		"--permission-mode", "dontAsk",
+		"--setting-sources", "user",
+		"--settings", string(settings),
+		"--strict-mcp-config",
+		"--safe-mode",
+		"--restricted",
+		"--no-session-persistence",
+	}
+}
+
+// Codex CLI.
+
+func codexHome(operatorHome string, environ []string, home, tree string) ([]string, error) {
+	return nil, errors.New("auditrun: codex: not yet")
+}
+
+func codexArgv(bin, brief string, s *Sandbox) []string {
+	return []string{bin, "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral",
+		"--ignore-rules", "--color", "never", "--", brief}
+}
+
+// Gemini CLI.
+
+// geminiPolicy denies a Gemini auditor every tool that writes, runs or
+// remembers, above any rule of a lower tier, and the two that leave plan
+// mode: headless, Gemini CLI 0.61's own plan policy allows exit_plan_mode,
+// which switches a run that is not interactive to YOLO. (Gemini CLI 0.61.0
+// loads it without complaint, and names each field of a malformed one.)
+const geminiPolicy = `# omega-monitor audit: auditors read, and nothing else.
+[[rule]]
+toolName = ["write_file", "replace", "run_shell_command", "save_memory", "web_fetch", "exit_plan_mode", "enter_plan_mode"]
+decision = "deny"
+priority = 999
+`
+
+// geminiContext is the context file name Gemini CLI is told to load: one
+// no project holds, so that GEMINI.md reaches the auditor only as a file
+// it reads, never as instructions.
+const geminiContext = "OMEGA-AUDITOR-NO-CONTEXT.md"
+
+// geminiHome copies Gemini CLI's login files, trusts exactly the copy
+// (headless, Gemini CLI refuses a folder it does not trust), and writes
+// the user settings: no hook, no discovery or call command, no MCP server
+// command, no skill or sub-agent, no context file.
+// The copy holds no .gemini/ and no .env, so no workspace setting or
+// environment file can add to them.
+func geminiHome(operatorHome string, environ []string, home, tree string) ([]string, error) {
+	to := filepath.Join(home, ".gemini")
+	if operatorHome != "" {
+		for _, name := range []string{"oauth_creds.json", "google_accounts.json", "gemini-credentials.json"} {
+			if err := copyCredential(filepath.Join(operatorHome, ".gemini"), name, to); err != nil {
+				return nil, err
+			}
+		}
+	}
+	settings := map[string]any{
+		"hooksConfig":  map[string]any{"enabled": false},
+		"tools":        map[string]any{"discoveryCommand": "", "callCommand": "", "allowed": []string{}},
+		"mcp":          map[string]any{"serverCommand": ""},
+		"context":      map[string]any{"fileName": geminiContext},
+		"skills":       map[string]any{"enabled": false},
+		"experimental": map[string]any{"enableAgents": false},
+		"privacy":      map[string]any{"usageStatisticsEnabled": false},
+		"general":      map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"advanced":     map[string]any{"ignoreLocalEnv": true},
+	}
+	if auth := geminiAuth(operatorHome); auth != nil {
+		settings["security"] = map[string]any{"auth": auth}
+	} else if lookup(environ, "GEMINI_API_KEY") != "" {
+		settings["security"] = map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}
+	}
+	if err := writeJSON(filepath.Join(to, "settings.json"), settings); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(to, "trustedFolders.json"), map[string]string{tree: "TRUST_FOLDER"}); err != nil {
+		return nil, err
+	}
+	policy := filepath.Join(home, "gemini-policy.toml")
+	if err := os.WriteFile(policy, []byte(geminiPolicy), 0o600); err != nil {
+		return nil, fmt.Errorf("auditrun: %w", err)
+	}
+	return nil, nil
+}
+
+// geminiAuth is the auth method of the operator's own Gemini CLI settings
+// (security.auth), or nil.
+func geminiAuth(operatorHome string) any {
+	if operatorHome == "" {
+		return nil
+	}
+	b, err := fsutil.ReadCapped(filepath.Join(operatorHome, ".gemini", "settings.json"), maxCredential)
+	if err != nil {
+		return nil
+	}
+	var s struct {
+		Security struct {
+			Auth map[string]any `json:"auth"`
+		} `json:"security"`
+	}
+	if json.Unmarshal(b, &s) != nil || s.Security.Auth == nil {
+		return nil
+	}
+	return s.Security.Auth
+}
+
+func geminiArgv(bin, brief string, s *Sandbox) []string {
+	policy := filepath.Join(s.Home, "gemini-policy.toml")
+	// --prompt: headless. Plan mode is Gemini CLI's read-only mode: no
+	// file changes, no shell; the policy denies the writers, the shell
+	// and leaving plan mode by name, at the user and the admin tier
+	// (each flag replaces what any settings file would name). No MCP
+	// server is allowed by name.
+	return []string{bin,
+		"--prompt", brief,
+		"--approval-mode", "plan",
+		"--policy", policy,
+		"--admin-policy", policy,
+		"--allowed-mcp-server-names", "__none__",
+		"--output-format", "text",
+	}
+}

@@ -1,0 +1,291 @@
+package auditrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Isolation modes: what stands around an auditor besides its copy, home
+// and environment.
+const (
+	// IsolateAuto uses bubblewrap where the machine has a working one.
+	IsolateAuto = "auto"
+	// IsolateBwrap requires bubblewrap and refuses to run without it.
+	IsolateBwrap = "bwrap"
+	// IsolateNone runs the agent as a plain process (in its copy, with
+	// its throwaway home and scrubbed environment all the same).
+	IsolateNone = "none"
+)
+
+// Isolations lists the modes, for usage and validation.
+var Isolations = []string{IsolateAuto, IsolateBwrap, IsolateNone}
+
+// A Config says what to audit, with which agent, and where the sandbox
+// may be made.
+type Config struct {
+	Dir       string // the project, absolute
+	RunDir    string // a private directory of this run: the sandbox goes inside
+	StateHome string // the state home, left out of the copy when Dir holds it
+	Agent     string // claude, codex or gemini
+	Bin       string // the agent's executable, absolute
+	Environ   []string
+	KeepEnv   []string // more variable names to hand over (a provider's key)
+	Isolation string   // one of Isolations; IsolateAuto when empty
+}
+
+// A Sandbox is where the auditors of one run read and run: a sanitized
+// copy of the project, a throwaway home holding only the agent's
+// credentials and settings that force its extensions off, a scrubbed
+// environment, and, where the machine has it, bubblewrap around all.
+type Sandbox struct {
+	Tree    string    // the copy the auditors read, and their working directory
+	Home    string    // their HOME
+	LeftOut []LeftOut // what of the project the copy does not hold
+	// Isolation is what stands around each auditor: "bwrap", or "none".
+	Isolation string
+	env       []string
+	agent     agentSetup
+	wrap      []string // the bubblewrap command line before the agent's, or none
+}
+
+// Prepare makes the sandbox of one run inside c.RunDir. It refuses, with
+// an error naming why, what it cannot make safe.
+func Prepare(c Config) (*Sandbox, error) {
+	if c.Dir == "/" || c.Dir == "" {
+		return nil, errors.New("auditrun: refusing to audit the whole file system; name a project directory")
+	}
+	setup, ok := agents[c.Agent]
+	if !ok {
+		return nil, fmt.Errorf("auditrun: unknown agent %q", c.Agent)
+	}
+	if c.Isolation == "" {
+		c.Isolation = IsolateAuto
+	}
+	if !slices.Contains(Isolations, c.Isolation) {
+		return nil, fmt.Errorf("auditrun: isolation must be one of %s; got %q", strings.Join(Isolations, ", "), c.Isolation)
+	}
+	s := &Sandbox{
+		Tree:  filepath.Join(c.RunDir, "tree"),
+		Home:  filepath.Join(c.RunDir, "home"),
+		agent: setup,
+	}
+	tmp := filepath.Join(c.RunDir, "tmp")
+	var err error
+	if s.LeftOut, err = copyTree(c.Dir, s.Tree, c.StateHome, MaxTree); err != nil {
+		s.Remove()
+		return nil, err
+	}
+	for _, d := range []string{s.Home, tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			s.Remove()
+			return nil, fmt.Errorf("auditrun: %w", err)
+		}
+	}
+	operatorHome := lookup(c.Environ, "HOME")
+	set, err := setup.home(operatorHome, c.Environ, s.Home, s.Tree)
+	if err != nil {
+		s.Remove()
+		return nil, err
+	}
+	set = append(set, "HOME="+s.Home, "TMPDIR="+tmp)
+	s.env = scrubEnv(c.Environ, c.Agent, c.KeepEnv, set)
+
+	s.Isolation = IsolateNone
+	if c.Isolation != IsolateNone {
+		why := bwrapWorks()
+		switch {
+		case why == "":
+			s.Isolation = "bwrap"
+			s.wrap = bwrapArgv(bwrapPlan{
+				hide:  []string{"/tmp", "/var/tmp", "/home", "/root", "/run/user", operatorHome, c.StateHome, c.Dir},
+				tools: toolDirs(c.Bin, lookup(c.Environ, "PATH")),
+				write: []string{s.Home, tmp},
+				read:  s.Tree,
+			})
+		case c.Isolation == IsolateBwrap:
+			s.Remove()
+			return nil, fmt.Errorf("auditrun: --isolation bwrap: %s", why)
+		}
+	}
+	return s, nil
+}
+
+// Argv returns the command line that runs one auditor of brief in the
+// sandbox.
+func (s *Sandbox) Argv(bin, brief string) []string {
+	return append(slices.Clone(s.wrap), s.agent.argv(bin, brief, s)...)
+}
+
+// Command returns the auditor's process for argv (from Argv), in the copy,
+// with the sandbox's environment.
+func (s *Sandbox) Command(ctx context.Context, argv []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = s.Tree
+	cmd.Env = s.env
+	return cmd
+}
+
+// Env is the environment auditors run with.
+func (s *Sandbox) Env() []string { return slices.Clone(s.env) }
+
+// Remove removes the copy and the throwaway home.
+func (s *Sandbox) Remove() error {
+	var errs []error
+	for _, d := range []string{s.Tree, s.Home, filepath.Join(filepath.Dir(s.Home), "tmp")} {
+		if err := removeTree(d); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// lookup returns the value of name in environ, the last one winning as in
+// exec.
+func lookup(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if n, val, ok := strings.Cut(kv, "="); ok && n == name {
+			v = val
+		}
+	}
+	return v
+}
+
+// bwrapWorks says why bubblewrap cannot be used here ("" when it can): it
+// is missing, or the kernel refuses its namespaces (a container without
+// them). It runs /bin/true in the same kind of sandbox once.
+func bwrapWorks() string {
+	bin, err := exec.LookPath("bwrap")
+	if err != nil {
+		return "bubblewrap (bwrap) is not installed"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--", "true").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("bwrap does not run here: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return ""
+}
+
+// A bwrapPlan is what the sandbox shows an auditor: the whole system read
+// only, but for the directories hidden (an empty tmpfs over each: homes,
+// temporary directories, the per-user runtime with its agent sockets, the
+// real project); the tools the agent needs to start, read only; its home
+// and tmp, writable; its copy of the project, read only.
+type bwrapPlan struct {
+	hide, tools, write []string
+	read               string
+}
+
+// bwrapArgv returns the bubblewrap command line for p, up to and with the
+// "--" before the agent's own.
+func bwrapArgv(p bwrapPlan) []string {
+	argv := []string{"bwrap", "--die-with-parent", "--new-session",
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
+	var hidden []string
+	hide := cleanDirs(p.hide)
+	for _, d := range hide {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() || d == "/" || under(d, hidden) {
+			continue
+		}
+		hidden = append(hidden, d)
+		argv = append(argv, "--tmpfs", d)
+	}
+	// The sockets that are root, whatever directory holds them.
+	for _, sock := range []string{"/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock"} {
+		if fi, err := os.Stat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			argv = append(argv, "--ro-bind", "/dev/null", sock)
+		}
+	}
+	for _, d := range cleanDirs(p.tools) {
+		// A tool's directory comes back into view only when it is
+		// inside what was hidden and holds nothing hidden itself (a
+		// PATH of /tmp, or a binary beside the project, shows neither).
+		fi, err := os.Stat(d)
+		if err == nil && fi.IsDir() && under(d, hidden) && !slices.ContainsFunc(hide, func(h string) bool { return under(h, []string{d}) }) {
+			argv = append(argv, "--ro-bind", d, d)
+		}
+	}
+	for _, d := range p.write {
+		argv = append(argv, "--bind", d, d)
+	}
+	return append(argv, "--ro-bind", p.read, p.read, "--chdir", p.read, "--")
+}
+
+// cleanDirs returns the absolute, clean, distinct paths of dirs, shortest
+// first, so that a directory comes before what it holds.
+func cleanDirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		if d = filepath.Clean(d); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(a) - len(b) })
+	return out
+}
+
+// under reports whether p is one of dirs or inside one.
+func under(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// toolDirs returns what the agent needs to start: the directory of its
+// executable (where it really is), the whole package around it when it
+// lies in a node_modules tree (a Node agent loads its dependencies from
+// there), and the directories of PATH (a script's interpreter, node under
+// a version manager in the home).
+func toolDirs(bin, path string) []string {
+	dirs := []string{filepath.Dir(bin)}
+	if real, err := filepath.EvalSymlinks(bin); err == nil {
+		dirs = append(dirs, filepath.Dir(real))
+		if i := strings.Index(real, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i > 0 {
+			dirs = append(dirs, real[:i])
+		}
+	}
+	return append(dirs, filepath.SplitList(path)...)
+}
+
+// Describe says in a few words what the auditors read and what surrounded
+// them, for the report.
+func (s *Sandbox) Describe() string {
+	d := "a sanitized copy of the project, with a throwaway home and a scrubbed environment"
+	if s.Isolation == "bwrap" {
+		return d + ", inside bubblewrap (homes, temporary directories and the project itself hidden)"
+	}
+	return d + ", with no OS sandbox around them"
+}
+
+// Brief lists at most n of what was left out, then how many more.
+func Brief(left []LeftOut, n int) []string {
+	var out []string
+	for i, l := range left {
+		if i == n {
+			out = append(out, fmt.Sprintf("and %d more", len(left)-n))
+			break
+		}
+		out = append(out, l.String())
+	}
+	return out
+}
