@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-		"slices"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
