@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
@@ -128,13 +130,75 @@ func claudeArgv(bin, brief string, s *Sandbox) []string {
 
 // Codex CLI.
 
+// codexHome copies Codex's login (auth.json of $CODEX_HOME, or ~/.codex)
+// into a CODEX_HOME of the sandbox's, which holds nothing else: no
+// AGENTS.md of the operator's, no trust entry, no rule. The operator's
+// config.toml is not loaded at all (codexArgv: --ignore-user-config): a
+// -c override merges into its tables rather than replacing them, so its
+// MCP servers could not be forced off otherwise. Codex then talks to
+// OpenAI (or OPENAI_BASE_URL) with that login or CODEX_API_KEY.
 func codexHome(operatorHome string, environ []string, home, tree string) ([]string, error) {
-	return nil, errors.New("auditrun: codex: not yet")
+	from := lookup(environ, "CODEX_HOME")
+	if from == "" && operatorHome != "" {
+		from = filepath.Join(operatorHome, ".codex")
+	}
+	to := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return nil, fmt.Errorf("auditrun: %w", err)
+	}
+	if err := copyCredential(from, "auth.json", to); err != nil {
+		return nil, err
+	}
+	return []string{"CODEX_HOME=" + to}, nil
+}
+
+// codexConfigKeys are the settings an operator may hand a Codex auditor:
+// which model, and which provider with its endpoint. Nothing that starts a
+// process (MCP servers, hooks, notify, plugins) or trusts a project.
+var codexConfigKeys = []string{"model", "openai_base_url", "chatgpt_base_url"}
+
+// CheckCodexConfig says what is wrong with settings for a Codex auditor:
+// each must be KEY=VALUE with KEY a model or provider setting.
+func CheckCodexConfig(settings []string) error {
+	for _, kv := range settings {
+		key, _, ok := strings.Cut(kv, "=")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" {
+			return fmt.Errorf("auditrun: --codex-config takes KEY=VALUE; got %q", kv)
+		}
+		top, _, _ := strings.Cut(key, ".")
+		if !slices.ContainsFunc(codexConfigKeys, func(k string) bool { return strings.HasPrefix(top, k) }) {
+			return fmt.Errorf("auditrun: --codex-config sets only the model and its provider (model*, openai_base_url, chatgpt_base_url); %q would change what an auditor may run", key)
+		}
+	}
+	return nil
 }
 
 func codexArgv(bin, brief string, s *Sandbox) []string {
-	return []string{bin, "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral",
-		"--ignore-rules", "--color", "never", "--", brief}
+	// exec: headless, never asks; the read-only sandbox refuses any
+	// write and the network; --ephemeral keeps no session files. No user
+	// config, no execpolicy rules, no hooks, no plugins (they bundle MCP
+	// servers and hooks), no login-shell snapshot (it runs the shell's rc
+	// files), no notify command; no AGENTS.md or skill text as
+	// instructions.
+	argv := []string{bin, "exec",
+		"--sandbox", "read-only",
+		"--skip-git-repo-check",
+		"--ephemeral",
+		"--ignore-user-config",
+		"--ignore-rules",
+		"--disable", "hooks",
+		"--disable", "plugins",
+		"--disable", "shell_snapshot",
+		"-c", "notify=[]",
+		"-c", "project_doc_max_bytes=0",
+		"-c", "skills.include_instructions=false",
+		"--color", "never",
+	}
+	for _, kv := range s.codexConfig {
+		argv = append(argv, "-c", kv)
+	}
+	return append(argv, "--", brief)
 }
 
 // Gemini CLI.

@@ -37,7 +37,11 @@ type Config struct {
 	Bin       string // the agent's executable, absolute
 	Environ   []string
 	KeepEnv   []string // more variable names to hand over (a provider's key)
-	Isolation string   // one of Isolations; IsolateAuto when empty
+	// CodexConfig are KEY=VALUE settings handed to a Codex auditor as -c
+	// (its model and provider: the operator's config.toml is not loaded);
+	// see CheckCodexConfig.
+	CodexConfig []string
+	Isolation   string // one of Isolations; IsolateAuto when empty
 }
 
 // A Sandbox is where the auditors of one run read and run: a sanitized
@@ -49,10 +53,11 @@ type Sandbox struct {
 	Home    string    // their HOME
 	LeftOut []LeftOut // what of the project the copy does not hold
 	// Isolation is what stands around each auditor: "bwrap", or "none".
-	Isolation string
-	env       []string
-	agent     agentSetup
-	wrap      []string // the bubblewrap command line before the agent's, or none
+	Isolation   string
+	env         []string
+	agent       agentSetup
+	codexConfig []string
+	wrap        []string // the bubblewrap command line before the agent's, or none
 }
 
 // Prepare makes the sandbox of one run inside c.RunDir. It refuses, with
@@ -71,10 +76,14 @@ func Prepare(c Config) (*Sandbox, error) {
 	if !slices.Contains(Isolations, c.Isolation) {
 		return nil, fmt.Errorf("auditrun: isolation must be one of %s; got %q", strings.Join(Isolations, ", "), c.Isolation)
 	}
+	if err := CheckCodexConfig(c.CodexConfig); err != nil {
+		return nil, err
+	}
 	s := &Sandbox{
-		Tree:  filepath.Join(c.RunDir, "tree"),
-		Home:  filepath.Join(c.RunDir, "home"),
-		agent: setup,
+		codexConfig: c.CodexConfig,
+		Tree:        filepath.Join(c.RunDir, "tree"),
+		Home:        filepath.Join(c.RunDir, "home"),
+		agent:       setup,
 	}
 	tmp := filepath.Join(c.RunDir, "tmp")
 	var err error

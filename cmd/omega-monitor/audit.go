@@ -15,7 +15,9 @@ import (
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/audit"
+	"github.com/omega-monitor/omega-monitor/auditrun"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
 const auditUsage = `usage: omega-monitor audit plan DIR [--json] [--max N]
@@ -201,12 +203,20 @@ func runAuditCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: audit check: %v\n", err)
 		return 2
 	}
-	b, err := os.ReadFile(positional[0])
+	b, err := fsutil.ReadCapped(positional[0], auditrun.MaxReport)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit check: %v\n", err)
 		return 2
 	}
-	kept, rejected := audit.Check(audit.Parse(string(b)), nil, os.DirFS(abs))
+	// Only regular files beneath DIR are read: a citation through a link
+	// out of it, a device or a FIFO is rejected, never opened.
+	pfs, err := auditrun.OpenProject(abs)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: audit check: %v\n", err)
+		return 2
+	}
+	defer pfs.Close()
+	kept, rejected := audit.Check(audit.Parse(string(b)), nil, pfs)
 	for _, s := range kept.Sections {
 		if s.Clean != "" {
 			fmt.Fprintf(stdout, "%s passed: clean (report line %d)\n", s.ID, s.CleanLine)

@@ -41,7 +41,7 @@ type auditFlags struct {
 	repeat                time.Duration
 	noDeliver             bool
 	isolation             string
-	keepEnv               cmdline.Strings
+	keepEnv, codexConfig  cmdline.Strings
 }
 
 // auditName is the name of a project's audits: its directory's base name,
@@ -68,6 +68,7 @@ func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 	fs.BoolVar(&f.noDeliver, "no-deliver", false, "write the report, but send nothing")
 	fs.StringVar(&f.isolation, "isolation", auditrun.IsolateAuto, "what surrounds each auditor besides its copy, home and environment: auto (bubblewrap where it works), bwrap (required), none")
 	fs.Var(&f.keepEnv, "keep-env", "hand the environment variable `NAME` to the auditors too (a model provider's key); repeatable")
+	fs.Var(&f.codexConfig, "codex-config", "hand a Codex auditor the setting `KEY=VALUE` (its model or provider: your config.toml is not loaded); repeatable")
 	fs.StringVar(&f.mux, "mux", "", "multiplexer binary `path` for --every (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	return fs
 }
@@ -104,6 +105,9 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case slices.ContainsFunc(f.keepEnv, func(n string) bool { return !envName.MatchString(n) }):
 		fmt.Fprintf(stderr, "omega-monitor: audit run: --keep-env takes variable names (letters, digits, _); got %q\n", f.keepEnv.String())
+		return 2
+	case auditrun.CheckCodexConfig(f.codexConfig) != nil:
+		fmt.Fprintf(stderr, "omega-monitor: audit run: %v\n", auditrun.CheckCodexConfig(f.codexConfig))
 		return 2
 	case f.every != 0 && f.repeat != 0, f.repeat < 0:
 		fmt.Fprintln(stderr, "omega-monitor: audit run: --every starts a session that repeats; --repeat is what it runs, not both")
@@ -184,6 +188,10 @@ func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, stdou
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
 		case "every", "name", "mux", "repeat", "bin":
+		case "keep-env", "codex-config":
+			for _, v := range fl.Value.(*cmdline.Strings).Values() {
+				words = append(words, "--"+fl.Name+"="+v)
+			}
 		default:
 			words = append(words, "--"+fl.Name+"="+fl.Value.String())
 		}
@@ -273,7 +281,8 @@ func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
 	// files, git config) is not in the copy.
 	sb, err := auditrun.Prepare(auditrun.Config{
 		Dir: dir, RunDir: runDir, StateHome: home,
-		Agent: f.agent, Bin: f.bin, Environ: os.Environ(), KeepEnv: f.keepEnv, Isolation: f.isolation,
+		Agent: f.agent, Bin: f.bin, Environ: os.Environ(), KeepEnv: f.keepEnv, CodexConfig: f.codexConfig,
+		Isolation: f.isolation,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit: refusing to run the auditors: %v\n", err)

@@ -108,19 +108,18 @@ func Version() string {
 	return v + " " + rev + dirty
 }
 
-// Strings is a flag that may be given more than once, or once with its
-// values separated by commas; its String is the comma-separated list, so
-// that a flag passed on as --name=VALUE keeps all of them.
+// Strings is a flag that may be given more than once; each value is kept
+// whole (a value may hold commas). Values lists them, for a caller that
+// passes the flag on.
 type Strings []string
 
 func (s *Strings) String() string { return strings.Join(*s, ",") }
 
-// Set adds the comma-separated values of v.
+// Set adds v.
 func (s *Strings) Set(v string) error {
-	for _, w := range strings.Split(v, ",") {
-		if w = strings.TrimSpace(w); w != "" {
-			*s = append(*s, w)
-		}
-	}
+	*s = append(*s, v)
 	return nil
 }
+
+// Values returns the values given, in order.
+func (s *Strings) Values() []string { return *s }
