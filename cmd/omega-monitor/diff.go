@@ -38,9 +38,19 @@ const diffEvery = 5 * time.Minute
 // as it can: the loop pays a process start for each. It prints "dir DIR"
 // (the directory measured, for the tick that records it), "base REF",
 // git's numstat lines (added, removed, path), "untracked N" for the lines
-// of untracked files, or "error: WHY". It only reads: no index refresh is
-// written (--no-optional-locks), and no external diff, text conversion or
-// fsmonitor hook of the repository's config runs.
+// of untracked files, or "error: WHY".
+//
+// The repository is the agent's, so its configuration is hostile: git must
+// run nothing it names. No index refresh is written (--no-optional-locks);
+// no fsmonitor hook, external diff or text conversion runs; no submodule is
+// entered (its own config would be read). A clean filter runs whenever git
+// reads a working-tree file whose attributes name one, so the working tree
+// is compared only on the paths no filter is specified for
+// (:(attr:!filter), and those where it is unset); a path with a filter
+// counts its committed changes only, tree to tree, where no filter runs.
+// Untracked files are counted without git and without following anything:
+// regular files only, never a link (to /dev/zero, say), the first MiB of
+// each.
 const diffScript = `printf 'dir %s\n' "$1"
 cd "$1" 2>/dev/null || { echo "error: no such directory"; exit 0; }
 g() { git --no-optional-locks -c core.fsmonitor=false "$@"; }
@@ -55,8 +65,10 @@ done
 [ -n "$base" ] || { echo "error: no upstream default branch (origin/HEAD, origin/main, main...)"; exit 0; }
 mb=$(g merge-base HEAD "$base" 2>/dev/null) || { echo "error: no merge base with $base"; exit 0; }
 echo "base $base"
-g diff --no-ext-diff --no-textconv --numstat "$mb" -- || { echo "error: git diff failed"; exit 0; }
-n=$(g ls-files -z --others --exclude-standard | xargs -0 cat 2>/dev/null | wc -l)
+d() { g diff --no-ext-diff --no-textconv --ignore-submodules=all --numstat "$@"; }
+d "$mb" -- ':(attr:!filter)' ':(attr:-filter)' || { echo "error: git diff failed"; exit 0; }
+d "$mb" HEAD -- . ':(exclude,attr:!filter)' ':(exclude,attr:-filter)' || { echo "error: git diff failed"; exit 0; }
+n=$(g ls-files -z --others --exclude-standard | xargs -0 sh -c 'for f do [ -f "$f" ] && [ ! -h "$f" ] && head -c 1048576 -- "$f"; done; :' omega-monitor | wc -l)
 echo "untracked $n"`
 
 // diffCommand is the command line that runs diffScript on dir: for sh -c

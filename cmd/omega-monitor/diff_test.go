@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -323,5 +324,80 @@ func TestLoopRecordsTheDiffOfThePanesWorktree(t *testing.T) {
 				t.Errorf("the board: %+v %v", f.Watchers, err)
 			}
 		})
+	}
+}
+
+// TestDiffRunsNothingTheRepositoryNames: the watched repository is the
+// agent's, so its git configuration is hostile. A clean filter and a
+// textconv driver in its .git/config (the filter reached through an
+// attribute macro), the same in a nested repository under the pane's
+// directory, an untracked link to /dev/zero and a FIFO:
+// the measure runs none of the commands, reads neither special file, ends
+// at once, and still counts what it can (the filtered file's committed
+// change, tree to tree; not its uncommitted one).
+func TestDiffRunsNothingTheRepositoryNames(t *testing.T) {
+	clone := agentWorktree(t)
+	marks := t.TempDir()
+	hostile := func(dir, name string) {
+		gitRun(t, dir, "config", "filter.evil.clean", "sh -c 'touch "+marks+"/"+name+"-clean; cat'")
+		gitRun(t, dir, "config", "filter.evil.smudge", "cat")
+		gitRun(t, dir, "config", "diff.evil.textconv", "sh -c 'touch "+marks+"/"+name+"-textconv; cat \"$0\"'")
+		gitRun(t, dir, "config", "core.fsmonitor", "sh -c 'touch "+marks+"/"+name+"-fsmonitor'")
+	}
+	// The filter is committed with its attributes before any file it
+	// cleans, so that the commit itself runs it only now, in the test.
+	writeFile(t, filepath.Join(clone, ".gitattributes"), "[attr]sneaky filter=evil diff=evil\n*.go sneaky\n")
+	writeFile(t, filepath.Join(clone, "f.go"), "package f\n")
+	gitRun(t, clone, "add", ".")
+	gitRun(t, clone, "commit", "-qm", "filtered file") // committed: +3 (.gitattributes 2, f.go 1)
+	hostile(clone, "top")
+	nested := filepath.Join(clone, "sub", "nested")
+	os.MkdirAll(nested, 0o755)
+	gitRun(t, nested, "init", "-q", "-b", "main")
+	writeFile(t, filepath.Join(nested, ".gitattributes"), "* filter=evil diff=evil\n")
+	writeFile(t, filepath.Join(nested, "n.txt"), "n\n")
+	gitRun(t, nested, "add", ".")
+	gitRun(t, nested, "commit", "-qm", "n")
+	hostile(nested, "nested")
+	writeFile(t, filepath.Join(nested, "n.txt"), "n\nmore\n")
+	writeFile(t, filepath.Join(clone, "f.go"), "package f\n// uncommitted\n")
+	for _, f := range []string{filepath.Join(clone, "f.go"), filepath.Join(nested, "n.txt"), filepath.Join(clone, "a.txt")} {
+		future := time.Now().Add(time.Hour)
+		os.Chtimes(f, future, future)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(clone, "sub", "zero.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(clone, "sub", "pipe.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, dir := range []string{filepath.Join(clone, "sub"), nested} {
+		start := time.Now()
+		out, err := exec.Command("sh", "-c", diffCommand(dir)).Output()
+		if err != nil {
+			t.Fatalf("the script in %s: %v", dir, err)
+		}
+		took := time.Since(start)
+		d, err := parseDiff(bytes.NewReader(out))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		t.Logf("%s in %v: %+v\n%s", dir, took, d, out)
+		if dir == nested {
+			continue // its own repository, with no base: an error line, and nothing ran
+		}
+		// +5 -1 from agentWorktree, +3 committed here; f.go's uncommitted
+		// line is not read (its filter would run).
+		if d.Added != 8 || d.Removed != 1 {
+			t.Errorf("measured +%d -%d, want +8 -1", d.Added, d.Removed)
+		}
+	}
+	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+		var names []string
+		for _, e := range ran {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the measure ran the repository's commands: %q", names)
 	}
 }
