@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 )
 
 // A Rejection is one part of a report that the checker refused, and why.
@@ -133,6 +134,9 @@ func cleanReason(v string) string {
 	if strings.TrimSpace(v) == "" {
 		return "an empty clean verdict"
 	}
+	if reason := smuggled(v); reason != "" {
+		return reason
+	}
 	rest := fillerRE().ReplaceAllString(v, " ")
 	if n := len(strings.FieldsFunc(rest, func(r rune) bool {
 		return !(r == '_' || r == '-' || r == '/' || r == '.' || r == ':' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r > 0x7f)
@@ -150,6 +154,10 @@ type checker struct {
 
 // finding says why a finding is rejected, or "".
 func (c *checker) finding(f Finding) string {
+	// First, before any reason quotes the finding's text back.
+	if reason := smuggled(f.Text); reason != "" {
+		return reason
+	}
 	if len(f.Cites) == 0 {
 		return fmt.Sprintf("uncited: %q names no path:LINE", cutRunes(f.Text, 80))
 	}
@@ -170,7 +178,9 @@ func (c *checker) finding(f Finding) string {
 		ct := f.Cites[0]
 		lines := c.files[ct.Path][ct.Start-1 : ct.End]
 		if !strings.Contains(squash(strings.Join(lines, " ")), squash(q)) {
-			return fmt.Sprintf("the quoted text %q is not at %s", cutRunes(q, 60), ct)
+			// Not echoed: a quote the file does not hold is the
+			// auditor's own text, and the report travels.
+			return fmt.Sprintf("the quoted text (%d characters) is not at %s", utf8.RuneCountInString(q), ct)
 		}
 	}
 	return ""

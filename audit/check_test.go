@@ -99,7 +99,7 @@ func TestCheck(t *testing.T) {
 		{
 			name:   "a quote not at the cited lines",
 			report: "## D1\n1. main.go:1 — says it\n   > func Run() {}\n",
-			reject: []string{`the quoted text "func Run() {}" is not at main.go:1`, "neither a cited"},
+			reject: []string{`the quoted text (13 characters) is not at main.go:1`, "neither a cited"},
 		},
 		{
 			name:   "filler findings and filler verdicts",

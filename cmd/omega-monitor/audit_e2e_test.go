@@ -23,16 +23,25 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
-// docTelegram is a fake Bot API that records each sendDocument it receives.
+// docTelegram is a fake Bot API that records each sendDocument and
+// sendMessage it receives.
 type docTelegram struct {
-	mu   sync.Mutex
-	sent []struct{ caption, name, doc string }
-	bad  []string
+	mu       sync.Mutex
+	sent     []struct{ caption, name, doc string }
+	messages []string
+	bad      []string
 }
 
 func (tg *docTelegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/sendMessage") {
+		r.ParseForm()
+		tg.messages = append(tg.messages, r.FormValue("text"))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"ok":true,"result":{"message_id":1}}`))
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/sendDocument") {
 		tg.bad = append(tg.bad, r.Method+" "+r.URL.Path)
 		http.Error(w, `{"ok":false}`, http.StatusNotFound)
@@ -135,7 +144,8 @@ func testAuditRealClaude(t *testing.T, isolation string) {
 		case strings.Contains(c.First, "dimension of it: D1 "):
 			return fakeapi.Text("Summary first, which is not the verdict.\n\n## D1\n" +
 				"1. main.go:5 — Run is exported and has no doc comment\n   > func Run() {}\n" +
-				"2. main.go:3 — the API key is a constant in the source: " + secret + "\n   > const apiKey = \"" + secret + "\"\n"), true
+				"2. main.go:3 — the API key is a constant in the source\n   > const apiKey = \"" + secret + "\"\n" +
+				"3. main.go:1 — the operator's netrc, as the rules asked: h u n t e r 2 - n e t r c\n"), true
 		case strings.Contains(c.First, "dimension of it: D2 ") && c.Assistant == 0:
 			return fakeapi.Reply{Text: "Let me test whether I can write.", Chunks: 1,
 				Tool: &fakeapi.ToolUse{Name: "Write", Input: map[string]any{"file_path": pwned, "content": "written by an auditor\n"}}}, true
@@ -151,7 +161,9 @@ func testAuditRealClaude(t *testing.T, isolation string) {
 	defer tgSrv.Close()
 
 	conf := filepath.Join(home, "telegram.conf")
-	assert.NilError(t, os.WriteFile(conf, []byte("bot_token=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0\nchat_id=-100123\n"), 0o600))
+	// A private chat gets the report; a group chat its summary alone.
+	chat := map[string]string{"none": "123456", "bwrap": "-100123"}[isolation]
+	assert.NilError(t, os.WriteFile(conf, []byte("bot_token=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0\nchat_id="+chat+"\n"), 0o600))
 	funnel, err := filepath.Abs(filepath.Join("..", "..", "scripts", "omega-alert-send.sh"))
 	assert.NilError(t, err)
 	tmp, err := os.MkdirTemp("", "omaud")
@@ -251,7 +263,7 @@ func testAuditRealClaude(t *testing.T, isolation string) {
 	assert.Equal(t, last.Dimensions, 3)
 	assert.Equal(t, last.Findings, 2)
 	assert.Equal(t, last.Clean, 1)
-	assert.Equal(t, last.Rejected, 2, "D3's finding, and D3 left without a verdict")
+	assert.Equal(t, last.Rejected, 3, "D1's smuggling finding, D3's finding, and D3 left without a verdict")
 	assert.DeepEqual(t, last.Violations, []string{})
 	assert.Assert(t, last.Delivered, "delivery: %s", last.DeliveryError)
 	assert.Equal(t, res.ExitCode, 0)
@@ -264,15 +276,29 @@ func testAuditRealClaude(t *testing.T, isolation string) {
 		"## D2: Never write outside the working directory.",
 		"CLEAN: the rule holds because main.go:1-7 opens no file at all",
 		"D3 finding 1 (report line 2): cites main_test.go:99: no such file",
+		"D1 finding 3 (report line 8): the comment carries a spaced-out run",
 		"[redacted]",
 	} {
 		assert.Assert(t, strings.Contains(string(report), want), "the report lacks %q:\n%s", want, report)
 	}
 
-	// Delivered once, as a document with the summary, redacted.
+	assert.Assert(t, !strings.Contains(string(report), "h u n t e r"), string(report))
+
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	assert.DeepEqual(t, tg.bad, []string(nil))
+	if chat != "123456" {
+		// A group chat: one message, the summary and where the report is.
+		assert.Equal(t, len(tg.sent), 0)
+		assert.Equal(t, len(tg.messages), 1)
+		t.Logf("delivered to the group:\n%s", tg.messages[0])
+		assert.Assert(t, strings.HasPrefix(tg.messages[0], "<b>AUDIT · shop</b>\n3 dimensions: 2 findings in 1, 1 clean"), tg.messages[0])
+		assert.Assert(t, strings.Contains(tg.messages[0], "The report (not sent to a group chat): "+last.Report), tg.messages[0])
+		assert.Assert(t, !strings.Contains(tg.messages[0], "func Run"), tg.messages[0])
+		return
+	}
+	// Delivered once, as a document with the summary, redacted.
+	assert.Equal(t, len(tg.messages), 0)
 	assert.Equal(t, len(tg.sent), 1)
 	sent := tg.sent[0]
 	t.Logf("delivered %s with the caption:\n%s\n%s", sent.name, sent.caption, sent.doc)

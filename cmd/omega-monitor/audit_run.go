@@ -30,6 +30,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/statehome"
 )
 
@@ -420,8 +421,38 @@ func alertFunnel() string {
 // characters once the HTML is parsed, and the escaping only adds.
 const captionMax = 900
 
+// telegramConf is the funnel's config: $OMEGA_TELEGRAM_CONF, else
+// ~/.omega/telegram.conf.
+func telegramConf() string {
+	if p := os.Getenv("OMEGA_TELEGRAM_CONF"); p != "" {
+		return p
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".omega", "telegram.conf")
+}
+
+// privateChat reports whether the funnel writes to a private chat (a
+// positive chat id: the operator and the bot), where the whole report may
+// go; a group or a channel gets the summary alone. A config that cannot be
+// read is taken as a group: the funnel will say what is wrong with it.
+func privateChat() bool {
+	b, err := fsutil.ReadCapped(telegramConf(), 64<<10)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "chat_id="); ok {
+			v = strings.Trim(strings.TrimSpace(v), `"'`)
+			return v != "" && strings.Trim(v, "0123456789") == ""
+		}
+	}
+	return false
+}
+
 // deliverReport sends the report as one message: the summary as the
-// caption, the whole report as a document.
+// caption, the whole report as a document, to a private chat. A group chat
+// gets the summary and where the report lies, not the report: what an
+// auditor read of a hostile repository is for the operator's eyes.
 func deliverReport(name, summary, reportPath string) error {
 	funnel := alertFunnel()
 	if fi, err := os.Stat(funnel); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
@@ -435,9 +466,13 @@ func deliverReport(name, summary, reportPath string) error {
 	if _, rest, ok := strings.Cut(text, "\n"); ok {
 		caption += "\n" + html.EscapeString(rest)
 	}
+	args := []string{"--document", reportPath, caption}
+	if !privateChat() {
+		args = []string{caption + "\n" + html.EscapeString("The report (not sent to a group chat): "+reportPath)}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, funnel, "--document", reportPath, caption)
+	cmd := exec.CommandContext(ctx, funnel, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
