@@ -59,11 +59,29 @@ func (s SSH) timeout() time.Duration {
 	return s.Timeout
 }
 
+// noForwarding are the options that keep a connection from carrying
+// anything of the operator's to the host.
+var noForwarding = []string{
+	"-a", "-x",
+	"-o", "ForwardAgent=no",
+	"-o", "ForwardX11=no",
+	"-o", "ForwardX11Trusted=no",
+	"-o", "ClearAllForwardings=yes",
+	"-o", "Tunnel=no",
+	"-o", "PermitLocalCommand=no",
+}
+
 // Args returns ssh's arguments to run remoteCommand on the host alias.
 // BatchMode keeps ssh from asking for anything; ConnectTimeout bounds the
 // connect only, so ServerAlive ends a host that connects and then stalls; the
 // caller's wall clock is still the real bound. "--" ends the options, so an
 // alias could never be read as one (and CheckHost refuses a leading '-').
+//
+// The watcher's connection lives as long as the watcher, to a host that may
+// be compromised, so nothing of the operator's goes along whatever the
+// user's config says: no agent or X11 forwarding, no port forwarding or
+// tunnel, no LocalCommand. (ssh takes the first value it reads of an
+// option, and the command line comes before every config file.)
 func (s SSH) Args(alias, remoteCommand string) []string {
 	secs := int(s.timeout() / time.Second)
 	connect := max(1, secs/2)
@@ -75,6 +93,7 @@ func (s SSH) Args(alias, remoteCommand string) []string {
 		"-o", fmt.Sprintf("ServerAliveInterval=%d", alive),
 		"-o", "ServerAliveCountMax=2",
 	}
+	args = append(args, noForwarding...)
 	if s.Config != "" {
 		args = append(args, "-F", s.Config)
 	}

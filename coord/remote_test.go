@@ -90,6 +90,8 @@ func TestSSHArgs(t *testing.T) {
 	want := []string{
 		"-n", "-o", "BatchMode=yes", "-o", "ConnectTimeout=4",
 		"-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=2",
+		"-a", "-x", "-o", "ForwardAgent=no", "-o", "ForwardX11=no", "-o", "ForwardX11Trusted=no",
+		"-o", "ClearAllForwardings=yes", "-o", "Tunnel=no", "-o", "PermitLocalCommand=no",
 		"-F", "/cfg", "--", "box", "CMD",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -97,6 +99,59 @@ func TestSSHArgs(t *testing.T) {
 	}
 	if got := (SSH{Timeout: time.Second}).Args("box", "CMD"); strings.Contains(strings.Join(got, " "), "-F") || got[4] != "ConnectTimeout=1" {
 		t.Errorf("Args with no config and a 1s clock = %q", got)
+	}
+}
+
+// TestSSHForwardsNothing: a host alias whose config forwards the agent,
+// a port and X11 and runs a LocalCommand gets none of them on the
+// watcher's connection, through a real sshd: the remote side sees no
+// agent socket, and the local command leaves no mark.
+func TestSSHForwardsNothing(t *testing.T) {
+	paths := testenv.Need(t, "ssh-agent")
+	cfg := testenv.NewSSHConfig(t)
+	testenv.SSHD(t, cfg, "testbox", "OMEGA_MONITOR_MUX="+argvPrinter(t))
+	marks := t.TempDir()
+	// The forwarding options come before the alias's own block: ssh
+	// takes the first value it reads.
+	old, err := os.ReadFile(cfg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := "Host testbox\n    ForwardAgent yes\n    ForwardX11 yes\n    RemoteForward 127.0.0.1:0 127.0.0.1:22\n" +
+		"    PermitLocalCommand yes\n    LocalCommand touch " + marks + "/local-command-ran\n"
+	if err := os.WriteFile(cfg.Path, append([]byte(hostile), old...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	agent := exec.Command(paths[0], "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	// The control: plain ssh with this config does forward the agent.
+	out, err := exec.Command("ssh", "-F", cfg.Path, "-o", "BatchMode=yes", "-n", "testbox", "echo agent=$SSH_AUTH_SOCK").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "agent=/") {
+		t.Fatalf("the control did not forward the agent (the test proves nothing): %v\n%s", err, out)
+	}
+	os.Remove(filepath.Join(marks, "local-command-ran"))
+
+	s := SSH{Config: cfg.Path, Timeout: 10 * time.Second}
+	out, err = exec.Command("ssh", s.Args("testbox", "echo agent=$SSH_AUTH_SOCK display=$DISPLAY")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ssh: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "agent= display=" {
+		t.Errorf("the remote side saw %q, want no agent and no display", got)
+	}
+	if _, err := os.Stat(filepath.Join(marks, "local-command-ran")); err == nil {
+		t.Error("the LocalCommand ran")
 	}
 }
 
