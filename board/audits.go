@@ -10,13 +10,15 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // auditsDir holds one directory per audit (omega-monitor audit run), each
 // with the latest run's record in auditFile.
 const (
-	auditsDir = "audits"
-	auditFile = "last.json"
+	auditsDir = statedir.Audits
+	auditFile = statedir.AuditFile
 )
 
 // An Audit is the latest run of one deep audit, as its last.json records it.
@@ -61,19 +63,31 @@ func readAudits(root string) ([]Audit, []Error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // the first run has not finished
 		}
-		var a Audit
+		var rec statedir.AuditRecord
 		if err == nil {
-			err = json.Unmarshal(b, &a)
+			err = json.Unmarshal(b, &rec)
 		}
 		if err != nil {
 			errs = append(errs, Error{Path: path, Error: err.Error()})
 			continue
 		}
-		a.Name = e.Name()
-		audits = append(audits, a)
+		audits = append(audits, auditOf(e.Name(), rec))
 	}
 	sort.Slice(audits, func(i, j int) bool { return audits[i].Name < audits[j].Name })
 	return audits, errs
+}
+
+// auditOf is the board's view of an audit's record.
+func auditOf(name string, rec statedir.AuditRecord) Audit {
+	a := Audit{
+		Name: name, Dir: rec.Dir, Agent: rec.Agent, Dimensions: rec.Dimensions, Findings: rec.Findings,
+		Clean: rec.Clean, Rejected: rec.Rejected, Failed: rec.Failed, Violations: rec.Violations,
+		Summary: rec.Summary, Report: rec.Report, Delivered: rec.Delivered,
+	}
+	if t, err := time.Parse(time.RFC3339, rec.RanAt); err == nil {
+		a.RanAt = &t
+	}
+	return a
 }
 
 // AuditLine is one audit in the compact form: when it last ran and what it

@@ -90,7 +90,7 @@ func BenchmarkCensus200(b *testing.B) {
 // a sweep) and reads the history from its end and the log whole.
 func BenchmarkNextTally(b *testing.B) {
 	dir := filepath.Join(benchFleet(b, 1), "monitor-agent0")
-	line := event(time.Now(), "nudge")
+	line := historyLine(time.Now(), "nudge")
 	b.Run("Steady", func(b *testing.B) {
 		prev := NextTally(dir, time.Now(), nil)
 		for b.Loop() {

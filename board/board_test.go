@@ -54,7 +54,7 @@ func stateJSON(state string, since, lastPoll time.Time, extra string) string {
 		state, state, since.Format(time.RFC3339), lastPoll.Format(time.RFC3339), extra)
 }
 
-func event(at time.Time, name string) string {
+func historyLine(at time.Time, name string) string {
 	return fmt.Sprintf(`{"event":%q,"state":"WORKING","target":"t","ts":%q}`+"\n", name, at.UTC().Format(time.RFC3339))
 }
 
@@ -124,22 +124,22 @@ func TestSparklineFromCraftedHistory(t *testing.T) {
 	root := t.TempDir()
 	var a, b strings.Builder
 	// A 49-hour-old advance: outside the window.
-	a.WriteString(event(now.Add(-49*time.Hour), "budget_reset"))
+	a.WriteString(historyLine(now.Add(-49*time.Hour), "budget_reset"))
 	// The window's first hour starts at 15:00 two days ago.
 	first := windowStart(now)
-	a.WriteString(event(first, "budget_reset"))
-	a.WriteString(event(first.Add(-time.Second), "budget_reset")) // out of order, just before: ignored
+	a.WriteString(historyLine(first, "budget_reset"))
+	a.WriteString(historyLine(first.Add(-time.Second), "budget_reset")) // out of order, just before: ignored
 	// An hour boundary: 12:59:59 and 13:00:00 fall in two hours.
-	a.WriteString(event(time.Date(2026, 3, 10, 12, 59, 59, 0, time.UTC), "budget_reset"))
-	a.WriteString(event(time.Date(2026, 3, 10, 13, 0, 0, 0, time.UTC), "budget_reset"))
+	a.WriteString(historyLine(time.Date(2026, 3, 10, 12, 59, 59, 0, time.UTC), "budget_reset"))
+	a.WriteString(historyLine(time.Date(2026, 3, 10, 13, 0, 0, 0, time.UTC), "budget_reset"))
 	// Not advances.
-	a.WriteString(event(now.Add(-time.Minute), "nudge"))
-	a.WriteString(event(now.Add(-time.Minute), "escalate"))
+	a.WriteString(historyLine(now.Add(-time.Minute), "nudge"))
+	a.WriteString(historyLine(now.Add(-time.Minute), "escalate"))
 	// The peak, 4 in the current hour across two watchers.
 	for i := range 3 {
-		a.WriteString(event(now.Add(-time.Duration(i+1)*time.Minute), "budget_reset"))
+		a.WriteString(historyLine(now.Add(-time.Duration(i+1)*time.Minute), "budget_reset"))
 	}
-	b.WriteString(event(now.Add(-10*time.Minute), "budget_reset"))
+	b.WriteString(historyLine(now.Add(-10*time.Minute), "budget_reset"))
 	b.WriteString(`{"event":"budget_reset","ts":"2026-03-10T14:1`) // torn: no newline
 	writeDir(t, root, "monitor-a", map[string]string{"history.jsonl": a.String()})
 	writeDir(t, root, "monitor-b", map[string]string{"history.jsonl": b.String()})
@@ -186,9 +186,9 @@ func TestHistoryIsReadFromTheEnd(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("garbage from long ago\n")
 	for i := range 20000 {
-		b.WriteString(event(now.Add(-72*time.Hour+time.Duration(i)*time.Second), "nudge"))
+		b.WriteString(historyLine(now.Add(-72*time.Hour+time.Duration(i)*time.Second), "nudge"))
 	}
-	b.WriteString(event(now.Add(-time.Hour/2), "budget_reset"))
+	b.WriteString(historyLine(now.Add(-time.Hour/2), "budget_reset"))
 	b.WriteString("{not json}\n")
 	writeDir(t, root, "monitor-a", map[string]string{"history.jsonl": b.String()})
 	f, err := Census(root, now, Options{Procs: procs{}})
@@ -305,8 +305,8 @@ func fleet(t *testing.T) Fleet {
 		"state.json":  stateJSON("QUESTION", at(-3), at(-1), alertJSON),
 		"diff.json":   fmt.Sprintf(`{"added":382,"removed":45,"at":%q,"dir":"/src/api","base":"origin/main"}`, at(-4).Format(time.RFC3339)),
 		"monitor.log": strings.Repeat("MONITOR · api · WORKING\n", 540),
-		"history.jsonl": event(at(-200), "budget_reset") + event(at(-62), "budget_reset") + event(at(-30), "nudge") +
-			event(at(-20), "budget_reset") + event(at(-3), "escalate"),
+		"history.jsonl": historyLine(at(-200), "budget_reset") + historyLine(at(-62), "budget_reset") + historyLine(at(-30), "nudge") +
+			historyLine(at(-20), "budget_reset") + historyLine(at(-3), "escalate"),
 	})
 	writeDir(t, tmp, "monitor-build-box-web", map[string]string{
 		"loop.json":  loopJSON(102, "12", at(-200), 30, "build-box:web"),
@@ -479,7 +479,7 @@ func schema(v any, path string, out map[string]string) {
 func TestHistoryCursorReadsOnlyWhatWasAppended(t *testing.T) {
 	root := t.TempDir()
 	dir := writeDir(t, root, "monitor-a", map[string]string{
-		"history.jsonl": event(now.Add(-3*time.Hour), "budget_reset") + event(now.Add(-time.Minute), "nudge"),
+		"history.jsonl": historyLine(now.Add(-3*time.Hour), "budget_reset") + historyLine(now.Add(-time.Minute), "nudge"),
 	})
 	path := filepath.Join(dir, "history.jsonl")
 	cur := &Cursors{}
@@ -502,8 +502,8 @@ func TestHistoryCursorReadsOnlyWhatWasAppended(t *testing.T) {
 	if err := os.WriteFile(path, append(garbage, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	torn := event(now.Add(time.Minute), "budget_reset")
-	appendFile(t, path, event(now, "budget_reset")+torn[:20])
+	torn := historyLine(now.Add(time.Minute), "budget_reset")
+	appendFile(t, path, historyLine(now, "budget_reset")+torn[:20])
 	f = census(now.Add(2 * time.Minute))
 	if f.Fleet.Sparkline.Total != 2 || f.Degraded {
 		t.Errorf("after an append and a torn line: %d advances, errors %v", f.Fleet.Sparkline.Total, f.Errors)
@@ -520,7 +520,7 @@ func TestHistoryCursorReadsOnlyWhatWasAppended(t *testing.T) {
 	}
 	// The sweep replaces the file: the new one is read from its end.
 	tmp := path + ".new"
-	if err := os.WriteFile(tmp, []byte(event(now, "budget_reset")), 0o600); err != nil {
+	if err := os.WriteFile(tmp, []byte(historyLine(now, "budget_reset")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

@@ -12,17 +12,19 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-// The files of a watcher's state directory that the board reads.
+// The files of a watcher's directory the board reads (statedir names them).
 const (
-	stateFile   = "state.json"    // the tick's state (tick.State)
-	loopFile    = "loop.json"     // the loop's pid and start token
-	historyFile = "history.jsonl" // one event a line
-	logFile     = "monitor.log"   // the MONITOR lines
-	diffFile    = "diff.json"     // the watched worktree's diff
-	targetFile  = "target"        // the watched target
-	endedFile   = "ended.json"    // written by omega-monitor stop
+	stateFile   = statedir.State
+	loopFile    = statedir.Loop
+	historyFile = statedir.History
+	logFile     = statedir.Log
+	diffFile    = statedir.DiffFile
+	targetFile  = statedir.Target
+	endedFile   = statedir.Ended
 )
 
 // Options tune a census. The zero value reads everything and asks the
@@ -111,7 +113,7 @@ func Census(root string, now time.Time, opts Options) (Fleet, error) {
 // so that the census names it.
 func isCandidate(root string, e fs.DirEntry) bool {
 	name := e.Name()
-	if strings.HasPrefix(name, ".") || name == "bin" || name == "audits" {
+	if strings.HasPrefix(name, ".") || name == "bin" || name == statedir.Audits {
 		return false
 	}
 	if e.Type()&fs.ModeSymlink != 0 {
@@ -197,24 +199,11 @@ type minutePolls struct {
 	Counts map[string]int `json:"c"`
 }
 
-// LoopRecord is loop.json, written once by the loop when it starts.
-type LoopRecord struct {
-	Pid        int       `json:"pid"`
-	StartToken string    `json:"start_token"`
-	StartedAt  time.Time `json:"started_at"`
-	IntervalS  int       `json:"interval_s"`
-	Target     string    `json:"target"`
-	Watcher    string    `json:"watcher"`
-	Version    string    `json:"version"`
-}
+// LoopRecord is loop.json (statedir.LoopRecord).
+type LoopRecord = statedir.LoopRecord
 
-// EndedRecord is ended.json: omega-monitor stop writes it before it ends a
-// watcher, so that the board tells a stopped watcher (gone) from one whose
-// loop died (stale).
-type EndedRecord struct {
-	At time.Time `json:"at"`
-	By string    `json:"by"`
-}
+// EndedRecord is ended.json (statedir.EndedRecord).
+type EndedRecord = statedir.EndedRecord
 
 func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	r := reading{}

@@ -9,17 +9,19 @@ import (
 	"io/fs"
 	"slices"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/statedir/event"
 )
 
 // History events the board counts (tick writes them; see DESIGN.md).
 const (
 	// eventAdvance is a progress advance: the progress figure rose, which
 	// resets the nudge budget.
-	eventAdvance = "budget_reset"
-	eventNudge   = "nudge"
-	eventEscal   = "escalate"
-	eventFailure = "failure"
-	eventDisagr  = "disagreement"
+	eventAdvance = event.BudgetReset
+	eventNudge   = event.Nudge
+	eventEscal   = event.Escalate
+	eventFailure = event.Failure
+	eventDisagr  = event.Disagreement
 )
 
 // The kinds counted a minute at a time, for the last hour's activity.

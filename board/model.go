@@ -12,7 +12,11 @@
 // token is (Procs), which a caller may replace.
 package board
 
-import "time"
+import (
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/statedir"
+)
 
 // The data model below is what every form of the board shows, and what the
 // MCP status tool and the task mirror read. Its JSON field names are a
@@ -161,22 +165,9 @@ type Nudges struct {
 	Exhausted bool `json:"exhausted"`
 }
 
-// A Diff is what the agent has written in the watched pane's directory:
-// lines added and removed, committed and uncommitted, since the merge base
-// with the upstream default branch (diff.json).
-type Diff struct {
-	Added   int       `json:"added"`
-	Removed int       `json:"removed"`
-	At      time.Time `json:"at"`
-	Dir     string    `json:"dir,omitempty"`
-	Base    string    `json:"base,omitempty"`
-	// Error says why there is no figure (not a git worktree, no base);
-	// the board then shows "-".
-	Error string `json:"error,omitempty"`
-}
-
-// Known reports whether the diff holds a figure.
-func (d *Diff) Known() bool { return d != nil && d.Error == "" }
+// A Diff is what the agent has written in the watched pane's directory
+// (diff.json, statedir.Diff).
+type Diff = statedir.Diff
 
 // Activity counts what a watcher did in the last WindowS seconds (an hour).
 type Activity struct {

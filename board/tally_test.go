@@ -103,16 +103,16 @@ func TestTallyAgreesWithTheReadFromTheEnd(t *testing.T) {
 				torn = ""
 				for range rng.IntN(3) {
 					late := time.Duration(rng.IntN(59)) * time.Minute
-					others.WriteString(event(at.Add(-late), names[rng.IntN(len(names))]))
+					others.WriteString(historyLine(at.Add(-late), names[rng.IntN(len(names))]))
 				}
 				switch rng.IntN(8) {
 				case 0:
 					hour := at.Truncate(time.Hour)
-					others.WriteString(event(hour.Add(-time.Second), "budget_reset") + event(hour, "budget_reset"))
+					others.WriteString(historyLine(hour.Add(-time.Second), "budget_reset") + historyLine(hour, "budget_reset"))
 				case 1:
 					others.WriteString("{not json\n")
 				case 2:
-					line := event(at, "budget_reset")
+					line := historyLine(at, "budget_reset")
 					cut := 1 + rng.IntN(len(line)-2)
 					others.WriteString(line[:cut])
 					torn = line[cut:]
@@ -122,7 +122,7 @@ func TestTallyAgreesWithTheReadFromTheEnd(t *testing.T) {
 				tally = tallyJSON(t, dir, at, tally)
 				var own strings.Builder
 				for range rng.IntN(3) {
-					own.WriteString(event(at, names[rng.IntN(len(names))]))
+					own.WriteString(historyLine(at, names[rng.IntN(len(names))]))
 				}
 				appendFile(t, history, own.String())
 				if rng.IntN(40) == 0 {
@@ -211,7 +211,7 @@ func inode(t *testing.T, path string) uint64 {
 func TestCensusReadsOnlyAfterTheTally(t *testing.T) {
 	root := t.TempDir()
 	dir := writeDir(t, root, "monitor-a", map[string]string{
-		"history.jsonl": event(now.Add(-49*time.Hour), "budget_reset") + event(now.Add(-3*time.Hour), "budget_reset") + event(now.Add(-time.Minute), "nudge"),
+		"history.jsonl": historyLine(now.Add(-49*time.Hour), "budget_reset") + historyLine(now.Add(-3*time.Hour), "budget_reset") + historyLine(now.Add(-time.Minute), "nudge"),
 		"monitor.log":   "one\ntwo\nthree\n",
 	})
 	writeState(t, dir, tallyJSON(t, dir, now.Add(-time.Minute), nil))
@@ -226,7 +226,7 @@ func TestCensusReadsOnlyAfterTheTally(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	appendFile(t, filepath.Join(dir, "history.jsonl"), event(now, "budget_reset"))
+	appendFile(t, filepath.Join(dir, "history.jsonl"), historyLine(now, "budget_reset"))
 	appendFile(t, filepath.Join(dir, "monitor.log"), "four\n")
 	got := countedBy(t, root, now, nil)
 	if got.Sparkline.Total != 2 || got.Activity.Nudges != 1 || got.Activity.Advances != 1 || len(got.Errors) != 0 {
@@ -241,8 +241,8 @@ func TestCensusReadsOnlyAfterTheTally(t *testing.T) {
 // reads as it does without one (the history from its end, the log whole).
 // Each tally here counts far too much, which would show.
 func TestTallyNotUsed(t *testing.T) {
-	history := event(now.Add(-49*time.Hour), "budget_reset") + event(now.Add(-2*time.Hour), "budget_reset") +
-		event(now.Add(-time.Minute), "nudge") + "{torn"
+	history := historyLine(now.Add(-49*time.Hour), "budget_reset") + historyLine(now.Add(-2*time.Hour), "budget_reset") +
+		historyLine(now.Add(-time.Minute), "nudge") + "{torn"
 	log := "one\ntwo\n"
 	wrong := func(dir string, at time.Time) Tally {
 		tally, err := ReadTally(dir, at, nil)
@@ -319,7 +319,7 @@ func TestTallyNotUsed(t *testing.T) {
 func TestUnreadableLinesLeaveWithTheWindow(t *testing.T) {
 	root := t.TempDir()
 	dir := writeDir(t, root, "monitor-a", map[string]string{
-		"history.jsonl": "{old garbage\n" + event(now.Add(-47*time.Hour), "nudge") + "{not json\n" + event(now.Add(-time.Hour), "nudge") + "{last\n",
+		"history.jsonl": "{old garbage\n" + historyLine(now.Add(-47*time.Hour), "nudge") + "{not json\n" + historyLine(now.Add(-time.Hour), "nudge") + "{last\n",
 	})
 	for _, tt := range []struct {
 		at   time.Time
@@ -385,7 +385,7 @@ func TestCountsRoundTrip(t *testing.T) {
 // tally, and cursors of an earlier form are not read.
 func TestCursorsKeptBetweenRuns(t *testing.T) {
 	root := t.TempDir()
-	history := event(now.Add(-time.Hour), "budget_reset")
+	history := historyLine(now.Add(-time.Hour), "budget_reset")
 	tallied := writeDir(t, root, "monitor-a", map[string]string{"history.jsonl": history, "monitor.log": "one\n"})
 	writeState(t, tallied, tallyJSON(t, tallied, now, nil))
 	older := writeDir(t, root, "monitor-b", map[string]string{"history.jsonl": history, "monitor.log": "one\n"})
@@ -445,7 +445,7 @@ func TestReadFromTheEndAcrossChunks(t *testing.T) {
 			case 2:
 				b.WriteString("{not json\n")
 			default:
-				b.WriteString(event(at, names[rng.IntN(len(names))]))
+				b.WriteString(historyLine(at, names[rng.IntN(len(names))]))
 			}
 		}
 		b.WriteString(torn)
@@ -474,18 +474,18 @@ func TestReadFromTheEndAcrossChunks(t *testing.T) {
 func TestCraftedHistoryTalliedAtEveryLine(t *testing.T) {
 	first := windowStart(now)
 	lines := []string{
-		event(now.Add(-49*time.Hour), "budget_reset"),  // outside the window
-		event(first, "budget_reset"),                   // the window's first hour
-		event(first.Add(-time.Second), "budget_reset"), // out of order, just before it: not counted
+		historyLine(now.Add(-49*time.Hour), "budget_reset"),  // outside the window
+		historyLine(first, "budget_reset"),                   // the window's first hour
+		historyLine(first.Add(-time.Second), "budget_reset"), // out of order, just before it: not counted
 		"{not json\n", // unreadable, before a line in the window
-		event(time.Date(2026, 3, 10, 12, 59, 59, 0, time.UTC), "budget_reset"), // an hour boundary
-		event(time.Date(2026, 3, 10, 13, 0, 0, 0, time.UTC), "budget_reset"),
-		event(now.Add(-61*time.Minute), "nudge"), // out of the activity hour
-		event(now.Add(-time.Minute), "nudge"),
-		event(now.Add(-time.Minute), "escalate"),
-		event(now.Add(-3*time.Minute), "budget_reset"),
-		event(now.Add(-2*time.Minute), "budget_reset"),
-		event(now.Add(-time.Minute), "budget_reset"),
+		historyLine(time.Date(2026, 3, 10, 12, 59, 59, 0, time.UTC), "budget_reset"), // an hour boundary
+		historyLine(time.Date(2026, 3, 10, 13, 0, 0, 0, time.UTC), "budget_reset"),
+		historyLine(now.Add(-61*time.Minute), "nudge"), // out of the activity hour
+		historyLine(now.Add(-time.Minute), "nudge"),
+		historyLine(now.Add(-time.Minute), "escalate"),
+		historyLine(now.Add(-3*time.Minute), "budget_reset"),
+		historyLine(now.Add(-2*time.Minute), "budget_reset"),
+		historyLine(now.Add(-time.Minute), "budget_reset"),
 		"{unreadable, last\n",
 	}
 	torn := `{"event":"budget_reset","ts":"2026-03-10T14:1`

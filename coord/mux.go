@@ -222,60 +222,13 @@ func (m Mux) HasSession(ctx context.Context, t Target) (bool, error) {
 	return false, err
 }
 
-// The poll loop's capture prints a frame: one header line, the pane's
-// coordinate and working directory separated by a tab (PaneFormat); then,
-// over ssh, each status file of the agent that names the pane, each followed
-// by a StatusEnd line; then a PaneMark line; then the pane as capture-pane -p
-// -J -e prints it. The agent's status comes before the pane, so nothing the
-// pane shows can pose as one.
-const (
-	PaneFormat = "#{session_name}:#{window_id}.#{pane_id}\t#{pane_current_path}"
-	StatusEnd  = "[omega-monitor:status-end]"
-	PaneMark   = "[omega-monitor:pane]"
-)
-
-// CaptureArgs are the multiplexer's arguments for a local capture frame:
-// one call, three commands, so a poll costs one process. The multiplexer
-// stops at the first command that fails, so a missing session prints nothing.
-func CaptureArgs(session string) []string {
-	t := Exact(session)
-	return []string{
-		"display-message", "-p", "-t", t, PaneFormat, ";",
-		"display-message", "-p", "-t", t, PaneMark, ";",
-		"capture-pane", "-p", "-J", "-e", "-t", t,
-	}
-}
-
-// remoteFindMux is how the remote side finds its multiplexer: the local rule
-// (MuxBinary), read on that host.
-const remoteFindMux = `m=${OMEGA_MONITOR_MUX:-}; ` +
+// RemoteFindMux is how the remote side finds its multiplexer, in sh: the
+// local rule (MuxBinary), read on that host, into $m.
+const RemoteFindMux = `m=${OMEGA_MONITOR_MUX:-}; ` +
 	`if [ -z "$m" ]; then if [ -x "$HOME/.local/bin/rmux" ]; then m=$HOME/.local/bin/rmux; else m=tmux; fi; fi; `
 
-// remoteCapture prints a capture frame for the session "$1" on the remote
-// host, with the agent's own status files for the pane (Claude Code keeps
-// ~/.claude/sessions/<pid>.json naming the tmux pane it runs in). It reads
-// the files with shell builtins: one round trip, and no process per file.
-const remoteCapture = remoteFindMux +
-	`h=$("$m" display-message -p -t "$1" '` + PaneFormat + `') || exit; printf '%s\n' "$h"; id=${h%%	*}; ` +
-	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
-	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
-	`case $c in *"\"tmux\":\"$id\""*) printf '%s\n%s\n' "$c" '` + StatusEnd + `' ;; esac; done; ` +
-	remoteCodexLogs +
-	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
-
-// remoteCodexLogs adds Codex CLI's own word to the remote frame: the tail of
-// each session log under $CODEX_HOME/sessions (default ~/.codex) written in
-// the last 5 minutes whose first line names the pane's working directory
-// (the local side reads them in cmd/omega-monitor/codexlog.go). The tail
-// may start mid-line; the tick skips what it cannot read. One find, and a
-// tail only for a log that counts.
-const remoteCodexLogs = `d=${h#*	}; x=${CODEX_HOME:-$HOME/.codex}/sessions; ` +
-	`if [ -d "$x" ]; then IFS='
-'; for f in $(find "$x" -name 'rollout-*.jsonl' -mmin -5 2>/dev/null); do ` +
-	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) tail -c 65536 "$f"; printf '\n%s\n' '` + StatusEnd + `' ;; esac; done; unset IFS; fi; `
-
 // remoteMuxScript runs the remote multiplexer with its arguments.
-const remoteMuxScript = remoteFindMux + `exec "$m" "$@"`
+const remoteMuxScript = RemoteFindMux + `exec "$m" "$@"`
 
 // remoteClock runs the script "$2" with the arguments after it under a wall
 // clock of "$1" seconds on the remote side too, where the host has coreutils
@@ -284,15 +237,16 @@ const remoteClock = `s=$1 c=$2; shift 2; ` +
 	`if command -v timeout >/dev/null 2>&1; then exec timeout -k 2 "$s" sh -c "$c" omega-monitor "$@"; fi; ` +
 	`exec sh -c "$c" omega-monitor "$@"`
 
-// RemoteCapture is the command line for ssh that prints a capture frame of
-// session, bounded on the remote side by secs.
-func RemoteCapture(secs int, session string) string {
-	return "sh -c " + ShellJoin(remoteClock, "omega-monitor", fmt.Sprint(secs), remoteCapture, Exact(session))
+// RemoteScript is the command line for ssh that runs the sh script with
+// args on the remote host, bounded there by secs. Every word is quoted for
+// the remote login shell.
+func RemoteScript(secs int, script string, args ...string) string {
+	return "sh -c " + ShellJoin(append([]string{remoteClock, "omega-monitor", fmt.Sprint(secs), script}, args...)...)
 }
 
 // RemoteMux is RemoteCommand bounded on the remote side by secs.
 func RemoteMux(secs int, args ...string) string {
-	return "sh -c " + ShellJoin(append([]string{remoteClock, "omega-monitor", fmt.Sprint(secs), remoteMuxScript}, args...)...)
+	return RemoteScript(secs, remoteMuxScript, args...)
 }
 
 // NeedsPaste reports whether send-keys could read text as something other

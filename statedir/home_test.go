@@ -1,4 +1,4 @@
-package statehome
+package statedir
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestDir(t *testing.T) {
+func TestHome(t *testing.T) {
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -21,13 +21,13 @@ func TestDir(t *testing.T) {
 	} {
 		t.Setenv("HOME", c.home)
 		t.Setenv("OMEGA_MONITOR_HOME", c.state)
-		if got, err := Dir(); err != nil || got != c.want {
+		if got, err := Home(); err != nil || got != c.want {
 			t.Errorf("HOME=%s OMEGA_MONITOR_HOME=%s: %q, %v; want %q", c.home, c.state, got, err, c.want)
 		}
 	}
 	t.Setenv("HOME", "")
 	t.Setenv("OMEGA_MONITOR_HOME", "")
-	if _, err := Dir(); err == nil || !strings.HasPrefix(err.Error(), "statehome: no state directory: set OMEGA_MONITOR_HOME") {
+	if _, err := Home(); err == nil || !strings.HasPrefix(err.Error(), "statedir: no state directory: set OMEGA_MONITOR_HOME") {
 		t.Errorf("no HOME: %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/omega-monitor/omega-monitor/statedir/event"
+
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/digest"
@@ -66,7 +68,7 @@ func (p *poll) screenChanges() {
 		}
 		a := alert.Alert{Kind: alert.Failure, Target: p.cfg.Target, State: p.in.Screen.State.String(), Time: p.in.Now, FailLine: l}
 		p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
-		p.event("failure", p.in.Screen.State.String(), map[string]any{"line": l})
+		p.event(event.Failure, p.in.Screen.State.String(), map[string]any{"line": l})
 		p.notes = append(p.notes, "failure alerted: "+oneLine(l))
 	}
 	if n := len(p.next.FailureLatch); n > maxFailureLatch {

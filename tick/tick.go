@@ -15,8 +15,11 @@ package tick
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/statedir/event"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
@@ -160,18 +163,52 @@ type Action struct {
 	Wait  time.Duration
 }
 
-// An Event is one line of the history: what happened, with its figures.
-type Event struct {
-	Name   string // nudge, escalate, budget_reset, failure, state
-	State  string
-	Fields map[string]any
-}
+// An Event is one line of the history: what happened, with its figures
+// (statedir/event names the events).
+type Event = event.Event
 
 // An Outcome is what a poll says and does.
 type Outcome struct {
 	Line    string
 	Actions []Action
 	Events  []Event
+
+	// parts are Line's parts, and nudged the index of the one that says
+	// a nudge went out (-1 when none did), so that Withhold can say
+	// otherwise without reading the line back.
+	parts  []string
+	nudged int
+}
+
+// Withhold takes every nudge and Enter out of a poll's outcome (the state
+// could not be saved, the ledger could not record the text), gives each
+// back to the budget, and says why in the line and the history: "not
+// nudged (why)" where the line said "nudged", and nudge_not_typed for the
+// nudge's event.
+func Withhold(next State, out Outcome, why string) (State, Outcome) {
+	var kept []Action
+	for _, a := range out.Actions {
+		if a.Kind != Nudge && a.Kind != Enter {
+			kept = append(kept, a)
+			continue
+		}
+		next = next.Refund()
+	}
+	out.Actions = kept
+	if out.nudged >= 0 && out.nudged < len(out.parts) {
+		parts := slices.Clone(out.parts)
+		parts[out.nudged] = "not nudged (" + why + ")"
+		out.parts, out.Line, out.nudged = parts, strings.Join(parts, " · "), -1
+	}
+	events := make([]Event, 0, len(out.Events))
+	for _, e := range out.Events {
+		if e.Name == event.Nudge {
+			e = Event{Name: event.NudgeNotTyped, State: e.State, Fields: map[string]any{"text": e.Fields["text"], "why": why}}
+		}
+		events = append(events, e)
+	}
+	out.Events = events
+	return next, out
 }
 
 // Step judges one poll.
@@ -182,7 +219,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	if next.Budget.Limit != cfg.NudgeBudget {
 		next.Budget.Limit = max(cfg.NudgeBudget, 0)
 	}
-	p := poll{cfg: cfg, in: in, next: &next}
+	p := poll{cfg: cfg, in: in, next: &next, nudgedAt: -1}
 	if prev.Polls == 0 && !cfg.HasProgress {
 		p.notice = "no progress probe: the nudge budget cannot reset"
 	}
@@ -192,7 +229,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	}
 	if next.TargetGone {
 		p.notes = append(p.notes, "the watched session is back")
-		p.event("target_back", in.Screen.State.String(), map[string]any{"failures": next.CaptureFailures})
+		p.event(event.TargetBack, in.Screen.State.String(), map[string]any{"failures": next.CaptureFailures})
 	}
 	next.CaptureFailures, next.CaptureFailingSince, next.TargetGone = 0, time.Time{}, false
 	st := in.Screen.State
@@ -210,7 +247,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		p.stalled()
 	}
 	if st.String() != prev.Last {
-		p.event("state", st.String(), map[string]any{"from": prev.Last, "rule": in.Screen.Rule})
+		p.event(event.State, st.String(), map[string]any{"from": prev.Last, "rule": in.Screen.Rule})
 	}
 	next.Last = st.String()
 	if p.reset != "" && st != classify.Working && st != classify.Stalled {
@@ -229,7 +266,7 @@ func (p *poll) captureFailed() {
 		next.CaptureFailingSince = now
 	}
 	why := "capture failed: " + oneLine(p.in.CaptureError)
-	p.event("failure", "?", map[string]any{"error": p.in.CaptureError, "failures": next.CaptureFailures})
+	p.event(event.Failure, "?", map[string]any{"error": p.in.CaptureError, "failures": next.CaptureFailures})
 	defer func() {
 		if next.TargetGone {
 			p.actions = append(p.actions, Action{Kind: Wait, Wait: GoneInterval})
@@ -243,7 +280,7 @@ func (p *poll) captureFailed() {
 		text := fmt.Sprintf("the watched session is gone: no capture since %s (%d tries); last error: %s",
 			next.CaptureFailingSince.Format("15:04:05 MST"), next.CaptureFailures, oneLine(p.in.CaptureError))
 		p.actions = append(p.actions, Action{Kind: Alert, Alert: alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "?", Time: now, Text: text}})
-		p.event("escalate", "?", map[string]any{"kind": "target-gone", "failures": next.CaptureFailures, "since": next.CaptureFailingSince})
+		p.event(event.Escalate, "?", map[string]any{"kind": "target-gone", "failures": next.CaptureFailures, "since": next.CaptureFailingSince})
 		p.line = []string{why + "; the watched session is gone, escalated; polling slower"}
 	default:
 		p.line = []string{why + "; still watching"}
@@ -262,6 +299,9 @@ type poll struct {
 	events  []Event
 	reset   string // the budget reset, said on this poll
 	veto    string // why the agent's own status forbids a nudge
+	// nudgedAt is the index in line of the part that says a nudge went
+	// out, or -1.
+	nudgedAt int
 }
 
 // witness compares the agent's own status with the screen. Agreement is
@@ -284,7 +324,7 @@ func (p *poll) witness() {
 	} else {
 		p.notes = append(p.notes, "the agent's own status says "+w.says()+", the screen reads "+st.String())
 	}
-	p.event("disagreement", st.String(), map[string]any{"witness": w.Status, "waiting_for": w.WaitingFor,
+	p.event(event.Disagreement, st.String(), map[string]any{"witness": w.Status, "waiting_for": w.WaitingFor,
 		"version": w.Version, "rule": p.in.Screen.Rule, "evidence": p.in.Screen.Evidence.Text})
 }
 
@@ -293,12 +333,17 @@ func (p *poll) outcome(state string) Outcome {
 	if state == classify.Blocked.String() {
 		name += " " // the seed's format pads BLOCKED by one space
 	}
-	parts := append([]string{"MONITOR", p.cfg.Target, name}, p.line...)
+	head := []string{"MONITOR", p.cfg.Target, name}
+	parts := append(head, p.line...)
 	parts = append(parts, p.notes...)
 	if p.notice != "" {
 		parts = append(parts, p.notice)
 	}
-	return Outcome{Line: strings.Join(parts, " · "), Actions: p.actions, Events: p.events}
+	nudged := -1
+	if p.nudgedAt >= 0 {
+		nudged = len(head) + p.nudgedAt
+	}
+	return Outcome{Line: strings.Join(parts, " · "), Actions: p.actions, Events: p.events, parts: parts, nudged: nudged}
 }
 
 func (p *poll) event(name, state string, fields map[string]any) {
@@ -326,7 +371,7 @@ func (p *poll) progress() {
 	case probe.Advanced:
 		p.next.BudgetLatch = false
 		p.reset = c.String()
-		p.event("budget_reset", p.in.Screen.State.String(), map[string]any{"from": c.From, "to": c.To, "forgiven": c.Forgiven})
+		p.event(event.BudgetReset, p.in.Screen.State.String(), map[string]any{"from": c.From, "to": c.To, "forgiven": c.Forgiven})
 	case probe.Regressed:
 		p.notes = append(p.notes, c.String())
 	}
@@ -354,7 +399,7 @@ func (p *poll) question() {
 	}
 	p.next.QuestionLatch = &QuestionLatch{Key: key, Escalated: now, LastSeen: now}
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: q})
-	p.event("escalate", "QUESTION", map[string]any{"kind": "question", "key": key, "evidence": p.in.Screen.Evidence.Text})
+	p.event(event.Escalate, "QUESTION", map[string]any{"kind": "question", "key": key, "evidence": p.in.Screen.Evidence.Text})
 	p.line = []string{"escalated to the operator, NOT answered"}
 }
 
@@ -369,7 +414,7 @@ func (p *poll) blocked() {
 	a := alert.Alert{Kind: alert.Blocked, Target: p.cfg.Target, State: "BLOCKED", Time: now,
 		Work: p.in.Work.String(), Transition: p.next.Transition}
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
-	p.event("escalate", "BLOCKED", map[string]any{"kind": "blocked", "work": p.in.Work.String(), "transition": p.next.Transition})
+	p.event(event.Escalate, "BLOCKED", map[string]any{"kind": "blocked", "work": p.in.Work.String(), "transition": p.next.Transition})
 	p.line = append(p.line, "not nudged, escalated")
 }
 
@@ -410,7 +455,7 @@ func (p *poll) stalled() {
 		a := alert.Alert{Kind: alert.BudgetExhausted, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
 			Work: p.in.Work.String(), Transition: p.next.Transition, Budget: b.Used, Progress: p.in.Progress.String()}
 		p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
-		p.event("escalate", "STALLED", map[string]any{"kind": "budget-exhausted", "reason": b.Reason(), "budget": b.String()})
+		p.event(event.Escalate, "STALLED", map[string]any{"kind": "budget-exhausted", "reason": b.Reason(), "budget": b.String()})
 		p.line = append(p.line, "not nudged: nudge budget spent ("+b.String()+") without progress, escalated: needs a human")
 		return
 	}
@@ -421,12 +466,14 @@ func (p *poll) stalled() {
 	}
 	if p.in.OwnTextInBox {
 		p.actions = append(p.actions, Action{Kind: Enter, Text: text})
-		p.event("nudge", "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String(), "enter_only": true})
+		p.event(event.Nudge, "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String(), "enter_only": true})
+		p.nudgedAt = len(p.line)
 		p.line = append(p.line, "nudged, Enter only: our text is in the box ("+p.next.Budget.String()+")")
 		return
 	}
 	p.actions = append(p.actions, Action{Kind: Nudge, Text: text})
-	p.event("nudge", "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
+	p.event(event.Nudge, "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
+	p.nudgedAt = len(p.line)
 	p.line = append(p.line, "nudged ("+p.next.Budget.String()+")")
 }
 

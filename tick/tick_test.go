@@ -1,6 +1,7 @@
 package tick
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -430,3 +431,37 @@ func TestQuestionKeyedByItsFrame(t *testing.T) {
 type maskAll string
 
 func (m maskAll) Mask(line string) string { return strings.ReplaceAll(line, string(m), "") }
+
+// TestWithhold: a nudge the watcher cannot record or save is taken out of
+// the outcome, its budget given back, and the line and history say so,
+// whatever else the line says beside it (no wording is read back).
+func TestWithhold(t *testing.T) {
+	opt := classify.Options{Work: classify.WorkReading(probe.Read("3", true)), WorkPresent: true}
+	in := Input{Now: t0, Screen: classify.ClassifyText(idle, opt), Work: probe.Read("3", true), WorkPresent: true,
+		Progress: probe.Read("7", true), ProgressPresent: true}
+	next, out := Step(State{}, cfg, in)
+	if !strings.Contains(out.Line, "nudged (1/2)") || len(out.Actions) != 1 {
+		t.Fatalf("the poll did not nudge: %s", out.Line)
+	}
+	got, withheld := Withhold(next, out, "the state could not be saved")
+	want := strings.Replace(out.Line, "nudged (1/2)", "not nudged (the state could not be saved)", 1)
+	if d := cmp.Diff(want, withheld.Line); d != "" {
+		t.Errorf("line (-want +got):\n%s", d)
+	}
+	if len(withheld.Actions) != 0 || got.Budget.Used != 0 {
+		t.Errorf("actions %v, budget %v: the nudge was not taken back", withheld.Actions, got.Budget)
+	}
+	var names []string
+	for _, e := range withheld.Events {
+		names = append(names, e.Name)
+	}
+	if !slices.Contains(names, "nudge_not_typed") || slices.Contains(names, "nudge") {
+		t.Errorf("events %q", names)
+	}
+	// A poll that nudged nothing keeps its line.
+	_, quiet := Step(State{}, cfg, Input{Now: t0, Screen: classify.ClassifyText(busy, opt)})
+	_, same := Withhold(State{}, quiet, "x")
+	if same.Line != quiet.Line {
+		t.Errorf("a line without a nudge changed: %q → %q", quiet.Line, same.Line)
+	}
+}

@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const usage = `usage: omega-monitor mcp
@@ -55,7 +55,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: mcp takes no arguments, got %q\n", positional[0])
 		return 2
 	}
-	home, err := statehome.Dir()
+	home, err := statedir.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1

@@ -19,6 +19,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // Limits of the tools' arguments.
@@ -147,7 +148,7 @@ func (f fleetTools) history(_ context.Context, _ *mcp.CallToolRequest, in histor
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := os.Open(filepath.Join(dir, "history.jsonl"))
+	h, err := os.Open(filepath.Join(dir, statedir.History))
 	if errors.Is(err, fs.ErrNotExist) {
 		return text(""), nil, nil
 	}
@@ -189,7 +190,7 @@ func (f fleetTools) explain(_ context.Context, _ *mcp.CallToolRequest, in explai
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	b, err := os.ReadFile(filepath.Join(dir, statedir.State))
 	if err != nil {
 		return nil, nil, fmt.Errorf("no verdict yet: %w", err)
 	}
@@ -219,7 +220,7 @@ func (f fleetTools) logs(_ context.Context, _ *mcp.CallToolRequest, in logsArgs)
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := os.Open(filepath.Join(dir, "monitor.log"))
+	log, err := os.Open(filepath.Join(dir, statedir.Log))
 	if errors.Is(err, fs.ErrNotExist) {
 		return text(""), nil, nil
 	}

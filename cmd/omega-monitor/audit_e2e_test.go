@@ -21,6 +21,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // docTelegram is a fake Bot API that records each sendDocument and
@@ -258,7 +259,7 @@ func testAuditRealClaude(t *testing.T, isolation string) {
 	// last.json and the report.
 	b, err := os.ReadFile(filepath.Join(state, "audits", "shop", "last.json"))
 	assert.NilError(t, err)
-	var last LastAudit
+	var last statedir.AuditRecord
 	assert.NilError(t, json.Unmarshal(b, &last))
 	assert.Equal(t, last.Dimensions, 3)
 	assert.Equal(t, last.Findings, 2)
@@ -327,7 +328,7 @@ func TestAuditDetectsAWrite(t *testing.T) {
 	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
 	res := icmd.RunCmd(cmd)
 	assert.Equal(t, res.ExitCode, 1, res.Combined())
-	var last LastAudit
+	var last statedir.AuditRecord
 	b, err := os.ReadFile(filepath.Join(state, "audits", "shop", "last.json"))
 	assert.NilError(t, err)
 	assert.NilError(t, json.Unmarshal(b, &last))
@@ -354,7 +355,7 @@ func TestAuditStateHomeInsideTheTree(t *testing.T) {
 	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
 	res := icmd.RunCmd(cmd)
 	assert.Equal(t, res.ExitCode, 0, res.Combined())
-	var last LastAudit
+	var last statedir.AuditRecord
 	b, err := os.ReadFile(filepath.Join(state, "audits", "shop", "last.json"))
 	assert.NilError(t, err)
 	assert.NilError(t, json.Unmarshal(b, &last))
@@ -377,7 +378,7 @@ func TestAuditAgentFailsOrHangs(t *testing.T) {
 	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
 	res := icmd.RunCmd(cmd)
 	assert.Equal(t, res.ExitCode, 1, res.Combined())
-	var last LastAudit
+	var last statedir.AuditRecord
 	b, err := os.ReadFile(filepath.Join(state, "audits", "shop", "last.json"))
 	assert.NilError(t, err)
 	assert.NilError(t, json.Unmarshal(b, &last))

@@ -31,7 +31,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // auditFlags are the flags of audit run.
@@ -138,7 +138,7 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: audit run: no %s to run (install it, or pass --bin PATH): %v\n", f.agent, err)
 		return 1
 	}
-	home, err := statehome.Dir()
+	home, err := statedir.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
@@ -236,27 +236,6 @@ func runAuditStop(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// LastAudit is $OMEGA_MONITOR_HOME/audits/NAME/last.json: what the latest run
-// of an audit found, for the board.
-type LastAudit struct {
-	RanAt      string   `json:"ran_at"`
-	Dir        string   `json:"dir"`
-	Agent      string   `json:"agent"`
-	Dimensions int      `json:"dimensions"`
-	Findings   int      `json:"findings"`
-	Clean      int      `json:"clean"`
-	Rejected   int      `json:"rejected"`
-	Failed     int      `json:"failed"`
-	Violations []string `json:"violations"`
-	Fallback   bool     `json:"fallback"`
-	Summary    string   `json:"summary"`
-	Report     string   `json:"report"`
-	Delivered  bool     `json:"delivered"`
-	// DeliveryError says why the report was not delivered ("" when it
-	// was, or when --no-deliver said not to).
-	DeliveryError string `json:"delivery_error,omitempty"`
-}
-
 // auditOnce runs one audit of dir and returns the exit status: 0 when it ran
 // and delivered, 1 when the tree changed, no dimension got a verdict, or the
 // report could not be written or delivered.
@@ -269,7 +248,7 @@ func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
 	p := audit.Discover(files, f.max)
 	ranAt := time.Now().UTC()
 	stamp := ranAt.Format("20060102T150405Z")
-	base := filepath.Join(home, "audits", f.name)
+	base := statedir.AuditDir(home, f.name)
 	runDir := filepath.Join(base, "runs", stamp)
 	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit: %v\n", err)
@@ -322,7 +301,7 @@ func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: audit: %v\n", err)
 		return 1
 	}
-	last := LastAudit{
+	last := statedir.AuditRecord{
 		RanAt: ranAt.Format(time.RFC3339), Dir: dir, Agent: f.agent,
 		Dimensions: len(p.Dimensions), Findings: s.Findings, Clean: s.Clean,
 		Rejected: len(s.Rejected), Failed: len(s.Failed), Violations: violations,
@@ -345,7 +324,7 @@ func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
 		}
 	}
 	b, _ := json.MarshalIndent(last, "", "  ")
-	if err := writePrivate(filepath.Join(base, "last.json"), append(b, '\n')); err != nil {
+	if err := writePrivate(filepath.Join(base, statedir.AuditFile), append(b, '\n')); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit: %v\n", err)
 		return 1
 	}

@@ -9,13 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/statedir/event"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -38,58 +38,6 @@ alert_not_delivered, and a failure is said in a MONITOR line.
 // deliverTimeout bounds one funnel run; the funnel's own deadline
 // (OMEGA_ALERT_DEADLINE, 60 s from here) ends it first.
 const deliverTimeout = 90 * time.Second
-
-// outboxDir is where escalations wait for delivery.
-func (d stateDirectory) outbox() string { return d.path("outbox") }
-
-// queueAlerts writes each message to the outbox, named so that a listing
-// sorts them in the order they were written: the poll's time, then its
-// sequence.
-func (d stateDirectory) queueAlerts(now time.Time, msgs []string) error {
-	if len(msgs) == 0 {
-		return nil
-	}
-	if err := os.MkdirAll(d.outbox(), 0o700); err != nil {
-		return err
-	}
-	stamp := now.UTC().Format("20060102T150405.000000000Z")
-	n := 0
-	for _, m := range msgs {
-		// Never over an alert already waiting: two calls in one instant
-		// (a replayed clock) would otherwise lose the first.
-		var path string
-		for {
-			n++
-			path = filepath.Join(d.outbox(), fmt.Sprintf("%s-%03d.alert", stamp, n))
-			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-				break
-			}
-		}
-		if err := writeAtomic(path, []byte(m)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pendingAlerts lists the outbox, oldest first.
-func (d stateDirectory) pendingAlerts() ([]string, error) {
-	entries, err := os.ReadDir(d.outbox())
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".alert") {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	return names, nil
-}
 
 func runDeliver(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("deliver", deliverUsage, stderr)
@@ -118,7 +66,7 @@ func runDeliver(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	d := stateDirectory(*stateDir)
 	// One deliverer at a time: a watcher that restarts while the old one
 	// still delivers must not send the same alert twice.
-	lock, err := fsutil.TryLock(d.path("outbox.lock"))
+	lock, err := fsutil.TryLock(d.path(statedir.OutboxLock))
 	if errors.Is(err, fsutil.ErrLocked) {
 		return 0
 	}
@@ -127,19 +75,19 @@ func runDeliver(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer lock.Close()
-	names, err := d.pendingAlerts()
+	names, err := d.sd().PendingAlerts()
 	if err != nil {
 		fmt.Fprintf(stdout, "MONITOR · %s · ? · alerts not delivered: outbox: %v\n", *target, err)
 		return 1
 	}
 	code := 0
 	for _, name := range names {
-		path := filepath.Join(d.outbox(), name)
+		path := filepath.Join(d.path(statedir.Outbox), name)
 		msg, err := fsutil.ReadCapped(path, 1<<20)
 		if err != nil {
 			continue // gone meanwhile, or not ours to send
 		}
-		event, why, done := deliverOne(funnel, msg)
+		ev, why, done := deliverOne(funnel, msg)
 		if done {
 			os.Remove(path)
 		}
@@ -149,9 +97,9 @@ func runDeliver(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			code = 1
 			line := fmt.Sprintf("MONITOR · %s · ? · alert not delivered: %s", *target, why)
 			fmt.Fprintln(stdout, line)
-			d.appendLog(line)
+			d.sd().AppendLog(line)
 		}
-		d.appendHistory(time.Now(), *target, []tick.Event{{Name: event, State: "?", Fields: fields}})
+		d.sd().AppendHistory(time.Now(), *target, []tick.Event{{Name: ev, State: "?", Fields: fields}})
 		if !done {
 			break // the rest wait behind it, in order
 		}
@@ -161,13 +109,17 @@ func runDeliver(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // deliverOne runs the funnel over one message. done says the message may
 // leave the outbox: delivered, or kept in alert-failed.log.
-func deliverOne(funnel string, msg []byte) (event, why string, done bool) {
+func deliverOne(funnel string, msg []byte) (ev, why string, done bool) {
 	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
 		why := fmt.Sprintf("no alert funnel at %s (omega-monitor install puts it there)", funnel)
-		if err := keepFailed(why, msg); err != nil {
-			return "alert_not_delivered", why + "; and not kept: " + err.Error(), false
+		home, err := statedir.Home()
+		if err == nil {
+			err = statedir.KeepFailed(home, why, msg)
 		}
-		return "alert_not_delivered", why + "; kept in alert-failed.log", true
+		if err != nil {
+			return event.AlertNotDelivered, why + "; and not kept: " + err.Error(), false
+		}
+		return event.AlertNotDelivered, why + "; kept in alert-failed.log", true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), deliverTimeout)
 	defer cancel()
@@ -185,37 +137,16 @@ func deliverOne(funnel string, msg []byte) (event, why string, done bool) {
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return "alert_delivered", "", true
+		return event.AlertDelivered, "", true
 	case ctx.Err() != nil:
-		return "alert_not_delivered", fmt.Sprintf("the funnel did not finish within %v; kept in the outbox", deliverTimeout), false
+		return event.AlertNotDelivered, fmt.Sprintf("the funnel did not finish within %v; kept in the outbox", deliverTimeout), false
 	case errors.As(err, &exit) && exit.ExitCode() == 1:
 		// The funnel's own failure: it has kept the message in
 		// alert-failed.log.
-		return "alert_not_delivered", lastLine(errb.String(), "the funnel failed") + "; kept in alert-failed.log", true
+		return event.AlertNotDelivered, lastLine(errb.String(), "the funnel failed") + "; kept in alert-failed.log", true
 	default:
-		return "alert_not_delivered", fmt.Sprintf("the funnel: %v: %s; kept in the outbox", err, lastLine(errb.String(), "no message")), false
+		return event.AlertNotDelivered, fmt.Sprintf("the funnel: %v: %s; kept in the outbox", err, lastLine(errb.String(), "no message")), false
 	}
-}
-
-// keepFailed appends a message that cannot be delivered to alert-failed.log
-// in the state home, as the funnel does.
-func keepFailed(why string, msg []byte) error {
-	home, err := statehome.Dir()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(filepath.Join(home, "alert-failed.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(f, "--- %s · %s\n%s\n", time.Now().UTC().Format(time.RFC3339), why, msg)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // lastLine is the last non-blank line of s, or def.

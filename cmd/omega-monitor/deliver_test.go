@@ -12,6 +12,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // fakeFunnel writes a funnel script that appends each message it gets to
@@ -34,7 +35,7 @@ func deliver(t *testing.T, state, funnel string) (string, int) {
 
 func outboxNames(t *testing.T, state string) []string {
 	t.Helper()
-	names, err := stateDirectory(state).pendingAlerts()
+	names, err := statedir.Dir(state).PendingAlerts()
 	assert.NilError(t, err)
 	return names
 }
@@ -49,9 +50,9 @@ func TestDeliverOutbox(t *testing.T) {
 	state := filepath.Join(home, "monitor-agent")
 	d := stateDirectory(state)
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
-	assert.NilError(t, d.queueAlerts(now, []string{"first", "second"}))
-	assert.NilError(t, d.queueAlerts(now.Add(time.Minute), []string{"third"}))
-	assert.Equal(t, mode(t, d.outbox()), os.FileMode(0o700))
+	assert.NilError(t, d.sd().QueueAlerts(now, []string{"first", "second"}))
+	assert.NilError(t, d.sd().QueueAlerts(now.Add(time.Minute), []string{"third"}))
+	assert.Equal(t, mode(t, d.path(statedir.Outbox)), os.FileMode(0o700))
 
 	sent := filepath.Join(t.TempDir(), "sent")
 	// The funnel dies on the first message: it stays, and so do the rest.
@@ -73,14 +74,14 @@ func TestDeliverOutbox(t *testing.T) {
 	assert.Equal(t, string(got), "first\nsecond\nthird\n", "delivered twice")
 
 	// The funnel gives up (exit 1, it has logged the message): gone.
-	assert.NilError(t, d.queueAlerts(now.Add(2*time.Minute), []string{"fourth"}))
+	assert.NilError(t, d.sd().QueueAlerts(now.Add(2*time.Minute), []string{"fourth"}))
 	out, code = deliver(t, state, fakeFunnel(t, sent, "echo 'omega-alert-send: not sent: HTTP 403' >&2; exit 1"))
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.Contains(out, "alert not delivered: omega-alert-send: not sent: HTTP 403; kept in alert-failed.log"), out)
 	assert.Equal(t, len(outboxNames(t, state)), 0)
 
 	// No funnel: kept in alert-failed.log by deliver itself.
-	assert.NilError(t, d.queueAlerts(now.Add(3*time.Minute), []string{"fifth"}))
+	assert.NilError(t, d.sd().QueueAlerts(now.Add(3*time.Minute), []string{"fifth"}))
 	out, code = deliver(t, state, filepath.Join(t.TempDir(), "none.sh"))
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.Contains(out, "no alert funnel at"), out)
@@ -116,7 +117,7 @@ func TestDeliverThroughTheRealFunnel(t *testing.T) {
 	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
 	assert.NilError(t, exec.Command("cp", filepath.Join(home, ".omega", "bin", "omega-alert-send.sh"), funnel).Run())
 	state := filepath.Join(home, "state", "monitor-agent")
-	assert.NilError(t, stateDirectory(state).queueAlerts(time.Now(), []string{"<b>QUESTION</b> · <code>agent</code>"}))
+	assert.NilError(t, statedir.Dir(state).QueueAlerts(time.Now(), []string{"<b>QUESTION</b> · <code>agent</code>"}))
 	for range 2 {
 		_, code := deliver(t, state, funnel)
 		assert.Equal(t, code, 0)
@@ -130,11 +131,11 @@ func TestQueueNeverOverwrites(t *testing.T) {
 	d := stateDirectory(filepath.Join(t.TempDir(), "w"))
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
-		assert.NilError(t, d.queueAlerts(now, batch))
+		assert.NilError(t, d.sd().QueueAlerts(now, batch))
 	}
 	var got []string
 	for _, name := range outboxNames(t, string(d)) {
-		b, err := os.ReadFile(filepath.Join(d.outbox(), name))
+		b, err := os.ReadFile(filepath.Join(d.path(statedir.Outbox), name))
 		assert.NilError(t, err)
 		got = append(got, string(b))
 	}

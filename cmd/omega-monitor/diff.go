@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // The diff of the watched pane's working directory: what the agent has
@@ -155,7 +156,7 @@ func (d stateDirectory) recordDiff(now time.Time, output, failed, dir string) er
 	if err != nil {
 		return fmt.Errorf("diff not recorded: %v", err)
 	}
-	if err := writeAtomic(d.path("diff.json"), append(data, '\n')); err != nil {
+	if err := writeAtomic(d.path(statedir.DiffFile), append(data, '\n')); err != nil {
 		return fmt.Errorf("diff not recorded: %v", err)
 	}
 	return nil
@@ -164,7 +165,7 @@ func (d stateDirectory) recordDiff(now time.Time, output, failed, dir string) er
 // diffWanted is the command that measures dir when a measure is due, else
 // empty.
 func (d stateDirectory) diffWanted(now time.Time, dir string) string {
-	if dir == "" || !diffDue(d.path("diff.json"), dir, now) {
+	if dir == "" || !diffDue(d.path(statedir.DiffFile), dir, now) {
 		return ""
 	}
 	return diffCommand(dir)

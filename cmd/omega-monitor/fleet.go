@@ -6,11 +6,12 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/mirror"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // mirrorFiles are the files of a state directory the mirror's view of a
 // watcher comes from: an error reading one leaves the watcher's task alone.
-var mirrorFiles = []string{"state.json", "loop.json", "ended.json"}
+var mirrorFiles = []string{statedir.State, statedir.Loop, statedir.Ended}
 
 // mirrorWatchers turns the board's census into the mirror's input. A watcher
 // whose state could not be read, in part or whole, is marked unreadable, so

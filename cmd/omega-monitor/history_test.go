@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -28,7 +29,7 @@ func TestHistorySurvivesManyWritersAndSweeps(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				ev := []tick.Event{{Name: "nudge", State: "STALLED", Fields: map[string]any{"id": fmt.Sprintf("%d-%d", w, i)}}}
-				if err := d.appendHistory(time.Now(), "t", ev); err != nil {
+				if err := d.sd().AppendHistory(time.Now(), "t", ev); err != nil {
 					t.Error(err)
 					return
 				}
@@ -40,7 +41,7 @@ func TestHistorySurvivesManyWritersAndSweeps(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range 40 {
-			n, err := sweepHistory(dir, keep)
+			n, err := statedir.Dir(dir).SweepHistory(keep)
 			if err != nil {
 				t.Error(err)
 				return
@@ -87,7 +88,7 @@ func TestSweepKeepsTheLastLinesAndDropsATornOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.Stat(path)
-	n, err := sweepHistory(dir, 10)
+	n, err := statedir.Dir(dir).SweepHistory(10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestSweepKeepsTheLastLinesAndDropsATornOne(t *testing.T) {
 		t.Errorf("mode %v, want 0600", after.Mode().Perm())
 	}
 	// Under the cap, nothing is touched.
-	if n, err := sweepHistory(dir, 10); n != 0 || err != nil {
+	if n, err := statedir.Dir(dir).SweepHistory(10); n != 0 || err != nil {
 		t.Errorf("second sweep: %d, %v", n, err)
 	}
 }

@@ -16,8 +16,8 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
 	"github.com/omega-monitor/omega-monitor/scripts"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const installUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]
@@ -114,7 +114,7 @@ func runInstall(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor install: no home directory: %v\n", err)
 		return 1
 	}
-	state, err := statehome.Dir()
+	state, err := statedir.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor install: %v\n", err)
 		return 1

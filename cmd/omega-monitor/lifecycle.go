@@ -11,15 +11,8 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
-
-// A watcher's loop holds DIR/loop.lock under an exclusive flock for its
-// whole life: the loop opens the file on a descriptor of its own and asks
-// "omega-monitor hold" to lock it, and the lock lasts as long as the loop
-// keeps the descriptor, that is until its cleanup is over and it exits. So a
-// second loop on the same state directory is refused, and stop can wait for
-// the old loop's cleanup to end before a new watcher starts.
-const loopLockFile = "loop.lock"
 
 // A lockHolder is what the lock file says about the loop that holds it.
 type lockHolder struct {
@@ -39,7 +32,7 @@ func (h lockHolder) String() string {
 // readHolder reads the holder recorded in a state directory's lock file.
 func readHolder(state string) lockHolder {
 	var h lockHolder
-	if data, err := fsutil.ReadCapped(filepath.Join(state, loopLockFile), 4096); err == nil {
+	if data, err := fsutil.ReadCapped(filepath.Join(state, statedir.Holder), 4096); err == nil {
 		json.Unmarshal(data, &h)
 	}
 	return h
@@ -48,7 +41,7 @@ func readHolder(state string) lockHolder {
 // lockFree reports whether no loop holds the state directory, and if one
 // does, which. It takes the lock for a moment to find out.
 func lockFree(state string) (bool, lockHolder, error) {
-	f, err := fsutil.TryLock(filepath.Join(state, loopLockFile))
+	f, err := fsutil.TryLock(filepath.Join(state, statedir.Holder))
 	if errors.Is(err, fsutil.ErrLocked) {
 		return false, readHolder(state), nil
 	}
@@ -98,7 +91,7 @@ func runHold(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, holdUsage)
 		return 2
 	}
-	path := filepath.Join(*state, loopLockFile)
+	path := filepath.Join(*state, statedir.Holder)
 	var onFD, atPath syscall.Stat_t
 	if err := syscall.Fstat(*fd, &onFD); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor hold: descriptor %d: %v\n", *fd, err)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const listUsage = `usage: omega-monitor list [--json] [--ssh-config PATH] [--timeout DUR] [--mux PATH]
@@ -167,7 +167,7 @@ func markWatched(l *watchableListing) {
 			}
 		}
 	}
-	home, homeErr := statehome.Dir()
+	home, homeErr := statedir.Home()
 	for j := range l.Hosts[0].Sessions {
 		s := &l.Hosts[0].Sessions[j]
 		if !s.Watcher {

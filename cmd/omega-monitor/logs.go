@@ -16,7 +16,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const logsUsage = `usage: omega-monitor logs <target> [-f] [-n N]
@@ -53,13 +53,13 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 2
 	}
-	home, err := statehome.Dir()
+	home, err := statedir.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	watcher := coord.WatcherName(target)
-	path := filepath.Join(home, watcher, "monitor.log")
+	path := filepath.Join(home, watcher, statedir.Log)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) && !*follow {
 		fmt.Fprintf(stderr, "omega-monitor: no log for %s yet: %s does not exist (was it ever watched? omega-monitor list shows the watchers)\n", target, path)

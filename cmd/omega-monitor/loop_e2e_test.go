@@ -19,6 +19,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // End-to-end tests of the poll loop: the real scripts/omega-monitor.sh, the
@@ -69,7 +70,7 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	if opt.timeout == 0 {
 		opt.timeout = 10
 	}
-	if err := stateDirectory(r.state).queueAlerts(time.Now(), opt.outbox); err != nil {
+	if err := statedir.Dir(r.state).QueueAlerts(time.Now(), opt.outbox); err != nil {
 		t.Fatal(err)
 	}
 	path := opt.path
@@ -567,7 +568,7 @@ func TestLoopDeliversWhatAStoppedWatcherLeft(t *testing.T) {
 	if got, want := r.alerts(), []string{"<b>QUESTION</b> left behind", "<b>BLOCKED</b> left behind"}; !slices.Equal(got, want) {
 		t.Errorf("alerts = %q, want %q, once each", got, want)
 	}
-	if left, _ := stateDirectory(r.state).pendingAlerts(); len(left) != 0 {
+	if left, _ := statedir.Dir(r.state).PendingAlerts(); len(left) != 0 {
 		t.Errorf("still in the outbox: %q", left)
 	}
 }

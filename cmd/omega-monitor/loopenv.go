@@ -14,9 +14,10 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -38,18 +39,6 @@ flags:
 
 // defaultCallTimeout is the wall clock of one loop call, in seconds.
 const defaultCallTimeout = 20
-
-// A loopRecord is loop.json: which process watches, since when, and how.
-type loopRecord struct {
-	PID        int               `json:"pid"`
-	StartToken string            `json:"start_token"`
-	StartedAt  string            `json:"started_at"`
-	IntervalS  int               `json:"interval_s"`
-	Target     string            `json:"target"`
-	Watcher    string            `json:"watcher"`
-	Version    string            `json:"version"`
-	Settings   map[string]string `json:"settings"`
-}
 
 func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var f watchFlags
@@ -122,7 +111,7 @@ func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, ge
 	}
 	e.state = getenv("OMEGA_MONITOR_STATE")
 	if e.state == "" {
-		home, err := statehome.Dir()
+		home, err := statedir.Home()
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +153,7 @@ func (e *loopEnv) prepare() error {
 	if free, h, err := lockFree(e.state); err == nil && !free {
 		return fmt.Errorf("%s is held by %s: one loop per state directory", e.state, h)
 	}
-	for _, dir := range []string{e.state, filepath.Join(e.state, "actions"), filepath.Join(e.state, "poll")} {
+	for _, dir := range []string{e.state, filepath.Join(e.state, statedir.Actions), filepath.Join(e.state, statedir.PollDir)} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("state directory: %v", err)
 		}
@@ -179,13 +168,13 @@ func (e *loopEnv) prepare() error {
 	}
 	// The history's sweep belongs to a watcher's start; one that fails
 	// leaves the history as it was, for the next start to try again.
-	sweepHistory(e.state, historyKeep)
+	statedir.Dir(e.state).SweepHistory(statedir.HistoryKeep)
 	token, err := startToken(e.pid)
 	if err != nil {
 		return fmt.Errorf("loop-env: process %d: %v", e.pid, err)
 	}
-	rec := loopRecord{
-		PID: e.pid, StartToken: token, StartedAt: time.Now().UTC().Format(time.RFC3339),
+	rec := statedir.LoopRecord{
+		Pid: e.pid, StartToken: token, StartedAt: time.Now().UTC().Truncate(time.Second),
 		IntervalS: e.flags.interval, Target: e.target.String(), Watcher: e.watcher,
 		Version: cmdline.Version(), Settings: e.settings(),
 	}
@@ -193,7 +182,7 @@ func (e *loopEnv) prepare() error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(e.state, "loop.json"), append(data, '\n'))
+	return writeAtomic(filepath.Join(e.state, statedir.Loop), append(data, '\n'))
 }
 
 // privateDir makes dir, this user's alone.
@@ -273,10 +262,10 @@ func (e *loopEnv) remoteSecs() int { return max(1, e.timeout-1) }
 
 func (e *loopEnv) capture() []string {
 	if e.target.Local() {
-		return append([]string{e.mux}, coord.CaptureArgs(e.target.Session)...)
+		return append([]string{e.mux}, capture.Args(e.target.Session)...)
 	}
 	words := append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.interval+60)...)
-	return append(words, "--", e.target.Host, coord.RemoteCapture(e.remoteSecs(), e.target.Session))
+	return append(words, "--", e.target.Host, capture.Remote(e.remoteSecs(), e.target.Session))
 }
 
 // shell renders the loop's settings as bash assignments, every value quoted.

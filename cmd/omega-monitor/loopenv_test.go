@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // TestLoopEnvAssignments: loop-env's output is bash that parses (bash -n)
@@ -58,12 +59,12 @@ printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rec loopRecord
+			var rec statedir.LoopRecord
 			if err := json.Unmarshal(data, &rec); err != nil {
 				t.Fatal(err)
 			}
 			tok, _ := startToken(pid)
-			if rec.PID != pid || rec.StartToken == "" || rec.StartToken != tok || rec.IntervalS != 7 || rec.Target != target || rec.Settings["nudge_text"] != text {
+			if rec.Pid != pid || rec.StartToken == "" || rec.StartToken != tok || rec.IntervalS != 7 || rec.Target != target || rec.Settings["nudge_text"] != text {
 				t.Errorf("loop.json = %+v", rec)
 			}
 			if fi, err := os.Stat(filepath.Join(state, "loop.json")); err != nil || fi.Mode().Perm() != 0o600 {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
 	"github.com/omega-monitor/omega-monitor/mirror"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const mirrorPlanUsage = `usage: omega-monitor mirror-plan --runner claude|codex < tracked.jsonl
@@ -55,7 +55,7 @@ func runMirrorPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	home, err := statehome.Dir()
+	home, err := statedir.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 	"gotest.tools/v3/icmd"
+
+	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
 
 // mirrorPlan runs the built binary's mirror-plan over the fleet under state.

@@ -10,14 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/statedir/event"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
-
-// pendingFile holds the nudge handed to the shell and the screen it was
-// judged on (tick.Pending).
-const pendingFile = "pending.json"
 
 const confirmUsage = `usage: omega-monitor confirm --state DIR --target T --nudge-text TEXT
                             --action FILE --stage before|typed [--frame] < capture
@@ -41,8 +40,8 @@ MONITOR line.
 // outcomeEvents are the events ack records, and whether each gives the
 // nudge's budget back.
 var outcomeEvents = map[string]bool{
-	"nudge_typed": false, "nudge_not_typed": true, "enter_withheld": true,
-	"alert_delivered": false, "alert_not_delivered": false, "unknown": false,
+	event.NudgeTyped: false, event.NudgeNotTyped: true, event.EnterWithheld: true,
+	event.AlertDelivered: false, event.AlertNotDelivered: false, "unknown": false,
 }
 
 func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -78,33 +77,33 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		why = "the pending nudge is not this action"
 	}
 	if why == "" {
-		c, err := readCapture(stdin, *framed, "", "", *statusDir)
+		c, err := capture.Read(stdin, capture.Options{Framed: *framed, StatusDir: *statusDir, Now: time.Now()})
 		if err != nil {
 			why = err.Error()
 		} else {
-			echo, _ := loadLedger(d.ledger())
+			echo, _ := loadLedger(d.path(statedir.Ledger))
 			// The operator's rules count here too: a dialog only a
 			// local rule recognises must stop the typing. A bad file
 			// was reported by the tick; the built-in rules apply.
 			local, _ := watcherRules()
 			opt := classify.Options{Ledger: echo, Local: local}
-			masked := classify.Classify(c.screen, opt)
+			masked := classify.Classify(c.Screen, opt)
 			raw := masked
 			if echo != nil {
-				raw = classify.Classify(c.screen, classify.Options{Local: local})
+				raw = classify.Classify(c.Screen, classify.Options{Local: local})
 			}
-			w, _ := c.witness(now)
+			w, _ := c.Witness(now)
 			why = tick.Confirm(st, p, masked, raw, w)
 		}
 	}
 	if why == "" {
 		return 0
 	}
-	event := "nudge_not_typed"
+	ev := event.NudgeNotTyped
 	if st == tick.BeforeEnter {
-		event = "enter_withheld"
+		ev = event.EnterWithheld
 	}
-	return d.outcome(stdout, now, *target, *action, event, why)
+	return d.outcome(stdout, now, *target, *action, ev, why)
 }
 
 func runAck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -141,7 +140,7 @@ func runAck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // budget given back for a nudge that did not reach the agent, the action
 // file removed. It prints a MONITOR line for whatever did not go as meant
 // and returns 1 then.
-func (d stateDirectory) outcome(stdout io.Writer, now time.Time, target, action, event, why string) int {
+func (d stateDirectory) outcome(stdout io.Writer, now time.Time, target, action, ev, why string) int {
 	name := filepath.Base(action)
 	fields := map[string]any{"action": name}
 	if why != "" {
@@ -153,13 +152,13 @@ func (d stateDirectory) outcome(stdout io.Writer, now time.Time, target, action,
 		if p, err := d.readPending(); err == nil && p.Action == name {
 			fields["text"] = p.Text
 		}
-		os.Remove(d.path(pendingFile))
+		os.Remove(d.path(statedir.Pending))
 	}
 	state := ""
-	if refund := outcomeEvents[event]; refund || event == "nudge_typed" {
+	if refund := outcomeEvents[ev]; refund || ev == event.NudgeTyped {
 		// The same lock as the tick's read-modify-write: a refund must not
 		// be lost to a tick saving the state it read before.
-		lock, lockErr := fsutil.Lock(d.path("state.lock"))
+		lock, lockErr := fsutil.Lock(d.path(statedir.StateLock))
 		if lockErr != nil {
 			problems = append(problems, "state lock: "+lockErr.Error())
 		} else {
@@ -181,16 +180,16 @@ func (d stateDirectory) outcome(stdout io.Writer, now time.Time, target, action,
 	if err := os.Remove(action); err != nil && !errors.Is(err, os.ErrNotExist) {
 		problems = append(problems, "action file not removed: "+err.Error())
 	}
-	if err := d.appendHistory(now, target, []tick.Event{{Name: event, State: state, Fields: fields}}); err != nil {
+	if err := d.sd().AppendHistory(now, target, []tick.Event{{Name: ev, State: state, Fields: fields}}); err != nil {
 		problems = append(problems, err.Error())
 	}
 	var said string
-	switch event {
-	case "nudge_not_typed":
+	switch ev {
+	case event.NudgeNotTyped:
 		said = "nudge not typed: " + why
-	case "enter_withheld":
+	case event.EnterWithheld:
 		said = "nudge typed, Enter withheld: " + why
-	case "alert_not_delivered":
+	case event.AlertNotDelivered:
 		said = "alert not delivered: " + why
 	case "unknown":
 		said = "ignored the unknown action file " + name
@@ -199,7 +198,7 @@ func (d stateDirectory) outcome(stdout io.Writer, now time.Time, target, action,
 		return 0
 	}
 	if said == "" {
-		said = "recorded " + event
+		said = "recorded " + ev
 	}
 	line := "MONITOR · " + target + " · ERROR · " + said + " · " + now.Format("15:04:05")
 	for _, p := range problems {
@@ -214,12 +213,12 @@ func (d stateDirectory) writePending(p tick.Pending) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(d.path(pendingFile), append(data, '\n'))
+	return writeAtomic(d.path(statedir.Pending), append(data, '\n'))
 }
 
 func (d stateDirectory) readPending() (tick.Pending, error) {
 	var p tick.Pending
-	data, err := os.ReadFile(d.path(pendingFile))
+	data, err := os.ReadFile(d.path(statedir.Pending))
 	if err != nil {
 		return p, errors.New("no pending nudge: the tick handed over none")
 	}

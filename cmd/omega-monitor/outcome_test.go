@@ -11,7 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/fs"
 
-	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -38,7 +38,7 @@ func budgetUsed(t *testing.T, state string) int {
 }
 
 func frameOf(pane string) string {
-	return "agent:@0.%0\t/w\n" + coord.PaneMark + "\n" + pane
+	return "agent:@0.%0\t/w\n" + capture.PaneMark + "\n" + pane
 }
 
 // TestOutcomesReachTheHistory: a nudge refused before typing, a nudge whose

@@ -12,7 +12,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const rulesUsage = `usage: omega-monitor rules check FILE
@@ -58,7 +58,7 @@ func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		path = rest[0]
 	} else {
-		home, err := statehome.Dir()
+		home, err := statedir.Home()
 		if err != nil {
 			fmt.Fprintf(stderr, "omega-monitor rules: %v\n", err)
 			return 1
@@ -91,7 +91,7 @@ func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // rulesFile is the operator's rules file in the watchers' home.
-const rulesFile = "rules.json"
+const rulesFile = statedir.Rules
 
 // readLocalRules reads and parses a rules file; nil and no error when there
 // is none.
@@ -113,7 +113,7 @@ func readLocalRules(path string) (*classify.Local, error) {
 // watcherRules returns the watchers' rules file, parsed, for a classifying
 // command. A bad file is an error to report; the built-in rules apply.
 func watcherRules() (*classify.Local, error) {
-	home, err := statehome.Dir()
+	home, err := statedir.Home()
 	if err != nil {
 		return nil, nil
 	}

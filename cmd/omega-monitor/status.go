@@ -14,7 +14,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const statusUsage = `usage: omega-monitor status [--once | --json | --tmux] [--interval DUR]
@@ -51,7 +51,7 @@ flags:
 // statusCursors is the board's own file under the root: where the last read
 // of each watcher's log ended, so that log:N(+new) counts only what was
 // appended since, and no log is read whole twice.
-const statusCursors = ".board-cursors.json"
+const statusCursors = statedir.BoardCursors
 
 func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("status", statusUsage, stderr)
@@ -80,7 +80,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "omega-monitor status: --interval must be 100ms or more")
 		return 2
 	}
-	root, err := statehome.Dir()
+	root, err := statedir.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor status: %v\n", err)
 		return 1

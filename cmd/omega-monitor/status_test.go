@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -107,7 +108,7 @@ func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 	other := func(m int, event string) {
 		t.Helper()
 		at := start.Add(time.Duration(m) * time.Minute)
-		if err := d.appendHistory(at, "agent", []tick.Event{{Name: event, State: "?"}}); err != nil {
+		if err := d.sd().AppendHistory(at, "agent", []tick.Event{{Name: event, State: "?"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,7 +125,7 @@ func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 			other(m+1, "budget_reset")
 		}
 		if m == 70 {
-			if _, err := sweepHistory(state, 5); err != nil {
+			if _, err := statedir.Dir(state).SweepHistory(5); err != nil {
 				t.Fatal(err)
 			}
 		}

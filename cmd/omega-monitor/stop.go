@@ -10,11 +10,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const stopUsage = `usage: omega-monitor stop <target> [--mux PATH]
@@ -66,7 +65,7 @@ func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: cannot stop %s: %v\n", watcher, err)
 		return 1
 	}
-	home, err := statehome.Dir()
+	home, err := statedir.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
@@ -92,7 +91,7 @@ func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // the board still shows live, since a running pid with its start token
 // outweighs the mark.
 func markEnded(watcher string) {
-	home, err := statehome.Dir()
+	home, err := statedir.Home()
 	if err != nil {
 		return
 	}
@@ -100,6 +99,6 @@ func markEnded(watcher string) {
 	if _, err := os.Stat(dir); err != nil {
 		return
 	}
-	data, _ := json.Marshal(board.EndedRecord{At: time.Now().UTC(), By: "stop"})
-	atomicfile.Write(filepath.Join(dir, "ended.json"), append(data, '\n'), 0o600)
+	data, _ := json.Marshal(statedir.EndedRecord{At: time.Now().UTC(), By: "stop"})
+	atomicfile.Write(filepath.Join(dir, statedir.Ended), append(data, '\n'), 0o600)
 }

@@ -9,18 +9,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/probe"
+	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -209,18 +210,18 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// unusable says why no nudge may go out on this poll: without a state
 	// that is read and saved, the budget cannot count it.
 	var unusable string
-	if err := d.prepare(); err != nil {
+	if err := d.sd().Prepare(); err != nil {
 		problems = append(problems, err.Error())
 	}
 	// The state lock covers the read-modify-write of the state and the
 	// hand-over: two ticks at once would each spend the same budget.
-	if lock, err := fsutil.Lock(d.path("state.lock")); err != nil {
+	if lock, err := fsutil.Lock(d.path(statedir.StateLock)); err != nil {
 		unusable = "the state could not be locked"
 		problems = append(problems, "state lock: "+err.Error())
 	} else {
 		defer lock.Close()
 	}
-	if err := d.dropStale(); err != nil {
+	if err := d.sd().DropStaleActions(); err != nil {
 		problems = append(problems, err.Error())
 	}
 	prev, usable, err := d.loadState(now)
@@ -235,24 +236,24 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		problems = append(problems, msg)
 	}
 	f.local = local
-	var c capture
+	var c capture.Capture
 	var echo classify.Masker
 	if *captureErr == "" {
-		m, err := loadLedger(d.ledger())
+		m, err := loadLedger(d.path(statedir.Ledger))
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
 		echo = m
-		c, err = readCapture(stdin, *framed, *pane, *statusFile, *statusDir)
+		c, err = capture.Read(stdin, capture.Options{Framed: *framed, Pane: *pane, StatusFile: *statusFile, StatusDir: *statusDir, Now: time.Now()})
 		if err != nil {
 			*captureErr = err.Error()
 		}
 	}
-	witness, said := c.witness(now)
+	witness, said := c.Witness(now)
 	if *captureErr != "" {
 		witness, said = nil, "none"
 	}
-	next, out, in := judge(prev, f.config(), f, now, c.screen, *captureErr, echo, witness)
+	next, out, in := judge(prev, f.config(), f, now, c.Screen, *captureErr, echo, witness)
 	screen := in.Screen
 	if *explain {
 		if *captureErr != "" {
@@ -262,18 +263,18 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "  witness:  %s\n", said)
 	}
-	if c.pane != "" {
-		next.Pane, next.PaneDir = c.pane, c.dir
+	if c.Pane != "" {
+		next.Pane, next.PaneDir = c.Pane, c.Dir
 	}
 	if unusable != "" {
-		next, out = withholdNudges(next, out, unusable)
+		next, out = tick.Withhold(next, out, unusable)
 	}
 	next, out = d.record(next, out, &problems)
 	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
 	next.Board.Tally = board.NextTally(string(d), now, prev.Board.Tally)
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
-		next, out = withholdNudges(next, out, "the state could not be saved")
+		next, out = tick.Withhold(next, out, "the state could not be saved")
 	}
 	// A poll that records a measure asks for none: diff.json is not read
 	// back right after it is written.
@@ -284,7 +285,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		problems = append(problems, err.Error())
 	}
 	d.handOver(out, screen, now, diffCmd, &problems)
-	if err := d.appendHistory(now, *f.target, out.Events); err != nil {
+	if err := d.sd().AppendHistory(now, *f.target, out.Events); err != nil {
 		problems = append(problems, err.Error())
 	}
 	line := out.Line
@@ -292,43 +293,10 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		line += " · error: " + p
 	}
 	fmt.Fprintln(stdout, line)
-	if err := d.appendLog(line); err != nil {
+	if err := d.sd().AppendLog(line); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor tick: %v\n", err)
 	}
 	return 0
-}
-
-// maxStateFile caps state.json: the lines kept for the diff are bounded,
-// and a state far beyond them is not one a tick wrote.
-const maxStateFile = 8 << 20
-
-// maxMonitorLog is the size at which monitor.log moves to monitor.log.1.
-const maxMonitorLog = 4 << 20
-
-// withholdNudges takes every nudge out of a poll's outcome, gives it back
-// to the budget, and says why in the line and the history.
-func withholdNudges(next tick.State, out tick.Outcome, why string) (tick.State, tick.Outcome) {
-	var kept []tick.Action
-	for _, a := range out.Actions {
-		if a.Kind != tick.Nudge && a.Kind != tick.Enter {
-			kept = append(kept, a)
-			continue
-		}
-		spent := next.Budget.String()
-		next = next.Refund()
-		out.Line = strings.Replace(out.Line, "nudged ("+spent+")", "not nudged ("+why+")", 1)
-		out.Line = strings.Replace(out.Line, "nudged, Enter only: our text is in the box ("+spent+")", "not nudged ("+why+")", 1)
-	}
-	out.Actions = kept
-	events := make([]tick.Event, 0, len(out.Events))
-	for _, e := range out.Events {
-		if e.Name == "nudge" {
-			e = tick.Event{Name: "nudge_not_typed", State: e.State, Fields: map[string]any{"text": e.Fields["text"], "why": why}}
-		}
-		events = append(events, e)
-	}
-	out.Events = events
-	return next, out
 }
 
 // parseNow reads --now, or takes the time now.
@@ -394,37 +362,7 @@ func boxAsDrawn(s *classify.Screen, screen classify.Result, opt classify.Options
 type stateDirectory string
 
 func (d stateDirectory) path(name string) string { return filepath.Join(string(d), name) }
-func (d stateDirectory) ledger() string          { return d.path("ledger") }
-func (d stateDirectory) actions() string         { return d.path("actions") }
-
-// prepare creates the directory and its actions directory.
-func (d stateDirectory) prepare() error {
-	if err := os.MkdirAll(d.actions(), 0o700); err != nil {
-		return fmt.Errorf("state directory: %v", err)
-	}
-	os.Chmod(string(d), 0o700)
-	return nil
-}
-
-// dropStale deletes actions left by an earlier poll that the shell never
-// carried out.
-func (d stateDirectory) dropStale() error {
-	left, err := os.ReadDir(d.actions())
-	if err != nil {
-		return fmt.Errorf("actions: %v", err)
-	}
-	var dropped []string
-	for _, e := range left {
-		// A measure of the diff that was not run is only asked again.
-		if err := os.Remove(filepath.Join(d.actions(), e.Name())); err == nil && !strings.HasSuffix(e.Name(), ".diff") {
-			dropped = append(dropped, e.Name())
-		}
-	}
-	if len(dropped) > 0 {
-		return fmt.Errorf("dropped %d stale action(s) the shell never carried out: %s", len(dropped), strings.Join(dropped, ", "))
-	}
-	return nil
-}
+func (d stateDirectory) sd() statedir.Dir        { return statedir.Dir(d) }
 
 // loadState reads the state. A missing file is a fresh start; a corrupt one,
 // or one with values out of range, is kept aside, never overwritten, and the
@@ -432,8 +370,8 @@ func (d stateDirectory) dropStale() error {
 // directory, a file without permission) is unusable: usable is false, and
 // the caller sends no nudge, since the budget could not count it.
 func (d stateDirectory) loadState(now time.Time) (s tick.State, usable bool, err error) {
-	path := d.path("state.json")
-	data, err := fsutil.ReadCapped(path, maxStateFile)
+	path := d.path(statedir.State)
+	data, err := fsutil.ReadCapped(path, statedir.MaxState)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, true, nil
 	}
@@ -443,7 +381,7 @@ func (d stateDirectory) loadState(now time.Time) (s tick.State, usable bool, err
 	why := ""
 	switch {
 	case err != nil:
-		why = fmt.Sprintf("larger than %d bytes", maxStateFile)
+		why = fmt.Sprintf("larger than %d bytes", statedir.MaxState)
 	case json.Unmarshal(data, &s) != nil:
 		why = "corrupt"
 	case s.Version > tick.StateVersion:
@@ -496,59 +434,13 @@ func (d stateDirectory) saveState(s tick.State) error {
 	if err != nil {
 		return fmt.Errorf("state not saved: %v", err)
 	}
-	if err := writeAtomic(d.path("state.json"), append(data, '\n')); err != nil {
+	if err := d.sd().Write(statedir.State, append(data, '\n')); err != nil {
 		return fmt.Errorf("state not saved: %v", err)
 	}
 	return nil
 }
 
 func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
-
-// appendHistory appends the poll's events to history.jsonl in one write, so
-// that a failure loses at most this poll's lines and never an earlier one,
-// under the history's lock (see sweepHistory).
-func (d stateDirectory) appendHistory(now time.Time, target string, events []tick.Event) error {
-	if len(events) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	for _, e := range events {
-		obj := map[string]any{"ts": now.UTC().Format(time.RFC3339), "target": target, "event": e.Name, "state": e.State}
-		keys := make([]string, 0, len(e.Fields))
-		for k := range e.Fields {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if _, taken := obj[k]; !taken {
-				obj[k] = e.Fields[k]
-			}
-		}
-		line, err := json.Marshal(obj)
-		if err != nil {
-			return fmt.Errorf("history not written: %v", err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	unlock, err := lockHistory(string(d))
-	if err != nil {
-		return fmt.Errorf("history not written: %v", err)
-	}
-	defer unlock()
-	h, err := os.OpenFile(d.path("history.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("history not written: %v", err)
-	}
-	if _, err := h.WriteString(b.String()); err != nil {
-		h.Close()
-		return fmt.Errorf("history not written: %v", err)
-	}
-	if err := h.Close(); err != nil {
-		return fmt.Errorf("history not written: %v", err)
-	}
-	return nil
-}
 
 // record records each nudge in the echo ledger before it is handed over. A
 // nudge that cannot be recorded first is not sent: its echo would be read
@@ -559,9 +451,9 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 		if a.Kind != tick.Nudge {
 			continue
 		}
-		if err := ledger.Record(d.ledger(), a.Text); err != nil {
+		if err := ledger.Record(d.path(statedir.Ledger), a.Text); err != nil {
 			*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
-			return withholdNudges(next, out, "the echo ledger could not record it")
+			return tick.Withhold(next, out, "the echo ledger could not record it")
 		}
 	}
 	return next, out
@@ -573,7 +465,7 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 // due, comes last: it only measures.
 func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, diffCmd string, problems *[]string) {
 	seq := 0
-	os.Remove(d.path(pendingFile))
+	os.Remove(d.path(statedir.Pending))
 	var alerts []string
 	for _, a := range out.Actions {
 		switch a.Kind {
@@ -587,7 +479,7 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 				continue
 			}
-			if err := writeAtomic(filepath.Join(d.actions(), name), []byte(a.Text)); err != nil {
+			if err := writeAtomic(filepath.Join(d.path(statedir.Actions), name), []byte(a.Text)); err != nil {
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
@@ -595,45 +487,23 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 		case tick.Wait:
 			seq++
 			secs := strconv.Itoa(int(a.Wait / time.Second))
-			if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
+			if err := writeAtomic(filepath.Join(d.path(statedir.Actions), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
 				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}
 		}
 	}
 	if diffCmd != "" {
 		seq++
-		if err := writeAtomic(filepath.Join(d.actions(), fmt.Sprintf("%03d.diff", seq)), []byte(diffCmd)); err != nil {
+		if err := writeAtomic(filepath.Join(d.path(statedir.Actions), fmt.Sprintf("%03d.diff", seq)), []byte(diffCmd)); err != nil {
 			*problems = append(*problems, "diff not handed over: "+err.Error())
 		}
 	}
 	// Into the outbox, which no later poll clears: an alert waits there
 	// until it is delivered or kept as failed. One call for the poll's
 	// alerts, so that two escalations of one poll get names of their own.
-	if err := d.queueAlerts(now, alerts); err != nil {
+	if err := d.sd().QueueAlerts(now, alerts); err != nil {
 		*problems = append(*problems, "alert not queued: "+err.Error())
 	}
-}
-
-// appendLog appends the poll's MONITOR line to monitor.log, the log that
-// omega-monitor logs reads. Past maxMonitorLog the log moves to
-// monitor.log.1, replacing the one before.
-func (d stateDirectory) appendLog(line string) error {
-	path := d.path("monitor.log")
-	if fi, err := os.Stat(path); err == nil && fi.Size() > maxMonitorLog {
-		os.Rename(path, path+".1")
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("monitor.log not written: %v", err)
-	}
-	_, err = f.WriteString(line + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("monitor.log not written: %v", err)
-	}
-	return nil
 }
 
 // pollState is the poll's state name for the board, "?" without a screen.

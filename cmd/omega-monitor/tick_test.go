@@ -11,9 +11,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/fs"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
 func readPane(t *testing.T, name string) string {

@@ -17,8 +17,8 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/internal/statehome"
 	"github.com/omega-monitor/omega-monitor/scripts"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const watchUsage = `usage: omega-monitor <target> [flags]
@@ -119,7 +119,7 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 
-	home, err := statehome.Dir()
+	home, err := statedir.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
@@ -384,12 +384,12 @@ func writeWatcherTarget(home, watcher string, target coord.Target) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "target"), []byte(target.String()+"\n"))
+	return writeAtomic(filepath.Join(dir, statedir.Target), []byte(target.String()+"\n"))
 }
 
 // readWatcherTarget is the target recorded for watcher, if any.
 func readWatcherTarget(home, watcher string) (coord.Target, bool) {
-	data, err := os.ReadFile(filepath.Join(home, watcher, "target"))
+	data, err := os.ReadFile(filepath.Join(home, watcher, statedir.Target))
 	if err != nil {
 		return coord.Target{}, false
 	}

@@ -1,0 +1,78 @@
+// Package capture is step 1 of a poll: the capture frame, both ways. It
+// writes the command lines that print a frame (the local multiplexer's
+// arguments, and the sh script run over ssh, which adds the agent's own
+// status files and Codex's session logs for the pane) and reads a frame
+// back, with the agent's status files read here for a local pane. The rule
+// that picks the status files of a pane lives here once, for Go and for the
+// remote shell.
+//
+// A frame is one header line (the pane's coordinate and working directory,
+// separated by a tab: PaneFormat); then each status file of the agent that
+// names the pane, each followed by a StatusEnd line; then a PaneMark line;
+// then the pane as capture-pane -p -J -e prints it. The agent's status comes
+// before the pane, so nothing the pane shows can pose as one.
+//
+// What the remote host sends is hostile: the header and each status are
+// read with caps, never whole. It is not a judgement: what the screen means
+// is classify's, what the status says is tick's.
+package capture
+
+import (
+	"github.com/omega-monitor/omega-monitor/coord"
+)
+
+// The frame's format and marks.
+const (
+	PaneFormat = "#{session_name}:#{window_id}.#{pane_id}\t#{pane_current_path}"
+	StatusEnd  = "[omega-monitor:status-end]"
+	PaneMark   = "[omega-monitor:pane]"
+)
+
+// statusKey is the field by which an agent's status file names its pane:
+// Claude Code keeps ~/.claude/sessions/<pid>.json with "tmux":"<pane>".
+// A status file counts for a pane when it holds "statusKey":"<pane>".
+const statusKey = "tmux"
+
+// statusMark is the text a status file of pane holds.
+func statusMark(pane string) string { return `"` + statusKey + `":"` + pane + `"` }
+
+// Args are the multiplexer's arguments for a local capture frame: one call,
+// three commands, so a poll costs one process. The multiplexer stops at the
+// first command that fails, so a missing session prints nothing.
+func Args(session string) []string {
+	t := coord.Exact(session)
+	return []string{
+		"display-message", "-p", "-t", t, PaneFormat, ";",
+		"display-message", "-p", "-t", t, PaneMark, ";",
+		"capture-pane", "-p", "-J", "-e", "-t", t,
+	}
+}
+
+// remoteFrame prints a capture frame for the session "$1" on the remote
+// host, with the agent's status files for the pane (statusMark, in sh). It
+// reads the files with shell builtins: one round trip, and no process per
+// file.
+const remoteFrame = coord.RemoteFindMux +
+	`h=$("$m" display-message -p -t "$1" '` + PaneFormat + `') || exit; printf '%s\n' "$h"; id=${h%%	*}; ` +
+	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
+	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
+	`case $c in *'"` + statusKey + `":"'"$id"'"'*) printf '%s\n%s\n' "$c" '` + StatusEnd + `' ;; esac; done; ` +
+	remoteCodexLogs +
+	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
+
+// remoteCodexLogs adds Codex CLI's own word to the remote frame: the tail of
+// each session log under $CODEX_HOME/sessions (default ~/.codex) written in
+// the last 5 minutes whose first line names the pane's working directory
+// (codexLogs reads them for a local pane). The tail may start mid-line; the
+// tick skips what it cannot read. One find, and a tail only for a log that
+// counts.
+const remoteCodexLogs = `d=${h#*	}; x=${CODEX_HOME:-$HOME/.codex}/sessions; ` +
+	`if [ -d "$x" ]; then IFS='
+'; for f in $(find "$x" -name 'rollout-*.jsonl' -mmin -5 2>/dev/null); do ` +
+	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) tail -c 65536 "$f"; printf '\n%s\n' '` + StatusEnd + `' ;; esac; done; unset IFS; fi; `
+
+// Remote is the command line for ssh that prints a capture frame of
+// session, bounded on the remote side by secs.
+func Remote(secs int, session string) string {
+	return coord.RemoteScript(secs, remoteFrame, coord.Exact(session))
+}

@@ -1,0 +1,108 @@
+package capture
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// TestRemoteFrame runs the remote capture as the remote login shell
+// would (sh -c over the command line ssh gets), against a multiplexer that
+// answers as tmux does: the frame holds the header, every status file naming
+// the pane (and none other), the pane mark and the pane.
+func TestRemoteFrame(t *testing.T) {
+	sh := testenv.Need(t, "sh")[0]
+	home := t.TempDir()
+	mux := filepath.Join(home, "mux")
+	script := `#!/bin/sh
+case $1 in
+display-message) printf 'agent:@1.%%2\t/w d\n' ;;
+capture-pane) printf 'the pane\n[omega-monitor:pane]\n' ;;
+esac
+`
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(home, ".claude", "sessions")
+	os.MkdirAll(sessions, 0o700)
+	os.WriteFile(filepath.Join(sessions, "1.json"), []byte(`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}`), 0o600)
+	os.WriteFile(filepath.Join(sessions, "2.json"), []byte(`{"tmux":"other:@0.%0","status":"busy"}`), 0o600)
+	os.WriteFile(filepath.Join(sessions, "3.json"), []byte("{\"tmux\":\"agent:@1.%2\",\n\"status\":\"busy\",\"updatedAt\":2}"), 0o600)
+	cmd := exec.Command(sh, "-c", Remote(5, "agent"))
+	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	want := "agent:@1.%2\t/w d\n" +
+		`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}` + "\n" + StatusEnd + "\n" +
+		`{"tmux":"agent:@1.%2","status":"busy","updatedAt":2}` + "\n" + StatusEnd + "\n" +
+		PaneMark + "\nthe pane\n" + PaneMark + "\n"
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("frame (-want +got):\n%s", diff)
+	}
+}
+
+// TestRemoteFrameCodexLogs: the remote frame carries the tail of
+// each recent Codex session log whose working directory is the pane's, and
+// no other: not one for another directory, not one older than 5 minutes.
+func TestRemoteFrameCodexLogs(t *testing.T) {
+	sh := testenv.Need(t, "sh", "find", "tail")[0]
+	home := t.TempDir()
+	mux := filepath.Join(home, "mux")
+	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w d\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	day := filepath.Join(home, "codex", "sessions", "2026", "11", "30")
+	os.MkdirAll(day, 0o700)
+	ours := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/w d"}}` + "\n" +
+		`{"timestamp":"2026-11-30T10:00:01Z","type":"event_msg","payload":{"type":"task_started"}}` + "\n"
+	other := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/elsewhere"}}` + "\n"
+	os.WriteFile(filepath.Join(day, "rollout-a.jsonl"), []byte(ours), 0o600)
+	os.WriteFile(filepath.Join(day, "rollout-b.jsonl"), []byte(other), 0o600)
+	old := filepath.Join(day, "rollout-c.jsonl")
+	os.WriteFile(old, []byte(ours), 0o600)
+	past := time.Now().Add(-10 * time.Minute)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, "-c", Remote(5, "agent"))
+	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, "codex"), "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	want := "agent:@1.%2\t/w d\n" + ours + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("frame (-want +got):\n%s", diff)
+	}
+}
+
+// TestRemoteFrameCodexLogIsAWitness: a Codex session log that the remote
+// capture frame carries (remoteCodexLogs) is the agent's own word
+// for a remote pane, as the local log is for a local one: a turn started
+// and not finished reads busy.
+func TestRemoteFrameCodexLogIsAWitness(t *testing.T) {
+	now := time.Now().UTC()
+	at := func(d time.Duration) string { return now.Add(d).Format(time.RFC3339Nano) }
+	log := `cut mid-line, as tail -c leaves it"}}` + "\n" +
+		`{"timestamp":"` + at(-time.Minute) + `","type":"event_msg","payload":{"type":"task_complete"}}` + "\n" +
+		`{"timestamp":"` + at(-10*time.Second) + `","type":"event_msg","payload":{"type":"task_started"}}` + "\n"
+	frame := "box:@1.%2\t/w d\n" + log + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
+	c, err := Read(strings.NewReader(frame), Options{Framed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, said := c.Witness(now)
+	if w == nil || w.Status != "busy" {
+		t.Fatalf("witness = %+v (%s), want busy", w, said)
+	}
+}

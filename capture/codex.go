@@ -1,0 +1,100 @@
+package capture
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+// Codex CLI's own word: it logs each session to
+// $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl (CODEX_HOME defaults to
+// ~/.codex), whose first line names the session's working directory and
+// whose task_started / task_complete events say whether a turn is open
+// (tick/codexwitness.go reads them). The log names no pane: a log counts for
+// a pane when its working directory is the pane's and it was written
+// lately. Another Codex in the same directory can only make a busy witness,
+// which only stops a nudge.
+
+// codexLogs returns the tails of the recent Codex session logs whose
+// working directory is dir, on this machine.
+func codexLogs(dir string, now time.Time) [][]byte {
+	if dir == "" {
+		return nil
+	}
+	home := os.Getenv("CODEX_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil
+		}
+		home = filepath.Join(h, ".codex")
+	}
+	days, _ := filepath.Glob(filepath.Join(home, "sessions", "[0-9]*", "[0-9]*", "[0-9]*"))
+	sort.Strings(days)
+	if len(days) > 2 {
+		days = days[len(days)-2:] // today and yesterday, by Codex's clock
+	}
+	var out [][]byte
+	for _, day := range days {
+		logs, _ := filepath.Glob(filepath.Join(day, "rollout-*.jsonl"))
+		for _, p := range logs {
+			fi, err := os.Stat(p)
+			if err != nil || now.Sub(fi.ModTime()) > tick.WitnessMaxAge || codexLogDir(p) != dir {
+				continue
+			}
+			if tail := readTail(p, MaxStatusFile); tail != nil {
+				out = append(out, tail)
+			}
+		}
+	}
+	return out
+}
+
+// codexLogDir returns the working directory a session log names on its
+// first line.
+func codexLogDir(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadBytes('\n')
+	if err != nil {
+		return ""
+	}
+	var l struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Cwd string `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Type != "session_meta" {
+		return ""
+	}
+	return l.Payload.Cwd
+}
+
+// readTail returns the last n bytes of a file, or nil.
+func readTail(path string, n int64) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	off := max(fi.Size()-n, 0)
+	b := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
+		return nil
+	}
+	return b
+}

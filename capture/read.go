@@ -1,0 +1,180 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+// Caps on what a frame may carry: a header is a coordinate and a path; an
+// agent's status file is a few hundred bytes (Claude Code's), a Codex log
+// tail 64 KiB; all of them together MaxStatus. What passes a cap is
+// dropped, never buffered: a hostile host cannot grow the reader.
+const (
+	MaxHeader     = 4 << 10
+	MaxStatus     = 1 << 20
+	MaxStatusFile = 64 << 10
+)
+
+// A Capture is one poll's screen, with where it was drawn and the agent's
+// own status files for that pane.
+type Capture struct {
+	Screen   *classify.Screen
+	Pane     string // session:@window.%pane
+	Dir      string // the pane's working directory
+	Statuses [][]byte
+	// StatusErr says why the one status file given could not be read.
+	StatusErr error
+}
+
+// Options say how to read a capture.
+type Options struct {
+	// Framed says the input is a frame; else it is a bare pane, named by
+	// Pane.
+	Framed bool
+	Pane   string
+	// StatusFile is the agent's one status file, for a bare pane.
+	StatusFile string
+	// StatusDir is where the agent's status files are on this machine
+	// (a local frame carries none): those naming the pane are read, and
+	// the recent Codex logs of the pane's directory.
+	StatusDir string
+	// Now is the time against which a Codex log counts as recent.
+	Now time.Time
+}
+
+// Read reads a capture from r.
+func Read(r io.Reader, o Options) (Capture, error) {
+	c := Capture{Pane: o.Pane}
+	if !o.Framed {
+		s, err := classify.ReadScreen(r)
+		if err != nil {
+			return c, fmt.Errorf("reading the pane: %v", err)
+		}
+		c.Screen = s
+		if o.StatusFile != "" {
+			data, err := fsutil.ReadCapped(o.StatusFile, MaxStatusFile)
+			if err != nil {
+				c.StatusErr = err // no witness; the screen decides alone
+				return c, nil
+			}
+			c.Statuses = [][]byte{data}
+		}
+		return c, nil
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	header, full, err := readLine(br, MaxHeader)
+	switch {
+	case err != nil:
+		return c, errors.New("capture frame: no header line (is the session there?)")
+	case !full:
+		return c, fmt.Errorf("capture frame: the header line passes %d bytes", MaxHeader)
+	}
+	c.Pane, c.Dir, _ = strings.Cut(header, "\t")
+	var cur bytes.Buffer
+	size := 0
+	for {
+		line, full, err := readLine(br, MaxStatusFile)
+		if err != nil {
+			return c, errors.New("capture frame: no pane after the header")
+		}
+		switch line {
+		case PaneMark:
+			s, err := classify.ReadScreen(br)
+			if err != nil {
+				return c, fmt.Errorf("reading the pane: %v", err)
+			}
+			c.Screen = s
+			if o.StatusDir != "" {
+				c.Statuses = statusFiles(o.StatusDir, c.Pane)
+				c.Statuses = append(c.Statuses, codexLogs(c.Dir, o.Now)...)
+			}
+			return c, nil
+		case StatusEnd:
+			if cur.Len() > 0 {
+				c.Statuses = append(c.Statuses, bytes.Clone(cur.Bytes()))
+			}
+			cur.Reset()
+			continue
+		}
+		if !full || size+len(line) > MaxStatus || cur.Len()+len(line) > MaxStatusFile {
+			continue // dropped: past a cap
+		}
+		size += len(line) + 1
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+	}
+}
+
+// readLine reads one line, without its line ending, keeping at most max
+// bytes of it; full says it fit. Past max the rest of the line is read and
+// dropped, a buffer at a time.
+func readLine(br *bufio.Reader, max int) (line string, full bool, err error) {
+	var b []byte
+	full = true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(b)+len(chunk) <= max+2 {
+			b = append(b, chunk...)
+		} else {
+			full = false
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil && len(b) == 0 && full:
+			return "", false, err
+		case err != nil && err != io.EOF:
+			return "", false, err
+		case err == io.EOF && len(chunk) == 0 && len(b) == 0:
+			return "", false, io.EOF
+		}
+		return strings.TrimRight(string(b), "\r\n"), full, nil
+	}
+}
+
+// statusFiles reads the agent's status files in dir that name pane.
+func statusFiles(dir, pane string) [][]byte {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	mark := []byte(statusMark(pane))
+	var files [][]byte
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+			continue
+		}
+		data, err := fsutil.ReadCapped(filepath.Join(dir, e.Name()), MaxStatusFile)
+		if err == nil && bytes.Contains(data, mark) {
+			files = append(files, data)
+		}
+	}
+	return files
+}
+
+// Witness is the agent's freshest own status for the pane, and what to say
+// about it; nil when none counts.
+func (c Capture) Witness(now time.Time) (*tick.Witness, string) {
+	if c.StatusErr != nil {
+		return nil, "unreadable (" + c.StatusErr.Error() + "): the screen decides alone"
+	}
+	if len(c.Statuses) == 0 {
+		return nil, "none"
+	}
+	w, err := tick.FreshestWitness(c.Statuses, c.Pane, now)
+	if err != nil {
+		return nil, err.Error() + ": the screen decides alone"
+	}
+	return &w, fmt.Sprintf("says %s (written %s)", w.Status, w.Updated.UTC().Format(time.RFC3339))
+}

@@ -1,0 +1,103 @@
+package statedir
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+)
+
+// A LoopRecord is loop.json: which process watches, since when, and how.
+// The loop writes it once when it starts (loop-env).
+type LoopRecord struct {
+	Pid        int       `json:"pid"`
+	StartToken string    `json:"start_token"` // the process's start, so that a reused pid is told apart
+	StartedAt  time.Time `json:"started_at"`
+	IntervalS  int       `json:"interval_s"`
+	Target     string    `json:"target"`
+	Watcher    string    `json:"watcher"`
+	Version    string    `json:"version"`
+	// Settings are the watcher's settings as given (flags and
+	// environment), by name.
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// An EndedRecord is ended.json: stop writes it before it ends a watcher, so
+// that the board tells a stopped watcher (gone) from one whose loop died
+// (stale).
+type EndedRecord struct {
+	At time.Time `json:"at"`
+	By string    `json:"by"`
+}
+
+// A Diff is diff.json: what the agent has written in the watched pane's
+// directory, lines added and removed, committed and uncommitted, since the
+// merge base with the upstream default branch.
+type Diff struct {
+	Added   int       `json:"added"`
+	Removed int       `json:"removed"`
+	At      time.Time `json:"at"`
+	Dir     string    `json:"dir,omitempty"`
+	Base    string    `json:"base,omitempty"`
+	// Error says why there is no figure (not a git worktree, no base);
+	// the board then shows "-".
+	Error string `json:"error,omitempty"`
+}
+
+// Known reports whether the diff holds a figure.
+func (d *Diff) Known() bool { return d != nil && d.Error == "" }
+
+// An AuditRecord is audits/NAME/last.json: what the latest run of an audit
+// found, for the board.
+type AuditRecord struct {
+	RanAt      string   `json:"ran_at"`
+	Dir        string   `json:"dir"`
+	Agent      string   `json:"agent"`
+	Dimensions int      `json:"dimensions"`
+	Findings   int      `json:"findings"`
+	Clean      int      `json:"clean"`
+	Rejected   int      `json:"rejected"`
+	Failed     int      `json:"failed"`
+	Violations []string `json:"violations"`
+	Fallback   bool     `json:"fallback"`
+	Summary    string   `json:"summary"`
+	Report     string   `json:"report"`
+	Delivered  bool     `json:"delivered"`
+	// DeliveryError says why the report was not delivered ("" when it
+	// was, or when --no-deliver said not to).
+	DeliveryError string `json:"delivery_error,omitempty"`
+}
+
+// AuditDir is the directory of the audit name in the state home home.
+func AuditDir(home, name string) string { return filepath.Join(home, Audits, name) }
+
+// WriteRecord writes v as the JSON file name in d, indented, atomically.
+func (d Dir) WriteRecord(name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("statedir: %s: %w", name, err)
+	}
+	if err := atomicfile.Write(d.Path(name), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("statedir: %s: %w", name, err)
+	}
+	return nil
+}
+
+// MaxRecord is the largest record read: records are a few hundred bytes.
+const MaxRecord = 1 << 20
+
+// ReadRecord reads the JSON file name in d into v. A missing file is an
+// error that os.IsNotExist / fs.ErrNotExist recognises.
+func (d Dir) ReadRecord(name string, v any) error {
+	data, err := fsutil.ReadCapped(d.Path(name), MaxRecord)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("statedir: %s: corrupt: %w", name, err)
+	}
+	return nil
+}

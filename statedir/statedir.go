@@ -1,0 +1,161 @@
+// Package statedir is the on-disk contract of the watchers' state: the state
+// home ($OMEGA_MONITOR_HOME, else ~/.omega/monitor) and, in it, one
+// directory per watcher, named as its multiplexer session. It names every
+// file there, defines the records written there (loop, ended, diff, audit),
+// appends and sweeps the history, appends the log of MONITOR lines, and
+// keeps the actions handed to the loop, the pending nudge, the outbox and
+// the locks. Files are 0600 and directories 0700; every whole-file write is
+// atomic.
+//
+// It is the one place these names and shapes are written down: the watcher
+// writes through it, and the board, the MCP server and the mirror read
+// through it. It imports neither tick nor classify, so that the read side
+// stays light. It judges nothing: what a record means is tick's and board's.
+package statedir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+)
+
+// The files of a watcher's directory.
+const (
+	State      = "state.json"    // the tick's state (tick.State)
+	StateLock  = "state.lock"    // held over the tick's read-modify-write
+	Loop       = "loop.json"     // the loop's process, written when it starts (LoopRecord)
+	Ended      = "ended.json"    // written by stop before it ends a watcher (EndedRecord)
+	History    = "history.jsonl" // one event a line (event.Event)
+	HistLock   = "history.lock"  // held by every writer of the history
+	Log        = "monitor.log"   // the MONITOR lines; monitor.log.1 the ones before
+	DiffFile   = "diff.json"     // the watched worktree's diff (Diff)
+	Target     = "target"        // the watched target
+	Ledger     = "ledger"        // the echo ledger (package ledger)
+	Actions    = "actions"       // what the tick hands the loop: NNN.nudge, .enter, .wait, .diff
+	Pending    = "pending.json"  // the nudge handed over and the screen it was judged on
+	Outbox     = "outbox"        // escalations waiting for delivery, NNN.alert
+	OutboxLock = "outbox.lock"   // held by the one deliverer
+	Holder     = "loop.lock"     // held by the watcher's loop for its whole life
+	PollDir    = "poll"          // the loop's scratch files of one poll
+)
+
+// The files of the state home itself.
+const (
+	Audits       = "audits"           // one directory per audit, with AuditFile
+	AuditFile    = "last.json"        // the latest run of an audit (AuditRecord)
+	FailedAlerts = "alert-failed.log" // alerts that could not be delivered
+	Rules        = "rules.json"       // the operator's rules (classify)
+	BoardCursors = ".board-cursors.json"
+)
+
+// Limits of what is read and kept.
+const (
+	// MaxState is the largest state file read: a state is a few KB, and a
+	// larger one is corrupt or planted.
+	MaxState = 8 << 20
+	// MaxLog is the size past which monitor.log moves to monitor.log.1.
+	MaxLog = 4 << 20
+	// HistoryKeep is how many lines of history the sweep at a watcher's
+	// start keeps.
+	HistoryKeep = 10000
+)
+
+// Home is $OMEGA_MONITOR_HOME made absolute, or ~/.omega/monitor.
+func Home() (string, error) {
+	if h := os.Getenv("OMEGA_MONITOR_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("statedir: no state directory: set OMEGA_MONITOR_HOME (%w)", err)
+	}
+	return filepath.Join(home, ".omega", "monitor"), nil
+}
+
+// A Dir is one watcher's state directory.
+type Dir string
+
+// Path is the path of the file name in d.
+func (d Dir) Path(name string) string { return filepath.Join(string(d), name) }
+
+// Prepare creates d and its actions directory, 0700.
+func (d Dir) Prepare() error {
+	if err := os.MkdirAll(d.Path(Actions), 0o700); err != nil {
+		return fmt.Errorf("statedir: %w", err)
+	}
+	os.Chmod(string(d), 0o700)
+	return nil
+}
+
+// Write replaces the file name in d with data, 0600, atomically.
+func (d Dir) Write(name string, data []byte) error {
+	return atomicfile.Write(d.Path(name), data, 0o600)
+}
+
+// Lock takes the exclusive lock file name in d, waiting for it; close the
+// file to release it.
+func (d Dir) Lock(name string) (*os.File, error) { return fsutil.Lock(d.Path(name)) }
+
+// TryLock takes the lock file name in d, or returns an error wrapping
+// fsutil.ErrLocked when another holds it.
+func (d Dir) TryLock(name string) (*os.File, error) { return fsutil.TryLock(d.Path(name)) }
+
+// WriteAction hands the loop the action name (NNN.kind) with its content.
+func (d Dir) WriteAction(name string, data []byte) error {
+	return atomicfile.Write(filepath.Join(d.Path(Actions), name), data, 0o600)
+}
+
+// DropStaleActions deletes the actions an earlier poll left that the loop
+// never carried out, and names them; a measure of the diff is only asked
+// again, so it is dropped without a word.
+func (d Dir) DropStaleActions() error {
+	left, err := os.ReadDir(d.Path(Actions))
+	if err != nil {
+		return fmt.Errorf("actions: %v", err)
+	}
+	var dropped []string
+	for _, e := range left {
+		if err := os.Remove(filepath.Join(d.Path(Actions), e.Name())); err == nil && !strings.HasSuffix(e.Name(), ".diff") {
+			dropped = append(dropped, e.Name())
+		}
+	}
+	if len(dropped) > 0 {
+		return fmt.Errorf("dropped %d stale action(s) the shell never carried out: %s", len(dropped), strings.Join(dropped, ", "))
+	}
+	return nil
+}
+
+// ReadPending reads the pending nudge, as the tick wrote it.
+func (d Dir) ReadPending() ([]byte, error) {
+	data, err := fsutil.ReadCapped(d.Path(Pending), 1<<20)
+	if err != nil {
+		return nil, errors.New("no pending nudge: the tick handed over none")
+	}
+	return data, nil
+}
+
+// AppendLog appends a MONITOR line to monitor.log, the log that logs reads.
+// Past MaxLog the log moves to monitor.log.1, replacing the one before.
+func (d Dir) AppendLog(line string) error {
+	path := d.Path(Log)
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxLog {
+		os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("monitor.log not written: %v", err)
+	}
+	_, err = f.WriteString(line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("monitor.log not written: %v", err)
+	}
+	return nil
+}
