@@ -1,15 +1,15 @@
 package main
 
 // audit plan and audit check: the dimensions of a project's own rules, and
-// a report's citations checked against its files. audit run is in
-// audit_run.go.
+// a report's citations checked against its files. audit run and audit stop
+// are in audit_run.go; package auditrun does the work of all but check.
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,56 +79,14 @@ func projectDir(dir string) (string, error) {
 	return abs, nil
 }
 
-// maxRuleFile is the largest file read for rules: a rules file is prose.
-const maxRuleFile = 1 << 20
-
-// ruleFiles walks dir for the files package audit reads rules from.
-func ruleFiles(dir string) ([]audit.File, error) {
-	var files []audit.File
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil // an unreadable corner is not the project's rules
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if p != dir && audit.SkipDir(d.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if _, ok := audit.Classify(rel); !ok {
-			return nil
-		}
-		if fi, err := d.Info(); err != nil || fi.Size() > maxRuleFile {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil
-		}
-		files = append(files, audit.File{Path: rel, Content: string(b)})
-		return nil
-	})
-	return files, err
-}
-
-func planProject(dir string, max int) (string, audit.Plan, error) {
-	abs, err := projectDir(dir)
-	if err != nil {
-		return "", audit.Plan{}, err
+// auditMessage is err as the audit commands print it after their own name:
+// an auditrun.Error without the package's, so that the lines read as they
+// did before the package ran the audit.
+func auditMessage(err error) string {
+	if e, ok := errors.AsType[*auditrun.Error](err); ok {
+		return e.Message()
 	}
-	files, err := ruleFiles(abs)
-	if err != nil {
-		return "", audit.Plan{}, err
-	}
-	return abs, audit.Discover(files, max), nil
+	return err.Error()
 }
 
 func runAuditPlan(args []string, stdout, stderr io.Writer) int {
@@ -143,9 +101,14 @@ func runAuditPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "omega-monitor: audit plan takes one DIR (and --max 1 or more)")
 		return 2
 	}
-	_, p, err := planProject(positional[0], *max)
+	dir, err := projectDir(positional[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit plan: %v\n", err)
+		return 2
+	}
+	p, err := auditrun.Plan(dir, *max)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: audit plan: %s\n", auditMessage(err))
 		return 2
 	}
 	if *asJSON {

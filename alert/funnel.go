@@ -1,0 +1,85 @@
+package alert
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// FunnelPath is the alert funnel, the script that delivers: the value of
+// $OMEGA_MONITOR_ALERT_SEND, else ~/.omega/bin/omega-alert-send.sh under
+// home, where install puts it. getenv is passed in, not read here, so that
+// a caller resolves the path for the environment it hands on (a sandbox, a
+// scheduled session) and not only for its own.
+func FunnelPath(getenv func(string) string, home string) string {
+	if p := getenv("OMEGA_MONITOR_ALERT_SEND"); p != "" {
+		return p
+	}
+	return filepath.Join(home, ".omega", "bin", "omega-alert-send.sh")
+}
+
+// ConfPath is the funnel's configuration (its bot token and chat id): the
+// value of $OMEGA_TELEGRAM_CONF, else ~/.omega/telegram.conf under home, as
+// the funnel itself finds it.
+func ConfPath(getenv func(string) string, home string) string {
+	if p := getenv("OMEGA_TELEGRAM_CONF"); p != "" {
+		return p
+	}
+	return filepath.Join(home, ".omega", "telegram.conf")
+}
+
+// A FunnelError is a run of the funnel that did not deliver.
+type FunnelError struct {
+	// Code is the funnel's exit status: 1 when it gave up and kept the
+	// message in alert-failed.log itself; -1 when it did not exit (it
+	// could not start, or ran out of time).
+	Code int
+	// Said is the last line it wrote on standard error.
+	Said string
+	Err  error
+}
+
+func (e *FunnelError) Error() string {
+	said := e.Said
+	if said == "" {
+		said = "no message"
+	}
+	return fmt.Sprintf("the funnel: %v: %s", e.Err, said)
+}
+
+func (e *FunnelError) Unwrap() error { return e.Err }
+
+// Send runs the funnel with args, in a process group of its own that ctx's
+// end kills whole, with env (nil: this process's environment). It returns
+// nil when the funnel delivered, else a *FunnelError.
+func Send(ctx context.Context, funnel string, env []string, args ...string) error {
+	cmd := exec.CommandContext(ctx, funnel, args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	fe := &FunnelError{Code: -1, Said: lastLine(errb.String()), Err: err}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && ctx.Err() == nil {
+		fe.Code = exit.ExitCode()
+	}
+	return fe
+}
+
+// lastLine is the last non-blank line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
