@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 

@@ -42,6 +42,9 @@ const (
 	OutboxLock = "outbox.lock"   // held by the one deliverer
 	Holder     = "loop.lock"     // held by the watcher's loop for its whole life
 	PollDir    = "poll"          // the loop's scratch files of one poll
+	// RulesReported holds the rules file's error last said, so that it
+	// is said once.
+	RulesReported = "rules.reported"
 )
 
 // The files of the state home itself.

@@ -198,7 +198,7 @@ func Withhold(next State, out Outcome, why string) (State, Outcome) {
 	if out.nudged >= 0 && out.nudged < len(out.parts) {
 		parts := slices.Clone(out.parts)
 		parts[out.nudged] = "not nudged (" + why + ")"
-		out.parts, out.Line, out.nudged = parts, strings.Join(parts, " · "), -1
+		out.parts, out.Line, out.nudged = parts, strings.Join(parts, lineSep), -1
 	}
 	events := make([]Event, 0, len(out.Events))
 	for _, e := range out.Events {
@@ -328,12 +328,26 @@ func (p *poll) witness() {
 		"version": w.Version, "rule": p.in.Screen.Rule, "evidence": p.in.Screen.Evidence.Text})
 }
 
-func (p *poll) outcome(state string) Outcome {
-	name := state
+// The MONITOR line's grammar (seed 000, "What comes back"): the word
+// MONITOR, the target, the state (or ? or ERROR), then what the poll did
+// and said, each part separated by " · ".
+const lineSep = " · "
+
+// Line is one MONITOR line: target, state, then parts. Every line the
+// watcher prints or logs is made here.
+func Line(target, state string, parts ...string) string {
+	return strings.Join(lineParts(target, state, parts), lineSep)
+}
+
+func lineParts(target, state string, parts []string) []string {
 	if state == classify.Blocked.String() {
-		name += " " // the seed's format pads BLOCKED by one space
+		state += " " // the seed's format pads BLOCKED by one space
 	}
-	head := []string{"MONITOR", p.cfg.Target, name}
+	return append([]string{"MONITOR", target, state}, parts...)
+}
+
+func (p *poll) outcome(state string) Outcome {
+	head := lineParts(p.cfg.Target, state, nil)
 	parts := append(head, p.line...)
 	parts = append(parts, p.notes...)
 	if p.notice != "" {
@@ -343,7 +357,7 @@ func (p *poll) outcome(state string) Outcome {
 	if p.nudgedAt >= 0 {
 		nudged = len(head) + p.nudgedAt
 	}
-	return Outcome{Line: strings.Join(parts, " · "), Actions: p.actions, Events: p.events, parts: parts, nudged: nudged}
+	return Outcome{Line: strings.Join(parts, lineSep), Actions: p.actions, Events: p.events, parts: parts, nudged: nudged}
 }
 
 func (p *poll) event(name, state string, fields map[string]any) {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
@@ -24,19 +25,6 @@ or WORKING.
   --explain      say on standard error which rule decided, the region it
                  read and the line it found
 `
-
-// optionalString is a string flag that remembers whether it was given: an
-// empty work probe output differs from no probe at all.
-type optionalString struct {
-	value string
-	set   bool
-}
-
-func (o *optionalString) String() string { return o.value }
-func (o *optionalString) Set(s string) error {
-	o.value, o.set = s, true
-	return nil
-}
 
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -65,7 +53,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, usage string)
 
 func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("classify", classifyUsage, stderr)
-	var work optionalString
+	var work cmdline.Optional
 	fs.Var(&work, "work", "the work probe's raw output")
 	ledgerPath := fs.String("ledger", "", "echo ledger file")
 	explain := fs.Bool("explain", false, "explain the verdict on standard error")
@@ -76,7 +64,7 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor classify: unexpected argument %q (the pane comes on standard input)\n", fs.Arg(0))
 		return 2
 	}
-	opt := classifyOptions(work.value, work.set, nil)
+	opt := classifyOptions(work.Value, work.Given, nil)
 	local, err := watcherRules()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor classify: rules: %v; the built-in rules apply\n", err)

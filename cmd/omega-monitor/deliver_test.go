@@ -48,11 +48,11 @@ func TestDeliverOutbox(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("OMEGA_MONITOR_HOME", home)
 	state := filepath.Join(home, "monitor-agent")
-	d := stateDirectory(state)
+	d := statedir.Dir(state)
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
-	assert.NilError(t, d.sd().QueueAlerts(now, []string{"first", "second"}))
-	assert.NilError(t, d.sd().QueueAlerts(now.Add(time.Minute), []string{"third"}))
-	assert.Equal(t, mode(t, d.path(statedir.Outbox)), os.FileMode(0o700))
+	assert.NilError(t, d.QueueAlerts(now, []string{"first", "second"}))
+	assert.NilError(t, d.QueueAlerts(now.Add(time.Minute), []string{"third"}))
+	assert.Equal(t, mode(t, d.Path(statedir.Outbox)), os.FileMode(0o700))
 
 	sent := filepath.Join(t.TempDir(), "sent")
 	// The funnel dies on the first message: it stays, and so do the rest.
@@ -74,14 +74,14 @@ func TestDeliverOutbox(t *testing.T) {
 	assert.Equal(t, string(got), "first\nsecond\nthird\n", "delivered twice")
 
 	// The funnel gives up (exit 1, it has logged the message): gone.
-	assert.NilError(t, d.sd().QueueAlerts(now.Add(2*time.Minute), []string{"fourth"}))
+	assert.NilError(t, d.QueueAlerts(now.Add(2*time.Minute), []string{"fourth"}))
 	out, code = deliver(t, state, fakeFunnel(t, sent, "echo 'omega-alert-send: not sent: HTTP 403' >&2; exit 1"))
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.Contains(out, "alert not delivered: omega-alert-send: not sent: HTTP 403; kept in alert-failed.log"), out)
 	assert.Equal(t, len(outboxNames(t, state)), 0)
 
 	// No funnel: kept in alert-failed.log by deliver itself.
-	assert.NilError(t, d.sd().QueueAlerts(now.Add(3*time.Minute), []string{"fifth"}))
+	assert.NilError(t, d.QueueAlerts(now.Add(3*time.Minute), []string{"fifth"}))
 	out, code = deliver(t, state, filepath.Join(t.TempDir(), "none.sh"))
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.Contains(out, "no alert funnel at"), out)
@@ -128,14 +128,14 @@ func TestDeliverThroughTheRealFunnel(t *testing.T) {
 // TestQueueNeverOverwrites: alerts queued at the same time (two in one
 // poll, or two polls given one time) all stay, in the order queued.
 func TestQueueNeverOverwrites(t *testing.T) {
-	d := stateDirectory(filepath.Join(t.TempDir(), "w"))
+	d := statedir.Dir(filepath.Join(t.TempDir(), "w"))
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
-		assert.NilError(t, d.sd().QueueAlerts(now, batch))
+		assert.NilError(t, d.QueueAlerts(now, batch))
 	}
 	var got []string
 	for _, name := range outboxNames(t, string(d)) {
-		b, err := os.ReadFile(filepath.Join(d.path(statedir.Outbox), name))
+		b, err := os.ReadFile(filepath.Join(d.Path(statedir.Outbox), name))
 		assert.NilError(t, err)
 		got = append(got, string(b))
 	}

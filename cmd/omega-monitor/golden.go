@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
 )
 
@@ -55,7 +56,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fs := newFlagSet("golden add", goldenUsage, stderr)
 	want := fs.String("want", "", "expected state")
-	var work optionalString
+	var work cmdline.Optional
 	fs.Var(&work, "work", "work probe output")
 	hold := fs.String("hold", "", "why nothing may be typed")
 	why := fs.String("why", "", "what the case proves")
@@ -90,7 +91,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case *hold != "" && state != classify.Stalled && state != classify.Blocked:
 		fmt.Fprintf(stderr, "omega-monitor golden add: --hold is for a stopped pane (STALLED or BLOCKED), not %s\n", state)
 		return 2
-	case strings.ContainsAny(*why+work.value, "\n\r"):
+	case strings.ContainsAny(*why+work.Value, "\n\r"):
 		fmt.Fprintf(stderr, "omega-monitor golden add: --why and --work are one line each\n")
 		return 2
 	}
@@ -126,8 +127,8 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	spec := expect.Want{State: state.String(), Work: work.value, HasWork: work.set, Hold: *hold, Why: *why}
-	opt := classifyOptions(work.value, work.set, nil)
+	spec := expect.Want{State: state.String(), Work: work.Value, HasWork: work.Given, Hold: *hold, Why: *why}
+	opt := classifyOptions(work.Value, work.Given, nil)
 	opt.Local = local
 	r := classify.Classify(classify.ParseScreen(pane), opt)
 	agrees := r.State == state && string(r.Hold) == *hold

@@ -20,7 +20,7 @@ import (
 // line is torn or doubled.
 func TestHistorySurvivesManyWritersAndSweeps(t *testing.T) {
 	dir := t.TempDir()
-	d := stateDirectory(dir)
+	d := statedir.Dir(dir)
 	const writers, each, keep = 8, 300, 500
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -29,7 +29,7 @@ func TestHistorySurvivesManyWritersAndSweeps(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				ev := []tick.Event{{Name: "nudge", State: "STALLED", Fields: map[string]any{"id": fmt.Sprintf("%d-%d", w, i)}}}
-				if err := d.sd().AppendHistory(time.Now(), "t", ev); err != nil {
+				if err := d.AppendHistory(time.Now(), "t", ev); err != nil {
 					t.Error(err)
 					return
 				}

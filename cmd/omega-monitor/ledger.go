@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -87,7 +83,7 @@ func ledgerRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return 2
 	}
 	file, text := fs.Arg(0), fs.Arg(1)
-	if err := checkLedgerFile(file); err != nil {
+	if err := ledger.CheckFile(file); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor ledger record: %v\n", err)
 		return 1
 	}
@@ -112,37 +108,6 @@ func ledgerRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 
 // maxLedgerText caps the text of one ledger record call.
 const maxLedgerText = 1 << 20
-
-// checkLedgerFile refuses to record into a file that is not an echo ledger:
-// a non-empty file whose first line is not the ledger's sentinel (a README
-// pointed at by mistake lost its blank lines to the rewrite), or a file in a
-// directory that does not exist (created silently, it hides a typo).
-func checkLedgerFile(path string) error {
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("no directory %s for the ledger %s (create it first)", dir, path)
-	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file (a directory or a device), not an echo ledger", path)
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	head := make([]byte, len(ledger.Sentinel)+1)
-	n, err := io.ReadFull(f, head)
-	if n == 0 && (err == io.EOF || err == nil) {
-		return nil // an empty file: a ledger not yet written
-	}
-	if !bytes.Equal(head[:n], []byte(ledger.Sentinel+"\n")) {
-		return fmt.Errorf("%s is not an echo ledger (its first line is not the ledger's sentinel); refusing to rewrite it", path)
-	}
-	return nil
-}
 
 func ledgerList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ledger list", flag.ContinueOnError)

@@ -1,72 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"syscall"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
-
-// A lockHolder is what the lock file says about the loop that holds it.
-type lockHolder struct {
-	PID     int    `json:"pid"`
-	Watcher string `json:"watcher"`
-	Target  string `json:"target"`
-	Since   string `json:"since"`
-}
-
-func (h lockHolder) String() string {
-	if h.PID == 0 {
-		return "another loop (it did not say which)"
-	}
-	return fmt.Sprintf("the watcher %s of %s (pid %d, since %s)", h.Watcher, h.Target, h.PID, h.Since)
-}
-
-// readHolder reads the holder recorded in a state directory's lock file.
-func readHolder(state string) lockHolder {
-	var h lockHolder
-	if data, err := fsutil.ReadCapped(filepath.Join(state, statedir.Holder), 4096); err == nil {
-		json.Unmarshal(data, &h)
-	}
-	return h
-}
-
-// lockFree reports whether no loop holds the state directory, and if one
-// does, which. It takes the lock for a moment to find out.
-func lockFree(state string) (bool, lockHolder, error) {
-	f, err := fsutil.TryLock(filepath.Join(state, statedir.Holder))
-	if errors.Is(err, fsutil.ErrLocked) {
-		return false, readHolder(state), nil
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return true, lockHolder{}, nil // no state directory: nobody holds it
-	}
-	if err != nil {
-		return false, lockHolder{}, err
-	}
-	f.Close()
-	return true, lockHolder{}, nil
-}
-
-// waitForRelease waits until no loop holds the state directory, or until
-// the deadline. It reports whether the lock came free.
-func waitForRelease(state string, within time.Duration) (bool, lockHolder, error) {
-	deadline := time.Now().Add(within)
-	for {
-		free, h, err := lockFree(state)
-		if free || err != nil || time.Now().After(deadline) {
-			return free, h, err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 const holdUsage = `usage: omega-monitor hold --fd N --state DIR --pid PID --watcher NAME --target T
 
@@ -91,35 +32,17 @@ func runHold(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, holdUsage)
 		return 2
 	}
-	path := filepath.Join(*state, statedir.Holder)
-	var onFD, atPath syscall.Stat_t
-	if err := syscall.Fstat(*fd, &onFD); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor hold: descriptor %d: %v\n", *fd, err)
-		return 2
-	}
-	if err := syscall.Stat(path, &atPath); err != nil || onFD.Dev != atPath.Dev || onFD.Ino != atPath.Ino {
-		fmt.Fprintf(stderr, "omega-monitor hold: descriptor %d is not %s\n", *fd, path)
-		return 2
-	}
-	err := syscall.Flock(*fd, syscall.LOCK_EX|syscall.LOCK_NB)
-	for err == syscall.EINTR {
-		err = syscall.Flock(*fd, syscall.LOCK_EX|syscall.LOCK_NB)
-	}
-	if err == syscall.EWOULDBLOCK {
+	d := statedir.Dir(*state)
+	err := d.Hold(*fd, statedir.HolderRecord{PID: *pid, Watcher: *watcher, Target: *target, Since: time.Now().UTC().Format(time.RFC3339)})
+	if errors.Is(err, statedir.ErrHeld) {
+		h := d.ReadHolder()
 		fmt.Fprintf(stderr, "omega-monitor: %s is held by %s: one loop per state directory (stop it first: omega-monitor stop %s)\n",
-			*state, readHolder(*state), readHolder(*state).Target)
+			*state, h, h.Target)
 		return 1
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor hold: flock %s: %v\n", path, err)
-		return 1
-	}
-	h := lockHolder{PID: *pid, Watcher: *watcher, Target: *target, Since: time.Now().UTC().Format(time.RFC3339)}
-	data, _ := json.Marshal(h)
-	// The descriptor was opened for appending: emptied first, the record
-	// lands at the start.
-	if err := syscall.Ftruncate(*fd, 0); err == nil {
-		syscall.Write(*fd, append(data, '\n'))
+		fmt.Fprintf(stderr, "omega-monitor hold: %v\n", err)
+		return 2
 	}
 	return 0
 }

@@ -14,6 +14,7 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // holdAsALoop starts what a loop does at start: open the lock file on
@@ -128,7 +129,7 @@ func TestStopThenStartFiveTimes(t *testing.T) {
 			}
 		}
 		f.run(t, "stop", "agent").Assert(t, icmd.Expected{Out: "stopped monitor-agent, the watcher of agent"})
-		free, h, err := lockFree(filepath.Join(f.state, "monitor-agent"))
+		free, h, err := statedir.Dir(filepath.Join(f.state, "monitor-agent")).Free()
 		assert.NilError(t, err)
 		assert.Assert(t, free, "stop returned while %s held the state directory", h)
 	}

@@ -18,6 +18,7 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 // TestListEverywhere lists a live local server, a reachable alias, two hung
@@ -69,7 +70,7 @@ func TestListEverywhere(t *testing.T) {
 
 	res = f.run(t, "list", "--json", "--ssh-config", f.ssh.Path, "--timeout", bound.String())
 	res.Assert(t, icmd.Success)
-	var l watchableListing
+	var l watcher.Listing
 	if err := json.Unmarshal([]byte(res.Stdout()), &l); err != nil {
 		t.Fatalf("list --json is not one JSON document: %v\n%s", err, res.Stdout())
 	}

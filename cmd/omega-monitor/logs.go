@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -83,65 +82,9 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := followLog(ctx, path, offset, stdout); err != nil {
+	if err := statedir.FollowLog(ctx, path, offset, stdout, logsPoll); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %s: %v\n", path, err)
 		return 1
 	}
 	return 0
-}
-
-// followLog prints whole lines appended to path after offset until ctx
-// ends. A log that shrank or was replaced (rotated to monitor.log.1) is read
-// again from its start.
-func followLog(ctx context.Context, path string, offset int64, w io.Writer) error {
-	var cur os.FileInfo
-	for {
-		fi, err := os.Stat(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			offset = 0
-		case err != nil:
-			return err
-		default:
-			if (cur != nil && !os.SameFile(cur, fi)) || fi.Size() < offset {
-				offset = 0
-			}
-			cur = fi
-			if fi.Size() > offset {
-				offset, err = copyLines(path, offset, w)
-				if err != nil {
-					return err
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(logsPoll):
-		}
-	}
-}
-
-// copyLines copies the whole lines of path after offset and returns the
-// offset after the last one.
-func copyLines(path string, offset int64, w io.Writer) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return offset, err
-	}
-	defer f.Close()
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return offset, err
-	}
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return offset, nil // a half-written line waits for its end
-		}
-		if _, err := w.Write(line); err != nil {
-			return offset, err
-		}
-		offset += int64(len(line))
-	}
 }

@@ -1,24 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/omega-monitor/omega-monitor/board"
-	"github.com/omega-monitor/omega-monitor/capture"
-	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 const loopEnvUsage = `usage: omega-monitor loop-env <target> [flags] --pid PID
@@ -37,12 +25,9 @@ of one call, seconds, default 20), OMEGA_MONITOR_ALERT_SEND.
 flags:
 `
 
-// defaultCallTimeout is the wall clock of one loop call, in seconds.
-const defaultCallTimeout = 20
-
 func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var f watchFlags
-	fs := newWatchFlagSet(&f)
+	var f watcher.Settings
+	fs := f.FlagSet("watch")
 	pid := fs.Int("pid", 0, "the loop's process `id`")
 	script := fs.String("loop-script", "", "the loop script's `path`, to check its version stamp")
 	target, code, ok := parseWatchArgs("loop-env", fs, &f, args, loopEnvUsage, stdout, stderr)
@@ -52,7 +37,7 @@ func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	// A loop script stamped by another build shares no contract with this
 	// one; an unstamped one (run from a checkout) is the checkout's own.
 	if *script != "" {
-		if err := checkLoopVersion(*script); err != nil && !errors.Is(err, errUnstamped) {
+		if err := watcher.CheckLoopVersion(*script); err != nil && !errors.Is(err, watcher.ErrUnstamped) {
 			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 			return 2
 		}
@@ -61,295 +46,15 @@ func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "omega-monitor: loop-env needs --pid, the loop's process id")
 		return 2
 	}
-	env, err := newLoopEnv(target, fs, f, *pid, os.Getenv)
+	env, err := watcher.NewLoopEnv(target, fs, f, *pid, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	if err := env.prepare(); err != nil {
+	if err := env.Prepare(); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	io.WriteString(stdout, env.shell())
+	io.WriteString(stdout, env.Shell())
 	return 0
-}
-
-// A loopEnv is everything the poll loop needs, resolved once.
-type loopEnv struct {
-	target  coord.Target
-	watcher string
-	state   string
-	bin     string
-	timeout int // seconds
-	flags   watchFlags
-	set     map[string]bool // the flags given
-	pid     int
-	mux     string // local multiplexer; "" with muxErr
-	muxErr  string
-	control string // ssh ControlMaster socket
-	ssh     coord.SSH
-	funnel  string
-	env     map[string]string // the settings of the environment, checked
-}
-
-func newLoopEnv(target coord.Target, fs *flag.FlagSet, f watchFlags, pid int, getenv func(string) string) (*loopEnv, error) {
-	e := &loopEnv{target: target, flags: f, pid: pid, set: map[string]bool{}, timeout: defaultCallTimeout}
-	fs.Visit(func(fl *flag.Flag) { e.set[fl.Name] = true })
-	env, err := envSettings(getenv)
-	if err != nil {
-		return nil, err
-	}
-	e.env = env
-	if t, ok := env["OMEGA_MONITOR_TIMEOUT"]; ok {
-		e.timeout, _ = strconv.Atoi(t) // checked by envSettings
-	}
-	e.watcher = getenv("OMEGA_MONITOR_WATCHER")
-	if e.watcher == "" {
-		e.watcher = coord.WatcherName(target)
-	} else if err := coord.CheckSession(e.watcher); err != nil {
-		return nil, fmt.Errorf("OMEGA_MONITOR_WATCHER: %v", err)
-	}
-	e.state = getenv("OMEGA_MONITOR_STATE")
-	if e.state == "" {
-		home, err := statedir.Home()
-		if err != nil {
-			return nil, err
-		}
-		e.state = filepath.Join(home, e.watcher)
-	}
-	state, err := filepath.Abs(e.state)
-	if err != nil {
-		return nil, fmt.Errorf("state directory: %v", err)
-	}
-	e.state = state
-	e.bin = getenv("OMEGA_MONITOR_BIN")
-	if e.bin == "" {
-		if self, err := os.Executable(); err == nil {
-			e.bin = self
-		}
-	}
-	e.funnel = getenv("OMEGA_MONITOR_ALERT_SEND")
-	if e.funnel == "" {
-		e.funnel = filepath.Join(getenv("HOME"), ".omega", "bin", "omega-alert-send.sh")
-	}
-	if target.Local() {
-		// A missing multiplexer is said on every poll, not refused: the
-		// watcher keeps watching and the line says why it sees nothing.
-		mux, err := coord.MuxBinary(f.mux, getenv)
-		if err != nil {
-			e.muxErr = err.Error()
-		}
-		e.mux = mux
-	} else {
-		e.ssh = coord.SSH{Config: f.sshConfig, Timeout: time.Duration(e.timeout) * time.Second}
-		e.control = coord.ControlPath(e.state, os.Getuid())
-	}
-	return e, nil
-}
-
-// prepare makes the state directory and writes loop.json, unless another
-// loop holds the directory: the loop takes its lock (hold) right after.
-func (e *loopEnv) prepare() error {
-	if free, h, err := lockFree(e.state); err == nil && !free {
-		return fmt.Errorf("%s is held by %s: one loop per state directory", e.state, h)
-	}
-	for _, dir := range []string{e.state, filepath.Join(e.state, statedir.Actions), filepath.Join(e.state, statedir.PollDir)} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("state directory: %v", err)
-		}
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("state directory: %v", err)
-		}
-	}
-	if dir := filepath.Dir(e.control); e.control != "" && dir != e.state {
-		if err := privateDir(dir); err != nil {
-			return fmt.Errorf("ssh control directory: %v", err)
-		}
-	}
-	// The history's sweep belongs to a watcher's start; one that fails
-	// leaves the history as it was, for the next start to try again.
-	statedir.Dir(e.state).SweepHistory(statedir.HistoryKeep)
-	token, err := startToken(e.pid)
-	if err != nil {
-		return fmt.Errorf("loop-env: process %d: %v", e.pid, err)
-	}
-	rec := statedir.LoopRecord{
-		Pid: e.pid, StartToken: token, StartedAt: time.Now().UTC().Truncate(time.Second),
-		IntervalS: e.flags.interval, Target: e.target.String(), Watcher: e.watcher,
-		Version: cmdline.Version(), Settings: e.settings(),
-	}
-	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(e.state, statedir.Loop), append(data, '\n'))
-}
-
-// privateDir makes dir, this user's alone.
-func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is not a private directory", dir)
-	}
-	return nil
-}
-
-// settings are the flags as the loop runs with them.
-func (e *loopEnv) settings() map[string]string {
-	s := map[string]string{
-		"interval":     strconv.Itoa(e.flags.interval),
-		"nudge_budget": strconv.Itoa(e.flags.nudgeBudget),
-		"nudge_text":   e.nudgeText(),
-		"call_timeout": strconv.Itoa(e.timeout),
-	}
-	for k, v := range map[string]string{"work_probe": e.flags.workProbe, "progress_probe": e.flags.progressProbe,
-		"mux": e.mux, "ssh_config": e.flags.sshConfig, "probe_dir": e.flags.probeDir, "funnel": e.funnel} {
-		if v != "" {
-			s[k] = v
-		}
-	}
-	for k, v := range e.env {
-		s[k] = v
-	}
-	return s
-}
-
-// describe is the effective settings in one line, for the loop's log at
-// start. The Telegram config is named, never read.
-func (e *loopEnv) describe() string {
-	s := e.settings()
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, k+"="+strconv.Quote(s[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
-func (e *loopEnv) nudgeText() string {
-	if e.flags.nudgeText != "" {
-		return e.flags.nudgeText
-	}
-	return tick.DefaultNudgeText
-}
-
-// call is the command line that runs the multiplexer with args, here or on
-// the host. stdin says the call reads standard input (load-buffer -).
-func (e *loopEnv) call(stdin bool, args ...string) []string {
-	if e.target.Local() {
-		return append([]string{e.mux}, args...)
-	}
-	words := []string{"ssh"}
-	if !stdin {
-		words = append(words, "-n")
-	}
-	words = append(words, e.ssh.LoopOptions(e.control, e.flags.interval+60)...)
-	// The remote side gives up a little before this side does.
-	return append(words, "--", e.target.Host, coord.RemoteMux(e.remoteSecs(), args...))
-}
-
-func (e *loopEnv) remoteSecs() int { return max(1, e.timeout-1) }
-
-func (e *loopEnv) capture() []string {
-	if e.target.Local() {
-		return append([]string{e.mux}, capture.Args(e.target.Session)...)
-	}
-	words := append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.interval+60)...)
-	return append(words, "--", e.target.Host, capture.Remote(e.remoteSecs(), e.target.Session))
-}
-
-// shell renders the loop's settings as bash assignments, every value quoted.
-func (e *loopEnv) shell() string {
-	var b strings.Builder
-	scalar := func(name, value string) { fmt.Fprintf(&b, "%s=%s\n", name, coord.ShellQuote(value)) }
-	array := func(name string, words []string) { fmt.Fprintf(&b, "%s=(%s)\n", name, coord.ShellJoin(words...)) }
-	exact := coord.Exact(e.target.Session)
-	buffer := "omega-monitor-" + strconv.Itoa(e.pid)
-	text := e.nudgeText()
-
-	scalar("target", e.target.String())
-	scalar("host", e.target.Host)
-	scalar("watcher", e.watcher)
-	scalar("state", e.state)
-	scalar("interval", strconv.Itoa(e.flags.interval))
-	scalar("call_timeout", strconv.Itoa(e.timeout))
-	scalar("work_probe", e.flags.workProbe)
-	scalar("progress_probe", e.flags.progressProbe)
-	scalar("funnel", e.funnel)
-	scalar("nudge_text", text)
-	scalar("mux_error", e.muxErr)
-	scalar("probe_dir", e.flags.probeDir)
-	scalar("settings_said", e.describe())
-
-	common := []string{"--state", e.state, "--target", e.target.String()}
-	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
-	statusDir := filepath.Join(os.Getenv("HOME"), ".claude", "sessions")
-	tickArgs := append([]string{e.bin, "tick"}, common...)
-	tickArgs = append(tickArgs, "--frame")
-	if e.target.Local() {
-		tickArgs = append(tickArgs, "--agent-status-dir", statusDir)
-	}
-	if e.set["nudge-budget"] {
-		tickArgs = append(tickArgs, "--nudge-budget", strconv.Itoa(e.flags.nudgeBudget))
-	}
-	if e.set["nudge-text"] {
-		tickArgs = append(tickArgs, "--nudge-text", e.flags.nudgeText)
-	}
-	array("tick", tickArgs)
-	confirm := append(append([]string{e.bin, "confirm"}, common...), "--nudge-text", text)
-	if e.target.Local() {
-		confirm = append(confirm, "--agent-status-dir", statusDir)
-	}
-	array("confirm", confirm)
-	array("ack", append([]string{e.bin, "ack"}, common...))
-	array("deliver", append(append([]string{e.bin, "deliver"}, common...), "--funnel", e.funnel))
-	array("hold", append(append([]string{e.bin, "hold", "--fd", "8"}, common[:2]...),
-		"--pid", strconv.Itoa(e.pid), "--watcher", e.watcher, "--target", e.target.String()))
-	array("capture", e.capture())
-	if coord.NeedsPaste(text) {
-		scalar("paste", "1")
-		array("load_buffer", e.call(true, "load-buffer", "-b", buffer, "-"))
-		// -r: a newline stays a newline, not an Enter in mid-text.
-		array("type_text", e.call(false, "paste-buffer", "-d", "-r", "-b", buffer, "-t", exact))
-	} else {
-		scalar("paste", "")
-		array("load_buffer", nil)
-		array("type_text", e.call(false, "send-keys", "-t", exact, "-l", text))
-	}
-	array("enter", e.call(false, "send-keys", "-t", exact, "Enter"))
-	// The diff of the pane's worktree, when the tick asks for it (a NNN.diff
-	// action): diff_run runs its command here or on the host, over the
-	// loop's ssh connection.
-	if e.target.Local() {
-		array("diff_run", []string{"/bin/sh", "-c"})
-	} else {
-		array("diff_run", append(append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.interval+60)...), "--", e.target.Host))
-	}
-	if e.target.Local() {
-		array("close_master", nil)
-	} else {
-		words := append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.interval+60)...)
-		array("close_master", append(words, "-O", "exit", "--", e.target.Host))
-	}
-	return b.String()
-}
-
-// startToken tells process pid apart from a later process with the same id,
-// as the board reads it back (board.SystemProcs).
-func startToken(pid int) (string, error) {
-	token, running := board.SystemProcs{}.StartToken(pid)
-	if !running {
-		return "", fmt.Errorf("no process %d runs", pid)
-	}
-	return token, nil
 }

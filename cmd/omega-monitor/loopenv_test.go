@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -63,7 +64,7 @@ printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste
 			if err := json.Unmarshal(data, &rec); err != nil {
 				t.Fatal(err)
 			}
-			tok, _ := startToken(pid)
+			tok, _ := board.SystemProcs{}.StartToken(pid)
 			if rec.Pid != pid || rec.StartToken == "" || rec.StartToken != tok || rec.IntervalS != 7 || rec.Target != target || rec.Settings["nudge_text"] != text {
 				t.Errorf("loop.json = %+v", rec)
 			}

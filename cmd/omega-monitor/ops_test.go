@@ -17,6 +17,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
+	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 func TestVersion(t *testing.T) {
@@ -34,20 +35,20 @@ func TestVersion(t *testing.T) {
 // and a loop of another version, or of none, is refused.
 func TestLoopVersion(t *testing.T) {
 	home := t.TempDir()
-	loop, err := installLoopScript(home)
+	loop, err := watcher.InstallLoop(home)
 	assert.NilError(t, err)
-	assert.NilError(t, checkLoopVersion(loop))
+	assert.NilError(t, watcher.CheckLoopVersion(loop))
 	data, err := os.ReadFile(loop)
 	assert.NilError(t, err)
-	assert.Assert(t, strings.HasPrefix(string(data), "#!/usr/bin/env bash\n"+loopVersionMark+cmdline.Version()+"\n"))
+	assert.Assert(t, strings.HasPrefix(string(data), "#!/usr/bin/env bash\n"+watcher.LoopVersionMark+cmdline.Version()+"\n"))
 
-	other := strings.Replace(string(data), loopVersionMark+cmdline.Version(), loopVersionMark+"v9.9.9 0123abc", 1)
+	other := strings.Replace(string(data), watcher.LoopVersionMark+cmdline.Version(), watcher.LoopVersionMark+"v9.9.9 0123abc", 1)
 	assert.NilError(t, os.WriteFile(loop, []byte(other), 0o700))
-	err = checkLoopVersion(loop)
+	err = watcher.CheckLoopVersion(loop)
 	assert.ErrorContains(t, err, "is of version v9.9.9 0123abc, this binary is "+cmdline.Version())
 
 	assert.NilError(t, os.WriteFile(loop, scripts.Loop, 0o700))
-	assert.ErrorContains(t, checkLoopVersion(loop), "carries no version")
+	assert.ErrorContains(t, watcher.CheckLoopVersion(loop), "carries no version")
 }
 
 func TestHelpNamesSettingsAndFiles(t *testing.T) {
@@ -179,7 +180,7 @@ func TestLoopEnvRefusesALoopOfAnotherVersion(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("OMEGA_MONITOR_HOME", dir)
 	other := filepath.Join(dir, "other.sh")
-	assert.NilError(t, os.WriteFile(other, []byte("#!/usr/bin/env bash\n"+loopVersionMark+"v0.0.1 deadbeef\n"), 0o700))
+	assert.NilError(t, os.WriteFile(other, []byte("#!/usr/bin/env bash\n"+watcher.LoopVersionMark+"v0.0.1 deadbeef\n"), 0o700))
 	var out, errb bytes.Buffer
 	code := run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", other}, nil, &out, &errb)
 	assert.Equal(t, code, 2)

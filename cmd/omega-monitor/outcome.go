@@ -1,20 +1,13 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/capture"
-	"github.com/omega-monitor/omega-monitor/classify"
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/statedir/event"
+	"github.com/omega-monitor/omega-monitor/poll"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -36,13 +29,6 @@ alert_not_delivered (or unknown, for a file the loop does not know). A nudge
 that did not reach the agent gives its budget back. A failure is said in a
 MONITOR line.
 `
-
-// outcomeEvents are the events ack records, and whether each gives the
-// nudge's budget back.
-var outcomeEvents = map[string]bool{
-	event.NudgeTyped: false, event.NudgeNotTyped: true, event.EnterWithheld: true,
-	event.AlertDelivered: false, event.AlertNotDelivered: false, "unknown": false,
-}
 
 func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("confirm", confirmUsage, stderr)
@@ -67,43 +53,17 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	d := stateDirectory(*stateDir)
-	why := ""
-	p, err := d.readPending()
-	switch {
-	case err != nil:
-		why = err.Error()
-	case p.Action != filepath.Base(*action) || p.Text != *text:
-		why = "the pending nudge is not this action"
-	}
-	if why == "" {
-		c, err := capture.Read(stdin, capture.Options{Framed: *framed, StatusDir: *statusDir, Now: time.Now()})
-		if err != nil {
-			why = err.Error()
-		} else {
-			echo, _ := loadLedger(d.path(statedir.Ledger))
-			// The operator's rules count here too: a dialog only a
-			// local rule recognises must stop the typing. A bad file
-			// was reported by the tick; the built-in rules apply.
-			local, _ := watcherRules()
-			opt := classify.Options{Ledger: echo, Local: local}
-			masked := classify.Classify(c.Screen, opt)
-			raw := masked
-			if echo != nil {
-				raw = classify.Classify(c.Screen, classify.Options{Local: local})
-			}
-			w, _ := c.Witness(now)
-			why = tick.Confirm(st, p, masked, raw, w)
-		}
-	}
-	if why == "" {
+	local, _ := watcherRules() // a bad file was reported by the tick
+	line, ok := poll.Confirm(poll.ConfirmRequest{
+		Dir: *stateDir, Target: *target, Text: *text, Action: *action, Stage: st,
+		Capture: capture.Options{Framed: *framed, StatusDir: *statusDir, Now: time.Now()},
+		Local:   local, Now: now,
+	}, stdin)
+	if ok {
 		return 0
 	}
-	ev := event.NudgeNotTyped
-	if st == tick.BeforeEnter {
-		ev = event.EnterWithheld
-	}
-	return d.outcome(stdout, now, *target, *action, ev, why)
+	fmt.Fprintln(stdout, line)
+	return 1
 }
 
 func runAck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -120,7 +80,7 @@ func runAck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer selfDeadline(callDeadline, stderr)()
-	if _, ok := outcomeEvents[fs.Arg(0)]; !ok {
+	if _, ok := poll.AckEvents[fs.Arg(0)]; !ok {
 		fmt.Fprintf(stderr, "omega-monitor ack: unknown event %q\n", fs.Arg(0))
 		return 2
 	}
@@ -128,104 +88,11 @@ func runAck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	d := stateDirectory(*stateDir)
-	code := d.outcome(stdout, now, *target, *action, fs.Arg(0), fs.Arg(1))
-	if code == 1 {
-		code = 0 // a failure said is a failure recorded
+	// A failure said is a failure recorded: exit 0 either way.
+	if line := poll.Ack(*stateDir, *target, *action, fs.Arg(0), fs.Arg(1), now); line != "" {
+		fmt.Fprintln(stdout, line)
 	}
-	return code
-}
-
-// outcome records what came of an action: an event in the history, the
-// budget given back for a nudge that did not reach the agent, the action
-// file removed. It prints a MONITOR line for whatever did not go as meant
-// and returns 1 then.
-func (d stateDirectory) outcome(stdout io.Writer, now time.Time, target, action, ev, why string) int {
-	name := filepath.Base(action)
-	fields := map[string]any{"action": name}
-	if why != "" {
-		fields["why"] = why
-	}
-	var problems []string
-	nudge := strings.HasSuffix(name, ".nudge") || strings.HasSuffix(name, ".enter")
-	if nudge {
-		if p, err := d.readPending(); err == nil && p.Action == name {
-			fields["text"] = p.Text
-		}
-		os.Remove(d.path(statedir.Pending))
-	}
-	state := ""
-	if refund := outcomeEvents[ev]; refund || ev == event.NudgeTyped {
-		// The same lock as the tick's read-modify-write: a refund must not
-		// be lost to a tick saving the state it read before.
-		lock, lockErr := fsutil.Lock(d.path(statedir.StateLock))
-		if lockErr != nil {
-			problems = append(problems, "state lock: "+lockErr.Error())
-		} else {
-			defer lock.Close()
-		}
-		s, usable, err := d.loadState(now)
-		if err != nil {
-			problems = append(problems, err.Error())
-		}
-		if refund && usable && lockErr == nil {
-			s = s.Refund()
-			if err := d.saveState(s); err != nil {
-				problems = append(problems, err.Error())
-			}
-		}
-		state = s.Last
-		fields["budget"] = s.Budget.String()
-	}
-	if err := os.Remove(action); err != nil && !errors.Is(err, os.ErrNotExist) {
-		problems = append(problems, "action file not removed: "+err.Error())
-	}
-	if err := d.sd().AppendHistory(now, target, []tick.Event{{Name: ev, State: state, Fields: fields}}); err != nil {
-		problems = append(problems, err.Error())
-	}
-	var said string
-	switch ev {
-	case event.NudgeNotTyped:
-		said = "nudge not typed: " + why
-	case event.EnterWithheld:
-		said = "nudge typed, Enter withheld: " + why
-	case event.AlertNotDelivered:
-		said = "alert not delivered: " + why
-	case "unknown":
-		said = "ignored the unknown action file " + name
-	}
-	if said == "" && len(problems) == 0 {
-		return 0
-	}
-	if said == "" {
-		said = "recorded " + ev
-	}
-	line := "MONITOR · " + target + " · ERROR · " + said + " · " + now.Format("15:04:05")
-	for _, p := range problems {
-		line += " · error: " + p
-	}
-	fmt.Fprintln(stdout, line)
-	return 1
-}
-
-func (d stateDirectory) writePending(p tick.Pending) error {
-	data, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(d.path(statedir.Pending), append(data, '\n'))
-}
-
-func (d stateDirectory) readPending() (tick.Pending, error) {
-	var p tick.Pending
-	data, err := os.ReadFile(d.path(statedir.Pending))
-	if err != nil {
-		return p, errors.New("no pending nudge: the tick handed over none")
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("pending nudge unreadable: %v", err)
-	}
-	return p, nil
+	return 0
 }
 
 // callDeadline bounds tick, confirm and ack, which the poll loop waits for

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -118,21 +117,4 @@ func watcherRules() (*classify.Local, error) {
 		return nil, nil
 	}
 	return readLocalRules(filepath.Join(home, rulesFile))
-}
-
-// reportRulesOnce says a bad rules file's error once per watcher: it is
-// said when it differs from the last one said, recorded in the state
-// directory. It returns the error to render, or "" when already said.
-func reportRulesOnce(stateDir string, err error) string {
-	mark := filepath.Join(stateDir, "rules.reported")
-	if err == nil {
-		os.Remove(mark)
-		return ""
-	}
-	msg := "rules: " + err.Error() + "; the built-in rules apply"
-	if old, rerr := os.ReadFile(mark); rerr == nil && string(old) == msg {
-		return ""
-	}
-	os.WriteFile(mark, []byte(msg), 0o600)
-	return msg
 }

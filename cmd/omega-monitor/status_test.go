@@ -49,29 +49,6 @@ func TestStatusOnceOfAnEmptyRootExits3(t *testing.T) {
 	}
 }
 
-func TestReadKeys(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := make(chan key, 16)
-	go readKeys(r, keys)
-	w.Write([]byte("j\x1b[Bk\x1b[A\x1bOB\r"))
-	w.Write([]byte{3})
-	w.Close()
-	var got []key
-	for k := range keys {
-		got = append(got, k)
-		if len(got) == 8 {
-			break
-		}
-	}
-	want := []key{keyDown, keyDown, keyUp, keyUp, keyDown, keyEnter, keyQuit, keyQuit}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("keys (-want +got):\n%s", diff)
-	}
-}
-
 // The tally real ticks keep in state.json gives the board what it counts
 // reading the history from its end and the log whole: with other writers
 // appending between polls (as ack, deliver and the outcome of an action do)
@@ -95,7 +72,7 @@ func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 	home := t.TempDir()
 	t.Setenv("OMEGA_MONITOR_HOME", home)
 	state := filepath.Join(home, "monitor-agent")
-	d := stateDirectory(state)
+	d := statedir.Dir(state)
 	start := time.Now().UTC().Truncate(time.Minute).Add(-3 * time.Hour)
 	poll := func(m int, pane string, args ...string) {
 		t.Helper()
@@ -108,7 +85,7 @@ func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 	other := func(m int, event string) {
 		t.Helper()
 		at := start.Add(time.Duration(m) * time.Minute)
-		if err := d.sd().AppendHistory(at, "agent", []tick.Event{{Name: event, State: "?"}}); err != nil {
+		if err := d.AppendHistory(at, "agent", []tick.Event{{Name: event, State: "?"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -144,7 +121,7 @@ func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 	minutes := map[int64]bool{}
 	status := func() board.Fleet {
 		t.Helper()
-		os.Remove(filepath.Join(home, statusCursors)) // a cold board
+		os.Remove(filepath.Join(home, statedir.BoardCursors)) // a cold board
 		var out, errb bytes.Buffer
 		if code := run([]string{"status", "--json"}, nil, &out, &errb); code != 0 && code != 3 {
 			t.Fatalf("status: exit %d: %s", code, errb.String())

@@ -70,7 +70,7 @@ func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	free, h, err := waitForRelease(filepath.Join(home, watcher), *wait)
+	free, h, err := statedir.Dir(filepath.Join(home, watcher)).WaitFree(*wait)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: stopped %s, but cannot tell whether its loop finished: %v\n", watcher, err)
 		return 1

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/fs"
 
@@ -136,31 +135,6 @@ func TestTickUsage(t *testing.T) {
 	var out bytes.Buffer
 	assert.Equal(t, run([]string{"tick", "--help"}, nil, &out, &out), 0)
 	assert.Assert(t, strings.Contains(out.String(), "usage: omega-monitor tick"))
-}
-
-func TestShellWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"--nudge-budget 3", []string{"--nudge-budget", "3"}},
-		{`--nudge-text 'keep going; it is "fine"'`, []string{"--nudge-text", `keep going; it is "fine"`}},
-		{`--nudge-text "say \"hi\" \$x"`, []string{"--nudge-text", `say "hi" $x`}},
-		{"a\\ b # a comment\nc", []string{"a b", "c"}},
-		{"''", []string{""}},
-	}
-	for _, tt := range tests {
-		got, err := shellWords(tt.in)
-		assert.NilError(t, err)
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("shellWords(%q) (-want +got):\n%s", tt.in, diff)
-		}
-	}
-	for _, bad := range []string{"'open", `"open`} {
-		if _, err := shellWords(bad); err == nil {
-			t.Errorf("shellWords(%q) gave no error", bad)
-		}
-	}
 }
 
 func TestTickAgentStatusVetoesANudge(t *testing.T) {

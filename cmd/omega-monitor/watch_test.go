@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 // binary is omega-monitor built for the tests that run it as a user would,
@@ -108,10 +108,10 @@ func TestWatchLocalStartStop(t *testing.T) {
 	}
 	loop := filepath.Join(f.state, "bin", "omega-monitor.sh")
 	got, err := os.ReadFile(loop)
-	if err != nil || !bytes.Equal(got, stampedLoop()) {
+	if err != nil || !bytes.Equal(got, watcher.StampedLoop()) {
 		t.Errorf("loop script at %s is not scripts.Loop stamped (err %v)", loop, err)
 	}
-	if err := checkLoopVersion(loop); err != nil {
+	if err := watcher.CheckLoopVersion(loop); err != nil {
 		t.Error(err)
 	}
 	for path, want := range map[string]os.FileMode{
@@ -299,63 +299,6 @@ func TestWatchHostileCoordinatesNeverReachAShell(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			t.Errorf("%s exists: a hostile target ran", name)
 		}
-	}
-}
-
-// TestWatchLoopCommandWords reads the watcher's command line back through a
-// real shell: every flag value arrives as one word, unchanged.
-func TestWatchLoopCommandWords(t *testing.T) {
-	sh := testenv.Need(t, "sh")[0]
-	var f watchFlags
-	fs := newWatchFlagSet(&f)
-	args := []string{
-		"--work-probe", `ls "$TODO" | wc -l; echo '#S'`,
-		"--nudge-text", "continue; don't stop $now",
-		"--interval", "30",
-	}
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	target := coord.Target{Host: "box", Session: "agent"}
-	settings := map[string]string{"OMEGA_TELEGRAM_API": "http://127.0.0.1:9/x y", "OMEGA_MONITOR_TIMEOUT": "7"}
-	line := loopCommand("/bin/omega monitor", "/st ate", "monitor-box-agent", "/st ate/bin/omega-monitor.sh", target, fs, f, settings)
-	if !strings.HasPrefix(line, "exec ") {
-		t.Fatalf("command line %q does not exec the loop", line)
-	}
-	printer := `words() { for a; do printf '%s\0' "$a"; done; }; words ` + strings.TrimPrefix(line, "exec ")
-	cmd := exec.Command(sh, "-c", printer)
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("sh: %v", err)
-	}
-	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	want := []string{"env"}
-	for _, s := range envSettingList {
-		if _, ok := settings[s.name]; !ok {
-			want = append(want, "-u", s.name)
-		}
-	}
-	if h := os.Getenv("HOME"); h != "" {
-		want = append(want, "HOME="+h)
-	}
-	want = append(want,
-		"OMEGA_MONITOR_BIN=/bin/omega monitor",
-		"OMEGA_MONITOR_HOME=/st ate",
-		"OMEGA_MONITOR_WATCHER=monitor-box-agent",
-		"OMEGA_MONITOR_STATE=/st ate/monitor-box-agent",
-	)
-	if mux := os.Getenv("OMEGA_MONITOR_MUX"); mux != "" {
-		want = append(want, "OMEGA_MONITOR_MUX="+mux)
-	}
-	want = append(want, "OMEGA_MONITOR_TIMEOUT=7", "OMEGA_TELEGRAM_API=http://127.0.0.1:9/x y")
-	want = append(want, "/st ate/bin/omega-monitor.sh", "box:agent",
-		"--interval", "30",
-		"--nudge-text", "continue; don't stop $now",
-		"--work-probe", `ls "$TODO" | wc -l; echo '#S'`,
-	)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("loop command words (-want +got):\n%s", diff)
 	}
 }
 

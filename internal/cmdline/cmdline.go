@@ -123,3 +123,18 @@ func (s *Strings) Set(v string) error {
 
 // Values returns the values given, in order.
 func (s *Strings) Values() []string { return *s }
+
+// Optional is a string flag that remembers whether it was given: an empty
+// work probe output differs from no probe at all.
+type Optional struct {
+	Value string
+	Given bool
+}
+
+func (o *Optional) String() string { return o.Value }
+
+// Set records v as given.
+func (o *Optional) Set(v string) error {
+	o.Value, o.Given = v, true
+	return nil
+}

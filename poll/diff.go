@@ -1,4 +1,4 @@
-package main
+package poll
 
 import (
 	"bufio"
@@ -72,10 +72,10 @@ d "$mb" HEAD -- . ':(exclude,attr:!filter)' ':(exclude,attr:-filter)' || { echo 
 n=$(g ls-files -z --others --exclude-standard | xargs -0 sh -c 'for f do [ -f "$f" ] && [ ! -h "$f" ] && head -c 1048576 -- "$f"; done; :' omega-monitor | wc -l)
 echo "untracked $n"`
 
-// diffCommand is the command line that runs diffScript on dir: for sh -c
+// DiffCommand is the command line that runs diffScript on dir: for sh -c
 // here, or for ssh, whose remote login shell parses it again; every word is
 // quoted for that shell.
-func diffCommand(dir string) string {
+func DiffCommand(dir string) string {
 	return "sh -c " + coord.ShellQuote(diffScript) + " omega-monitor " + coord.ShellQuote(dir)
 }
 
@@ -168,7 +168,7 @@ func (d stateDirectory) diffWanted(now time.Time, dir string) string {
 	if dir == "" || !diffDue(d.path(statedir.DiffFile), dir, now) {
 		return ""
 	}
-	return diffCommand(dir)
+	return DiffCommand(dir)
 }
 
 // diffDue says whether a measure is due: none yet, one older than

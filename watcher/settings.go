@@ -1,47 +1,80 @@
-package main
+package watcher
 
 import (
-	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/omega-monitor/omega-monitor/poll"
 )
+
+// Settings are a watcher's tuning flags: parsed by the caller into a flag
+// set bound with FlagSet, checked here to refuse a bad value early, then
+// handed to the loop as they were given.
+type Settings struct {
+	WorkProbe, ProgressProbe, NudgeText string
+	NudgeTextSet                        bool // --nudge-text was given, even empty
+	NudgeBudget, Interval               int
+	Mux, SSHConfig, ProbeDir            string
+}
+
+// FlagSet returns a flag set named name bound to f.
+func (f *Settings) FlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&f.WorkProbe, "work-probe", "", "shell `command` printing the amount of work remaining")
+	fs.StringVar(&f.ProgressProbe, "progress-probe", "", "shell `command` printing a monotonic progress count")
+	fs.IntVar(&f.NudgeBudget, "nudge-budget", 5, "`N` nudges without progress before escalating (0 to 1000)")
+	fs.IntVar(&f.Interval, "interval", 60, "`seconds` between polls (1 to 86400)")
+	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` of a nudge")
+	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
+	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
+	fs.StringVar(&f.ProbeDir, "probe-dir", "", "the `dir`ectory the probes run in (default: the current directory)")
+	return fs
+}
+
+// Parsed records what parsing alone cannot tell: whether --nudge-text was
+// given at all, since an empty one is refused rather than ignored.
+func (f *Settings) Parsed(fs *flag.FlagSet) {
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "nudge-text" {
+			f.NudgeTextSet = true
+		}
+	})
+}
 
 // The bounds of a watcher's numeric flags. Beyond them a value is a typo,
 // and shell arithmetic or sleep would read it as something else.
 const (
-	maxInterval    = 86400 // a day between polls
-	maxNudgeBudget = 1000
-	maxNudgeText   = 1000 // bytes
-	maxCallTimeout = 3600 // OMEGA_MONITOR_TIMEOUT, seconds
+	MaxInterval    = 86400 // a day between polls
+	MaxCallTimeout = 3600  // OMEGA_MONITOR_TIMEOUT, seconds
 )
 
-// check validates every flag of a watcher, and the settings its environment
+// Check validates every flag of a watcher, and the settings its environment
 // gives it, before anything starts. It is the one place where a watcher's
 // settings are checked: watch calls it before it says "watching", and the
 // loop's start call (loop-env) calls it again, so that a loop started by hand
 // is held to the same rules. It makes the paths absolute, since the loop runs
 // elsewhere, and returns the first problem found, worded for the operator.
-func (f *watchFlags) check(getenv func(string) string) error {
-	if f.interval < 1 || f.interval > maxInterval {
-		return fmt.Errorf("--interval must be a whole number of seconds from 1 to %d; got %d", maxInterval, f.interval)
+func (f *Settings) Check(getenv func(string) string) error {
+	if f.Interval < 1 || f.Interval > MaxInterval {
+		return fmt.Errorf("--interval must be a whole number of seconds from 1 to %d; got %d", MaxInterval, f.Interval)
 	}
-	if f.nudgeBudget < 0 || f.nudgeBudget > maxNudgeBudget {
-		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", maxNudgeBudget, f.nudgeBudget)
+	if f.NudgeBudget < 0 || f.NudgeBudget > poll.MaxNudgeBudget {
+		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", poll.MaxNudgeBudget, f.NudgeBudget)
 	}
-	if f.nudgeTextSet {
-		if err := checkNudgeText(f.nudgeText); err != nil {
+	if f.NudgeTextSet {
+		if err := poll.CheckNudgeText(f.NudgeText); err != nil {
 			return fmt.Errorf("--nudge-text: %w", err)
 		}
 	}
 	for _, p := range []struct {
 		name  string
 		value *string
-	}{{"--ssh-config", &f.sshConfig}, {"--probe-dir", &f.probeDir}} {
+	}{{"--ssh-config", &f.SSHConfig}, {"--probe-dir", &f.ProbeDir}} {
 		if *p.value == "" {
 			continue
 		}
@@ -51,41 +84,14 @@ func (f *watchFlags) check(getenv func(string) string) error {
 		}
 		*p.value = abs
 	}
-	if f.probeDir != "" {
-		fi, err := os.Stat(f.probeDir)
+	if f.ProbeDir != "" {
+		fi, err := os.Stat(f.ProbeDir)
 		if err != nil || !fi.IsDir() {
-			return fmt.Errorf("--probe-dir %s is not a directory", f.probeDir)
+			return fmt.Errorf("--probe-dir %s is not a directory", f.ProbeDir)
 		}
 	}
-	_, err := envSettings(getenv)
+	_, err := EnvSettings(getenv)
 	return err
-}
-
-// checkNudgeText is the rule for what a nudge may type: one line of printable
-// text. A control character typed into a terminal is a key, not text: \x03
-// is Ctrl-C (it killed the watched program), ESC starts a sequence (a
-// bracketed-paste end among them), DEL erases, a newline submits half a
-// nudge.
-func checkNudgeText(s string) error {
-	switch {
-	case strings.TrimSpace(s) == "":
-		return errors.New("the text of a nudge must not be empty")
-	case len(s) > maxNudgeText:
-		return fmt.Errorf("the text of a nudge must be at most %d bytes; got %d", maxNudgeText, len(s))
-	case !utf8.ValidString(s):
-		return errors.New("the text of a nudge must be valid UTF-8")
-	}
-	for i, r := range s {
-		switch {
-		case r == '\n' || r == '\r':
-			return fmt.Errorf("the text of a nudge must be one line; byte %d is a line break", i)
-		case r < ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-			return fmt.Errorf("the text of a nudge must not hold control characters (a terminal reads them as keys); byte %d is %q", i, r)
-		case r == '\u2028' || r == '\u2029':
-			return fmt.Errorf("the text of a nudge must be one line; byte %d is a line separator", i)
-		}
-	}
-	return nil
 }
 
 // envSetting is one setting a watcher takes from its environment.
@@ -94,12 +100,12 @@ type envSetting struct {
 	check func(string) (string, error) // the value to hand over, or why not
 }
 
-// envSettings lists every setting of the environment that the README names
+// envSettingList lists every setting of the environment that the README names
 // for a watcher and its alert funnel. watch hands each one to the detached
 // watcher explicitly (set, or unset when the caller has none), because the
 // multiplexer would otherwise give the loop its server's environment.
 var envSettingList = []envSetting{
-	{"OMEGA_MONITOR_TIMEOUT", checkCount("OMEGA_MONITOR_TIMEOUT", 1, maxCallTimeout)},
+	{"OMEGA_MONITOR_TIMEOUT", checkCount("OMEGA_MONITOR_TIMEOUT", 1, MaxCallTimeout)},
 	{"OMEGA_MONITOR_ALERT_SEND", absPath},
 	{"OMEGA_TELEGRAM_CONF", absPath},
 	{"OMEGA_TELEGRAM_API", checkAPI},
@@ -109,9 +115,9 @@ var envSettingList = []envSetting{
 	{"OMEGA_ALERT_TIMEOUT", checkCount("OMEGA_ALERT_TIMEOUT", 1, 600)},
 }
 
-// envSettings reads and checks the environment settings: name to value, for
+// EnvSettings reads and checks the environment settings: name to value, for
 // those that are set.
-func envSettings(getenv func(string) string) (map[string]string, error) {
+func EnvSettings(getenv func(string) string) (map[string]string, error) {
 	out := make(map[string]string)
 	for _, s := range envSettingList {
 		v := getenv(s.name)

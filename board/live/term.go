@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package main
+package live
 
 import (
 	"os"
@@ -11,7 +11,8 @@ import (
 // The terminal, for the live board: whether a file is one, its size, and
 // raw mode (keys arrive one at a time, unechoed) with the way back.
 
-func isTerminal(f *os.File) bool {
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool {
 	var t syscall.Termios
 	return ioctl(f.Fd(), ioctlGetTermios, unsafe.Pointer(&t)) == nil
 }

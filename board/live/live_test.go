@@ -1,0 +1,31 @@
+package live
+
+import (
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReadKeys(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make(chan key, 16)
+	go readKeys(r, keys)
+	w.Write([]byte("j\x1b[Bk\x1b[A\x1bOB\r"))
+	w.Write([]byte{3})
+	w.Close()
+	var got []key
+	for k := range keys {
+		got = append(got, k)
+		if len(got) == 8 {
+			break
+		}
+	}
+	want := []key{keyDown, keyDown, keyUp, keyUp, keyDown, keyEnter, keyQuit, keyQuit}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,181 @@
+package poll
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/capture"
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/statedir/event"
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+// AckEvents are the events ack records, and whether each gives the
+// nudge's budget back.
+var AckEvents = map[string]bool{
+	event.NudgeTyped: false, event.NudgeNotTyped: true, event.EnterWithheld: true,
+	event.AlertDelivered: false, event.AlertNotDelivered: false, "unknown": false,
+}
+
+// outcome records what came of an action: an event in the history, the
+// budget given back for a nudge that did not reach the agent, the action
+// file removed. It returns a MONITOR line for whatever did not go as
+// meant, and 1 then.
+func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (string, int) {
+	name := filepath.Base(action)
+	fields := map[string]any{"action": name}
+	if why != "" {
+		fields["why"] = why
+	}
+	var problems []string
+	nudge := strings.HasSuffix(name, ".nudge") || strings.HasSuffix(name, ".enter")
+	if nudge {
+		if p, err := d.readPending(); err == nil && p.Action == name {
+			fields["text"] = p.Text
+		}
+		os.Remove(d.path(statedir.Pending))
+	}
+	state := ""
+	if refund := AckEvents[ev]; refund || ev == event.NudgeTyped {
+		// The same lock as the tick's read-modify-write: a refund must not
+		// be lost to a tick saving the state it read before.
+		lock, lockErr := fsutil.Lock(d.path(statedir.StateLock))
+		if lockErr != nil {
+			problems = append(problems, "state lock: "+lockErr.Error())
+		} else {
+			defer lock.Close()
+		}
+		s, usable, err := d.loadState(now)
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		if refund && usable && lockErr == nil {
+			s = s.Refund()
+			if err := d.saveState(s); err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
+		state = s.Last
+		fields["budget"] = s.Budget.String()
+	}
+	if err := os.Remove(action); err != nil && !errors.Is(err, os.ErrNotExist) {
+		problems = append(problems, "action file not removed: "+err.Error())
+	}
+	if err := d.sd().AppendHistory(now, target, []tick.Event{{Name: ev, State: state, Fields: fields}}); err != nil {
+		problems = append(problems, err.Error())
+	}
+	var said string
+	switch ev {
+	case event.NudgeNotTyped:
+		said = "nudge not typed: " + why
+	case event.EnterWithheld:
+		said = "nudge typed, Enter withheld: " + why
+	case event.AlertNotDelivered:
+		said = "alert not delivered: " + why
+	case "unknown":
+		said = "ignored the unknown action file " + name
+	}
+	if said == "" && len(problems) == 0 {
+		return "", 0
+	}
+	if said == "" {
+		said = "recorded " + ev
+	}
+	line := tick.Line(target, "ERROR", said, now.Format("15:04:05"))
+	for _, p := range problems {
+		line += " · error: " + p
+	}
+	return line, 1
+}
+
+// writePending keeps the nudge handed over and the screen it was judged
+// on, for the checks before typing and before Enter.
+func (d stateDirectory) writePending(p tick.Pending) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return d.sd().Write(statedir.Pending, append(data, '\n'))
+}
+
+func (d stateDirectory) readPending() (tick.Pending, error) {
+	var p tick.Pending
+	data, err := d.sd().ReadPending()
+	if err != nil {
+		return p, err
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return p, fmt.Errorf("pending nudge unreadable: %v", err)
+	}
+	return p, nil
+}
+
+// A ConfirmRequest is the loop's check of a fresh capture before it types a
+// nudge (tick.BeforeTyping) or presses Enter (tick.BeforeEnter).
+type ConfirmRequest struct {
+	Dir, Target, Text string
+	Action            string // the action file
+	Stage             tick.Stage
+	Capture           capture.Options
+	Local             *classify.Local // the operator's rules, or nil
+	Now               time.Time
+}
+
+// Confirm says whether the loop may go on with the action: ok, or the
+// MONITOR line that says why not, after it recorded nudge_not_typed or
+// enter_withheld, gave the nudge's budget back and removed the action file.
+func Confirm(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
+	d := stateDirectory(r.Dir)
+	why := ""
+	p, err := d.readPending()
+	switch {
+	case err != nil:
+		why = err.Error()
+	case p.Action != filepath.Base(r.Action) || p.Text != r.Text:
+		why = "the pending nudge is not this action"
+	}
+	if why == "" {
+		c, err := capture.Read(frame, r.Capture)
+		if err != nil {
+			why = err.Error()
+		} else {
+			echo, _ := LoadLedger(d.path(statedir.Ledger))
+			// The operator's rules count here too: a dialog only a
+			// local rule recognises must stop the typing. A bad file
+			// was reported by the tick; the built-in rules apply.
+			opt := classify.Options{Ledger: echo, Local: r.Local}
+			masked := classify.Classify(c.Screen, opt)
+			raw := masked
+			if echo != nil {
+				raw = classify.Classify(c.Screen, classify.Options{Local: r.Local})
+			}
+			w, _ := c.Witness(r.Now)
+			why = tick.Confirm(r.Stage, p, masked, raw, w)
+		}
+	}
+	if why == "" {
+		return "", true
+	}
+	ev := event.NudgeNotTyped
+	if r.Stage == tick.BeforeEnter {
+		ev = event.EnterWithheld
+	}
+	line, _ = d.outcome(r.Now, r.Target, r.Action, ev, why)
+	return line, false
+}
+
+// Ack records what the loop did with an action (one of AckEvents, and why),
+// and removes its file. It returns a MONITOR line for whatever did not go
+// as meant, or "".
+func Ack(dir, target, action, ev, why string, now time.Time) string {
+	line, _ := stateDirectory(dir).outcome(now, target, action, ev, why)
+	return line
+}

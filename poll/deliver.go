@@ -1,0 +1,106 @@
+package poll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/statedir/event"
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+// deliverTimeout bounds one funnel run; the funnel's own deadline
+// (OMEGA_ALERT_DEADLINE, 60 s from here) ends it first.
+const deliverTimeout = 90 * time.Second
+
+// Deliver sends the alerts waiting in dir's outbox, oldest first, through
+// funnel, one deliverer at a time. An alert leaves the outbox only when the
+// funnel delivered it, or when it gave up and kept it in alert-failed.log
+// (without a funnel, Deliver keeps it there itself); one the funnel could
+// not finish stays, and the rest wait behind it. Each outcome is a history
+// event. It returns a MONITOR line for each alert not delivered, and
+// whether all that were tried were delivered.
+func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
+	d := statedir.Dir(dir)
+	// One deliverer at a time: a watcher that restarts while the old one
+	// still delivers must not send the same alert twice.
+	lock, err := d.TryLock(statedir.OutboxLock)
+	if errors.Is(err, fsutil.ErrLocked) {
+		return nil, true
+	}
+	if err != nil {
+		return []string{tick.Line(target, "?", "alerts not delivered: outbox lock: "+err.Error())}, false
+	}
+	defer lock.Close()
+	names, err := d.PendingAlerts()
+	if err != nil {
+		return []string{tick.Line(target, "?", "alerts not delivered: outbox: "+err.Error())}, false
+	}
+	ok = true
+	for _, name := range names {
+		path := filepath.Join(d.Path(statedir.Outbox), name)
+		msg, err := fsutil.ReadCapped(path, 1<<20)
+		if err != nil {
+			continue // gone meanwhile, or not ours to send
+		}
+		ev, why, done := deliverOne(funnel, stateHome, msg)
+		if done {
+			os.Remove(path)
+		}
+		fields := map[string]any{"alert": name}
+		if why != "" {
+			fields["why"] = why
+			ok = false
+			line := tick.Line(target, "?", "alert not delivered: "+why)
+			lines = append(lines, line)
+			d.AppendLog(line)
+		}
+		d.AppendHistory(time.Now(), target, []event.Event{{Name: ev, State: "?", Fields: fields}})
+		if !done {
+			break // the rest wait behind it, in order
+		}
+	}
+	return lines, ok
+}
+
+// deliverOne runs the funnel over one message. done says the message may
+// leave the outbox: delivered, or kept in alert-failed.log.
+func deliverOne(funnel, stateHome string, msg []byte) (ev, why string, done bool) {
+	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
+		why := fmt.Sprintf("no alert funnel at %s (omega-monitor install puts it there)", funnel)
+		if err := statedir.KeepFailed(stateHome, why, msg); err != nil {
+			return event.AlertNotDelivered, why + "; and not kept: " + err.Error(), false
+		}
+		return event.AlertNotDelivered, why + "; kept in alert-failed.log", true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deliverTimeout)
+	defer cancel()
+	env := os.Environ()
+	if os.Getenv("OMEGA_ALERT_DEADLINE") == "" {
+		env = append(env, "OMEGA_ALERT_DEADLINE=60")
+	}
+	err := alert.Send(ctx, funnel, env, string(msg))
+	var fe *alert.FunnelError
+	switch {
+	case err == nil:
+		return event.AlertDelivered, "", true
+	case ctx.Err() != nil:
+		return event.AlertNotDelivered, fmt.Sprintf("the funnel did not finish within %v; kept in the outbox", deliverTimeout), false
+	case errors.As(err, &fe) && fe.Code == 1:
+		// The funnel's own failure: it has kept the message in
+		// alert-failed.log.
+		said := fe.Said
+		if said == "" {
+			said = "the funnel failed"
+		}
+		return event.AlertNotDelivered, said + "; kept in alert-failed.log", true
+	default:
+		return event.AlertNotDelivered, err.Error() + "; kept in the outbox", false
+	}
+}

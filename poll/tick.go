@@ -1,0 +1,370 @@
+package poll
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/capture"
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/ledger"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+// A Request is one poll, as the loop asks for it.
+type Request struct {
+	Dir   string // the watcher's state directory
+	Flags *Flags // the watcher's settings and the probes' readings
+	// Local is the operator's rules file, and RulesErr why it could not
+	// be read (said once, then the built-in rules apply).
+	Local    *classify.Local
+	RulesErr error
+	// CaptureError says the capture failed: the pane is not read.
+	CaptureError string
+	Capture      capture.Options
+	Now          time.Time
+	// Explain, when not nil, is told what the classifier read and what
+	// the agent's own status said.
+	Explain io.Writer
+	// DiffOutput is the file holding what the last poll's diff command
+	// printed; DiffError why it failed.
+	DiffOutput, DiffError string
+}
+
+// Tick is one poll's effects around tick.Step: it takes the state lock,
+// drops stale actions, loads the state and the echo ledger, reads the
+// capture and judges it, records a nudge in the ledger before it hands it
+// over, saves the state, records or asks for the diff, hands the actions to
+// the loop and the alerts to the outbox, appends the history and the log.
+// It returns the MONITOR line, whatever went wrong (errors are in the
+// line), and an error only when the log could not be written.
+func Tick(r Request, pane io.Reader) (string, error) {
+	now := r.Now
+	d := stateDirectory(r.Dir)
+	var problems []string // rendered at the end of the line
+	// unusable says why no nudge may go out on this poll: without a state
+	// that is read and saved, the budget cannot count it.
+	var unusable string
+	if err := d.sd().Prepare(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	// The state lock covers the read-modify-write of the state and the
+	// hand-over: two ticks at once would each spend the same budget.
+	if lock, err := fsutil.Lock(d.path(statedir.StateLock)); err != nil {
+		unusable = "the state could not be locked"
+		problems = append(problems, "state lock: "+err.Error())
+	} else {
+		defer lock.Close()
+	}
+	if err := d.sd().DropStaleActions(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	prev, usable, err := d.loadState(now)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if !usable {
+		unusable = "the state file is unusable"
+	}
+	if msg := reportRulesOnce(r.Dir, r.RulesErr); msg != "" {
+		problems = append(problems, msg)
+	}
+	f := r.Flags
+	f.Local = r.Local
+	captureErr := r.CaptureError
+	var c capture.Capture
+	var echo classify.Masker
+	if captureErr == "" {
+		m, err := LoadLedger(d.path(statedir.Ledger))
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		echo = m
+		c, err = capture.Read(pane, r.Capture)
+		if err != nil {
+			captureErr = err.Error()
+		}
+	}
+	witness, said := c.Witness(now)
+	if captureErr != "" {
+		witness, said = nil, "none"
+	}
+	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness)
+	screen := in.Screen
+	if r.Explain != nil {
+		if captureErr != "" {
+			fmt.Fprintf(r.Explain, "no screen: %s\n", captureErr)
+		} else {
+			io.WriteString(r.Explain, screen.Explain())
+		}
+		fmt.Fprintf(r.Explain, "  witness:  %s\n", said)
+	}
+	if c.Pane != "" {
+		next.Pane, next.PaneDir = c.Pane, c.Dir
+	}
+	if unusable != "" {
+		next, out = tick.Withhold(next, out, unusable)
+	}
+	next, out = d.record(next, out, &problems)
+	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
+	next.Board.Tally = board.NextTally(string(d), now, prev.Board.Tally)
+	if err := d.saveState(next); err != nil {
+		problems = append(problems, err.Error())
+		next, out = tick.Withhold(next, out, "the state could not be saved")
+	}
+	// A poll that records a measure asks for none: diff.json is not read
+	// back right after it is written.
+	diffCmd := ""
+	if r.DiffOutput == "" && r.DiffError == "" {
+		diffCmd = d.diffWanted(now, next.PaneDir)
+	} else if err := d.recordDiff(now, r.DiffOutput, r.DiffError, next.PaneDir); err != nil {
+		problems = append(problems, err.Error())
+	}
+	d.handOver(out, screen, now, diffCmd, &problems)
+	if err := d.sd().AppendHistory(now, *f.target, out.Events); err != nil {
+		problems = append(problems, err.Error())
+	}
+	line := out.Line
+	for _, p := range problems {
+		line += " · error: " + p
+	}
+	return line, d.sd().AppendLog(line)
+}
+
+// judge is one poll's step from a captured screen to the tick's outcome,
+// for tick and replay alike: classify with the echo ledger, look at the
+// input box as drawn, then tick.Step. screen is nil when the capture failed.
+func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness) (tick.State, tick.Outcome, tick.Input) {
+	var screen classify.Result
+	own := false
+	if captureErr == "" && s != nil {
+		opt := ClassifyOptions(f.work.Value, f.work.Given && *f.workErr == "", echo)
+		opt.Local = f.Local
+		screen = classify.Classify(s, opt)
+		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
+	}
+	in := f.input(now, screen)
+	in.CaptureError = captureErr
+	in.Ledger = echo
+	in.Witness = w
+	in.OwnTextInBox = own
+	next, out := tick.Step(prev, cfg, in)
+	return next, out, in
+}
+
+// boxAsDrawn reads the input box of a STALLED screen without the echo
+// ledger, which masks our own words in the transcript and must not mask
+// them in the box: a box holding exactly our nudge text gets only the Enter
+// (own is true); a box holding anything else is a human's draft and holds.
+func boxAsDrawn(s *classify.Screen, screen classify.Result, opt classify.Options, text string) (classify.Result, bool) {
+	if screen.State != classify.Stalled || (screen.Hold != classify.HoldNone && screen.Hold != classify.HoldDraft) {
+		return screen, false
+	}
+	raw := screen
+	if screen.Hold == classify.HoldNone && opt.Ledger != nil {
+		opt.Ledger = nil
+		raw = classify.Classify(s, opt)
+	}
+	if raw.Hold != classify.HoldDraft {
+		return screen, false
+	}
+	if tick.OwnText(raw.Draft, text) {
+		screen.Hold, screen.Draft, screen.HoldLine = classify.HoldNone, "", classify.Line{}
+		return screen, true
+	}
+	screen.Hold, screen.Draft, screen.HoldLine = classify.HoldDraft, raw.Draft, raw.HoldLine
+	return screen, false
+}
+
+// A stateDirectory is one watcher's directory: its state, echo ledger,
+// history and the actions handed to the shell.
+type stateDirectory string
+
+func (d stateDirectory) path(name string) string { return filepath.Join(string(d), name) }
+func (d stateDirectory) sd() statedir.Dir        { return statedir.Dir(d) }
+
+// loadState reads the state. A missing file is a fresh start; a corrupt one,
+// or one with values out of range, is kept aside, never overwritten, and the
+// watcher starts fresh. A state that cannot be read or kept aside (a
+// directory, a file without permission) is unusable: usable is false, and
+// the caller sends no nudge, since the budget could not count it.
+func (d stateDirectory) loadState(now time.Time) (s tick.State, usable bool, err error) {
+	path := d.path(statedir.State)
+	data, err := fsutil.ReadCapped(path, statedir.MaxState)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, true, nil
+	}
+	if err != nil && !errors.Is(err, fsutil.ErrTooLarge) {
+		return s, false, fmt.Errorf("state file unusable, no nudge until it is fixed: %v", err)
+	}
+	why := ""
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("larger than %d bytes", statedir.MaxState)
+	case json.Unmarshal(data, &s) != nil:
+		why = "corrupt"
+	case s.Version > tick.StateVersion:
+		why = fmt.Sprintf("from a newer version (%d)", s.Version)
+	default:
+		if err := checkStateJSON(data, s); err != nil {
+			why = err.Error()
+		}
+	}
+	if why == "" {
+		return s, true, nil
+	}
+	aside := d.path("state.json.corrupt-" + now.UTC().Format("20060102T150405Z"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return tick.State{}, false, fmt.Errorf("state file %s, unusable, no nudge until it is fixed (could not keep it aside: %v)", why, rerr)
+	}
+	return tick.State{}, true, fmt.Errorf("state file %s, kept as %s, started fresh", why, filepath.Base(aside))
+}
+
+// checkStateJSON refuses a state whose counters are null (JSON reads them
+// as zero, a fresh budget) or out of range.
+func checkStateJSON(data []byte, s tick.State) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	var budget map[string]json.RawMessage
+	if b, ok := raw["budget"]; ok && string(b) != "null" {
+		json.Unmarshal(b, &budget)
+	}
+	for _, k := range []string{"version", "polls", "budget"} {
+		if v, ok := raw[k]; !ok || string(v) == "null" {
+			return fmt.Errorf("without %s", k)
+		}
+	}
+	for _, k := range []string{"limit", "used"} {
+		if v, ok := budget[k]; !ok || string(v) == "null" {
+			return fmt.Errorf("without budget.%s", k)
+		}
+	}
+	if err := s.Check(); err != nil {
+		return fmt.Errorf("out of range (%v)", strings.TrimPrefix(err.Error(), "tick: "))
+	}
+	return nil
+}
+
+// saveState writes the state atomically: a temporary file, fsync, rename.
+func (d stateDirectory) saveState(s tick.State) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("state not saved: %v", err)
+	}
+	if err := d.sd().Write(statedir.State, append(data, '\n')); err != nil {
+		return fmt.Errorf("state not saved: %v", err)
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
+
+// record records each nudge in the echo ledger before it is handed over. A
+// nudge that cannot be recorded first is not sent: its echo would be read
+// back as the agent's own words; its budget is given back, and the history
+// says so instead of "nudge".
+func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]string) (tick.State, tick.Outcome) {
+	for _, a := range out.Actions {
+		if a.Kind != tick.Nudge {
+			continue
+		}
+		if err := ledger.Record(d.path(statedir.Ledger), a.Text); err != nil {
+			*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
+			return tick.Withhold(next, out, "the echo ledger could not record it")
+		}
+	}
+	return next, out
+}
+
+// handOver writes every action for the shell, as files in the order to act
+// on them, and a nudge's judged screen as pending.json for the checks
+// before typing and before Enter (confirm). A diff command, when one is
+// due, comes last: it only measures.
+func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, diffCmd string, problems *[]string) {
+	seq := 0
+	os.Remove(d.path(statedir.Pending))
+	var alerts []string
+	for _, a := range out.Actions {
+		switch a.Kind {
+		case tick.Nudge, tick.Enter:
+			seq++
+			name := fmt.Sprintf("%03d.nudge", seq)
+			if a.Kind == tick.Enter {
+				name = fmt.Sprintf("%03d.enter", seq)
+			}
+			if err := d.writePending(tick.NewPending(name, a, judged, now)); err != nil {
+				*problems = append(*problems, "nudge not handed over: "+err.Error())
+				continue
+			}
+			if err := writeAtomic(filepath.Join(d.path(statedir.Actions), name), []byte(a.Text)); err != nil {
+				*problems = append(*problems, "nudge not handed over: "+err.Error())
+			}
+		case tick.Alert:
+			alerts = append(alerts, a.Alert.HTML()...)
+		case tick.Wait:
+			seq++
+			secs := strconv.Itoa(int(a.Wait / time.Second))
+			if err := writeAtomic(filepath.Join(d.path(statedir.Actions), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
+				*problems = append(*problems, "wait not handed over: "+err.Error())
+			}
+		}
+	}
+	if diffCmd != "" {
+		seq++
+		if err := writeAtomic(filepath.Join(d.path(statedir.Actions), fmt.Sprintf("%03d.diff", seq)), []byte(diffCmd)); err != nil {
+			*problems = append(*problems, "diff not handed over: "+err.Error())
+		}
+	}
+	// Into the outbox, which no later poll clears: an alert waits there
+	// until it is delivered or kept as failed. One call for the poll's
+	// alerts, so that two escalations of one poll get names of their own.
+	if err := d.sd().QueueAlerts(now, alerts); err != nil {
+		*problems = append(*problems, "alert not queued: "+err.Error())
+	}
+}
+
+// pollState is the poll's state name for the board, "?" without a screen.
+func pollState(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "?"
+	}
+	return in.Screen.State.String()
+}
+
+// pollExplain is the explanation of the poll's verdict for the board.
+func pollExplain(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "no screen: " + in.CaptureError
+	}
+	return in.Screen.Explain()
+}
+
+// reportRulesOnce says a bad rules file's error once per watcher: it is
+// said when it differs from the last one said, recorded in the state
+// directory. It returns the error to render, or "" when already said.
+func reportRulesOnce(stateDir string, err error) string {
+	mark := filepath.Join(stateDir, statedir.RulesReported)
+	if err == nil {
+		os.Remove(mark)
+		return ""
+	}
+	msg := "rules: " + err.Error() + "; the built-in rules apply"
+	if old, rerr := os.ReadFile(mark); rerr == nil && string(old) == msg {
+		return ""
+	}
+	os.WriteFile(mark, []byte(msg), 0o600)
+	return msg
+}

@@ -1,0 +1,67 @@
+package statedir
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// FollowLog prints whole lines appended to the log at path after offset,
+// looking every interval, until ctx ends. A log that shrank or was replaced (rotated to monitor.log.1) is read
+// again from its start.
+func FollowLog(ctx context.Context, path string, offset int64, w io.Writer, interval time.Duration) error {
+	var cur os.FileInfo
+	for {
+		fi, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			offset = 0
+		case err != nil:
+			return err
+		default:
+			if (cur != nil && !os.SameFile(cur, fi)) || fi.Size() < offset {
+				offset = 0
+			}
+			cur = fi
+			if fi.Size() > offset {
+				offset, err = copyLines(path, offset, w)
+				if err != nil {
+					return err
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(interval):
+		}
+	}
+}
+
+// copyLines copies the whole lines of path after offset and returns the
+// offset after the last one.
+func copyLines(path string, offset int64, w io.Writer) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return offset, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return offset, err
+	}
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return offset, nil // a half-written line waits for its end
+		}
+		if _, err := w.Write(line); err != nil {
+			return offset, err
+		}
+		offset += int64(len(line))
+	}
+}

@@ -1,0 +1,298 @@
+package watcher
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/capture"
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+// defaultCallTimeout is the wall clock of one loop call, in seconds.
+const defaultCallTimeout = 20
+
+// A LoopEnv is everything the poll loop needs, resolved once.
+type LoopEnv struct {
+	target  coord.Target
+	watcher string
+	state   string
+	bin     string
+	timeout int // seconds
+	flags   Settings
+	set     map[string]bool // the flags given
+	pid     int
+	mux     string // local multiplexer; "" with muxErr
+	muxErr  string
+	control string // ssh ControlMaster socket
+	ssh     coord.SSH
+	funnel  string
+	env     map[string]string // the settings of the environment, checked
+}
+
+func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, getenv func(string) string) (*LoopEnv, error) {
+	e := &LoopEnv{target: target, flags: f, pid: pid, set: map[string]bool{}, timeout: defaultCallTimeout}
+	fs.Visit(func(fl *flag.Flag) { e.set[fl.Name] = true })
+	env, err := EnvSettings(getenv)
+	if err != nil {
+		return nil, err
+	}
+	e.env = env
+	if t, ok := env["OMEGA_MONITOR_TIMEOUT"]; ok {
+		e.timeout, _ = strconv.Atoi(t) // checked by envSettings
+	}
+	e.watcher = getenv("OMEGA_MONITOR_WATCHER")
+	if e.watcher == "" {
+		e.watcher = coord.WatcherName(target)
+	} else if err := coord.CheckSession(e.watcher); err != nil {
+		return nil, fmt.Errorf("OMEGA_MONITOR_WATCHER: %v", err)
+	}
+	e.state = getenv("OMEGA_MONITOR_STATE")
+	if e.state == "" {
+		home, err := statedir.Home()
+		if err != nil {
+			return nil, err
+		}
+		e.state = filepath.Join(home, e.watcher)
+	}
+	state, err := filepath.Abs(e.state)
+	if err != nil {
+		return nil, fmt.Errorf("state directory: %v", err)
+	}
+	e.state = state
+	e.bin = getenv("OMEGA_MONITOR_BIN")
+	if e.bin == "" {
+		if self, err := os.Executable(); err == nil {
+			e.bin = self
+		}
+	}
+	e.funnel = getenv("OMEGA_MONITOR_ALERT_SEND")
+	if e.funnel == "" {
+		e.funnel = filepath.Join(getenv("HOME"), ".omega", "bin", "omega-alert-send.sh")
+	}
+	if target.Local() {
+		// A missing multiplexer is said on every poll, not refused: the
+		// watcher keeps watching and the line says why it sees nothing.
+		mux, err := coord.MuxBinary(f.Mux, getenv)
+		if err != nil {
+			e.muxErr = err.Error()
+		}
+		e.mux = mux
+	} else {
+		e.ssh = coord.SSH{Config: f.SSHConfig, Timeout: time.Duration(e.timeout) * time.Second}
+		e.control = coord.ControlPath(e.state, os.Getuid())
+	}
+	return e, nil
+}
+
+// Prepare makes the state directory and writes loop.json, unless another
+// loop holds the directory: the loop takes its lock (hold) right after.
+func (e *LoopEnv) Prepare() error {
+	if free, h, err := statedir.Dir(e.state).Free(); err == nil && !free {
+		return fmt.Errorf("%s is held by %s: one loop per state directory", e.state, h)
+	}
+	for _, dir := range []string{e.state, filepath.Join(e.state, statedir.Actions), filepath.Join(e.state, statedir.PollDir)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("state directory: %v", err)
+		}
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("state directory: %v", err)
+		}
+	}
+	if dir := filepath.Dir(e.control); e.control != "" && dir != e.state {
+		if err := privateDir(dir); err != nil {
+			return fmt.Errorf("ssh control directory: %v", err)
+		}
+	}
+	// The history's sweep belongs to a watcher's start; one that fails
+	// leaves the history as it was, for the next start to try again.
+	statedir.Dir(e.state).SweepHistory(statedir.HistoryKeep)
+	token, err := startToken(e.pid)
+	if err != nil {
+		return fmt.Errorf("loop-env: process %d: %v", e.pid, err)
+	}
+	rec := statedir.LoopRecord{
+		Pid: e.pid, StartToken: token, StartedAt: time.Now().UTC().Truncate(time.Second),
+		IntervalS: e.flags.Interval, Target: e.target.String(), Watcher: e.watcher,
+		Version: cmdline.Version(), Settings: e.settings(),
+	}
+	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
+}
+
+// privateDir makes dir, this user's alone.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is not a private directory", dir)
+	}
+	return nil
+}
+
+// settings are the flags as the loop runs with them.
+func (e *LoopEnv) settings() map[string]string {
+	s := map[string]string{
+		"interval":     strconv.Itoa(e.flags.Interval),
+		"nudge_budget": strconv.Itoa(e.flags.NudgeBudget),
+		"nudge_text":   e.nudgeText(),
+		"call_timeout": strconv.Itoa(e.timeout),
+	}
+	for k, v := range map[string]string{"work_probe": e.flags.WorkProbe, "progress_probe": e.flags.ProgressProbe,
+		"mux": e.mux, "ssh_config": e.flags.SSHConfig, "probe_dir": e.flags.ProbeDir, "funnel": e.funnel} {
+		if v != "" {
+			s[k] = v
+		}
+	}
+	for k, v := range e.env {
+		s[k] = v
+	}
+	return s
+}
+
+// describe is the effective settings in one line, for the loop's log at
+// start. The Telegram config is named, never read.
+func (e *LoopEnv) describe() string {
+	s := e.settings()
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+strconv.Quote(s[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (e *LoopEnv) nudgeText() string {
+	if e.flags.NudgeText != "" {
+		return e.flags.NudgeText
+	}
+	return tick.DefaultNudgeText
+}
+
+// call is the command line that runs the multiplexer with args, here or on
+// the host. stdin says the call reads standard input (load-buffer -).
+func (e *LoopEnv) call(stdin bool, args ...string) []string {
+	if e.target.Local() {
+		return append([]string{e.mux}, args...)
+	}
+	words := []string{"ssh"}
+	if !stdin {
+		words = append(words, "-n")
+	}
+	words = append(words, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
+	// The remote side gives up a little before this side does.
+	return append(words, "--", e.target.Host, coord.RemoteMux(e.remoteSecs(), args...))
+}
+
+func (e *LoopEnv) remoteSecs() int { return max(1, e.timeout-1) }
+
+func (e *LoopEnv) capture() []string {
+	if e.target.Local() {
+		return append([]string{e.mux}, capture.Args(e.target.Session)...)
+	}
+	words := append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
+	return append(words, "--", e.target.Host, capture.Remote(e.remoteSecs(), e.target.Session))
+}
+
+// shell renders the loop's settings as bash assignments, every value quoted.
+func (e *LoopEnv) Shell() string {
+	var b strings.Builder
+	scalar := func(name, value string) { fmt.Fprintf(&b, "%s=%s\n", name, coord.ShellQuote(value)) }
+	array := func(name string, words []string) { fmt.Fprintf(&b, "%s=(%s)\n", name, coord.ShellJoin(words...)) }
+	exact := coord.Exact(e.target.Session)
+	buffer := "omega-monitor-" + strconv.Itoa(e.pid)
+	text := e.nudgeText()
+
+	scalar("target", e.target.String())
+	scalar("host", e.target.Host)
+	scalar("watcher", e.watcher)
+	scalar("state", e.state)
+	scalar("interval", strconv.Itoa(e.flags.Interval))
+	scalar("call_timeout", strconv.Itoa(e.timeout))
+	scalar("work_probe", e.flags.WorkProbe)
+	scalar("progress_probe", e.flags.ProgressProbe)
+	scalar("funnel", e.funnel)
+	scalar("nudge_text", text)
+	scalar("mux_error", e.muxErr)
+	scalar("probe_dir", e.flags.ProbeDir)
+	scalar("settings_said", e.describe())
+
+	common := []string{"--state", e.state, "--target", e.target.String()}
+	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
+	statusDir := filepath.Join(os.Getenv("HOME"), ".claude", "sessions")
+	tickArgs := append([]string{e.bin, "tick"}, common...)
+	tickArgs = append(tickArgs, "--frame")
+	if e.target.Local() {
+		tickArgs = append(tickArgs, "--agent-status-dir", statusDir)
+	}
+	if e.set["nudge-budget"] {
+		tickArgs = append(tickArgs, "--nudge-budget", strconv.Itoa(e.flags.NudgeBudget))
+	}
+	if e.set["nudge-text"] {
+		tickArgs = append(tickArgs, "--nudge-text", e.flags.NudgeText)
+	}
+	array("tick", tickArgs)
+	confirm := append(append([]string{e.bin, "confirm"}, common...), "--nudge-text", text)
+	if e.target.Local() {
+		confirm = append(confirm, "--agent-status-dir", statusDir)
+	}
+	array("confirm", confirm)
+	array("ack", append([]string{e.bin, "ack"}, common...))
+	array("deliver", append(append([]string{e.bin, "deliver"}, common...), "--funnel", e.funnel))
+	array("hold", append(append([]string{e.bin, "hold", "--fd", "8"}, common[:2]...),
+		"--pid", strconv.Itoa(e.pid), "--watcher", e.watcher, "--target", e.target.String()))
+	array("capture", e.capture())
+	if coord.NeedsPaste(text) {
+		scalar("paste", "1")
+		array("load_buffer", e.call(true, "load-buffer", "-b", buffer, "-"))
+		// -r: a newline stays a newline, not an Enter in mid-text.
+		array("type_text", e.call(false, "paste-buffer", "-d", "-r", "-b", buffer, "-t", exact))
+	} else {
+		scalar("paste", "")
+		array("load_buffer", nil)
+		array("type_text", e.call(false, "send-keys", "-t", exact, "-l", text))
+	}
+	array("enter", e.call(false, "send-keys", "-t", exact, "Enter"))
+	// The diff of the pane's worktree, when the tick asks for it (a NNN.diff
+	// action): diff_run runs its command here or on the host, over the
+	// loop's ssh connection.
+	if e.target.Local() {
+		array("diff_run", []string{"/bin/sh", "-c"})
+	} else {
+		array("diff_run", append(append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...), "--", e.target.Host))
+	}
+	if e.target.Local() {
+		array("close_master", nil)
+	} else {
+		words := append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
+		array("close_master", append(words, "-O", "exit", "--", e.target.Host))
+	}
+	return b.String()
+}
+
+// startToken tells process pid apart from a later process with the same id,
+// as the board reads it back (board.SystemProcs).
+func startToken(pid int) (string, error) {
+	token, running := board.SystemProcs{}.StartToken(pid)
+	if !running {
+		return "", fmt.Errorf("no process %d runs", pid)
+	}
+	return token, nil
+}

@@ -1,0 +1,194 @@
+package watcher
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/statedir"
+)
+
+// Start starts a watcher of target: a detached multiplexer session of its
+// own (coord.WatcherName) running the loop script, installed for this
+// binary's version, over the target, with f's settings as they were given
+// (fs is the flag set they were parsed with) and the environment's settings
+// handed over. It refuses a target already watched or not there, and a
+// state directory another loop holds. It waits until the loop holds its
+// state directory, and returns what to tell the operator.
+func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagSet, f Settings, getenv func(string) string) (string, error) {
+	watcher := coord.WatcherName(target)
+	watched, err := m.HasSession(ctx, coord.Target{Session: watcher})
+	if err != nil {
+		return "", err
+	}
+	if watched {
+		return "", fmt.Errorf("%s is already watched by %s (stop it with: omega-monitor stop %s)", target, watcher, target)
+	}
+	exists, err := m.HasSession(ctx, target)
+	if err != nil {
+		return "", fmt.Errorf("cannot check %s: %v", target, err)
+	}
+	if !exists {
+		where := "here"
+		if !target.Local() {
+			where = "on " + target.Host
+		}
+		return "", fmt.Errorf("no session %s %s (omega-monitor list shows what is watchable)", target.Session, where)
+	}
+
+	home, err := statedir.Home()
+	if err != nil {
+		return "", err
+	}
+	loop, err := InstallLoop(home)
+	if err == nil {
+		err = CheckLoopVersion(loop) // another watch may have rewritten it since
+	}
+	if err != nil {
+		return "", err
+	}
+	// A loop started by hand, or an old one still cleaning up, holds
+	// the state directory: two loops would type into one pane in turns.
+	if free, h, err := statedir.Dir(filepath.Join(home, watcher)).Free(); err != nil || !free {
+		if err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("%s is already watched: its state directory is held by %s", target, h)
+	}
+	if err := WriteTarget(home, watcher, target); err != nil {
+		return "", err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find this binary: %v", err)
+	}
+	settings, _ := EnvSettings(getenv) // checked with the flags
+	command := loopCommand(self, home, watcher, loop, target, fs, f, settings, getenv)
+	// The loop runs in the probe directory: the probes are its children.
+	// remain-on-exit, set in the same call, keeps the pane of a loop that
+	// dies at start, so that what it said can be read back.
+	if _, err := m.Run(ctx, "", "new-session", "-d", "-s", watcher, "-c", f.ProbeDir, command,
+		";", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "on"); err != nil {
+		var ce *coord.CallError
+		if errors.As(err, &ce) && strings.Contains(ce.Stderr, "duplicate session") {
+			return "", fmt.Errorf("%s is already watched by %s", target, watcher)
+		}
+		return "", fmt.Errorf("cannot start the watcher %s: %v", watcher, err)
+	}
+	started, why := awaitStart(ctx, m, watcher, filepath.Join(home, watcher), startWait)
+	if !started {
+		return "", fmt.Errorf("the watcher of %s died at start: %s", target, why)
+	}
+	m.Run(ctx, "", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "off")
+	return fmt.Sprintf("watching %s in %s (stop it with: omega-monitor stop %s)%s", target, watcher, target, why), nil
+}
+
+// startWait bounds how long watch waits for a new loop to take its lock.
+const startWait = 20 * time.Second
+
+// awaitStart waits until the new watcher's loop holds its state directory
+// (it has started), or its pane is dead (it has not: why is what it said,
+// and the session is ended). A loop that says nothing within startWait is
+// taken as started, and why says so.
+func awaitStart(ctx context.Context, m coord.Mux, watcher, state string, within time.Duration) (started bool, why string) {
+	deadline := time.Now().Add(within)
+	pane := coord.Exact(watcher)
+	for {
+		if free, _, err := statedir.Dir(state).Free(); err == nil && !free {
+			return true, ""
+		}
+		out, err := m.Run(ctx, "", "display-message", "-p", "-t", pane, "#{pane_dead}")
+		if err != nil {
+			return false, "its session ended, leaving no word (is bash installed?)"
+		}
+		if strings.TrimSpace(string(out)) == "1" {
+			said, _ := m.Run(ctx, "", "capture-pane", "-p", "-t", pane)
+			m.Run(ctx, "", "kill-session", "-t", coord.Exact(watcher))
+			return false, deadPaneWords(string(said))
+		}
+		if time.Now().After(deadline) {
+			return true, fmt.Sprintf(" (its loop has not confirmed within %v: see omega-monitor logs)", within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// deadPaneWords is what a dead pane shows, on one line, without the
+// multiplexer's own "Pane is dead" notice.
+func deadPaneWords(screen string) string {
+	var words []string
+	for _, l := range strings.Split(screen, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "Pane is dead") {
+			continue
+		}
+		words = append(words, l)
+	}
+	if len(words) == 0 {
+		return "it said nothing"
+	}
+	if len(words) > 5 {
+		words = words[len(words)-5:]
+	}
+	return strings.Join(words, " / ")
+}
+
+// loopCommand is the shell command line the watcher session runs: the loop
+// script with its environment and the flags as they were given, every word
+// quoted, because the multiplexer hands the line to a shell. Every setting
+// of envSettingList is handed over explicitly, set to the caller's value or
+// unset: the multiplexer server's own environment must not decide where the
+// watcher's alerts go.
+func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag.FlagSet, f Settings, settings map[string]string, getenv func(string) string) string {
+	words := []string{"env"}
+	for _, s := range envSettingList {
+		if _, ok := settings[s.name]; !ok {
+			words = append(words, "-u", s.name)
+		}
+	}
+	// HOME too: ~/.omega (the funnel, its config) is the caller's.
+	if h := getenv("HOME"); h != "" {
+		words = append(words, "HOME="+h)
+	}
+	words = append(words,
+		"OMEGA_MONITOR_BIN="+self,
+		"OMEGA_MONITOR_HOME="+home,
+		"OMEGA_MONITOR_WATCHER="+watcher,
+		"OMEGA_MONITOR_STATE="+filepath.Join(home, watcher),
+	)
+	if mux := getenv("OMEGA_MONITOR_MUX"); mux != "" {
+		words = append(words, "OMEGA_MONITOR_MUX="+mux)
+	}
+	for _, s := range envSettingList {
+		if v, ok := settings[s.name]; ok {
+			words = append(words, s.name+"="+v)
+		}
+	}
+	words = append(words, loop, target.String())
+	values := map[string]string{
+		"work-probe":     f.WorkProbe,
+		"progress-probe": f.ProgressProbe,
+		"nudge-budget":   strconv.Itoa(f.NudgeBudget),
+		"interval":       strconv.Itoa(f.Interval),
+		"nudge-text":     f.NudgeText,
+		"mux":            f.Mux,
+		"ssh-config":     f.SSHConfig,
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		if v, ok := values[fl.Name]; ok {
+			words = append(words, "--"+fl.Name, v)
+		}
+	})
+	// Always: the probes' directory is where watch ran, not the loop's.
+	if f.ProbeDir != "" {
+		words = append(words, "--probe-dir", f.ProbeDir)
+	}
+	return "exec " + coord.ShellJoin(words...)
+}

@@ -1,0 +1,31 @@
+package watcher
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/statedir"
+)
+
+// WriteTarget records, in the watcher's state directory, which target
+// it watches: list reads it back for a watcher whose name is a fingerprint.
+func WriteTarget(home, watcher string, target coord.Target) error {
+	dir := filepath.Join(home, watcher)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, statedir.Target), []byte(target.String()+"\n"), 0o600)
+}
+
+// ReadTarget is the target recorded for watcher, if any.
+func ReadTarget(home, watcher string) (coord.Target, bool) {
+	data, err := os.ReadFile(filepath.Join(home, watcher, statedir.Target))
+	if err != nil {
+		return coord.Target{}, false
+	}
+	t, err := coord.ParseTarget(strings.TrimSpace(string(data)))
+	return t, err == nil && coord.WatcherName(t) == watcher
+}
