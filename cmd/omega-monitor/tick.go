@@ -51,6 +51,12 @@ line tick prints).
                          pane, it changes nothing
   --pane ID              the watched pane as session:@window.%pane, which the
                          status file must name
+  --frame                standard input is a capture frame (the pane's
+                         coordinate and directory, the agent's status files,
+                         then the pane), as the loop's capture prints it
+  --agent-status-dir DIR the agent's status files on this machine (Claude
+                         Code's ~/.claude/sessions): those naming the framed
+                         pane are its own word
   --diff-output FILE     what the last poll's NNN.diff command printed: the
                          figure, into DIR/diff.json for the board
   --diff-error TEXT      that command failed: why (recorded as not measured)
