@@ -10,8 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/demo"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
+
+// agentScript is the demo's scripted agent, which the end-to-end tests run
+// too.
+const agentScript = demo.AgentScript
 
 // demoCommand runs the built binary's demo with a temporary directory of the
 // test's own, so that what it leaves behind can be seen.
@@ -128,12 +133,5 @@ func TestDemoUsage(t *testing.T) {
 	out.Reset()
 	if code := runDemo([]string{"--help"}, nil, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "usage: omega-monitor demo") {
 		t.Errorf("demo --help: exit %d, output %q", code, out.String())
-	}
-}
-
-func TestAlertSummary(t *testing.T) {
-	got := alertSummary("<b>QUESTION</b> · agent &amp; co\n<pre>Do you want to proceed?</pre>")
-	if want := "QUESTION · agent & co"; got != want {
-		t.Errorf("alertSummary = %q, want %q", got, want)
 	}
 }

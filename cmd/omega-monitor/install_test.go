@@ -12,8 +12,12 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
+	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
+
+// mcpServerName is the name install registers the MCP server under.
+const mcpServerName = setup.MCPServerName
 
 // installIn runs the built binary's install with HOME set to home.
 func installIn(t *testing.T, home, state string, args ...string) *icmd.Result {

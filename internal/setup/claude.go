@@ -1,4 +1,4 @@
-package main
+package setup
 
 import (
 	"bytes"
@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 )
 
 // claudeCommand is the /monitor command file; @OMEGA_MONITOR@ stands for the
 // binary's absolute path.
 //
-//go:embed claude/monitor.md
+//go:embed monitor.md
 var claudeCommand string
 
 // claudeMarker is a line only the command file this binary writes holds, so
@@ -36,9 +38,9 @@ func claudeFilesIn(home string) claudeFiles {
 	}
 }
 
-// mcpServerName is the name the server is registered under: the name
+// MCPServerName is the name the server is registered under: the name
 // omega-monitor-mcp gives itself.
-const mcpServerName = "omega-monitor"
+const MCPServerName = "omega-monitor"
 
 // mcpEntry is the user-scope registration of the server.
 type mcpEntry struct {
@@ -50,27 +52,31 @@ type mcpEntry struct {
 
 // installClaude is install --claude's step: the command file and the
 // server's registration, for the binary that runs.
-func installClaude(env installEnv) (string, error) {
-	bin, err := os.Executable()
-	if err == nil {
-		bin, err = filepath.EvalSymlinks(bin)
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot tell where this binary is: %w", err)
+func installClaude(env Env) (string, error) {
+	bin := env.Bin
+	if bin == "" {
+		var err error
+		bin, err = os.Executable()
+		if err == nil {
+			bin, err = filepath.EvalSymlinks(bin)
+		}
+		if err != nil {
+			return "", fmt.Errorf("cannot tell where this binary is: %w", err)
+		}
 	}
 	entry := mcpEntry{Type: "stdio", Command: bin, Args: []string{"mcp"}, Env: map[string]string{}}
 	// The server runs in Claude Code's environment, which need not hold the
 	// state home this install was made for.
-	if os.Getenv("OMEGA_MONITOR_HOME") != "" {
-		entry.Env["OMEGA_MONITOR_HOME"] = env.state
+	if env.getenv("OMEGA_MONITOR_HOME") != "" {
+		entry.Env["OMEGA_MONITOR_HOME"] = env.State
 	}
-	changes, err := claudeFilesIn(env.home).install(bin, entry)
+	changes, err := claudeFilesIn(env.Home).install(bin, entry)
 	return strings.Join(changes, "; "), err
 }
 
 // uninstallClaude is install --claude --uninstall's step.
-func uninstallClaude(env installEnv) (string, error) {
-	changes, err := claudeFilesIn(env.home).uninstall()
+func uninstallClaude(env Env) (string, error) {
+	changes, err := claudeFilesIn(env.Home).uninstall()
 	return strings.Join(changes, "; "), err
 }
 
@@ -88,7 +94,7 @@ func (f claudeFiles) install(bin string, entry mcpEntry) ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(f.command), 0o700); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(f.command, []byte(text)); err != nil {
+		if err := atomicfile.Write(f.command, []byte(text), 0o600); err != nil {
 			return nil, err
 		}
 		changes = append(changes, "wrote "+f.command+" (/monitor)")
@@ -100,17 +106,17 @@ func (f claudeFiles) install(bin string, entry mcpEntry) ([]string, error) {
 		if err != nil {
 			return false, err
 		}
-		if old, ok := servers[mcpServerName]; ok && sameJSON(old, want) {
+		if old, ok := servers[MCPServerName]; ok && sameJSON(old, want) {
 			return false, nil
 		}
-		servers[mcpServerName] = want
+		servers[MCPServerName] = want
 		return true, nil
 	})
 	if err != nil {
 		return changes, err
 	}
 	if changed {
-		changes = append(changes, fmt.Sprintf("registered the MCP server %s (%s mcp) in %s", mcpServerName, bin, f.config))
+		changes = append(changes, fmt.Sprintf("registered the MCP server %s (%s mcp) in %s", MCPServerName, bin, f.config))
 	}
 	return changes, nil
 }
@@ -132,19 +138,19 @@ func (f claudeFiles) uninstall() ([]string, error) {
 		changes = append(changes, "removed "+f.command)
 	}
 	changed, err := editConfig(f.config, func(servers map[string]json.RawMessage) (bool, error) {
-		old, ok := servers[mcpServerName]
+		old, ok := servers[MCPServerName]
 		if !ok {
 			return false, nil
 		}
 		var e mcpEntry
 		if json.Unmarshal(old, &e) != nil || len(e.Args) != 1 || e.Args[0] != "mcp" || filepath.Base(e.Command) != "omega-monitor" {
-			return false, fmt.Errorf("the MCP server %s in %s is not ours; left in place", mcpServerName, f.config)
+			return false, fmt.Errorf("the MCP server %s in %s is not ours; left in place", MCPServerName, f.config)
 		}
-		delete(servers, mcpServerName)
+		delete(servers, MCPServerName)
 		return true, nil
 	})
 	if changed {
-		changes = append(changes, fmt.Sprintf("removed the MCP server %s from %s", mcpServerName, f.config))
+		changes = append(changes, fmt.Sprintf("removed the MCP server %s from %s", MCPServerName, f.config))
 	}
 	return changes, err
 }
@@ -184,7 +190,7 @@ func editConfig(path string, edit func(map[string]json.RawMessage) (bool, error)
 	if err != nil {
 		return false, err
 	}
-	if err := writeAtomic(path, append(out, '\n')); err != nil {
+	if err := atomicfile.Write(path, append(out, '\n'), 0o600); err != nil {
 		return false, err
 	}
 	return true, nil

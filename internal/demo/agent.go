@@ -1,0 +1,94 @@
+package demo
+
+// AgentScript draws Claude Code screens (era D: rule, ❯ prompt, rule, and a
+// status bar) and reacts to what is typed into it. It works for AGENT_WORK
+// seconds under a spinner, then stops on an idle screen and reads a line:
+// each line it reads is appended to AGENT_LOG and starts another turn. After
+// AGENT_ASK_AFTER lines (0: never), once idle for AGENT_ASK_IDLE seconds, it
+// asks for a permission and keeps asking; a key pressed in that dialog is
+// logged as "KEY IN DIALOG". AGENT_MODE=idle starts stopped, question starts
+// in the dialog, draft starts stopped with a half-typed draft in the box.
+//
+// It is the demo's agent and the end-to-end tests' agent alike, and runs on
+// bash 3.2.
+const AgentScript = `# omega-monitor demo agent (see AgentScript in internal/demo/agent.go)
+log=${AGENT_LOG:?AGENT_LOG is required}
+work=${AGENT_WORK:-3}
+ask_after=${AGENT_ASK_AFTER:-0}
+ask_idle=${AGENT_ASK_IDLE:-5}
+mode=${AGENT_MODE:-work}
+draft=${AGENT_DRAFT:-half a thought I am still typing}
+rule=''
+for i in 1 2 3 4 5 6 7 8 9 10; do rule=$rule'──────────'; done
+body1='⏺ Read 3 files (ctrl+o to expand)'
+body2='⏺ The parser is fixed; next, the tests for the ledger.'
+body3=''
+received=0
+tokens=1.2k
+
+# screen LINES...: the whole screen, top to bottom.
+screen() {
+	printf '\033[H\033[2J'
+	printf '%s\n' "$@"
+}
+
+# add TEXT: a line of conversation, the oldest one scrolling away.
+add() {
+	body1=$body2 body2=$body3 body3=$1
+}
+
+working() {
+	local s
+	for ((s = 1; s <= work; s++)); do
+		screen "$body1" "$body2" "$body3" '' "✻ Crunching… (${s}s · ↑ ${tokens} tokens)" '' "$rule" '❯ ' "$rule" \
+			'  ⏵⏵ accept edits on (shift+tab to cycle) · esc to interrupt'
+		sleep 1
+	done
+	add "⏺ Done: step $((received + 1)) of the plan is in place."
+}
+
+# idle [PROMPT]: the stopped screen, the cursor in the input box.
+idle() {
+	screen "$body1" "$body2" "$body3" '' "✻ Brewed for 12s" '' "$rule" "❯ $1" "$rule" \
+		'  ⏵⏵ accept edits on (shift+tab to cycle)'
+	printf '\033[8;%dH' $((3 + ${#1}))
+}
+
+question() {
+	screen "$body1" "$body2" '' "$rule" ' Bash command' '' '   rm -rf build/' '   Remove the build directory' '' \
+		' Do you want to proceed?' ' ❯ 1. Yes' '   2. No' '' ' Esc to cancel · Tab to amend'
+	while :; do
+		if IFS= read -r -n 1 key; then
+			printf 'KEY IN DIALOG %s\n' "$key" >>"$log"
+		fi
+	done
+}
+
+case $mode in
+question) question ;;
+draft)
+	idle "$draft"
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >>"$log"
+		idle "$draft$line"
+	done
+	exit 0
+	;;
+idle) ;;
+*) working ;;
+esac
+while :; do
+	idle ''
+	if ((ask_after > 0 && received >= ask_after)); then
+		if ! IFS= read -r -t "$ask_idle" line; then
+			question
+		fi
+	else
+		IFS= read -r line || exit 0
+	fi
+	printf '%s\n' "$line" >>"$log"
+	received=$((received + 1))
+	add "❯ $line"
+	working
+done
+`

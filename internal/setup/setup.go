@@ -1,0 +1,237 @@
+// Package setup puts in place what omega-monitor needs beside its binary:
+// the alert funnel in ~/.omega/bin and the private directories, and, for
+// Claude Code, the /monitor command file and the user-scope registration of
+// the MCP server in ~/.claude.json. Each step changes only what differs and
+// says what it changed; the Claude Code step can be undone, and never
+// removes what it did not write. It can also send a test alert through the
+// installed funnel.
+//
+// It is not the command line (flags, usage and exit codes are the
+// command's), nor the watcher: the loop itself needs no install, the binary
+// carries it. It reads the environment only through Env.
+package setup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/scripts"
+)
+
+// Env is where setup puts things, and what it reads of the environment.
+type Env struct {
+	Home  string // the user's home directory
+	State string // the state home
+	// Bin is the omega-monitor binary, symlinks resolved, that the command
+	// file and the registration run; empty means this process's
+	// executable.
+	Bin string
+	// Getenv looks up OMEGA_TELEGRAM_CONF, OMEGA_MONITOR_ALERT_SEND and
+	// OMEGA_MONITOR_HOME; nil means os.Getenv.
+	Getenv func(string) string
+	// FindMCPServer returns the path of the MCP server's binary, or why
+	// there is none; Options.Claude installs nothing without it. Nil
+	// means no check.
+	FindMCPServer func() (string, error)
+}
+
+func (e Env) getenv(name string) string {
+	if e.Getenv == nil {
+		return os.Getenv(name)
+	}
+	return e.Getenv(name)
+}
+
+// envOr is the variable name, or def when it is empty.
+func (e Env) envOr(name, def string) string {
+	if v := e.getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func (e Env) omega() string  { return filepath.Join(e.Home, ".omega") }
+func (e Env) bin() string    { return filepath.Join(e.omega(), "bin") }
+func (e Env) funnel() string { return filepath.Join(e.bin(), "omega-alert-send.sh") }
+func (e Env) conf() string {
+	return e.envOr("OMEGA_TELEGRAM_CONF", filepath.Join(e.omega(), "telegram.conf"))
+}
+
+// Options says what Install does beyond the alert funnel.
+type Options struct {
+	TestAlert bool // then send a test alert through the funnel
+	Claude    bool // also install /monitor and the MCP server into Claude Code
+	Uninstall bool // with Claude alone: remove what Claude installed, and nothing else
+}
+
+// A StepError is the failure of one step of Install.
+type StepError struct {
+	Step string // "directories", "alert funnel" or "claude code"
+	Err  error
+}
+
+func (e *StepError) Error() string { return "setup: " + e.Step + ": " + e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// An AlertError is a test alert that was not delivered.
+type AlertError struct {
+	Err    error  // how the funnel failed
+	Output string // what it said, trimmed
+}
+
+func (e *AlertError) Error() string {
+	s := "setup: test alert not delivered: " + e.Err.Error()
+	if e.Output != "" {
+		s += ": " + e.Output
+	}
+	return s
+}
+
+func (e *AlertError) Unwrap() error { return e.Err }
+
+// A step is one thing Install puts in place. Each says what it did, and does
+// nothing when all is as it should be already.
+type step struct {
+	name string
+	run  func(env Env) (string, error)
+}
+
+// steps lists the steps of install, in order.
+func steps() []step {
+	return []step{
+		{"directories", func(e Env) (string, error) {
+			var made []string
+			for _, d := range []string{e.omega(), e.bin(), e.State} {
+				did, err := ensureDir(d)
+				if err != nil {
+					return "", err
+				}
+				if did != "" {
+					made = append(made, did)
+				}
+			}
+			return strings.Join(made, "; "), nil
+		}},
+		{"alert funnel", func(e Env) (string, error) {
+			return ensureFile(e.funnel(), scripts.AlertSend, 0o700)
+		}},
+	}
+}
+
+// Install runs the steps opts asks for, printing a line to stdout for each
+// ("alert funnel: up to date"), then, unless uninstalling, says so when
+// there is no Telegram configuration yet and sends the test alert if asked.
+// A failed step is a *StepError and ends Install; an undelivered test alert
+// is an *AlertError. ctx bounds the test alert.
+func Install(ctx context.Context, env Env, opts Options, stdout io.Writer) error {
+	if opts.Uninstall && (!opts.Claude || opts.TestAlert) {
+		return errors.New("setup: uninstall goes with claude alone")
+	}
+	// The registration runs omega-monitor mcp, which runs the server's own
+	// binary: without it, nothing is installed, rather than an entry that
+	// Claude Code would fail to start.
+	if opts.Claude && !opts.Uninstall && env.FindMCPServer != nil {
+		if _, err := env.FindMCPServer(); err != nil {
+			return &StepError{"claude code", err}
+		}
+	}
+	todo := steps()
+	switch {
+	case opts.Uninstall:
+		todo = []step{{"claude code", uninstallClaude}}
+	case opts.Claude:
+		todo = append(todo, step{"claude code", installClaude})
+	}
+	for _, s := range todo {
+		did, err := s.run(env)
+		if err != nil {
+			return &StepError{s.name, err}
+		}
+		if did == "" {
+			did = "up to date"
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", s.name, did)
+	}
+	if opts.Uninstall {
+		return nil
+	}
+	if _, err := os.Stat(env.conf()); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stdout, "no Telegram config at %s yet: create it (omega-monitor install --help shows how), mode 0600\n", env.conf())
+	}
+	if opts.TestAlert {
+		return sendTestAlert(ctx, env, stdout)
+	}
+	return nil
+}
+
+// sendTestAlert sends one message through the installed funnel (or
+// $OMEGA_MONITOR_ALERT_SEND) and says whether it was delivered.
+func sendTestAlert(ctx context.Context, env Env, stdout io.Writer) error {
+	funnel := env.envOr("OMEGA_MONITOR_ALERT_SEND", env.funnel())
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	host, _ := os.Hostname()
+	msg := fmt.Sprintf("<b>omega-monitor</b>: test alert from %s, %s", htmlEscape(host), time.Now().UTC().Format(time.RFC3339))
+	cmd := exec.CommandContext(ctx, funnel, msg)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return &AlertError{Err: err, Output: strings.TrimSpace(out.String())}
+	}
+	fmt.Fprintf(stdout, "test alert delivered through %s\n", funnel)
+	return nil
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// ensureDir makes dir with mode 0700, or narrows the mode of one that is
+// open to others. It says what it did, if anything.
+func ensureDir(dir string) (string, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", err
+		}
+		return "created " + dir, os.Chmod(dir, 0o700)
+	case err != nil:
+		return "", err
+	case !fi.IsDir():
+		return "", fmt.Errorf("%s is not a directory", dir)
+	case fi.Mode().Perm()&0o077 != 0:
+		return fmt.Sprintf("%s was mode %#o, now 0700", dir, fi.Mode().Perm()), os.Chmod(dir, 0o700)
+	}
+	return "", nil
+}
+
+// ensureFile puts data at path with mode perm, unless it is there already.
+func ensureFile(path string, data []byte, perm os.FileMode) (string, error) {
+	old, err := os.ReadFile(path)
+	if err == nil && bytes.Equal(old, data) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode().Perm() == perm {
+			return "", nil
+		}
+		return fmt.Sprintf("%s was mode %#o, now %#o", path, fi.Mode().Perm(), perm), os.Chmod(path, perm)
+	}
+	what := "installed " + path
+	if err == nil {
+		what = "updated " + path
+	}
+	return what, atomicfile.Write(path, data, perm)
+}

@@ -1,0 +1,223 @@
+package setup
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/scripts"
+)
+
+// testEnv is an Env in a home of the test's own, with the given variables.
+func testEnv(t *testing.T, vars map[string]string) Env {
+	t.Helper()
+	home := t.TempDir()
+	return Env{
+		Home:   home,
+		State:  filepath.Join(home, "state"),
+		Bin:    "/opt/omega/omega-monitor",
+		Getenv: func(name string) string { return vars[name] },
+	}
+}
+
+func install(t *testing.T, env Env, opts Options) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := Install(t.Context(), env, opts, &out)
+	return out.String(), err
+}
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func TestInstallFunnel(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	out, err := install(t, env, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	funnel := filepath.Join(env.Home, ".omega", "bin", "omega-alert-send.sh")
+	conf := filepath.Join(env.Home, ".omega", "telegram.conf")
+	want := "directories: created " + filepath.Join(env.Home, ".omega") + "; created " + filepath.Join(env.Home, ".omega", "bin") + "; created " + env.State + "\n" +
+		"alert funnel: installed " + funnel + "\n" +
+		"no Telegram config at " + conf + " yet: create it (omega-monitor install --help shows how), mode 0600\n"
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("first install (-want +got):\n%s", diff)
+	}
+	if b, _ := os.ReadFile(funnel); !bytes.Equal(b, scripts.AlertSend) {
+		t.Error("the funnel is not the embedded one")
+	}
+	for path, want := range map[string]os.FileMode{funnel: 0o700, env.omega(): 0o700, env.bin(): 0o700, env.State: 0o700} {
+		if got := mode(t, path); got != want {
+			t.Errorf("%s has mode %#o, want %#o", path, got, want)
+		}
+	}
+
+	// Run again, it changes only what differs.
+	if err := os.Chmod(env.bin(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(funnel, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(conf, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = install(t, env, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "directories: " + env.bin() + " was mode 0755, now 0700\n" +
+		"alert funnel: " + funnel + " was mode 0755, now 0700\n"
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("second install (-want +got):\n%s", diff)
+	}
+	out, _ = install(t, env, Options{})
+	if want := "directories: up to date\nalert funnel: up to date\n"; out != want {
+		t.Errorf("third install said %q, want %q", out, want)
+	}
+}
+
+func TestInstallTelegramConfFromEnv(t *testing.T) {
+	t.Parallel()
+	conf := filepath.Join(t.TempDir(), "tg.conf")
+	env := testEnv(t, map[string]string{"OMEGA_TELEGRAM_CONF": conf})
+	out, err := install(t, env, Options{})
+	if err != nil || !strings.Contains(out, "no Telegram config at "+conf+" yet") {
+		t.Errorf("install: %v\n%s", err, out)
+	}
+}
+
+func TestInstallStepError(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	if err := os.WriteFile(env.omega(), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := install(t, env, Options{})
+	var step *StepError
+	if !errors.As(err, &step) || step.Step != "directories" || !strings.Contains(step.Err.Error(), "is not a directory") {
+		t.Errorf("install over a file ~/.omega: %v", err)
+	}
+	if !strings.HasPrefix(err.Error(), "setup: directories: ") {
+		t.Errorf("error %q lacks the package's prefix", err)
+	}
+}
+
+func TestTestAlert(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	got := filepath.Join(dir, "got")
+	ok := filepath.Join(dir, "ok.sh")
+	bad := filepath.Join(dir, "bad.sh")
+	if err := os.WriteFile(ok, []byte("#!/bin/sh\nprintf '%s' \"$1\" >"+got+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("#!/bin/sh\necho 'no route to telegram'\nexit 3\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, err := install(t, testEnv(t, map[string]string{"OMEGA_MONITOR_ALERT_SEND": ok}), Options{TestAlert: true})
+	if err != nil || !strings.HasSuffix(out, "test alert delivered through "+ok+"\n") {
+		t.Errorf("test alert through %s: %v\n%s", ok, err, out)
+	}
+	if b, _ := os.ReadFile(got); !strings.HasPrefix(string(b), "<b>omega-monitor</b>: test alert from ") {
+		t.Errorf("the funnel was given %q", b)
+	}
+
+	_, err = install(t, testEnv(t, map[string]string{"OMEGA_MONITOR_ALERT_SEND": bad}), Options{TestAlert: true})
+	var alert *AlertError
+	if !errors.As(err, &alert) || alert.Output != "no route to telegram" || alert.Err.Error() != "exit status 3" {
+		t.Errorf("test alert through %s: %v", bad, err)
+	}
+}
+
+func TestInstallClaude(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, map[string]string{"OMEGA_MONITOR_HOME": "set"})
+	config := filepath.Join(env.Home, ".claude.json")
+	mine := `{"hasCompletedOnboarding":true,"mcpServers":{"other":{"type":"stdio","command":"other","args":[]}}}`
+	if err := os.WriteFile(config, []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := install(t, env, Options{Claude: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := filepath.Join(env.Home, ".claude", "commands", "monitor.md")
+	if want := "claude code: wrote " + command + " (/monitor); registered the MCP server omega-monitor (" + env.Bin + " mcp) in " + config + "\n"; !strings.Contains(out, want) {
+		t.Errorf("install said:\n%s\nwant a line %q", out, want)
+	}
+	text, err := os.ReadFile(command)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), env.Bin+" status --once") || !strings.Contains(string(text), claudeMarker) {
+		t.Errorf("the command file:\n%s", text)
+	}
+	for path, want := range map[string]os.FileMode{command: 0o600, config: 0o600, filepath.Dir(command): 0o700} {
+		if got := mode(t, path); got != want {
+			t.Errorf("%s has mode %#o, want %#o", path, got, want)
+		}
+	}
+	var c struct {
+		Onboarded  bool                `json:"hasCompletedOnboarding"`
+		MCPServers map[string]mcpEntry `json:"mcpServers"`
+	}
+	b, _ := os.ReadFile(config)
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	want := mcpEntry{Type: "stdio", Command: env.Bin, Args: []string{"mcp"}, Env: map[string]string{"OMEGA_MONITOR_HOME": env.State}}
+	if diff := cmp.Diff(want, c.MCPServers[MCPServerName]); diff != "" || !c.Onboarded || len(c.MCPServers) != 2 {
+		t.Errorf("configuration %s (-want +got):\n%s", b, diff)
+	}
+
+	out, err = install(t, env, Options{Claude: true, Uninstall: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "claude code: removed " + command + "; removed the MCP server omega-monitor from " + config + "\n"; out != want {
+		t.Errorf("uninstall said %q, want %q", out, want)
+	}
+	b, _ = os.ReadFile(config)
+	if diff := cmp.Diff(mine, string(bytes.Join(bytes.Fields(b), nil))); diff != "" {
+		t.Errorf("configuration after uninstall (-want +got):\n%s", diff)
+	}
+}
+
+func TestInstallClaudeWithoutTheServer(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	env.FindMCPServer = func() (string, error) { return "", errors.New("not installed") }
+	out, err := install(t, env, Options{Claude: true})
+	var step *StepError
+	if !errors.As(err, &step) || step.Step != "claude code" || out != "" {
+		t.Errorf("install --claude without the server: %v, %q", err, out)
+	}
+	if entries, _ := os.ReadDir(env.Home); len(entries) != 0 {
+		t.Errorf("install --claude without the server left %v", entries)
+	}
+	if _, err := install(t, env, Options{Claude: true, Uninstall: true}); err != nil {
+		t.Errorf("uninstall needs no server: %v", err)
+	}
+}
+
+func TestUninstallAlone(t *testing.T) {
+	t.Parallel()
+	if _, err := install(t, testEnv(t, nil), Options{Uninstall: true}); err == nil {
+		t.Error("uninstall without claude was accepted")
+	}
+}
