@@ -53,7 +53,9 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 		} else {
 			defer lock.Close()
 		}
-		s, usable, err := d.loadState(now)
+		// A corrupt state is the tick's to set aside (with the budget
+		// spent): a refund is not saved over it.
+		s, usable, err := d.loadState(now, 0, false)
 		if err != nil {
 			problems = append(problems, err.Error())
 		}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +71,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	if err := d.sd().DropStaleActions(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	prev, usable, err := d.loadState(now)
+	prev, usable, err := d.loadState(now, *r.Flags.budget, true)
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -194,12 +195,14 @@ type stateDirectory string
 func (d stateDirectory) path(name string) string { return filepath.Join(string(d), name) }
 func (d stateDirectory) sd() statedir.Dir        { return statedir.Dir(d) }
 
-// loadState reads the state. A missing file is a fresh start; a corrupt one,
-// or one with values out of range, is kept aside, never overwritten, and the
-// watcher starts fresh. A state that cannot be read or kept aside (a
-// directory, a file without permission) is unusable: usable is false, and
-// the caller sends no nudge, since the budget could not count it.
-func (d stateDirectory) loadState(now time.Time) (s tick.State, usable bool, err error) {
+// loadState reads the state. A missing file is a fresh start. A corrupt one,
+// or one with values out of range, is kept aside when setAside says so (the
+// tick's load; at most keepCorrupt copies), never overwritten, and the
+// watcher starts with its budget of limit spent; without setAside it is
+// left where it is and unusable. A state that cannot be read or kept aside
+// (a directory, a file without permission) is unusable: usable is false,
+// and the caller sends no nudge, since the budget could not count it.
+func (d stateDirectory) loadState(now time.Time, limit int, setAside bool) (s tick.State, usable bool, err error) {
 	path := d.path(statedir.State)
 	data, err := fsutil.ReadCapped(path, statedir.MaxState)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -224,11 +227,37 @@ func (d stateDirectory) loadState(now time.Time) (s tick.State, usable bool, err
 	if why == "" {
 		return s, true, nil
 	}
-	aside := d.path("state.json.corrupt-" + now.UTC().Format("20060102T150405Z"))
+	if !setAside {
+		return tick.State{}, false, fmt.Errorf("state file %s, left for the next poll to set aside", why)
+	}
+	aside := d.path(statedir.State + corruptMark + now.UTC().Format("20060102T150405Z"))
 	if rerr := os.Rename(path, aside); rerr != nil {
 		return tick.State{}, false, fmt.Errorf("state file %s, unusable, no nudge until it is fixed (could not keep it aside: %v)", why, rerr)
 	}
-	return tick.State{}, true, fmt.Errorf("state file %s, kept as %s, started fresh", why, filepath.Base(aside))
+	d.dropOldCorrupt()
+	// A state that cannot be read may have been damaged to win a fresh
+	// budget: it starts spent, as if already escalated, and only progress
+	// gives it back.
+	s = tick.State{Version: tick.StateVersion}
+	s.Budget.Limit, s.Budget.Used, s.BudgetLatch = limit, limit, true
+	return s, true, fmt.Errorf("state file %s, kept as %s, started with the nudge budget spent (progress resets it)", why, filepath.Base(aside))
+}
+
+// corruptMark names a state file kept aside: state.json.corrupt-<time>.
+const corruptMark = ".corrupt-"
+
+// keepCorrupt is how many corrupt state files are kept, newest first: a
+// host that corrupts the state every poll must not fill the disk.
+const keepCorrupt = 2
+
+// dropOldCorrupt removes all but the newest keepCorrupt corrupt copies.
+func (d stateDirectory) dropOldCorrupt() {
+	old, _ := filepath.Glob(d.path(statedir.State + corruptMark + "*"))
+	sort.Strings(old) // the time in the name sorts them
+	for len(old) > keepCorrupt {
+		os.Remove(old[0])
+		old = old[1:]
+	}
 }
 
 // checkStateJSON refuses a state whose counters are null (JSON reads them

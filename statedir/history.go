@@ -61,7 +61,7 @@ func (d Dir) AppendHistory(now time.Time, target string, events []event.Event) e
 		return fmt.Errorf("history not written: %v", err)
 	}
 	defer unlock()
-	h, err := os.OpenFile(d.Path(History), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	h, err := openAppend(d.Path(History))
 	if err != nil {
 		return fmt.Errorf("history not written: %v", err)
 	}

@@ -69,7 +69,7 @@ func KeepFailed(home, why string, msg []byte) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(home, FailedAlerts), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openAppend(filepath.Join(home, FailedAlerts))
 	if err != nil {
 		return err
 	}

@@ -86,10 +86,16 @@ type Dir string
 // Path is the path of the file name in d.
 func (d Dir) Path(name string) string { return filepath.Join(string(d), name) }
 
-// Prepare creates d and its actions directory, 0700.
+// Prepare creates d and its actions directory, 0700, and refuses a d,
+// or a state home above it, that is not the user's alone (CheckPrivate).
 func (d Dir) Prepare() error {
 	if err := os.MkdirAll(d.Path(Actions), 0o700); err != nil {
-		return fmt.Errorf("statedir: %w", err)
+		return fmt.Errorf("state directory: %v", err)
+	}
+	for _, dir := range []string{filepath.Dir(string(d)), string(d), d.Path(Actions)} {
+		if err := CheckPrivate(dir); err != nil {
+			return fmt.Errorf("state directory: %v", err)
+		}
 	}
 	os.Chmod(string(d), 0o700)
 	return nil
@@ -149,7 +155,7 @@ func (d Dir) AppendLog(line string) error {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxLog {
 		os.Rename(path, path+".1")
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openAppend(path)
 	if err != nil {
 		return fmt.Errorf("monitor.log not written: %v", err)
 	}

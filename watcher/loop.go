@@ -11,6 +11,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/scripts"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // InstallLoop writes the embedded loop script, stamped with this
@@ -18,9 +19,16 @@ import (
 // differs, and atomically, so that a watcher that is starting never reads
 // half a script. It returns the script's path.
 func InstallLoop(home string) (string, error) {
+	// The loop script and every watcher live in the state home: it, and
+	// its bin, must be this user's alone before anything is written.
 	dir := filepath.Join(home, "bin")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
+	}
+	for _, d := range []string{home, dir} {
+		if err := statedir.CheckPrivate(d); err != nil {
+			return "", err
+		}
 	}
 	path := filepath.Join(dir, "omega-monitor.sh")
 	script := StampedLoop()

@@ -100,13 +100,21 @@ func (e *LoopEnv) Prepare() error {
 	if free, h, err := statedir.Dir(e.state).Free(); err == nil && !free {
 		return fmt.Errorf("%s is held by %s: one loop per state directory", e.state, h)
 	}
+	// Checked before anything is changed or written: a directory another
+	// user owns or can write, or a link, is refused, never followed.
 	for _, dir := range []string{e.state, filepath.Join(e.state, statedir.Actions), filepath.Join(e.state, statedir.PollDir)} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("state directory: %v", err)
+		}
+		if err := statedir.CheckPrivate(dir); err != nil {
 			return fmt.Errorf("state directory: %v", err)
 		}
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("state directory: %v", err)
 		}
+	}
+	if err := statedir.CheckPrivate(filepath.Dir(e.state)); err != nil {
+		return fmt.Errorf("state home: %v", err)
 	}
 	if dir := filepath.Dir(e.control); e.control != "" && dir != e.state {
 		if err := privateDir(dir); err != nil {
@@ -128,16 +136,21 @@ func (e *LoopEnv) Prepare() error {
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
 }
 
-// privateDir makes dir, this user's alone.
+// privateDir makes dir, this user's alone: owned by this user, not a link,
+// and neither readable nor writable by anyone else. Another user's
+// directory there could hold a socket that poses as this user's ssh master.
 func privateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := statedir.CheckPrivate(dir); err != nil {
 		return err
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return err
 	}
-	if !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+	if fi.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("%s is not a private directory", dir)
 	}
 	return nil

@@ -23,6 +23,9 @@ import (
 // state directory another loop holds. It waits until the loop holds its
 // state directory, and returns what to tell the operator.
 func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagSet, f Settings, getenv func(string) string) (string, error) {
+	if err := CheckFence(ctx, m, target, getenv); err != nil {
+		return "", err
+	}
 	watcher := coord.WatcherName(target)
 	watched, err := m.HasSession(ctx, coord.Target{Session: watcher})
 	if err != nil {
@@ -191,4 +194,39 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		words = append(words, "--probe-dir", f.ProbeDir)
 	}
 	return "exec " + coord.ShellJoin(words...)
+}
+
+// ErrFence is wrapped by CheckFence's refusals: a usage error, not a
+// failure.
+var ErrFence = errors.New("watcher: outside the fence")
+
+// CheckFence refuses a target the watcher must never watch: a session of
+// this tool's own (a watcher, monitor-*, or a scheduled audit, audit-*),
+// and the caller's own session, named by the pane it runs in ($TMUX_PANE,
+// $RMUX_PANE): a watcher typing into the session it was started from types
+// into its operator's own prompt. The seed: point the watcher at the
+// worker, never at your own session.
+func CheckFence(ctx context.Context, m coord.Mux, target coord.Target, getenv func(string) string) error {
+	switch {
+	case coord.IsWatcher(target.Session):
+		return fmt.Errorf("%s is a watcher's own session; watch the agent's session instead: %w", target.Session, ErrFence)
+	case strings.HasPrefix(target.Session, "audit-"):
+		return fmt.Errorf("%s is a scheduled audit's session; watch the agent's session instead: %w", target.Session, ErrFence)
+	case !target.Local():
+		return nil
+	}
+	for _, name := range []string{"TMUX_PANE", "RMUX_PANE"} {
+		pane := getenv(name)
+		if pane == "" {
+			continue
+		}
+		out, err := m.Run(ctx, "", "display-message", "-p", "-t", pane, "#{session_name}")
+		if err != nil {
+			continue // not this multiplexer's pane: not the target's server
+		}
+		if own := strings.TrimSpace(string(out)); own == target.Session {
+			return fmt.Errorf("%s is your own session (you run in its pane %s); point the watcher at the agent's session, never at your own: %w", target.Session, pane, ErrFence)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package watcher
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,5 +67,33 @@ func TestWatchLoopCommandWords(t *testing.T) {
 	)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("loop command words (-want +got):\n%s", diff)
+	}
+}
+
+// TestPrivateDirRefusesAnotherUsersSocketDirectory: the ssh control
+// directory another local user made first (where their socket would pose as
+// this user's ssh master) is refused, as is one others can read.
+func TestPrivateDirRefusesAnotherUsersSocketDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "omega-monitor-0")
+	if err := privateDir(dir); err != nil {
+		t.Fatalf("a fresh directory: %v", err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := privateDir(dir); err == nil {
+		t.Error("a directory others can read was taken")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := privateDir(dir); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+		t.Errorf("another user's directory: %v", err)
 	}
 }

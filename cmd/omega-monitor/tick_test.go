@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/fs"
@@ -66,8 +68,12 @@ func TestTickCorruptStateIsKeptAside(t *testing.T) {
 	state := dir.Join("w")
 	out, _, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
 	assert.Equal(t, code, 0)
-	assert.Assert(t, strings.Contains(out, "nudged (1/5)"), out)
-	assert.Assert(t, strings.Contains(out, "error: state file corrupt, kept as state.json.corrupt-20260105T090000Z, started fresh"), out)
+	// A state damaged (by a hostile host, say) does not win a fresh
+	// budget: it starts spent, and nothing is typed.
+	assert.Assert(t, strings.Contains(out, "not nudged") && !strings.Contains(out, "nudged (1/5)"), out)
+	assert.Assert(t, strings.Contains(out, "error: state file corrupt, kept as state.json.corrupt-20260105T090000Z, started with the nudge budget spent (progress resets it)"), out)
+	actions, _ := os.ReadDir(filepath.Join(state, "actions"))
+	assert.Equal(t, len(actions), 0, "%v", actions)
 	kept, err := os.ReadFile(filepath.Join(state, "state.json.corrupt-20260105T090000Z"))
 	assert.NilError(t, err)
 	assert.Equal(t, string(kept), "{not json")
@@ -92,19 +98,20 @@ func TestTickUnusableStateDirectory(t *testing.T) {
 }
 
 func TestTickFullDisk(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
+	if os.Geteuid() != 0 {
 		if testenv.InCI() {
-			t.Fatal("CI has no /dev/full to stand for a full disk")
+			t.Fatal("CI runs as root, and a full disk is made as root")
 		}
-		t.Skip("no /dev/full here")
+		t.Skip("making a full-disk device needs root")
 	}
 	dir := fs.NewDir(t, "tick", fs.WithDir("w", fs.WithFile("history.jsonl", `{"event":"state"}`+"\n")))
 	state := dir.Join("w")
 	// The history of the first poll lands; then every write to it fails
-	// as on a full disk.
+	// as on a full disk: the history is a device like /dev/full (char 1,7),
+	// not a link to it, which no writer follows.
 	history := filepath.Join(state, "history.jsonl")
 	assert.NilError(t, os.Remove(history))
-	assert.NilError(t, os.Symlink("/dev/full", history))
+	assert.NilError(t, syscall.Mknod(history, syscall.S_IFCHR|0o600, 1<<8|7))
 	out, _, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.Contains(out, "error: history not written:"), out)
@@ -228,8 +235,8 @@ func TestTickStateValuesRangeChecked(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := fs.NewDir(t, "tick", fs.WithDir("w", fs.WithFile("state.json", state)))
 			out, _, _ := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", dir.Join("w"), "--target", "agent", "--work", "7")
-			assert.Assert(t, strings.Contains(out, "kept as state.json.corrupt-20260105T090000Z, started fresh"), out)
-			assert.Assert(t, strings.Contains(out, "nudged (1/5)"), out)
+			assert.Assert(t, strings.Contains(out, "kept as state.json.corrupt-20260105T090000Z, started with the nudge budget spent"), out)
+			assert.Assert(t, !strings.Contains(out, "nudged (1/5)"), out)
 		})
 	}
 }
@@ -274,4 +281,21 @@ func TestTickSaysWhyAProbeGaveNothing(t *testing.T) {
 	assert.Assert(t, strings.Contains(out, "work=? · progress=?"), out)
 	assert.Assert(t, strings.Contains(out, "work probe: printed nothing; it said: grep: TODO.md: No such file or directory"), out)
 	assert.Assert(t, strings.Contains(out, `progress probe: printed "ten", not one whole number`), out)
+}
+
+// TestTickKeepsTwoCorruptStates: a state corrupted on every poll leaves at
+// most the two newest copies aside, not one a poll.
+func TestTickKeepsTwoCorruptStates(t *testing.T) {
+	state := t.TempDir()
+	for i := range 4 {
+		assert.NilError(t, os.WriteFile(filepath.Join(state, "state.json"), []byte("{corrupt"), 0o600))
+		at := time.Date(2026, 1, 5, 9, i, 0, 0, time.UTC).Format(time.RFC3339)
+		out, _, _ := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7", "--now", at)
+		assert.Assert(t, strings.Contains(out, "started with the nudge budget spent"), out)
+	}
+	kept, _ := filepath.Glob(filepath.Join(state, "state.json.corrupt-*"))
+	assert.DeepEqual(t, kept, []string{
+		filepath.Join(state, "state.json.corrupt-20260105T090200Z"),
+		filepath.Join(state, "state.json.corrupt-20260105T090300Z"),
+	})
 }

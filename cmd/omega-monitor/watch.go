@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -55,6 +57,10 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	said, err := watcher.Start(context.Background(), m, target, fs, f, os.Getenv)
+	if errors.Is(err, watcher.ErrFence) {
+		fmt.Fprintf(stderr, "omega-monitor: refusing target %s: %v\n", target, strings.TrimSuffix(err.Error(), ": "+watcher.ErrFence.Error()))
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gotest.tools/v3/assert"
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -326,4 +327,38 @@ func TestWatchRefusesBadSettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWatchRefusesItsOwnFence: watch refuses, with exit 2 and the reason,
+// the session it is typed in (by $TMUX_PANE, as a shell in that pane has
+// it), and sessions of this tool's own; another session in the same server
+// is watched.
+func TestWatchRefusesItsOwnFence(t *testing.T) {
+	testenv.Need(t, "bash")
+	f := newFleet(t)
+	f.tmux.NewSession(t, "mine", "sleep 600")
+	f.tmux.NewSession(t, "worker", "sleep 600")
+	f.tmux.NewSession(t, "monitor-worker2", "sleep 600")
+	f.tmux.NewSession(t, "audit-shop", "sleep 600")
+	pane := strings.TrimSpace(f.tmux.Run(t, "display-message", "-p", "-t", "=mine:", "#{pane_id}"))
+	assert.Assert(t, strings.HasPrefix(pane, "%"), "pane id %q", pane)
+	own := func(args ...string) *icmd.Result {
+		cmd := icmd.Command(omegaMonitor(t), args...)
+		cmd.Env = []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + f.state,
+			"OMEGA_MONITOR_MUX=" + f.tmux.Mux, "TMUX_PANE=" + pane}
+		return icmd.RunCmd(cmd)
+	}
+	for _, tt := range []struct{ target, why string }{
+		{"mine", "mine is your own session (you run in its pane " + pane + ")"},
+		{"monitor-worker2", "monitor-worker2 is a watcher's own session"},
+		{"audit-shop", "audit-shop is a scheduled audit's session"},
+	} {
+		res := own("watch", tt.target)
+		assert.Equal(t, res.ExitCode, 2, res.Combined())
+		assert.Assert(t, strings.HasPrefix(res.Stderr(), "omega-monitor: refusing target "+tt.target+": "+tt.why), res.Stderr())
+		assert.Assert(t, !f.has(t, "monitor-"+tt.target))
+	}
+	res := own("watch", "worker", "--interval", "60")
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	t.Cleanup(func() { f.run(t, "stop", "worker") })
 }

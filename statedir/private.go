@@ -1,0 +1,39 @@
+package statedir
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// CheckPrivate says what is wrong with dir as a directory of this user's:
+// it must be a directory, not a symbolic link to one, owned by the
+// effective user, and writable by nobody else (no group or world write). A
+// directory another local user created or can write into could hold a
+// planted action, a link that turns an append into a write elsewhere, or a
+// socket posing as this user's ssh master.
+func CheckPrivate(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("statedir: %w", err)
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("statedir: %s is a symbolic link; refusing it (make it a directory of your own)", dir)
+	case !fi.IsDir():
+		return fmt.Errorf("statedir: %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("statedir: %s belongs to uid %d, not to you (uid %d); refusing it", dir, st.Uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("statedir: %s is writable by others (mode %v); refusing it (chmod go-w %s)", dir, fi.Mode().Perm(), dir)
+	}
+	return nil
+}
+
+// openAppend opens a file of d's for appending, creating it 0600: never
+// through a symbolic link, and never waiting on a FIFO with no reader.
+func openAppend(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+}
