@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/omega-monitor/omega-monitor/internal/printable"
+
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -119,7 +121,9 @@ func (e *CallError) Error() string {
 	case e.Timeout > 0:
 		return fmt.Sprintf("coord: %s: no answer within %v", where, e.Timeout)
 	case e.Stderr != "":
-		return fmt.Sprintf("coord: %s: %s", where, lastLine(e.Stderr))
+		// What a host or a multiplexer said is shown to the operator:
+		// no escape sequence of it reaches their terminal.
+		return fmt.Sprintf("coord: %s: %s", where, printable.String(lastLine(e.Stderr)))
 	default:
 		return fmt.Sprintf("coord: %s: %v", where, e.Err)
 	}

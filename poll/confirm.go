@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/printable"
+
 	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
@@ -93,7 +95,7 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	}
 	line := tick.Line(target, "ERROR", said, now.Format("15:04:05"))
 	for _, p := range problems {
-		line += " · error: " + p
+		line += " · error: " + printable.String(p)
 	}
 	return line, 1
 }

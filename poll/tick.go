@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/printable"
+
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/classify"
@@ -138,7 +140,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	}
 	line := out.Line
 	for _, p := range problems {
-		line += " · error: " + p
+		line += " · error: " + printable.String(p)
 	}
 	return line, d.sd().AppendLog(line)
 }

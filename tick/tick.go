@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/printable"
+
 	"github.com/omega-monitor/omega-monitor/statedir/event"
 
 	"github.com/omega-monitor/omega-monitor/alert"
@@ -343,19 +345,24 @@ func lineParts(target, state string, parts []string) []string {
 	if state == classify.Blocked.String() {
 		state += " " // the seed's format pads BLOCKED by one space
 	}
-	return append([]string{"MONITOR", target, state}, parts...)
+	out := []string{"MONITOR", target, state}
+	// A part can carry what a pane, a host or a probe printed: nothing of
+	// it that a terminal would act on reaches the line.
+	for _, p := range parts {
+		out = append(out, printable.String(p))
+	}
+	return out
 }
 
 func (p *poll) outcome(state string) Outcome {
-	head := lineParts(p.cfg.Target, state, nil)
-	parts := append(head, p.line...)
-	parts = append(parts, p.notes...)
+	said := append(slices.Clone(p.line), p.notes...)
 	if p.notice != "" {
-		parts = append(parts, p.notice)
+		said = append(said, p.notice)
 	}
+	parts := lineParts(p.cfg.Target, state, said)
 	nudged := -1
 	if p.nudgedAt >= 0 {
-		nudged = len(head) + p.nudgedAt
+		nudged = len(parts) - len(said) + p.nudgedAt
 	}
 	return Outcome{Line: strings.Join(parts, lineSep), Actions: p.actions, Events: p.events, parts: parts, nudged: nudged}
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -140,10 +141,10 @@ func (l Listing) Write(w io.Writer) {
 		}
 		switch {
 		case h.Error != "" && !h.Reachable:
-			fmt.Fprintf(tw, "%s\t-\tunreachable: %s\n", host, h.Error)
+			fmt.Fprintf(tw, "%s\t-\tunreachable: %s\n", host, printable.String(h.Error))
 			continue
 		case h.Error != "":
-			fmt.Fprintf(tw, "%s\t-\terror: %s\n", host, h.Error)
+			fmt.Fprintf(tw, "%s\t-\terror: %s\n", host, printable.String(h.Error))
 			continue
 		case len(h.Sessions) == 0:
 			fmt.Fprintf(tw, "%s\t-\tno sessions\n", host)

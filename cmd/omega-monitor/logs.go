@@ -15,10 +15,11 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-const logsUsage = `usage: omega-monitor logs <target> [-f] [-n N]
+const logsUsage = `usage: omega-monitor logs <target> [-f] [-n N] [--raw]
 
 Prints the MONITOR lines of the watcher of a target, oldest first, from
 $OMEGA_MONITOR_HOME/<watcher>/monitor.log (default ~/.omega/monitor/), the
@@ -33,6 +34,7 @@ const logsPoll = 250 * time.Millisecond
 func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("logs", flag.ContinueOnError)
 	follow := fset.Bool("f", false, "keep printing lines as they are written, until interrupted")
+	raw := fset.Bool("raw", false, "print the lines as written, escape sequences and all (by default none reaches the terminal)")
 	n := fset.Int("n", 20, "print the last `N` lines (0: all)")
 	positional, code, ok := cmdline.ParseInterspersed(fset, args, logsUsage, stdout, stderr)
 	if !ok {
@@ -68,9 +70,17 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
+	// What a pane or a host printed can be in a line: no escape sequence
+	// of it reaches the terminal, unless asked for.
+	out := stdout
+	if !*raw {
+		pw := printable.NewWriter(stdout)
+		defer pw.Flush()
+		out = pw
+	}
 	var offset int64
 	if f != nil {
-		offset, err = fsutil.Tail(f, *n, stdout)
+		offset, err = fsutil.Tail(f, *n, out)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "omega-monitor: %s: %v\n", path, err)
@@ -82,7 +92,7 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := statedir.FollowLog(ctx, path, offset, stdout, logsPoll); err != nil {
+	if err := statedir.FollowLog(ctx, path, offset, out, logsPoll); err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %s: %v\n", path, err)
 		return 1
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/board/live"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -87,7 +88,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "omega-monitor: ?")
 			return 1
 		}
-		fmt.Fprintln(stdout, board.Tmux(f))
+		fmt.Fprintln(stdout, printable.String(board.Tmux(f)))
 		return 0
 	case *asJSON:
 		cur := board.LoadCursors(root)
@@ -122,7 +123,7 @@ func statusOnce(root string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	board.SaveCursors(root, cur)
-	io.WriteString(stdout, board.Compact(f))
+	io.WriteString(stdout, printable.String(board.Compact(f)))
 	if f.Fleet.Running == 0 {
 		return 3
 	}

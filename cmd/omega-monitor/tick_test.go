@@ -299,3 +299,35 @@ func TestTickKeepsTwoCorruptStates(t *testing.T) {
 		filepath.Join(state, "state.json.corrupt-20260105T090300Z"),
 	})
 }
+
+// TestNoEscapeReachesTheOperator: what a host or a probe printed (a window
+// title, a screen clear, a hidden link, a clipboard write, a bidi
+// override) never reaches a MONITOR line, the log, or logs' output; logs
+// --raw prints the log as written.
+func TestNoEscapeReachesTheOperator(t *testing.T) {
+	state := t.TempDir()
+	hostile := "ssh: \x1b]0;pwned\x07\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07host \u202edlrow\u202c said \x1b]8;;https://evil.example\x1b\\this\x1b]8;;\x1b\\"
+	out, _, code := tickOnce(t, "", "--state", state, "--target", "agent", "--capture-error", hostile,
+		"--work", "7", "--work-stderr", "\x1b[31mred\x1b[0m")
+	assert.Equal(t, code, 0)
+	for _, s := range []string{"\x1b", "\u202e", "\a"} {
+		assert.Assert(t, !strings.Contains(out, s), "the line carries %q: %q", s, out)
+	}
+	assert.Assert(t, strings.Contains(out, "ssh: host dlrow said this"), out)
+	logged, err := os.ReadFile(filepath.Join(state, "monitor.log"))
+	assert.NilError(t, err)
+	assert.Assert(t, !strings.Contains(string(logged), "\x1b"), "%q", logged)
+
+	// A log line planted raw is filtered when printed.
+	home := t.TempDir()
+	t.Setenv("OMEGA_MONITOR_HOME", home)
+	w := filepath.Join(home, "monitor-agent")
+	assert.NilError(t, os.MkdirAll(w, 0o700))
+	assert.NilError(t, os.WriteFile(filepath.Join(w, "monitor.log"), []byte("MONITOR · agent · ? · \x1b]0;pwned\x07title\n"), 0o600))
+	var printed, errb bytes.Buffer
+	assert.Equal(t, run([]string{"logs", "agent"}, nil, &printed, &errb), 0, errb.String())
+	assert.Equal(t, printed.String(), "MONITOR · agent · ? · title\n")
+	printed.Reset()
+	assert.Equal(t, run([]string{"logs", "agent", "--raw"}, nil, &printed, &errb), 0, errb.String())
+	assert.Equal(t, printed.String(), "MONITOR · agent · ? · \x1b]0;pwned\x07title\n")
+}
