@@ -38,8 +38,11 @@ hung call); [stale] its pid is dead or another process now, and it was not
 stopped; [gone] it was stopped, or never recorded a loop.
 
 Exit status: 0; 3 from the one-line form when no watcher is live or quiet
-(it then ends with "no live watchers", so a scheduled caller can stop
-itself); 1 when the state directory cannot be listed; 2 for a usage error.
+and the whole fleet was read (it then ends with "no live watchers", so a
+scheduled caller can stop itself); 4 when no watcher is live or quiet but
+some state could not be read (an unreadable state directory, a corrupt
+loop.json): a degraded census is not an empty fleet, and a caller must not
+stop on it; 1 when the state home cannot be listed; 2 for a usage error.
 
 flags:
 `
@@ -114,6 +117,12 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return live.Run(root, *interval, in, out, stderr)
 }
 
+// The one-line form's exit statuses beyond 0, 1 and 2.
+const (
+	exitNoWatchers = 3 // the whole fleet was read, and nothing watches
+	exitDegraded   = 4 // nothing live was found, but some state was unreadable
+)
+
 // statusOnce prints the compact form.
 func statusOnce(root string, stdout, stderr io.Writer) int {
 	cur := board.LoadCursors(root)
@@ -124,8 +133,11 @@ func statusOnce(root string, stdout, stderr io.Writer) int {
 	}
 	board.SaveCursors(root, cur)
 	io.WriteString(stdout, printable.String(board.Compact(f)))
-	if f.Fleet.Running == 0 {
-		return 3
+	switch {
+	case f.Fleet.Running > 0:
+		return 0
+	case f.Degraded:
+		return exitDegraded
 	}
-	return 0
+	return exitNoWatchers
 }

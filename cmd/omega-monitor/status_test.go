@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"gotest.tools/v3/assert"
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/statedir"
@@ -201,4 +202,34 @@ func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 		diffs = append(diffs, "status (-without the tally +from the tally):\n"+diff)
 	}
 	return diffs, len(minutes) == 1
+}
+
+// TestStatusDegradedIsNotEmpty: a census that could not read the fleet
+// (every state directory a link that leads nowhere, or a watcher whose
+// loop.json is corrupt) exits 4, not 3: a scheduled /monitor cancels
+// itself only on 3.
+func TestStatusDegradedIsNotEmpty(t *testing.T) {
+	for name, plant := range map[string]func(t *testing.T, home string){
+		"state directories unreadable": func(t *testing.T, home string) {
+			assert.NilError(t, os.Symlink(filepath.Join(home, "nowhere"), filepath.Join(home, "monitor-agent")))
+		},
+		"loop.json corrupt": func(t *testing.T, home string) {
+			w := filepath.Join(home, "monitor-agent")
+			assert.NilError(t, os.MkdirAll(w, 0o700))
+			assert.NilError(t, os.WriteFile(filepath.Join(w, "loop.json"), []byte("{corrupt"), 0o600))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			plant(t, home)
+			t.Setenv("OMEGA_MONITOR_HOME", home)
+			var out, errb bytes.Buffer
+			code := run([]string{"status", "--once"}, nil, &out, &errb)
+			assert.Equal(t, code, 4, "stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+		})
+	}
+	// The control: an empty fleet read whole is 3.
+	t.Setenv("OMEGA_MONITOR_HOME", t.TempDir())
+	var out, errb bytes.Buffer
+	assert.Equal(t, run([]string{"status", "--once"}, nil, &out, &errb), 3, out.String())
 }
