@@ -21,9 +21,10 @@ import (
 )
 
 // AckEvents are the events ack records, and whether each gives the
-// nudge's budget back.
+// nudge's budget back: only a nudge whose text never reached the terminal
+// does. Text that was typed is spent, whether or not its Enter was pressed.
 var AckEvents = map[string]bool{
-	event.NudgeTyped: false, event.NudgeNotTyped: true, event.EnterWithheld: true,
+	event.NudgeTyped: false, event.NudgeNotTyped: true, event.EnterWithheld: false,
 	event.AlertDelivered: false, event.AlertNotDelivered: false, "unknown": false,
 }
 
@@ -39,14 +40,16 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	}
 	var problems []string
 	nudge := strings.HasSuffix(name, ".nudge") || strings.HasSuffix(name, ".enter")
+	text := ""
 	if nudge {
 		if p, err := d.readPending(); err == nil && p.Action == name {
 			fields["text"] = p.Text
+			text = p.Text
 		}
 		os.Remove(d.path(statedir.Pending))
 	}
 	state := ""
-	if refund := AckEvents[ev]; refund || ev == event.NudgeTyped {
+	if refund := AckEvents[ev]; refund || ev == event.NudgeTyped || ev == event.EnterWithheld {
 		// The same lock as the tick's read-modify-write: a refund must not
 		// be lost to a tick saving the state it read before.
 		lock, lockErr := fsutil.Lock(d.path(statedir.StateLock))
@@ -61,8 +64,21 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
-		if refund && usable && lockErr == nil {
-			s = s.Refund()
+		if usable && lockErr == nil {
+			switch {
+			case refund:
+				s = s.Refund()
+			case ev == event.EnterWithheld && strings.HasSuffix(name, ".nudge"):
+				// The text reached the terminal and the box did not
+				// show it: nothing more is typed until it reads back
+				// (tick.State.Unconfirmed).
+				s.Unconfirmed = text
+				if s.Unconfirmed == "" {
+					s.Unconfirmed = tick.DefaultNudgeText
+				}
+			case ev == event.NudgeTyped:
+				s.Unconfirmed, s.UnconfirmedLatch = "", false
+			}
 			if err := d.saveState(s); err != nil {
 				problems = append(problems, err.Error())
 			}

@@ -16,6 +16,7 @@ package tick
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,6 +112,14 @@ type State struct {
 	// own status agreed with the screen, and where it did not.
 	WitnessAgreed    int `json:"witness_agreed,omitempty"`
 	WitnessDisagreed int `json:"witness_disagreed,omitempty"`
+
+	// Unconfirmed is the text of a nudge that reached the terminal but
+	// that the input box never showed (the loop withheld its Enter): no
+	// more text is typed until a capture shows the box empty, or holding
+	// exactly that text (then Enter only). UnconfirmedLatch says the
+	// operator was told; a confirmed typing or progress clears it.
+	Unconfirmed      string `json:"unconfirmed,omitempty"`
+	UnconfirmedLatch bool   `json:"unconfirmed_latch,omitempty"`
 
 	// UsageHold is the usage-limit line being waited out, and Until when
 	// its limit resets.
@@ -390,7 +399,7 @@ func (p *poll) progress() {
 	p.next.Budget = b
 	switch c.Kind {
 	case probe.Advanced:
-		p.next.BudgetLatch = false
+		p.next.BudgetLatch, p.next.UnconfirmedLatch = false, false
 		p.reset = c.String()
 		p.event(event.BudgetReset, p.in.Screen.State.String(), map[string]any{"from": c.From, "to": c.To, "forgiven": c.Forgiven})
 	case probe.Regressed:
@@ -400,6 +409,8 @@ func (p *poll) progress() {
 
 func (p *poll) working() {
 	p.next.BlockedLatch = nil
+	// A turn runs: whatever was in the box was taken.
+	p.next.Unconfirmed = ""
 	p.line = p.figures()
 	if p.reset != "" {
 		p.line = append(p.line, p.reset)
@@ -455,6 +466,9 @@ func (p *poll) stalled() {
 		p.line = append(p.line, "not nudged: "+p.veto)
 		return
 	}
+	if p.next.Unconfirmed != "" && !p.unconfirmed() {
+		return
+	}
 	switch s.Hold {
 	case classify.HoldNone:
 	case classify.HoldUsageLimit:
@@ -496,6 +510,59 @@ func (p *poll) stalled() {
 	p.event(event.Nudge, "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
 	p.nudgedAt = len(p.line)
 	p.line = append(p.line, "nudged ("+p.next.Budget.String()+")")
+}
+
+// unconfirmed judges a stopped screen after a nudge that reached the
+// terminal but never showed in the input box, and reports whether this poll
+// may go on to nudge. Our text in the box now gets its Enter, and nothing
+// is spent again (the typing was). Otherwise the operator is told once, and
+// that poll types nothing; a later capture that shows the box empty lets
+// nudging resume, within the budget; anything else in the box is a human's,
+// or a box this release draws where we cannot read it, and nothing is
+// typed.
+func (p *poll) unconfirmed() bool {
+	s := p.in.Screen
+	if p.in.OwnTextInBox {
+		text := p.next.Unconfirmed
+		p.next.Unconfirmed = ""
+		p.actions = append(p.actions, Action{Kind: Enter, Text: text})
+		p.event(event.Nudge, "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String(), "enter_only": true})
+		p.nudgedAt = len(p.line)
+		p.line = append(p.line, "nudged, Enter only: our text is in the box ("+p.next.Budget.String()+")")
+		return false
+	}
+	if !p.next.UnconfirmedLatch {
+		p.next.UnconfirmedLatch = true
+		box := "(empty)"
+		switch {
+		case s.Draft != "":
+			box = s.Draft
+		case s.Hold != classify.HoldNone:
+			box = "(" + s.Hold.Reason() + ")"
+		}
+		a := alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
+			Text: "The watcher typed its nudge (" + quoteText(p.next.Unconfirmed) + ") and cannot see it in the input box, " +
+				"so it has stopped nudging: it types nothing more until the box reads back empty or holding that text. " +
+				"The input box as captured: " + box}
+		p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+		p.event(event.Escalate, "STALLED", map[string]any{"kind": "nudge-unseen", "text": p.next.Unconfirmed, "box": box})
+		p.line = append(p.line, "not nudged: our nudge was typed and never showed in the input box, escalated")
+		return false
+	}
+	if s.Hold == classify.HoldNone {
+		p.next.Unconfirmed = "" // the box reads back empty
+		return true
+	}
+	p.line = append(p.line, "not nudged: our nudge was typed and never showed in the input box (escalated)")
+	return false
+}
+
+// quoteText is a nudge's text for a sentence, cut to a line's length.
+func quoteText(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:80]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // usageHold decides whether a usage-limit stop still holds nudges, and says

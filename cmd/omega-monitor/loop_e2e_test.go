@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"gotest.tools/v3/assert"
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -571,4 +573,93 @@ func TestLoopDeliversWhatAStoppedWatcherLeft(t *testing.T) {
 	if left, _ := statedir.Dir(r.state).PendingAlerts(); len(left) != 0 {
 		t.Errorf("still in the outbox: %q", left)
 	}
+}
+
+// TestLoopNeverTypesIntoTheVoid: the scripted agent's input box does not
+// show the nudge as typed (a box that never echoes, one that collapses the
+// text into a placeholder, a 40-column pane that wraps it over three lines).
+// Enter is withheld, the typing is spent, the operator is told once, and
+// nothing more is typed until the box reads back empty (never, for the
+// placeholder and the wrap: at most one typing; within the budget of 2, for
+// the box that never echoes), where the unfixed loop typed on every poll.
+func TestLoopNeverTypesIntoTheVoid(t *testing.T) {
+	long := "continue with the next step of the plan; if you are waiting on something, say what it is and why"
+	for _, tt := range []struct {
+		name        string
+		env         []string
+		width       string
+		text        string
+		maxTypings  int
+		wantHolding string // a line that says the box holds it
+	}{
+		{"never echoes", []string{"AGENT_BOX=noecho"}, "120", "", 2, ""},
+		{"placeholder", []string{"AGENT_BOX=placeholder"}, "120", "", 1, "never showed in the input box (escalated)"},
+		{"wrapped at 40 columns", nil, "40", long, 1, "never showed in the input box (escalated)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := testenv.Tmux(t)
+			dir := t.TempDir()
+			script := filepath.Join(dir, "agent.sh")
+			assert.NilError(t, os.WriteFile(script, []byte(agentScript), 0o600))
+			words := append([]string{"env", "LANG=C.UTF-8", "AGENT_LOG=" + filepath.Join(dir, "received"), "AGENT_MODE=idle"}, tt.env...)
+			words = append(words, bashPath(t), script)
+			s.Run(t, "new-session", "-d", "-s", "agent", "-x", tt.width, "-y", "30", "exec "+coord.ShellJoin(words...))
+			flags := []string{"--mux", s.Mux, "--interval", "1", "--nudge-budget", "2", "--work-probe", "echo 5"}
+			if tt.text != "" {
+				flags = append(flags, "--nudge-text", tt.text)
+			}
+			r := startLoop(t, loopOptions{target: "agent", flags: flags})
+			lines := r.waitLine("never showed in the input box, escalated", 90*time.Second)
+			if tt.wantHolding != "" {
+				lines = r.waitLine(tt.wantHolding, 60*time.Second)
+			}
+			// More polls of the same screen: nothing more may be typed
+			// beyond what the rule allows.
+			r.waitLines(len(lines)+6, 90*time.Second)
+			r.stop()
+			events := historyEvents(t, r.state)
+			typings, withheld, unseen := 0, 0, 0
+			for _, e := range events {
+				switch e {
+				case "enter_withheld":
+					withheld++
+				case "nudge_typed":
+					t.Errorf("a nudge was entered into a box that never showed it: %q", events)
+				}
+			}
+			for _, e := range historyLines(t, r.state) {
+				if e["event"] == "escalate" && e["kind"] == "nudge-unseen" {
+					unseen++
+				}
+			}
+			typings = withheld
+			assert.Assert(t, typings >= 1 && typings <= tt.maxTypings, "typed %d times, want 1 to %d: %q", typings, tt.maxTypings, events)
+			assert.Equal(t, unseen, 1, "the operator was told %d times: %q", unseen, events)
+			var told int
+			for _, a := range r.alerts() {
+				if strings.Contains(a, "cannot see it in the input box") {
+					told++
+				}
+			}
+			assert.Equal(t, told, 1, "alerts: %q", r.alerts())
+			assert.Assert(t, len(received(t, filepath.Join(dir, "received"))) == 0, "the agent received a line")
+		})
+	}
+}
+
+// historyLines reads a watcher's history as JSON objects.
+func historyLines(t *testing.T, state string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(state, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }

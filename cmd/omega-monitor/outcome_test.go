@@ -42,8 +42,10 @@ func frameOf(pane string) string {
 }
 
 // TestOutcomesReachTheHistory: a nudge refused before typing, a nudge whose
-// Enter was withheld and a nudge typed each leave their own event, and only
-// the typed one keeps its budget.
+// Enter was withheld and a nudge typed each leave their own event. Text that
+// reached the terminal keeps its budget spent, Enter or not; after a typing
+// the box did not show, the next poll types nothing and tells the operator
+// once, and nudging resumes only when the box reads back empty.
 func TestOutcomesReachTheHistory(t *testing.T) {
 	state := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
 	const text = "keep going"
@@ -84,17 +86,30 @@ func TestOutcomesReachTheHistory(t *testing.T) {
 	out, code = confirm("typed", stalled)
 	assert.Equal(t, code, 1, out)
 	assert.Assert(t, strings.Contains(out, "Enter withheld: the input box does not show our text"), out)
-	assert.Equal(t, budgetUsed(t, state), 0)
+	assert.Equal(t, budgetUsed(t, state), 1)
 
-	// Typed and sent.
+	// The next poll types nothing, and says so once, to the operator too.
+	out, errs, code := tickOnce(t, stalled, "--state", state, "--target", "agent", "--work", "7", "--nudge-text", text)
+	assert.Equal(t, code, 0, errs)
+	assert.Assert(t, strings.Contains(out, "not nudged: our nudge was typed and never showed in the input box, escalated"), out)
+	left, _ := os.ReadDir(filepath.Join(state, "actions"))
+	assert.Equal(t, len(left), 0, "%v", left)
+	alerts, _ := os.ReadDir(filepath.Join(state, "outbox"))
+	assert.Equal(t, len(alerts), 1)
+	msg, err := os.ReadFile(filepath.Join(state, "outbox", alerts[0].Name()))
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(msg), "cannot see it in the input box"), string(msg))
+
+	// The box reads back empty: nudging resumes, within the budget. Typed
+	// and sent.
 	poll()
 	ack("nudge_typed")
-	assert.Equal(t, budgetUsed(t, state), 1)
+	assert.Equal(t, budgetUsed(t, state), 2)
 
 	// The mux failed: not typed, budget back.
 	poll()
 	ack("nudge_not_typed", "exit 1")
-	assert.Equal(t, budgetUsed(t, state), 1)
+	assert.Equal(t, budgetUsed(t, state), 2)
 
 	var got []string
 	for _, e := range historyEvents(t, state) {
@@ -102,7 +117,7 @@ func TestOutcomesReachTheHistory(t *testing.T) {
 			got = append(got, e)
 		}
 	}
-	want := []string{"nudge", "nudge_not_typed", "nudge", "enter_withheld", "nudge", "nudge_typed", "nudge", "nudge_not_typed"}
+	want := []string{"nudge", "nudge_not_typed", "nudge", "enter_withheld", "escalate", "nudge", "nudge_typed", "nudge", "nudge_not_typed"}
 	assert.DeepEqual(t, got, want)
 }
 

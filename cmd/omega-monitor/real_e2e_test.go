@@ -391,3 +391,36 @@ exit $rc
 		t.Errorf("the history does not say the nudge was not typed:\n%s", history)
 	}
 }
+
+// TestRealClaudeCollapsedNudgeIsTypedOnce: a nudge long enough for Claude
+// Code to collapse into a paste placeholder never reads back in the input
+// box: its Enter is withheld, the typing is spent, the operator is told
+// once, and nothing more is typed while the placeholder stays there.
+func TestRealClaudeCollapsedNudgeIsTypedOnce(t *testing.T) {
+	api := fakeapi.New(t)
+	s := startClaude(t, api, claudecode.Manual)
+	setup := "start on the first step"
+	turn(t, s, setup, shows("nothing more to do"))
+	long := strings.Repeat("keep going with the plan; say what you are waiting on, if anything. ", 14)
+	r := watchClaude(t, s, true, "--nudge-budget", "3", "--nudge-text", strings.TrimSpace(long))
+	lines := r.waitLine("never showed in the input box, escalated", realTimeout)
+	lines = r.waitLines(len(lines)+5, realTimeout)
+	r.stop()
+	screen := s.Capture(t)
+	t.Logf("the screen after:\n%s", screen)
+	if got := nudgedLines(lines); len(got) != 1 {
+		t.Errorf("the loop typed %d times, want once:\n%s", len(got), strings.Join(lines, "\n"))
+	}
+	if got := api.Texts(); !slices.Equal(got, []string{setup}) {
+		t.Errorf("the fake API saw %q: a collapsed nudge was entered", got)
+	}
+	var told int
+	for _, a := range r.alerts() {
+		if strings.Contains(a, "cannot see it in the input box") {
+			told++
+		}
+	}
+	if told != 1 {
+		t.Errorf("alerts = %q, want the unseen nudge told once", r.alerts())
+	}
+}

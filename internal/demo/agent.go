@@ -8,6 +8,9 @@ package demo
 // asks for a permission and keeps asking; a key pressed in that dialog is
 // logged as "KEY IN DIALOG". AGENT_MODE=idle starts stopped, question starts
 // in the dialog, draft starts stopped with a half-typed draft in the box.
+// AGENT_BOX says how the input box shows what is typed: echo (as typed),
+// noecho (never: a release that draws its box elsewhere), placeholder (as
+// "[Pasted text #1 +3 lines]", as Claude Code collapses a long paste).
 //
 // It is the demo's agent and the end-to-end tests' agent alike, and runs on
 // bash 3.2.
@@ -18,6 +21,7 @@ ask_after=${AGENT_ASK_AFTER:-0}
 ask_idle=${AGENT_ASK_IDLE:-5}
 mode=${AGENT_MODE:-work}
 draft=${AGENT_DRAFT:-half a thought I am still typing}
+box=${AGENT_BOX:-echo}
 rule=''
 for i in 1 2 3 4 5 6 7 8 9 10; do rule=$rule'──────────'; done
 body1='⏺ Read 3 files (ctrl+o to expand)'
@@ -64,6 +68,37 @@ question() {
 	done
 }
 
+# readline: reads a line into $line, the input box showing it as $box says.
+readline() {
+	local c rc shown=''
+	case $box in
+	noecho)
+		stty -echo
+		IFS= read -r line
+		rc=$?
+		stty echo
+		return $rc
+		;;
+	placeholder)
+		stty -echo
+		line=''
+		while IFS= read -r -n 1 c; do
+			[ -z "$c" ] && break
+			line=$line$c
+			if [ -z "$shown" ]; then
+				idle '[Pasted text #1 +3 lines]'
+				shown=1
+			fi
+		done
+		rc=$?
+		stty echo
+		[ -n "$shown" ] || return 1
+		return 0
+		;;
+	esac
+	IFS= read -r line
+}
+
 case $mode in
 question) question ;;
 draft)
@@ -84,7 +119,7 @@ while :; do
 			question
 		fi
 	else
-		IFS= read -r line || exit 0
+		readline || exit 0
 	fi
 	printf '%s\n' "$line" >>"$log"
 	received=$((received + 1))
