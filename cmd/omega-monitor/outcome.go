@@ -17,17 +17,18 @@ const confirmUsage = `usage: omega-monitor confirm --state DIR --target T --nudg
 The poll loop's check of a fresh capture before it types a nudge (--stage
 before) and before it presses Enter (--stage typed). Exits 0 when the loop
 may go on. Otherwise it prints why in a MONITOR line, records
-nudge_not_typed or enter_withheld in the history, gives the nudge's budget
-back, removes the action file, and exits 1.
+nudge_not_typed (nothing typed: the budget is given back) or enter_withheld
+(the text was typed and is spent; nothing more is typed until the box reads
+back) in the history, removes the action file, and exits 1.
 `
 
 const ackUsage = `usage: omega-monitor ack --state DIR --target T --action FILE EVENT [WHY]
 
 Records what the poll loop did with an action, and removes its file. EVENT
 is nudge_typed, nudge_not_typed, enter_withheld, alert_delivered or
-alert_not_delivered (or unknown, for a file the loop does not know). A nudge
-that did not reach the agent gives its budget back. A failure is said in a
-MONITOR line.
+alert_not_delivered (or unknown, for a file the loop does not know). Only a
+nudge whose text never reached the terminal (nudge_not_typed) gives its
+budget back. A failure is said in a MONITOR line.
 `
 
 func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
