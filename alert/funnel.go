@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -82,4 +83,19 @@ func Send(ctx context.Context, funnel string, env []string, args ...string) erro
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// Undeliverable says why no alert could leave this machine now, or "": the
+// funnel is not installed (or not executable), or its config is missing.
+// A watcher started without either would relay questions to nobody.
+func Undeliverable(getenv func(string) string, home string) string {
+	funnel := FunnelPath(getenv, home)
+	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
+		return "no alert funnel at " + funnel + " (omega-monitor install puts it there)"
+	}
+	conf := ConfPath(getenv, home)
+	if fi, err := os.Stat(conf); err != nil || !fi.Mode().IsRegular() {
+		return "no Telegram config at " + conf + " (bot_token= and chat_id= lines, mode 0600; then omega-monitor install --test-alert)"
+	}
+	return ""
 }

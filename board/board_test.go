@@ -546,3 +546,29 @@ func TestUTCSecondsAgreesWithTimeParse(t *testing.T) {
 		}
 	}
 }
+
+// TestUndeliveredAlertsAreShown: an escalation the funnel could not deliver
+// is not counted as one the operator saw: the activity line and the tmux
+// segment say how many were NOT delivered in the last hour.
+func TestUndeliveredAlertsAreShown(t *testing.T) {
+	root := t.TempDir()
+	var h strings.Builder
+	h.WriteString(historyLine(now.Add(-3*time.Minute), "escalate"))
+	h.WriteString(historyLine(now.Add(-2*time.Minute), "alert_not_delivered"))
+	h.WriteString(historyLine(now.Add(-time.Minute), "alert_not_delivered"))
+	h.WriteString(historyLine(now.Add(-2*time.Hour), "alert_not_delivered")) // outside the hour
+	writeDir(t, root, "monitor-a", map[string]string{"history.jsonl": h.String()})
+	f, err := Census(root, now, Options{Procs: procs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Watchers) != 1 || f.Watchers[0].Activity.Undelivered != 2 || f.Fleet.Undelivered != 2 {
+		t.Fatalf("undelivered: %+v, fleet %d", f.Watchers, f.Fleet.Undelivered)
+	}
+	if line := ActivityText(f.Watchers[0].Activity); !strings.Contains(line, "esc:1") || !strings.HasSuffix(line, " NOT-delivered:2") {
+		t.Errorf("activity line %q", line)
+	}
+	if seg := Tmux(f); !strings.Contains(seg, "✉✗2") {
+		t.Errorf("tmux segment %q", seg)
+	}
+}

@@ -414,6 +414,7 @@ func summarize(ws []Watcher, now time.Time, hours map[int64]int) Summary {
 		case NeedsBudgetExhausted:
 			s.BudgetsExhausted++
 		}
+		s.Undelivered += w.Activity.Undelivered
 		if w.Diff.Known() {
 			s.Added += w.Diff.Added
 			s.Removed += w.Diff.Removed

@@ -14,9 +14,10 @@ import (
 // and the census decodes every watcher's.
 type HourCounts map[int64]int
 
-// MinuteCounts count the activity kinds (kindAdvance...kindDisagree) by Unix
-// minute. In JSON they are one string of MINUTE:A,N,E,F,D groups, as
-// HourCounts.
+// MinuteCounts count the activity kinds (kindAdvance...kindUndelivered) by
+// Unix minute. In JSON they are one string of MINUTE:A,N,E,F,D,U groups, as
+// HourCounts; a group of the five counts written before undelivered alerts
+// were counted reads that count as 0.
 type MinuteCounts map[int64][kinds]int
 
 var errCounts = errors.New("board: counts are not KEY:N pairs")
@@ -80,6 +81,9 @@ func (c *MinuteCounts) UnmarshalText(text []byte) error {
 		}
 		var counts [kinds]int
 		for i := range kinds {
+			if v == "" && i == kinds-1 {
+				break // a group written before kindUndelivered was counted
+			}
 			var s string
 			s, v, _ = strings.Cut(v, ",")
 			n, err := strconv.Atoi(s)

@@ -22,6 +22,8 @@ const (
 	eventEscal   = event.Escalate
 	eventFailure = event.Failure
 	eventDisagr  = event.Disagreement
+	// eventUndelivered is an alert the funnel could not deliver.
+	eventUndelivered = event.AlertNotDelivered
 )
 
 // The kinds counted a minute at a time, for the last hour's activity.
@@ -31,6 +33,7 @@ const (
 	kindEscalate
 	kindFailure
 	kindDisagree
+	kindUndelivered
 	kinds
 )
 
@@ -294,6 +297,8 @@ func (c *HistoryCursor) add(line []byte, from, now time.Time) (ts int64, ok bool
 		k = kindFailure
 	case eventDisagr:
 		k = kindDisagree
+	case eventUndelivered:
+		k = kindUndelivered
 	}
 	if k >= 0 && ts > now.Add(-activityWindow).Unix() {
 		m := c.Minutes[ts/60]
@@ -315,6 +320,7 @@ func (c *HistoryCursor) activity(a *Activity, now time.Time) {
 		a.Escalations += v[kindEscalate]
 		a.Failures += v[kindFailure]
 		a.Disagreements += v[kindDisagree]
+		a.Undelivered += v[kindUndelivered]
 	}
 }
 

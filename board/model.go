@@ -57,6 +57,9 @@ type Summary struct {
 	Blocked          int `json:"blocked"`
 	BudgetsExhausted int `json:"budgets_exhausted"`
 	NeedsHuman       int `json:"needs_human"`
+	// Undelivered sums the alerts of the last hour that the funnel could
+	// not deliver, across the fleet: escalations nobody saw.
+	Undelivered int `json:"undelivered"`
 	// Added and Removed sum the known diffs of every watcher.
 	Added     int       `json:"added"`
 	Removed   int       `json:"removed"`
@@ -174,12 +177,15 @@ type Activity struct {
 	WindowS int `json:"window_s"`
 	// Polls counts polls by state name (WORKING, QUESTION, STALLED,
 	// BLOCKED, ?).
-	Polls         map[string]int `json:"polls"`
-	Nudges        int            `json:"nudges"`
-	Escalations   int            `json:"escalations"`
-	Failures      int            `json:"failures"`
-	Disagreements int            `json:"disagreements"`
-	Advances      int            `json:"advances"`
+	Polls       map[string]int `json:"polls"`
+	Nudges      int            `json:"nudges"`
+	Escalations int            `json:"escalations"`
+	// Undelivered counts the alerts the funnel could not deliver: an
+	// escalation that never left is not one the operator saw.
+	Undelivered   int `json:"undelivered"`
+	Failures      int `json:"failures"`
+	Disagreements int `json:"disagreements"`
+	Advances      int `json:"advances"`
 }
 
 // A LogCount is the watcher's log of MONITOR lines: Lines in all, New since

@@ -149,7 +149,11 @@ func ActivityText(a Activity) string {
 	if len(polls) > 0 {
 		p = strings.Join(polls, ",")
 	}
-	return fmt.Sprintf("1h polls:%s nudges:%d esc:%d fail:%d dis:%d", p, a.Nudges, a.Escalations, a.Failures, a.Disagreements)
+	line := fmt.Sprintf("1h polls:%s nudges:%d esc:%d fail:%d dis:%d", p, a.Nudges, a.Escalations, a.Failures, a.Disagreements)
+	if a.Undelivered > 0 {
+		line += fmt.Sprintf(" NOT-delivered:%d", a.Undelivered)
+	}
+	return line
 }
 
 func stateOrder(s string) int {
@@ -219,6 +223,9 @@ func Tmux(f Fleet) string {
 	parts = append(parts, "●"+strconv.Itoa(s.Running))
 	if s.Stale > 0 {
 		parts = append(parts, "✗"+strconv.Itoa(s.Stale))
+	}
+	if s.Undelivered > 0 {
+		parts = append(parts, "✉✗"+strconv.Itoa(s.Undelivered))
 	}
 	if f.Degraded {
 		parts = append(parts, "!")

@@ -372,7 +372,7 @@ func TestCountsRoundTrip(t *testing.T) {
 	}
 	for _, bad := range []string{
 		`{"hours":"1"}`, `{"hours":"1:x"}`, `{"hours":"1:-2"}`, `{"hours":7}`,
-		`{"minutes":"1:1,2,3,4"}`, `{"minutes":"1:1,2,3,4,5,6"}`, `{"minutes":"x:1,2,3,4,5"}`,
+		`{"minutes":"1:1,2,3,4"}`, `{"minutes":"1:1,2,3,4,5,6,7"}`, `{"minutes":"x:1,2,3,4,5,6"}`,
 	} {
 		var c HistoryCursor
 		if err := json.Unmarshal([]byte(bad), &c); err == nil {

@@ -99,7 +99,7 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	case event.EnterWithheld:
 		said = "nudge typed, Enter withheld: " + why
 	case event.AlertNotDelivered:
-		said = "alert not delivered: " + why
+		said = "alert NOT delivered: " + why
 	case "unknown":
 		said = "ignored the unknown action file " + name
 	}

@@ -35,12 +35,12 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 		return nil, true
 	}
 	if err != nil {
-		return []string{tick.Line(target, "?", "alerts not delivered: outbox lock: "+err.Error())}, false
+		return []string{tick.Line(target, "?", "alerts NOT delivered: outbox lock: "+err.Error())}, false
 	}
 	defer lock.Close()
 	names, err := d.PendingAlerts()
 	if err != nil {
-		return []string{tick.Line(target, "?", "alerts not delivered: outbox: "+err.Error())}, false
+		return []string{tick.Line(target, "?", "alerts NOT delivered: outbox: "+err.Error())}, false
 	}
 	ok = true
 	for _, name := range names {
@@ -57,7 +57,7 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 		if why != "" {
 			fields["why"] = why
 			ok = false
-			line := tick.Line(target, "?", "alert not delivered: "+why)
+			line := tick.Line(target, "?", "alert NOT delivered: "+why)
 			lines = append(lines, line)
 			d.AppendLog(line)
 		}

@@ -58,7 +58,7 @@ func TestDeliverOutbox(t *testing.T) {
 	// The funnel dies on the first message: it stays, and so do the rest.
 	out, code := deliver(t, state, fakeFunnel(t, sent, "kill -9 $$"))
 	assert.Equal(t, code, 1)
-	assert.Assert(t, strings.Contains(out, "alert not delivered: the funnel: signal: killed"), out)
+	assert.Assert(t, strings.Contains(out, "alert NOT delivered: the funnel: signal: killed"), out)
 	assert.Equal(t, len(outboxNames(t, state)), 3)
 
 	// Restarted: everything pending goes, in order, once.
@@ -77,7 +77,7 @@ func TestDeliverOutbox(t *testing.T) {
 	assert.NilError(t, d.QueueAlerts(now.Add(2*time.Minute), []string{"fourth"}))
 	out, code = deliver(t, state, fakeFunnel(t, sent, "echo 'omega-alert-send: not sent: HTTP 403' >&2; exit 1"))
 	assert.Equal(t, code, 1)
-	assert.Assert(t, strings.Contains(out, "alert not delivered: omega-alert-send: not sent: HTTP 403; kept in alert-failed.log"), out)
+	assert.Assert(t, strings.Contains(out, "alert NOT delivered: omega-alert-send: not sent: HTTP 403; kept in alert-failed.log"), out)
 	assert.Equal(t, len(outboxNames(t, state)), 0)
 
 	// No funnel: kept in alert-failed.log by deliver itself.
@@ -96,7 +96,7 @@ func TestDeliverOutbox(t *testing.T) {
 	assert.Equal(t, strings.Count(string(history), `"event":"alert_not_delivered"`), 3, string(history))
 	log, err := os.ReadFile(filepath.Join(state, "monitor.log"))
 	assert.NilError(t, err)
-	assert.Equal(t, strings.Count(string(log), "alert not delivered"), 3, string(log))
+	assert.Equal(t, strings.Count(string(log), "alert NOT delivered"), 3, string(log))
 }
 
 // TestDeliverThroughTheRealFunnel: an alert waiting in the outbox reaches

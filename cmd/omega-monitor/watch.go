@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/watcher"
@@ -66,6 +67,9 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintln(stdout, said)
+	if why := alert.Undeliverable(os.Getenv, os.Getenv("HOME")); why != "" {
+		fmt.Fprintf(stderr, "omega-monitor: warning: alerts cannot be delivered: %s; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered\n", why)
+	}
 	return 0
 }
 

@@ -361,4 +361,7 @@ func TestWatchRefusesItsOwnFence(t *testing.T) {
 	res := own("watch", "worker", "--interval", "60")
 	assert.Equal(t, res.ExitCode, 0, res.Combined())
 	t.Cleanup(func() { f.run(t, "stop", "worker") })
+	// No funnel is installed in this home: the start says alerts have
+	// nowhere to go, and why.
+	assert.Assert(t, strings.Contains(res.Stderr(), "omega-monitor: warning: alerts cannot be delivered: no alert funnel at "+filepath.Join(f.home, ".omega", "bin", "omega-alert-send.sh")), res.Stderr())
 }
