@@ -142,6 +142,11 @@ type Result struct {
 	State State
 	// Agent names the agent whose screen was recognised, if any.
 	Agent string
+	// Seen, when no agent was recognised, names an agent whose transcript
+	// or marks show somewhere on the screen all the same (a frame caught
+	// mid-redraw); empty when no agent's drawing is there at all: a shell,
+	// an editor, the wrong window.
+	Seen string
 	// Rule names the rule that decided; Region is where it read.
 	Rule   string
 	Region Region
@@ -381,6 +386,21 @@ func frameAbove(lines []Line, a *agent) []Line {
 }
 
 // marked reports whether lines show one of the agent's marks.
+// seenAgent names an agent whose transcript heads, turns or marks show in
+// any of the line sets, or "".
+func seenAgent(sets ...[]Line) string {
+	for _, a := range agents() {
+		for _, lines := range sets {
+			for _, l := range lines {
+				if a.heads != nil && a.heads.MatchString(l.Text) || a.userTurn != nil && a.userTurn.MatchString(l.Text) || matchesAny(a.marks, l.Text) {
+					return a.name
+				}
+			}
+		}
+	}
+	return ""
+}
+
 func marked(lines []Line, a *agent) bool {
 	for _, l := range lines {
 		if matchesAny(a.marks, l.Text) {
@@ -561,6 +581,8 @@ func decide(v *view) Result {
 	if v.agent != nil {
 		r.Agent = v.agent.name
 		rules = v.local.rulesOf(v.agent)
+	} else {
+		r.Seen = seenAgent(v.body, v.dialog)
 	}
 	for _, ru := range rules {
 		if !ru.verdict.first {

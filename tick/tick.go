@@ -247,25 +247,35 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	p.witness()
 	p.progress()
 	p.screenChanges()
-	switch st {
-	case classify.Working:
+	name := st.String()
+	switch {
+	case st == classify.Working:
 		p.working()
-	case classify.Question:
+	case st == classify.Question:
 		p.question()
-	case classify.Blocked:
+	case in.Screen.Agent == "" && in.Screen.Seen == "":
+		// A stopped screen no agent drew: a shell, an editor, the wrong
+		// window. Never nudged, never paged as a stall or a block.
+		name = NoAgent
+		p.line = append(p.figures(), "no agent recognised: is the agent in this pane?")
+	case st == classify.Blocked:
 		p.blocked()
-	case classify.Stalled:
+	case st == classify.Stalled:
 		p.stalled()
 	}
-	if st.String() != prev.Last {
-		p.event(event.State, st.String(), map[string]any{"from": prev.Last, "rule": in.Screen.Rule})
+	if name != prev.Last {
+		p.event(event.State, name, map[string]any{"from": prev.Last, "rule": in.Screen.Rule})
 	}
-	next.Last = st.String()
+	next.Last = name
 	if p.reset != "" && st != classify.Working && st != classify.Stalled {
 		p.notes = append(p.notes, p.reset) // said on every state it happens in
 	}
-	return next, p.outcome(st.String())
+	return next, p.outcome(name)
 }
+
+// NoAgent is the reading of a stopped screen that no agent drew: the
+// watcher is likely aimed at the wrong pane.
+const NoAgent = "NO AGENT"
 
 // captureFailed judges a poll without a screen. One failed capture is said
 // and nothing else; captures failing for TargetGoneAfter mean the watched

@@ -465,3 +465,30 @@ func TestWithhold(t *testing.T) {
 		t.Errorf("a line without a nudge changed: %q → %q", quiet.Line, same.Line)
 	}
 }
+
+// TestNoAgentIsItsOwnReading: a stopped screen no agent drew (a shell, an
+// editor, the wrong window) reads NO AGENT, whatever the work probe says:
+// never nudged, never paged as a stall or a block.
+func TestNoAgentIsItsOwnReading(t *testing.T) {
+	for _, pane := range []string{
+		"user@box:~/src/shop$ ls\nmain.go  go.mod\nuser@box:~/src/shop$ \n",
+		"package main\n\nfunc main() {\n}\n~\n~\n~\n\"main.go\" 4L, 32B\n",
+	} {
+		for _, work := range []string{"0", "5"} {
+			opt := classify.Options{Work: classify.WorkReading(probe.Read(work, true)), WorkPresent: true}
+			var s State
+			for i := range 3 {
+				in := Input{Now: t0.Add(time.Duration(i) * time.Minute), Screen: classify.ClassifyText(pane, opt),
+					Work: probe.Read(work, true), WorkPresent: true}
+				var out Outcome
+				s, out = Step(s, cfg, in)
+				if !strings.Contains(out.Line, " · NO AGENT · ") || !strings.Contains(out.Line, "no agent recognised: is the agent in this pane?") {
+					t.Errorf("work=%s: %q", work, out.Line)
+				}
+				if len(out.Actions) != 0 {
+					t.Errorf("work=%s: actions %+v on a screen no agent drew", work, out.Actions)
+				}
+			}
+		}
+	}
+}

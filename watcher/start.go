@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/capture"
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -21,56 +24,57 @@ import (
 // (fs is the flag set they were parsed with) and the environment's settings
 // handed over. It refuses a target already watched or not there, and a
 // state directory another loop holds. It waits until the loop holds its
-// state directory, and returns what to tell the operator.
-func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagSet, f Settings, getenv func(string) string) (string, error) {
+// state directory, and returns what to tell the operator, and a warning
+// when the target's pane shows no agent.
+func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagSet, f Settings, getenv func(string) string) (said, warning string, err error) {
 	if err := CheckFence(ctx, m, target, getenv); err != nil {
-		return "", err
+		return "", "", err
 	}
 	watcher := coord.WatcherName(target)
 	watched, err := m.HasSession(ctx, coord.Target{Session: watcher})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if watched {
-		return "", fmt.Errorf("%s is already watched by %s (stop it with: omega-monitor stop %s)", target, watcher, target)
+		return "", "", fmt.Errorf("%s is already watched by %s (stop it with: omega-monitor stop %s)", target, watcher, target)
 	}
 	exists, err := m.HasSession(ctx, target)
 	if err != nil {
-		return "", fmt.Errorf("cannot check %s: %v", target, err)
+		return "", "", fmt.Errorf("cannot check %s: %v", target, err)
 	}
 	if !exists {
 		where := "here"
 		if !target.Local() {
 			where = "on " + target.Host
 		}
-		return "", fmt.Errorf("no session %s %s (omega-monitor list shows what is watchable)", target.Session, where)
+		return "", "", fmt.Errorf("no session %s %s (omega-monitor list shows what is watchable)", target.Session, where)
 	}
 
 	home, err := statedir.Home()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	loop, err := InstallLoop(home)
 	if err == nil {
 		err = CheckLoopVersion(loop) // another watch may have rewritten it since
 	}
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	// A loop started by hand, or an old one still cleaning up, holds
 	// the state directory: two loops would type into one pane in turns.
 	if free, h, err := statedir.Dir(filepath.Join(home, watcher)).Free(); err != nil || !free {
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return "", fmt.Errorf("%s is already watched: its state directory is held by %s", target, h)
+		return "", "", fmt.Errorf("%s is already watched: its state directory is held by %s", target, h)
 	}
 	if err := WriteTarget(home, watcher, target); err != nil {
-		return "", err
+		return "", "", err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("cannot find this binary: %v", err)
+		return "", "", fmt.Errorf("cannot find this binary: %v", err)
 	}
 	settings, _ := EnvSettings(getenv) // checked with the flags
 	command := loopCommand(self, home, watcher, loop, target, fs, f, settings, getenv)
@@ -81,16 +85,41 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 		";", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "on"); err != nil {
 		var ce *coord.CallError
 		if errors.As(err, &ce) && strings.Contains(ce.Stderr, "duplicate session") {
-			return "", fmt.Errorf("%s is already watched by %s", target, watcher)
+			return "", "", fmt.Errorf("%s is already watched by %s", target, watcher)
 		}
-		return "", fmt.Errorf("cannot start the watcher %s: %v", watcher, err)
+		return "", "", fmt.Errorf("cannot start the watcher %s: %v", watcher, err)
 	}
 	started, why := awaitStart(ctx, m, watcher, filepath.Join(home, watcher), startWait)
 	if !started {
-		return "", fmt.Errorf("the watcher of %s died at start: %s", target, why)
+		return "", "", fmt.Errorf("the watcher of %s died at start: %s", target, why)
 	}
 	m.Run(ctx, "", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "off")
-	return fmt.Sprintf("watching %s in %s (stop it with: omega-monitor stop %s)%s", target, watcher, target, why), nil
+	said = fmt.Sprintf("watching %s in %s (stop it with: omega-monitor stop %s)%s", target, watcher, target, why)
+	if !agentOnScreen(ctx, m, target) {
+		warning = "no agent recognised in its pane (a shell, an editor, another window?): is the agent in this pane? It will not be nudged"
+	}
+	return said, warning, nil
+}
+
+// agentOnScreen reports whether the target's pane shows an agent (or its
+// transcript) now; a pane that cannot be read says nothing against it.
+func agentOnScreen(ctx context.Context, m coord.Mux, target coord.Target) bool {
+	var out []byte
+	var err error
+	if target.Local() {
+		out, err = m.Run(ctx, "", capture.Args(target.Session)...)
+	} else {
+		out, err = m.Run(ctx, target.Host, "capture-pane", "-p", "-J", "-t", coord.Exact(target.Session))
+	}
+	if err != nil {
+		return true
+	}
+	c, err := capture.Read(bytes.NewReader(out), capture.Options{Framed: target.Local()})
+	if err != nil || c.Screen == nil {
+		return true
+	}
+	r := classify.Classify(c.Screen, classify.Options{})
+	return r.Agent != "" || r.Seen != "" || r.State == classify.Working || r.State == classify.Question
 }
 
 // startWait bounds how long watch waits for a new loop to take its lock.

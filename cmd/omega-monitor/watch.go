@@ -57,7 +57,7 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		f.Mux = m.Bin // absolute, so the loop finds the same one
 	}
 
-	said, err := watcher.Start(context.Background(), m, target, fs, f, os.Getenv)
+	said, warning, err := watcher.Start(context.Background(), m, target, fs, f, os.Getenv)
 	if errors.Is(err, watcher.ErrFence) {
 		fmt.Fprintf(stderr, "omega-monitor: refusing target %s: %v\n", target, strings.TrimSuffix(err.Error(), ": "+watcher.ErrFence.Error()))
 		return 2
@@ -67,6 +67,9 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintln(stdout, said)
+	if warning != "" {
+		fmt.Fprintf(stderr, "omega-monitor: warning: %s\n", warning)
+	}
 	if why := alert.Undeliverable(os.Getenv, os.Getenv("HOME")); why != "" {
 		fmt.Fprintf(stderr, "omega-monitor: warning: alerts cannot be delivered: %s; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered\n", why)
 	}

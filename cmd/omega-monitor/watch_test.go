@@ -361,6 +361,8 @@ func TestWatchRefusesItsOwnFence(t *testing.T) {
 	res := own("watch", "worker", "--interval", "60")
 	assert.Equal(t, res.ExitCode, 0, res.Combined())
 	t.Cleanup(func() { f.run(t, "stop", "worker") })
+	// The worker is a sleep, no agent: the start says so.
+	assert.Assert(t, strings.Contains(res.Stderr(), "omega-monitor: warning: no agent recognised in its pane"), res.Stderr())
 	// No funnel is installed in this home: the start says alerts have
 	// nowhere to go, and why.
 	assert.Assert(t, strings.Contains(res.Stderr(), "omega-monitor: warning: alerts cannot be delivered: no alert funnel at "+filepath.Join(f.home, ".omega", "bin", "omega-alert-send.sh")), res.Stderr())
