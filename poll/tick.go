@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 
 	"github.com/omega-monitor/omega-monitor/board"
@@ -327,7 +328,7 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, diffCmd string, problems *[]string) {
 	seq := 0
 	os.Remove(d.path(statedir.Pending))
-	var alerts []string
+	var alerts, urgent []string
 	for _, a := range out.Actions {
 		switch a.Kind {
 		case tick.Nudge, tick.Enter:
@@ -344,7 +345,11 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
-			alerts = append(alerts, a.Alert.HTML()...)
+			if k := a.Alert.Kind; k == alert.Question || k == alert.Blocked {
+				urgent = append(urgent, a.Alert.HTML()...)
+			} else {
+				alerts = append(alerts, a.Alert.HTML()...)
+			}
 		case tick.Wait:
 			seq++
 			secs := strconv.Itoa(int(a.Wait / time.Second))
@@ -362,6 +367,10 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 	// Into the outbox, which no later poll clears: an alert waits there
 	// until it is delivered or kept as failed. One call for the poll's
 	// alerts, so that two escalations of one poll get names of their own.
+	// A question or a block goes before everything waiting.
+	if err := d.sd().QueueUrgent(now, urgent); err != nil {
+		*problems = append(*problems, "alert not queued: "+err.Error())
+	}
 	if err := d.sd().QueueAlerts(now, alerts); err != nil {
 		*problems = append(*problems, "alert not queued: "+err.Error())
 	}

@@ -12,11 +12,31 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 )
 
+// MaxOutbox is how many alerts may wait in a watcher's outbox. Past it the
+// oldest that are not urgent are dropped, and a note says how many: a pane
+// that prints failures by the hundred must not bury a question behind
+// Telegram's rate limit.
+const MaxOutbox = 100
+
+// urgentMark starts the name of an urgent alert: it sorts before every
+// other, so a question or a block is delivered first.
+const urgentMark = "!"
+
 // QueueAlerts writes each message to the outbox, named so that a listing
 // sorts them in the order they were written: the poll's time, then its
 // sequence. An alert waits there, whatever happens to the watcher, until it
 // is delivered or kept as failed.
 func (d Dir) QueueAlerts(now time.Time, msgs []string) error {
+	return d.queue(now, "", msgs)
+}
+
+// QueueUrgent queues messages a human must act on (a question, a block):
+// they are delivered before every other alert waiting.
+func (d Dir) QueueUrgent(now time.Time, msgs []string) error {
+	return d.queue(now, urgentMark, msgs)
+}
+
+func (d Dir) queue(now time.Time, mark string, msgs []string) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -32,7 +52,7 @@ func (d Dir) QueueAlerts(now time.Time, msgs []string) error {
 		var path string
 		for {
 			n++
-			path = filepath.Join(out, fmt.Sprintf("%s-%03d.alert", stamp, n))
+			path = filepath.Join(out, fmt.Sprintf("%s%s-%03d.alert", mark, stamp, n))
 			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 				break
 			}
@@ -41,10 +61,38 @@ func (d Dir) QueueAlerts(now time.Time, msgs []string) error {
 			return err
 		}
 	}
-	return nil
+	return d.capOutbox(now)
 }
 
-// PendingAlerts lists the outbox's alerts, oldest first, by name.
+// capOutbox drops the oldest alerts that are not urgent past MaxOutbox,
+// and queues a note of how many.
+func (d Dir) capOutbox(now time.Time) error {
+	names, err := d.PendingAlerts()
+	if err != nil || len(names) <= MaxOutbox {
+		return err
+	}
+	dropped := 0
+	for _, name := range names {
+		if len(names)-dropped <= MaxOutbox-1 {
+			break
+		}
+		if strings.HasPrefix(name, urgentMark) {
+			continue
+		}
+		if os.Remove(filepath.Join(d.Path(Outbox), name)) == nil {
+			dropped++
+		}
+	}
+	if dropped == 0 {
+		return nil
+	}
+	note := fmt.Sprintf("<b>ALERTS DROPPED</b> · %d alert(s) of this watcher were dropped: more than %d waited to be delivered. See the watcher's log and history.", dropped, MaxOutbox)
+	path := filepath.Join(d.Path(Outbox), now.UTC().Format("20060102T150405.000000000Z")+"-dropped.alert")
+	return atomicfile.Write(path, []byte(note), 0o600)
+}
+
+// PendingAlerts lists the outbox's alerts in the order to deliver them:
+// the urgent first, then oldest first.
 func (d Dir) PendingAlerts() ([]string, error) {
 	entries, err := os.ReadDir(d.Path(Outbox))
 	if errors.Is(err, os.ErrNotExist) {

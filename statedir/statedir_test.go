@@ -1,7 +1,9 @@
 package statedir
 
 import (
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,4 +82,37 @@ func TestRecordsRoundTripAndCap(t *testing.T) {
 	assert.NilError(t, os.WriteFile(d.Path(DiffFile), []byte("{"), 0o600))
 	var diff Diff
 	assert.ErrorContains(t, d.ReadRecord(DiffFile, &diff), "corrupt")
+}
+
+// TestOutboxUrgentFirstAndCapped: a question queued after a flood of other
+// alerts is delivered first; past MaxOutbox the oldest others are dropped
+// with a note, the urgent never.
+func TestOutboxUrgentFirstAndCapped(t *testing.T) {
+	t.Parallel()
+	d := Dir(t.TempDir())
+	now := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
+	var flood []string
+	for i := range MaxOutbox + 20 {
+		flood = append(flood, fmt.Sprintf("failure %d", i))
+	}
+	assert.NilError(t, d.QueueAlerts(now, flood))
+	assert.NilError(t, d.QueueUrgent(now.Add(time.Minute), []string{"QUESTION"}))
+	names, err := d.PendingAlerts()
+	assert.NilError(t, err)
+	assert.Assert(t, len(names) <= MaxOutbox+1, "%d waiting", len(names))
+	read := func(name string) string {
+		b, err := os.ReadFile(d.Path(Outbox + "/" + name))
+		assert.NilError(t, err)
+		return string(b)
+	}
+	assert.Equal(t, read(names[0]), "QUESTION")
+	var dropped bool
+	for _, n := range names {
+		if strings.Contains(read(n), "ALERTS DROPPED") {
+			dropped = true
+		}
+	}
+	assert.Assert(t, dropped, "no note of the dropped alerts")
+	assert.Assert(t, !slices.ContainsFunc(names, func(n string) bool { return read(n) == "failure 0" }), "the oldest were kept")
+	assert.Assert(t, slices.ContainsFunc(names, func(n string) bool { return read(n) == fmt.Sprintf("failure %d", MaxOutbox+19) }), "the newest were dropped")
 }

@@ -2,6 +2,7 @@ package tick
 
 import (
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -57,24 +58,42 @@ func (p *poll) screenChanges() {
 	for _, f := range p.next.FailureLatch {
 		latched[f] = true
 	}
+	var failed []string
 	for _, l := range fresh {
 		if latched[l] || !classify.IsFailure(l) {
 			continue
 		}
 		latched[l] = true
 		p.next.FailureLatch = append(p.next.FailureLatch, l)
-		if first {
-			continue
+		if !first {
+			failed = append(failed, l)
 		}
-		a := alert.Alert{Kind: alert.Failure, Target: p.cfg.Target, State: p.in.Screen.State.String(), Time: p.in.Now, FailLine: l}
+	}
+	// A poll's new failures are one alert and one event, however many
+	// lines the pane printed: three hundred failing tests are one page.
+	if len(failed) > 0 {
+		shown := failed[:min(len(failed), maxFailuresShown)]
+		text := strings.Join(shown, "\n")
+		if more := len(failed) - len(shown); more > 0 {
+			text += fmt.Sprintf("\n… and %d more failure line(s)", more)
+		}
+		a := alert.Alert{Kind: alert.Failure, Target: p.cfg.Target, State: p.in.Screen.State.String(), Time: p.in.Now, FailLine: text}
 		p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
-		p.event(event.Failure, p.in.Screen.State.String(), map[string]any{"line": l})
-		p.notes = append(p.notes, "failure alerted: "+oneLine(l))
+		p.event(event.Failure, p.in.Screen.State.String(), map[string]any{"line": failed[0], "lines": len(failed)})
+		note := "failure alerted: " + oneLine(failed[0])
+		if len(failed) > 1 {
+			note += fmt.Sprintf(" (and %d more)", len(failed)-1)
+		}
+		p.notes = append(p.notes, note)
 	}
 	if n := len(p.next.FailureLatch); n > maxFailureLatch {
 		p.next.FailureLatch = p.next.FailureLatch[n-maxFailureLatch:]
 	}
 }
+
+// maxFailuresShown is how many of a poll's new failure lines its one alert
+// quotes.
+const maxFailuresShown = 10
 
 // A fragmentLedger can also tell whether a short fragment is ours.
 type fragmentLedger interface {

@@ -1,6 +1,7 @@
 package tick
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -490,5 +491,56 @@ func TestNoAgentIsItsOwnReading(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFailureFloodIsOneAlert: a pane that prints three hundred failure
+// lines in one poll gives one alert quoting the first ones and counting the
+// rest, and one event; the next poll of the same screen gives none.
+func TestFailureFloodIsOneAlert(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "--- FAIL: TestCase%03d exit code 1\n", i)
+	}
+	flood := b.String()
+	got, s := run(t, cfg, []scripted{
+		{pane: busy, work: "7"},
+		{pane: busy, work: "7", extra: flood},
+		{pane: busy, work: "7", extra: flood},
+	})
+	var alerts []string
+	for _, l := range got {
+		if strings.HasPrefix(l, "→ alert") {
+			alerts = append(alerts, l)
+		}
+	}
+	if diff := cmp.Diff([]string{"→ alert: failure"}, alerts); diff != "" {
+		t.Errorf("alerts (-want +got):\n%s\nlines:\n%s", diff, strings.Join(got, "\n"))
+	}
+	if !strings.Contains(strings.Join(got, "\n"), "(and ") {
+		t.Errorf("the line does not count the rest:\n%s", strings.Join(got, "\n"))
+	}
+	_ = s
+	in := Input{Now: t0, Screen: classify.ClassifyText(busy, classify.Options{})}
+	_, first := Step(State{}, cfg, in)
+	in.Now, in.Screen = t0.Add(time.Minute), classify.ClassifyText(flood+busy, classify.Options{})
+	_, out := Step(State{Polls: 1, Seen: []string{}}, cfg, in)
+	_ = first
+	var n, events int
+	for _, a := range out.Actions {
+		if a.Kind == Alert {
+			n++
+			if !strings.Contains(a.Alert.FailLine, "… and ") {
+				t.Errorf("the alert does not count the lines it leaves out: %q", a.Alert.FailLine)
+			}
+		}
+	}
+	for _, e := range out.Events {
+		if e.Name == "failure" {
+			events++
+		}
+	}
+	if n > 1 || events > 1 {
+		t.Errorf("%d alerts and %d failure events for one poll's flood", n, events)
 	}
 }
