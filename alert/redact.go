@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"sync"
@@ -8,6 +9,10 @@ import (
 
 // Masked is what Redact puts where a secret was.
 const Masked = "[redacted]"
+
+// pre opens a token rule: the start, or a character that is not a letter
+// or a digit, kept as group 1.
+const pre = `(^|[^A-Za-z0-9])`
 
 // A rule masks one shape of secret. tmpl is expanded as in
 // regexp.Regexp.Expand; keep, when set, vets a match and leaves it alone when
@@ -25,6 +30,9 @@ type rule struct {
 // invocations never send an alert.
 var rules = sync.OnceValue(func() []rule {
 	return []rule{
+		// A PEM key inside a JSON string: its newlines are \n escapes.
+		{re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\\r)?\\n[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|["\n]|$)`),
+			tmpl: "-----BEGIN ${1}PRIVATE KEY${2}-----\\n" + Masked, keep: unmasked},
 		// PEM private keys, whole, then cut off (a pane shows the top of one).
 		{re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`),
 			tmpl: "-----BEGIN ${1}PRIVATE KEY${2}-----\n" + Masked + "\n-----END ${1}PRIVATE KEY${2}-----"},
@@ -36,35 +44,48 @@ var rules = sync.OnceValue(func() []rule {
 		// Slack incoming webhooks.
 		{re: regexp.MustCompile(`\b(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+`),
 			tmpl: "${1}…" + Masked},
+		// Token shapes with a prefix of their own. pre: not a letter or a
+		// digit before the prefix (a space, punctuation, or a "_" that
+		// glues the key to a variable name, where \b would not match).
 		// Anthropic, then OpenAI (which must look random: a digit in it).
-		{re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{8,}`),
-			tmpl: "sk-ant-…" + Masked},
+		{re: regexp.MustCompile(pre + `sk-ant-[A-Za-z0-9_-]{8,}`),
+			tmpl: "${1}sk-ant-…" + Masked},
 		{re: regexp.MustCompile(`\bsk-((?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}`),
 			tmpl: "sk-${1}…" + Masked, keep: hasDigit},
 		// Stripe.
-		{re: regexp.MustCompile(`\b([rs]k_(?:live|test)_)[A-Za-z0-9]{16,}`),
-			tmpl: "${1}…" + Masked},
+		{re: regexp.MustCompile(pre + `([rs]k_(?:live|test)_)[A-Za-z0-9]{16,}`),
+			tmpl: "${1}${2}…" + Masked},
 		// GitHub and GitLab.
-		{re: regexp.MustCompile(`\b(gh[pousr]_)[A-Za-z0-9]{20,}`),
-			tmpl: "${1}…" + Masked},
-		{re: regexp.MustCompile(`\b(github_pat_)[A-Za-z0-9_]{20,}`),
-			tmpl: "${1}…" + Masked},
-		{re: regexp.MustCompile(`\b(glpat-)[A-Za-z0-9_-]{20,}`),
-			tmpl: "${1}…" + Masked},
-		// AWS access key ids, and secret keys where they are named.
-		{re: regexp.MustCompile(`\b(AKIA|ASIA)[A-Z0-9]{16}\b`),
-			tmpl: "${1}…" + Masked},
-		{re: regexp.MustCompile(`(?i)((?:aws_?)?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40,}`),
+		{re: regexp.MustCompile(pre + `(gh[pousr]_)[A-Za-z0-9]{20,}`),
+			tmpl: "${1}${2}…" + Masked},
+		{re: regexp.MustCompile(pre + `(github_pat_)[A-Za-z0-9_]{20,}`),
+			tmpl: "${1}${2}…" + Masked},
+		{re: regexp.MustCompile(pre + `(glpat-)[A-Za-z0-9_-]{20,}`),
+			tmpl: "${1}${2}…" + Masked},
+		// Hugging Face, npm, Google OAuth access tokens, SendGrid.
+		{re: regexp.MustCompile(pre + `(hf_)[A-Za-z0-9]{20,}`),
+			tmpl: "${1}${2}…" + Masked},
+		{re: regexp.MustCompile(pre + `(npm_)[A-Za-z0-9]{20,}`),
+			tmpl: "${1}${2}…" + Masked},
+		{re: regexp.MustCompile(pre + `(ya29\.)[A-Za-z0-9_-]{20,}`),
+			tmpl: "${1}${2}…" + Masked},
+		{re: regexp.MustCompile(pre + `(SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`),
+			tmpl: "${1}${2}…" + Masked},
+		// AWS access key ids; secret keys and session tokens where they
+		// are named.
+		{re: regexp.MustCompile(pre + `(AKIA|ASIA)[A-Z0-9]{16}\b`),
+			tmpl: "${1}${2}…" + Masked},
+		{re: regexp.MustCompile(`(?i)((?:aws_?)?(?:secret_?access_?key|session_?token)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`),
 			tmpl: "${1}" + Masked},
 		// Slack tokens.
-		{re: regexp.MustCompile(`\b(xox[abposr]-|xapp-)[A-Za-z0-9-]{10,}`),
-			tmpl: "${1}…" + Masked},
+		{re: regexp.MustCompile(pre + `(xox[abposr]-|xapp-)[A-Za-z0-9-]{10,}`),
+			tmpl: "${1}${2}…" + Masked},
 		// Google API keys.
-		{re: regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`),
-			tmpl: "AIza…" + Masked},
+		{re: regexp.MustCompile(pre + `AIza[A-Za-z0-9_-]{35}`),
+			tmpl: "${1}AIza…" + Masked},
 		// JSON Web Tokens.
-		{re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
-			tmpl: "eyJ…" + Masked},
+		{re: regexp.MustCompile(pre + `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+			tmpl: "${1}eyJ…" + Masked},
 		// Telegram bot tokens (also inside an API URL's /bot<token>/).
 		{re: regexp.MustCompile(`(^|[^0-9A-Za-z]|bot)([0-9]{6,12}):[A-Za-z0-9_-]{30,}`),
 			tmpl: "${1}${2}:…" + Masked},
@@ -76,6 +97,10 @@ var rules = sync.OnceValue(func() []rule {
 		// Secrets assigned to variables named for them: FOO_API_KEY=..., ...
 		{re: regexp.MustCompile(`\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|SECRET_KEY|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY)\s*=\s*["']?)[^\s"']{8,}`),
 			tmpl: "${1}" + Masked, keep: unmasked},
+		// The same names in lower case, as YAML, JSON or an INI file write
+		// them: password: ..., "api_key": "...", client_secret = ...
+		{re: regexp.MustCompile(`(?i)((?:^|[\s{,"'])["']?[a-z0-9_.-]*(?:api[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|secret|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',}]{6,}`),
+			tmpl: "${1}" + Masked, keep: assignedSecret},
 	}
 })
 
@@ -87,6 +112,23 @@ var rules = sync.OnceValue(func() []rule {
 // it was (sk-ant-…[redacted]). Everything else is returned unchanged, and
 // Redact(Redact(s)) == Redact(s).
 func Redact(s string) string {
+	if !mightHoldSecret(s) {
+		return s // the common case: a line with no hint of a secret compiles nothing
+	}
+	r := redactShapes(s)
+	// A key hard-wrapped by a narrow pane, or drawn inside a box, is a
+	// secret across lines: read again with the borders off and the wrapped
+	// runs joined, and if that holds one, the relay is that text, masked.
+	if joined := unwrap(s); joined != s {
+		if rj := redactShapes(joined); rj != joined {
+			r = rj
+		}
+	}
+	return maskRandom(r)
+}
+
+// redactShapes applies the rules.
+func redactShapes(s string) string {
 	// Masking one secret can expose another shape to an earlier rule, so
 	// the rules run until nothing changes (in practice, once or twice).
 	for range 8 {
@@ -145,4 +187,130 @@ func tokenish(s string) bool {
 		}
 	}
 	return upper >= 2 && lower >= 2
+}
+
+// assignedSecret vets a lower-case assignment: a value that names no
+// secret (a boolean, a type, a reference to a variable or a placeholder)
+// is left alone.
+func assignedSecret(m string) bool {
+	if !unmasked(m) {
+		return false
+	}
+	i := strings.LastIndexAny(m, ":=")
+	v := strings.Trim(strings.TrimSpace(m[i+1:]), `"'`)
+	switch strings.ToLower(v) {
+	case "true", "false", "null", "none", "required", "optional", "string", "boolean", "secret", "password":
+		return false
+	}
+	return !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "<") && !strings.HasPrefix(v, "{") && !strings.HasPrefix(v, "-----")
+}
+
+// boxBorder matches the borders an agent draws around a line of a box.
+var boxBorder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*[│┃║|]\s?|\s?[│┃║|]\s*$`) })
+
+// wrappedRun is a line that ends, or starts, with a run that could be part
+// of a key.
+var wrappedRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/=_.-]{8,}$`) })
+var runStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/=_.-]{8,}`) })
+
+// unwrap returns s with box borders taken off each line, and each line
+// that ends in a key-like run joined to a next line that starts with one.
+func unwrap(s string) string {
+	if !strings.Contains(s, "\n") && !strings.ContainsAny(s, "│┃║|") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = boxBorder().ReplaceAllString(l, "")
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			prev := lines[i-1]
+			if wrappedRun().MatchString(prev) && runStart().MatchString(strings.TrimLeft(l, " \t")) {
+				b.WriteString(strings.TrimLeft(l, " \t"))
+				continue
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// A random run: 40 characters or more of key alphabet (no "/": a path is
+// not a key), with both cases and digits, close to random. No named shape caught it; it is masked all the
+// same, keeping four characters.
+var randomRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+=_-]{40,512}`) })
+
+// maskRandom masks the random runs of s: the entropy fallback.
+func maskRandom(s string) string {
+	return randomRun().ReplaceAllStringFunc(s, func(run string) string {
+		if !looksRandom(run) {
+			return run
+		}
+		return run[:4] + "…" + Masked
+	})
+}
+
+// looksRandom reports whether run mixes lower case, upper case and digits
+// with at least 4.3 bits of entropy a character.
+func looksRandom(run string) bool {
+	var lower, upper, digit bool
+	var counts [256]int
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		counts[c]++
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= '0' && c <= '9':
+			digit = true
+		}
+	}
+	if !lower || !upper || !digit {
+		return false
+	}
+	h := 0.0
+	for _, n := range counts {
+		if n > 0 {
+			p := float64(n) / float64(len(run))
+			h -= p * math.Log2(p)
+		}
+	}
+	return h >= 4.3
+}
+
+// hints are what every rule needs to find in a text (compared without
+// case): a text with none of them, and no long run of key characters,
+// holds nothing Redact would mask.
+var hints = []string{
+	"begin", "://", "hooks.slack", "sk-", "_live_", "_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+	"github_pat_", "glpat-", "hf_", "npm_", "ya29.", "sg.", "akia", "asia", "secret", "session",
+	"xox", "xapp-", "aiza", "eyj", "authoriz", "bearer", "key", "token", "passw",
+}
+
+// mightHoldSecret reports whether s has a hint of a secret: one of hints,
+// or a run of 30 key characters (a Telegram token, a random key).
+func mightHoldSecret(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' || c == '=' {
+			if run++; run >= 30 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	lower := strings.ToLower(s)
+	for _, h := range hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
 }

@@ -66,7 +66,27 @@ func TestRedact(t *testing.T) {
 		{"stripe", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_…[redacted]"},
 		{"google", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "AIza…[redacted]"},
 		{"env assignment", "export DATABASE_PASSWORD='hunter2hunter2'", "export DATABASE_PASSWORD='[redacted]'"},
-		{"env token", "NPM_TOKEN=npm_abcdefghijklmnop0123", "NPM_TOKEN=[redacted]"},
+		{"env token", "NPM_TOKEN=npm_abcdefghijklmnop0123", "NPM_TOKEN=npm_…[redacted]"},
+		{"hugging face", "token hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345 set", "token hf_…[redacted] set"},
+		{"npm", "//registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "//registry.npmjs.org/:_authToken=npm_…[redacted]"},
+		{"google oauth", "Authorization ya29.a0AfH6SMBx3Zq_AbCdEfGhIjKlMnOpQrStUvWx", "Authorization ya29.…[redacted]"},
+		{"sendgrid", "SG.AbCdEfGhIjKlMnOpQrSt.UvWxYz0123456789AbCdEfGhIjKl", "SG.…[redacted]"},
+		{"glued to an underscore", "MY_sk-ant-api03-Zx9_fQ2mXk7LpZ0aB3cD4eF5gH6", "MY_sk-ant-…[redacted]"},
+		{"glued github", "token_ghp_16C7e42F292c6912E7710c838347Ae178B4a", "token_ghp_…[redacted]"},
+		{"aws session token", "aws_session_token = IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQ",
+			"aws_session_token = [redacted]"},
+		{"yaml password", "  password: hunter2hunter2", "  password: [redacted]"},
+		{"json api key", `{"api_key": "q1w2e3r4t5y6u7i8", "name": "x"}`, `{"api_key": "[redacted]", "name": "x"}`},
+		{"ini client secret", "client_secret = 8d9f0a1b2c3d4e5f", "client_secret = [redacted]"},
+		{"a password reference is not one", "password: ${DB_PASSWORD}", "password: ${DB_PASSWORD}"},
+		{"json-escaped pem", `{"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n"}`,
+			`{"private_key": "-----BEGIN PRIVATE KEY-----\n[redacted]\n"}`},
+		{"key wrapped in a box", "│ export KEY=sk-ant-api03-Zx9_fQ2mXk7Lp │\n│ Z0aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2 │",
+			"export KEY=sk-ant-…[redacted]"},
+		{"pem in a box", "│ -----BEGIN RSA PRIVATE KEY----- │\n│ MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn │\n│ -----END RSA PRIVATE KEY----- │",
+			"-----BEGIN RSA PRIVATE KEY-----\n[redacted]\n-----END RSA PRIVATE KEY-----"},
+		{"random run", "the key is Zx9fQ2mXk7LpZ0aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2 in the log",
+			"the key is Zx9f…[redacted] in the log"},
 		{"env keeps a known prefix", "OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", "OPENAI_API_KEY=sk-proj-…[redacted]"},
 		{"two on a line", "a=ghp_16C7e42F292c6912E7710c838347Ae178B4a b=AKIAIOSFODNN7EXAMPLE",
 			"a=ghp_…[redacted] b=AKIA…[redacted]"},
@@ -139,6 +159,10 @@ func FuzzRedact(f *testing.F) {
 	f.Add(hostile)
 	f.Fuzz(func(t *testing.T, s string) {
 		once := Redact(s)
+		// The fast path skips nothing the rules would mask.
+		if !mightHoldSecret(s) && (redactShapes(s) != s || maskRandom(s) != s || redactShapes(unwrap(s)) != unwrap(s)) {
+			t.Errorf("mightHoldSecret(%q) is false, but the rules mask it", s)
+		}
 		if twice := Redact(once); twice != once {
 			t.Errorf("not idempotent:\n in    %q\n once  %q\n twice %q", s, once, twice)
 		}

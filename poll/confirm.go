@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 
 	"github.com/omega-monitor/omega-monitor/capture"
@@ -89,7 +90,7 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	if err := os.Remove(action); err != nil && !errors.Is(err, os.ErrNotExist) {
 		problems = append(problems, "action file not removed: "+err.Error())
 	}
-	if err := d.sd().AppendHistory(now, target, []tick.Event{{Name: ev, State: state, Fields: fields}}); err != nil {
+	if err := d.sd().AppendHistory(now, target, redactEvents([]tick.Event{{Name: ev, State: state, Fields: fields}})); err != nil {
 		problems = append(problems, err.Error())
 	}
 	var said string
@@ -113,7 +114,7 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	for _, p := range problems {
 		line += " · error: " + printable.String(p)
 	}
-	return line, 1
+	return alert.Redact(line), 1
 }
 
 // writePending keeps the nudge handed over and the screen it was judged

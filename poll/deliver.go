@@ -57,11 +57,11 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 		if why != "" {
 			fields["why"] = why
 			ok = false
-			line := tick.Line(target, "?", "alert NOT delivered: "+why)
+			line := alert.Redact(tick.Line(target, "?", "alert NOT delivered: "+why))
 			lines = append(lines, line)
 			d.AppendLog(line)
 		}
-		d.AppendHistory(time.Now(), target, []event.Event{{Name: ev, State: "?", Fields: fields}})
+		d.AppendHistory(time.Now(), target, redactEvents([]event.Event{{Name: ev, State: "?", Fields: fields}}))
 		if !done {
 			break // the rest wait behind it, in order
 		}

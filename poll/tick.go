@@ -136,13 +136,15 @@ func Tick(r Request, pane io.Reader) (string, error) {
 		problems = append(problems, err.Error())
 	}
 	d.handOver(out, screen, now, diffCmd, &problems)
-	if err := d.sd().AppendHistory(now, *f.target, out.Events); err != nil {
+	if err := d.sd().AppendHistory(now, *f.target, redactEvents(out.Events)); err != nil {
 		problems = append(problems, err.Error())
 	}
 	line := out.Line
 	for _, p := range problems {
 		line += " · error: " + printable.String(p)
 	}
+	// Nothing a pane showed of a secret is kept or printed raw.
+	line = alert.Redact(line)
 	return line, d.sd().AppendLog(line)
 }
 
@@ -407,4 +409,25 @@ func reportRulesOnce(stateDir string, err error) string {
 	}
 	os.WriteFile(mark, []byte(msg), 0o600)
 	return msg
+}
+
+// redactEvents masks the secrets in the events' text before the history
+// keeps them: a failure line, an evidence line, a nudge's text.
+func redactEvents(events []tick.Event) []tick.Event {
+	out := make([]tick.Event, len(events))
+	for i, e := range events {
+		out[i] = e
+		if len(e.Fields) == 0 {
+			continue
+		}
+		fields := make(map[string]any, len(e.Fields))
+		for k, v := range e.Fields {
+			if s, ok := v.(string); ok {
+				v = alert.Redact(s)
+			}
+			fields[k] = v
+		}
+		out[i].Fields = fields
+	}
+	return out
 }

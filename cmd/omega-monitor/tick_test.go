@@ -331,3 +331,30 @@ func TestNoEscapeReachesTheOperator(t *testing.T) {
 	assert.Equal(t, run([]string{"logs", "agent", "--raw"}, nil, &printed, &errb), 0, errb.String())
 	assert.Equal(t, printed.String(), "MONITOR · agent · ? · \x1b]0;pwned\x07title\n")
 }
+
+// TestSecretsAreRedactedBeforeTheyAreKept: a failure line that shows a key
+// is alerted, and the MONITOR line, monitor.log and the history keep it
+// masked, never raw.
+func TestSecretsAreRedactedBeforeTheyAreKept(t *testing.T) {
+	state := t.TempDir()
+	key := "sk-ant-api03-Zx9_fQ2mXk7LpZ0aB3cD4eF5gH6iJ7kL8mN9"
+	calm := readPane(t, "GOLDEN-stalled-real")
+	tickOnce(t, calm, "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "0")
+	failing := "⏺ Bash(./deploy)\n  ⎿  Error: ANTHROPIC_API_KEY=" + key + " rejected, exit code 1\n\n" + calm
+	out, _, code := run2(t, failing, "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "0", "--now", "2026-01-05T09:01:00Z")
+	assert.Equal(t, code, 0)
+	assert.Assert(t, strings.Contains(out, "failure alerted"), out)
+	for _, f := range []string{"monitor.log", "history.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(state, f))
+		assert.NilError(t, err)
+		assert.Assert(t, !strings.Contains(string(b), key[14:]), "%s keeps the key:\n%s", f, b)
+	}
+	assert.Assert(t, !strings.Contains(out, key[14:]), out)
+}
+
+func run2(t *testing.T, pane string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"tick"}, args...), strings.NewReader(pane), &out, &errb)
+	return out.String(), errb.String(), code
+}
