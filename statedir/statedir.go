@@ -53,6 +53,7 @@ const (
 	AuditFile    = "last.json"        // the latest run of an audit (AuditRecord)
 	FailedAlerts = "alert-failed.log" // alerts that could not be delivered
 	Rules        = "rules.json"       // the operator's rules (classify)
+	Hosts        = "hosts"            // the ssh aliases list may reach, one a line
 	BoardCursors = ".board-cursors.json"
 )
 

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -17,6 +21,9 @@ import (
 // alias, their sessions, and which are watchers or watched. list prints
 // it; --json prints it as it is.
 type Listing struct {
+	// NotProbed counts the aliases of the ssh config that were not
+	// reached: not opted into (list --all-hosts, or the hosts file).
+	NotProbed int           `json:"not_probed"`
 	SSHConfig string        `json:"ssh_config"`
 	Hosts     []HostListing `json:"hosts"`
 }
@@ -39,9 +46,22 @@ type SessionListing struct {
 
 // List probes this machine and every alias at once, each under its own wall
 // clock, and marks watchers and watched sessions.
-func List(ctx context.Context, m coord.Mux, muxErr error, cfg *coord.SSHConfig) Listing {
+//
+// Only the aliases the operator opted into are reached (all, or those in
+// optedIn: named in the state home's hosts file, or already watched): a
+// connection to a host runs its ssh config's commands (ProxyCommand) and
+// reaches a machine that may be compromised, so list never connects to one
+// by itself. The others are counted in NotProbed.
+func List(ctx context.Context, m coord.Mux, muxErr error, cfg *coord.SSHConfig, all bool, optedIn map[string]bool) Listing {
 	l := Listing{SSHConfig: cfg.Path}
-	hosts := append([]string{""}, cfg.Aliases()...)
+	hosts := []string{""}
+	for _, a := range cfg.Aliases() {
+		if all || optedIn[a] {
+			hosts = append(hosts, a)
+		} else {
+			l.NotProbed++
+		}
+	}
 	l.Hosts = make([]HostListing, len(hosts))
 	var wg sync.WaitGroup
 	for i, host := range hosts {
@@ -155,6 +175,31 @@ func (l Listing) Write(w io.Writer) {
 		}
 	}
 	tw.Flush()
+	if l.NotProbed > 0 {
+		fmt.Fprintf(w, "(%d more ssh aliases not probed: omega-monitor list --all-hosts, or name them in %s, one a line)\n", l.NotProbed, "$OMEGA_MONITOR_HOME/"+statedir.Hosts)
+	}
+}
+
+// OptedIn returns the aliases list may reach without --all-hosts: those
+// named in the state home's hosts file (one a line; # starts a comment),
+// and the hosts of the watchers under home.
+func OptedIn(home string) map[string]bool {
+	in := map[string]bool{}
+	if b, err := fsutil.ReadCapped(filepath.Join(home, statedir.Hosts), 64<<10); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			if line = strings.TrimSpace(line); line != "" {
+				in[line] = true
+			}
+		}
+	}
+	entries, _ := os.ReadDir(home)
+	for _, e := range entries {
+		if t, ok := ReadTarget(home, e.Name()); ok && !t.Local() {
+			in[t.Host] = true
+		}
+	}
+	return in
 }
 
 func sessionStatus(host string, s SessionListing) string {

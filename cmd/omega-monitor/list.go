@@ -11,15 +11,21 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 const listUsage = `usage: omega-monitor list [--json] [--ssh-config PATH] [--timeout DUR] [--mux PATH]
 
-Lists what is watchable, everywhere: the local sessions and the sessions of
-every concrete alias in the ssh config, each host probed in parallel under
-its own wall clock. Marks the watchers (monitor-*) and the sessions a watcher
-watches. A host that cannot be reached is one line saying so.
+Lists what is watchable: the local sessions, and the sessions of the ssh
+aliases you opted into, each host probed in parallel under its own wall
+clock. Marks the watchers (monitor-*) and the sessions a watcher watches. A
+host that cannot be reached is one line saying so.
+
+A connection runs the alias's ssh config (its ProxyCommand) and reaches a
+machine that may be compromised, so list reaches only the aliases named in
+$OMEGA_MONITOR_HOME/hosts (one a line) and the hosts already watched;
+--all-hosts reaches every concrete alias of the ssh config.
 
 flags:
 `
@@ -33,6 +39,7 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	sshConfig := fs.String("ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
 	timeout := fs.Duration("timeout", listTimeout, "wall clock of each host's probe")
+	allHosts := fs.Bool("all-hosts", false, "reach every concrete alias of the ssh config, not only those opted into")
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	positional, code, ok := cmdline.ParseInterspersed(fs, args, listUsage, stdout, stderr)
 	if !ok {
@@ -53,7 +60,8 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	bin, muxErr := coord.MuxBinary(*muxFlag, os.Getenv)
 	m := coord.Mux{Bin: bin, SSH: coord.SSH{Config: *sshConfig, Timeout: *timeout}}
-	l := watcher.List(context.Background(), m, muxErr, cfg)
+	home, _ := statedir.Home()
+	l := watcher.List(context.Background(), m, muxErr, cfg, *allHosts, watcher.OptedIn(home))
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -38,7 +38,7 @@ func TestListEverywhere(t *testing.T) {
 
 	const bound = 5 * time.Second
 	start := time.Now()
-	res := f.run(t, "list", "--ssh-config", f.ssh.Path, "--timeout", bound.String())
+	res := f.run(t, "list", "--all-hosts", "--ssh-config", f.ssh.Path, "--timeout", bound.String())
 	took := time.Since(start)
 	res.Assert(t, icmd.Success)
 	if took > bound+3*time.Second {
@@ -68,7 +68,7 @@ func TestListEverywhere(t *testing.T) {
 		}
 	}
 
-	res = f.run(t, "list", "--json", "--ssh-config", f.ssh.Path, "--timeout", bound.String())
+	res = f.run(t, "list", "--json", "--all-hosts", "--ssh-config", f.ssh.Path, "--timeout", bound.String())
 	res.Assert(t, icmd.Success)
 	var l watcher.Listing
 	if err := json.Unmarshal([]byte(res.Stdout()), &l); err != nil {
@@ -137,7 +137,7 @@ func TestListKillsAHungProxyCommand(t *testing.T) {
 	pids := filepath.Join(t.TempDir(), "pids")
 	proxy := fmt.Sprintf(`sh -c 'sleep 300 & echo $! >> %s; echo $$ >> %s; sleep 300'`, pids, pids)
 	f.ssh.Add(t, "hung", "HostName 127.0.0.1", "ProxyCommand "+proxy, "BatchMode yes")
-	res := f.run(t, "list", "--ssh-config", f.ssh.Path, "--timeout", "2s")
+	res := f.run(t, "list", "--all-hosts", "--ssh-config", f.ssh.Path, "--timeout", "2s")
 	res.Assert(t, icmd.Success)
 	assert.Assert(t, strings.Contains(res.Stdout(), "hung"), res.Stdout())
 	data, err := os.ReadFile(pids)
@@ -152,4 +152,26 @@ func TestListKillsAHungProxyCommand(t *testing.T) {
 			return poll.Continue("process %d of the ProxyCommand still runs", pid)
 		}, poll.WithTimeout(10*time.Second))
 	}
+}
+
+// TestListReachesOnlyOptedInHosts: an alias of the ssh config that the
+// operator did not name in the hosts file, and does not watch, is never
+// connected to (its ProxyCommand, which would leave a mark, never runs);
+// list says how many it left out. One named in the hosts file is probed.
+func TestListReachesOnlyOptedInHosts(t *testing.T) {
+	testenv.Need(t, "ssh", "sh", "touch")
+	f := newFleet(t)
+	marks := t.TempDir()
+	for _, alias := range []string{"stranger", "friend"} {
+		f.ssh.Add(t, alias, "HostName 127.0.0.1", "ProxyCommand touch "+marks+"/"+alias, "BatchMode yes")
+	}
+	assert.NilError(t, os.MkdirAll(f.state, 0o700))
+	assert.NilError(t, os.WriteFile(filepath.Join(f.state, "hosts"), []byte("# the hosts list may reach\nfriend\n"), 0o600))
+	res := f.run(t, "list", "--ssh-config", f.ssh.Path, "--timeout", "3s")
+	res.Assert(t, icmd.Success)
+	assert.Assert(t, strings.Contains(res.Stdout(), "(1 more ssh aliases not probed: omega-monitor list --all-hosts"), res.Stdout())
+	_, err := os.Stat(filepath.Join(marks, "stranger"))
+	assert.Assert(t, os.IsNotExist(err), "list connected to an alias nobody opted into")
+	_, err = os.Stat(filepath.Join(marks, "friend"))
+	assert.NilError(t, err, "list did not reach the alias named in the hosts file")
 }
