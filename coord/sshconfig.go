@@ -1,23 +1,47 @@
 package coord
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strings"
+
+	"github.com/kevinburke/ssh_config"
 )
 
 // An SSHConfig is an ssh client config read for its aliases: the names an
-// operator gave hosts, which list offers as places to watch. It reads what
-// naming needs (Host, Match and Include lines) and nothing else: ssh itself
-// resolves an alias when it connects, so no setting of a host is
-// interpreted here, and a keyword this reader does not know is never an
-// error.
+// operator gave hosts, which list offers as places to watch. ssh itself
+// resolves an alias when it connects, so no setting of a host is read here.
+//
+// Host lines are read by github.com/kevinburke/ssh_config, one line at a
+// time, so that a line it refuses costs that line and not the file. It
+// reads "Host a b", "Host=a", "Host = a" and trailing comments; it splits
+// patterns at spaces only, so a pattern it returns is split again at tabs,
+// and one in double quotes is unquoted, as ssh reads both. A pattern with
+// a wildcard ("*", "?"), a negation ("!"), or a quote or space left in it
+// names no alias.
+//
+// A line's keyword decides which lines the library is given: Host lines,
+// and no other. A Match line names no alias whatever its criteria, and
+// the library would refuse most: it knows Match all and Match host (taking
+// any further criteria for more host patterns) and refuses exec, final,
+// canonical, user, localuser, originalhost, tagged and the rest, so that
+// a file with one of them cannot be decoded whole, nor asked for a host's
+// settings. TestSSHConfigLibraryMatch holds the library to this.
+//
+// Include is followed by coord, not by the library: ssh_config reads an
+// Include's files as it parses the line, keeps them to itself, refuses the
+// file for one it cannot read, and reads whatever the glob names, a device
+// too. coord resolves the paths as ssh does (absolute, "~/", otherwise
+// under ~/.ssh), globs them, reads the regular files of at most
+// maxConfigSize bytes and skips the others, follows Include to ssh's depth
+// of 16 and reads each file once. An argument is a word between spaces, as
+// the library reads one: a quoted path with a space in it is not followed.
 type SSHConfig struct {
 	// Path is the file read, after the default was applied.
 	Path string
@@ -49,16 +73,22 @@ func LoadSSHConfig(path string) (*SSHConfig, error) {
 	if path == "" {
 		path = DefaultSSHConfig()
 	}
+	return loadSSHConfig(path, sshHome())
+}
+
+// loadSSHConfig is LoadSSHConfig with relative Include paths under home.
+func loadSSHConfig(path, home string) (*SSHConfig, error) {
 	c := &SSHConfig{Path: path}
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("coord: ssh config: %w", err)
 	}
+	r := &aliasReader{home: home, read: map[string]bool{fileKey(path): true}}
 	seen := map[string]bool{}
-	for _, a := range configAliases(data, sshHome(), 0) {
+	for _, a := range r.aliases(data, 0) {
 		if !seen[a] {
 			seen[a] = true
 			c.aliases = append(c.aliases, a)
@@ -74,37 +104,53 @@ func (c *SSHConfig) Aliases() []string {
 	return append([]string(nil), c.aliases...)
 }
 
-// maxIncludeDepth is how deep Include is followed: ssh's own limit, which
-// also ends a file that includes itself.
+// maxIncludeDepth is how deep Include is followed: ssh's own limit.
 const maxIncludeDepth = 16
 
-// configAliases returns the concrete Host patterns of one config file's
-// text, in order, with those of the files it includes where the Include
-// line stands. An Include inside a Host or Match block is followed too: its
-// aliases are offered whatever the condition.
-func configAliases(data []byte, home string, depth int) []string {
+// An aliasReader reads a config's aliases and those of the files it
+// includes. Each file is read once: ssh reads a file each time it is
+// included, to its depth of 16, which is exponential in a file that
+// includes itself twice, and a file read again names no alias not already
+// listed.
+type aliasReader struct {
+	home string          // the directory of "~/" and ~/.ssh
+	read map[string]bool // the files read, by fileKey
+}
+
+// aliases returns the concrete Host patterns of one config file's text, in
+// order, with those of the files it includes where the Include line stands.
+// An Include inside a Host or Match block is followed too: its aliases are
+// offered whatever the condition.
+func (r *aliasReader) aliases(data []byte, depth int) []string {
 	var aliases []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		keyword, args := configLine(sc.Text())
-		switch strings.ToLower(keyword) {
-		case "host":
-			for _, a := range args {
-				if isConcrete(a) {
-					aliases = append(aliases, a)
-				}
-			}
+	for line := range bytes.Lines(data) {
+		keyword, args := splitLine(line)
+		switch keyword {
 		case "include":
-			if depth >= maxIncludeDepth {
-				continue
+			if depth < maxIncludeDepth {
+				aliases = append(aliases, r.included(strings.Fields(args), depth)...)
 			}
-			for _, pattern := range args {
-				matches, _ := filepath.Glob(includePath(pattern, home))
-				for _, m := range matches {
-					if inc, err := os.ReadFile(m); err == nil {
-						aliases = append(aliases, configAliases(inc, home, depth+1)...)
-					}
+		case "host":
+			aliases = append(aliases, hostAliases(line)...)
+		}
+	}
+	return aliases
+}
+
+// hostAliases returns the concrete patterns of a Host line.
+func hostAliases(line []byte) []string {
+	cfg, err := ssh_config.DecodeBytes(line)
+	if err != nil {
+		return nil
+	}
+	var aliases []string
+	// Hosts[0] is the library's implicit "Host *"; a Host line is the one
+	// after it.
+	for _, h := range cfg.Hosts[1:] {
+		for _, p := range h.Patterns {
+			for _, a := range strings.Fields(p.String()) {
+				if a := unquotePattern(a); isConcrete(a) {
+					aliases = append(aliases, a)
 				}
 			}
 		}
@@ -112,39 +158,74 @@ func configAliases(data []byte, home string, depth int) []string {
 	return aliases
 }
 
-// configLine splits a config line as ssh does: a keyword, then its
-// arguments, separated by white space or one "=", with double quotes
-// around an argument that holds spaces. A "#" starts a comment.
-func configLine(line string) (keyword string, args []string) {
-	if i := strings.IndexByte(line, '#'); i >= 0 {
-		line = line[:i]
-	}
-	line = strings.TrimSpace(line)
-	end := strings.IndexAny(line, " \t=")
-	if end < 0 {
-		return line, nil
-	}
-	keyword, rest := line[:end], strings.TrimLeft(line[end:], " \t")
-	rest = strings.TrimLeft(strings.TrimPrefix(rest, "="), " \t")
-	for rest != "" {
-		var arg string
-		if rest[0] == '"' {
-			i := strings.IndexByte(rest[1:], '"')
-			if i < 0 {
-				return keyword, args // an unclosed quote: ssh refuses the line
+// included returns the aliases of the files an Include line's arguments
+// name, in the order ssh reads them, skipping a file it cannot read.
+func (r *aliasReader) included(args []string, depth int) []string {
+	var aliases []string
+	for _, pattern := range args {
+		matches, _ := filepath.Glob(includePath(pattern, r.home))
+		for _, m := range matches {
+			if r.read[fileKey(m)] {
+				continue
 			}
-			arg, rest = rest[1:1+i], rest[2+i:]
-		} else if i := strings.IndexAny(rest, " \t"); i >= 0 {
-			arg, rest = rest[:i], rest[i:]
-		} else {
-			arg, rest = rest, ""
+			r.read[fileKey(m)] = true
+			// Only a regular file: a FIFO or a terminal would hold the
+			// read, and no device holds a config.
+			if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			if data, err := readConfig(m); err == nil {
+				aliases = append(aliases, r.aliases(data, depth+1)...)
+			}
 		}
-		if arg != "" {
-			args = append(args, arg)
-		}
-		rest = strings.TrimLeft(rest, " \t")
 	}
-	return keyword, args
+	return aliases
+}
+
+// maxConfigSize bounds what is read of a config file: ssh's are a few
+// kilobytes, and a name such as /dev/zero must not fill the memory.
+const maxConfigSize = 1 << 20
+
+// readConfig reads a config file of at most maxConfigSize bytes.
+func readConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxConfigSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxConfigSize)
+	}
+	return data, nil
+}
+
+// fileKey names a file the same way however it was reached.
+func fileKey(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}
+
+// splitLine returns a config line's keyword, lower-cased, and its
+// arguments after one "=", without a comment. The keyword ends where the
+// library's does, at white space, "=" or a line end, or sooner at "#": so
+// a line the library would take for an Include (and read the files it
+// names) is never one splitLine calls a Host line.
+func splitLine(line []byte) (keyword, args string) {
+	s, _, _ := strings.Cut(string(line), "#")
+	s = strings.TrimLeft(s, " \t\r")
+	end := strings.IndexAny(s, " \t=\r\n")
+	if end < 0 {
+		return strings.ToLower(s), ""
+	}
+	args = strings.TrimLeft(s[end:], " \t")
+	args = strings.TrimPrefix(args, "=")
+	return strings.ToLower(s[:end]), args
 }
 
 // includePath resolves an Include argument as ssh resolves a user config's:
@@ -158,6 +239,15 @@ func includePath(pattern, home string) string {
 	default:
 		return filepath.Join(home, ".ssh", pattern)
 	}
+}
+
+// unquotePattern removes the double quotes around a pattern, as the
+// library does for the value of a setting but not for a Host pattern.
+func unquotePattern(pattern string) string {
+	if len(pattern) >= 2 && pattern[0] == '"' && pattern[len(pattern)-1] == '"' {
+		return pattern[1 : len(pattern)-1]
+	}
+	return pattern
 }
 
 func isConcrete(pattern string) bool {
