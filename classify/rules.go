@@ -268,6 +268,24 @@ const codexStatus = `^(?:▌ ?)?[•◦] \S.* \((?:.*• *.+ to interrupt\)|(?:\
 // a usage limit).
 const codexTurnEnd = `^(?:■ |  Worked for (?:<1s|\d+[hms])(?: \d+[ms])*(?: • \d{1,2}:\d\d(?: [AP]M)?)?$|─+ Worked for .*─$|› /)`
 
+// codexAskFooter matches a line of the footer Codex draws under its question
+// overlay (request_user_input), at the overlay's margin: key hints joined by
+// " | ". Releases write it as "tab to add notes | enter to submit answer |
+// esc to interrupt", "option 4/5 | …", "No option selected | ↑/↓ scroll |
+// Enter: submit answer | Esc: interrupt", "Option 1 of 3 | … | Esc to change
+// answer", "Enter: submit all answers | …"; a narrow pane wraps it at its
+// separators (older releases: the second line "ctrl + p prev | ctrl + n next
+// | esc to interrupt") or cuts it short with … at a word (newer ones: "No
+// option selected | ↑/↓ scroll |…"). So a line is the footer when it holds
+// the submit hint, ends in the interrupt or change-answer hint after other
+// hints, or starts with the overlay's own first hint (the selection, or add
+// notes) followed by a separator or the cut.
+const codexAskFooter = `(?i)^ {0,2}(?:` +
+	`(?:[^|]* \| )*enter(?: to|:) submit (?:answer|all)\b` +
+	`|(?:[^|]+ \| )+esc(?: to|:) (?:interrupt|change answer)$` +
+	`|(?:no option selected|option \d+(?: of |/)\d+|tab(?: to|:)? add notes)(?: \||…)` +
+	`)`
+
 func codexCLITable() *agent {
 	return &agent{
 		name: "Codex CLI",
@@ -316,9 +334,15 @@ func codexCLITable() *agent {
 			{name: "Codex approval footer", region: Dialog, verdict: question,
 				match:  lastLines(2, re(`(?i)^ *press enter to confirm or esc to cancel`)),
 				quoted: []string{"Press enter to confirm or esc to cancel"}},
+			// Its question overlay (request_user_input) replaces the
+			// composer; its footer, the last thing it draws, takes many forms
+			// across releases (see codexAskFooter).
 			{name: "Codex question footer (enter to submit answer)", region: Dialog, verdict: question,
-				match:  lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`)),
-				quoted: []string{"tab to add notes | enter to submit answer | esc to interrupt"}},
+				match: lastLines(3, re(codexAskFooter)),
+				quoted: []string{"tab to add notes | enter to submit answer | esc to interrupt",
+					"No option selected | ↑/↓ scroll | Enter: submit answer | Esc: interrupt",
+					"Option 1 of 3 | ↑/↓ scroll | Enter to submit answer | Notes optional | Esc to change answer",
+					"ctrl + p prev | ctrl + n next | esc to interrupt", "Option 4 of 5 | ↑/↓ scroll | Tab:…"}},
 			{name: "Codex question footer (enter to submit answer)", region: Below, verdict: question,
 				match: lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`))},
 			// The composer has no bottom edge: a question drawn right under
