@@ -279,6 +279,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.StartedAt = timePtr(loop.StartedAt)
 		w.IntervalS = loop.IntervalS
 		w.Target = loop.Target
+		w.Pane = loop.Settings["pane"]
 	}
 	if w.Target == "" && present[targetFile] {
 		if data, err := readCapped(filepath.Join(dir, targetFile), 4096); err == nil {

@@ -129,6 +129,8 @@ type Watcher struct {
 	IntervalS int        `json:"interval_s,omitempty"`
 	// Target is the watched session (host:session for ssh).
 	Target string `json:"target"`
+	// Pane is the pane the watcher follows (%N), pinned when it started.
+	Pane string `json:"pane,omitempty"`
 	// Agent is the agent recognised on the last screen.
 	Agent string `json:"agent,omitempty"`
 	// State is the last poll's state (WORKING, QUESTION, STALLED, BLOCKED,

@@ -92,6 +92,9 @@ func watcherFields(w Watcher, now time.Time) []string {
 	if target == "" {
 		target = "-"
 	}
+	if w.Pane != "" {
+		target += " " + w.Pane
+	}
 	fields := []string{w.Name, "[" + w.Liveness + "]", target, agent}
 	state := w.State
 	if state == "" {

@@ -36,11 +36,12 @@ const statusKey = "tmux"
 // statusMark is the text a status file of pane holds.
 func statusMark(pane string) string { return `"` + statusKey + `":"` + pane + `"` }
 
-// Args are the multiplexer's arguments for a local capture frame: one call,
-// three commands, so a poll costs one process. The multiplexer stops at the
-// first command that fails, so a missing session prints nothing.
-func Args(session string) []string {
-	t := coord.Exact(session)
+// Args are the multiplexer's arguments for a local capture frame of the
+// pane t names (a pane id, %N, or coord.Exact of a session: its active
+// pane): one call, three commands, so a poll costs one process. The
+// multiplexer stops at the first command that fails, so a missing pane
+// prints nothing.
+func Args(t string) []string {
 	return []string{
 		"display-message", "-p", "-t", t, PaneFormat, ";",
 		"display-message", "-p", "-t", t, PaneMark, ";",
@@ -71,8 +72,8 @@ const remoteCodexLogs = `d=${h#*	}; x=${CODEX_HOME:-$HOME/.codex}/sessions; ` +
 '; for f in $(find "$x" -name 'rollout-*.jsonl' -mmin -5 2>/dev/null); do ` +
 	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) tail -c 65536 "$f"; printf '\n%s\n' '` + StatusEnd + `' ;; esac; done; unset IFS; fi; `
 
-// Remote is the command line for ssh that prints a capture frame of
-// session, bounded on the remote side by secs.
-func Remote(secs int, session string) string {
-	return coord.RemoteScript(secs, remoteFrame, coord.Exact(session))
+// Remote is the command line for ssh that prints a capture frame of the
+// pane t names (as Args), bounded on the remote side by secs.
+func Remote(secs int, t string) string {
+	return coord.RemoteScript(secs, remoteFrame, t)
 }

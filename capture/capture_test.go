@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
@@ -35,7 +36,7 @@ esac
 	os.WriteFile(filepath.Join(sessions, "1.json"), []byte(`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}`), 0o600)
 	os.WriteFile(filepath.Join(sessions, "2.json"), []byte(`{"tmux":"other:@0.%0","status":"busy"}`), 0o600)
 	os.WriteFile(filepath.Join(sessions, "3.json"), []byte("{\"tmux\":\"agent:@1.%2\",\n\"status\":\"busy\",\"updatedAt\":2}"), 0o600)
-	cmd := exec.Command(sh, "-c", Remote(5, "agent"))
+	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
 	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
 	if err != nil {
@@ -74,7 +75,7 @@ func TestRemoteFrameCodexLogs(t *testing.T) {
 	if err := os.Chtimes(old, past, past); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(sh, "-c", Remote(5, "agent"))
+	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
 	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, "codex"), "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
 	if err != nil {

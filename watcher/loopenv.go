@@ -97,7 +97,9 @@ func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, gete
 // Prepare makes the state directory and writes loop.json, unless another
 // loop holds the directory: the loop takes its lock (hold) right after.
 func (e *LoopEnv) Prepare() error {
-	if free, h, err := statedir.Dir(e.state).Free(); err == nil && !free {
+	// watch looks at the lock for a moment while it waits for this loop to
+	// start: a lock held that briefly is not another loop.
+	if free, h, err := statedir.Dir(e.state).WaitFree(2 * time.Second); err == nil && !free {
 		return fmt.Errorf("%s is held by %s: one loop per state directory", e.state, h)
 	}
 	// Checked before anything is changed or written: a directory another
@@ -165,7 +167,7 @@ func (e *LoopEnv) settings() map[string]string {
 		"call_timeout": strconv.Itoa(e.timeout),
 	}
 	for k, v := range map[string]string{"work_probe": e.flags.WorkProbe, "progress_probe": e.flags.ProgressProbe,
-		"mux": e.mux, "ssh_config": e.flags.SSHConfig, "probe_dir": e.flags.ProbeDir, "funnel": e.funnel} {
+		"mux": e.mux, "ssh_config": e.flags.SSHConfig, "probe_dir": e.flags.ProbeDir, "funnel": e.funnel, "pane": e.flags.Pane} {
 		if v != "" {
 			s[k] = v
 		}
@@ -218,10 +220,19 @@ func (e *LoopEnv) remoteSecs() int { return max(1, e.timeout-1) }
 
 func (e *LoopEnv) capture() []string {
 	if e.target.Local() {
-		return append([]string{e.mux}, capture.Args(e.target.Session)...)
+		return append([]string{e.mux}, capture.Args(e.paneTarget())...)
 	}
 	words := append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
-	return append(words, "--", e.target.Host, capture.Remote(e.remoteSecs(), e.target.Session))
+	return append(words, "--", e.target.Host, capture.Remote(e.remoteSecs(), e.paneTarget()))
+}
+
+// paneTarget is the multiplexer's target of every capture and every key:
+// the pinned pane, or the session's active pane when none is pinned.
+func (e *LoopEnv) paneTarget() string {
+	if e.flags.Pane != "" {
+		return e.flags.Pane
+	}
+	return coord.Exact(e.target.Session)
 }
 
 // shell renders the loop's settings as bash assignments, every value quoted.
@@ -229,7 +240,7 @@ func (e *LoopEnv) Shell() string {
 	var b strings.Builder
 	scalar := func(name, value string) { fmt.Fprintf(&b, "%s=%s\n", name, coord.ShellQuote(value)) }
 	array := func(name string, words []string) { fmt.Fprintf(&b, "%s=(%s)\n", name, coord.ShellJoin(words...)) }
-	exact := coord.Exact(e.target.Session)
+	exact := e.paneTarget()
 	buffer := "omega-monitor-" + strconv.Itoa(e.pid)
 	text := e.nudgeText()
 

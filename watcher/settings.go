@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -20,6 +21,10 @@ type Settings struct {
 	NudgeTextSet                        bool // --nudge-text was given, even empty
 	NudgeBudget, Interval               int
 	Mux, SSHConfig, ProbeDir            string
+	// Pane is the pane the watcher follows, by its id (%N): watch pins
+	// the session's active pane when it starts, so that switching windows
+	// never moves the nudges to another pane.
+	Pane string
 }
 
 // FlagSet returns a flag set named name bound to f.
@@ -33,6 +38,7 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
 	fs.StringVar(&f.ProbeDir, "probe-dir", "", "the `dir`ectory the probes run in (default: the current directory)")
+	fs.StringVar(&f.Pane, "pane", "", "the pane to watch, by its `id` (%N; default: the session's active pane when the watcher starts)")
 	return fs
 }
 
@@ -90,9 +96,15 @@ func (f *Settings) Check(getenv func(string) string) error {
 			return fmt.Errorf("--probe-dir %s is not a directory", f.ProbeDir)
 		}
 	}
+	if f.Pane != "" && !paneID.MatchString(f.Pane) {
+		return fmt.Errorf("--pane takes a pane id, %%N (tmux display-message -p '#{pane_id}' prints it); got %q", f.Pane)
+	}
 	_, err := EnvSettings(getenv)
 	return err
 }
+
+// paneID is what a pane id looks like: %, then digits.
+var paneID = regexp.MustCompile(`^%[0-9]{1,9}$`)
 
 // envSetting is one setting a watcher takes from its environment.
 type envSetting struct {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +51,11 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 		return "", "", fmt.Errorf("no session %s %s (omega-monitor list shows what is watchable)", target.Session, where)
 	}
 
+	pane, err := pinPane(ctx, m, target, f.Pane)
+	if err != nil {
+		return "", "", err
+	}
+	f.Pane = pane
 	home, err := statedir.Home()
 	if err != nil {
 		return "", "", err
@@ -94,8 +100,8 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 		return "", "", fmt.Errorf("the watcher of %s died at start: %s", target, why)
 	}
 	m.Run(ctx, "", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "off")
-	said = fmt.Sprintf("watching %s in %s (stop it with: omega-monitor stop %s)%s", target, watcher, target, why)
-	if !agentOnScreen(ctx, m, target) {
+	said = fmt.Sprintf("watching %s in %s, pane %s (stop it with: omega-monitor stop %s)%s", target, watcher, pane, target, why)
+	if !agentOnScreen(ctx, m, target, pane) {
 		warning = "no agent recognised in its pane (a shell, an editor, another window?): is the agent in this pane? It will not be nudged"
 	}
 	return said, warning, nil
@@ -103,13 +109,13 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 
 // agentOnScreen reports whether the target's pane shows an agent (or its
 // transcript) now; a pane that cannot be read says nothing against it.
-func agentOnScreen(ctx context.Context, m coord.Mux, target coord.Target) bool {
+func agentOnScreen(ctx context.Context, m coord.Mux, target coord.Target, pane string) bool {
 	var out []byte
 	var err error
 	if target.Local() {
-		out, err = m.Run(ctx, "", capture.Args(target.Session)...)
+		out, err = m.Run(ctx, "", capture.Args(pane)...)
 	} else {
-		out, err = m.Run(ctx, target.Host, "capture-pane", "-p", "-J", "-t", coord.Exact(target.Session))
+		out, err = m.Run(ctx, target.Host, "capture-pane", "-p", "-J", "-t", pane)
 	}
 	if err != nil {
 		return true
@@ -212,6 +218,7 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		"nudge-text":     f.NudgeText,
 		"mux":            f.Mux,
 		"ssh-config":     f.SSHConfig,
+		"pane":           f.Pane,
 	}
 	fs.Visit(func(fl *flag.Flag) {
 		if v, ok := values[fl.Name]; ok {
@@ -221,6 +228,10 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 	// Always: the probes' directory is where watch ran, not the loop's.
 	if f.ProbeDir != "" {
 		words = append(words, "--probe-dir", f.ProbeDir)
+	}
+	// Always: the pane pinned at start, whether named or found.
+	if f.Pane != "" && !slices.Contains(words, "--pane") {
+		words = append(words, "--pane", f.Pane)
 	}
 	return "exec " + coord.ShellJoin(words...)
 }
@@ -258,4 +269,28 @@ func CheckFence(ctx context.Context, m coord.Mux, target coord.Target, getenv fu
 		}
 	}
 	return nil
+}
+
+// pinPane returns the pane the watcher will follow: the one named, once it
+// is checked to be the target session's, or the session's active pane now.
+func pinPane(ctx context.Context, m coord.Mux, target coord.Target, named string) (string, error) {
+	if named == "" {
+		out, err := m.Run(ctx, target.Host, "display-message", "-p", "-t", coord.Exact(target.Session), "#{pane_id}")
+		if err != nil {
+			return "", fmt.Errorf("cannot find the active pane of %s: %v", target, err)
+		}
+		pane := strings.TrimSpace(string(out))
+		if !paneID.MatchString(pane) {
+			return "", fmt.Errorf("the active pane of %s has no id (%q)", target, pane)
+		}
+		return pane, nil
+	}
+	out, err := m.Run(ctx, target.Host, "display-message", "-p", "-t", named, "#{session_name}")
+	if err != nil {
+		return "", fmt.Errorf("no pane %s: %v", named, err)
+	}
+	if s := strings.TrimSpace(string(out)); s != target.Session {
+		return "", fmt.Errorf("pane %s is in session %s, not %s", named, s, target.Session)
+	}
+	return named, nil
 }

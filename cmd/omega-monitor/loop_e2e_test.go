@@ -663,3 +663,34 @@ func historyLines(t *testing.T, state string) []map[string]any {
 	}
 	return out
 }
+
+// TestLoopFollowsItsPinnedPane: the session has a shell-like window 0 and
+// the agent in window 1. The watcher pins the agent's pane; when the
+// operator switches to window 0, every capture and every nudge still goes
+// to the agent's pane, and nothing is typed into the other window.
+func TestLoopFollowsItsPinnedPane(t *testing.T) {
+	s := testenv.Tmux(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent.sh")
+	assert.NilError(t, os.WriteFile(script, []byte(agentScript), 0o600))
+	log := filepath.Join(dir, "received")
+	s.NewSession(t, "work", "cat")
+	agent := "exec " + coord.ShellJoin("env", "LANG=C.UTF-8", "AGENT_LOG="+log, "AGENT_MODE=idle", "AGENT_WORK=1", bashPath(t), script)
+	s.Run(t, "new-window", "-t", "=work:", agent)
+	pane := strings.TrimSpace(s.Run(t, "display-message", "-p", "-t", "=work:1", "#{pane_id}"))
+	r := startLoop(t, loopOptions{target: "work", flags: []string{
+		"--mux", s.Mux, "--interval", "1", "--nudge-budget", "3", "--work-probe", "echo 5", "--pane", pane}})
+	r.waitLine("nudged (1/3)", 90*time.Second)
+	s.Run(t, "select-window", "-t", "=work:0") // the operator looks elsewhere
+	lines := r.waitLine("nudge budget spent", 120*time.Second)
+	r.waitLines(len(lines)+3, 60*time.Second)
+	r.stop()
+	text := "continue with the next step; if you are waiting on something, say what"
+	if got := received(t, log); len(got) != 3 || got[0] != text {
+		t.Errorf("the agent's pane received %q, want the budget of 3 nudges", got)
+	}
+	other := s.Run(t, "capture-pane", "-p", "-t", "=work:0")
+	if strings.Contains(other, "continue with the next step") {
+		t.Errorf("a nudge reached window 0:\n%s", other)
+	}
+}

@@ -360,6 +360,9 @@ func TestWatchRefusesItsOwnFence(t *testing.T) {
 	}
 	res := own("watch", "worker", "--interval", "60")
 	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	// The worker's active pane is pinned, and named.
+	workerPane := strings.TrimSpace(f.tmux.Run(t, "display-message", "-p", "-t", "=worker:", "#{pane_id}"))
+	assert.Assert(t, strings.Contains(res.Stdout(), "watching worker in monitor-worker, pane "+workerPane+" (stop it with"), res.Stdout())
 	t.Cleanup(func() { f.run(t, "stop", "worker") })
 	// The worker is a sleep, no agent: the start says so.
 	assert.Assert(t, strings.Contains(res.Stderr(), "omega-monitor: warning: no agent recognised in its pane"), res.Stderr())
