@@ -48,12 +48,21 @@ const codexScreen = `› fix the flaky retry test
 func TestLocalRuleAddsOverridesAndDisables(t *testing.T) {
 	local, err := classify.ParseLocal([]byte(`{"rules": [
   {"agent": "codex", "name": "status line of a later release", "region": "above",
-   "pattern": "^• \\S.* \\(\\d+s, press esc to stop\\)$", "verdict": "working"}
+   "pattern": "^• \\S.* \\(\\d+s, press esc to stop\\)$", "verdict": "working"},
+  {"agent": "codex", "name": "Codex turn with no end after its last answer (it may be streaming)", "disable": true}
 ]}`), "/home/op/.omega/monitor/rules.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := classify.ClassifyText(codexScreen, classify.Options{})
+	// The open turn alone reads a Codex screen as WORKING; with it off,
+	// the status line is all that says so.
+	openOff, err := classify.ParseLocal([]byte(`{"rules": [
+  {"agent": "codex", "name": "Codex turn with no end after its last answer (it may be streaming)", "disable": true}
+]}`), "rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := classify.ClassifyText(codexScreen, classify.Options{Local: openOff})
 	after := classify.ClassifyText(codexScreen, classify.Options{Local: local})
 	if before.State == classify.Working {
 		t.Fatalf("the built-in rules already read the screen as WORKING; the test proves nothing")

@@ -265,8 +265,8 @@ const codexStatus = `^(?:▌ ?)?[•◦] \S.* \((?:.*• *.+ to interrupt\)|(?:\
 
 // codexTurnEnd matches the lines that end a Codex turn: the Worked for line
 // (or the divider of older releases) and a ■ line (an interrupt, an error,
-// a usage limit).
-const codexTurnEnd = `^(?:■ |  Worked for (?:<1s|\d+[hms])(?: \d+[ms])*(?: • \d{1,2}:\d\d(?: [AP]M)?)?$|─+ Worked for .*─$|› /)`
+// a usage limit; 🖐 in older releases).
+const codexTurnEnd = `^(?:■ |🖐 |  Worked for (?:<1s|\d+[hms])(?: \d+[ms])*(?: • \d{1,2}:\d\d(?: [AP]M)?)?$|─+ Worked for .*─$|› /)`
 
 // codexAskFooter matches a line of the footer Codex draws under its question
 // overlay (request_user_input), at the overlay's margin: key hints joined by
@@ -360,6 +360,12 @@ func codexCLITable() *agent {
 			{name: "Codex status line (its meter says esc to interrupt), not followed by the turn's end", region: Turn, verdict: working,
 				match:  latest(re(codexStatus), re(codexTurnEnd)),
 				quoted: []string{"• Working (1m 16s • esc to interrupt)", "• Waiting for background terminal (0s • esc to …"}},
+			// Codex (0.169, 0.171) draws no status line while an answer
+			// streams, queued follow-ups or not: the turn is open, and the
+			// agent working, until the end of the turn (Worked for, a ■
+			// line) is drawn under its last answer.
+			{name: "Codex turn with no end after its last answer (it may be streaming)", region: Turn, verdict: working,
+				match: openTurn(re(codexTurnEnd), re(`^(?:│ )? *>_ OpenAI Codex \(v`))},
 			{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
 				match:  anyLine(re(`^■ Conversation interrupted`)),
 				quoted: []string{"■ Conversation interrupted - tell the model what to do differently"}},
@@ -368,10 +374,6 @@ func codexCLITable() *agent {
 				quoted: []string{"■ You've hit your usage limit. Try again in 2 hours."}},
 			{name: "Codex usage limit", region: Dialog, verdict: hold(HoldUsageLimit),
 				match: anyLine(re(`^(?:■|🖐) +You've hit your usage limit`))},
-			// Codex draws no status line while an answer streams: only the
-			// end of the turn (Worked for, or a ■ line) says it is over.
-			{name: "Codex turn with no end after its last answer (it may be streaming)", region: Turn, verdict: hold(HoldTurnOpen),
-				match: openTurn(re(codexTurnEnd), re(`^(?:│ )? *>_ OpenAI Codex \(v`))},
 		},
 	}
 }
