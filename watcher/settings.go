@@ -25,6 +25,9 @@ type Settings struct {
 	// the session's active pane when it starts, so that switching windows
 	// never moves the nudges to another pane.
 	Pane string
+	// Window is the window[.pane] part of a session:window[.pane] target
+	// (WindowTarget), until ResolveWindow settles it.
+	Window string
 }
 
 // FlagSet returns a flag set named name bound to f.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,4 +294,48 @@ func pinPane(ctx context.Context, m coord.Mux, target coord.Target, named string
 		return "", fmt.Errorf("pane %s is in session %s, not %s", named, s, target.Session)
 	}
 	return named, nil
+}
+
+// windowTarget is session:window or session:window.pane, as tmux names a
+// pane.
+var windowTarget = regexp.MustCompile(`^([^:]+):([0-9]{1,5})(?:\.([0-9]{1,5}))?$`)
+
+// WindowTarget reads arg as session:window[.pane] when it has that shape
+// and its session is a safe name: the local session, and the window (and
+// pane) part. Otherwise the zero Target.
+func WindowTarget(arg string) (coord.Target, string) {
+	m := windowTarget.FindStringSubmatch(arg)
+	if m == nil || coord.CheckSession(m[1]) != nil {
+		return coord.Target{}, ""
+	}
+	return coord.Target{Session: m[1]}, strings.TrimPrefix(arg, m[1]+":")
+}
+
+// ResolveWindow settles a target that names a window (WindowTarget): an
+// ssh alias of the session's name makes it host:session, as it always
+// was; otherwise it is the local session, and the pane that window (and
+// pane number) names is pinned in f.Pane. Any other target is returned as
+// it is.
+func ResolveWindow(ctx context.Context, m coord.Mux, t coord.Target, f *Settings) (coord.Target, error) {
+	w := f.Window
+	if w == "" {
+		return t, nil
+	}
+	if cfg, err := coord.LoadSSHConfig(f.SSHConfig); err == nil && slices.Contains(cfg.Aliases(), t.Session) {
+		remote, err := coord.ParseTarget(t.Session + ":" + w)
+		if err != nil {
+			return coord.Target{}, fmt.Errorf("refusing target %q: %v", t.Session+":"+w, err)
+		}
+		return remote, nil
+	}
+	out, err := m.Run(ctx, "", "display-message", "-p", "-t", "="+t.Session+":"+w, "#{pane_id}")
+	pane := strings.TrimSpace(string(out))
+	if err != nil || !paneID.MatchString(pane) {
+		return coord.Target{}, fmt.Errorf("no pane %s:%s here (and no ssh alias %s)", t.Session, w, t.Session)
+	}
+	if f.Pane != "" && f.Pane != pane {
+		return coord.Target{}, fmt.Errorf("%s:%s is pane %s, but --pane says %s", t.Session, w, pane, f.Pane)
+	}
+	f.Pane = pane
+	return t, nil
 }

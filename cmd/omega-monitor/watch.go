@@ -22,8 +22,12 @@ const watchUsage = `usage: omega-monitor <target> [flags]
 Starts a watcher: a detached multiplexer session on this machine, named
 monitor-<session> or monitor-<host>-<session> (a fingerprint where that
 could be misread), running the poll loop over the target. A target is a
-session name, or host:session where host is an ssh config alias. Use the
-watch form for a session named like a command (watch list).
+session name, host:session where host is an ssh config alias, or
+session:window[.pane] (a local session's window, when no alias has the
+session's name). The watcher pins one pane by its id when it starts (the
+session's active pane, that window's, or --pane %N) and follows only it:
+switching windows never moves its nudges. Use the watch form for a session
+named like a command (watch list).
 
 The probes run on this machine (not on the target's host), in --probe-dir.
 The watcher's files are in $OMEGA_MONITOR_HOME/<watcher>/ (default
@@ -55,6 +59,10 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if f.Mux != "" {
 		f.Mux = m.Bin // absolute, so the loop finds the same one
+	}
+	if target, err = watcher.ResolveWindow(context.Background(), m, target, &f); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		return 1
 	}
 
 	said, warning, err := watcher.Start(context.Background(), m, target, fs, f, os.Getenv)
@@ -91,6 +99,11 @@ func parseWatchArgs(name string, fs *flag.FlagSet, f *watcher.Settings, args []s
 		return coord.Target{}, 2, false
 	}
 	target, err := coord.ParseTarget(positional[0])
+	if w, window := watcher.WindowTarget(positional[0]); window != "" && name == "watch" {
+		// session:window[.pane], as tmux names a pane: resolved against
+		// the ssh config and the sessions when the watcher starts.
+		target, err, f.Window = w, nil, window
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: refusing target %q: %v\n", positional[0], err)
 		return coord.Target{}, 2, false

@@ -370,3 +370,22 @@ func TestWatchRefusesItsOwnFence(t *testing.T) {
 	// nowhere to go, and why.
 	assert.Assert(t, strings.Contains(res.Stderr(), "omega-monitor: warning: alerts cannot be delivered: no alert funnel at "+filepath.Join(f.home, ".omega", "bin", "omega-alert-send.sh")), res.Stderr())
 }
+
+// TestWatchSessionWindowTarget: agent:1 names window 1 of the local session
+// agent when no ssh alias is called agent (it was read as a host before);
+// its pane is pinned. A target whose host part is an alias stays remote.
+func TestWatchSessionWindowTarget(t *testing.T) {
+	testenv.Need(t, "bash")
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 600")
+	f.tmux.Run(t, "new-window", "-t", "=agent:", "sleep 600")
+	pane := strings.TrimSpace(f.tmux.Run(t, "display-message", "-p", "-t", "=agent:1", "#{pane_id}"))
+	f.tmux.Run(t, "select-window", "-t", "=agent:0")
+	res := f.run(t, "watch", "agent:1", "--interval", "60")
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	t.Cleanup(func() { f.run(t, "stop", "agent") })
+	assert.Assert(t, strings.Contains(res.Stdout(), "watching agent in monitor-agent, pane "+pane+" "), res.Stdout())
+	res = f.run(t, "watch", "nosuch:3")
+	assert.Equal(t, res.ExitCode, 1, res.Combined())
+	assert.Assert(t, strings.Contains(res.Stderr(), "no pane nosuch:3 here (and no ssh alias nosuch)"), res.Stderr())
+}
