@@ -316,3 +316,33 @@ func isClaudeHead(s string) bool {
 	rest, ok := cutAny(s, ">", "❯")
 	return ok && strings.HasPrefix(rest, " ") && startsNonSpace(rest[1:]) && !isDigit(rest[1])
 }
+
+// isMarginCursor is `^ ?❯ *\d+\. +\S`: an option under Claude Code's cursor
+// at a dialog's margin.
+func isMarginCursor(s string) bool {
+	s = strings.TrimPrefix(s, " ")
+	rest, ok := strings.CutPrefix(s, "❯")
+	if !ok {
+		return false
+	}
+	if rest, ok = cutDigits(strings.TrimLeft(rest, " ")); !ok {
+		return false
+	}
+	if rest, ok = strings.CutPrefix(rest, "."); !ok {
+		return false
+	}
+	rest, ok = cutSpaces(rest)
+	return ok && startsNonSpace(rest)
+}
+
+// isMarginQuestion is `^ ?[^ ⎿❯>⏺●].*\?$`: a line at a dialog's margin,
+// no tool result, prompt or answer head, that ends in a question mark.
+func isMarginQuestion(s string) bool {
+	s = strings.TrimPrefix(s, " ")
+	r, size := utf8.DecodeRuneInString(s)
+	if s == "" || strings.ContainsRune(" ⎿❯>⏺●", r) && r != utf8.RuneError {
+		return false
+	}
+	rest := s[size:]
+	return strings.HasSuffix(rest, "?") && !strings.Contains(rest, "\n")
+}

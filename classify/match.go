@@ -144,3 +144,55 @@ func (m optionMenuMatcher) match(lines []Line) (Line, bool) {
 const menuHeight = 40
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// framelessMenuMatcher matches a dialog drawn directly above the input box
+// with no edge over it: a question line at the margin, then a numbered menu
+// whose cursor sits on an option at the margin, reaching the bottom of the
+// region. A menu quoted in an answer sits under the answer's head (heads) or
+// is indented under it, so a region holding a head, or a menu or question
+// off the margin, is no dialog.
+type framelessMenuMatcher struct {
+	cursor, option, question, heads *pattern
+}
+
+func framelessMenu(cursor, option, question, heads *pattern) matcher {
+	return framelessMenuMatcher{cursor, option, question, heads}
+}
+
+func (m framelessMenuMatcher) match(lines []Line) (Line, bool) {
+	cur := -1
+	for i, l := range lines {
+		if m.cursor.MatchString(l.Text) {
+			cur = i
+			break
+		}
+	}
+	if cur < 0 {
+		return Line{}, false
+	}
+	for _, l := range lines {
+		if m.heads.MatchString(l.Text) {
+			return Line{}, false
+		}
+	}
+	// The menu: options, and their descriptions indented under them.
+	in := func(t string) bool { return m.option.MatchString(t) || strings.HasPrefix(t, "   ") }
+	first := cur
+	for first > 0 && !isBlank(lines[first-1].Text) && in(lines[first-1].Text) {
+		first--
+	}
+	options := 0
+	for _, l := range lines[first:] {
+		switch t := l.Text; {
+		case isBlank(t):
+		case m.option.MatchString(t):
+			options++
+		case !in(t):
+			return Line{}, false // the menu does not reach the bottom
+		}
+	}
+	if options < 2 || first == 0 || !m.question.MatchString(lines[first-1].Text) {
+		return Line{}, false
+	}
+	return lines[cur], true
+}

@@ -140,6 +140,13 @@ func hintLine(keys string) string {
 // to interrupt" in lower case, a dialog says "Esc to cancel".
 const claudeFooterKeys = `Esc to cancel|Enter to confirm|Esc to exit|Enter to set as default|ctrl-g to edit\b.*`
 
+// claudeHeads matches the lines that start a block of Claude Code's
+// transcript: an answer or tool call, a thinking block, a spinner or a
+// turn's end, a human's message.
+func claudeHeads() *pattern {
+	return re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`).by(isClaudeHead)
+}
+
 func claudeCodeTable() *agent {
 	return &agent{
 		name: "Claude Code",
@@ -179,7 +186,7 @@ func claudeCodeTable() *agent {
 			indented("tmux focus-events off"),
 		},
 		frameTop: re(`^(?:─{3,}|╭─+╮)`).by(isClaudeFrameTop),
-		heads:    re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`).by(isClaudeHead),
+		heads:    claudeHeads(),
 		rules: []rule{
 			// Neutral overlays hide the input box without asking anything;
 			// they are read before the dialogs, whose footers they share.
@@ -207,6 +214,13 @@ func claudeCodeTable() *agent {
 				match: optionMenu("❯")},
 			{name: "a dialog frame hugging the input box (its question line)", region: Frame, verdict: question,
 				match: anyLine(re(`^ ?[^ ⎿].*\?$`))},
+			// A dialog drawn directly above the live input box with no edge
+			// over it (a redraw lost it): a question line at the margin, then
+			// the numbered menu with the ❯ cursor. A menu quoted in an answer
+			// is under the answer's head or indented under it, never this.
+			{name: "a dialog directly above the input box with no frame edge (question line, numbered options with the ❯ cursor)", region: Above, verdict: question,
+				match: framelessMenu(re(`^ ?❯ *\d+\. +\S`).by(isMarginCursor), re(`^ *(?:❯ *)?\d+\. +\S`).by(numbered(false, "❯")),
+					re(`^ ?[^ ⎿❯>⏺●].*\?$`).by(isMarginQuestion), claudeHeads())},
 			// The same structures drawn below a live input box (a menu opened
 			// over the status bar) are a dialog too.
 			{name: "question hint line under the input box", region: Below, verdict: question,
