@@ -253,14 +253,20 @@ func maskRandom(s string) string {
 	})
 }
 
-// looksRandom reports whether run mixes lower case, upper case and digits
-// with at least 4.3 bits of entropy a character.
+// looksRandom reports whether run mixes lower case, upper case and digits,
+// the digits scattered (four switches between a digit and a letter at
+// least: a name followed by a number, as a test's temporary directory, is
+// not a key), with at least 4.3 bits of entropy a character.
 func looksRandom(run string) bool {
 	var lower, upper, digit bool
 	var counts [256]int
+	switches := 0
 	for i := 0; i < len(run); i++ {
 		c := run[i]
 		counts[c]++
+		if i > 0 && isDigit(c) != isDigit(run[i-1]) {
+			switches++
+		}
 		switch {
 		case c >= 'a' && c <= 'z':
 			lower = true
@@ -270,7 +276,7 @@ func looksRandom(run string) bool {
 			digit = true
 		}
 	}
-	if !lower || !upper || !digit {
+	if !lower || !upper || !digit || switches < 4 {
 		return false
 	}
 	h := 0.0
@@ -314,3 +320,5 @@ func mightHoldSecret(s string) bool {
 	}
 	return false
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

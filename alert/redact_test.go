@@ -137,6 +137,7 @@ var ordinary = []string{
 	"PASSWORD=",
 	"the password is in the vault; SECRET_NAME=prod",
 	"中文字符 日本語 한국어 🙂👍🏽",
+	"error: rules: /tmp/TestRulesBadFileNeverStopsAWatcher2234567890/001/rules.json:3",
 	"",
 }
 

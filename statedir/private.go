@@ -37,3 +37,27 @@ func CheckPrivate(dir string) error {
 func openAppend(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 }
+
+// CheckOwnFile says what is wrong with path as a file of this user's that
+// decides what the watcher does (the rules file): a regular file, not a
+// link, owned by the effective user, and writable by nobody else. A rules
+// file another user could write would decide which screens are typed into.
+func CheckOwnFile(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fmt.Errorf("statedir: %w", err)
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("statedir: %s is a symbolic link; refusing it (make it a file of your own)", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("statedir: %s is not a regular file", path)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("statedir: %s belongs to uid %d, not to you (uid %d); refusing it", path, st.Uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("statedir: %s is writable by others (mode %v); refusing it (chmod go-w %s)", path, fi.Mode().Perm(), path)
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -95,10 +96,15 @@ const rulesFile = statedir.Rules
 // readLocalRules reads and parses a rules file; nil and no error when there
 // is none.
 func readLocalRules(path string) (*classify.Local, error) {
-	data, err := fsutil.ReadCapped(path, maxRulesFile)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	// The rules decide which screens may be typed into: only a file of
+	// the user's own, that nobody else can write, counts.
+	if err := statedir.CheckOwnFile(path); err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "statedir: "))
+	}
+	data, err := fsutil.ReadCapped(path, maxRulesFile)
 	if err != nil {
 		return nil, err
 	}
