@@ -11,8 +11,10 @@ import (
 )
 
 // codexNewStatus is a Codex screen whose status line a later release words
-// differently, so that no built-in rule reads it.
-const codexNewStatus = "› fix the flaky retry test\n\n• Thinking hard (12s, press esc to stop)\n\n› Ask Codex to do anything\n\n  ? for shortcuts\n"
+// differently, so that no built-in rule reads it: drawn after a turn's end
+// line (a turn with no end reads WORKING by itself).
+const codexNewStatus = "› fix the flaky retry test\n\n• Fixed the retry.\n\n─ Worked for 12s ─────────────────────────────\n\n" +
+	"• Thinking hard (12s, press esc to stop)\n\n› Ask Codex to do anything\n\n  ? for shortcuts\n"
 
 const goodRules = `{"rules": [
   {"agent": "codex", "name": "status line of a later release", "region": "above",
