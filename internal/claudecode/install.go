@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
@@ -36,6 +37,20 @@ const Package = "@anthropic-ai/claude-code"
 
 // CacheEnv names the environment variable that overrides the cache root.
 const CacheEnv = "OMEGA_CLAUDE_CACHE"
+
+// VersionEnv names the environment variable that overrides Version for one
+// test run (scripts/agent-upgrade.sh runs the tour against a newer release
+// that way, from a cache of its own); unset or empty, Version holds.
+const VersionEnv = "OMEGA_CLAUDE_VERSION"
+
+// Release returns the version the tests run: $OMEGA_CLAUDE_VERSION when
+// set, else the pinned Version.
+func Release() string {
+	if v := os.Getenv(VersionEnv); v != "" {
+		return v
+	}
+	return Version
+}
 
 // InstallTimeout bounds one npm install from cold on a loaded machine.
 const InstallTimeout = 10 * time.Minute
@@ -179,9 +194,10 @@ func Install(ctx context.Context, root, version string) (string, error) {
 	return Installed(ctx, root, version)
 }
 
-// Binary returns the pinned Claude Code's binary for a test, installing it
-// into the cache when .ci/run has not. It needs npm, node and tmux: missing
-// ones fail the test in CI and skip it elsewhere.
+// Binary returns the pinned Claude Code's binary (or the release
+// $OMEGA_CLAUDE_VERSION names) for a test, installing it into the cache when
+// .ci/run has not. It needs npm, node and tmux: missing ones fail the test in
+// CI and skip it elsewhere.
 func Binary(t testing.TB) string {
 	t.Helper()
 	testenv.Need(t, "npm", "node", "tmux")
@@ -189,13 +205,17 @@ func Binary(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	version := Release()
+	if err := termagent.CheckRelease(version); err != nil {
+		t.Fatalf("%v (%s)", err, VersionEnv)
+	}
 	ctx := context.Background()
-	if bin, err := Installed(ctx, root, Version); err == nil {
+	if bin, err := Installed(ctx, root, version); err == nil {
 		return bin
 	}
-	t.Logf("claudecode: installing %s@%s under %s", Package, Version, root)
+	t.Logf("claudecode: installing %s@%s under %s", Package, version, root)
 	start := time.Now()
-	bin, err := Install(ctx, root, Version)
+	bin, err := Install(ctx, root, version)
 	if err != nil {
 		t.Fatal(err)
 	}

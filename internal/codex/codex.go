@@ -26,7 +26,7 @@ const Version = "0.169.0"
 
 // Pin is the npm package that carries Codex CLI at Version.
 var Pin = termagent.Pin{
-	Package: "@openai/codex", Version: Version,
+	Package: "@openai/codex", Version: Version, VersionEnv: "OMEGA_CODEX_VERSION",
 	CacheEnv: "OMEGA_CODEX_CACHE", Cache: "codex",
 	Binaries: []string{
 		filepath.Join("node_modules", "@openai", "codex-linux-x64", "vendor", triple(), "bin", "codex"),

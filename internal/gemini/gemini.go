@@ -24,7 +24,7 @@ const Version = "0.61.0"
 
 // Pin is the npm package that carries Gemini CLI at Version.
 var Pin = termagent.Pin{
-	Package: "@google/gemini-cli", Version: Version,
+	Package: "@google/gemini-cli", Version: Version, VersionEnv: "OMEGA_GEMINI_VERSION",
 	CacheEnv: "OMEGA_GEMINI_CACHE", Cache: "gemini-cli",
 	Binaries: []string{filepath.Join("node_modules", ".bin", "gemini")},
 	// "0.61.0"

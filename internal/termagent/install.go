@@ -30,6 +30,11 @@ import (
 type Pin struct {
 	// Package is the npm package; Version its pinned release.
 	Package, Version string
+	// VersionEnv names the environment variable that overrides Version
+	// for one test run (scripts/agent-upgrade.sh runs the tour against a
+	// newer release that way, from a cache of its own); unset or empty,
+	// the pinned Version holds.
+	VersionEnv string
 	// CacheEnv names the environment variable that overrides the cache
 	// root; Cache is the root's name under the user's cache directory
 	// (omega-monitor/<Cache>).
@@ -45,6 +50,29 @@ type Pin struct {
 // InstallTimeout bounds one npm install from cold on a loaded machine.
 const InstallTimeout = 10 * time.Minute
 
+// Release returns the version the tests run: $VersionEnv when set, else
+// the pinned Version.
+func (p Pin) Release() string {
+	if p.VersionEnv != "" {
+		if v := os.Getenv(p.VersionEnv); v != "" {
+			return v
+		}
+	}
+	return p.Version
+}
+
+// CheckRelease says what is wrong with a version to install: it names a
+// directory under the cache and an npm package spec, so it is a plain
+// version string and nothing else.
+func CheckRelease(v string) error {
+	if v == "" || v[0] == '.' || v[0] == '-' || strings.ContainsFunc(v, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' || r == '-' || r == '+')
+	}) {
+		return fmt.Errorf("termagent: %q is not a version", v)
+	}
+	return nil
+}
+
 // CacheRoot returns the directory holding one installation per version.
 func (p Pin) CacheRoot() (string, error) {
 	if dir := os.Getenv(p.CacheEnv); dir != "" {
@@ -57,12 +85,16 @@ func (p Pin) CacheRoot() (string, error) {
 	return filepath.Join(dir, "omega-monitor", p.Cache), nil
 }
 
-// Dir returns the install prefix of the pinned version under root.
-func (p Pin) Dir(root string) string { return filepath.Join(root, p.Version) }
+// Dir returns the install prefix of the release under root.
+func (p Pin) Dir(root string) string { return filepath.Join(root, p.Release()) }
 
-// Installed returns the program when the pinned version is installed under
-// root and says so itself.
+// Installed returns the program when the release (Release) is installed
+// under root and says so itself.
 func (p Pin) Installed(ctx context.Context, root string) (string, error) {
+	version := p.Release()
+	if err := CheckRelease(version); err != nil {
+		return "", fmt.Errorf("%v (%s)", err, p.VersionEnv)
+	}
 	var errs []error
 	for _, rel := range p.Binaries {
 		bin := filepath.Join(p.Dir(root), rel)
@@ -74,8 +106,8 @@ func (p Pin) Installed(ctx context.Context, root string) (string, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if got != p.Version {
-			errs = append(errs, fmt.Errorf("termagent: %s is version %s, want %s", bin, got, p.Version))
+		if got != version {
+			errs = append(errs, fmt.Errorf("termagent: %s is version %s, want %s", bin, got, version))
 			continue
 		}
 		return bin, nil
@@ -83,7 +115,7 @@ func (p Pin) Installed(ctx context.Context, root string) (string, error) {
 	if len(errs) > 0 {
 		return "", errors.Join(errs...)
 	}
-	return "", fmt.Errorf("termagent: %s@%s is not installed under %s", p.Package, p.Version, root)
+	return "", fmt.Errorf("termagent: %s@%s is not installed under %s", p.Package, version, root)
 }
 
 // BinaryVersion runs bin --version and returns the version it prints.
@@ -105,26 +137,30 @@ func (p Pin) BinaryVersion(ctx context.Context, bin string) (string, error) {
 
 var installMu sync.Mutex
 
-// Install returns the program, installing the pinned version from the npm
+// Install returns the program, installing the release from the npm
 // registry first when it is missing, into a fresh directory moved into
 // place, so that an interrupted install never passes for a complete one.
 func (p Pin) Install(ctx context.Context, root string) (string, error) {
 	installMu.Lock()
 	defer installMu.Unlock()
+	version := p.Release()
+	if err := CheckRelease(version); err != nil {
+		return "", fmt.Errorf("%v (%s)", err, p.VersionEnv)
+	}
 	if bin, err := p.Installed(ctx, root); err == nil {
 		return bin, nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("termagent: %v", err)
 	}
-	tmp, err := os.MkdirTemp(root, ".install-"+p.Version+"-")
+	tmp, err := os.MkdirTemp(root, ".install-"+version+"-")
 	if err != nil {
 		return "", fmt.Errorf("termagent: %v", err)
 	}
 	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(ctx, InstallTimeout)
 	defer cancel()
-	args := []string{"install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-save", "--loglevel=error", p.Package + "@" + p.Version}
+	args := []string{"install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-save", "--loglevel=error", p.Package + "@" + version}
 	cmd := exec.CommandContext(ctx, "npm", args...)
 	cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(root, ".npm"), "npm_config_update_notifier=false")
 	var out bytes.Buffer
@@ -141,8 +177,8 @@ func (p Pin) Install(ctx context.Context, root string) (string, error) {
 	return p.Installed(ctx, root)
 }
 
-// Binary returns the pinned program for a test, installing it into the
-// cache when .ci/run has not. It needs npm, node and tmux: missing ones fail
+// Binary returns the pinned program for a test (or the release
+// $VersionEnv names), installing it into the cache when .ci/run has not. It needs npm, node and tmux: missing ones fail
 // the test in CI and skip it elsewhere.
 func (p Pin) Binary(t testing.TB) string {
 	t.Helper()
@@ -154,7 +190,7 @@ func (p Pin) Binary(t testing.TB) string {
 	if bin, err := p.Installed(t.Context(), root); err == nil {
 		return bin
 	}
-	t.Logf("termagent: installing %s@%s under %s", p.Package, p.Version, root)
+	t.Logf("termagent: installing %s@%s under %s", p.Package, p.Release(), root)
 	bin, err := p.Install(t.Context(), root)
 	if err != nil {
 		t.Fatal(err)
