@@ -22,7 +22,7 @@ import (
 
 // Version is the pinned Codex CLI release the tests run. .ci/run installs
 // the same one into the cache, so that no test downloads it.
-const Version = "0.169.0"
+const Version = "0.171.0"
 
 // Pin is the npm package that carries Codex CLI at Version.
 var Pin = termagent.Pin{
@@ -32,7 +32,7 @@ var Pin = termagent.Pin{
 		filepath.Join("node_modules", "@openai", "codex-linux-x64", "vendor", triple(), "bin", "codex"),
 		filepath.Join("node_modules", ".bin", "codex"),
 	},
-	// "codex-cli 0.169.0"
+	// "codex-cli 0.171.0"
 	VersionOf: func(out string) string { return strings.TrimPrefix(out, "codex-cli ") },
 }
 
