@@ -302,6 +302,13 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.NeedsHuman = needsHuman(w.State, w.Nudges)
 	}
 
+	var u statedir.UndeliveredRecord
+	if ok, err := readJSON(statedir.Undelivered, &u); err != nil {
+		fail(statedir.Undelivered, err)
+	} else if ok {
+		w.Undelivered = &u
+	}
+
 	var d Diff
 	if ok, err := readJSON(diffFile, &d); err != nil {
 		fail(diffFile, err)

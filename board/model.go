@@ -131,6 +131,9 @@ type Watcher struct {
 	Target string `json:"target"`
 	// Pane is the pane the watcher follows (%N), pinned when it started.
 	Pane string `json:"pane,omitempty"`
+	// Undelivered is the watcher's last alert that could not be delivered,
+	// and why, while it stands.
+	Undelivered *statedir.UndeliveredRecord `json:"undelivered,omitempty"`
 	// Agent is the agent recognised on the last screen.
 	Agent string `json:"agent,omitempty"`
 	// State is the last poll's state (WORKING, QUESTION, STALLED, BLOCKED,

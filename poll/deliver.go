@@ -57,6 +57,7 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 		if why != "" {
 			fields["why"] = why
 			ok = false
+			d.WriteRecord(statedir.Undelivered, statedir.UndeliveredRecord{At: time.Now().UTC(), Alert: name, Why: alert.Redact(why)})
 			line := alert.Redact(tick.Line(target, "?", "alert NOT delivered: "+why))
 			lines = append(lines, line)
 			d.AppendLog(line)
@@ -65,6 +66,9 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 		if !done {
 			break // the rest wait behind it, in order
 		}
+	}
+	if ok {
+		os.Remove(d.Path(statedir.Undelivered)) // every alert tried left
 	}
 	return lines, ok
 }

@@ -50,6 +50,15 @@ type Diff struct {
 // Known reports whether the diff holds a figure.
 func (d *Diff) Known() bool { return d != nil && d.Error == "" }
 
+// An UndeliveredRecord is undelivered.json: the last alert of a watcher
+// that could not be delivered, and why. An escalation that never left is
+// not one the operator saw: the board carries it as such.
+type UndeliveredRecord struct {
+	At    time.Time `json:"at"`
+	Alert string    `json:"alert"`
+	Why   string    `json:"why"`
+}
+
 // An AuditRecord is audits/NAME/last.json: what the latest run of an audit
 // found, for the board.
 type AuditRecord struct {

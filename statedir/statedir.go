@@ -26,22 +26,25 @@ import (
 
 // The files of a watcher's directory.
 const (
-	State      = "state.json"    // the tick's state (tick.State)
-	StateLock  = "state.lock"    // held over the tick's read-modify-write
-	Loop       = "loop.json"     // the loop's process, written when it starts (LoopRecord)
-	Ended      = "ended.json"    // written by stop before it ends a watcher (EndedRecord)
-	History    = "history.jsonl" // one event a line (event.Event)
-	HistLock   = "history.lock"  // held by every writer of the history
-	Log        = "monitor.log"   // the MONITOR lines; monitor.log.1 the ones before
-	DiffFile   = "diff.json"     // the watched worktree's diff (Diff)
-	Target     = "target"        // the watched target
-	Ledger     = "ledger"        // the echo ledger (package ledger)
-	Actions    = "actions"       // what the tick hands the loop: NNN.nudge, .enter, .wait, .diff
-	Pending    = "pending.json"  // the nudge handed over and the screen it was judged on
-	Outbox     = "outbox"        // escalations waiting for delivery, NNN.alert
-	OutboxLock = "outbox.lock"   // held by the one deliverer
-	Holder     = "loop.lock"     // held by the watcher's loop for its whole life
-	PollDir    = "poll"          // the loop's scratch files of one poll
+	State     = "state.json"    // the tick's state (tick.State)
+	StateLock = "state.lock"    // held over the tick's read-modify-write
+	Loop      = "loop.json"     // the loop's process, written when it starts (LoopRecord)
+	Ended     = "ended.json"    // written by stop before it ends a watcher (EndedRecord)
+	History   = "history.jsonl" // one event a line (event.Event)
+	HistLock  = "history.lock"  // held by every writer of the history
+	Log       = "monitor.log"   // the MONITOR lines; monitor.log.1 the ones before
+	DiffFile  = "diff.json"     // the watched worktree's diff (Diff)
+	// Undelivered is the last alert the funnel could not deliver, and why
+	// (UndeliveredRecord); removed once every alert waiting is delivered.
+	Undelivered = "undelivered.json"
+	Target      = "target"       // the watched target
+	Ledger      = "ledger"       // the echo ledger (package ledger)
+	Actions     = "actions"      // what the tick hands the loop: NNN.nudge, .enter, .wait, .diff
+	Pending     = "pending.json" // the nudge handed over and the screen it was judged on
+	Outbox      = "outbox"       // escalations waiting for delivery, NNN.alert
+	OutboxLock  = "outbox.lock"  // held by the one deliverer
+	Holder      = "loop.lock"    // held by the watcher's loop for its whole life
+	PollDir     = "poll"         // the loop's scratch files of one poll
 	// RulesReported holds the rules file's error last said, so that it
 	// is said once.
 	RulesReported = "rules.reported"

@@ -11,6 +11,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -60,6 +61,14 @@ func TestDeliverOutbox(t *testing.T) {
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.Contains(out, "alert NOT delivered: the funnel: signal: killed"), out)
 	assert.Equal(t, len(outboxNames(t, state)), 3)
+	// The board carries it as such, with the reason.
+	var u statedir.UndeliveredRecord
+	assert.NilError(t, d.ReadRecord(statedir.Undelivered, &u))
+	assert.Assert(t, strings.Contains(u.Why, "signal: killed"), u.Why)
+	fl, err := board.Census(home, time.Now(), board.Options{})
+	assert.NilError(t, err)
+	assert.Assert(t, len(fl.Watchers) == 1 && fl.Watchers[0].Undelivered != nil, "%+v", fl.Watchers)
+	assert.Assert(t, strings.Contains(board.Compact(fl), "alert NOT delivered: the funnel: signal: killed"), board.Compact(fl))
 
 	// Restarted: everything pending goes, in order, once.
 	os.Remove(sent)
@@ -69,6 +78,8 @@ func TestDeliverOutbox(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Equal(t, string(got), "first\nsecond\nthird\n")
 	assert.Equal(t, len(outboxNames(t, state)), 0)
+	_, err = os.Stat(d.Path(statedir.Undelivered))
+	assert.Assert(t, os.IsNotExist(err), "delivered, and the board still says not")
 	out, _ = deliver(t, state, fakeFunnel(t, sent, "exit 0"))
 	got, _ = os.ReadFile(sent)
 	assert.Equal(t, string(got), "first\nsecond\nthird\n", "delivered twice")
