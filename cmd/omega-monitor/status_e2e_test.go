@@ -191,7 +191,10 @@ func kill(t *testing.T, pid int, sig syscall.Signal) {
 // waits on a call that never returns, the hung call that quiet is for.
 func freeze(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	// A call lasts milliseconds and comes every interval: on a loaded
+	// machine the window is narrow, so the children are read often and for
+	// long.
+	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
 		if err != nil {
@@ -217,7 +220,7 @@ func freeze(t *testing.T, pid int) {
 		if calls > 0 {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	t.Fatalf("the loop %d never ran a call to freeze", pid)
 }
