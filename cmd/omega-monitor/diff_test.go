@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,16 +14,13 @@ import (
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/poll"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 func readDiff(t *testing.T, state string) board.Diff {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(state, "diff.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d board.Diff
-	if err := json.Unmarshal(data, &d); err != nil {
+	if err := statedir.Dir(state).ReadRecord(statedir.DiffFile, &d); err != nil {
 		t.Fatal(err)
 	}
 	return d
