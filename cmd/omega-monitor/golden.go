@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
@@ -38,6 +39,9 @@ expectation in DIR/NAME.want, so that a misread becomes a regression test:
                with it, so that a local rule comes with its proving case
 
 It never overwrites a case, and says what the classifier reads today.
+What looks like a secret is masked before the case is written (it says
+so); a secret wrapped over lines or drawn in a box is refused, to be
+masked by hand.
 `
 
 // Compiled on first use: a pattern at package init costs every subcommand's start.
@@ -116,6 +120,19 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pane) > 0 && pane[len(pane)-1] != '\n' {
 		pane = append(pane, '\n')
 	}
+	// The corpus is committed and shared: a capture keeps no secret. Lines
+	// are masked one by one, so the screen keeps its rows; where the whole
+	// pane reads otherwise (a key wrapped over lines, boxed, or a PEM
+	// body), a line's mask would leave the rest of it, so that is refused.
+	whole := alert.Redact(string(pane))
+	pane, masked := maskSecrets(pane)
+	if whole != string(pane) {
+		fmt.Fprintf(stderr, "omega-monitor golden add: the pane holds what looks like a secret across lines (wrapped, or drawn in a box): mask it by hand, then add the case\n")
+		return 1
+	}
+	if masked > 0 {
+		fmt.Fprintf(stderr, "omega-monitor golden add: masked what looks like a secret on %d line(s); check that the case still shows what it proves\n", masked)
+	}
 	var local *classify.Local
 	var rulesData []byte
 	if *rulesPath != "" {
@@ -172,6 +189,24 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", r.Explain())
 	}
 	return 0
+}
+
+// maskSecrets masks what alert.Redact takes for a secret, line by line, so
+// that the screen keeps its rows; it says on how many lines.
+func maskSecrets(pane []byte) ([]byte, int) {
+	lines := strings.SplitAfter(string(pane), "\n")
+	n := 0
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if r := alert.Redact(body); r != body {
+			lines[i] = r + l[len(body):]
+			n++
+		}
+	}
+	if n == 0 {
+		return pane, 0
+	}
+	return []byte(strings.Join(lines, "")), n
 }
 
 // maxGoldenPane caps a pane added to the corpus: a capture is a screenful
