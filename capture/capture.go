@@ -54,12 +54,19 @@ func Args(t string) []string {
 // reads the files with shell builtins: one round trip, and no process per
 // file.
 const remoteFrame = coord.RemoteFindMux +
-	`h=$("$m" display-message -p -t "$1" '` + PaneFormat + `') || exit; printf '%s\n' "$h"; id=${h%%	*}; ` +
+	`h=$("$m" display-message -p -t "$1" '` + PaneFormat + `') || exit; ` + remoteOneLine +
+	`printf '%s\n' "$h"; id=${h%%	*}; ` +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
 	`case $c in *'"` + statusKey + `":"'"$id"'"'*) printf '%s\n%s\n' "$c" '` + StatusEnd + `' ;; esac; done; ` +
 	remoteCodexLogs +
 	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
+
+// remoteOneLine keeps the header one line: a working directory whose name
+// holds a line break (a repository can ship one) would go on as frame
+// lines, a status among them; its name is dropped instead, and the pane's
+// directory is then unknown.
+const remoteOneLine = `case $h in *'` + "\n" + `'*) h="${h%%	*}	" ;; esac; `
 
 // remoteCodexLogs adds Codex CLI's own word to the remote frame: the tail of
 // each session log under $CODEX_HOME/sessions (default ~/.codex) written in

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
@@ -31,7 +32,7 @@ const (
 type Capture struct {
 	Screen   *classify.Screen
 	Pane     string // session:@window.%pane
-	Dir      string // the pane's working directory
+	Dir      string // the pane's working directory; "" when unknown, or when its name holds a control character
 	Statuses [][]byte
 	// StatusErr says why the one status file given could not be read.
 	StatusErr error
@@ -81,6 +82,10 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		return c, fmt.Errorf("capture frame: the header line passes %d bytes", MaxHeader)
 	}
 	c.Pane, c.Dir, _ = strings.Cut(header, "\t")
+	// A local frame carries no status (they are read from StatusDir): a line
+	// before its pane mark is the rest of a directory name that holds a
+	// line break, one a repository can ship to forge frame lines.
+	local, dirBroken := o.StatusDir != "", false
 	var cur bytes.Buffer
 	size := 0
 	for {
@@ -88,19 +93,27 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		if err != nil {
 			return c, errors.New("capture frame: no pane after the header")
 		}
-		switch line {
-		case PaneMark:
+		switch {
+		case line == PaneMark:
 			s, err := classify.ReadScreen(br)
 			if err != nil {
 				return c, fmt.Errorf("reading the pane: %v", err)
 			}
 			c.Screen = s
-			if o.StatusDir != "" {
+			// A directory name may hold the pane mark itself; a pane
+			// that shows it costs no more than its directory.
+			if dirBroken || local && showsLine(s, PaneMark) || strings.ContainsFunc(c.Dir, unicode.IsControl) {
+				c.Dir = ""
+			}
+			if local {
 				c.Statuses = statusFiles(o.StatusDir, c.Pane)
 				c.Statuses = append(c.Statuses, codexLogs(c.Dir, o.Now)...)
 			}
 			return c, nil
-		case StatusEnd:
+		case local:
+			dirBroken = true
+			continue
+		case line == StatusEnd:
 			if cur.Len() > 0 {
 				c.Statuses = append(c.Statuses, bytes.Clone(cur.Bytes()))
 			}
@@ -114,6 +127,16 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		cur.WriteString(line)
 		cur.WriteByte('\n')
 	}
+}
+
+// showsLine says whether the screen holds a line that reads exactly text.
+func showsLine(s *classify.Screen, text string) bool {
+	for _, l := range s.Lines {
+		if l.Text == text {
+			return true
+		}
+	}
+	return false
 }
 
 // readLine reads one line, without its line ending, keeping at most max
