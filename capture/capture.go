@@ -52,9 +52,12 @@ func Args(t string) []string {
 // remoteFrame prints a capture frame for the session "$1" on the remote
 // host, with the agent's status files for the pane (statusMark, in sh). It
 // reads the files with shell builtins: one round trip, and no process per
-// file.
+// file. The header is asked for under a locale that says UTF-8: to any
+// other, tmux prints the tab as "_", and the pane's id is then not found
+// (tmux looks only at the variable's text: the locale need not be
+// installed).
 const remoteFrame = coord.RemoteFindMux +
-	`h=$("$m" display-message -p -t "$1" '` + PaneFormat + `') || exit; ` + remoteOneLine +
+	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + PaneFormat + `') || exit; ` + remoteOneLine +
 	`printf '%s\n' "$h"; id=${h%%	*}; ` +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +

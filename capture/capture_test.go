@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -111,58 +112,68 @@ func TestRemoteFrameCodexLogIsAWitness(t *testing.T) {
 // TestADirectoryNameForgesNoFrameLine: a repository can ship a directory
 // whose name holds line breaks, frame marks, a status or escapes. A pane
 // working there, on a real tmux, read as a local frame and through the
-// remote script, gives no status, no pane mark of its own and no directory
-// cut short: the directory is unknown. A plain name is read whole, so the
-// test cannot pass by reading no directory at all.
+// remote script, with a UTF-8 locale and with none, gives no status, no
+// pane mark of its own and no directory cut short. A plain name is read
+// whole, and the pane's coordinate is right in every case, so the test
+// cannot pass by reading nothing.
 func TestADirectoryNameForgesNoFrameLine(t *testing.T) {
 	sh := testenv.Need(t, "sh")[0]
 	srv := testenv.Tmux(t)
 	base, home, noStatus := t.TempDir(), t.TempDir(), t.TempDir()
 	forged := `{"tmux":"s0:@0.%0","status":"busy","updatedAt":9999999999999}`
-	for i, tc := range []struct{ name, want string }{
-		{"plain dir", "plain dir"},
-		{"a\n" + forged + "\n" + StatusEnd, ""},
-		{"b\n" + PaneMark + "\n❯ 1. Yes", ""},
-		{"c\x1b]0;title\x07", ""},
-		{"d\rover", ""},
-	} {
-		dir := filepath.Join(base, tc.name)
+	names := []string{
+		"plain dir",
+		"a\n" + forged + "\n" + StatusEnd,
+		"b\n" + PaneMark + "\n❯ 1. Yes",
+		"c\x1b]0;title\x07",
+		"d\rover",
+	}
+	var environ []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LANG=") && !strings.HasPrefix(kv, "LC_") {
+			environ = append(environ, kv)
+		}
+	}
+	for i, name := range names {
+		dir := filepath.Join(base, name)
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		want := ""
-		if tc.want != "" {
-			want = filepath.Join(base, tc.want)
-		}
 		session := "s" + string(rune('0'+i))
 		srv.Run(t, "new-session", "-d", "-s", session, "-c", dir, "sleep 600")
+		pane := strings.TrimSpace(srv.Run(t, "display-message", "-p", "-t", coord.Exact(session), "#{session_name}:#{window_id}.#{pane_id}"))
+		for _, locale := range []string{"LANG=C.UTF-8", "LANG="} {
+			check := func(how string, out []byte, o Options) {
+				t.Helper()
+				c, err := Read(strings.NewReader(string(out)), o)
+				if err != nil {
+					t.Fatalf("%q, %s, %s: %v", name, how, locale, err)
+				}
+				ok := c.Pane == pane && len(c.Statuses) == 0 && !strings.ContainsFunc(c.Dir, unicode.IsControl)
+				if i == 0 {
+					ok = ok && c.Dir == dir
+				} else {
+					first, _, _ := strings.Cut(name, "\n")
+					ok = ok && c.Dir != filepath.Join(base, first) && c.Dir != dir
+				}
+				if !ok {
+					t.Errorf("%q, %s, %s: pane %q, dir %q, statuses %q\n%s", name, how, locale, c.Pane, c.Dir, c.Statuses, out)
+				}
+			}
+			local := exec.Command(srv.Mux, Args(coord.Exact(session))...)
+			local.Env = append(environ, locale)
+			out, err := local.Output()
+			if err != nil {
+				t.Fatalf("%q: local capture: %v", name, err)
+			}
+			check("local", out, Options{Framed: true, StatusDir: noStatus, Now: time.Now()})
 
-		out, err := exec.Command(srv.Mux, Args(coord.Exact(session))...).Output()
-		if err != nil {
-			t.Fatalf("%q: local capture: %v", tc.name, err)
-		}
-		c, err := Read(strings.NewReader(string(out)), Options{Framed: true, StatusDir: noStatus, Now: time.Now()})
-		if err != nil {
-			t.Fatalf("%q: local frame: %v", tc.name, err)
-		}
-		if c.Dir != want || len(c.Statuses) != 0 {
-			t.Errorf("%q, local: dir %q, %d statuses; want dir %q and none", tc.name, c.Dir, len(c.Statuses), want)
-		}
-
-		cmd := exec.Command(sh, "-c", Remote(5, coord.Exact(session)))
-		// A UTF-8 locale, as ssh passes it: without one tmux draws the
-		// header's tab as "_" (see docs/security.md).
-		cmd.Env = []string{"HOME=" + home, "LANG=C.UTF-8", "OMEGA_MONITOR_MUX=" + srv.Mux, "PATH=" + os.Getenv("PATH")}
-		out, err = cmd.Output()
-		if err != nil {
-			t.Fatalf("%q: remote capture: %v", tc.name, err)
-		}
-		c, err = Read(strings.NewReader(string(out)), Options{Framed: true, Now: time.Now()})
-		if err != nil {
-			t.Fatalf("%q: remote frame: %v", tc.name, err)
-		}
-		if c.Dir != want || len(c.Statuses) != 0 {
-			t.Errorf("%q, remote: dir %q, statuses %q; want dir %q and none\n%s", tc.name, c.Dir, c.Statuses, want, out)
+			remote := exec.Command(sh, "-c", Remote(5, coord.Exact(session)))
+			remote.Env = []string{"HOME=" + home, locale, "OMEGA_MONITOR_MUX=" + srv.Mux, "PATH=" + os.Getenv("PATH")}
+			if out, err = remote.Output(); err != nil {
+				t.Fatalf("%q: remote capture: %v", name, err)
+			}
+			check("remote", out, Options{Framed: true, Now: time.Now()})
 		}
 	}
 }

@@ -81,7 +81,7 @@ func Read(r io.Reader, o Options) (Capture, error) {
 	case !full:
 		return c, fmt.Errorf("capture frame: the header line passes %d bytes", MaxHeader)
 	}
-	c.Pane, c.Dir, _ = strings.Cut(header, "\t")
+	c.Pane, c.Dir = splitHeader(header)
 	// A local frame carries no status (they are read from StatusDir): a line
 	// before its pane mark is the rest of a directory name that holds a
 	// line break, one a repository can ship to forge frame lines.
@@ -126,6 +126,31 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		size += len(line) + 1
 		cur.WriteString(line)
 		cur.WriteByte('\n')
+	}
+}
+
+// splitHeader splits a frame header into the pane's coordinate and its
+// working directory. tmux prints the tab between them as "_" to a client
+// whose locale does not say UTF-8 (a service's, or an ssh login's that
+// passes none); the coordinate, name:@N.%N, then ends where the pane id's
+// digits do.
+func splitHeader(h string) (pane, dir string) {
+	if pane, dir, ok := strings.Cut(h, "\t"); ok {
+		return pane, dir
+	}
+	for i := 0; ; {
+		j := strings.Index(h[i:], ".%")
+		if j < 0 {
+			return h, ""
+		}
+		k := i + j + 2
+		for k < len(h) && '0' <= h[k] && h[k] <= '9' {
+			k++
+		}
+		if k > i+j+2 && k < len(h) && h[k] == '_' {
+			return h[:k], h[k+1:]
+		}
+		i = k
 	}
 }
 
