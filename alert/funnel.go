@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
 // FunnelPath is the alert funnel, the script that delivers: the value of
@@ -98,4 +100,34 @@ func Undeliverable(getenv func(string) string, home string) string {
 		return "no Telegram config at " + conf + " (bot_token= and chat_id= lines, mode 0600; then omega-monitor install --test-alert)"
 	}
 	return ""
+}
+
+// PrivateChat reports whether the funnel's config conf writes to a private
+// chat (a positive chat id: the operator and the bot). A group or a channel
+// is not, nor a config that cannot be read: the funnel will say what is
+// wrong with it.
+func PrivateChat(conf string) bool {
+	b, err := fsutil.ReadCapped(conf, 64<<10)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "chat_id="); ok {
+			v = strings.Trim(strings.TrimSpace(v), `"'`)
+			return v != "" && strings.Trim(v, "0123456789") == ""
+		}
+	}
+	return false
+}
+
+// Audience says who else reads what the watcher relays, or "": a config
+// whose chat is a group or a channel, where every member reads the
+// questions and the screen lines they quote. A missing config is
+// Undeliverable's to say.
+func Audience(getenv func(string) string, home string) string {
+	conf := ConfPath(getenv, home)
+	if fi, err := os.Stat(conf); err != nil || !fi.Mode().IsRegular() || PrivateChat(conf) {
+		return ""
+	}
+	return "the chat_id in " + conf + " is not a private chat (a positive number): everyone in that group or channel reads the questions relayed and the screen lines they quote"
 }

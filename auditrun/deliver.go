@@ -12,31 +12,11 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
 // captionMax is what a caption may hold: Telegram's limit is 1024
 // characters once the HTML is parsed, and the escaping only adds.
 const captionMax = 900
-
-// privateChat reports whether the funnel's config conf writes to a private
-// chat (a positive chat id: the operator and the bot), where the whole
-// report may go; a group or a channel gets the summary alone. A config that
-// cannot be read is taken as a group: the funnel will say what is wrong
-// with it.
-func privateChat(conf string) bool {
-	b, err := fsutil.ReadCapped(conf, 64<<10)
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "chat_id="); ok {
-			v = strings.Trim(strings.TrimSpace(v), `"'`)
-			return v != "" && strings.Trim(v, "0123456789") == ""
-		}
-	}
-	return false
-}
 
 // deliver sends the report as one message through the alert funnel found
 // in s.Environ: the summary as the caption, the whole report as a
@@ -60,7 +40,7 @@ func deliver(s Settings, summary, reportPath string) error {
 		caption += "\n" + html.EscapeString(rest)
 	}
 	args := []string{"--document", reportPath, caption}
-	if !privateChat(alert.ConfPath(getenv, home)) {
+	if !alert.PrivateChat(alert.ConfPath(getenv, home)) {
 		args = []string{caption + "\n" + html.EscapeString("The report (not sent to a group chat): "+reportPath)}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

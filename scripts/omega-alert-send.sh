@@ -17,7 +17,7 @@
 # key=value lines, owned by you and mode 0600:
 #
 #   bot_token=123456789:AA...
-#   chat_id=-1001234567890
+#   chat_id=987654321   (a private chat; a group's or a channel's is negative)
 #
 # The token never reaches a command line (curl reads its URL from stdin) and
 # is never printed. 429 and 5xx answers, and network errors, are retried with
@@ -145,12 +145,18 @@ read_conf() {
 	fi
 }
 
-# api_base: OMEGA_TELEGRAM_API without a trailing slash, or nothing when it
-# is not a plain http(s) address.
+# api_base: OMEGA_TELEGRAM_API without a trailing slash; or it says why
+# not and fails, when it is not a plain http(s) address, or is plain http to
+# a host other than this machine (the bot token is in every URL).
 api_base() {
 	local api=${OMEGA_TELEGRAM_API:-https://api.telegram.org}
 	api=${api%/}
 	if [[ ! $api =~ ^https?://[^[:space:]\"\\]+$ ]]; then
+		say "OMEGA_TELEGRAM_API is not an http(s) address"
+		return 1
+	fi
+	if [[ $api == http://* && ! $api =~ ^http://(localhost|127\.[0-9.]+|\[::1\])(:[0-9]+)?(/|$) ]]; then
+		say "OMEGA_TELEGRAM_API is plain http to another machine: the bot token would cross the network in clear; use https"
 		return 1
 	fi
 	printf '%s\n' "$api"
@@ -372,7 +378,6 @@ main() {
 		return 1
 	fi
 	if ! api=$(api_base); then
-		say "OMEGA_TELEGRAM_API is not an http(s) address"
 		log_failed "OMEGA_TELEGRAM_API refused" "$@"
 		return 1
 	fi
@@ -410,7 +415,6 @@ main_document() {
 		return 1
 	fi
 	if ! api=$(api_base); then
-		say "OMEGA_TELEGRAM_API is not an http(s) address"
 		log_failed "OMEGA_TELEGRAM_API refused" "$2"$'\n'"document: $1"
 		return 1
 	fi

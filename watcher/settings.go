@@ -176,5 +176,39 @@ func checkAPI(v string) (string, error) {
 	if !ok || host == "" || strings.HasPrefix(host, ":") || strings.ContainsAny(v, " \t\"\\?#") || strings.ContainsFunc(v, unicode.IsControl) {
 		return "", fmt.Errorf("want an http(s) address; got %q", v)
 	}
+	if strings.HasPrefix(v, "http://") && !loopback(host) {
+		return "", fmt.Errorf("%q is plain http to another machine: the bot token would cross the network in clear; use https", v)
+	}
 	return v, nil
+}
+
+// loopback says whether host (with its port, if any) is this machine:
+// localhost, 127.0.0.0/8 or [::1].
+func loopback(host string) bool {
+	if rest, ok := strings.CutPrefix(host, "[::1]"); ok {
+		return rest == "" || isPort(rest)
+	}
+	name, port, hasPort := strings.Cut(host, ":")
+	if hasPort && !isPort(":"+port) {
+		return false
+	}
+	if name == "localhost" {
+		return true
+	}
+	octets := strings.Split(name, ".")
+	if len(octets) != 4 || octets[0] != "127" {
+		return false
+	}
+	for _, o := range octets {
+		if o == "" || len(o) > 3 || strings.Trim(o, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// isPort says whether s is ":" and a port number's digits.
+func isPort(s string) bool {
+	d, ok := strings.CutPrefix(s, ":")
+	return ok && d != "" && len(d) <= 5 && strings.Trim(d, "0123456789") == ""
 }

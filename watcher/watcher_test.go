@@ -97,3 +97,27 @@ func TestPrivateDirRefusesAnotherUsersSocketDirectory(t *testing.T) {
 		t.Errorf("another user's directory: %v", err)
 	}
 }
+
+// TestCheckAPI: the Bot API is https, or plain http only to this machine
+// (a fake API on loopback): the bot token is in every URL.
+func TestCheckAPI(t *testing.T) {
+	for v, ok := range map[string]bool{
+		"https://api.telegram.org":         true,
+		"https://api.telegram.org/x":       true,
+		"http://127.0.0.1:9":               true,
+		"http://127.0.0.1:38211/x":         true,
+		"http://localhost":                 true,
+		"http://[::1]:8080/":               true,
+		"http://api.telegram.org":          false,
+		"http://10.0.0.7:8080":             false,
+		"http://127.0.0.1.evil.example":    false,
+		"http://localhost.evil.example":    false,
+		"http://127.0.0.1:9@evil.example/": false,
+		"http://[::1].evil.example":        false,
+		"ftp://127.0.0.1":                  false,
+	} {
+		if _, err := checkAPI(v); (err == nil) != ok {
+			t.Errorf("checkAPI(%q): %v, want ok %v", v, err, ok)
+		}
+	}
+}

@@ -24,7 +24,7 @@ needs no install: the binary carries it and writes it for each watcher.
 The funnel reads ~/.omega/telegram.conf ($OMEGA_TELEGRAM_CONF), mode 0600:
 
   bot_token=123456789:AAH-your-token-from-BotFather
-  chat_id=-1001234567890
+  chat_id=987654321   (your private chat with the bot; a group's is negative)
 
 --claude also installs /monitor into Claude Code for this user: the command
 file ~/.claude/commands/monitor.md and the read-only MCP server omega-monitor

@@ -80,6 +80,8 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if why := alert.Undeliverable(os.Getenv, os.Getenv("HOME")); why != "" {
 		fmt.Fprintf(stderr, "omega-monitor: warning: alerts cannot be delivered: %s; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered\n", why)
+	} else if who := alert.Audience(os.Getenv, os.Getenv("HOME")); who != "" {
+		fmt.Fprintf(stderr, "omega-monitor: warning: alerts reach more than you: %s\n", who)
 	}
 	return 0
 }

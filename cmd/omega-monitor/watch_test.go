@@ -389,3 +389,40 @@ func TestWatchSessionWindowTarget(t *testing.T) {
 	assert.Equal(t, res.ExitCode, 1, res.Combined())
 	assert.Assert(t, strings.Contains(res.Stderr(), "no pane nosuch:3 here (and no ssh alias nosuch)"), res.Stderr())
 }
+
+// TestWatchSaysWhoReadsItsAlerts: alerts sent to a group or a channel are
+// read by all of it, so the start says so; a Bot API reached by plain http
+// on another machine would carry the bot token in clear, so the start
+// refuses it before anything runs.
+func TestWatchSaysWhoReadsItsAlerts(t *testing.T) {
+	testenv.Need(t, "bash")
+	f := newFleet(t)
+	f.tmux.NewSession(t, "worker", "sleep 600")
+	bin := filepath.Join(f.home, ".omega", "bin")
+	assert.NilError(t, os.MkdirAll(bin, 0o700))
+	assert.NilError(t, os.WriteFile(filepath.Join(bin, "omega-alert-send.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o700))
+	conf := filepath.Join(f.home, ".omega", "telegram.conf")
+	assert.NilError(t, os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=-1001234567890\n"), 0o600))
+	watch := func(extra ...string) *icmd.Result {
+		cmd := icmd.Command(omegaMonitor(t), "watch", "worker", "--interval", "60")
+		cmd.Env = append([]string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + f.state,
+			"OMEGA_MONITOR_MUX=" + f.tmux.Mux}, extra...)
+		return icmd.RunCmd(cmd)
+	}
+
+	res := watch("OMEGA_TELEGRAM_API=http://api.telegram.org")
+	assert.Equal(t, res.ExitCode, 2, res.Combined())
+	assert.Assert(t, strings.Contains(res.Stderr(), "plain http to another machine"), res.Stderr())
+	assert.Assert(t, !f.has(t, "monitor-worker"), "a refused start left a watcher")
+
+	res = watch()
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	t.Cleanup(func() { f.run(t, "stop", "worker") })
+	assert.Assert(t, strings.Contains(res.Stderr(), "omega-monitor: warning: alerts reach more than you: the chat_id in "+conf+" is not a private chat"), res.Stderr())
+	f.run(t, "stop", "worker").Assert(t, icmd.Success)
+
+	assert.NilError(t, os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=42\n"), 0o600))
+	res = watch()
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	assert.Assert(t, !strings.Contains(res.Stderr(), "alerts reach more than you"), res.Stderr())
+}

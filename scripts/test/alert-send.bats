@@ -96,6 +96,19 @@ setup() {
 	[ "$status" -eq 1 ]
 }
 
+@test "api_base refuses plain http to another machine, and takes it to this one" {
+	for api in http://api.telegram.org http://10.0.0.7:8080/ http://127.0.0.1.evil.example/ http://localhost.evil.example http://127.0.0.1:9@evil.example/; do
+		OMEGA_TELEGRAM_API=$api run api_base
+		[ "$status" -eq 1 ]
+		[[ $output == *"in clear"* ]]
+	done
+	for api in http://127.0.0.1:9 http://localhost:8080/ 'http://[::1]:80' https://api.telegram.org; do
+		OMEGA_TELEGRAM_API=$api run api_base
+		[ "$status" -eq 0 ]
+		[ "$output" = "${api%/}" ]
+	done
+}
+
 # curl stands in for the network: it answers from ANSWERS, one per call,
 # and records the config it read on stdin.
 curl() {
