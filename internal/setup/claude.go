@@ -159,41 +159,92 @@ func (f claudeFiles) uninstall() ([]string, error) {
 // edit and writes the file back, atomically and keeping every other key as
 // it was, when edit says it changed something. A missing file is an empty
 // configuration; one that is not a JSON object is refused, never replaced.
+//
+// A link (a dotfiles checkout's) is followed and stays a link: its target
+// is what is rewritten. Claude Code rewrites the file as it runs, so it is
+// read again just before the write, and the edit starts over when it
+// changed meanwhile: what Claude Code wrote is kept, not overwritten.
 func editConfig(path string, edit func(map[string]json.RawMessage) (bool, error)) (bool, error) {
-	config := map[string]json.RawMessage{}
-	b, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	target, err := configTarget(path)
+	if err != nil {
 		return false, err
-	default:
+	}
+	for range 5 {
+		before, err := readConfig(target)
+		if err != nil {
+			return false, err
+		}
+		out, changed, err := editText(target, before, edit)
+		if err != nil || !changed {
+			return false, err
+		}
+		if now, err := readConfig(target); err != nil || !bytes.Equal(now, before) {
+			continue // written meanwhile: edit what is there now
+		}
+		if err := atomicfile.Write(target, out, 0o600); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("%s kept changing while it was edited (is Claude Code writing it?): left as it is; try again", path)
+}
+
+// configTarget is the file to rewrite for path: path itself, or where its
+// link leads (which may not exist yet). A link that leads nowhere a file
+// can be written is refused.
+func configTarget(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("%s is a link that leads nowhere (%w): make it point at your configuration, or replace it with the file", path, err)
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is a link to %s, which is not a regular file: left as it is", path, target)
+	}
+	return target, nil
+}
+
+// readConfig is the configuration's text; nil when there is none.
+func readConfig(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// editText applies edit to the mcpServers of the configuration text b and
+// returns the new text, when edit changed something.
+func editText(path string, b []byte, edit func(map[string]json.RawMessage) (bool, error)) ([]byte, bool, error) {
+	config := map[string]json.RawMessage{}
+	if b != nil {
 		if err := json.Unmarshal(b, &config); err != nil {
-			return false, fmt.Errorf("%s is not a JSON object, left as it is: %w", path, err)
+			return nil, false, fmt.Errorf("%s is not a JSON object, left as it is: %w", path, err)
 		}
 	}
 	servers := map[string]json.RawMessage{}
 	if raw, ok := config["mcpServers"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return false, fmt.Errorf("mcpServers in %s is not an object, left as it is: %w", path, err)
+			return nil, false, fmt.Errorf("mcpServers in %s is not an object, left as it is: %w", path, err)
 		}
 	}
 	changed, err := edit(servers)
 	if err != nil || !changed {
-		return false, err
+		return nil, false, err
 	}
 	raw, err := json.Marshal(servers)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	config["mcpServers"] = raw
 	out, err := json.MarshalIndent(config, "", "  ")
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	if err := atomicfile.Write(path, append(out, '\n'), 0o600); err != nil {
-		return false, err
-	}
-	return true, nil
+	return append(out, '\n'), true, nil
 }
 
 // sameJSON reports whether two JSON texts hold the same value.

@@ -221,3 +221,79 @@ func TestUninstallAlone(t *testing.T) {
 		t.Error("uninstall without claude was accepted")
 	}
 }
+
+// TestInstallClaudeThroughALink: a ~/.claude.json that is a link (a
+// dotfiles checkout's) stays a link, and its target gets the entry; a link
+// that leads nowhere is refused and left as it is.
+func TestInstallClaudeThroughALink(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	config := filepath.Join(env.Home, ".claude.json")
+	dotfiles := filepath.Join(env.Home, "dotfiles")
+	if err := os.Mkdir(dotfiles, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dotfiles, "claude.json")
+	if err := os.WriteFile(target, []byte(`{"theme":"dark"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, config); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := install(t, env, Options{Claude: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(config); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a link: %v", config, err)
+	}
+	b, _ := os.ReadFile(target)
+	if !strings.Contains(string(b), `"theme": "dark"`) || !strings.Contains(string(b), MCPServerName) {
+		t.Errorf("the link's target:\n%s", b)
+	}
+
+	env = testEnv(t, nil)
+	config = filepath.Join(env.Home, ".claude.json")
+	if err := os.Symlink(filepath.Join(env.Home, "gone", "claude.json"), config); err != nil {
+		t.Fatal(err)
+	}
+	_, err := install(t, env, Options{Claude: true})
+	if err == nil || !strings.Contains(err.Error(), "is a link that leads nowhere") {
+		t.Errorf("a dangling link: %v", err)
+	}
+	if fi, err := os.Lstat(config); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the dangling link was replaced: %v", err)
+	}
+}
+
+// TestEditConfigKeepsWhatClaudeCodeWrote: Claude Code rewrites its
+// configuration as it runs; a write that lands while the entry is being
+// added is kept, and the entry is added to it.
+func TestEditConfigKeepsWhatClaudeCodeWrote(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	if err := os.WriteFile(path, []byte(`{"numStartups":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	changed, err := editConfig(path, func(servers map[string]json.RawMessage) (bool, error) {
+		calls++
+		if calls == 1 { // Claude Code writes meanwhile
+			if err := os.WriteFile(path, []byte(`{"numStartups":2,"tipsHistory":{"a":1}}`), 0o600); err != nil {
+				return false, err
+			}
+		}
+		servers["x"] = json.RawMessage(`{"command":"x"}`)
+		return true, nil
+	})
+	if err != nil || !changed || calls != 2 {
+		t.Fatalf("changed %v, err %v, %d edits; want true, nil, 2", changed, err, calls)
+	}
+	b, _ := os.ReadFile(path)
+	var c map[string]any
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c["numStartups"] != 2.0 || c["tipsHistory"] == nil || c["mcpServers"] == nil {
+		t.Errorf("Claude Code's write or the entry was lost:\n%s", b)
+	}
+}
