@@ -69,8 +69,16 @@ func (d Dir) AppendHistory(now time.Time, target string, events []event.Event) e
 		h.Close()
 		return fmt.Errorf("history not written: %v", err)
 	}
+	fi, statErr := h.Stat()
 	if err := h.Close(); err != nil {
 		return fmt.Errorf("history not written: %v", err)
+	}
+	// A long run, or a flood of long lines, is swept as a start would be,
+	// not left to grow until the next start.
+	if statErr == nil && fi.Size() > MaxHistory {
+		if _, err := d.sweepHistory(HistoryKeep); err != nil {
+			return fmt.Errorf("history written, not swept: %v", err)
+		}
 	}
 	return nil
 }
@@ -86,6 +94,13 @@ func (d Dir) SweepHistory(keep int) (int, error) {
 		return 0, err
 	}
 	defer unlock()
+	return d.sweepHistory(keep)
+}
+
+// sweepHistory is SweepHistory with the history's lock held. It keeps at
+// most MaxHistory/2 bytes too, so that a sweep always leaves room: long
+// lines cannot make every append sweep again.
+func (d Dir) sweepHistory(keep int) (int, error) {
 	path := d.Path(History)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -105,15 +120,16 @@ func (d Dir) SweepHistory(keep int) (int, error) {
 		data = data[:bytes.LastIndexByte(data, '\n')+1]
 	}
 	lines := bytes.Count(data, []byte{'\n'})
-	if lines <= keep && torn == 0 {
+	if lines <= keep && len(data) <= MaxHistory/2 && torn == 0 {
 		return 0, nil
 	}
-	start := 0
-	for drop := lines - keep; drop > 0; drop-- {
+	start, dropped := 0, 0
+	for lines-dropped > keep || len(data)-start > MaxHistory/2 {
 		start += bytes.IndexByte(data[start:], '\n') + 1
+		dropped++
 	}
 	if err := atomicfile.Write(path, data[start:], 0o600); err != nil {
 		return 0, fmt.Errorf("history sweep: %w", err)
 	}
-	return max(lines-keep, 0) + torn, nil
+	return dropped + torn, nil
 }

@@ -70,6 +70,9 @@ const (
 	// HistoryKeep is how many lines of history the sweep at a watcher's
 	// start keeps.
 	HistoryKeep = 10000
+	// MaxHistory is the size past which a running watcher's history is
+	// swept as at its start; a sweep keeps at most half of it.
+	MaxHistory = 16 << 20
 )
 
 // Home is $OMEGA_MONITOR_HOME made absolute, or ~/.omega/monitor.

@@ -116,3 +116,33 @@ func TestOutboxUrgentFirstAndCapped(t *testing.T) {
 	assert.Assert(t, !slices.ContainsFunc(names, func(n string) bool { return read(n) == "failure 0" }), "the oldest were kept")
 	assert.Assert(t, slices.ContainsFunc(names, func(n string) bool { return read(n) == fmt.Sprintf("failure %d", MaxOutbox+19) }), "the newest were dropped")
 }
+
+// TestHistoryStaysBoundedDuringARun: a watcher that runs for weeks, or a
+// pane that floods long lines, sweeps its history as it goes: it never
+// passes MaxHistory by more than a poll's lines, keeps the newest, and
+// leaves room, so that the next append does not sweep again.
+func TestHistoryStaysBoundedDuringARun(t *testing.T) {
+	t.Parallel()
+	d := Dir(t.TempDir())
+	assert.NilError(t, d.Prepare())
+	long := strings.Repeat("x", 64<<10)
+	now := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
+	var last int64
+	swept := 0
+	for i := range 2 * MaxHistory / len(long) {
+		assert.NilError(t, d.AppendHistory(now, "agent", []event.Event{{Name: event.State, State: "STALLED", Fields: map[string]any{"n": i, "line": long}}}))
+		fi, err := os.Stat(d.Path(History))
+		assert.NilError(t, err)
+		assert.Assert(t, fi.Size() <= MaxHistory+int64(len(long))+200, "history %d bytes after %d polls", fi.Size(), i)
+		if fi.Size() < last {
+			swept++
+			assert.Assert(t, fi.Size() <= MaxHistory/2, "a sweep left %d bytes", fi.Size())
+		}
+		last = fi.Size()
+	}
+	assert.Assert(t, swept >= 2 && swept <= 4, "swept %d times", swept)
+	b, err := os.ReadFile(d.Path(History))
+	assert.NilError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	assert.Assert(t, strings.Contains(lines[len(lines)-1], fmt.Sprintf(`"n":%d`, 2*MaxHistory/len(long)-1)), "the newest line was not kept")
+}
