@@ -9,8 +9,9 @@ import (
 
 const sweepUsage = `usage: omega-monitor sweep --state DIR
 
-Keeps the last 10,000 lines of DIR/history.jsonl, by atomic replace under the
-history's lock. The loop runs it once when a watcher starts.
+Keeps the last 10,000 lines of DIR/history.jsonl, at most 8 MiB of them, by
+atomic replace under the history's lock. A watcher sweeps when it starts, and
+again whenever its history passes 16 MiB.
 `
 
 func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
