@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
@@ -124,4 +125,29 @@ func TestProjectFSStaysInside(t *testing.T) {
 			t.Errorf("ReadFile(%q) read something", name)
 		}
 	}
+}
+
+// TestProjectFSIsBounded: a report that cites many large files cannot make
+// a check read without end: past its budget, or its deadline, every further
+// file is refused, and what was read before stays read.
+func TestProjectFSIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("x", 1<<20)
+	for _, name := range []string{"a", "b", "c"} {
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, name), []byte(big), 0o600))
+	}
+	pfs, err := OpenProject(dir)
+	assert.NilError(t, err)
+	defer pfs.Close()
+	pfs.budget = 2 << 20
+	for _, name := range []string{"a", "b"} {
+		_, err := pfs.ReadFile(name)
+		assert.NilError(t, err, name)
+	}
+	_, err = pfs.ReadFile("c")
+	assert.ErrorContains(t, err, "the check has read its 2 MiB")
+
+	pfs.budget, pfs.deadline = MaxRead, time.Now().Add(-time.Second)
+	_, err = pfs.ReadFile("a")
+	assert.ErrorContains(t, err, "are over")
 }

@@ -32,7 +32,9 @@ invariants its docs state), each citing file:line, every citation checked.
 
   plan    prints the dimensions, where each came from, and (--json) each brief
   check   checks a report: exit 0 when all of it passed, 1 when anything was
-          rejected (each rejection is listed), 2 on a usage error
+          rejected (each rejection is listed), 2 on a usage error; it reads
+          regular files beneath DIR only, 4 MiB each, 256 MiB and 2 minutes
+          in all (a citation past either is rejected)
   run     runs the auditors through the agent's headless mode, checks their
           reports, writes one report under $OMEGA_MONITOR_HOME/audits/NAME/,
           and delivers it through the alert funnel; --every starts it on a
