@@ -19,8 +19,14 @@ import (
 // (OMEGA_ALERT_DEADLINE, 60 s from here) ends it first.
 const deliverTimeout = 90 * time.Second
 
-// Deliver sends the alerts waiting in dir's outbox, oldest first, through
-// funnel, one deliverer at a time. An alert leaves the outbox only when the
+// MaxRoutinePerPoll is how many alerts that are not urgent one watcher's
+// poll hands to the funnel: Telegram allows a chat about one message a
+// second, and a question must not wait behind a watcher's flood.
+const MaxRoutinePerPoll = 5
+
+// Deliver sends the alerts waiting in dir's outbox, urgent ones first, then
+// the oldest, at most MaxRoutinePerPoll of those, through funnel, one
+// deliverer at a time. An alert leaves the outbox only when the
 // funnel delivered it, or when it gave up and kept it in alert-failed.log
 // (without a funnel, Deliver keeps it there itself); one the funnel could
 // not finish stays, and the rest wait behind it. Each outcome is a history
@@ -43,7 +49,17 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 		return []string{tick.Line(target, "?", "alerts NOT delivered: outbox: "+err.Error())}, false
 	}
 	ok = true
+	routine := 0
 	for _, name := range names {
+		// A rate per watcher: a flood of routine alerts leaves a few a
+		// poll, and the rest wait (the outbox's cap drops the oldest);
+		// urgent ones, first in the listing, always go.
+		if !statedir.IsUrgent(name) {
+			if routine == MaxRoutinePerPoll {
+				break
+			}
+			routine++
+		}
 		path := filepath.Join(d.Path(statedir.Outbox), name)
 		msg, err := fsutil.ReadCapped(path, 1<<20)
 		if err != nil {

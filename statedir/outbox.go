@@ -22,6 +22,9 @@ const MaxOutbox = 100
 // other, so a question or a block is delivered first.
 const urgentMark = "!"
 
+// IsUrgent says whether the outbox entry name is an urgent alert.
+func IsUrgent(name string) bool { return strings.HasPrefix(name, urgentMark) }
+
 // QueueAlerts writes each message to the outbox, named so that a listing
 // sorts them in the order they were written: the poll's time, then its
 // sequence. An alert waits there, whatever happens to the watcher, until it
@@ -76,7 +79,7 @@ func (d Dir) capOutbox(now time.Time) error {
 		if len(names)-dropped <= MaxOutbox-1 {
 			break
 		}
-		if strings.HasPrefix(name, urgentMark) {
+		if IsUrgent(name) {
 			continue
 		}
 		if os.Remove(filepath.Join(d.Path(Outbox), name)) == nil {

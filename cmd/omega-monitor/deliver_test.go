@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,4 +152,40 @@ func TestQueueNeverOverwrites(t *testing.T) {
 		got = append(got, string(b))
 	}
 	assert.DeepEqual(t, got, []string{"a", "b", "c", "d", "e"})
+}
+
+// TestDeliverIsRateLimited: a watcher whose pane floods routine alerts
+// hands the funnel a few a poll, oldest first; an urgent one queued behind
+// the flood goes first, and the rest follow on later polls, none lost.
+func TestDeliverIsRateLimited(t *testing.T) {
+	testenv.Need(t, "sh")
+	home := t.TempDir()
+	t.Setenv("OMEGA_MONITOR_HOME", home)
+	state := filepath.Join(home, "monitor-agent")
+	d := statedir.Dir(state)
+	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	var flood []string
+	for i := range 12 {
+		flood = append(flood, fmt.Sprintf("failure %02d", i))
+	}
+	assert.NilError(t, d.QueueAlerts(now, flood))
+	assert.NilError(t, d.QueueUrgent(now.Add(time.Second), []string{"QUESTION"}))
+	sent := filepath.Join(t.TempDir(), "sent")
+	funnel := fakeFunnel(t, sent, "exit 0")
+	var polls [][]string
+	for range 4 {
+		before, _ := os.ReadFile(sent)
+		_, code := deliver(t, state, funnel)
+		assert.Equal(t, code, 0)
+		after, _ := os.ReadFile(sent)
+		polls = append(polls, strings.Fields(strings.ReplaceAll(string(after[len(before):]), "failure ", "f")))
+	}
+	want := [][]string{
+		{"QUESTION", "f00", "f01", "f02", "f03", "f04"},
+		{"f05", "f06", "f07", "f08", "f09"},
+		{"f10", "f11"},
+		{},
+	}
+	assert.DeepEqual(t, polls, want)
+	assert.Equal(t, len(outboxNames(t, state)), 0)
 }
