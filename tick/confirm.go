@@ -1,6 +1,7 @@
 package tick
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ type Pending struct {
 	Action string    `json:"action"` // the action file's name
 	Text   string    `json:"text"`
 	Enter  bool      `json:"enter_only,omitempty"` // our text is in the box already: only Enter
-	Live   []string  `json:"live"`                 // the judged live region, as read
+	Live   []string  `json:"live"`                 // the judged live region, each line's LineKey
 	At     time.Time `json:"at"`
 }
 
@@ -23,10 +24,12 @@ func NewPending(action string, a Action, judged classify.Result, now time.Time) 
 	return Pending{Action: action, Text: a.Text, Enter: a.Kind == Enter, Live: liveText(judged.Live), At: now}
 }
 
+// liveText is the live region as a pending nudge keeps it: each line's
+// LineKey, trailing spaces aside.
 func liveText(lines []classify.Line) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = l.Text
+		out[i] = LineKey(strings.TrimRight(l.Text, " "))
 	}
 	return out
 }
@@ -77,7 +80,7 @@ func Confirm(stage Stage, p Pending, masked, raw classify.Result, w *Witness) st
 		return "the screen now reads " + masked.State.String()
 	case masked.Hold != classify.HoldNone && !(p.Enter && masked.Hold == classify.HoldDraft):
 		return masked.Hold.Reason()
-	case !sameLines(liveText(masked.Live), p.Live):
+	case !slices.Equal(liveText(masked.Live), p.Live):
 		return "the screen changed since it was judged"
 	case p.Enter && !sameText(box, p.Text):
 		return "the input box no longer holds exactly our text"
@@ -93,18 +96,6 @@ func OwnText(box, text string) bool { return sameText(box, text) }
 
 func sameText(a, b string) bool {
 	return a != "" && strings.Join(strings.Fields(a), "") == strings.Join(strings.Fields(b), "")
-}
-
-func sameLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if strings.TrimRight(a[i], " ") != strings.TrimRight(b[i], " ") {
-			return false
-		}
-	}
-	return true
 }
 
 func quoteShort(s string) string {

@@ -20,6 +20,15 @@ import (
 // maxSeen bounds the lines kept for the next poll's diff.
 const maxSeen = 400
 
+// LineKey is what the state keeps of a screen line, for the next poll's
+// diff, the failure latch and a pending nudge's screen: a digest, so that
+// no pane text (a key the agent printed) is written to state.json or
+// pending.json; the state only ever asks whether it saw a line before.
+func LineKey(l string) string {
+	sum := digest.Sum256([]byte(l))
+	return "#" + hex.EncodeToString(sum[:12])
+}
+
 // meaningful returns the screen's lines that can be a transition, as
 // classify reads them, the newest maxSeen.
 func meaningful(screen classify.Result) []string {
@@ -42,17 +51,20 @@ func (p *poll) screenChanges() {
 		seen[l] = true
 	}
 	var fresh []string
-	for _, l := range lines {
-		if first || !seen[l] {
+	keys := make([]string, len(lines))
+	for i, l := range lines {
+		keys[i] = LineKey(l)
+		// A state an older version wrote holds the lines themselves.
+		if first || !seen[keys[i]] && !seen[l] {
 			fresh = append(fresh, l)
 		}
 	}
-	p.next.Seen = lines
+	p.next.Seen = keys
 	if p.in.Ledger != nil {
 		fresh = dropOurs(fresh, p.in.Ledger)
 	}
 	if len(fresh) > 0 {
-		p.next.Transition = fresh[len(fresh)-1]
+		p.next.Transition = alert.Redact(fresh[len(fresh)-1])
 	}
 	latched := make(map[string]bool, len(p.next.FailureLatch))
 	for _, f := range p.next.FailureLatch {
@@ -60,11 +72,12 @@ func (p *poll) screenChanges() {
 	}
 	var failed []string
 	for _, l := range fresh {
-		if latched[l] || !classify.IsFailure(l) {
+		key := LineKey(l)
+		if latched[key] || latched[l] || !classify.IsFailure(l) {
 			continue
 		}
-		latched[l] = true
-		p.next.FailureLatch = append(p.next.FailureLatch, l)
+		latched[key] = true
+		p.next.FailureLatch = append(p.next.FailureLatch, key)
 		if !first {
 			failed = append(failed, l)
 		}

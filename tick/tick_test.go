@@ -1,6 +1,7 @@
 package tick
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -542,5 +543,62 @@ func TestFailureFloodIsOneAlert(t *testing.T) {
 	}
 	if n > 1 || events > 1 {
 		t.Errorf("%d alerts and %d failure events for one poll's flood", n, events)
+	}
+}
+
+// TestStateKeepsNoPaneText: what the state keeps of the screen to diff the
+// next poll, to latch failures, and to check a pending nudge against, is a
+// digest of each line, so a key the agent printed never lands in
+// state.json or pending.json; the diff and the latch work as before, and a
+// state an older version wrote (the lines themselves) still latches.
+func TestStateKeepsNoPaneText(t *testing.T) {
+	const key = "sk-proj-Zx9fQ2mXk7LpZ0aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2"
+	fail := "⏺ Bash(deploy)\n  ⎿  Error: auth failed for OPENAI_API_KEY=" + key + " (exit code 1)"
+	got, s := run(t, cfg, []scripted{
+		{pane: busy, work: "7"},
+		{pane: idle, work: "7", extra: fail},
+		{pane: idle, work: "7", extra: fail},
+	})
+	alerts := 0
+	for _, l := range got {
+		if l == "→ alert: failure" {
+			alerts++
+		}
+	}
+	if alerts != 1 {
+		t.Errorf("%d failure alerts, want 1:\n%s", alerts, strings.Join(got, "\n"))
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{key, "Zx9fQ2mXk7Lp"} {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("state.json keeps %q:\n%s", secret, data)
+		}
+	}
+	screen := classify.ClassifyText(fail+"\n"+idle, classify.Options{})
+	pending, _ := json.Marshal(NewPending("001.nudge", Action{Kind: Nudge, Text: "go on"}, screen, t0))
+	if strings.Contains(string(pending), "Zx9fQ2mXk7Lp") || strings.Contains(string(pending), "Brewed") {
+		t.Errorf("pending.json keeps pane text:\n%s", pending)
+	}
+
+	// A state an older version wrote latched the line itself; with no
+	// lines seen, every line is new to the diff, and only the latch can
+	// keep the failure quiet.
+	old := State{Polls: 2}
+	for _, l := range meaningful(screen) {
+		if classify.IsFailure(l) {
+			old.FailureLatch = append(old.FailureLatch, l)
+		}
+	}
+	if len(old.FailureLatch) == 0 {
+		t.Fatal("the screen shows no failure line: the test proves nothing")
+	}
+	_, o := Step(old, cfg, Input{Now: t0, Screen: screen, Work: probe.Read("7", true), WorkPresent: true})
+	for _, a := range o.Actions {
+		if a.Kind == Alert && a.Alert.Kind == alert.Failure {
+			t.Errorf("a failure latched by an older state alerted again: %s", o.Line)
+		}
 	}
 }
