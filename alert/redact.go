@@ -127,6 +127,26 @@ func Redact(s string) string {
 	return maskRandom(r)
 }
 
+// RedactLines is Redact line by line, so that a screen keeps its rows (a
+// golden case's geometry is part of what it proves); it says on how many
+// lines it masked something. A secret wrapped over lines or boxed is left
+// in part: compare with Redact of the whole to find one.
+func RedactLines(text []byte) ([]byte, int) {
+	lines := strings.SplitAfter(string(text), "\n")
+	n := 0
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if r := Redact(body); r != body {
+			lines[i] = r + l[len(body):]
+			n++
+		}
+	}
+	if n == 0 {
+		return text, 0
+	}
+	return []byte(strings.Join(lines, "")), n
+}
+
 // redactShapes applies the rules.
 func redactShapes(s string) string {
 	// Masking one secret can expose another shape to an earlier rule, so

@@ -205,3 +205,16 @@ func FuzzHTML(f *testing.F) {
 		}
 	})
 }
+
+// TestRedactLines masks line by line and keeps every row and line end.
+func TestRedactLines(t *testing.T) {
+	in := "a plain line\nexport OPENAI_API_KEY=sk-proj-Zx9fQ2mXk7LpZ0aB3cD4eF5gH6iJ7kL8\n\nlast, no newline"
+	got, n := RedactLines([]byte(in))
+	if n != 1 || strings.Count(string(got), "\n") != strings.Count(in, "\n") || strings.Contains(string(got), "Zx9fQ2") ||
+		!strings.HasSuffix(string(got), "\n\nlast, no newline") {
+		t.Errorf("RedactLines = %q, %d", got, n)
+	}
+	if same, n := RedactLines([]byte("nothing here\n")); n != 0 || string(same) != "nothing here\n" {
+		t.Errorf("a clean text changed: %q, %d", same, n)
+	}
+}

@@ -192,3 +192,31 @@ A "> " line must be copied verbatim from the cited lines. Text before the
 heading is ignored.
 `, id)
 }
+
+// Text renders the plan for a person.
+func (p Plan) Text() string {
+	var b strings.Builder
+	if p.Fallback {
+		fmt.Fprintf(&b, "fell back to the seed's four dimensions: %s\n", p.Why)
+	} else {
+		fmt.Fprintf(&b, "%s from the project's own rules in %s\n", Count(len(p.Dimensions), "dimension"), strings.Join(p.Sources, ", "))
+	}
+	for _, d := range p.Dimensions {
+		fmt.Fprintf(&b, "\n%s  %s\n", d.ID, d.Name)
+		for _, r := range d.Rules {
+			fmt.Fprintf(&b, "    %s:%d  %s\n", r.File, r.Line, r.Text)
+		}
+		if d.Focus != "" {
+			fmt.Fprintf(&b, "    %s\n", d.Focus)
+		}
+	}
+	if len(p.Dropped) > 0 {
+		fmt.Fprintf(&b, "\nnot audited (over the limit; raise --max): ")
+		var names []string
+		for _, d := range p.Dropped {
+			names = append(names, d.ID+" "+d.Name)
+		}
+		b.WriteString(strings.Join(names, "; ") + "\n")
+	}
+	return b.String()
+}

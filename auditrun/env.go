@@ -46,3 +46,16 @@ func scrubEnv(environ []string, agent string, keep, set []string) []string {
 	}
 	return append(out, set...)
 }
+
+// IsEnvName says whether name is what --keep-env accepts: a variable's
+// name, a letter or _ and then letters, digits and _. Checked by hand: a
+// pattern compiled at init costs every command's start, each poll's too.
+func IsEnvName(name string) bool {
+	for i, r := range name {
+		letter := r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return name != ""
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -99,15 +98,24 @@ func (f *Settings) Check(getenv func(string) string) error {
 			return fmt.Errorf("--probe-dir %s is not a directory", f.ProbeDir)
 		}
 	}
-	if f.Pane != "" && !paneID.MatchString(f.Pane) {
+	if f.Pane != "" && !isPaneID(f.Pane) {
 		return fmt.Errorf("--pane takes a pane id, %%N (tmux display-message -p '#{pane_id}' prints it); got %q", f.Pane)
 	}
 	_, err := EnvSettings(getenv)
 	return err
 }
 
-// paneID is what a pane id looks like: %, then digits.
-var paneID = regexp.MustCompile(`^%[0-9]{1,9}$`)
+// isPaneID says whether s looks like a pane id: %, then 1 to 9 digits.
+// Checked by hand: a pattern compiled at init costs every poll's start.
+func isPaneID(s string) bool {
+	d, ok := strings.CutPrefix(s, "%")
+	return ok && isDigits(d, 9)
+}
+
+// isDigits says whether s is 1 to max ASCII digits.
+func isDigits(s string, max int) bool {
+	return s != "" && len(s) <= max && strings.Trim(s, "0123456789") == ""
+}
 
 // envSetting is one setting a watcher takes from its environment.
 type envSetting struct {

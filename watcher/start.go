@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -281,7 +280,7 @@ func pinPane(ctx context.Context, m coord.Mux, target coord.Target, named string
 			return "", fmt.Errorf("cannot find the active pane of %s: %v", target, err)
 		}
 		pane := strings.TrimSpace(string(out))
-		if !paneID.MatchString(pane) {
+		if !isPaneID(pane) {
 			return "", fmt.Errorf("the active pane of %s has no id (%q)", target, pane)
 		}
 		return pane, nil
@@ -296,19 +295,20 @@ func pinPane(ctx context.Context, m coord.Mux, target coord.Target, named string
 	return named, nil
 }
 
-// windowTarget is session:window or session:window.pane, as tmux names a
-// pane.
-var windowTarget = regexp.MustCompile(`^([^:]+):([0-9]{1,5})(?:\.([0-9]{1,5}))?$`)
-
-// WindowTarget reads arg as session:window[.pane] when it has that shape
+// WindowTarget reads arg as session:window[.pane] (as tmux names a pane,
+// window and pane in digits) when it has that shape
 // and its session is a safe name: the local session, and the window (and
 // pane) part. Otherwise the zero Target.
 func WindowTarget(arg string) (coord.Target, string) {
-	m := windowTarget.FindStringSubmatch(arg)
-	if m == nil || coord.CheckSession(m[1]) != nil {
+	session, w, ok := strings.Cut(arg, ":")
+	if !ok || session == "" || coord.CheckSession(session) != nil {
 		return coord.Target{}, ""
 	}
-	return coord.Target{Session: m[1]}, strings.TrimPrefix(arg, m[1]+":")
+	window, pane, hasPane := strings.Cut(w, ".")
+	if !isDigits(window, 5) || hasPane && !isDigits(pane, 5) {
+		return coord.Target{}, ""
+	}
+	return coord.Target{Session: session}, w
 }
 
 // ResolveWindow settles a target that names a window (WindowTarget): an
@@ -330,7 +330,7 @@ func ResolveWindow(ctx context.Context, m coord.Mux, t coord.Target, f *Settings
 	}
 	out, err := m.Run(ctx, "", "display-message", "-p", "-t", "="+t.Session+":"+w, "#{pane_id}")
 	pane := strings.TrimSpace(string(out))
-	if err != nil || !paneID.MatchString(pane) {
+	if err != nil || !isPaneID(pane) {
 		return coord.Target{}, fmt.Errorf("no pane %s:%s here (and no ssh alias %s)", t.Session, w, t.Session)
 	}
 	if f.Pane != "" && f.Pane != pane {

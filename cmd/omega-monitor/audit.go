@@ -10,9 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/omega-monitor/omega-monitor/audit"
 	"github.com/omega-monitor/omega-monitor/auditrun"
@@ -65,22 +62,6 @@ func runAudit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// projectDir returns DIR as an absolute path to a directory.
-func projectDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", dir)
-	}
-	return abs, nil
-}
-
 // auditMessage is err as the audit commands print it after their own name:
 // an auditrun.Error without the package's, so that the lines read as they
 // did before the package ran the audit.
@@ -103,7 +84,7 @@ func runAuditPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "omega-monitor: audit plan takes one DIR (and --max 1 or more)")
 		return 2
 	}
-	dir, err := projectDir(positional[0])
+	dir, err := auditrun.ProjectDir(positional[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit plan: %v\n", err)
 		return 2
@@ -120,36 +101,8 @@ func runAuditPlan(args []string, stdout, stderr io.Writer) int {
 		enc.Encode(p)
 		return 0
 	}
-	io.WriteString(stdout, planText(p))
+	io.WriteString(stdout, p.Text())
 	return 0
-}
-
-// planText renders a plan for a person.
-func planText(p audit.Plan) string {
-	var b strings.Builder
-	if p.Fallback {
-		fmt.Fprintf(&b, "fell back to the seed's four dimensions: %s\n", p.Why)
-	} else {
-		fmt.Fprintf(&b, "%s from the project's own rules in %s\n", audit.Count(len(p.Dimensions), "dimension"), strings.Join(p.Sources, ", "))
-	}
-	for _, d := range p.Dimensions {
-		fmt.Fprintf(&b, "\n%s  %s\n", d.ID, d.Name)
-		for _, r := range d.Rules {
-			fmt.Fprintf(&b, "    %s:%d  %s\n", r.File, r.Line, r.Text)
-		}
-		if d.Focus != "" {
-			fmt.Fprintf(&b, "    %s\n", d.Focus)
-		}
-	}
-	if len(p.Dropped) > 0 {
-		fmt.Fprintf(&b, "\nnot audited (over the limit; raise --max): ")
-		var names []string
-		for _, d := range p.Dropped {
-			names = append(names, d.ID+" "+d.Name)
-		}
-		b.WriteString(strings.Join(names, "; ") + "\n")
-	}
-	return b.String()
 }
 
 func runAuditCheck(args []string, stdout, stderr io.Writer) int {
@@ -163,7 +116,7 @@ func runAuditCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "omega-monitor: audit check takes one REPORT and --dir DIR")
 		return 2
 	}
-	abs, err := projectDir(*dir)
+	abs, err := auditrun.ProjectDir(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit check: %v\n", err)
 		return 2

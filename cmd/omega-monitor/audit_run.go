@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -36,17 +35,6 @@ type auditFlags struct {
 	keepEnv, codexConfig  cmdline.Strings
 }
 
-// auditName is the name of a project's audits: its directory's base name,
-// made safe as a file and session name.
-func auditName(dir string) string {
-	name := regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(filepath.Base(dir), "-")
-	name = strings.Trim(name, "-")
-	if name == "" {
-		name = "project"
-	}
-	return name
-}
-
 func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("audit run", flag.ContinueOnError)
 	fs.StringVar(&f.agent, "agent", "", "the agent that audits: claude, codex or gemini")
@@ -64,9 +52,6 @@ func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 	fs.StringVar(&f.mux, "mux", "", "multiplexer binary `path` for --every (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	return fs
 }
-
-// envName is what --keep-env accepts: a variable's name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // minEvery is the shortest schedule: an audit is the expensive layer, run
 // rarely; a faster one spends the budget on watching.
@@ -95,7 +80,7 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 	case !slices.Contains(auditrun.Isolations, f.isolation):
 		fmt.Fprintf(stderr, "omega-monitor: audit run: --isolation must be %s; got %q\n", strings.Join(auditrun.Isolations, ", "), f.isolation)
 		return 2
-	case slices.ContainsFunc(f.keepEnv, func(n string) bool { return !envName.MatchString(n) }):
+	case slices.ContainsFunc(f.keepEnv, func(n string) bool { return !auditrun.IsEnvName(n) }):
 		fmt.Fprintf(stderr, "omega-monitor: audit run: --keep-env takes variable names (letters, digits, _); got %q\n", f.keepEnv.String())
 		return 2
 	case auditrun.CheckCodexConfig(f.codexConfig) != nil:
@@ -105,14 +90,14 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "omega-monitor: audit run: --every starts a session that repeats; --repeat is what it runs, not both")
 		return 2
 	}
-	dir, err := projectDir(positional[0])
+	dir, err := auditrun.ProjectDir(positional[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: audit run: %v\n", err)
 		return 2
 	}
 	if f.name == "" {
-		f.name = auditName(dir)
-	} else if auditName(f.name) != f.name {
+		f.name = auditrun.Name(dir)
+	} else if auditrun.Name(f.name) != f.name {
 		fmt.Fprintf(stderr, "omega-monitor: audit run: --name may hold only letters, digits, - and _; got %q\n", f.name)
 		return 2
 	}
@@ -198,7 +183,7 @@ func runAuditStop(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	if len(positional) != 1 || auditName(positional[0]) != positional[0] {
+	if len(positional) != 1 || auditrun.Name(positional[0]) != positional[0] {
 		fmt.Fprintln(stderr, "omega-monitor: audit stop takes one audit NAME")
 		return 2
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/ledger"
+	"github.com/omega-monitor/omega-monitor/poll"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
 
@@ -65,7 +66,7 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opt := classifyOptions(work.Value, work.Given, nil)
-	local, err := watcherRules()
+	local, err := poll.WatcherRules()
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor classify: rules: %v; the built-in rules apply\n", err)
 	}

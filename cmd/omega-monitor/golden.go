@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,7 +123,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// pane reads otherwise (a key wrapped over lines, boxed, or a PEM
 	// body), a line's mask would leave the rest of it, so that is refused.
 	whole := alert.Redact(string(pane))
-	pane, masked := maskSecrets(pane)
+	pane, masked := alert.RedactLines(pane)
 	if whole != string(pane) {
 		fmt.Fprintf(stderr, "omega-monitor golden add: the pane holds what looks like a secret across lines (wrapped, or drawn in a box): mask it by hand, then add the case\n")
 		return 1
@@ -158,22 +156,13 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	base := filepath.Join(*dir, name)
-	if err := createNew(base+".pane", pane); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
-		return 1
-	}
-	if err := createNew(base+".want", []byte(spec.Format())); err != nil {
-		os.Remove(base + ".pane")
-		fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
-		return 1
-	}
+	var keep []byte
 	if local != nil {
-		if err := createNew(base+".rules.json", rulesData); err != nil {
-			os.Remove(base + ".pane")
-			os.Remove(base + ".want")
-			fmt.Fprintf(stderr, "omega-monitor golden add: %v\n", err)
-			return 1
-		}
+		keep = rulesData
+	}
+	if err := expect.AddCase(base, pane, spec, keep); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
+		return 1
 	}
 	fmt.Fprintf(stdout, "added %s.pane and %s.want: want %s", base, base, state)
 	if *hold != "" {
@@ -191,41 +180,6 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// maskSecrets masks what alert.Redact takes for a secret, line by line, so
-// that the screen keeps its rows; it says on how many lines.
-func maskSecrets(pane []byte) ([]byte, int) {
-	lines := strings.SplitAfter(string(pane), "\n")
-	n := 0
-	for i, l := range lines {
-		body := strings.TrimSuffix(l, "\n")
-		if r := alert.Redact(body); r != body {
-			lines[i] = r + l[len(body):]
-			n++
-		}
-	}
-	if n == 0 {
-		return pane, 0
-	}
-	return []byte(strings.Join(lines, "")), n
-}
-
 // maxGoldenPane caps a pane added to the corpus: a capture is a screenful
 // and its scrollback, never megabytes.
 const maxGoldenPane = 4 << 20
-
-// createNew writes a file that must not exist yet.
-func createNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s exists already; choose another name", path)
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	return f.Close()
-}

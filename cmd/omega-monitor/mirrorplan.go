@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
@@ -66,9 +67,9 @@ func runMirrorPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	watchers, err := mirrorWatchers(census)
+	watchers, err := mirror.FromFleet(census)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: mirror-plan: %v; no mirror calls this time\n", err)
+		fmt.Fprintf(stderr, "omega-monitor: mirror-plan: %s; no mirror calls this time\n", strings.TrimPrefix(err.Error(), "mirror: "))
 		return 1
 	}
 	for _, w := range watchers {

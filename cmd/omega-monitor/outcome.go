@@ -54,7 +54,7 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	local, _ := watcherRules() // a bad file was reported by the tick
+	local, _ := poll.WatcherRules() // a bad file was reported by the tick
 	line, ok := poll.Confirm(poll.ConfirmRequest{
 		Dir: *stateDir, Target: *target, Text: *text, Action: *action, Stage: st,
 		Capture: capture.Options{Framed: *framed, StatusDir: *statusDir, Now: time.Now()},

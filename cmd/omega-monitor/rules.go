@@ -1,18 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/omega-monitor/omega-monitor/classify"
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/poll"
 )
 
 const rulesUsage = `usage: omega-monitor rules check FILE
@@ -36,9 +29,6 @@ list prints the effective rules and where each came from (FILE, or the
 watchers' rules file when none is given).
 `
 
-// maxRulesFile caps a rules file: a few hundred rules fit in far less.
-const maxRulesFile = 1 << 20
-
 func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "check" && args[0] != "list") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
@@ -58,14 +48,13 @@ func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		path = rest[0]
 	} else {
-		home, err := statedir.Home()
-		if err != nil {
+		var err error
+		if path, err = poll.RulesPath(); err != nil {
 			fmt.Fprintf(stderr, "omega-monitor rules: %v\n", err)
 			return 1
 		}
-		path = filepath.Join(home, rulesFile)
 	}
-	local, err := readLocalRules(path)
+	local, err := poll.ReadRules(path)
 	if verb == "check" {
 		if err == nil && local == nil {
 			err = fmt.Errorf("%s: no such file", path)
@@ -88,39 +77,4 @@ func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	return 0
-}
-
-// rulesFile is the operator's rules file in the watchers' home.
-const rulesFile = statedir.Rules
-
-// readLocalRules reads and parses a rules file; nil and no error when there
-// is none.
-func readLocalRules(path string) (*classify.Local, error) {
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	// The rules decide which screens may be typed into: only a file of
-	// the user's own, that nobody else can write, counts.
-	if err := statedir.CheckOwnFile(path); err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "statedir: "))
-	}
-	data, err := fsutil.ReadCapped(path, maxRulesFile)
-	if err != nil {
-		return nil, err
-	}
-	l, err := classify.ParseLocal(data, path)
-	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "classify: "))
-	}
-	return l, nil
-}
-
-// watcherRules returns the watchers' rules file, parsed, for a classifying
-// command. A bad file is an error to report; the built-in rules apply.
-func watcherRules() (*classify.Local, error) {
-	home, err := statedir.Home()
-	if err != nil {
-		return nil, nil
-	}
-	return readLocalRules(filepath.Join(home, rulesFile))
 }

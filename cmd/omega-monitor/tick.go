@@ -101,7 +101,7 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer selfDeadline(callDeadline, stderr)()
-	local, rulesErr := watcherRules()
+	local, rulesErr := poll.WatcherRules()
 	r := poll.Request{
 		Dir: *stateDir, Flags: f, Local: local, RulesErr: rulesErr,
 		CaptureError: *captureErr,

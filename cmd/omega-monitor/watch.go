@@ -134,6 +134,3 @@ func resolveMux(muxFlag, sshConfig string, timeout time.Duration) (coord.Mux, er
 	}
 	return coord.Mux{Bin: bin, SSH: coord.SSH{Config: sshConfig, Timeout: timeout}}, nil
 }
-
-// readWatcherTarget is the target recorded for watcher, if any.
-func readWatcherTarget(home, name string) (coord.Target, bool) { return watcher.ReadTarget(home, name) }

@@ -1,4 +1,4 @@
-package main
+package mirror
 
 import (
 	"testing"
@@ -6,10 +6,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/board"
-	"github.com/omega-monitor/omega-monitor/mirror"
 )
 
-func TestMirrorWatchers(t *testing.T) {
+func TestFromFleet(t *testing.T) {
 	f := board.Fleet{
 		Watchers: []board.Watcher{
 			{Name: "monitor-a", Target: "a", Liveness: board.Live, State: "STALLED", Work: "7", Progress: "?",
@@ -22,11 +21,11 @@ func TestMirrorWatchers(t *testing.T) {
 			{Watcher: "monitor-d", Path: "/h/monitor-d", Error: "state directory unreadable: permission denied"},
 		},
 	}
-	got, err := mirrorWatchers(f)
+	got, err := FromFleet(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []mirror.Watcher{
+	want := []Watcher{
 		{Name: "monitor-a", Target: "a", Liveness: "live", State: "STALLED", Work: "7", Progress: "?", Nudges: 2, Budget: 5},
 		{Name: "monitor-b", Liveness: "gone", Unreadable: true},
 		{Name: "monitor-c", Liveness: "stale", Unreadable: true},
@@ -37,7 +36,7 @@ func TestMirrorWatchers(t *testing.T) {
 	}
 
 	f.Errors = append(f.Errors, board.Error{Path: "/h", Error: "permission denied"})
-	if _, err := mirrorWatchers(f); err == nil || err.Error() != "the state home could not be read whole: /h: permission denied" {
+	if _, err := FromFleet(f); err == nil || err.Error() != "mirror: the state home could not be read whole: /h: permission denied" {
 		t.Errorf("a root error gave %v", err)
 	}
 }

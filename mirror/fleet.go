@@ -1,11 +1,10 @@
-package main
+package mirror
 
 import (
 	"errors"
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/board"
-	"github.com/omega-monitor/omega-monitor/mirror"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -13,12 +12,12 @@ import (
 // watcher comes from: an error reading one leaves the watcher's task alone.
 var mirrorFiles = []string{statedir.State, statedir.Loop, statedir.Ended}
 
-// mirrorWatchers turns the board's census into the mirror's input. A watcher
+// FromFleet turns the board's census into the mirror's input. A watcher
 // whose state could not be read, in part or whole, is marked unreadable, so
 // that its task is neither created, moved nor closed on a guess. An error
 // about the root itself makes no plan at all.
-func mirrorWatchers(f board.Fleet) ([]mirror.Watcher, error) {
-	out := make([]mirror.Watcher, 0, len(f.Watchers))
+func FromFleet(f board.Fleet) ([]Watcher, error) {
+	out := make([]Watcher, 0, len(f.Watchers))
 	listed := make(map[string]bool, len(f.Watchers))
 	for _, w := range f.Watchers {
 		listed[w.Name] = true
@@ -30,18 +29,18 @@ func mirrorWatchers(f board.Fleet) ([]mirror.Watcher, error) {
 				}
 			}
 		}
-		out = append(out, mirror.Watcher{Name: w.Name, Target: w.Target, Liveness: mirror.Liveness(w.Liveness),
+		out = append(out, Watcher{Name: w.Name, Target: w.Target, Liveness: Liveness(w.Liveness),
 			State: w.State, Work: w.Work, Progress: w.Progress, Nudges: w.Nudges.Used, Budget: w.Nudges.Limit,
 			Unreadable: unreadable})
 	}
 	for _, e := range f.Errors {
 		switch {
 		case e.Watcher == "":
-			return nil, errors.New("the state home could not be read whole: " + e.Path + ": " + e.Error)
+			return nil, errors.New("mirror: the state home could not be read whole: " + e.Path + ": " + e.Error)
 		case !listed[e.Watcher]:
 			// A directory the census could not read at all has no row.
 			listed[e.Watcher] = true
-			out = append(out, mirror.Watcher{Name: e.Watcher, Unreadable: true})
+			out = append(out, Watcher{Name: e.Watcher, Unreadable: true})
 		}
 	}
 	return out, nil
