@@ -24,6 +24,11 @@ func FunnelPath(getenv func(string) string, home string) string {
 	if p := getenv("OMEGA_MONITOR_ALERT_SEND"); p != "" {
 		return p
 	}
+	return DefaultFunnel(home)
+}
+
+// DefaultFunnel is where install puts the funnel under home.
+func DefaultFunnel(home string) string {
 	return filepath.Join(home, ".omega", "bin", "omega-alert-send.sh")
 }
 

@@ -21,19 +21,23 @@ import (
 // lately. Another Codex in the same directory can only make a busy witness,
 // which only stops a nudge.
 
-// codexLogs returns the tails of the recent Codex session logs whose
-// working directory is dir, on this machine.
-func codexLogs(dir string, now time.Time) [][]byte {
-	if dir == "" {
-		return nil
+// CodexHome is where Codex keeps its session logs in the environment getenv
+// reads: $CODEX_HOME, else ~/.codex ("" when neither is known).
+func CodexHome(getenv func(string) string) string {
+	if h := getenv("CODEX_HOME"); h != "" {
+		return h
 	}
-	home := os.Getenv("CODEX_HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil
-		}
-		home = filepath.Join(h, ".codex")
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".codex")
+	}
+	return ""
+}
+
+// codexLogs returns the tails of the recent Codex session logs under home
+// whose working directory is dir, on this machine.
+func codexLogs(home, dir string, now time.Time) [][]byte {
+	if dir == "" || home == "" {
+		return nil
 	}
 	days, _ := filepath.Glob(filepath.Join(home, "sessions", "[0-9]*", "[0-9]*", "[0-9]*"))
 	sort.Strings(days)

@@ -50,6 +50,9 @@ type Options struct {
 	// (a local frame carries none): those naming the pane are read, and
 	// the recent Codex logs of the pane's directory.
 	StatusDir string
+	// CodexHome is Codex's home on this machine ($CODEX_HOME, else
+	// ~/.codex), where its session logs are.
+	CodexHome string
 	// Now is the time against which a Codex log counts as recent.
 	Now time.Time
 }
@@ -107,7 +110,7 @@ func Read(r io.Reader, o Options) (Capture, error) {
 			}
 			if local {
 				c.Statuses = statusFiles(o.StatusDir, c.Pane)
-				c.Statuses = append(c.Statuses, codexLogs(c.Dir, o.Now)...)
+				c.Statuses = append(c.Statuses, codexLogs(o.CodexHome, c.Dir, o.Now)...)
 			}
 			return c, nil
 		case local:

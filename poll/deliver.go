@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
@@ -30,9 +32,10 @@ const MaxRoutinePerPoll = 5
 // funnel delivered it, or when it gave up and kept it in alert-failed.log
 // (without a funnel, Deliver keeps it there itself); one the funnel could
 // not finish stays, and the rest wait behind it. Each outcome is a history
-// event. It returns a MONITOR line for each alert not delivered, and
+// event. The funnel runs with environ (its configuration's variables among
+// them). It returns a MONITOR line for each alert not delivered, and
 // whether all that were tried were delivered.
-func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
+func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []string, ok bool) {
 	d := statedir.Dir(dir)
 	// One deliverer at a time: a watcher that restarts while the old one
 	// still delivers must not send the same alert twice.
@@ -65,7 +68,7 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 		if err != nil {
 			continue // gone meanwhile, or not ours to send
 		}
-		ev, why, done := deliverOne(funnel, stateHome, msg)
+		ev, why, done := deliverOne(funnel, stateHome, environ, msg)
 		if done {
 			os.Remove(path)
 		}
@@ -91,7 +94,7 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 
 // deliverOne runs the funnel over one message. done says the message may
 // leave the outbox: delivered, or kept in alert-failed.log.
-func deliverOne(funnel, stateHome string, msg []byte) (ev, why string, done bool) {
+func deliverOne(funnel, stateHome string, environ []string, msg []byte) (ev, why string, done bool) {
 	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
 		why := fmt.Sprintf("no alert funnel at %s (omega-monitor install puts it there)", funnel)
 		if err := statedir.KeepFailed(stateHome, why, msg); err != nil {
@@ -101,8 +104,12 @@ func deliverOne(funnel, stateHome string, msg []byte) (ev, why string, done bool
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), deliverTimeout)
 	defer cancel()
-	env := os.Environ()
-	if os.Getenv("OMEGA_ALERT_DEADLINE") == "" {
+	// The funnel's own deadline, unless the operator set one, ends before
+	// ours.
+	env := slices.Clone(environ)
+	if !slices.ContainsFunc(env, func(kv string) bool {
+		return strings.HasPrefix(kv, "OMEGA_ALERT_DEADLINE=") && kv != "OMEGA_ALERT_DEADLINE="
+	}) {
 		env = append(env, "OMEGA_ALERT_DEADLINE=60")
 	}
 	err := alert.Send(ctx, funnel, env, string(msg))

@@ -37,9 +37,10 @@ func ReadRules(path string) (*classify.Local, error) {
 	return l, nil
 }
 
-// RulesPath is the watchers' rules file in the state home.
-func RulesPath() (string, error) {
-	home, err := statedir.Home()
+// RulesPath is the watchers' rules file in the state home of the
+// environment getenv reads.
+func RulesPath(getenv func(string) string) (string, error) {
+	home, err := statedir.Home(getenv)
 	if err != nil {
 		return "", err
 	}
@@ -49,8 +50,8 @@ func RulesPath() (string, error) {
 // WatcherRules returns the watchers' rules file, parsed, for a poll or a
 // classifying command. A bad file is an error to report; the built-in
 // rules apply.
-func WatcherRules() (*classify.Local, error) {
-	path, err := RulesPath()
+func WatcherRules(getenv func(string) string) (*classify.Local, error) {
+	path, err := RulesPath(getenv)
 	if err != nil {
 		return nil, nil
 	}

@@ -75,14 +75,17 @@ const (
 	MaxHistory = 16 << 20
 )
 
-// Home is $OMEGA_MONITOR_HOME made absolute, or ~/.omega/monitor.
-func Home() (string, error) {
-	if h := os.Getenv("OMEGA_MONITOR_HOME"); h != "" {
+// Home is $OMEGA_MONITOR_HOME made absolute, or ~/.omega/monitor, with
+// the environment read through getenv: a caller resolves the home of the
+// environment it was given (a test's, a detached session's), not only of
+// this process.
+func Home(getenv func(string) string) (string, error) {
+	if h := getenv("OMEGA_MONITOR_HOME"); h != "" {
 		return filepath.Abs(h)
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("statedir: no state directory: set OMEGA_MONITOR_HOME (%w)", err)
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("statedir: no state directory: set OMEGA_MONITOR_HOME (or HOME)")
 	}
 	return filepath.Join(home, ".omega", "monitor"), nil
 }

@@ -47,14 +47,15 @@ type SessionListing struct {
 // List probes this machine and every alias at once, each under its own wall
 // clock, and marks watchers and watched sessions.
 //
-// Only the aliases the operator opted into are reached (all, or those in
-// optedIn: named in the state home's hosts file, or already watched): a
+// Only the aliases the operator opted into are reached (all, or those named
+// in the hosts file of home, the state home, or already watched): a
 // connection to a host runs its ssh config's commands (ProxyCommand) and
 // reaches a machine that may be compromised, so list never connects to one
 // by itself. The others are counted in NotProbed.
-func List(ctx context.Context, m coord.Mux, muxErr error, cfg *coord.SSHConfig, all bool, optedIn map[string]bool) Listing {
+func List(ctx context.Context, m coord.Mux, muxErr error, cfg *coord.SSHConfig, all bool, home string) Listing {
 	l := Listing{SSHConfig: cfg.Path}
 	hosts := []string{""}
+	optedIn := OptedIn(home)
 	for _, a := range cfg.Aliases() {
 		if all || optedIn[a] {
 			hosts = append(hosts, a)
@@ -106,14 +107,14 @@ func List(ctx context.Context, m coord.Mux, muxErr error, cfg *coord.SSHConfig, 
 		})
 	}
 	wg.Wait()
-	markWatched(&l)
+	markWatched(&l, home)
 	return l
 }
 
 // markWatched joins the local watchers to the sessions they watch: by the
 // name each target's watcher would have, then by a plain name read back, then
 // by the target its state directory records.
-func markWatched(l *Listing) {
+func markWatched(l *Listing, home string) {
 	local := map[string]bool{}
 	for _, s := range l.Hosts[0].Sessions {
 		local[s.Session] = true
@@ -132,7 +133,6 @@ func markWatched(l *Listing) {
 			}
 		}
 	}
-	home, homeErr := statedir.Home()
 	for j := range l.Hosts[0].Sessions {
 		s := &l.Hosts[0].Sessions[j]
 		if !s.Watcher {
@@ -142,7 +142,7 @@ func markWatched(l *Listing) {
 			s.Watches = t
 		} else if t, ok := coord.WatchedBy(s.Session); ok {
 			s.Watches = t.String()
-		} else if homeErr == nil {
+		} else if home != "" {
 			if t, ok := ReadTarget(home, s.Session); ok {
 				s.Watches = t.String()
 			}
@@ -185,6 +185,9 @@ func (l Listing) Write(w io.Writer) {
 // and the hosts of the watchers under home.
 func OptedIn(home string) map[string]bool {
 	in := map[string]bool{}
+	if home == "" {
+		return in
+	}
 	if b, err := fsutil.ReadCapped(filepath.Join(home, statedir.Hosts), 64<<10); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			line, _, _ = strings.Cut(line, "#")

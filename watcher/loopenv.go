@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -36,6 +37,7 @@ type LoopEnv struct {
 	control string // ssh ControlMaster socket
 	ssh     coord.SSH
 	funnel  string
+	home    string            // $HOME, where the agents keep their files
 	env     map[string]string // the settings of the environment, checked
 }
 
@@ -58,7 +60,7 @@ func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, gete
 	}
 	e.state = getenv("OMEGA_MONITOR_STATE")
 	if e.state == "" {
-		home, err := statedir.Home()
+		home, err := statedir.Home(getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -75,10 +77,8 @@ func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, gete
 			e.bin = self
 		}
 	}
-	e.funnel = getenv("OMEGA_MONITOR_ALERT_SEND")
-	if e.funnel == "" {
-		e.funnel = filepath.Join(getenv("HOME"), ".omega", "bin", "omega-alert-send.sh")
-	}
+	e.home = getenv("HOME")
+	e.funnel = alert.FunnelPath(getenv, e.home)
 	if target.Local() {
 		// A missing multiplexer is said on every poll, not refused: the
 		// watcher keeps watching and the line says why it sees nothing.
@@ -260,7 +260,7 @@ func (e *LoopEnv) Shell() string {
 
 	common := []string{"--state", e.state, "--target", e.target.String()}
 	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
-	statusDir := filepath.Join(os.Getenv("HOME"), ".claude", "sessions")
+	statusDir := filepath.Join(e.home, ".claude", "sessions")
 	tickArgs := append([]string{e.bin, "tick"}, common...)
 	tickArgs = append(tickArgs, "--frame")
 	if e.target.Local() {

@@ -56,7 +56,7 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 		return "", "", err
 	}
 	f.Pane = pane
-	home, err := statedir.Home()
+	home, err := statedir.Home(getenv)
 	if err != nil {
 		return "", "", err
 	}

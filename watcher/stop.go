@@ -13,8 +13,9 @@ import (
 
 // Stop ends the watcher of target: it marks the watcher's directory as
 // stopped (ended.json), ends its session, and waits up to wait for its loop
-// to let go of the state directory. It returns what to tell the operator.
-func Stop(ctx context.Context, m coord.Mux, target coord.Target, wait time.Duration) (string, error) {
+// to let go of the state directory under home, the state home. It returns
+// what to tell the operator.
+func Stop(ctx context.Context, m coord.Mux, home string, target coord.Target, wait time.Duration) (string, error) {
 	watcher := coord.WatcherName(target)
 	running, err := m.HasSession(ctx, coord.Target{Session: watcher})
 	if err != nil {
@@ -23,13 +24,9 @@ func Stop(ctx context.Context, m coord.Mux, target coord.Target, wait time.Durat
 	if !running {
 		return "", fmt.Errorf("%s is not watched (no session %s)", target, watcher)
 	}
-	markEnded(watcher)
+	markEnded(filepath.Join(home, watcher))
 	if _, err := m.Run(ctx, "", "kill-session", "-t", coord.Exact(watcher)); err != nil {
 		return "", fmt.Errorf("cannot stop %s: %v", watcher, err)
-	}
-	home, err := statedir.Home()
-	if err != nil {
-		return "", err
 	}
 	free, h, err := statedir.Dir(filepath.Join(home, watcher)).WaitFree(wait)
 	if err != nil {
@@ -48,12 +45,7 @@ func Stop(ctx context.Context, m coord.Mux, target coord.Target, wait time.Durat
 // session is ended; a stop that then fails leaves a running loop, which
 // the board still shows live, since a running pid with its start token
 // outweighs the mark.
-func markEnded(watcher string) {
-	home, err := statedir.Home()
-	if err != nil {
-		return
-	}
-	dir := filepath.Join(home, watcher)
+func markEnded(dir string) {
 	if _, err := os.Stat(dir); err != nil {
 		return
 	}

@@ -55,7 +55,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: mcp takes no arguments, got %q\n", positional[0])
 		return 2
 	}
-	home, err := statedir.Home()
+	home, err := statedir.Home(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1

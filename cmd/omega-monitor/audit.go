@@ -13,7 +13,6 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/audit"
 	"github.com/omega-monitor/omega-monitor/auditrun"
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
@@ -39,26 +38,26 @@ invariants its docs state), each citing file:line, every citation checked.
   stop    ends the scheduled audit NAME (its session audit-NAME)
 `
 
-func runAudit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runAudit(e *Env, args []string) int {
 	if len(args) == 0 {
-		io.WriteString(stderr, auditUsage)
+		io.WriteString(e.Stderr, auditUsage)
 		return 2
 	}
 	switch args[0] {
 	case "plan":
-		return runAuditPlan(args[1:], stdout, stderr)
+		return runAuditPlan(args[1:], e)
 	case "check":
-		return runAuditCheck(args[1:], stdout, stderr)
+		return runAuditCheck(args[1:], e)
 	case "run":
-		return runAuditRun(args[1:], stdout, stderr)
+		return runAuditRun(args[1:], e)
 	case "stop":
-		return runAuditStop(args[1:], stdout, stderr)
+		return runAuditStop(args[1:], e)
 	case "-h", "-help", "--help", "help":
-		io.WriteString(stdout, auditUsage)
+		io.WriteString(e.Stdout, auditUsage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "omega-monitor: audit: unknown subcommand %q\n", args[0])
-	io.WriteString(stderr, auditUsage)
+	fmt.Fprintf(e.Stderr, "omega-monitor: audit: unknown subcommand %q\n", args[0])
+	io.WriteString(e.Stderr, auditUsage)
 	return 2
 }
 
@@ -72,83 +71,83 @@ func auditMessage(err error) string {
 	return err.Error()
 }
 
-func runAuditPlan(args []string, stdout, stderr io.Writer) int {
+func runAuditPlan(args []string, e *Env) int {
 	fs := flag.NewFlagSet("audit plan", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the plan as JSON, each dimension's brief included")
 	max := fs.Int("max", audit.MaxDimensions, "at most `N` dimensions")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, auditUsage, stdout, stderr)
+	positional, code, ok := e.parse(fs, args, auditUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) != 1 || *max < 1 {
-		fmt.Fprintln(stderr, "omega-monitor: audit plan takes one DIR (and --max 1 or more)")
+		fmt.Fprintln(e.Stderr, "omega-monitor: audit plan takes one DIR (and --max 1 or more)")
 		return 2
 	}
 	dir, err := auditrun.ProjectDir(positional[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: audit plan: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit plan: %v\n", err)
 		return 2
 	}
 	p, err := auditrun.Plan(dir, *max)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: audit plan: %s\n", auditMessage(err))
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit plan: %s\n", auditMessage(err))
 		return 2
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false) // the briefs hold <, > and & as they are
 		enc.Encode(p)
 		return 0
 	}
-	io.WriteString(stdout, p.Text())
+	io.WriteString(e.Stdout, p.Text())
 	return 0
 }
 
-func runAuditCheck(args []string, stdout, stderr io.Writer) int {
+func runAuditCheck(args []string, e *Env) int {
 	fs := flag.NewFlagSet("audit check", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the project `DIR` the report cites")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, auditUsage, stdout, stderr)
+	positional, code, ok := e.parse(fs, args, auditUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) != 1 || *dir == "" {
-		fmt.Fprintln(stderr, "omega-monitor: audit check takes one REPORT and --dir DIR")
+		fmt.Fprintln(e.Stderr, "omega-monitor: audit check takes one REPORT and --dir DIR")
 		return 2
 	}
 	abs, err := auditrun.ProjectDir(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: audit check: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit check: %v\n", err)
 		return 2
 	}
 	b, err := fsutil.ReadCapped(positional[0], auditrun.MaxReport)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: audit check: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit check: %v\n", err)
 		return 2
 	}
 	// Only regular files beneath DIR are read: a citation through a link
 	// out of it, a device or a FIFO is rejected, never opened.
 	pfs, err := auditrun.OpenProject(abs)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: audit check: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit check: %v\n", err)
 		return 2
 	}
 	defer pfs.Close()
 	kept, rejected := audit.Check(audit.Parse(string(b)), nil, pfs)
 	for _, s := range kept.Sections {
 		if s.Clean != "" {
-			fmt.Fprintf(stdout, "%s passed: clean (report line %d)\n", s.ID, s.CleanLine)
+			fmt.Fprintf(e.Stdout, "%s passed: clean (report line %d)\n", s.ID, s.CleanLine)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s passed: %s\n", s.ID, audit.Count(len(s.Findings), "finding"))
+		fmt.Fprintf(e.Stdout, "%s passed: %s\n", s.ID, audit.Count(len(s.Findings), "finding"))
 	}
 	for _, r := range rejected {
-		fmt.Fprintf(stdout, "rejected: %s\n", r)
+		fmt.Fprintf(e.Stdout, "rejected: %s\n", r)
 	}
 	if len(rejected) > 0 {
-		fmt.Fprintf(stdout, "FAILED: %d rejected\n", len(rejected))
+		fmt.Fprintf(e.Stdout, "FAILED: %d rejected\n", len(rejected))
 		return 1
 	}
-	fmt.Fprintln(stdout, "passed")
+	fmt.Fprintln(e.Stdout, "passed")
 	return 0
 }

@@ -463,10 +463,9 @@ func TestAuditUsage(t *testing.T) {
 // before any auditor starts.
 func TestAuditNoAgent(t *testing.T) {
 	dir := auditProject(t)
-	t.Setenv("PATH", t.TempDir())
-	t.Setenv("OMEGA_MONITOR_HOME", t.TempDir())
+	env := newTestEnv("PATH="+t.TempDir(), "OMEGA_MONITOR_HOME="+t.TempDir())
 	var out, errs strings.Builder
-	code := run([]string{"audit", "run", dir, "--agent", "gemini"}, nil, &out, &errs)
+	code := env.run([]string{"audit", "run", dir, "--agent", "gemini"}, nil, &out, &errs)
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.HasPrefix(errs.String(), "omega-monitor: audit run: no gemini to run (install it, or pass --bin PATH)"), errs.String())
 }

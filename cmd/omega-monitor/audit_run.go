@@ -5,13 +5,10 @@ package main
 // the same, the report, last.json and its delivery, --every's session).
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,48 +54,48 @@ func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 // rarely; a faster one spends the budget on watching.
 const minEvery = 10 * time.Minute
 
-func runAuditRun(args []string, stdout, stderr io.Writer) int {
+func runAuditRun(args []string, e *Env) int {
 	var f auditFlags
 	fs := newAuditRunFlags(&f)
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, auditUsage, stdout, stderr)
+	positional, code, ok := e.parse(fs, args, auditUsage)
 	if !ok {
 		return code
 	}
 	switch {
 	case len(positional) != 1:
-		fmt.Fprintf(stderr, "omega-monitor: audit run takes one DIR, got %d\n", len(positional))
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run takes one DIR, got %d\n", len(positional))
 		return 2
 	case !slices.Contains(auditrun.Agents, f.agent):
-		fmt.Fprintf(stderr, "omega-monitor: audit run: --agent must be claude, codex or gemini; got %q\n", f.agent)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --agent must be claude, codex or gemini; got %q\n", f.agent)
 		return 2
 	case f.parallel < 1 || f.max < 1 || f.timeout <= 0:
-		fmt.Fprintln(stderr, "omega-monitor: audit run: --parallel and --max must be 1 or more, --timeout positive")
+		fmt.Fprintln(e.Stderr, "omega-monitor: audit run: --parallel and --max must be 1 or more, --timeout positive")
 		return 2
 	case f.every != 0 && f.every < minEvery:
-		fmt.Fprintf(stderr, "omega-monitor: audit run: --every must be %v or more; got %v\n", minEvery, f.every)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --every must be %v or more; got %v\n", minEvery, f.every)
 		return 2
 	case !slices.Contains(auditrun.Isolations, f.isolation):
-		fmt.Fprintf(stderr, "omega-monitor: audit run: --isolation must be %s; got %q\n", strings.Join(auditrun.Isolations, ", "), f.isolation)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --isolation must be %s; got %q\n", strings.Join(auditrun.Isolations, ", "), f.isolation)
 		return 2
 	case slices.ContainsFunc(f.keepEnv, func(n string) bool { return !auditrun.IsEnvName(n) }):
-		fmt.Fprintf(stderr, "omega-monitor: audit run: --keep-env takes variable names (letters, digits, _); got %q\n", f.keepEnv.String())
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --keep-env takes variable names (letters, digits, _); got %q\n", f.keepEnv.String())
 		return 2
 	case auditrun.CheckCodexConfig(f.codexConfig) != nil:
-		fmt.Fprintf(stderr, "omega-monitor: audit run: %v\n", auditrun.CheckCodexConfig(f.codexConfig))
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", auditrun.CheckCodexConfig(f.codexConfig))
 		return 2
 	case f.every != 0 && f.repeat != 0, f.repeat < 0:
-		fmt.Fprintln(stderr, "omega-monitor: audit run: --every starts a session that repeats; --repeat is what it runs, not both")
+		fmt.Fprintln(e.Stderr, "omega-monitor: audit run: --every starts a session that repeats; --repeat is what it runs, not both")
 		return 2
 	}
 	dir, err := auditrun.ProjectDir(positional[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: audit run: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
 		return 2
 	}
 	if f.name == "" {
 		f.name = auditrun.Name(dir)
 	} else if auditrun.Name(f.name) != f.name {
-		fmt.Fprintf(stderr, "omega-monitor: audit run: --name may hold only letters, digits, - and _; got %q\n", f.name)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --name may hold only letters, digits, - and _; got %q\n", f.name)
 		return 2
 	}
 	// The agent is found now, not by each auditor: a missing one is one
@@ -107,48 +104,48 @@ func runAuditRun(args []string, stdout, stderr io.Writer) int {
 	if f.bin == "" {
 		f.bin = f.agent
 	}
-	if f.bin, err = exec.LookPath(f.bin); err == nil {
+	if f.bin, err = e.LookPath(f.bin); err == nil {
 		f.bin, err = filepath.Abs(f.bin)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: audit run: no %s to run (install it, or pass --bin PATH): %v\n", f.agent, err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: no %s to run (install it, or pass --bin PATH): %v\n", f.agent, err)
 		return 1
 	}
-	home, err := statedir.Home()
+	home, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	if f.every != 0 {
-		return startScheduledAudit(dir, home, fs, f, stdout, stderr)
+		return startScheduledAudit(dir, home, fs, f, e)
 	}
 	if f.repeat != 0 {
 		// The scheduled session: never exits on error, an error is a line.
 		for {
-			code := auditOnce(dir, home, f, stdout, stderr)
-			fmt.Fprintf(stdout, "audit %s: exit %d; next run in %v\n", f.name, code, f.repeat)
+			code := auditOnce(dir, home, f, e)
+			fmt.Fprintf(e.Stdout, "audit %s: exit %d; next run in %v\n", f.name, code, f.repeat)
 			time.Sleep(f.repeat)
 		}
 	}
-	return auditOnce(dir, home, f, stdout, stderr)
+	return auditOnce(dir, home, f, e)
 }
 
 // startScheduledAudit starts the detached session audit-NAME that runs the
 // audit with --repeat: this binary, with the flags given but those that
 // start the session.
-func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, stdout, stderr io.Writer) int {
+func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, e *Env) int {
 	if err := coord.CheckSession(auditrun.Session(f.name)); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 2
 	}
-	m, err := resolveMux(f.mux, "", coord.DefaultTimeout)
+	m, err := resolveMux(e, f.mux, "", coord.DefaultTimeout)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: cannot find this binary: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: cannot find this binary: %v\n", err)
 		return 1
 	}
 	argv := []string{self, "audit", "run", dir, "--repeat", f.every.String(), "--name", f.name, "--bin", f.bin}
@@ -163,62 +160,62 @@ func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, stdou
 			argv = append(argv, "--"+fl.Name+"="+fl.Value.String())
 		}
 	})
-	session, err := auditrun.Schedule(context.Background(), m, f.name, home, os.Environ(), argv)
+	session, err := auditrun.Schedule(e.Ctx, m, f.name, home, e.Environ(), argv)
 	switch {
 	case errors.Is(err, auditrun.ErrScheduled):
-		fmt.Fprintf(stderr, "omega-monitor: the audit %s is already scheduled in %s (stop it with: omega-monitor audit stop %s)\n", f.name, session, f.name)
+		fmt.Fprintf(e.Stderr, "omega-monitor: the audit %s is already scheduled in %s (stop it with: omega-monitor audit stop %s)\n", f.name, session, f.name)
 		return 1
 	case err != nil:
-		fmt.Fprintf(stderr, "omega-monitor: %s\n", auditMessage(err))
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s\n", auditMessage(err))
 		return 1
 	}
-	fmt.Fprintf(stdout, "auditing %s every %v in %s (stop it with: omega-monitor audit stop %s)\n", dir, f.every, session, f.name)
+	fmt.Fprintf(e.Stdout, "auditing %s every %v in %s (stop it with: omega-monitor audit stop %s)\n", dir, f.every, session, f.name)
 	return 0
 }
 
-func runAuditStop(args []string, stdout, stderr io.Writer) int {
+func runAuditStop(args []string, e *Env) int {
 	fs := flag.NewFlagSet("audit stop", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path`")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, auditUsage, stdout, stderr)
+	positional, code, ok := e.parse(fs, args, auditUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) != 1 || auditrun.Name(positional[0]) != positional[0] {
-		fmt.Fprintln(stderr, "omega-monitor: audit stop takes one audit NAME")
+		fmt.Fprintln(e.Stderr, "omega-monitor: audit stop takes one audit NAME")
 		return 2
 	}
-	m, err := resolveMux(*muxFlag, "", coord.DefaultTimeout)
+	m, err := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	session, err := auditrun.Stop(context.Background(), m, positional[0])
+	session, err := auditrun.Stop(e.Ctx, m, positional[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %s\n", auditMessage(err))
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s\n", auditMessage(err))
 		return 1
 	}
-	fmt.Fprintf(stdout, "stopped %s\n", session)
+	fmt.Fprintf(e.Stdout, "stopped %s\n", session)
 	return 0
 }
 
 // auditOnce runs one audit of dir and returns the exit status: 0 when it ran
 // and delivered, 1 when the tree changed, no dimension got a verdict, or the
 // report could not be written or delivered.
-func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
+func auditOnce(dir, home string, f auditFlags, e *Env) int {
 	last, err := auditrun.Once(auditrun.Settings{
 		Dir: dir, Home: home, Name: f.name, Agent: f.agent, Bin: f.bin,
 		Parallel: f.parallel, Max: f.max, Timeout: f.timeout,
 		Isolation: f.isolation, KeepEnv: f.keepEnv, CodexConfig: f.codexConfig,
-		Environ: os.Environ(), Deliver: !f.noDeliver,
+		Environ: e.Environ(), Deliver: !f.noDeliver,
 	})
 	if last.DeliveryError != "" {
-		fmt.Fprintf(stderr, "omega-monitor: audit: the report was not delivered: %s\n", last.DeliveryError)
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit: the report was not delivered: %s\n", last.DeliveryError)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: audit: %s\n", auditMessage(err))
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit: %s\n", auditMessage(err))
 		return 1
 	}
-	fmt.Fprintf(stdout, "audit %s: %s\nreport: %s\n", f.name, last.Summary, last.Report)
+	fmt.Fprintf(e.Stdout, "audit %s: %s\nreport: %s\n", f.name, last.Summary, last.Report)
 	if len(last.Violations) > 0 || last.Findings+last.Clean == 0 || last.DeliveryError != "" {
 		return 1
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -27,48 +26,24 @@ or WORKING.
                  read and the line it found
 `
 
-func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { io.WriteString(stderr, usage) }
-	return fs
-}
-
-// parseFlags parses a subcommand's flags. It returns the exit code to use
-// when the caller must stop: 0 after --help, 2 after a usage error.
-func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, usage string) (code int, stop bool) {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			io.WriteString(stdout, usage)
-			return 0, true
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2, true
-	}
-	return 0, false
-}
-
-func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("classify", classifyUsage, stderr)
+func runClassify(e *Env, args []string) int {
+	fs := newFlagSet("classify")
 	var work cmdline.Optional
 	fs.Var(&work, "work", "the work probe's raw output")
 	ledgerPath := fs.String("ledger", "", "echo ledger file")
 	explain := fs.Bool("explain", false, "explain the verdict on standard error")
-	if code, stop := parseFlags(fs, args, stdout, classifyUsage); stop {
+	positional, code, ok := e.parse(fs, args, classifyUsage)
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "omega-monitor classify: unexpected argument %q (the pane comes on standard input)\n", fs.Arg(0))
+	if len(positional) > 0 {
+		fmt.Fprintf(e.Stderr, "omega-monitor classify: unexpected argument %q (the pane comes on standard input)\n", positional[0])
 		return 2
 	}
 	opt := classifyOptions(work.Value, work.Given, nil)
-	local, err := poll.WatcherRules()
+	local, err := poll.WatcherRules(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor classify: rules: %v; the built-in rules apply\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor classify: rules: %v; the built-in rules apply\n", err)
 	}
 	opt.Local = local
 	if *ledgerPath != "" {
@@ -76,25 +51,25 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			// A damaged ledger still masks what could be read; say so
 			// and go on, since a verdict is worth more than none.
-			fmt.Fprintf(stderr, "omega-monitor classify: %v\n", err)
+			fmt.Fprintf(e.Stderr, "omega-monitor classify: %v\n", err)
 		}
 		opt.Ledger = m
 	}
-	in := stdin
+	in := e.Stdin
 	if *explain {
 		// Counting every line costs a pass over the scrollback; only an
 		// explanation needs the exact line numbers.
-		in = struct{ io.Reader }{stdin}
+		in = struct{ io.Reader }{e.Stdin}
 	}
 	screen, err := classify.ReadScreen(in)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor classify: reading the pane: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor classify: reading the pane: %v\n", err)
 		return 1
 	}
 	r := classify.Classify(screen, opt)
-	fmt.Fprintln(stdout, r.State)
+	fmt.Fprintln(e.Stdout, r.State)
 	if *explain {
-		io.WriteString(stderr, r.Explain())
+		io.WriteString(e.Stderr, r.Explain())
 	}
 	return 0
 }

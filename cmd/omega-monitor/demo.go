@@ -5,12 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/demo"
 )
 
@@ -28,36 +26,36 @@ minute at the default interval.
 flags:
 `
 
-func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runDemo(e *Env, args []string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	interval := fs.Int("interval", 2, "seconds between polls")
 	keep := fs.Bool("keep", false, "keep the demo's directory (state, history, watcher log) and say where")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, demoUsage, stdout, stderr)
+	positional, code, ok := e.parse(fs, args, demoUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(stderr, "omega-monitor demo: unexpected argument %q\n", positional[0])
+		fmt.Fprintf(e.Stderr, "omega-monitor demo: unexpected argument %q\n", positional[0])
 		return 2
 	}
 	if *interval < 1 {
-		fmt.Fprintf(stderr, "omega-monitor demo: --interval must be a whole number of seconds, 1 and up; got %d\n", *interval)
+		fmt.Fprintf(e.Stderr, "omega-monitor demo: --interval must be a whole number of seconds, 1 and up; got %d\n", *interval)
 		return 2
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor demo: cannot find this binary: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor demo: cannot find this binary: %v\n", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	err = demo.Run(ctx, demo.Config{Bin: self, Interval: *interval, Keep: *keep}, stdout)
+	err = demo.Run(ctx, demo.Config{Bin: self, Interval: *interval, Keep: *keep}, e.Stdout)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, context.Canceled):
 		return 130
 	}
-	fmt.Fprintf(stderr, "omega-monitor %v\n", err) // "demo: ..."
+	fmt.Fprintf(e.Stderr, "omega-monitor %v\n", err) // "demo: ..."
 	return 1
 }

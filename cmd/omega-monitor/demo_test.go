@@ -124,14 +124,14 @@ func TestDemoInterrupted(t *testing.T) {
 
 func TestDemoUsage(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := runDemo([]string{"--interval", "0"}, nil, &out, &errOut); code != 2 {
+	if code := runDemo(newEnv(nil, nil, &out, &errOut), []string{"--interval", "0"}); code != 2 {
 		t.Errorf("demo --interval 0: exit %d, want 2", code)
 	}
-	if code := runDemo([]string{"extra"}, nil, &out, &errOut); code != 2 {
+	if code := runDemo(newEnv(nil, nil, &out, &errOut), []string{"extra"}); code != 2 {
 		t.Errorf("demo extra: exit %d, want 2", code)
 	}
 	out.Reset()
-	if code := runDemo([]string{"--help"}, nil, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "usage: omega-monitor demo") {
+	if code := runDemo(newEnv(nil, nil, &out, &errOut), []string{"--help"}); code != 0 || !strings.HasPrefix(out.String(), "usage: omega-monitor demo") {
 		t.Errorf("demo --help: exit %d, output %q", code, out.String())
 	}
 }

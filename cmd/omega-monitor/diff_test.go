@@ -31,6 +31,7 @@ func readDiff(t *testing.T, state string) board.Diff {
 // next tick records what the loop hands back, and asks again only once it is
 // 5 minutes old.
 func TestTickAsksForTheDiffAndRecordsIt(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	pane := readPane(t, "adv-custom-statusline-working")
 	tickAt := func(at string, extra ...string) []string {
@@ -78,6 +79,7 @@ func TestTickAsksForTheDiffAndRecordsIt(t *testing.T) {
 // it learns from the capture frame: locally, and on an ssh host over the
 // loop's own connection; the board shows the figure.
 func TestLoopRecordsTheDiffOfThePanesWorktree(t *testing.T) {
+	t.Parallel()
 	clone := testenv.AgentWorktree(t)
 	s := testenv.Tmux(t)
 	cfg := testenv.NewSSHConfig(t)

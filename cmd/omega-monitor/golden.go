@@ -47,16 +47,16 @@ var goldenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 
 var holds = map[string]bool{"draft": true, "interrupt": true, "keyboard": true, "usage-limit": true, "no-input-box": true, "turn-open": true}
 
-func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runGolden(e *Env, args []string) int {
 	if len(args) == 0 || args[0] != "add" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			io.WriteString(stdout, goldenUsage)
+			io.WriteString(e.Stdout, goldenUsage)
 			return 0
 		}
-		io.WriteString(stderr, goldenUsage)
+		io.WriteString(e.Stderr, goldenUsage)
 		return 2
 	}
-	fs := newFlagSet("golden add", goldenUsage, stderr)
+	fs := newFlagSet("golden add")
 	want := fs.String("want", "", "expected state")
 	var work cmdline.Optional
 	fs.Var(&work, "work", "work probe output")
@@ -70,49 +70,50 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		name, rest = rest[0], rest[1:]
 	}
-	if code, stop := parseFlags(fs, rest, stdout, goldenUsage); stop {
+	positional, code, ok := e.parse(fs, rest, goldenUsage)
+	if !ok {
 		return code
 	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "omega-monitor golden add: unexpected argument %q\n", fs.Arg(0))
+	if name == "" && len(positional) > 0 {
+		name = positional[0]
+	} else if len(positional) > 0 {
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: unexpected argument %q\n", positional[0])
 		return 2
 	}
 	state, ok := classify.ParseState(*want)
 	switch {
 	case !goldenName().MatchString(name):
-		fmt.Fprintf(stderr, "omega-monitor golden add: name %q must be lower-case letters, digits and hyphens\n", name)
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: name %q must be lower-case letters, digits and hyphens\n", name)
 		return 2
 	case !ok:
-		fmt.Fprintf(stderr, "omega-monitor golden add: --want %q must be WORKING, QUESTION, STALLED or BLOCKED\n", *want)
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --want %q must be WORKING, QUESTION, STALLED or BLOCKED\n", *want)
 		return 2
 	case *hold != "" && !holds[*hold]:
-		fmt.Fprintf(stderr, "omega-monitor golden add: --hold %q must be draft, interrupt, keyboard, usage-limit, no-input-box or turn-open\n", *hold)
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --hold %q must be draft, interrupt, keyboard, usage-limit, no-input-box or turn-open\n", *hold)
 		return 2
 	case *hold != "" && state != classify.Stalled && state != classify.Blocked:
-		fmt.Fprintf(stderr, "omega-monitor golden add: --hold is for a stopped pane (STALLED or BLOCKED), not %s\n", state)
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --hold is for a stopped pane (STALLED or BLOCKED), not %s\n", state)
 		return 2
 	case strings.ContainsAny(*why+work.Value, "\n\r"):
-		fmt.Fprintf(stderr, "omega-monitor golden add: --why and --work are one line each\n")
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --why and --work are one line each\n")
 		return 2
 	}
 	// The corpus lives in a checkout: a missing directory means the command
 	// runs somewhere else, and creating ./golden/ there helps nobody.
 	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
-		fmt.Fprintf(stderr, "omega-monitor golden add: no corpus directory %s here: run it at the root of an omega-monitor checkout, or give --dir\n", *dir)
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: no corpus directory %s here: run it at the root of an omega-monitor checkout, or give --dir\n", *dir)
 		return 1
 	}
-	pane, err := io.ReadAll(io.LimitReader(stdin, maxGoldenPane+1))
+	pane, err := io.ReadAll(io.LimitReader(e.Stdin, maxGoldenPane+1))
 	if err == nil && len(pane) > maxGoldenPane {
 		err = fmt.Errorf("larger than %d bytes", maxGoldenPane)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor golden add: reading the pane: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: reading the pane: %v\n", err)
 		return 1
 	}
 	if len(bytes.TrimSpace(pane)) == 0 {
-		fmt.Fprintf(stderr, "omega-monitor golden add: the pane on standard input is empty\n")
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: the pane on standard input is empty\n")
 		return 1
 	}
 	if len(pane) > 0 && pane[len(pane)-1] != '\n' {
@@ -125,11 +126,11 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	whole := alert.Redact(string(pane))
 	pane, masked := alert.RedactLines(pane)
 	if whole != string(pane) {
-		fmt.Fprintf(stderr, "omega-monitor golden add: the pane holds what looks like a secret across lines (wrapped, or drawn in a box): mask it by hand, then add the case\n")
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: the pane holds what looks like a secret across lines (wrapped, or drawn in a box): mask it by hand, then add the case\n")
 		return 1
 	}
 	if masked > 0 {
-		fmt.Fprintf(stderr, "omega-monitor golden add: masked what looks like a secret on %d line(s); check that the case still shows what it proves\n", masked)
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: masked what looks like a secret on %d line(s); check that the case still shows what it proves\n", masked)
 	}
 	var local *classify.Local
 	var rulesData []byte
@@ -138,7 +139,7 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			local, err = classify.ParseLocal(rulesData, *rulesPath)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor golden add: --rules: %v\n", strings.TrimPrefix(err.Error(), "classify: "))
+			fmt.Fprintf(e.Stderr, "omega-monitor golden add: --rules: %v\n", strings.TrimPrefix(err.Error(), "classify: "))
 			return 1
 		}
 	}
@@ -161,21 +162,21 @@ func runGolden(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		keep = rulesData
 	}
 	if err := expect.AddCase(base, pane, spec, keep); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
 		return 1
 	}
-	fmt.Fprintf(stdout, "added %s.pane and %s.want: want %s", base, base, state)
+	fmt.Fprintf(e.Stdout, "added %s.pane and %s.want: want %s", base, base, state)
 	if *hold != "" {
-		fmt.Fprintf(stdout, " (hold %s)", *hold)
+		fmt.Fprintf(e.Stdout, " (hold %s)", *hold)
 	}
 	if agrees {
-		fmt.Fprintf(stdout, "; the classifier agrees (agent %s, rule: %s); check that reason in the .want\n", spec.Agent, spec.Rule)
+		fmt.Fprintf(e.Stdout, "; the classifier agrees (agent %s, rule: %s); check that reason in the .want\n", spec.Agent, spec.Rule)
 	} else {
-		fmt.Fprintf(stdout, "; the classifier reads %s", r.State)
+		fmt.Fprintf(e.Stdout, "; the classifier reads %s", r.State)
 		if r.Hold != classify.HoldNone {
-			fmt.Fprintf(stdout, " (hold %s)", r.Hold)
+			fmt.Fprintf(e.Stdout, " (hold %s)", r.Hold)
 		}
-		fmt.Fprintf(stdout, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", r.Explain())
+		fmt.Fprintf(e.Stdout, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", r.Explain())
 	}
 	return 0
 }

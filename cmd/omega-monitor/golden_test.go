@@ -13,6 +13,7 @@ import (
 )
 
 func TestGoldenAdd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pane := "────\n❯ 1. Yes\n  2. No\n\nEsc to cancel"
 	var out, errb bytes.Buffer
@@ -61,6 +62,7 @@ func TestGoldenAddOutsideACheckout(t *testing.T) {
 // said), and one whose key is wrapped over lines or boxed, which a line
 // cannot mask, is refused with nothing written.
 func TestGoldenAddKeepsNoSecret(t *testing.T) {
+	t.Parallel()
 	const key = "sk-ant-api03-Zx9_fQ2mXk7LpZ0aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2"
 	for _, tc := range []struct {
 		name, pane string

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -36,51 +32,51 @@ is the binary omega-monitor-mcp, beside this one or on PATH; without it,
 flags:
 `
 
-func runInstall(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runInstall(e *Env, args []string) int {
 	fset := flag.NewFlagSet("install", flag.ContinueOnError)
 	testAlert := fset.Bool("test-alert", false, "then send a test alert through the funnel and say whether it was delivered")
 	claude := fset.Bool("claude", false, "also install /monitor and the MCP server into Claude Code")
 	uninstall := fset.Bool("uninstall", false, "with --claude: remove what --claude installed")
-	positional, code, ok := cmdline.ParseInterspersed(fset, args, installUsage, stdout, stderr)
+	positional, code, ok := e.parse(fset, args, installUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(stderr, "omega-monitor install: unexpected argument %q\n", positional[0])
+		fmt.Fprintf(e.Stderr, "omega-monitor install: unexpected argument %q\n", positional[0])
 		return 2
 	}
 	if *uninstall && (!*claude || *testAlert) {
-		fmt.Fprintln(stderr, "omega-monitor install: --uninstall goes with --claude alone")
+		fmt.Fprintln(e.Stderr, "omega-monitor install: --uninstall goes with --claude alone")
 		return 2
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor install: no home directory: %v\n", err)
+	home := e.Home()
+	if home == "" {
+		fmt.Fprintln(e.Stderr, "omega-monitor install: no home directory: set HOME")
 		return 1
 	}
-	state, err := statedir.Home()
+	state, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor install: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor install: %v\n", err)
 		return 1
 	}
-	env := setup.Env{Home: home, State: state, Getenv: os.Getenv, FindMCPServer: findMCPServer}
+	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, FindMCPServer: findMCPServer}
 	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Uninstall: *uninstall}
-	err = setup.Install(context.Background(), env, opts, stdout)
+	err = setup.Install(e.Ctx, env, opts, e.Stdout)
 	var step *setup.StepError
 	var alert *setup.AlertError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &alert):
-		fmt.Fprintf(stderr, "test alert NOT delivered (%v)", alert.Err)
+		fmt.Fprintf(e.Stderr, "test alert NOT delivered (%v)", alert.Err)
 		if alert.Output != "" {
-			fmt.Fprintf(stderr, ":\n%s", alert.Output)
+			fmt.Fprintf(e.Stderr, ":\n%s", alert.Output)
 		}
-		fmt.Fprintln(stderr)
+		fmt.Fprintln(e.Stderr)
 	case errors.As(err, &step):
-		fmt.Fprintf(stderr, "omega-monitor install: %s: %v\n", step.Step, step.Err)
+		fmt.Fprintf(e.Stderr, "omega-monitor install: %s: %v\n", step.Step, step.Err)
 	default:
-		fmt.Fprintf(stderr, "omega-monitor install: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor install: %v\n", err)
 	}
 	return 1
 }

@@ -41,6 +41,7 @@ func readConfig(t *testing.T, home string) map[string]any {
 }
 
 func TestInstallClaudeIsIdempotentAndReversible(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	state := filepath.Join(home, "state")
 	config := filepath.Join(home, ".claude.json")
@@ -100,6 +101,7 @@ func TestInstallClaudeIsIdempotentAndReversible(t *testing.T) {
 }
 
 func TestInstallClaudeLeavesWhatIsNotOurs(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	state := filepath.Join(home, "state")
 	command := filepath.Join(home, ".claude", "commands", "monitor.md")
@@ -139,6 +141,7 @@ func TestInstallClaudeLeavesWhatIsNotOurs(t *testing.T) {
 // nothing at all, rather than register a server Claude Code cannot start;
 // install alone, and --claude --uninstall, need no server.
 func TestInstallClaudeWithoutTheMCPServer(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	state := filepath.Join(home, "state")
 	lone := loneBinary(t)
@@ -178,6 +181,7 @@ func claudeIn(t *testing.T, claude, home string, args ...string) string {
 // Claude Code: it is the entry `claude mcp add --scope user` writes, and
 // `claude mcp list` starts the server, which answers.
 func TestInstallClaudeSeenByClaudeCode(t *testing.T) {
+	t.Parallel()
 	claude := claudecode.Binary(t)
 	home := t.TempDir()
 	state := testfleet.Home(t)

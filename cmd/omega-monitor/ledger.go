@@ -28,50 +28,50 @@ func writeLedgerUsage(w io.Writer) {
 }
 
 // runLedger is "omega-monitor ledger": record and list the echo ledger.
-func runLedger(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runLedger(e *Env, args []string) int {
 	if len(args) == 0 {
-		writeLedgerUsage(stderr)
+		writeLedgerUsage(e.Stderr)
 		return 2
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		writeLedgerUsage(stdout)
+		writeLedgerUsage(e.Stdout)
 		return 0
 	case "record":
-		return ledgerRecord(args[1:], stdin, stdout, stderr)
+		return ledgerRecord(e, args[1:])
 	case "list":
-		return ledgerList(args[1:], stdout, stderr)
+		return ledgerList(e, args[1:])
 	}
-	fmt.Fprintf(stderr, "omega-monitor ledger: unknown subcommand %q\n", args[0])
-	writeLedgerUsage(stderr)
+	fmt.Fprintf(e.Stderr, "omega-monitor ledger: unknown subcommand %q\n", args[0])
+	writeLedgerUsage(e.Stderr)
 	return 2
 }
 
 // ledgerFlags parses the flags of a ledger subcommand. It returns a nonzero
 // exit code when the command is done: 0 after --help, 2 after a bad flag or
 // the wrong number of arguments.
-func ledgerFlags(fs *flag.FlagSet, args []string, nargs int, stdout, stderr io.Writer) int {
+func ledgerFlags(fs *flag.FlagSet, args []string, nargs int, e *Env) int {
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		writeLedgerUsage(stdout)
+		writeLedgerUsage(e.Stdout)
 		return -1
 	case err != nil:
-		fmt.Fprintf(stderr, "omega-monitor %s: %v\n", fs.Name(), err)
+		fmt.Fprintf(e.Stderr, "omega-monitor %s: %v\n", fs.Name(), err)
 	case fs.NArg() != nargs:
-		fmt.Fprintf(stderr, "omega-monitor %s: want %d arguments, have %d\n", fs.Name(), nargs, fs.NArg())
+		fmt.Fprintf(e.Stderr, "omega-monitor %s: want %d arguments, have %d\n", fs.Name(), nargs, fs.NArg())
 	default:
 		return 0
 	}
-	writeLedgerUsage(stderr)
+	writeLedgerUsage(e.Stderr)
 	return 2
 }
 
-func ledgerRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func ledgerRecord(e *Env, args []string) int {
 	fs := flag.NewFlagSet("ledger record", flag.ContinueOnError)
 	max := fs.Int("max", ledger.DefaultMax, "keep at most `N` records")
-	switch code := ledgerFlags(fs, args, 2, stdout, stderr); code {
+	switch code := ledgerFlags(fs, args, 2, e); code {
 	case -1:
 		return 0
 	case 0:
@@ -79,28 +79,28 @@ func ledgerRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return code
 	}
 	if *max < 1 {
-		fmt.Fprintf(stderr, "omega-monitor ledger record: -max %d: want 1 or more\n", *max)
+		fmt.Fprintf(e.Stderr, "omega-monitor ledger record: -max %d: want 1 or more\n", *max)
 		return 2
 	}
 	file, text := fs.Arg(0), fs.Arg(1)
 	if err := ledger.CheckFile(file); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor ledger record: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor ledger record: %v\n", err)
 		return 1
 	}
 	if text == "-" {
-		b, err := io.ReadAll(io.LimitReader(stdin, maxLedgerText))
+		b, err := io.ReadAll(io.LimitReader(e.Stdin, maxLedgerText))
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor ledger record: reading standard input: %v\n", err)
+			fmt.Fprintf(e.Stderr, "omega-monitor ledger record: reading standard input: %v\n", err)
 			return 1
 		}
 		text = string(b)
 	}
 	if err := ledger.RecordOptions(file, text, ledger.Options{Max: *max}); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	if t := strings.Join(strings.Fields(text), " "); t != "" && utf8.RuneCountInString(t) < ledger.SliceLen {
-		fmt.Fprintf(stderr, "omega-monitor: ledger: note: %q is shorter than %d characters and can never be matched in a pane\n",
+		fmt.Fprintf(e.Stderr, "omega-monitor: ledger: note: %q is shorter than %d characters and can never be matched in a pane\n",
 			t, ledger.SliceLen)
 	}
 	return 0
@@ -109,9 +109,9 @@ func ledgerRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 // maxLedgerText caps the text of one ledger record call.
 const maxLedgerText = 1 << 20
 
-func ledgerList(args []string, stdout, stderr io.Writer) int {
+func ledgerList(e *Env, args []string) int {
 	fs := flag.NewFlagSet("ledger list", flag.ContinueOnError)
-	switch code := ledgerFlags(fs, args, 1, stdout, stderr); code {
+	switch code := ledgerFlags(fs, args, 1, e); code {
 	case -1:
 		return 0
 	case 0:
@@ -124,9 +124,9 @@ func ledgerList(args []string, stdout, stderr io.Writer) int {
 		b.WriteString(t)
 		b.WriteByte('\n')
 	}
-	io.WriteString(stdout, b.String())
+	io.WriteString(e.Stdout, b.String())
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	return 0

@@ -13,6 +13,7 @@ import (
 )
 
 func TestLedgerCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "monitor-w", "ledger")
 	if err := os.Mkdir(filepath.Dir(file), 0o700); err != nil {

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
@@ -34,43 +30,43 @@ flags:
 // for by a person waiting at a prompt.
 const listTimeout = 5 * time.Second
 
-func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runList(e *Env, args []string) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	sshConfig := fs.String("ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
 	timeout := fs.Duration("timeout", listTimeout, "wall clock of each host's probe")
 	allHosts := fs.Bool("all-hosts", false, "reach every concrete alias of the ssh config, not only those opted into")
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, listUsage, stdout, stderr)
+	positional, code, ok := e.parse(fs, args, listUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) != 0 {
-		fmt.Fprintf(stderr, "omega-monitor: list takes no arguments (to watch a session named %q: omega-monitor watch %s)\n", positional[0], positional[0])
+		fmt.Fprintf(e.Stderr, "omega-monitor: list takes no arguments (to watch a session named %q: omega-monitor watch %s)\n", positional[0], positional[0])
 		return 2
 	}
 	if *timeout <= 0 {
-		fmt.Fprintf(stderr, "omega-monitor: --timeout must be positive\n")
+		fmt.Fprintf(e.Stderr, "omega-monitor: --timeout must be positive\n")
 		return 2
 	}
 	cfg, err := coord.LoadSSHConfig(*sshConfig)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	bin, muxErr := coord.MuxBinary(*muxFlag, os.Getenv)
+	bin, muxErr := coord.MuxBinary(*muxFlag, e.Getenv)
 	m := coord.Mux{Bin: bin, SSH: coord.SSH{Config: *sshConfig, Timeout: *timeout}}
-	home, _ := statedir.Home()
-	l := watcher.List(context.Background(), m, muxErr, cfg, *allHosts, watcher.OptedIn(home))
+	home, _ := statedir.Home(e.Getenv)
+	l := watcher.List(e.Ctx, m, muxErr, cfg, *allHosts, home)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(l); err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+			fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	l.Write(stdout)
+	l.Write(e.Stdout)
 	return 0
 }

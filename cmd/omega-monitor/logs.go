@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -31,50 +29,50 @@ flags:
 // logsPoll is how often logs -f looks for new lines.
 const logsPoll = 250 * time.Millisecond
 
-func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runLogs(e *Env, args []string) int {
 	fset := flag.NewFlagSet("logs", flag.ContinueOnError)
 	follow := fset.Bool("f", false, "keep printing lines as they are written, until interrupted")
 	raw := fset.Bool("raw", false, "print the lines as written, escape sequences and all (by default none reaches the terminal)")
 	n := fset.Int("n", 20, "print the last `N` lines (0: all)")
-	positional, code, ok := cmdline.ParseInterspersed(fset, args, logsUsage, stdout, stderr)
+	positional, code, ok := e.parse(fset, args, logsUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "omega-monitor: logs takes one target, got %d\n", len(positional))
-		cmdline.WriteUsage(stderr, fset, logsUsage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: logs takes one target, got %d\n", len(positional))
+		cmdline.WriteUsage(e.Stderr, fset, logsUsage)
 		return 2
 	}
 	if *n < 0 {
-		fmt.Fprintf(stderr, "omega-monitor: logs -n must be 0 or more; got %d\n", *n)
+		fmt.Fprintf(e.Stderr, "omega-monitor: logs -n must be 0 or more; got %d\n", *n)
 		return 2
 	}
 	target, err := coord.ParseTarget(positional[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 2
 	}
-	home, err := statedir.Home()
+	home, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	watcher := coord.WatcherName(target)
 	path := filepath.Join(home, watcher, statedir.Log)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) && !*follow {
-		fmt.Fprintf(stderr, "omega-monitor: no log for %s yet: %s does not exist (was it ever watched? omega-monitor list shows the watchers)\n", target, path)
+		fmt.Fprintf(e.Stderr, "omega-monitor: no log for %s yet: %s does not exist (was it ever watched? omega-monitor list shows the watchers)\n", target, path)
 		return 1
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	// What a pane or a host printed can be in a line: no escape sequence
 	// of it reaches the terminal, unless asked for.
-	out := stdout
+	out := e.Stdout
 	if !*raw {
-		pw := printable.NewWriter(stdout)
+		pw := printable.NewWriter(e.Stdout)
 		defer pw.Flush()
 		out = pw
 	}
@@ -83,17 +81,17 @@ func runLogs(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		offset, err = fsutil.Tail(f, *n, out)
 		f.Close()
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: %s: %v\n", path, err)
+			fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", path, err)
 			return 1
 		}
 	}
 	if !*follow {
 		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt)
 	defer stop()
 	if err := statedir.FollowLog(ctx, path, offset, out, logsPoll); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %s: %v\n", path, err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", path, err)
 		return 1
 	}
 	return 0

@@ -3,7 +3,10 @@
 //
 // It is one binary with subcommands over the packages of this module. The
 // poll loop (scripts/omega-monitor.sh) does every effect and calls this binary
-// once per tick for every judgement.
+// once per tick for every judgement: the verbs it calls are in the files
+// named loop_*.go (loop-env, hold, tick, confirm and ack, deliver, sweep),
+// its contract apart from the operator's verbs. Each command gets an Env
+// (its streams, environment and clock) and reads nothing from globals.
 package main
 
 import (
@@ -17,11 +20,16 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// run runs the command args name with this process's environment and clock.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return dispatch(processEnv(stdin, stdout, stderr), args)
+}
+
 // A command is one subcommand: it gets the arguments after its own name.
 type command struct {
 	name    string
 	summary string
-	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	run     func(e *Env, args []string) int
 }
 
 // commands lists every subcommand. A first argument that names none of them
@@ -87,27 +95,28 @@ func writeUsage(w io.Writer) {
 	io.WriteString(w, b.String())
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// dispatch runs the command args names, in e.
+func dispatch(e *Env, args []string) int {
 	if len(args) == 0 {
-		writeUsage(stderr)
+		writeUsage(e.Stderr)
 		return 2
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		writeUsage(stdout)
+		writeUsage(e.Stdout)
 		return 0
 	case "--version", "-version":
-		return runVersion(args[1:], stdin, stdout, stderr)
+		return runVersion(e, args[1:])
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(args[1:], stdin, stdout, stderr)
+			return c.run(e, args[1:])
 		}
 	}
 	if strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(stderr, "omega-monitor: unknown flag %s before a target or command\n", args[0])
-		writeUsage(stderr)
+		fmt.Fprintf(e.Stderr, "omega-monitor: unknown flag %s before a target or command\n", args[0])
+		writeUsage(e.Stderr)
 		return 2
 	}
-	return runWatch(args, stdin, stdout, stderr)
+	return runWatch(e, args)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,14 +18,14 @@ const mcpServer = "omega-monitor-mcp"
 const installBoth = "CGO_ENABLED=0 go install -trimpath -ldflags='-s -w' ./cmd/..."
 
 // runMCP runs the MCP server in this process's place, with the same
-// arguments and environment: its stdin and stdout are the client's.
-func runMCP(args []string, _ io.Reader, _, stderr io.Writer) int {
+// arguments and environment: its e.Stdin and e.Stdout are the client's.
+func runMCP(e *Env, args []string) int {
 	path, err := findMCPServer()
 	if err == nil {
-		err = syscall.Exec(path, append([]string{path}, args...), os.Environ())
+		err = syscall.Exec(path, append([]string{path}, args...), e.Environ())
 		err = fmt.Errorf("cannot run %s: %w", path, err)
 	}
-	fmt.Fprintf(stderr, "omega-monitor: mcp: %v\n", err)
+	fmt.Fprintf(e.Stderr, "omega-monitor: mcp: %v\n", err)
 	return 1
 }
 

@@ -18,6 +18,7 @@ import (
 // TestMCPOverStdio runs omega-monitor mcp as a client would: a subprocess
 // spoken to on its stdin and stdout, the server it runs found beside it.
 func TestMCPOverStdio(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(omegaMonitor(t), "mcp")
 	cmd.Env = os.Environ()
 	statusOverStdio(t, cmd)
@@ -75,6 +76,7 @@ func loneBinary(t *testing.T) string {
 // help is the server's. A symlink to the binary is resolved: the server is
 // looked for beside the binary, not beside the link.
 func TestMCPWithoutItsServer(t *testing.T) {
+	t.Parallel()
 	lone := loneBinary(t)
 	link := filepath.Join(t.TempDir(), "omega-monitor")
 	if err := os.Symlink(lone, link); err != nil {
@@ -102,6 +104,7 @@ func TestMCPWithoutItsServer(t *testing.T) {
 // TestMCPServerOnPath checks that omega-monitor mcp with no server beside
 // it runs the one on PATH, arguments and environment passed through.
 func TestMCPServerOnPath(t *testing.T) {
+	t.Parallel()
 	cmd := icmd.Command(loneBinary(t), "mcp", "--help")
 	cmd.Env = []string{"PATH=" + filepath.Dir(omegaMonitor(t))}
 	res := icmd.RunCmd(cmd)

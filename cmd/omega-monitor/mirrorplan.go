@@ -3,9 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"strings"
-	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
@@ -20,65 +18,65 @@ Prints the task-mirror call plan: one JSON line per task-tool call
 brings the agent's task list to the watchers' state, one task per watcher.
 Stdin holds the tasks the agent already tracks, one
 {"key":"<watcher>","phase":"<word in the title's brackets>","stage":"<description after stage: >"}
-a line; empty stdin plans cold (a task for every live watcher). Nothing
+a line; empty e.Stdin plans cold (a task for every live watcher). Nothing
 changed prints nothing. Codex has no task surface: --runner codex prints an
-empty plan and one notice line on stderr.
+empty plan and one notice line on e.Stderr.
 
 flags:
 `
 
-func runMirrorPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runMirrorPlan(e *Env, args []string) int {
 	fs := flag.NewFlagSet("mirror-plan", flag.ContinueOnError)
 	runner := fs.String("runner", "", "the agent that applies the plan: `claude` or codex (required)")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, mirrorPlanUsage, stdout, stderr)
+	positional, code, ok := e.parse(fs, args, mirrorPlanUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(stderr, "omega-monitor: mirror-plan takes no arguments, got %q\n", positional[0])
-		cmdline.WriteUsage(stderr, fs, mirrorPlanUsage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan takes no arguments, got %q\n", positional[0])
+		cmdline.WriteUsage(e.Stderr, fs, mirrorPlanUsage)
 		return 2
 	}
 	switch *runner {
 	case "claude":
 	case "codex":
-		fmt.Fprintln(stderr, "omega-monitor: codex has no task surface; no mirror calls, read the board (omega-monitor status --once)")
+		fmt.Fprintln(e.Stderr, "omega-monitor: codex has no task surface; no mirror calls, read the board (omega-monitor status --once)")
 		return 0
 	case "":
-		fmt.Fprintln(stderr, "omega-monitor: mirror-plan needs --runner claude or --runner codex")
+		fmt.Fprintln(e.Stderr, "omega-monitor: mirror-plan needs --runner claude or --runner codex")
 		return 2
 	default:
-		fmt.Fprintf(stderr, "omega-monitor: unknown runner %q: mirror-plan knows claude and codex\n", *runner)
+		fmt.Fprintf(e.Stderr, "omega-monitor: unknown runner %q: mirror-plan knows claude and codex\n", *runner)
 		return 2
 	}
-	tracked, err := mirror.ReadTracked(stdin)
+	tracked, err := mirror.ReadTracked(e.Stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	home, err := statedir.Home()
+	home, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	// Brief: the mirror needs no history or log, and moves no cursor.
-	census, err := board.Census(home, time.Now(), board.Options{Brief: true})
+	census, err := board.Census(home, e.Now(), board.Options{Brief: true})
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	watchers, err := mirror.FromFleet(census)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: mirror-plan: %s; no mirror calls this time\n", strings.TrimPrefix(err.Error(), "mirror: "))
+		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan: %s; no mirror calls this time\n", strings.TrimPrefix(err.Error(), "mirror: "))
 		return 1
 	}
 	for _, w := range watchers {
 		if w.Unreadable {
-			fmt.Fprintf(stderr, "omega-monitor: mirror-plan: %s could not be read; its task is left as it is\n", w.Name)
+			fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan: %s could not be read; its task is left as it is\n", w.Name)
 		}
 	}
-	if err := mirror.WritePlan(stdout, mirror.Plan(tracked, watchers)); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+	if err := mirror.WritePlan(e.Stdout, mirror.Plan(tracked, watchers)); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	return 0

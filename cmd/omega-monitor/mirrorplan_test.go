@@ -21,6 +21,7 @@ func mirrorPlan(t *testing.T, state, stdin string, args ...string) *icmd.Result 
 }
 
 func TestMirrorPlanCommand(t *testing.T) {
+	t.Parallel()
 	state := testfleet.Home(t)
 	cold := `{"call":"TaskCreate","key":"monitor-box-api","title":"monitor-box-api [needs you] box:api","description":"stage: QUESTION · work=3 · progress=2 · nudges 0/5","state":"in_progress"}
 {"call":"TaskCreate","key":"monitor-proj","title":"monitor-proj [watching] proj","description":"stage: STALLED · work=7 · progress=41 · nudges 1/5","state":"in_progress"}
@@ -66,6 +67,7 @@ func TestMirrorPlanCommand(t *testing.T) {
 // cannot be read does not have its task closed as if it had ended, while
 // the rest of the fleet is still mirrored.
 func TestMirrorPlanLeavesUnreadableWatchers(t *testing.T) {
+	t.Parallel()
 	state := testfleet.Home(t)
 	if err := os.WriteFile(filepath.Join(state, "monitor-proj", "state.json"), []byte("{torn"), 0o600); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 )
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		var out, errb bytes.Buffer
 		assert.Equal(t, run(args, nil, &out, &errb), 0, errb.String())
@@ -34,6 +35,7 @@ func TestVersion(t *testing.T) {
 // TestLoopVersion: the loop script is stamped with the binary's version,
 // and a loop of another version, or of none, is refused.
 func TestLoopVersion(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	loop, err := watcher.InstallLoop(home)
 	assert.NilError(t, err)
@@ -52,6 +54,7 @@ func TestLoopVersion(t *testing.T) {
 }
 
 func TestHelpNamesSettingsAndFiles(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	assert.Equal(t, run([]string{"--help"}, nil, &out, &errb), 0)
 	for _, want := range []string{"OMEGA_MONITOR_TIMEOUT", "OMEGA_MONITOR_ALERT_SEND", "OMEGA_TELEGRAM_CONF",
@@ -63,29 +66,30 @@ func TestHelpNamesSettingsAndFiles(t *testing.T) {
 // TestLogs: logs prints the last N MONITOR lines a watcher's ticks wrote,
 // and -f keeps printing what comes, across a rotation.
 func TestLogs(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
-	t.Setenv("OMEGA_MONITOR_HOME", home)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
 	state := filepath.Join(home, "monitor-agent")
 	for i := range 3 {
 		tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "1")
 		_ = i
 	}
 	var out, errb bytes.Buffer
-	assert.Equal(t, run([]string{"logs", "agent", "-n", "2"}, nil, &out, &errb), 0, errb.String())
+	assert.Equal(t, env.run([]string{"logs", "agent", "-n", "2"}, nil, &out, &errb), 0, errb.String())
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	assert.Equal(t, len(lines), 2, out.String())
 	for _, l := range lines {
 		assert.Assert(t, strings.HasPrefix(l, "MONITOR · agent · STALLED"), l)
 	}
 	out.Reset()
-	assert.Equal(t, run([]string{"logs", "agent", "-n", "0"}, nil, &out, &errb), 0)
+	assert.Equal(t, env.run([]string{"logs", "agent", "-n", "0"}, nil, &out, &errb), 0)
 	assert.Equal(t, strings.Count(out.String(), "\n"), 3)
 
 	errb.Reset()
-	assert.Equal(t, run([]string{"logs", "other"}, nil, &out, &errb), 1)
+	assert.Equal(t, env.run([]string{"logs", "other"}, nil, &out, &errb), 1)
 	assert.Assert(t, strings.Contains(errb.String(), "no log for other yet"), errb.String())
 	for _, args := range [][]string{{"logs"}, {"logs", "a", "b"}, {"logs", "a:b:c"}, {"logs", "agent", "-n", "-1"}} {
-		assert.Equal(t, run(args, nil, &out, &errb), 2, "%q", args)
+		assert.Equal(t, env.run(args, nil, &out, &errb), 2, "%q", args)
 	}
 
 	// -f, as a user runs it: lines that come later are printed, and so are
@@ -120,12 +124,11 @@ func TestLogs(t *testing.T) {
 // TestInstall: install puts the embedded funnel in ~/.omega/bin with mode
 // 0700 in directories of mode 0700, and a second run changes nothing.
 func TestInstall(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("OMEGA_MONITOR_HOME", "")
-	t.Setenv("OMEGA_TELEGRAM_CONF", "")
+	env := newTestEnv("HOME="+home, "OMEGA_MONITOR_HOME=", "OMEGA_TELEGRAM_CONF=")
 	var out, errb bytes.Buffer
-	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
+	assert.Equal(t, env.run([]string{"install"}, nil, &out, &errb), 0, errb.String())
 	funnel := filepath.Join(home, ".omega", "bin", "omega-alert-send.sh")
 	assert.Assert(t, strings.Contains(out.String(), "alert funnel: installed "+funnel), out.String())
 	assert.Assert(t, strings.Contains(out.String(), "no Telegram config at "+filepath.Join(home, ".omega", "telegram.conf")), out.String())
@@ -139,21 +142,22 @@ func TestInstall(t *testing.T) {
 		assert.Equal(t, mode(t, path), want, path)
 	}
 	out.Reset()
-	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
+	assert.Equal(t, env.run([]string{"install"}, nil, &out, &errb), 0, errb.String())
 	assert.Equal(t, out.String(), "directories: up to date\nalert funnel: up to date\nno Telegram config at "+
 		filepath.Join(home, ".omega", "telegram.conf")+" yet: create it (omega-monitor install --help shows how), mode 0600\n")
 	// A funnel someone loosened is put right.
 	assert.NilError(t, os.Chmod(funnel, 0o777))
 	out.Reset()
-	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
+	assert.Equal(t, env.run([]string{"install"}, nil, &out, &errb), 0, errb.String())
 	assert.Assert(t, strings.Contains(out.String(), "was mode 0777, now 0700"), out.String())
-	assert.Equal(t, run([]string{"install", "extra"}, nil, &out, &errb), 2)
+	assert.Equal(t, env.run([]string{"install", "extra"}, nil, &out, &errb), 2)
 }
 
 // TestInstallTestAlert: the README's setup, word for word against a fake
 // Telegram: the example config passes the funnel's own check, and the test
 // alert says it was delivered, or that it was not.
 func TestInstallTestAlert(t *testing.T) {
+	t.Parallel()
 	testenv.Need(t, "bash", "curl")
 	tg := &telegram{}
 	srv := newTelegramServer(t, tg)
@@ -177,12 +181,13 @@ func TestInstallTestAlert(t *testing.T) {
 // TestLoopEnvRefusesALoopOfAnotherVersion: a loop script stamped by another
 // build is refused at its start; one without a stamp (a checkout's) runs.
 func TestLoopEnvRefusesALoopOfAnotherVersion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	t.Setenv("OMEGA_MONITOR_HOME", dir)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + dir)
 	other := filepath.Join(dir, "other.sh")
 	assert.NilError(t, os.WriteFile(other, []byte("#!/usr/bin/env bash\n"+watcher.LoopVersionMark+"v0.0.1 deadbeef\n"), 0o700))
 	var out, errb bytes.Buffer
-	code := run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", other}, nil, &out, &errb)
+	code := env.run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", other}, nil, &out, &errb)
 	assert.Equal(t, code, 2)
 	assert.Assert(t, strings.Contains(errb.String(), "is of version v0.0.1 deadbeef, this binary is "+cmdline.Version()), errb.String())
 	assert.Equal(t, out.String(), "")
@@ -191,6 +196,6 @@ func TestLoopEnvRefusesALoopOfAnotherVersion(t *testing.T) {
 	assert.NilError(t, os.WriteFile(plain, scripts.Loop, 0o700))
 	out.Reset()
 	errb.Reset()
-	code = run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", plain}, nil, &out, &errb)
+	code = env.run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", plain}, nil, &out, &errb)
 	assert.Equal(t, code, 0, errb.String())
 }

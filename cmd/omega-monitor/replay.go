@@ -38,24 +38,25 @@ kept in memory, as the watcher records them before they are typed.
 // maxReplayFile caps a recorded session.
 const maxReplayFile = 64 << 20
 
-func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("replay", replayUsage, stderr)
-	if code, stop := parseFlags(fs, args, stdout, replayUsage); stop {
+func runReplay(e *Env, args []string) int {
+	fs := newFlagSet("replay")
+	positional, code, ok := e.parse(fs, args, replayUsage)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		io.WriteString(stderr, replayUsage)
+	if len(positional) != 1 {
+		io.WriteString(e.Stderr, replayUsage)
 		return 2
 	}
 	// A recorded session is a few hundred kilobytes; a device or a file
 	// far past that is not one.
-	data, err := fsutil.ReadCapped(fs.Arg(0), maxReplayFile)
+	data, err := fsutil.ReadCapped(positional[0], maxReplayFile)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor replay: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor replay: %v\n", err)
 		return 1
 	}
-	if err := poll.Replay(txtar.Parse(data), stdout); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor replay: %s: %v\n", fs.Arg(0), err)
+	if err := poll.Replay(txtar.Parse(data), e.Stdout); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor replay: %s: %v\n", positional[0], err)
 		return 1
 	}
 	return 0

@@ -15,6 +15,7 @@ import (
 // with go test ./cmd/omega-monitor -run TestReplayGolden -update, then read
 // the diff: an output changes only on purpose.
 func TestReplayGolden(t *testing.T) {
+	t.Parallel()
 	sessions, err := filepath.Glob(filepath.Join("..", "..", "golden", "sessions", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,7 @@ func TestReplayGolden(t *testing.T) {
 }
 
 func TestReplayErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"unknown-section": "-- 001.pane --\nx\n-- 001.nonsense --\n",

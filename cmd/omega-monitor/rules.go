@@ -29,19 +29,19 @@ list prints the effective rules and where each came from (FILE, or the
 watchers' rules file when none is given).
 `
 
-func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runRules(e *Env, args []string) int {
 	if len(args) == 0 || (args[0] != "check" && args[0] != "list") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			io.WriteString(stdout, rulesUsage)
+			io.WriteString(e.Stdout, rulesUsage)
 			return 0
 		}
-		io.WriteString(stderr, rulesUsage)
+		io.WriteString(e.Stderr, rulesUsage)
 		return 2
 	}
 	verb, rest := args[0], args[1:]
 	switch {
 	case verb == "check" && len(rest) != 1, verb == "list" && len(rest) > 1:
-		io.WriteString(stderr, rulesUsage)
+		io.WriteString(e.Stderr, rulesUsage)
 		return 2
 	}
 	path := ""
@@ -49,8 +49,8 @@ func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		path = rest[0]
 	} else {
 		var err error
-		if path, err = poll.RulesPath(); err != nil {
-			fmt.Fprintf(stderr, "omega-monitor rules: %v\n", err)
+		if path, err = poll.RulesPath(e.Getenv); err != nil {
+			fmt.Fprintf(e.Stderr, "omega-monitor rules: %v\n", err)
 			return 1
 		}
 	}
@@ -60,17 +60,17 @@ func runRules(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("%s: no such file", path)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor rules: %v\n", err)
+			fmt.Fprintf(e.Stderr, "omega-monitor rules: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "%s: ok\n", path)
+		fmt.Fprintf(e.Stdout, "%s: ok\n", path)
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor rules: %v; the built-in rules apply\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor rules: %v; the built-in rules apply\n", err)
 		local = nil
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tVERDICT\tREGION\tRULE\tFROM")
 	for _, e := range local.Effective() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Agent, e.Verdict, e.Region, e.Name, e.From)

@@ -23,23 +23,24 @@ const goodRules = `{"rules": [
 `
 
 func TestRulesCheckListExplain(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
-	t.Setenv("OMEGA_MONITOR_HOME", home)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
 	good := filepath.Join(home, "rules.json")
 	assert.NilError(t, os.WriteFile(good, []byte(goodRules), 0o600))
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	assert.NilError(t, os.WriteFile(bad, []byte("{\"rules\": [\n  {\"agent\": \"codex\", \"name\": \"x\", \"region\": \"abov\", \"pattern\": \"^x\", \"verdict\": \"working\"}\n]}\n"), 0o600))
 
 	var out, errb bytes.Buffer
-	assert.Equal(t, run([]string{"rules", "check", good}, nil, &out, &errb), 0, errb.String())
+	assert.Equal(t, env.run([]string{"rules", "check", good}, nil, &out, &errb), 0, errb.String())
 	out.Reset()
-	assert.Equal(t, run([]string{"rules", "check", bad}, nil, &out, &errb), 1)
+	assert.Equal(t, env.run([]string{"rules", "check", bad}, nil, &out, &errb), 1)
 	assert.Equal(t, errb.String(), "omega-monitor rules: "+bad+":2: rule \"x\": unknown region \"abov\" (want above, below, dialog, box, turn or frame)\n")
 	errb.Reset()
-	assert.Equal(t, run([]string{"rules", "check"}, nil, &out, &errb), 2)
+	assert.Equal(t, env.run([]string{"rules", "check"}, nil, &out, &errb), 2)
 
 	out.Reset()
-	assert.Equal(t, run([]string{"rules", "list"}, nil, &out, &errb), 0)
+	assert.Equal(t, env.run([]string{"rules", "list"}, nil, &out, &errb), 0)
 	var mine string
 	for l := range strings.Lines(out.String()) {
 		if strings.Contains(l, "status line of a later release") {
@@ -52,7 +53,7 @@ func TestRulesCheckListExplain(t *testing.T) {
 	// classify reads the watchers' rules file, and --explain names it.
 	out.Reset()
 	errb.Reset()
-	assert.Equal(t, run([]string{"classify", "--explain"}, strings.NewReader(codexNewStatus), &out, &errb), 0)
+	assert.Equal(t, env.run([]string{"classify", "--explain"}, strings.NewReader(codexNewStatus), &out, &errb), 0)
 	assert.Equal(t, out.String(), "WORKING\n")
 	assert.Assert(t, strings.Contains(errb.String(), "rule from: "+good+":2"), errb.String())
 }
@@ -60,14 +61,15 @@ func TestRulesCheckListExplain(t *testing.T) {
 // TestRulesBadFileNeverStopsAWatcher: a tick with a bad rules file still
 // judges the screen with the built-in rules, and says so once.
 func TestRulesBadFileNeverStopsAWatcher(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
-	t.Setenv("OMEGA_MONITOR_HOME", home)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
 	assert.NilError(t, os.WriteFile(filepath.Join(home, "rules.json"), []byte("{\"rules\": [\n  {\"agent\": \"codex\",\n"), 0o600))
 	state := filepath.Join(home, "monitor-agent")
 	var said int
 	for i := range 3 {
 		var out, errb bytes.Buffer
-		code := run([]string{"tick", "--state", state, "--target", "agent", "--work", "3", "--nudge-budget", "0"}, strings.NewReader(codexNewStatus), &out, &errb)
+		code := env.run([]string{"tick", "--state", state, "--target", "agent", "--work", "3", "--nudge-budget", "0"}, strings.NewReader(codexNewStatus), &out, &errb)
 		assert.Equal(t, code, 0, errb.String())
 		assert.Assert(t, strings.Contains(out.String(), " · STALLED · "), "tick %d: %s", i, out.String())
 		if strings.Contains(out.String()+errb.String(), "the built-in rules apply") {
@@ -79,6 +81,7 @@ func TestRulesBadFileNeverStopsAWatcher(t *testing.T) {
 }
 
 func TestGoldenAddWithRules(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rules := filepath.Join(t.TempDir(), "rules.json")
 	assert.NilError(t, os.WriteFile(rules, []byte(goodRules), 0o600))

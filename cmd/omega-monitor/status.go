@@ -51,17 +51,18 @@ flags:
 // of each watcher's log ended, so that log:N(+new) counts only what was
 // appended since, and no log is read whole twice.
 
-func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("status", statusUsage, stderr)
+func runStatus(e *Env, args []string) int {
+	fs := newFlagSet("status")
 	once := fs.Bool("once", false, "print the compact form once")
 	asJSON := fs.Bool("json", false, "print the census as JSON")
 	tmux := fs.Bool("tmux", false, "print a tmux status segment")
 	interval := fs.Duration("interval", 3*time.Second, "the live form's refresh")
-	if code, stop := parseFlags(fs, args, stdout, statusUsage); stop {
+	positional, code, ok := e.parse(fs, args, statusUsage)
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "omega-monitor status: unexpected argument %q\n", fs.Arg(0))
+	if len(positional) > 0 {
+		fmt.Fprintf(e.Stderr, "omega-monitor status: unexpected argument %q\n", positional[0])
 		return 2
 	}
 	forms := 0
@@ -71,50 +72,50 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if forms > 1 {
-		fmt.Fprintln(stderr, "omega-monitor status: --once, --json and --tmux are three forms: give one")
+		fmt.Fprintln(e.Stderr, "omega-monitor status: --once, --json and --tmux are three forms: give one")
 		return 2
 	}
 	if *interval < 100*time.Millisecond {
-		fmt.Fprintln(stderr, "omega-monitor status: --interval must be 100ms or more")
+		fmt.Fprintln(e.Stderr, "omega-monitor status: --interval must be 100ms or more")
 		return 2
 	}
-	root, err := statedir.Home()
+	root, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor status: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
 		return 1
 	}
 
 	switch {
 	case *tmux:
-		f, err := board.Census(root, time.Now(), board.Options{Brief: true})
+		f, err := board.Census(root, e.Now(), board.Options{Brief: true})
 		if err != nil {
-			fmt.Fprintln(stdout, "omega-monitor: ?")
+			fmt.Fprintln(e.Stdout, "omega-monitor: ?")
 			return 1
 		}
-		fmt.Fprintln(stdout, printable.String(board.Tmux(f)))
+		fmt.Fprintln(e.Stdout, printable.String(board.Tmux(f)))
 		return 0
 	case *asJSON:
 		cur := board.LoadCursors(root)
-		f, err := board.Census(root, time.Now(), board.Options{Cursors: cur})
+		f, err := board.Census(root, e.Now(), board.Options{Cursors: cur})
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor status: %v\n", err)
+			fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
 			return 1
 		}
 		board.SaveCursors(root, cur)
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(f); err != nil {
-			fmt.Fprintf(stderr, "omega-monitor status: %v\n", err)
+			fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	out, isFile := stdout.(*os.File)
+	out, isFile := e.Stdout.(*os.File)
 	if *once || !isFile || !live.IsTerminal(out) {
-		return statusOnce(root, stdout, stderr)
+		return statusOnce(root, e)
 	}
-	in, _ := stdin.(*os.File)
-	return live.Run(root, *interval, in, out, stderr)
+	in, _ := e.Stdin.(*os.File)
+	return live.Run(root, *interval, in, out, e.Stderr)
 }
 
 // The one-line form's exit statuses beyond 0, 1 and 2.
@@ -124,15 +125,15 @@ const (
 )
 
 // statusOnce prints the compact form.
-func statusOnce(root string, stdout, stderr io.Writer) int {
+func statusOnce(root string, e *Env) int {
 	cur := board.LoadCursors(root)
-	f, err := board.Census(root, time.Now(), board.Options{Cursors: cur})
+	f, err := board.Census(root, e.Now(), board.Options{Cursors: cur})
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor status: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
 		return 1
 	}
 	board.SaveCursors(root, cur)
-	io.WriteString(stdout, printable.String(board.Compact(f)))
+	io.WriteString(e.Stdout, printable.String(board.Compact(f)))
 	switch {
 	case f.Fleet.Running > 0:
 		return 0

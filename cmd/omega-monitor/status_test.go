@@ -20,6 +20,7 @@ import (
 )
 
 func TestStatusUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"status", "--once", "--json"},
 		{"status", "--json", "--tmux"},
@@ -35,9 +36,10 @@ func TestStatusUsageErrors(t *testing.T) {
 }
 
 func TestStatusOnceOfAnEmptyRootExits3(t *testing.T) {
-	t.Setenv("OMEGA_MONITOR_HOME", t.TempDir())
+	t.Parallel()
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + t.TempDir())
 	var out, errb bytes.Buffer
-	if code := run([]string{"status", "--once"}, nil, &out, &errb); code != 3 {
+	if code := env.run([]string{"status", "--once"}, nil, &out, &errb); code != 3 {
 		t.Errorf("exit %d, want 3; stderr %s", code, errb.String())
 	}
 	if !strings.HasSuffix(out.String(), "\nno live watchers\n") {
@@ -45,7 +47,7 @@ func TestStatusOnceOfAnEmptyRootExits3(t *testing.T) {
 	}
 	// Not a terminal: the compact form, with the same exit status.
 	out.Reset()
-	if code := run([]string{"status"}, nil, &out, &errb); code != 3 || strings.Contains(out.String(), "\x1b") {
+	if code := env.run([]string{"status"}, nil, &out, &errb); code != 3 || strings.Contains(out.String(), "\x1b") {
 		t.Errorf("status to a buffer: exit %d\n%q", code, out.String())
 	}
 }
@@ -56,6 +58,7 @@ func TestStatusOnceOfAnEmptyRootExits3(t *testing.T) {
 // and a sweep replacing the history, the status from the tally is the
 // status without it.
 func TestBoardTallyOfRealTicksAgreesWithTheFiles(t *testing.T) {
+	t.Parallel()
 	// The census clock is the system's: an attempt whose censuses fall in
 	// two minutes compares two windows, and is made again.
 	for range 3 {
@@ -71,7 +74,7 @@ func TestBoardTallyOfRealTicksAgreesWithTheFiles(t *testing.T) {
 
 func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 	home := t.TempDir()
-	t.Setenv("OMEGA_MONITOR_HOME", home)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
 	state := filepath.Join(home, "monitor-agent")
 	d := statedir.Dir(state)
 	start := time.Now().UTC().Truncate(time.Minute).Add(-3 * time.Hour)
@@ -124,7 +127,7 @@ func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 		t.Helper()
 		os.Remove(filepath.Join(home, statedir.BoardCursors)) // a cold board
 		var out, errb bytes.Buffer
-		if code := run([]string{"status", "--json"}, nil, &out, &errb); code != 0 && code != 3 {
+		if code := env.run([]string{"status", "--json"}, nil, &out, &errb); code != 0 && code != 3 {
 			t.Fatalf("status: exit %d: %s", code, errb.String())
 		}
 		var f board.Fleet
@@ -209,6 +212,7 @@ func boardTallyAgreement(t *testing.T) (diffs []string, steady bool) {
 // loop.json is corrupt) exits 4, not 3: a scheduled /monitor cancels
 // itself only on 3.
 func TestStatusDegradedIsNotEmpty(t *testing.T) {
+	t.Parallel()
 	for name, plant := range map[string]func(t *testing.T, home string){
 		"state directories unreadable": func(t *testing.T, home string) {
 			assert.NilError(t, os.Symlink(filepath.Join(home, "nowhere"), filepath.Join(home, "monitor-agent")))
@@ -222,14 +226,14 @@ func TestStatusDegradedIsNotEmpty(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			home := t.TempDir()
 			plant(t, home)
-			t.Setenv("OMEGA_MONITOR_HOME", home)
+			env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
 			var out, errb bytes.Buffer
-			code := run([]string{"status", "--once"}, nil, &out, &errb)
+			code := env.run([]string{"status", "--once"}, nil, &out, &errb)
 			assert.Equal(t, code, 4, "stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 		})
 	}
 	// The control: an empty fleet read whole is 3.
-	t.Setenv("OMEGA_MONITOR_HOME", t.TempDir())
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + t.TempDir())
 	var out, errb bytes.Buffer
-	assert.Equal(t, run([]string{"status", "--once"}, nil, &out, &errb), 3, out.String())
+	assert.Equal(t, env.run([]string{"status", "--once"}, nil, &out, &errb), 3, out.String())
 }

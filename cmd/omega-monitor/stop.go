@@ -1,14 +1,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -22,34 +21,39 @@ state directory's lock until then), or says when it gave up waiting
 flags:
 `
 
-func runStop(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runStop(e *Env, args []string) int {
 	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the loop's cleanup (a `duration`)")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, stopUsage, stdout, stderr)
+	positional, code, ok := e.parse(fs, args, stopUsage)
 	if !ok {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "omega-monitor: stop takes one target, got %d\n", len(positional))
-		cmdline.WriteUsage(stderr, fs, stopUsage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: stop takes one target, got %d\n", len(positional))
+		cmdline.WriteUsage(e.Stderr, fs, stopUsage)
 		return 2
 	}
 	target, err := coord.ParseTarget(positional[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 2
 	}
-	m, err := resolveMux(*muxFlag, "", coord.DefaultTimeout)
+	m, err := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	said, err := watcher.Stop(context.Background(), m, target, *wait)
+	home, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	fmt.Fprintln(stdout, said)
+	said, err := watcher.Stop(e.Ctx, m, home, target, *wait)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(e.Stdout, said)
 	return 0
 }

@@ -2,16 +2,15 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 )
 
-func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runVersion(e *Env, args []string) int {
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "omega-monitor version: takes no arguments\n")
+		fmt.Fprintf(e.Stderr, "omega-monitor version: takes no arguments\n")
 		return 2
 	}
-	fmt.Fprintf(stdout, "omega-monitor %s\n", cmdline.Version())
+	fmt.Fprintf(e.Stdout, "omega-monitor %s\n", cmdline.Version())
 	return 0
 }

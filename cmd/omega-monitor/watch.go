@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -45,43 +43,43 @@ OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF, OMEGA_ALERT_TIMEOUT.
 flags:
 `
 
-func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runWatch(e *Env, args []string) int {
 	var f watcher.Settings
 	fs := f.FlagSet("watch")
-	target, code, ok := parseWatchArgs("watch", fs, &f, args, watchUsage, stdout, stderr)
+	target, code, ok := parseWatchArgs("watch", fs, &f, args, watchUsage, e)
 	if !ok {
 		return code
 	}
-	m, err := resolveMux(f.Mux, f.SSHConfig, coord.DefaultTimeout)
+	m, err := resolveMux(e, f.Mux, f.SSHConfig, coord.DefaultTimeout)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	if f.Mux != "" {
 		f.Mux = m.Bin // absolute, so the loop finds the same one
 	}
-	if target, err = watcher.ResolveWindow(context.Background(), m, target, &f); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+	if target, err = watcher.ResolveWindow(e.Ctx, m, target, &f); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 
-	said, warning, err := watcher.Start(context.Background(), m, target, fs, f, os.Getenv)
+	said, warning, err := watcher.Start(e.Ctx, m, target, fs, f, e.Getenv)
 	if errors.Is(err, watcher.ErrFence) {
-		fmt.Fprintf(stderr, "omega-monitor: refusing target %s: %v\n", target, strings.TrimSuffix(err.Error(), ": "+watcher.ErrFence.Error()))
+		fmt.Fprintf(e.Stderr, "omega-monitor: refusing target %s: %v\n", target, strings.TrimSuffix(err.Error(), ": "+watcher.ErrFence.Error()))
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	fmt.Fprintln(stdout, said)
+	fmt.Fprintln(e.Stdout, said)
 	if warning != "" {
-		fmt.Fprintf(stderr, "omega-monitor: warning: %s\n", warning)
+		fmt.Fprintf(e.Stderr, "omega-monitor: warning: %s\n", warning)
 	}
-	if why := alert.Undeliverable(os.Getenv, os.Getenv("HOME")); why != "" {
-		fmt.Fprintf(stderr, "omega-monitor: warning: alerts cannot be delivered: %s; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered\n", why)
-	} else if who := alert.Audience(os.Getenv, os.Getenv("HOME")); who != "" {
-		fmt.Fprintf(stderr, "omega-monitor: warning: alerts reach more than you: %s\n", who)
+	if why := alert.Undeliverable(e.Getenv, e.Home()); why != "" {
+		fmt.Fprintf(e.Stderr, "omega-monitor: warning: alerts cannot be delivered: %s; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered\n", why)
+	} else if who := alert.Audience(e.Getenv, e.Home()); who != "" {
+		fmt.Fprintf(e.Stderr, "omega-monitor: warning: alerts reach more than you: %s\n", who)
 	}
 	return 0
 }
@@ -90,14 +88,14 @@ func runWatch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // loop's own start (loop-env), so that both refuse the same things: one
 // target, safe by coord's rules, and every flag's value in range. When ok is
 // false the command returns code.
-func parseWatchArgs(name string, fs *flag.FlagSet, f *watcher.Settings, args []string, usage string, stdout, stderr io.Writer) (target coord.Target, code int, ok bool) {
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, usage, stdout, stderr)
+func parseWatchArgs(name string, fs *flag.FlagSet, f *watcher.Settings, args []string, usage string, e *Env) (target coord.Target, code int, ok bool) {
+	positional, code, ok := e.parse(fs, args, usage)
 	if !ok {
 		return coord.Target{}, code, false
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "omega-monitor: %s takes one target, got %d\n", name, len(positional))
-		cmdline.WriteUsage(stderr, fs, usage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s takes one target, got %d\n", name, len(positional))
+		cmdline.WriteUsage(e.Stderr, fs, usage)
 		return coord.Target{}, 2, false
 	}
 	target, err := coord.ParseTarget(positional[0])
@@ -107,28 +105,28 @@ func parseWatchArgs(name string, fs *flag.FlagSet, f *watcher.Settings, args []s
 		target, err, f.Window = w, nil, window
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: refusing target %q: %v\n", positional[0], err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: refusing target %q: %v\n", positional[0], err)
 		return coord.Target{}, 2, false
 	}
 	f.Parsed(fs)
 	if f.ProbeDir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: no current directory for the probes (give --probe-dir): %v\n", err)
+			fmt.Fprintf(e.Stderr, "omega-monitor: no current directory for the probes (give --probe-dir): %v\n", err)
 			return coord.Target{}, 2, false
 		}
 		f.ProbeDir = wd
 	}
-	if err := f.Check(os.Getenv); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+	if err := f.Check(e.Getenv); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return coord.Target{}, 2, false
 	}
 	return target, 0, true
 }
 
 // resolveMux resolves the multiplexer binary and the ssh options of a command.
-func resolveMux(muxFlag, sshConfig string, timeout time.Duration) (coord.Mux, error) {
-	bin, err := coord.MuxBinary(muxFlag, os.Getenv)
+func resolveMux(e *Env, muxFlag, sshConfig string, timeout time.Duration) (coord.Mux, error) {
+	bin, err := coord.MuxBinary(muxFlag, e.Getenv)
 	if err != nil {
 		return coord.Mux{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -19,8 +20,9 @@ import (
 // binary is omega-monitor built for the tests that run it as a user would,
 // so that a watcher's OMEGA_MONITOR_BIN is the real binary, with the MCP
 // server omega-monitor-mcp beside it, as an install puts them. Built once,
-// on first use.
+// on first use, by whichever of the parallel tests asks first.
 var binary struct {
+	sync.Mutex
 	path string
 	err  error
 	dir  string
@@ -36,6 +38,8 @@ func TestMain(m *testing.M) {
 
 func omegaMonitor(t *testing.T) string {
 	t.Helper()
+	binary.Lock()
+	defer binary.Unlock()
 	if binary.path == "" && binary.err == nil {
 		binary.dir, binary.err = os.MkdirTemp("", "omega-monitor-bin")
 		if binary.err == nil {
@@ -271,6 +275,9 @@ func TestWatchHostileCoordinatesNeverReachAShell(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The process's own PATH and directory: a command reached by any
+	// route, the shell's included, finds only the tripwire. So this test
+	// alone does not run in parallel.
 	t.Setenv("PATH", dir)
 	t.Setenv("HOME", dir)
 	t.Setenv("OMEGA_MONITOR_HOME", filepath.Join(dir, "state"))
@@ -319,10 +326,9 @@ func TestWatchRefusesBadSettings(t *testing.T) {
 		{"OMEGA_ALERT_DEADLINE", "-5", "OMEGA_ALERT_DEADLINE"},
 	} {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
-			t.Setenv(tt.name, tt.value)
-			t.Setenv("OMEGA_MONITOR_MUX", "/nonexistent/mux") // never reached
+			env := newTestEnv(tt.name+"="+tt.value, "OMEGA_MONITOR_MUX=/nonexistent/mux") // never reached
 			var stdout, stderr bytes.Buffer
-			if code := run([]string{"agent"}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.err) {
+			if code := env.run([]string{"agent"}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.err) {
 				t.Errorf("code %d, stderr %q; want 2 and %q", code, &stderr, tt.err)
 			}
 		})

@@ -46,11 +46,15 @@ func ParseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, st
 	}
 }
 
-// WriteUsage writes a command's usage text followed by its flags.
+// WriteUsage writes a command's usage text, followed by its flags when the
+// text ends with a line that introduces them ("flags:"); a text that
+// documents its flags in its own words ends otherwise.
 func WriteUsage(w io.Writer, fs *flag.FlagSet, usage string) {
 	var b bytes.Buffer
 	b.WriteString(usage)
-	writeFlags(&b, fs)
+	if strings.HasSuffix(usage, ":\n") {
+		writeFlags(&b, fs)
+	}
 	w.Write(b.Bytes())
 }
 

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
@@ -52,20 +53,10 @@ func (e Env) getenv(name string) string {
 	return e.Getenv(name)
 }
 
-// envOr is the variable name, or def when it is empty.
-func (e Env) envOr(name, def string) string {
-	if v := e.getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 func (e Env) omega() string  { return filepath.Join(e.Home, ".omega") }
 func (e Env) bin() string    { return filepath.Join(e.omega(), "bin") }
-func (e Env) funnel() string { return filepath.Join(e.bin(), "omega-alert-send.sh") }
-func (e Env) conf() string {
-	return e.envOr("OMEGA_TELEGRAM_CONF", filepath.Join(e.omega(), "telegram.conf"))
-}
+func (e Env) funnel() string { return alert.DefaultFunnel(e.Home) }
+func (e Env) conf() string   { return alert.ConfPath(e.getenv, e.Home) }
 
 // Options says what Install does beyond the alert funnel.
 type Options struct {
@@ -177,7 +168,7 @@ func Install(ctx context.Context, env Env, opts Options, stdout io.Writer) error
 // sendTestAlert sends one message through the installed funnel (or
 // $OMEGA_MONITOR_ALERT_SEND) and says whether it was delivered.
 func sendTestAlert(ctx context.Context, env Env, stdout io.Writer) error {
-	funnel := env.envOr("OMEGA_MONITOR_ALERT_SEND", env.funnel())
+	funnel := alert.FunnelPath(env.getenv, env.Home)
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	host, _ := os.Hostname()

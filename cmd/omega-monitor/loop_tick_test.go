@@ -29,11 +29,13 @@ func readPane(t *testing.T, name string) string {
 func tickOnce(t *testing.T, pane string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(append([]string{"tick", "--now", "2026-01-05T09:00:00Z"}, args...), strings.NewReader(pane), &out, &errb)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + t.TempDir())
+	code := env.run(append([]string{"tick", "--now", "2026-01-05T09:00:00Z"}, args...), strings.NewReader(pane), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
 func TestTickNudgesAndHandsOver(t *testing.T) {
+	t.Parallel()
 	dir := fs.NewDir(t, "tick")
 	state := filepath.Join(dir.Path(), "w")
 	out, errs, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7", "--nudge-text", "keep going")
@@ -63,6 +65,7 @@ func TestTickNudgesAndHandsOver(t *testing.T) {
 }
 
 func TestTickCorruptStateIsKeptAside(t *testing.T) {
+	t.Parallel()
 	dir := fs.NewDir(t, "tick", fs.WithDir("w", fs.WithFile("state.json", "{not json"),
 		fs.WithFile("history.jsonl", `{"event":"nudge"}`+"\n")))
 	state := dir.Join("w")
@@ -87,6 +90,7 @@ func TestTickCorruptStateIsKeptAside(t *testing.T) {
 }
 
 func TestTickUnusableStateDirectory(t *testing.T) {
+	t.Parallel()
 	// A state "directory" that is a file: nothing can be saved, and above
 	// all no nudge goes out, since it could not be recorded first.
 	dir := fs.NewDir(t, "tick", fs.WithFile("w", "a file"))
@@ -98,6 +102,7 @@ func TestTickUnusableStateDirectory(t *testing.T) {
 }
 
 func TestTickFullDisk(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		if testenv.InCI() {
 			t.Fatal("CI runs as root, and a full disk is made as root")
@@ -122,6 +127,7 @@ func TestTickFullDisk(t *testing.T) {
 }
 
 func TestTickUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{},
 		{"--state", "x"},
@@ -145,6 +151,7 @@ func TestTickUsage(t *testing.T) {
 }
 
 func TestTickAgentStatusVetoesANudge(t *testing.T) {
+	t.Parallel()
 	dir := fs.NewDir(t, "tick", fs.WithFile("1337.json",
 		`{"pid":1337,"tmux":"agent:@0.%0","status":"busy","version":"2.1.332","updatedAt":1767603570000}`))
 	state := dir.Join("w")
@@ -170,6 +177,7 @@ func TestTickAgentStatusVetoesANudge(t *testing.T) {
 // directory) withholds every nudge and says so; it used to start fresh on
 // every poll, with a fresh budget, for ever.
 func TestTickStateFileIsADirectory(t *testing.T) {
+	t.Parallel()
 	dir := fs.NewDir(t, "tick", fs.WithDir("w", fs.WithDir("state.json")))
 	state := dir.Join("w")
 	for range 3 {
@@ -190,6 +198,7 @@ func TestTickStateFileIsADirectory(t *testing.T) {
 // TestTickParallelTicksKeepTheBudget: twenty ticks at once on one state
 // directory, budget 5: exactly five nudges, and no poll lost.
 func TestTickParallelTicksKeepTheBudget(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(t.TempDir(), "w")
 	pane := readPane(t, "GOLDEN-stalled-real")
 	var wg sync.WaitGroup
@@ -224,6 +233,7 @@ func TestTickParallelTicksKeepTheBudget(t *testing.T) {
 // TestTickStateValuesRangeChecked: a state whose counters no tick writes
 // (wrapping, negative, null) is kept aside and the watcher starts fresh.
 func TestTickStateValuesRangeChecked(t *testing.T) {
+	t.Parallel()
 	for name, state := range map[string]string{
 		"polls at the end": `{"version":1,"polls":9223372036854775807,"budget":{"limit":5,"used":0}}`,
 		"negative used":    `{"version":1,"polls":3,"budget":{"limit":5,"used":-4}}`,
@@ -244,6 +254,7 @@ func TestTickStateValuesRangeChecked(t *testing.T) {
 // TestTickAgentStatusIsCapped: a status file that never ends, or is not a
 // file, is refused without being read whole.
 func TestTickAgentStatusIsCapped(t *testing.T) {
+	t.Parallel()
 	big := filepath.Join(t.TempDir(), "big.json")
 	assert.NilError(t, os.WriteFile(big, bytes.Repeat([]byte(" "), 70<<10), 0o600))
 	for _, file := range []string{"/dev/zero", big, t.TempDir()} {
@@ -257,6 +268,7 @@ func TestTickAgentStatusIsCapped(t *testing.T) {
 
 // TestTickWritesMonitorLog: every line the tick prints is in monitor.log.
 func TestTickWritesMonitorLog(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(t.TempDir(), "w")
 	var lines []string
 	for i, pane := range []string{"GOLDEN-stalled-real", "GOLDEN-question-real"} {
@@ -273,6 +285,7 @@ func TestTickWritesMonitorLog(t *testing.T) {
 // (grep -c on a missing file, with || true) is unknown, and the line says
 // what it printed and what it said on standard error.
 func TestTickSaysWhyAProbeGaveNothing(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(t.TempDir(), "w")
 	out, _, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent",
 		"--work", "", "--work-stderr", "grep: TODO.md: No such file or directory",
@@ -286,6 +299,7 @@ func TestTickSaysWhyAProbeGaveNothing(t *testing.T) {
 // TestTickKeepsTwoCorruptStates: a state corrupted on every poll leaves at
 // most the two newest copies aside, not one a poll.
 func TestTickKeepsTwoCorruptStates(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	for i := range 4 {
 		assert.NilError(t, os.WriteFile(filepath.Join(state, "state.json"), []byte("{corrupt"), 0o600))
@@ -305,6 +319,7 @@ func TestTickKeepsTwoCorruptStates(t *testing.T) {
 // override) never reaches a MONITOR line, the log, or logs' output; logs
 // --raw prints the log as written.
 func TestNoEscapeReachesTheOperator(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	hostile := "ssh: \x1b]0;pwned\x07\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07host \u202edlrow\u202c said \x1b]8;;https://evil.example\x1b\\this\x1b]8;;\x1b\\"
 	out, _, code := tickOnce(t, "", "--state", state, "--target", "agent", "--capture-error", hostile,
@@ -320,15 +335,15 @@ func TestNoEscapeReachesTheOperator(t *testing.T) {
 
 	// A log line planted raw is filtered when printed.
 	home := t.TempDir()
-	t.Setenv("OMEGA_MONITOR_HOME", home)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
 	w := filepath.Join(home, "monitor-agent")
 	assert.NilError(t, os.MkdirAll(w, 0o700))
 	assert.NilError(t, os.WriteFile(filepath.Join(w, "monitor.log"), []byte("MONITOR · agent · ? · \x1b]0;pwned\x07title\n"), 0o600))
 	var printed, errb bytes.Buffer
-	assert.Equal(t, run([]string{"logs", "agent"}, nil, &printed, &errb), 0, errb.String())
+	assert.Equal(t, env.run([]string{"logs", "agent"}, nil, &printed, &errb), 0, errb.String())
 	assert.Equal(t, printed.String(), "MONITOR · agent · ? · title\n")
 	printed.Reset()
-	assert.Equal(t, run([]string{"logs", "agent", "--raw"}, nil, &printed, &errb), 0, errb.String())
+	assert.Equal(t, env.run([]string{"logs", "agent", "--raw"}, nil, &printed, &errb), 0, errb.String())
 	assert.Equal(t, printed.String(), "MONITOR · agent · ? · \x1b]0;pwned\x07title\n")
 }
 
@@ -336,6 +351,7 @@ func TestNoEscapeReachesTheOperator(t *testing.T) {
 // is alerted, and the MONITOR line, monitor.log and the history keep it
 // masked, never raw.
 func TestSecretsAreRedactedBeforeTheyAreKept(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	key := "sk-ant-api03-Zx9_fQ2mXk7LpZ0aB3cD4eF5gH6iJ7kL8mN9"
 	calm := readPane(t, "GOLDEN-stalled-real")

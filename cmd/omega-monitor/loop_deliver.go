@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/poll"
@@ -26,33 +25,31 @@ for the next call. Each outcome is a history event, alert_delivered or
 alert_not_delivered, and a failure is said in a MONITOR line.
 `
 
-func runDeliver(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("deliver", deliverUsage, stderr)
+func runDeliver(e *Env, args []string) int {
+	fs := newFlagSet("deliver")
 	stateDir := fs.String("state", "", "state directory")
 	target := fs.String("target", "", "the watched target")
 	funnelFlag := fs.String("funnel", "", "the alert funnel")
-	if code, stop := parseFlags(fs, args, stdout, deliverUsage); stop {
+	positional, code, ok := e.parse(fs, args, deliverUsage)
+	if !ok {
 		return code
 	}
-	if *stateDir == "" || *target == "" || fs.NArg() > 0 {
-		io.WriteString(stderr, deliverUsage)
+	if *stateDir == "" || *target == "" || len(positional) > 0 {
+		io.WriteString(e.Stderr, deliverUsage)
 		return 2
 	}
 	funnel := *funnelFlag
-	if funnel == "" && os.Getenv("OMEGA_MONITOR_ALERT_SEND") == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor deliver: no home directory for the funnel: %v\n", err)
+	if funnel == "" {
+		if e.Getenv("OMEGA_MONITOR_ALERT_SEND") == "" && e.Home() == "" {
+			fmt.Fprintln(e.Stderr, "omega-monitor deliver: no home directory for the funnel: set HOME, or OMEGA_MONITOR_ALERT_SEND")
 			return 1
 		}
-		funnel = alert.FunnelPath(os.Getenv, home)
-	} else if funnel == "" {
-		funnel = alert.FunnelPath(os.Getenv, "")
+		funnel = alert.FunnelPath(e.Getenv, e.Home())
 	}
-	stateHome, _ := statedir.Home()
-	lines, ok := poll.Deliver(*stateDir, *target, funnel, stateHome)
+	stateHome, _ := statedir.Home(e.Getenv)
+	lines, ok := poll.Deliver(*stateDir, *target, funnel, stateHome, e.Environ())
 	for _, l := range lines {
-		fmt.Fprintln(stdout, l)
+		fmt.Fprintln(e.Stdout, l)
 	}
 	if !ok {
 		return 1

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
@@ -25,12 +24,12 @@ of one call, seconds, default 20), OMEGA_MONITOR_ALERT_SEND.
 flags:
 `
 
-func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runLoopEnv(e *Env, args []string) int {
 	var f watcher.Settings
 	fs := f.FlagSet("watch")
 	pid := fs.Int("pid", 0, "the loop's process `id`")
 	script := fs.String("loop-script", "", "the loop script's `path`, to check its version stamp")
-	target, code, ok := parseWatchArgs("loop-env", fs, &f, args, loopEnvUsage, stdout, stderr)
+	target, code, ok := parseWatchArgs("loop-env", fs, &f, args, loopEnvUsage, e)
 	if !ok {
 		return code
 	}
@@ -38,23 +37,23 @@ func runLoopEnv(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	// one; an unstamped one (run from a checkout) is the checkout's own.
 	if *script != "" {
 		if err := watcher.CheckLoopVersion(*script); err != nil && !errors.Is(err, watcher.ErrUnstamped) {
-			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+			fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 			return 2
 		}
 	}
 	if *pid <= 0 {
-		fmt.Fprintln(stderr, "omega-monitor: loop-env needs --pid, the loop's process id")
+		fmt.Fprintln(e.Stderr, "omega-monitor: loop-env needs --pid, the loop's process id")
 		return 2
 	}
-	env, err := watcher.NewLoopEnv(target, fs, f, *pid, os.Getenv)
+	env, err := watcher.NewLoopEnv(target, fs, f, *pid, e.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
 	if err := env.Prepare(); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	io.WriteString(stdout, env.Shell())
+	io.WriteString(e.Stdout, env.Shell())
 	return 0
 }

@@ -19,6 +19,7 @@ import (
 // replace (the writer that opened the old file before the rename), and no
 // line is torn or doubled.
 func TestHistorySurvivesManyWritersAndSweeps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d := statedir.Dir(dir)
 	const writers, each, keep = 8, 300, 500
@@ -77,6 +78,7 @@ func TestHistorySurvivesManyWritersAndSweeps(t *testing.T) {
 }
 
 func TestSweepKeepsTheLastLinesAndDropsATornOne(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b bytes.Buffer
 	for i := range 12 {

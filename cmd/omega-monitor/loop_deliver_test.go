@@ -27,10 +27,10 @@ func fakeFunnel(t *testing.T, log, tail string) string {
 	return path
 }
 
-func deliver(t *testing.T, state, funnel string) (string, int) {
+func deliver(t *testing.T, env testEnv, state, funnel string) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run([]string{"deliver", "--state", state, "--target", "agent", "--funnel", funnel}, nil, &out, &errb)
+	code := env.run([]string{"deliver", "--state", state, "--target", "agent", "--funnel", funnel}, nil, &out, &errb)
 	assert.Equal(t, errb.String(), "")
 	return out.String(), code
 }
@@ -46,9 +46,10 @@ func outboxNames(t *testing.T, state string) []string {
 // the funnel gave up on leaves it too (the funnel kept it); one whose funnel
 // died stays, and the next call (a restarted watcher) delivers it, once.
 func TestDeliverOutbox(t *testing.T) {
+	t.Parallel()
 	testenv.Need(t, "sh")
 	home := t.TempDir()
-	t.Setenv("OMEGA_MONITOR_HOME", home)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
 	state := filepath.Join(home, "monitor-agent")
 	d := statedir.Dir(state)
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
@@ -58,7 +59,7 @@ func TestDeliverOutbox(t *testing.T) {
 
 	sent := filepath.Join(t.TempDir(), "sent")
 	// The funnel dies on the first message: it stays, and so do the rest.
-	out, code := deliver(t, state, fakeFunnel(t, sent, "kill -9 $$"))
+	out, code := deliver(t, env, state, fakeFunnel(t, sent, "kill -9 $$"))
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.Contains(out, "alert NOT delivered: the funnel: signal: killed"), out)
 	assert.Equal(t, len(outboxNames(t, state)), 3)
@@ -73,7 +74,7 @@ func TestDeliverOutbox(t *testing.T) {
 
 	// Restarted: everything pending goes, in order, once.
 	os.Remove(sent)
-	out, code = deliver(t, state, fakeFunnel(t, sent, "exit 0"))
+	out, code = deliver(t, env, state, fakeFunnel(t, sent, "exit 0"))
 	assert.Equal(t, code, 0, out)
 	got, err := os.ReadFile(sent)
 	assert.NilError(t, err)
@@ -81,20 +82,20 @@ func TestDeliverOutbox(t *testing.T) {
 	assert.Equal(t, len(outboxNames(t, state)), 0)
 	_, err = os.Stat(d.Path(statedir.Undelivered))
 	assert.Assert(t, os.IsNotExist(err), "delivered, and the board still says not")
-	out, _ = deliver(t, state, fakeFunnel(t, sent, "exit 0"))
+	out, _ = deliver(t, env, state, fakeFunnel(t, sent, "exit 0"))
 	got, _ = os.ReadFile(sent)
 	assert.Equal(t, string(got), "first\nsecond\nthird\n", "delivered twice")
 
 	// The funnel gives up (exit 1, it has logged the message): gone.
 	assert.NilError(t, d.QueueAlerts(now.Add(2*time.Minute), []string{"fourth"}))
-	out, code = deliver(t, state, fakeFunnel(t, sent, "echo 'omega-alert-send: not sent: HTTP 403' >&2; exit 1"))
+	out, code = deliver(t, env, state, fakeFunnel(t, sent, "echo 'omega-alert-send: not sent: HTTP 403' >&2; exit 1"))
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.Contains(out, "alert NOT delivered: omega-alert-send: not sent: HTTP 403; kept in alert-failed.log"), out)
 	assert.Equal(t, len(outboxNames(t, state)), 0)
 
 	// No funnel: kept in alert-failed.log by deliver itself.
 	assert.NilError(t, d.QueueAlerts(now.Add(3*time.Minute), []string{"fifth"}))
-	out, code = deliver(t, state, filepath.Join(t.TempDir(), "none.sh"))
+	out, code = deliver(t, env, state, filepath.Join(t.TempDir(), "none.sh"))
 	assert.Equal(t, code, 1)
 	assert.Assert(t, strings.Contains(out, "no alert funnel at"), out)
 	failed, err := os.ReadFile(filepath.Join(home, "alert-failed.log"))
@@ -114,6 +115,7 @@ func TestDeliverOutbox(t *testing.T) {
 // TestDeliverThroughTheRealFunnel: an alert waiting in the outbox reaches
 // the (fake) Telegram API once through the real funnel script.
 func TestDeliverThroughTheRealFunnel(t *testing.T) {
+	t.Parallel()
 	testenv.Need(t, "bash", "curl")
 	tg := &telegram{}
 	api := newTelegramServer(t, tg)
@@ -121,17 +123,14 @@ func TestDeliverThroughTheRealFunnel(t *testing.T) {
 	conf := filepath.Join(home, "telegram.conf")
 	assert.NilError(t, os.WriteFile(conf, []byte(readmeTelegramConf(t)), 0o600))
 	funnel := filepath.Join(home, "omega-alert-send.sh")
-	t.Setenv("HOME", home)
-	t.Setenv("OMEGA_TELEGRAM_CONF", conf)
-	t.Setenv("OMEGA_TELEGRAM_API", api)
-	t.Setenv("OMEGA_MONITOR_HOME", filepath.Join(home, "state"))
+	env := newTestEnv("HOME="+home, "OMEGA_TELEGRAM_CONF="+conf, "OMEGA_TELEGRAM_API="+api, "OMEGA_MONITOR_HOME="+filepath.Join(home, "state"))
 	var out, errb bytes.Buffer
-	assert.Equal(t, run([]string{"install"}, nil, &out, &errb), 0, errb.String())
+	assert.Equal(t, env.run([]string{"install"}, nil, &out, &errb), 0, errb.String())
 	assert.NilError(t, exec.Command("cp", filepath.Join(home, ".omega", "bin", "omega-alert-send.sh"), funnel).Run())
 	state := filepath.Join(home, "state", "monitor-agent")
 	assert.NilError(t, statedir.Dir(state).QueueAlerts(time.Now(), []string{"<b>QUESTION</b> · <code>agent</code>"}))
 	for range 2 {
-		_, code := deliver(t, state, funnel)
+		_, code := deliver(t, env, state, funnel)
 		assert.Equal(t, code, 0)
 	}
 	assert.DeepEqual(t, tg.messages(), []string{"<b>QUESTION</b> · <code>agent</code>"})
@@ -140,6 +139,7 @@ func TestDeliverThroughTheRealFunnel(t *testing.T) {
 // TestQueueNeverOverwrites: alerts queued at the same time (two in one
 // poll, or two polls given one time) all stay, in the order queued.
 func TestQueueNeverOverwrites(t *testing.T) {
+	t.Parallel()
 	d := statedir.Dir(filepath.Join(t.TempDir(), "w"))
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
@@ -158,9 +158,10 @@ func TestQueueNeverOverwrites(t *testing.T) {
 // hands the funnel a few a poll, oldest first; an urgent one queued behind
 // the flood goes first, and the rest follow on later polls, none lost.
 func TestDeliverIsRateLimited(t *testing.T) {
+	t.Parallel()
 	testenv.Need(t, "sh")
 	home := t.TempDir()
-	t.Setenv("OMEGA_MONITOR_HOME", home)
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
 	state := filepath.Join(home, "monitor-agent")
 	d := statedir.Dir(state)
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
@@ -175,7 +176,7 @@ func TestDeliverIsRateLimited(t *testing.T) {
 	var polls [][]string
 	for range 4 {
 		before, _ := os.ReadFile(sent)
-		_, code := deliver(t, state, funnel)
+		_, code := deliver(t, env, state, funnel)
 		assert.Equal(t, code, 0)
 		after, _ := os.ReadFile(sent)
 		polls = append(polls, strings.Fields(strings.ReplaceAll(string(after[len(before):]), "failure ", "f")))

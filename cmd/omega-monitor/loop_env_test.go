@@ -21,19 +21,17 @@ import (
 // and, evaluated, gives every value back as one word, unchanged; loop.json
 // names the process by its id and its start token.
 func TestLoopEnvAssignments(t *testing.T) {
+	t.Parallel()
 	bash := testenv.Need(t, "bash")[0]
 	for _, target := range []string{"agent", "box:agent"} {
 		t.Run(target, func(t *testing.T) {
 			home := t.TempDir()
-			t.Setenv("OMEGA_MONITOR_HOME", home)
-			t.Setenv("OMEGA_MONITOR_STATE", "")
-			t.Setenv("OMEGA_MONITOR_WATCHER", "")
-			t.Setenv("OMEGA_MONITOR_MUX", "/bin/true")
+			env := newTestEnv("OMEGA_MONITOR_HOME="+home, "OMEGA_MONITOR_STATE=", "OMEGA_MONITOR_WATCHER=", "OMEGA_MONITOR_MUX="+"/bin/true")
 			text := `-don't stop: "run" it; $HOME ✓`
 			var out, errb bytes.Buffer
 			pid := os.Getpid()
 			args := []string{"loop-env", target, "--interval", "7", "--nudge-text", text, "--work-probe", `ls "$x" | wc -l`, "--pid", strconv.Itoa(pid)}
-			if code := run(args, nil, &out, &errb); code != 0 {
+			if code := env.run(args, nil, &out, &errb); code != 0 {
 				t.Fatalf("loop-env = %d: %s", code, &errb)
 			}
 			if err := exec.Command(bash, "-n", "-c", out.String()).Run(); err != nil {
@@ -78,14 +76,15 @@ printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste
 // TestLoopEnvRefuses: loop-env refuses what watch refuses, with status 2
 // and nothing on standard output for the loop to eval.
 func TestLoopEnvRefuses(t *testing.T) {
-	t.Setenv("OMEGA_MONITOR_HOME", t.TempDir())
+	t.Parallel()
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + t.TempDir())
 	for _, args := range [][]string{
 		{"my.agent", "--pid", "1"}, {"box:a:b", "--pid", "1"}, {"-t", "--pid", "1"},
 		{"agent", "--interval", "0", "--pid", "1"}, {"agent", "--nudge-budget", "-1", "--pid", "1"},
 		{"agent"}, {"a", "b", "--pid", "1"}, {"agent", "--nudge-text", "two\nlines", "--pid", "1"},
 	} {
 		var out, errb bytes.Buffer
-		if code := run(append([]string{"loop-env"}, args...), nil, &out, &errb); code != 2 || out.Len() != 0 {
+		if code := env.run(append([]string{"loop-env"}, args...), nil, &out, &errb); code != 2 || out.Len() != 0 {
 			t.Errorf("loop-env %q = %d, stdout %q; want 2 and nothing", args, code, &out)
 		}
 	}

@@ -18,30 +18,31 @@ exits. When another loop holds it, hold says which (its watcher and pid)
 and exits 1; the loop must not start.
 `
 
-func runHold(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("hold", holdUsage, stderr)
+func runHold(e *Env, args []string) int {
+	fs := newFlagSet("hold")
 	fd := fs.Int("fd", -1, "the descriptor of the lock file")
 	state := fs.String("state", "", "state directory")
 	pid := fs.Int("pid", 0, "the loop's process id")
 	watcher := fs.String("watcher", "", "the watcher's name")
 	target := fs.String("target", "", "the watched target")
-	if code, stop := parseFlags(fs, args, stdout, holdUsage); stop {
+	positional, code, ok := e.parse(fs, args, holdUsage)
+	if !ok {
 		return code
 	}
-	if *fd < 3 || *state == "" || *pid <= 0 || fs.NArg() > 0 {
-		io.WriteString(stderr, holdUsage)
+	if *fd < 3 || *state == "" || *pid <= 0 || len(positional) > 0 {
+		io.WriteString(e.Stderr, holdUsage)
 		return 2
 	}
 	d := statedir.Dir(*state)
-	err := d.Hold(*fd, statedir.HolderRecord{PID: *pid, Watcher: *watcher, Target: *target, Since: time.Now().UTC().Format(time.RFC3339)})
+	err := d.Hold(*fd, statedir.HolderRecord{PID: *pid, Watcher: *watcher, Target: *target, Since: e.Now().UTC().Format(time.RFC3339)})
 	if errors.Is(err, statedir.ErrHeld) {
 		h := d.ReadHolder()
-		fmt.Fprintf(stderr, "omega-monitor: %s is held by %s: one loop per state directory (stop it first: omega-monitor stop %s)\n",
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s is held by %s: one loop per state directory (stop it first: omega-monitor stop %s)\n",
 			*state, h, h.Target)
 		return 1
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor hold: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor hold: %v\n", err)
 		return 2
 	}
 	return 0

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/capture"
@@ -31,8 +30,8 @@ nudge whose text never reached the terminal (nudge_not_typed) gives its
 budget back. A failure is said in a MONITOR line.
 `
 
-func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("confirm", confirmUsage, stderr)
+func runConfirm(e *Env, args []string) int {
+	fs := newFlagSet("confirm")
 	stateDir := fs.String("state", "", "state directory")
 	target := fs.String("target", "", "the watched target")
 	text := fs.String("nudge-text", tick.DefaultNudgeText, "what the nudge types")
@@ -41,59 +40,67 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	framed := fs.Bool("frame", true, "standard input is a capture frame")
 	statusDir := fs.String("agent-status-dir", "", "the agent's status files, on this machine")
 	nowFlag := fs.String("now", "", "the time, RFC 3339 (for tests)")
-	if code, stop := parseFlags(fs, args, stdout, confirmUsage); stop {
+	positional, code, ok := e.parse(fs, args, confirmUsage)
+	if !ok {
 		return code
 	}
-	defer selfDeadline(callDeadline, stderr)()
 	st := tick.Stage(*stage)
-	if *stateDir == "" || *target == "" || *action == "" || (st != tick.BeforeTyping && st != tick.BeforeEnter) || fs.NArg() > 0 {
-		io.WriteString(stderr, confirmUsage)
+	if *stateDir == "" || *target == "" || *action == "" || (st != tick.BeforeTyping && st != tick.BeforeEnter) || len(positional) > 0 {
+		io.WriteString(e.Stderr, confirmUsage)
 		return 2
 	}
-	now, ok := parseNow(*nowFlag, stderr)
+	now, ok := parseNow(e, *nowFlag)
 	if !ok {
 		return 2
 	}
-	local, _ := poll.WatcherRules() // a bad file was reported by the tick
-	line, ok := poll.Confirm(poll.ConfirmRequest{
-		Dir: *stateDir, Target: *target, Text: *text, Action: *action, Stage: st,
-		Capture: capture.Options{Framed: *framed, StatusDir: *statusDir, Now: time.Now()},
-		Local:   local, Now: now,
-	}, stdin)
-	if ok {
-		return 0
-	}
-	fmt.Fprintln(stdout, line)
-	return 1
+	return withDeadline(e, callDeadline, func(e *Env) int {
+		local, _ := poll.WatcherRules(e.Getenv) // a bad file was reported by the tick
+		line, ok := poll.Confirm(poll.ConfirmRequest{
+			Dir: *stateDir, Target: *target, Text: *text, Action: *action, Stage: st,
+			Capture: captureOptions(e, *framed, *statusDir),
+			Local:   local, Now: now,
+		}, e.Stdin)
+		if ok {
+			return 0
+		}
+		fmt.Fprintln(e.Stdout, line)
+		return 1
+	})
 }
 
-func runAck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("ack", ackUsage, stderr)
+func runAck(e *Env, args []string) int {
+	fs := newFlagSet("ack")
 	stateDir := fs.String("state", "", "state directory")
 	target := fs.String("target", "", "the watched target")
 	action := fs.String("action", "", "the action file")
 	nowFlag := fs.String("now", "", "the time, RFC 3339 (for tests)")
-	if code, stop := parseFlags(fs, args, stdout, ackUsage); stop {
+	positional, code, ok := e.parse(fs, args, ackUsage)
+	if !ok {
 		return code
 	}
-	if *stateDir == "" || *target == "" || *action == "" || fs.NArg() < 1 || fs.NArg() > 2 {
-		io.WriteString(stderr, ackUsage)
+	if *stateDir == "" || *target == "" || *action == "" || len(positional) < 1 || len(positional) > 2 {
+		io.WriteString(e.Stderr, ackUsage)
 		return 2
 	}
-	defer selfDeadline(callDeadline, stderr)()
-	if _, ok := poll.AckEvents[fs.Arg(0)]; !ok {
-		fmt.Fprintf(stderr, "omega-monitor ack: unknown event %q\n", fs.Arg(0))
+	event, why := positional[0], ""
+	if len(positional) == 2 {
+		why = positional[1]
+	}
+	if _, ok := poll.AckEvents[event]; !ok {
+		fmt.Fprintf(e.Stderr, "omega-monitor ack: unknown event %q\n", event)
 		return 2
 	}
-	now, ok := parseNow(*nowFlag, stderr)
+	now, ok := parseNow(e, *nowFlag)
 	if !ok {
 		return 2
 	}
-	// A failure said is a failure recorded: exit 0 either way.
-	if line := poll.Ack(*stateDir, *target, *action, fs.Arg(0), fs.Arg(1), now); line != "" {
-		fmt.Fprintln(stdout, line)
-	}
-	return 0
+	return withDeadline(e, callDeadline, func(e *Env) int {
+		// A failure said is a failure recorded: exit 0 either way.
+		if line := poll.Ack(*stateDir, *target, *action, event, why, now); line != "" {
+			fmt.Fprintln(e.Stdout, line)
+		}
+		return 0
+	})
 }
 
 // callDeadline bounds tick, confirm and ack, which the poll loop waits for
@@ -101,12 +108,8 @@ func runAck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // have ended it.
 const callDeadline = 60 * time.Second
 
-// selfDeadline ends this process with status 124 once d has passed. The
-// returned function disarms it.
-func selfDeadline(d time.Duration, stderr io.Writer) func() bool {
-	t := time.AfterFunc(d, func() {
-		fmt.Fprintf(stderr, "omega-monitor: no answer within %v\n", d)
-		os.Exit(124)
-	})
-	return t.Stop
+// captureOptions are how a loop-facing call reads its capture: framed or
+// not, with the agents' own records found on this machine.
+func captureOptions(e *Env, framed bool, statusDir string) capture.Options {
+	return capture.Options{Framed: framed, StatusDir: statusDir, CodexHome: capture.CodexHome(e.Getenv), Now: e.Now()}
 }

@@ -14,23 +14,24 @@ atomic replace under the history's lock. A watcher sweeps when it starts, and
 again whenever its history passes 16 MiB.
 `
 
-func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("sweep", sweepUsage, stderr)
+func runSweep(e *Env, args []string) int {
+	fs := newFlagSet("sweep")
 	dir := fs.String("state", "", "the watcher's state directory")
-	if code, stop := parseFlags(fs, args, stdout, sweepUsage); stop {
+	positional, code, ok := e.parse(fs, args, sweepUsage)
+	if !ok {
 		return code
 	}
-	if *dir == "" || fs.NArg() > 0 {
-		io.WriteString(stderr, sweepUsage)
+	if *dir == "" || len(positional) > 0 {
+		io.WriteString(e.Stderr, sweepUsage)
 		return 2
 	}
 	dropped, err := statedir.Dir(*dir).SweepHistory(statedir.HistoryKeep)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor sweep: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor sweep: %v\n", err)
 		return 1
 	}
 	if dropped > 0 {
-		fmt.Fprintf(stdout, "history: dropped %d old line(s), kept the last %d\n", dropped, statedir.HistoryKeep)
+		fmt.Fprintf(e.Stdout, "history: dropped %d old line(s), kept the last %d\n", dropped, statedir.HistoryKeep)
 	}
 	return 0
 }

@@ -47,6 +47,7 @@ func frameOf(pane string) string {
 // the box did not show, the next poll types nothing and tells the operator
 // once, and nudging resumes only when the box reads back empty.
 func TestOutcomesReachTheHistory(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
 	const text = "keep going"
 	stalled, question := readPane(t, "GOLDEN-stalled-real"), readPane(t, "GOLDEN-question-real")
@@ -125,6 +126,7 @@ func TestOutcomesReachTheHistory(t *testing.T) {
 // record is not sent, its budget is not spent, and the history says
 // nudge_not_typed, never nudge.
 func TestLedgerFailureLeavesNoNudgeEvent(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
 	assert.NilError(t, os.MkdirAll(filepath.Join(state, "ledger"), 0o700)) // a directory: Record fails
 	out, errs, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
@@ -141,6 +143,7 @@ func TestLedgerFailureLeavesNoNudgeEvent(t *testing.T) {
 // poll hands over an Enter, never the text again; text that is not exactly
 // ours is a draft and holds.
 func TestOwnTextInTheBoxGetsOnlyEnter(t *testing.T) {
+	t.Parallel()
 	const text = "continue with the next failing test; do not stop until the work probe reads 0"
 	stuck := readPane(t, "adv-own-nudge-stuck-in-box")
 	state := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")

@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/poll"
 )
 
@@ -39,9 +37,9 @@ line tick prints).
   --work-error TEXT      the work probe failed: the reading is unknown (fails open)
   --progress RAW         the progress probe's output
   --progress-error TEXT  the progress probe failed
-  --work-stderr TEXT     what the work probe said on standard error: the
+  --work-e.Stderr TEXT     what the work probe said on standard error: the
                          reason given in the line when its output is no count
-  --progress-stderr TEXT the same for the progress probe
+  --progress-e.Stderr TEXT the same for the progress probe
   --nudge-budget N       nudges allowed without progress (default 5)
   --nudge-text TEXT      what a nudge types
   --capture-error TEXT   the capture failed; standard input is not read
@@ -68,8 +66,8 @@ It exits 0 after any judged poll, errors included (they are in the line),
 and 2 for a usage error.
 `
 
-func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("tick", tickUsage, stderr)
+func runTick(e *Env, args []string) int {
+	fs := newFlagSet("tick")
 	stateDir := fs.String("state", "", "state directory")
 	f := poll.AddFlags(fs)
 	captureErr := fs.String("capture-error", "", "the capture failed")
@@ -81,53 +79,56 @@ func runTick(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	explain := fs.Bool("explain", false, "explain on standard error")
 	diffOutput := fs.String("diff-output", "", "what the last poll's diff command printed")
 	diffFailed := fs.String("diff-error", "", "the last poll's diff command failed")
-	if code, stop := parseFlags(fs, args, stdout, tickUsage); stop {
+	positional, code, ok := e.parse(fs, args, tickUsage)
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "omega-monitor tick: unexpected argument %q (the pane comes on standard input)\n", fs.Arg(0))
+	if len(positional) > 0 {
+		fmt.Fprintf(e.Stderr, "omega-monitor tick: unexpected argument %q (the pane comes on standard input)\n", positional[0])
 		return 2
 	}
 	if *stateDir == "" {
-		fmt.Fprintln(stderr, "omega-monitor tick: --state is required")
+		fmt.Fprintln(e.Stderr, "omega-monitor tick: --state is required")
 		return 2
 	}
 	if err := f.Check(); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor tick: %v\n", err)
+		fmt.Fprintf(e.Stderr, "omega-monitor tick: %v\n", err)
 		return 2
 	}
-	now, ok := parseNow(*nowFlag, stderr)
+	now, ok := parseNow(e, *nowFlag)
 	if !ok {
 		return 2
 	}
-	defer selfDeadline(callDeadline, stderr)()
-	local, rulesErr := poll.WatcherRules()
-	r := poll.Request{
-		Dir: *stateDir, Flags: f, Local: local, RulesErr: rulesErr,
-		CaptureError: *captureErr,
-		Capture:      capture.Options{Framed: *framed, Pane: *pane, StatusFile: *statusFile, StatusDir: *statusDir, Now: time.Now()},
-		Now:          now,
-		DiffOutput:   *diffOutput, DiffError: *diffFailed,
-	}
-	if *explain {
-		r.Explain = stderr
-	}
-	line, err := poll.Tick(r, stdin)
-	fmt.Fprintln(stdout, line)
-	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor tick: %v\n", err)
-	}
-	return 0
+	return withDeadline(e, callDeadline, func(e *Env) int {
+		local, rulesErr := poll.WatcherRules(e.Getenv)
+		r := poll.Request{
+			Dir: *stateDir, Flags: f, Local: local, RulesErr: rulesErr,
+			CaptureError: *captureErr,
+			Capture:      captureOptions(e, *framed, *statusDir),
+			Now:          now,
+			DiffOutput:   *diffOutput, DiffError: *diffFailed,
+		}
+		r.Capture.Pane, r.Capture.StatusFile = *pane, *statusFile
+		if *explain {
+			r.Explain = e.Stderr
+		}
+		line, err := poll.Tick(r, e.Stdin)
+		fmt.Fprintln(e.Stdout, line)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "omega-monitor tick: %v\n", err)
+		}
+		return 0
+	})
 }
 
 // parseNow reads --now, or takes the time now.
-func parseNow(flagValue string, stderr io.Writer) (time.Time, bool) {
+func parseNow(e *Env, flagValue string) (time.Time, bool) {
 	if flagValue == "" {
-		return time.Now(), true
+		return e.Now(), true
 	}
 	t, err := time.Parse(time.RFC3339, flagValue)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: --now %q is not an RFC 3339 time\n", flagValue)
+		fmt.Fprintf(e.Stderr, "omega-monitor: --now %q is not an RFC 3339 time\n", flagValue)
 		return time.Time{}, false
 	}
 	return t, true

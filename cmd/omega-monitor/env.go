@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// An Env is all a command reads of the world beyond its arguments: its
+// standard streams, its environment, its clock and the context that bounds
+// it. main hands each command the process's own; a test hands it one of its
+// own. No command reads the environment or the clock from a global, so that
+// command tests run in parallel, each with its own state home.
+type Env struct {
+	Ctx    context.Context
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Now is the clock.
+	Now func() time.Time
+
+	vars []string          // KEY=VALUE, as a child inherits them
+	get  map[string]string // vars, the last of a key winning
+}
+
+// newEnv returns an Env over vars (KEY=VALUE) and the real clock.
+func newEnv(vars []string, stdin io.Reader, stdout, stderr io.Writer) *Env {
+	e := &Env{Ctx: context.Background(), Stdin: stdin, Stdout: stdout, Stderr: stderr, Now: time.Now,
+		vars: slices.Clone(vars), get: make(map[string]string, len(vars))}
+	for _, kv := range vars {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			e.get[k] = v
+		}
+	}
+	return e
+}
+
+// processEnv is the Env of this process.
+func processEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
+	return newEnv(os.Environ(), stdin, stdout, stderr)
+}
+
+// Getenv is e.Getenv over e's environment; pass it where a package takes
+// a getenv.
+func (e *Env) Getenv(key string) string { return e.get[key] }
+
+// Environ is e's environment as a child process inherits it.
+func (e *Env) Environ() []string { return slices.Clone(e.vars) }
+
+// Home is the user's home directory, $HOME, for the files kept under it
+// (the funnel, its configuration); "" when it is not set.
+func (e *Env) Home() string { return e.get["HOME"] }
+
+// withDeadline runs f, and returns 124, as a clock ending the process
+// would, once d has passed without its answer; its context is done then
+// too. The loop calls tick, confirm and ack without a clock of its own: a
+// call that hangs (a lock never freed, a pipe never closed) must still end.
+// What f was doing is abandoned with the process, which exits on return:
+// every file it writes is replaced atomically, so none is left half written.
+func withDeadline(e *Env, d time.Duration, f func(e *Env) int) int {
+	ctx, cancel := context.WithTimeout(e.Ctx, d)
+	defer cancel()
+	inner := *e
+	inner.Ctx = ctx
+	done := make(chan int, 1)
+	go func() { done <- f(&inner) }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+		io.WriteString(e.Stderr, "omega-monitor: no answer within "+d.String()+"\n")
+		return 124
+	}
+}
+
+// LookPath is exec.LookPath over e's PATH: the file name names on it, or
+// name itself when it holds a slash.
+func (e *Env) LookPath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(e.Getenv("PATH")) {
+		if dir == "" {
+			dir = "." // as the shell reads an empty entry
+		}
+		path := filepath.Join(dir, name)
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return path, nil
+		}
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+}
