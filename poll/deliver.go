@@ -73,7 +73,7 @@ func Deliver(dir, target, funnel, stateHome string) (lines []string, ok bool) {
 		if why != "" {
 			fields["why"] = why
 			ok = false
-			d.WriteRecord(statedir.Undelivered, statedir.UndeliveredRecord{At: time.Now().UTC(), Alert: name, Why: alert.Redact(why)})
+			d.WriteRecord(statedir.Undelivered, statedir.UndeliveredRecord{At: time.Now().UTC(), Alert: name, Why: alert.Scrub(why)})
 			line := alert.Redact(tick.Line(target, "?", "alert NOT delivered: "+why))
 			lines = append(lines, line)
 			d.AppendLog(line)
