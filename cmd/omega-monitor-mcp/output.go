@@ -48,16 +48,16 @@ type cutNote struct {
 // and its part is not shown.
 func untrusted(s string) string {
 	size := len(s)
+	if size <= preCut {
+		if s = alert.Scrub(s); len(s) <= maxText {
+			return s
+		}
+	} else {
+		s = alert.Scrub(s[:runeStart(s, preCut)])
+	}
 	shown := len(s)
 	if size > preCut {
-		s = alert.Scrub(s[:runeStart(s, preCut)])
 		shown = max(0, len(s)-keyGuard)
-	} else {
-		s = alert.Scrub(s)
-		shown = len(s)
-	}
-	if shown <= maxText && shown == len(s) {
-		return s
 	}
 	s = s[:runeStart(s, min(shown, maxText))]
 	return s + fmt.Sprintf("… [omega-monitor: cut to %d of %d bytes]", len(s), size)
