@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 )
 
 // Masked is what Redact puts where a secret was.
@@ -126,6 +128,13 @@ func Redact(s string) string {
 	}
 	return maskRandom(r)
 }
+
+// Scrub is what may be kept or shown of text a pane printed: its escape
+// sequences and its invisible or reordering characters (bidi overrides,
+// zero-width, tags) out, then its secrets masked. The order matters: a
+// zero-width character inside a key would cut the key's shape short, and
+// Redact would mask only the part before it.
+func Scrub(s string) string { return Redact(printable.String(s)) }
 
 // RedactLines is Redact line by line, so that a screen keeps its rows (a
 // golden case's geometry is part of what it proves); it says on how many

@@ -76,7 +76,7 @@ func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []s
 		if why != "" {
 			fields["why"] = why
 			ok = false
-			d.WriteRecord(statedir.Undelivered, statedir.UndeliveredRecord{At: time.Now().UTC(), Alert: name, Why: alert.Redact(why)})
+			d.WriteRecord(statedir.Undelivered, statedir.UndeliveredRecord{At: time.Now().UTC(), Alert: name, Why: alert.Scrub(why)})
 			line := alert.Redact(tick.Line(target, "?", "alert NOT delivered: "+why))
 			lines = append(lines, line)
 			d.AppendLog(line)

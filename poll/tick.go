@@ -411,8 +411,9 @@ func reportRulesOnce(stateDir string, err error) string {
 	return msg
 }
 
-// redactEvents masks the secrets in the events' text before the history
-// keeps them: a failure line, an evidence line, a nudge's text.
+// redactEvents scrubs the events' text before the history keeps them (a
+// failure line, an evidence line, a nudge's text): no escape, bidi or
+// zero-width character, and no secret.
 func redactEvents(events []tick.Event) []tick.Event {
 	out := make([]tick.Event, len(events))
 	for i, e := range events {
@@ -423,7 +424,7 @@ func redactEvents(events []tick.Event) []tick.Event {
 		fields := make(map[string]any, len(e.Fields))
 		for k, v := range e.Fields {
 			if s, ok := v.(string); ok {
-				v = alert.Redact(s)
+				v = alert.Scrub(s)
 			}
 			fields[k] = v
 		}

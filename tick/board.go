@@ -73,7 +73,7 @@ func MarkBoard(prev Board, in Input, out Outcome, state, explain string) Board {
 	if state != prev.State || prev.StateSince.IsZero() {
 		b.StateSince = now
 		if prev.State != "" && state != prev.State {
-			b.LastTransition = &TransitionMark{At: now, From: prev.State, To: state, Line: out.Line}
+			b.LastTransition = &TransitionMark{At: now, From: prev.State, To: state, Line: alert.Scrub(out.Line)}
 		}
 	}
 	b.State = state
@@ -88,8 +88,11 @@ func MarkBoard(prev Board, in Input, out Outcome, state, explain string) Board {
 	if in.ProgressPresent {
 		b.Progress = in.Progress.String()
 	}
-	b.LastLine = out.Line
-	b.LastExplain = strings.TrimRight(explain, "\n")
+	// The line and the explanation quote what the pane printed, and the
+	// board and the MCP server read them from here: kept scrubbed, as the
+	// log keeps the line.
+	b.LastLine = alert.Scrub(out.Line)
+	b.LastExplain = alert.Scrub(strings.TrimRight(explain, "\n"))
 	for _, a := range out.Actions {
 		if a.Kind == Alert {
 			b.LastAlert = &AlertMark{At: now, Kind: a.Alert.Kind.String(), Text: alertText(a.Alert)}
@@ -121,7 +124,7 @@ func countPoll(recent []MinutePolls, now time.Time, state string) []MinutePolls 
 	return append(kept, MinutePolls{Minute: minute, Counts: map[string]int{state: 1}})
 }
 
-// alertText is an alert's gist in one redacted line.
+// alertText is an alert's gist in one scrubbed line.
 func alertText(a alert.Alert) string {
 	var s string
 	switch a.Kind {
@@ -136,5 +139,5 @@ func alertText(a alert.Alert) string {
 	default:
 		s = a.Text
 	}
-	return oneLine(alert.Redact(s))
+	return oneLine(alert.Scrub(s))
 }

@@ -64,7 +64,9 @@ func (p *poll) screenChanges() {
 		fresh = dropOurs(fresh, p.in.Ledger)
 	}
 	if len(fresh) > 0 {
-		p.next.Transition = alert.Redact(fresh[len(fresh)-1])
+		// Kept in the state and shown to the operator and to agents
+		// that read the fleet: scrubbed before it is stored.
+		p.next.Transition = alert.Scrub(fresh[len(fresh)-1])
 	}
 	latched := make(map[string]bool, len(p.next.FailureLatch))
 	for _, f := range p.next.FailureLatch {

@@ -108,6 +108,27 @@ func TestClaudeCallsTheMCPStatus(t *testing.T) {
 	if diff := cmp.Diff(testfleet.HomeLines, testfleet.Lines(got)); diff != "" {
 		t.Errorf("watchers in the tool_result (-want +got):\n%s", diff)
 	}
+	// What a watcher quotes of its pane reaches the model apart from the
+	// watcher's own fields, as text in an object named for what it is: not
+	// the answer again as a JSON string inside the JSON.
+	var quoted struct {
+		Watchers []struct {
+			Name          string `json:"name"`
+			UntrustedText struct {
+				LastTransition string `json:"last_transition"`
+				Explain        string `json:"explain"`
+			} `json:"untrusted_text"`
+		} `json:"watchers"`
+	}
+	if err := json.Unmarshal([]byte(result.Content), &quoted); err != nil || len(quoted.Watchers) != len(testfleet.HomeLines) {
+		t.Fatalf("the tool_result's watchers: %v\n%s", err, result.Content)
+	}
+	for _, w := range quoted.Watchers {
+		if w.UntrustedText.LastTransition != "✻ Baked for 3s" || !strings.HasPrefix(w.UntrustedText.Explain, "rule stalled") {
+			t.Errorf("%s: untrusted_text %+v, want the transition and the explanation\n%s", w.Name, w.UntrustedText, result.Content)
+		}
+	}
+	t.Logf("what Claude Code sent the model: %s", result.Content)
 
 	// The watch form: the target and flags reach the model inside the
 	// command that starts the watcher, with the agent's side of the

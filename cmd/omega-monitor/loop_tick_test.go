@@ -348,22 +348,29 @@ func TestNoEscapeReachesTheOperator(t *testing.T) {
 }
 
 // TestSecretsAreRedactedBeforeTheyAreKept: a failure line that shows a key
-// is alerted, and the MONITOR line, monitor.log and the history keep it
-// masked, never raw.
+// is alerted, and the MONITOR line, monitor.log, the history and the state
+// (which the board and the MCP server read) keep it masked, never raw. The
+// line also carries a bidi override, and a zero-width joiner inside the key
+// that would cut the key's shape short were the mask applied before it is
+// taken out: neither is kept either.
 func TestSecretsAreRedactedBeforeTheyAreKept(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
 	key := "sk-ant-api03-Zx9_fQ2mXk7LpZ0aB3cD4eF5gH6iJ7kL8mN9"
+	joined := key[:16] + "\u200d" + key[16:]
 	calm := readPane(t, "GOLDEN-stalled-real")
 	tickOnce(t, calm, "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "0")
-	failing := "⏺ Bash(./deploy)\n  ⎿  Error: ANTHROPIC_API_KEY=" + key + " rejected, exit code 1\n\n" + calm
+	failing := "⏺ Bash(./deploy)\n  ⎿  Error: \u202eANTHROPIC_API_KEY=" + joined + " rejected\u202c, exit code 1\n\n" + calm
 	out, _, code := run2(t, failing, "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "0", "--now", "2026-01-05T09:01:00Z")
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.Contains(out, "failure alerted"), out)
-	for _, f := range []string{"monitor.log", "history.jsonl"} {
+	for _, f := range []string{"monitor.log", "history.jsonl", "state.json"} {
 		b, err := os.ReadFile(filepath.Join(state, f))
 		assert.NilError(t, err)
-		assert.Assert(t, !strings.Contains(string(b), key[14:]), "%s keeps the key:\n%s", f, b)
+		for _, bad := range []string{key[14:], key[16:], "\u202e", "\u202c", "\u200d"} {
+			assert.Assert(t, !strings.Contains(string(b), bad), "%s keeps %q:\n%s", f, bad, b)
+		}
+		assert.Assert(t, strings.Contains(string(b), "rejected, exit code 1"), "%s lost the failure line:\n%s", f, b)
 	}
 	assert.Assert(t, !strings.Contains(out, key[14:]), out)
 }

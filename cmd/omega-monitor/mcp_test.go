@@ -2,16 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gotest.tools/v3/icmd"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
 
@@ -48,10 +50,12 @@ func statusOverStdio(t *testing.T, cmd *exec.Cmd) {
 			out = tc.Text
 		}
 	}
-	for _, want := range []string{`"name": "monitor-proj"`, `"state": "QUESTION"`, `"liveness": "gone"`, `"running": 2`} {
-		if res.IsError || !strings.Contains(out, want) {
-			t.Errorf("status over stdio = %s, want it to hold %s", out, want)
-		}
+	var got board.Fleet
+	if err := json.Unmarshal([]byte(out), &got); res.IsError || err != nil {
+		t.Fatalf("status over stdio = %s (%v), want the board's census", out, err)
+	}
+	if diff := cmp.Diff(testfleet.HomeLines, testfleet.Lines(got)); diff != "" || got.Fleet.Running != 2 {
+		t.Errorf("status over stdio: %d running, watchers (-want +got):\n%s", got.Fleet.Running, diff)
 	}
 }
 

@@ -57,7 +57,9 @@ func clean(s string) bool {
 
 // hidden reports whether r must not reach a terminal: a control character
 // other than tab and newline, a C1 control, or a character that reorders
-// or hides text.
+// or hides text. The word joiner, the invisible operators and the tag
+// characters draw nothing, yet a model reads them: a pane can spell a
+// whole instruction in tag characters that no operator sees.
 func hidden(r rune) bool {
 	switch {
 	case r == '\t' || r == '\n':
@@ -65,6 +67,8 @@ func hidden(r rune) bool {
 	case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
 		return true
 	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff, r == 0x061c:
+		return true
+	case r >= 0x2060 && r <= 0x2064, r == 0x180e, r >= 0xe0000 && r <= 0xe007f:
 		return true
 	}
 	return false
