@@ -158,12 +158,22 @@ func lastLine(s string) string {
 }
 
 // Undeliverable says why no alert could leave this machine now, or "": the
-// funnel is not installed (or not executable), or its config is missing.
-// A watcher started without either would relay questions to nobody.
+// funnel is not installed (or not executable), or is the default one from
+// before StdinFlag, or its config is missing. A watcher started so would
+// relay questions to nobody.
 func Undeliverable(getenv func(string) string, home string) string {
 	funnel := FunnelPath(getenv, home)
 	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
 		return "no alert funnel at " + funnel + " (omega-monitor install puts it there)"
+	}
+	// Only the default funnel, which install writes and rewrites, is read:
+	// one of the operator's own may read its standard input without naming
+	// the flag, and Send tells at the first alert anyway.
+	if getenv("OMEGA_MONITOR_ALERT_SEND") == "" {
+		if b, err := fsutil.ReadCapped(funnel, 1<<20); err == nil && !bytes.Contains(b, []byte(StdinFlag)) {
+			return "the alert funnel at " + funnel + " is older than this omega-monitor: it takes no " + StdinFlag +
+				" and would send that word for each alert (omega-monitor install updates it)"
+		}
 	}
 	conf := ConfPath(getenv, home)
 	if fi, err := os.Stat(conf); err != nil || !fi.Mode().IsRegular() {
