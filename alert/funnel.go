@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -42,15 +44,27 @@ func ConfPath(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".omega", "telegram.conf")
 }
 
+// StdinFlag is the funnel's last argument: the message is on its standard
+// input. Nothing secret goes on a funnel's command line, which every user of
+// the machine reads (ps, /proc/PID/cmdline).
+const StdinFlag = "--stdin"
+
+// ErrUnread is a funnel that exited 0 and left its message unread: one
+// written for the contract before StdinFlag, which took the message as its
+// first argument, and so has just sent the word --stdin for a message.
+var ErrUnread = errors.New("alert: the funnel exited 0 without reading the message on its standard input")
+
 // A FunnelError is a run of the funnel that did not deliver.
 type FunnelError struct {
 	// Code is the funnel's exit status: 1 when it gave up and kept the
-	// message in alert-failed.log itself; -1 when it did not exit (it
+	// message in alert-failed.log itself; 0 when it exited 0 with the
+	// message unread (Err is ErrUnread); -1 when it did not exit (it
 	// could not start, or ran out of time).
 	Code int
-	// Said is the last line it wrote on standard error.
-	Said string
-	Err  error
+	// Said is the last line it wrote on standard error; Stderr all of it
+	// (the first 64 KiB), trimmed.
+	Said, Stderr string
+	Err          error
 }
 
 func (e *FunnelError) Error() string {
@@ -63,28 +77,84 @@ func (e *FunnelError) Error() string {
 
 func (e *FunnelError) Unwrap() error { return e.Err }
 
-// Send runs the funnel with args, in a process group of its own that ctx's
-// end kills whole, with env (nil: this process's environment). It returns
-// nil when the funnel delivered, else a *FunnelError.
-func Send(ctx context.Context, funnel string, env []string, args ...string) error {
-	cmd := exec.CommandContext(ctx, funnel, args...)
+// Send hands msg to the funnel: it runs `funnel [args...] --stdin` with msg
+// on its standard input, in a process group of its own that ctx's end kills
+// whole, with env (nil: this process's environment). It returns nil when
+// the funnel delivered, else a *FunnelError.
+//
+// The funnel must read its standard input to the end before it exits. One
+// that exits 0 leaving the message there is not taken at its word: a funnel
+// of the old contract (the message as $1) does exactly that, having sent
+// "--stdin" in the message's place, and the error wraps ErrUnread so that
+// the caller keeps the message and says why, rather than drop it as sent.
+func Send(ctx context.Context, funnel string, env []string, msg string, args ...string) error {
+	// A pipe of our own, not an io.Reader that exec would copy and close:
+	// this end stays open here, so that what the funnel left unread can
+	// be seen once it has exited.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return &FunnelError{Code: -1, Err: fmt.Errorf("alert: the funnel's standard input: %w", err)}
+	}
+	defer r.Close()
+	cmd := exec.CommandContext(ctx, funnel, slices.Concat(args, []string{StdinFlag})...)
 	cmd.Env = env
+	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	var errb bytes.Buffer
+	var errb cappedBuffer
 	cmd.Stderr = &errb
-	err := cmd.Run()
-	if err == nil {
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return &FunnelError{Code: -1, Err: err}
+	}
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		// A funnel that stops reading leaves this write blocked on a
+		// full pipe until r is closed below; its error is the funnel's
+		// to report, not ours.
+		io.WriteString(w, msg)
+		w.Close()
+	}()
+	err = cmd.Wait()
+	unread := err == nil && pipeHolds(r)
+	r.Close()
+	<-written
+	if err == nil && !unread {
 		return nil
 	}
-	fe := &FunnelError{Code: -1, Said: lastLine(errb.String()), Err: err}
+	fe := &FunnelError{Code: -1, Said: lastLine(errb.String()), Stderr: strings.TrimSpace(errb.String()), Err: err}
 	var exit *exec.ExitError
-	if errors.As(err, &exit) && ctx.Err() == nil {
+	switch {
+	case unread:
+		fe.Code, fe.Err = 0, ErrUnread
+	case errors.As(err, &exit) && ctx.Err() == nil:
 		fe.Code = exit.ExitCode()
 	}
 	return fe
 }
+
+// pipeHolds reports whether bytes are left in the pipe r. It waits for no
+// one but the writer, which either writes all and closes (then the read
+// sees bytes, or the end) or blocks on a full pipe (then it sees bytes).
+func pipeHolds(r *os.File) bool {
+	n, _ := r.Read(make([]byte, 1))
+	return n > 0
+}
+
+// cappedBuffer keeps the first 64 KiB written to it and drops the rest, so
+// that a funnel that floods its standard error costs a bounded memory.
+type cappedBuffer struct{ b bytes.Buffer }
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := 64<<10 - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *cappedBuffer) String() string { return c.b.String() }
 
 // lastLine is the last non-blank line of s.
 func lastLine(s string) string {
@@ -93,12 +163,22 @@ func lastLine(s string) string {
 }
 
 // Undeliverable says why no alert could leave this machine now, or "": the
-// funnel is not installed (or not executable), or its config is missing.
-// A watcher started without either would relay questions to nobody.
+// funnel is not installed (or not executable), or is the default one from
+// before StdinFlag, or its config is missing. A watcher started so would
+// relay questions to nobody.
 func Undeliverable(getenv func(string) string, home string) string {
 	funnel := FunnelPath(getenv, home)
 	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
 		return "no alert funnel at " + funnel + " (omega-monitor install puts it there)"
+	}
+	// Only the default funnel, which install writes and rewrites, is read:
+	// one of the operator's own may read its standard input without naming
+	// the flag, and Send tells at the first alert anyway.
+	if getenv("OMEGA_MONITOR_ALERT_SEND") == "" {
+		if b, err := fsutil.ReadCapped(funnel, 1<<20); err == nil && !bytes.Contains(b, []byte(StdinFlag)) {
+			return "the alert funnel at " + funnel + " is older than this omega-monitor: it takes no " + StdinFlag +
+				" and would send that word for each alert (omega-monitor install updates it)"
+		}
 	}
 	conf := ConfPath(getenv, home)
 	if fi, err := os.Stat(conf); err != nil || !fi.Mode().IsRegular() {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -142,10 +143,17 @@ type result struct {
 
 func (e *sendEnv) run(t *testing.T, args ...string) result {
 	t.Helper()
+	return e.runIn(t, "", args...)
+}
+
+// runIn runs the script with stdin on its standard input.
+func (e *sendEnv) runIn(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append([]string{sendScript}, args...)...)
 	cmd.Env = e.env
+	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -188,7 +196,7 @@ func TestSendDelivers(t *testing.T) {
 	api := newFakeAPI(t, ok200)
 	e := newSendEnv(t, api.srv.URL)
 	msg := examples[0].HTML()[0]
-	r := e.run(t, msg)
+	r := e.runIn(t, msg, "--stdin")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
@@ -209,7 +217,8 @@ func TestSendDelivers(t *testing.T) {
 	}
 }
 
-// TestSendSeveral: each argument is one message, sent in order.
+// TestSendSeveral: each argument is one message, sent in order (the
+// command-line form, kept for text that is not private).
 func TestSendSeveral(t *testing.T) {
 	api := newFakeAPI(t, ok200)
 	e := newSendEnv(t, api.srv.URL)
@@ -261,7 +270,7 @@ func TestSendRetries(t *testing.T) {
 			api := newFakeAPI(t, tt.answers...)
 			e := newSendEnv(t, api.srv.URL, tt.env...)
 			msg := "<b>BLOCKED</b> · <code>h:s</code>\n<pre>a &lt; b &amp;&amp; c</pre>"
-			r := e.run(t, msg)
+			r := e.runIn(t, msg, "--stdin")
 			if r.code != tt.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tt.code, r.stderr)
 			}
@@ -401,11 +410,14 @@ func TestSendRefusesConfig(t *testing.T) {
 
 func TestSendUsage(t *testing.T) {
 	e := newSendEnv(t, "http://127.0.0.1:9")
-	for _, args := range [][]string{nil, {""}, {"a", ""}} {
-		r := e.run(t, args...)
+	for _, args := range [][]string{nil, {""}, {"a", ""}, {"--stdin", "a"}} {
+		r := e.runIn(t, "a message", args...)
 		if r.code != 2 || !strings.HasPrefix(r.stderr, "usage: omega-alert-send ") {
 			t.Errorf("args %q: exit %d, want 2 and usage; stderr:\n%s", args, r.code, r.stderr)
 		}
+	}
+	if r := e.runIn(t, "", "--stdin"); r.code != 2 || !strings.Contains(r.stderr, "no message on standard input") {
+		t.Errorf("--stdin with nothing on it: exit %d, want 2; stderr:\n%s", r.code, r.stderr)
 	}
 }
 
@@ -472,11 +484,12 @@ func TestSendHostilePane(t *testing.T) {
 		{Kind: Failure, Target: "h:s", State: "WORKING", Time: when, FailLine: hostile},
 		{Kind: Notice, Target: "h:s", Time: when, Text: hostile},
 	} {
-		msgs := a.HTML()
-		if r := e.run(t, msgs...); r.code != 0 {
-			t.Fatalf("%s: exit %d, stderr:\n%s", a.Kind, r.code, r.stderr)
+		for _, m := range a.HTML() {
+			if r := e.runIn(t, m, "--stdin"); r.code != 0 {
+				t.Fatalf("%s: exit %d, stderr:\n%s", a.Kind, r.code, r.stderr)
+			}
+			sent = append(sent, m)
 		}
-		sent = append(sent, msgs...)
 	}
 	var got []string
 	for _, q := range api.requests() {
@@ -493,4 +506,141 @@ func TestSendHostilePane(t *testing.T) {
 	if diff := cmp.Diff(sent, got); diff != "" {
 		t.Errorf("arrived texts mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// argvSecret is a secret in a message that no command line may show.
+const argvSecret = "hunter2-ARGV-0f9e8d7c6b5a"
+
+// TestSendMessageNotInArgv attacks the script as another user of the
+// machine would: while the fake API holds the request, so that the script
+// and its curl are alive, it reads /proc/PID/cmdline of every process below
+// this test, and finds neither the message's secret nor the bot token on
+// any of them; then the request is let go and the message arrives whole.
+func TestSendMessageNotInArgv(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc here")
+	}
+	msg := "<b>QUESTION</b> · <code>h:s</code>\n<pre>export PASSWORD=" + argvSecret + "</pre>"
+	doc := writeDoc(t, "report.md", docReport)
+	tests := []struct {
+		name string
+		args []string
+		// serve starts a fake API holding each request until hold is
+		// closed; sent says what it received.
+		serve func(t *testing.T, arrived, hold chan struct{}) (url string, sent func() []string)
+	}{
+		{"sendMessage", []string{"--stdin"}, func(t *testing.T, arrived, hold chan struct{}) (string, func() []string) {
+			api := newFakeAPI(t, ok200)
+			api.arrived, api.hold = arrived, hold
+			return api.srv.URL, func() (texts []string) {
+				for _, q := range api.requests() {
+					texts = append(texts, q.Get("text"))
+				}
+				return texts
+			}
+		}},
+		{"sendDocument", []string{"--document", doc, "--stdin"}, func(t *testing.T, arrived, hold chan struct{}) (string, func() []string) {
+			api := newFakeDocAPI(t, ok200)
+			api.arrived, api.hold = arrived, hold
+			return api.srv.URL, func() (captions []string) {
+				for _, u := range api.requests() {
+					captions = append(captions, u.Fields["caption"])
+				}
+				return captions
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			arrived, hold := make(chan struct{}, 1), make(chan struct{})
+			url, sent := tt.serve(t, arrived, hold)
+			e := newSendEnv(t, url)
+			done := make(chan result, 1)
+			go func() { done <- e.runIn(t, msg, tt.args...) }()
+			select {
+			case <-arrived:
+			case <-time.After(30 * time.Second):
+				close(hold)
+				t.Fatal("no request arrived")
+			}
+			lines := cmdlines(t, os.Getpid())
+			close(hold)
+			r := <-done
+			if r.code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+			}
+			checkCmdlines(t, lines, "omega-alert-send.sh "+strings.Join(tt.args, " "), "curl ")
+			if diff := cmp.Diff([]string{msg}, sent()); diff != "" {
+				t.Errorf("delivered mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// checkCmdlines fails the test when a command line holds the secret or the
+// bot token, or when none holds each of want (so that what was read was the
+// processes that carry the message).
+func checkCmdlines(t *testing.T, lines map[int]string, want ...string) {
+	t.Helper()
+	for pid, line := range lines {
+		for _, secret := range []string{argvSecret, testToken, testToken[10:]} {
+			if strings.Contains(line, secret) {
+				t.Errorf("/proc/%d/cmdline holds %q: %q", pid, secret, line)
+			}
+		}
+	}
+	for _, w := range want {
+		found := false
+		for _, line := range lines {
+			found = found || strings.Contains(line, w)
+		}
+		if !found {
+			t.Errorf("no process below the test runs %q; read:\n%v", w, lines)
+		}
+	}
+}
+
+// cmdlines returns the command line of every process below root, arguments
+// joined by spaces, as /proc shows them to any user of the machine.
+func cmdlines(t *testing.T, root int) map[int]string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// The command's name, in parentheses, may hold spaces and
+		// parentheses itself: the fields that follow start after the
+		// last ')'. They are the state, then the parent's pid.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	lines := map[int]string{}
+	for queue := children[root]; len(queue) > 0; queue = queue[1:] {
+		pid := queue[0]
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err == nil {
+			lines[pid] = strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+		}
+		queue = append(queue, children[pid]...)
+	}
+	return lines
 }

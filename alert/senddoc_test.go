@@ -30,6 +30,8 @@ type fakeDocAPI struct {
 	t       *testing.T
 	srv     *httptest.Server
 	answers []answer
+	hold    chan struct{} // when set, each request waits for it
+	arrived chan struct{} // when set, signalled as each request arrives
 
 	mu      sync.Mutex
 	uploads []upload
@@ -44,6 +46,12 @@ func newFakeDocAPI(t *testing.T, answers ...answer) *fakeDocAPI {
 }
 
 func (f *fakeDocAPI) serve(w http.ResponseWriter, r *http.Request) {
+	if f.arrived != nil {
+		f.arrived <- struct{}{}
+	}
+	if f.hold != nil {
+		<-f.hold
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if r.Method != http.MethodPost || r.URL.Path != "/bot"+testToken+"/sendDocument" {
@@ -106,7 +114,7 @@ func TestSendDocumentDelivers(t *testing.T) {
 	e := newSendEnv(t, api.srv.URL)
 	doc := writeDoc(t, "report.md", docReport)
 	caption := "<b>AUDIT</b> · <code>/p</code>\n3 dimensions: 1 finding &amp; 2 clean"
-	r := e.run(t, "--document", doc, caption)
+	r := e.runIn(t, caption, "--document", doc, "--stdin")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
@@ -144,7 +152,7 @@ func TestSendDocumentRetries(t *testing.T) {
 			api := newFakeDocAPI(t, tt.answers...)
 			e := newSendEnv(t, api.srv.URL, tt.env...)
 			doc := writeDoc(t, "report.md", docReport)
-			r := e.run(t, "--document", doc, "<b>x</b>")
+			r := e.runIn(t, "<b>x</b>", "--document", doc, "--stdin")
 			if r.code != tt.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tt.code, r.stderr)
 			}
@@ -177,6 +185,7 @@ func TestSendDocumentUsage(t *testing.T) {
 		{"--document", doc},
 		{"--document", doc, ""},
 		{"--document", doc, "a", "b"},
+		{"--document", doc, "--stdin"}, // and nothing on it
 		{"--document", filepath.Join(t.TempDir(), "missing.md"), "caption"},
 		{"--document", t.TempDir(), "caption"},
 	} {

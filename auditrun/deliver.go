@@ -1,14 +1,13 @@
 package auditrun
 
 import (
-	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
@@ -39,21 +38,20 @@ func deliver(s Settings, summary, reportPath string) error {
 	if _, rest, ok := strings.Cut(text, "\n"); ok {
 		caption += "\n" + html.EscapeString(rest)
 	}
-	args := []string{"--document", reportPath, caption}
+	// The caption goes on the funnel's standard input: a summary of what
+	// the auditors read is not for every user's ps.
+	msg, args := caption, []string{"--document", reportPath}
 	if !alert.PrivateChat(alert.ConfPath(getenv, home)) {
-		args = []string{caption + "\n" + html.EscapeString("The report (not sent to a group chat): "+reportPath)}
+		msg, args = caption+"\n"+html.EscapeString("The report (not sent to a group chat): "+reportPath), nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, funnel, args...)
-	cmd.Env = s.Environ
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s: %w: %s", funnel, err, lastLine(errb.String(), "no message"))
+	if err := alert.Send(ctx, funnel, s.Environ, msg, args...); err != nil {
+		var fe *alert.FunnelError
+		if errors.As(err, &fe) {
+			return fmt.Errorf("%s: %w: %s", funnel, fe.Err, cmp.Or(fe.Said, "no message"))
+		}
+		return fmt.Errorf("%s: %w", funnel, err)
 	}
 	return nil
 }

@@ -119,6 +119,17 @@ func deliverOne(funnel, stateHome string, environ []string, msg []byte) (ev, why
 		return event.AlertDelivered, "", true
 	case ctx.Err() != nil:
 		return event.AlertNotDelivered, fmt.Sprintf("the funnel did not finish within %v; kept in the outbox", deliverTimeout), false
+	case errors.Is(err, alert.ErrUnread):
+		// A funnel of the old contract, which has sent "--stdin" for the
+		// message. Kept in alert-failed.log, not in the outbox: another
+		// try each poll would only page that word again.
+		why := fmt.Sprintf("the funnel %s exited 0 without reading the alert on its standard input, "+
+			"as a funnel written for the message as $1 does (omega-monitor install updates the default one; "+
+			"a custom one must read --stdin: docs/alerts.md)", funnel)
+		if err := statedir.KeepFailed(stateHome, why, msg); err != nil {
+			return event.AlertNotDelivered, why + "; and not kept: " + err.Error(), false
+		}
+		return event.AlertNotDelivered, why + "; kept in alert-failed.log", true
 	case errors.As(err, &fe) && fe.Code == 1:
 		// The funnel's own failure: it has kept the message in
 		// alert-failed.log.

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# omega-alert-send.sh: the alert funnel. It sends each argument, a message in
-# Telegram's HTML parse mode, to the operator's chat with the Bot API's
-# sendMessage, in order. It delivers; it decides nothing (the Go side renders,
-# escapes and redacts the messages).
+# omega-alert-send.sh: the alert funnel. It sends a message in Telegram's HTML
+# parse mode to the operator's chat with the Bot API's sendMessage. It
+# delivers; it decides nothing (the Go side renders, escapes and redacts the
+# messages).
 #
+#   omega-alert-send.sh --stdin                    < message
+#   omega-alert-send.sh --document FILE --stdin    < caption
 #   omega-alert-send.sh "<html>" ["<html>" ...]
 #   omega-alert-send.sh --document FILE "<html caption>"
+#
+# --stdin takes the message (or the caption) from standard input, read to its
+# end: it is how omega-monitor calls every funnel, so that no alert, with
+# the screen lines it quotes, is on a command line, which every user of the
+# machine reads (ps, /proc/PID/cmdline). The message as an argument, or
+# several, one message each, sent in order, is kept for a person or a script
+# whose text is not private.
 #
 # The document mode sends FILE as one message with the caption (Telegram's
 # limit: 1024 characters once parsed) through sendDocument, as a multipart
@@ -19,8 +28,9 @@
 #   bot_token=123456789:AA...
 #   chat_id=987654321   (a private chat; a group's or a channel's is negative)
 #
-# The token never reaches a command line (curl reads its URL from stdin) and
-# is never printed. 429 and 5xx answers, and network errors, are retried with
+# Neither the token nor the message reaches a command line (curl reads its
+# URL from a config on its stdin, the text from a file of a private temporary
+# directory), and the token is never printed. 429 and 5xx answers, and network errors, are retried with
 # backoff (a 429's retry_after is honoured) within a bound; a message that
 # cannot be sent is appended to $OMEGA_MONITOR_HOME/alert-failed.log
 # (default ~/.omega/monitor, mode 0600).
@@ -38,9 +48,12 @@ tmp='' # the temporary directory of one run, removed on exit
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
 usage() {
-	printf 'usage: %s "<html>" ["<html>" ...]\n' "$PROG" >&2
+	printf 'usage: %s --stdin  < message\n' "$PROG" >&2
+	printf '       %s --document FILE --stdin  < caption\n' "$PROG" >&2
+	printf '       %s "<html>" ["<html>" ...]\n' "$PROG" >&2
 	printf '       %s --document FILE "<html caption>"\n' "$PROG" >&2
 	printf '  sends each message to Telegram (sendMessage, parse_mode=HTML);\n' >&2
+	printf '  --stdin reads it from standard input, off the command line that ps shows;\n' >&2
 	printf '  config: %s (bot_token=..., chat_id=..., mode 0600)\n' "$(conf_path)" >&2
 }
 
@@ -348,8 +361,20 @@ send_one() {
 	done
 }
 
+# read_stdin: sets msg to all of standard input (NUL bytes aside), or says
+# why not and fails when it is empty. A builtin reads it: no child process
+# is handed the text.
+read_stdin() {
+	msg=''
+	IFS= read -r -d '' msg
+	if [[ -z $msg ]]; then
+		say "--stdin: no message on standard input"
+		return 1
+	fi
+}
+
 main() {
-	local i api bot_token chat_id code body err why document=''
+	local i api bot_token chat_id code body err why document='' msg
 	case ${1:-} in
 	-h | --help)
 		usage
@@ -358,6 +383,14 @@ main() {
 	--document)
 		main_document "${@:2}"
 		return
+		;;
+	--stdin)
+		if (($# != 1)); then
+			usage
+			return 2
+		fi
+		read_stdin || return 2
+		set -- "$msg"
 		;;
 	esac
 	if (($# == 0)); then
@@ -397,12 +430,17 @@ main() {
 	return 0
 }
 
-# main_document FILE CAPTION: the document mode of main.
+# main_document FILE CAPTION: the document mode of main; a CAPTION of
+# --stdin is read from standard input.
 main_document() {
-	local api bot_token chat_id code body err why document='' conf
+	local api bot_token chat_id code body err why document='' conf msg
 	if (($# != 2)) || [[ -z $1 || -z $2 ]]; then
 		usage
 		return 2
+	fi
+	if [[ $2 == --stdin ]]; then
+		read_stdin || return 2
+		set -- "$1" "$msg"
 	fi
 	if [[ ! -f $1 || ! -r $1 ]]; then
 		say "$1 is not a readable file"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -95,7 +96,8 @@ func TestEscalationsReachTelegramOnce(t *testing.T) {
 		for _, f := range files {
 			msg, err := os.ReadFile(f)
 			assert.NilError(t, err)
-			cmd := exec.Command("bash", send, string(msg))
+			cmd := exec.Command("bash", send, "--stdin")
+			cmd.Stdin = bytes.NewReader(msg)
 			cmd.Env = append(os.Environ(), "OMEGA_TELEGRAM_CONF="+conf, "OMEGA_TELEGRAM_API="+srv.URL, "OMEGA_MONITOR_HOME="+home)
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("poll %d: the funnel failed: %v\n%s", i+1, err, b)

@@ -12,7 +12,8 @@ import (
 const installUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]
 
 Puts what a watcher needs beside the binary: the alert funnel (embedded in
-this binary) as ~/.omega/bin/omega-alert-send.sh, mode 0700, in directories
+this binary; run as omega-alert-send.sh --stdin, the message on its standard
+input) as ~/.omega/bin/omega-alert-send.sh, mode 0700, in directories
 of mode 0700 (~/.omega, ~/.omega/bin, and the state home ~/.omega/monitor or
 $OMEGA_MONITOR_HOME). Run again, it changes only what differs. The loop
 needs no install: the binary carries it and writes it for each watcher.

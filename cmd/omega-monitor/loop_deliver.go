@@ -18,11 +18,17 @@ before anything tries to send it, so that none is lost when the watcher
 stops or restarts: the poll loop calls deliver after each tick, and a
 restarted watcher's first call delivers what the last one left.
 
+The funnel is run as FUNNEL --stdin, with the alert on its standard input,
+never on its command line (which ps shows to every user); it must read it
+to the end, and exit 0 when it delivered, 1 when it gave up and kept it.
+
 An alert leaves the outbox only when the funnel delivered it, or when it
 gave up and kept it in alert-failed.log (without a funnel, deliver writes it
-there itself). One the funnel could not finish (stopped, out of time) stays
-for the next call. Each outcome is a history event, alert_delivered or
-alert_not_delivered, and a failure is said in a MONITOR line.
+there itself; a funnel that exits 0 with the alert unread, one written for
+the message as $1, is no delivery, and deliver keeps it there too). One the
+funnel could not finish (stopped, out of time) stays for the next call.
+Each outcome is a history event, alert_delivered or alert_not_delivered,
+and a failure is said in a MONITOR line.
 `
 
 func runDeliver(e *Env, args []string) int {

@@ -17,12 +17,15 @@ import (
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-// fakeFunnel writes a funnel script that appends each message it gets to
-// log, then runs tail (sh code: exit 1 to fail, kill -9 $$ to die).
+// fakeFunnel writes a funnel script that keeps the funnel's contract (its
+// one argument --stdin, the message on standard input), appends the message
+// it gets and a newline to log, then runs tail (sh code: exit 1 to fail,
+// kill -9 $$ to die).
 func fakeFunnel(t *testing.T, log, tail string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "funnel.sh")
-	script := "#!/bin/sh\nfor m in \"$@\"; do printf '%s\\n' \"$m\" >> '" + log + "'; done\n" + tail + "\n"
+	script := "#!/bin/sh\n[ \"$*\" = --stdin ] || { echo \"fake funnel: called with $*\" >&2; exit 2; }\n" +
+		"{ cat; echo; } >> '" + log + "'\n" + tail + "\n"
 	assert.NilError(t, os.WriteFile(path, []byte(script), 0o700))
 	return path
 }
@@ -110,6 +113,38 @@ func TestDeliverOutbox(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(state, "monitor.log"))
 	assert.NilError(t, err)
 	assert.Equal(t, strings.Count(string(log), "alert NOT delivered"), 3, string(log))
+}
+
+// TestDeliverToAnOldFunnel: a funnel of the contract before --stdin takes
+// its first argument for the message and exits 0. That is no delivery: the
+// alert is kept in alert-failed.log and the line says why; it leaves the
+// outbox, so that no later poll pages the word --stdin again.
+func TestDeliverToAnOldFunnel(t *testing.T) {
+	t.Parallel()
+	testenv.Need(t, "sh")
+	home := t.TempDir()
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
+	state := filepath.Join(home, "monitor-agent")
+	d := statedir.Dir(state)
+	assert.NilError(t, d.QueueAlerts(time.Now(), []string{"<b>QUESTION</b> old"}))
+	sent := filepath.Join(t.TempDir(), "sent")
+	old := filepath.Join(t.TempDir(), "old.sh")
+	assert.NilError(t, os.WriteFile(old, []byte("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '"+sent+"'\n"), 0o700))
+	out, code := deliver(t, env, state, old)
+	assert.Equal(t, code, 1)
+	assert.Assert(t, strings.Contains(out, "alert NOT delivered: the funnel "+old+" exited 0 without reading the alert on its standard input"), out)
+	assert.Assert(t, strings.Contains(out, "kept in alert-failed.log"), out)
+	assert.Equal(t, len(outboxNames(t, state)), 0)
+	// The next poll has nothing to hand it.
+	out, code = deliver(t, env, state, old)
+	assert.Equal(t, code, 0)
+	assert.Equal(t, out, "")
+	got, err := os.ReadFile(sent)
+	assert.NilError(t, err)
+	assert.Equal(t, string(got), "--stdin\n", "the old funnel was called again")
+	failed, err := os.ReadFile(filepath.Join(home, "alert-failed.log"))
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(failed), "\n<b>QUESTION</b> old\n"), string(failed))
 }
 
 // TestDeliverThroughTheRealFunnel: an alert waiting in the outbox reaches

@@ -65,7 +65,7 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	}
 	r := &loopRun{t: t, state: filepath.Join(dir, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
 	funnel := filepath.Join(dir, "funnel")
-	script := "#!/bin/sh\nfor m in \"$@\"; do printf '%s\\n\\036\\n' \"$m\" >>" + coord.ShellQuote(r.sent) + "; done\n"
+	script := "#!/bin/sh\n[ \"$*\" = --stdin ] || exit 2\n{ cat; printf '\\n\\036\\n'; } >>" + coord.ShellQuote(r.sent) + "\n"
 	if err := os.WriteFile(funnel, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,8 @@ history.jsonl, outbox/. Undelivered alerts: ~/.omega/monitor/alert-failed.log.
 
 Environment: OMEGA_MONITOR_HOME, OMEGA_MONITOR_MUX (or --mux), OMEGA_MONITOR_TIMEOUT
 (each call's clock, seconds), OMEGA_MONITOR_ALERT_SEND (the alert funnel, default
-~/.omega/bin/omega-alert-send.sh), OMEGA_TELEGRAM_CONF (default
+~/.omega/bin/omega-alert-send.sh; run as FUNNEL --stdin, the message on its
+standard input), OMEGA_TELEGRAM_CONF (default
 ~/.omega/telegram.conf), OMEGA_TELEGRAM_API, OMEGA_ALERT_TRIES,
 OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF, OMEGA_ALERT_TIMEOUT.
 `

@@ -406,7 +406,7 @@ func TestWatchSaysWhoReadsItsAlerts(t *testing.T) {
 	f.tmux.NewSession(t, "worker", "sleep 600")
 	bin := filepath.Join(f.home, ".omega", "bin")
 	assert.NilError(t, os.MkdirAll(bin, 0o700))
-	assert.NilError(t, os.WriteFile(filepath.Join(bin, "omega-alert-send.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o700))
+	assert.NilError(t, os.WriteFile(filepath.Join(bin, "omega-alert-send.sh"), []byte("#!/bin/sh\n[ \"$1\" = --stdin ] && cat >/dev/null\n"), 0o700))
 	conf := filepath.Join(f.home, ".omega", "telegram.conf")
 	assert.NilError(t, os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=-1001234567890\n"), 0o600))
 	watch := func(extra ...string) *icmd.Result {

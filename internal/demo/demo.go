@@ -132,7 +132,7 @@ func start(cfg Config) (*demo, error) {
 	// -f /dev/null: the user's tmux.conf has no say in what the agent's
 	// screen looks like; -u: the screens are UTF-8 whatever the locale.
 	wrapper := "#!/bin/sh\nunset TMUX TMUX_PANE\nexec " + coord.ShellJoin(tmux, "-u", "-f", "/dev/null", "-S", d.socket) + " \"$@\"\n"
-	funnel := "#!/bin/sh\n# The demo's alert funnel: it keeps each message instead of sending it.\nfor m in \"$@\"; do printf '%s\\n\\036\\n' \"$m\" >>" + coord.ShellQuote(d.alerts) + "; done\n"
+	funnel := "#!/bin/sh\n# The demo's alert funnel: it keeps the message (on its standard input, --stdin) instead of sending it.\n{ cat; printf '\\n\\036\\n'; } >>" + coord.ShellQuote(d.alerts) + "\n"
 	files := []struct {
 		name string
 		data []byte

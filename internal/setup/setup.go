@@ -19,7 +19,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -77,7 +76,7 @@ func (e *StepError) Unwrap() error { return e.Err }
 // An AlertError is a test alert that was not delivered.
 type AlertError struct {
 	Err    error  // how the funnel failed
-	Output string // what it said, trimmed
+	Output string // what it said on standard error, trimmed, or what is wrong with it
 }
 
 func (e *AlertError) Error() string {
@@ -173,11 +172,18 @@ func sendTestAlert(ctx context.Context, env Env, stdout io.Writer) error {
 	defer cancel()
 	host, _ := os.Hostname()
 	msg := fmt.Sprintf("<b>omega-monitor</b>: test alert from %s, %s", htmlEscape(host), time.Now().UTC().Format(time.RFC3339))
-	cmd := exec.CommandContext(ctx, funnel, msg)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return &AlertError{Err: err, Output: strings.TrimSpace(out.String())}
+	// As a watcher sends: the test is also of the funnel's contract, the
+	// message on its standard input (a funnel of the old one fails here).
+	if err := alert.Send(ctx, funnel, nil, msg); err != nil {
+		var fe *alert.FunnelError
+		switch {
+		case errors.Is(err, alert.ErrUnread):
+			return &AlertError{Err: alert.ErrUnread, Output: funnel + " takes the message as $1, as funnels did before --stdin" +
+				" (it may have sent the word --stdin): called with --stdin, a funnel reads the message from its standard input (docs/alerts.md)"}
+		case errors.As(err, &fe):
+			return &AlertError{Err: fe.Err, Output: fe.Stderr}
+		}
+		return &AlertError{Err: err}
 	}
 	fmt.Fprintf(stdout, "test alert delivered through %s\n", funnel)
 	return nil

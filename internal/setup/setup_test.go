@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	alertpkg "github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -123,11 +124,15 @@ func TestTestAlert(t *testing.T) {
 	got := filepath.Join(dir, "got")
 	ok := filepath.Join(dir, "ok.sh")
 	bad := filepath.Join(dir, "bad.sh")
-	if err := os.WriteFile(ok, []byte("#!/bin/sh\nprintf '%s' \"$1\" >"+got+"\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bad, []byte("#!/bin/sh\necho 'no route to telegram'\nexit 3\n"), 0o700); err != nil {
-		t.Fatal(err)
+	old := filepath.Join(dir, "old.sh")
+	for path, script := range map[string]string{
+		ok:  "[ \"$*\" = --stdin ] || exit 2\ncat >" + got,
+		bad: "cat >/dev/null\necho 'no route to telegram' >&2\nexit 3",
+		old: "printf '%s' \"$1\" >" + got, // the contract before --stdin
+	} {
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script+"\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 	out, err := install(t, testEnv(t, map[string]string{"OMEGA_MONITOR_ALERT_SEND": ok}), Options{TestAlert: true})
 	if err != nil || !strings.HasSuffix(out, "test alert delivered through "+ok+"\n") {
@@ -141,6 +146,13 @@ func TestTestAlert(t *testing.T) {
 	var alert *AlertError
 	if !errors.As(err, &alert) || alert.Output != "no route to telegram" || alert.Err.Error() != "exit status 3" {
 		t.Errorf("test alert through %s: %v", bad, err)
+	}
+
+	// A funnel of the old contract exits 0, but has not read the message:
+	// the test alert says it was not delivered, and why.
+	_, err = install(t, testEnv(t, map[string]string{"OMEGA_MONITOR_ALERT_SEND": old}), Options{TestAlert: true})
+	if !errors.As(err, &alert) || !errors.Is(alert.Err, alertpkg.ErrUnread) || !strings.Contains(alert.Output, old+" takes the message as $1") {
+		t.Errorf("test alert through %s: %v", old, err)
 	}
 }
 

@@ -27,6 +27,17 @@ setup() {
 	[ "$status" -eq 2 ]
 }
 
+@test "--stdin with nothing on standard input, or with more arguments: exit 2" {
+	run bash "$SCRIPT" --stdin </dev/null
+	[ "$status" -eq 2 ]
+	[[ $output == *"no message on standard input"* ]]
+	run bash "$SCRIPT" --stdin extra <<<'x'
+	[ "$status" -eq 2 ]
+	[[ $output == "usage: omega-alert-send "* ]]
+	run bash "$SCRIPT" --document "$SCRIPT" --stdin </dev/null
+	[ "$status" -eq 2 ]
+}
+
 @test "read_conf takes key=value lines, comments, spaces, quotes and CRLF" {
 	printf '# bot\n\n  bot_token = "1:abc_DEF-9"\r\nchat_id=-100123\nother=x\n' >"$CONF"
 	read_conf "$CONF"
@@ -110,19 +121,33 @@ setup() {
 }
 
 # curl stands in for the network: it answers from ANSWERS, one per call,
-# and records the config it read on stdin.
+# and records its arguments, the config it read on stdin, and the text it
+# was to read from a file.
 curl() {
 	local out='' n
+	printf '%s\n' "$@" >>"$BATS_TEST_TMPDIR/argv"
 	while (($#)); do
 		case $1 in
 		--output)
 			out=$2
 			shift
 			;;
+		--data-urlencode)
+			if [[ $2 == text@* ]]; then
+				cat -- "${2#text@}" >>"$BATS_TEST_TMPDIR/text"
+			fi
+			shift
+			;;
 		esac
 		shift
 	done
-	cat >>"$BATS_TEST_TMPDIR/stdin"
+	local config caption
+	config=$(cat)
+	printf '%s\n' "$config" >>"$BATS_TEST_TMPDIR/stdin"
+	caption=$(sed -n 's/^form = "caption=<\(.*\)"$/\1/p' <<<"$config")
+	if [[ -n $caption ]]; then
+		cat -- "$caption" >>"$BATS_TEST_TMPDIR/text"
+	fi
 	n=$(($(cat "$BATS_TEST_TMPDIR/calls" 2>/dev/null || echo 0) + 1))
 	echo "$n" >"$BATS_TEST_TMPDIR/calls"
 	read -r code body < <(sed -n "${n}p" "$BATS_TEST_TMPDIR/answers")
@@ -137,6 +162,23 @@ curl() {
 	[ "$(cat "$BATS_TEST_TMPDIR/calls")" = 2 ]
 	grep -q 'url = ".*/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0/sendMessage"' "$BATS_TEST_TMPDIR/stdin"
 	[[ $output != *AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0* ]]
+}
+
+@test "main --stdin sends standard input, whole, and puts it on no command line" {
+	printf '200 {"ok":true}\n' >"$BATS_TEST_TMPDIR/answers"
+	printf '<b>secret</b> hunter2\n\nlast line\n\n' >"$BATS_TEST_TMPDIR/msg"
+	run main --stdin <"$BATS_TEST_TMPDIR/msg"
+	[ "$status" -eq 0 ]
+	cmp "$BATS_TEST_TMPDIR/msg" "$BATS_TEST_TMPDIR/text"
+	[ "$(grep -c hunter2 "$BATS_TEST_TMPDIR/argv")" = 0 ]
+	grep -qx 'text@.*/text' "$BATS_TEST_TMPDIR/argv"
+}
+
+@test "main --stdin keeps the message in the failed log when it gives up" {
+	printf '503 {}\n503 {}\n' >"$BATS_TEST_TMPDIR/answers"
+	OMEGA_ALERT_TRIES=2 run main --stdin <<<'<b>lost on stdin</b>'
+	[ "$status" -eq 1 ]
+	grep -q '<b>lost on stdin</b>' "$HOME/.omega/monitor/alert-failed.log"
 }
 
 @test "main gives up after OMEGA_ALERT_TRIES and logs the message 0600" {
@@ -168,6 +210,17 @@ curl() {
 	grep -q 'form-string = "parse_mode=HTML"' "$BATS_TEST_TMPDIR/stdin"
 	[ "$(grep -c sendMessage "$BATS_TEST_TMPDIR/stdin")" = 0 ]
 	[[ $output != *AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0* ]]
+}
+
+@test "main --document FILE --stdin takes the caption from standard input" {
+	printf '# report\n' >"$BATS_TEST_TMPDIR/report.md"
+	printf '200 {"ok":true}\n' >"$BATS_TEST_TMPDIR/answers"
+	run main --document "$BATS_TEST_TMPDIR/report.md" --stdin <<<'<b>AUDIT</b> hunter2'
+	[ "$status" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/text")" = '<b>AUDIT</b> hunter2' ]
+	# curl's config names the caption's file; neither it nor any argument
+	# holds the text.
+	[ "$(cat "$BATS_TEST_TMPDIR/argv" "$BATS_TEST_TMPDIR/stdin" | grep -c hunter2)" = 0 ]
 }
 
 @test "main --document: usage errors exit 2 and send nothing" {
