@@ -205,11 +205,18 @@ func runAuditStop(args []string, stdout, stderr io.Writer) int {
 // and delivered, 1 when the tree changed, no dimension got a verdict, or the
 // report could not be written or delivered.
 func auditOnce(dir, home string, f auditFlags, stdout, stderr io.Writer) int {
+	// This binary is the auditors' way to their API from inside
+	// bubblewrap (auditrun.ServeNet); without it there is no sandbox.
+	self, err := os.Executable()
+	if err != nil && f.isolation != auditrun.IsolateNone {
+		fmt.Fprintf(stderr, "omega-monitor: audit: cannot find this binary for the sandbox: %v\n", err)
+		return 1
+	}
 	last, err := auditrun.Once(auditrun.Settings{
 		Dir: dir, Home: home, Name: f.name, Agent: f.agent, Bin: f.bin,
 		Parallel: f.parallel, Max: f.max, Timeout: f.timeout,
 		Isolation: f.isolation, KeepEnv: f.keepEnv, CodexConfig: f.codexConfig,
-		Environ: os.Environ(), Deliver: !f.noDeliver,
+		Environ: os.Environ(), Deliver: !f.noDeliver, Self: self,
 	})
 	if last.DeliveryError != "" {
 		fmt.Fprintf(stderr, "omega-monitor: audit: the report was not delivered: %s\n", last.DeliveryError)

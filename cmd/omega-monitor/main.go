@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/omega-monitor/omega-monitor/auditrun"
 )
 
 func main() {
@@ -98,6 +100,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "--version", "-version":
 		return runVersion(args[1:], stdin, stdout, stderr)
+	case auditrun.NetVerb:
+		// Hidden: what runs first inside an auditor's sandbox.
+		return auditrun.ServeNet(args[1:], stderr)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
