@@ -1,6 +1,9 @@
 package auditrun
 
 import (
+	"bufio"
+	"cmp"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -127,6 +130,7 @@ func splice(a, b net.Conn) {
 // endpoints only, and answers 403 to anything else.
 type apiProxy struct {
 	allow   []string // host:port, the host in lower case
+	via     upstream // the operator's own proxy to them, if any
 	dir     *os.File // the socket's directory, open while the socket is
 	srv     *http.Server
 	forward *httputil.ReverseProxy
@@ -135,8 +139,9 @@ type apiProxy struct {
 // dialTimeout bounds one connection to the API.
 const dialTimeout = 30 * time.Second
 
-// startAPIProxy serves the proxy on the unix socket api.sock in dir.
-func startAPIProxy(dir string, allow []string) (*apiProxy, error) {
+// startAPIProxy serves the proxy on the unix socket api.sock in dir: to
+// the endpoints allow, through the proxy via names for each, if any.
+func startAPIProxy(dir string, allow []string, via upstream) (*apiProxy, error) {
 	// A socket's path is at most 107 bytes, and a run's directory under a
 	// state home can be longer: the socket is made through the open
 	// directory's descriptor, which the kernel resolves as the directory.
@@ -150,12 +155,19 @@ func startAPIProxy(dir string, allow []string) (*apiProxy, error) {
 		return nil, fmt.Errorf("auditrun: the API proxy: %w", err)
 	}
 	quiet := log.New(io.Discard, "", 0)
-	p := &apiProxy{allow: allow, dir: d}
+	p := &apiProxy{allow: allow, via: via, dir: d}
 	p.forward = &httputil.ReverseProxy{
 		// The request is already absolute (http://host:port/path): it
 		// goes where it says, once ServeHTTP has allowed that.
-		Rewrite:       func(*httputil.ProxyRequest) {},
-		Transport:     &http.Transport{DialContext: (&net.Dialer{Timeout: dialTimeout}).DialContext},
+		Rewrite: func(*httputil.ProxyRequest) {},
+		Transport: &http.Transport{
+			Proxy:       func(r *http.Request) (*url.URL, error) { return via.proxy(r.URL.Scheme, r.URL.Hostname()), nil },
+			DialContext: (&net.Dialer{Timeout: dialTimeout}).DialContext,
+			// A kept connection the API has just closed fails a POST,
+			// which is not retried: the agent would see a 502 and send
+			// its turn again. One connection a request.
+			DisableKeepAlives: true,
+		},
 		FlushInterval: -1, // the API streams its answer
 		ErrorLog:      quiet,
 	}
@@ -194,7 +206,7 @@ func (p *apiProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, refused, http.StatusForbidden)
 		return
 	}
-	up, err := net.DialTimeout("tcp", r.Host, dialTimeout)
+	up, err := p.via.dial(r.Host)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -216,6 +228,105 @@ func (p *apiProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	splice(c, up)
+}
+
+// An upstream is the operator's own proxy, from the environment audit run
+// was given: the sandbox's proxy reaches the API through it, as the agent
+// would have.
+type upstream struct {
+	https, http *url.URL // HTTPS_PROXY's, HTTP_PROXY's, or nil
+	noProxy     []string // NO_PROXY's hosts and domains; "*" is all
+}
+
+// upstreamOf reads the operator's proxy from environ: HTTPS_PROXY for the
+// tunnels, HTTP_PROXY for plain http, each or its lower-case name, and
+// NO_PROXY. Only an http:// proxy can be used; another is an error.
+func upstreamOf(environ []string) (upstream, error) {
+	var u upstream
+	for _, v := range []struct {
+		to   **url.URL
+		name string
+	}{{&u.https, "HTTPS_PROXY"}, {&u.http, "HTTP_PROXY"}} {
+		raw := cmp.Or(lookup(environ, v.name), lookup(environ, strings.ToLower(v.name)))
+		if raw == "" {
+			continue
+		}
+		if !strings.Contains(raw, "://") {
+			raw = "http://" + raw
+		}
+		p, err := url.Parse(raw)
+		if err != nil || p.Scheme != "http" || p.Host == "" {
+			return upstream{}, fmt.Errorf("auditrun: the sandbox reaches the API through an http:// proxy only; %s is %q", v.name, raw)
+		}
+		if p.Port() == "" {
+			p.Host = net.JoinHostPort(p.Hostname(), "80")
+		}
+		*v.to = p
+	}
+	for _, h := range strings.Split(cmp.Or(lookup(environ, "NO_PROXY"), lookup(environ, "no_proxy")), ",") {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			u.noProxy = append(u.noProxy, h)
+		}
+	}
+	return u, nil
+}
+
+// proxy returns the operator's proxy for a request of scheme to host, or
+// nil to go directly: none is set, or NO_PROXY names the host or its
+// domain, or the host is this machine's loopback.
+func (u upstream) proxy(scheme, host string) *url.URL {
+	p := u.http
+	if scheme == "https" {
+		p = u.https
+	}
+	host = strings.ToLower(host)
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	for _, n := range u.noProxy {
+		if n == "*" || host == strings.TrimPrefix(n, ".") || strings.HasSuffix(host, "."+strings.TrimPrefix(n, ".")) {
+			return nil
+		}
+	}
+	return p
+}
+
+// dial connects to target (host:port) for a tunnel: directly, or through
+// a tunnel of the operator's proxy.
+func (u upstream) dial(target string) (net.Conn, error) {
+	host, _, _ := net.SplitHostPort(target)
+	p := u.proxy("https", host)
+	if p == nil {
+		return net.DialTimeout("tcp", target, dialTimeout)
+	}
+	c, err := net.DialTimeout("tcp", p.Host, dialTimeout)
+	if err != nil {
+		return nil, err
+	}
+	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: target}, Host: target, Header: http.Header{}}
+	if p.User != nil {
+		pw, _ := p.User.Password()
+		req.Header.Set("Proxy-Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(p.User.Username()+":"+pw)))
+	}
+	c.SetDeadline(time.Now().Add(dialTimeout))
+	if err := req.Write(c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	// The API speaks only after the client (TLS): nothing follows the
+	// answer that the reader could have taken.
+	resp, err := http.ReadResponse(bufio.NewReader(c), req)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		c.Close()
+		return nil, fmt.Errorf("auditrun: the proxy %s answered %s", p.Host, resp.Status)
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
 }
 
 // apiDefaults are the endpoints each agent reaches when its environment

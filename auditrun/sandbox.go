@@ -172,11 +172,15 @@ func (s *Sandbox) closeNetwork(c Config) error {
 	if err != nil {
 		return err
 	}
+	via, err := upstreamOf(c.Environ)
+	if err != nil {
+		return err
+	}
 	s.netDir = filepath.Join(c.RunDir, "net")
 	if err := os.Mkdir(s.netDir, 0o700); err != nil {
 		return fmt.Errorf("auditrun: %w", err)
 	}
-	if s.proxy, err = startAPIProxy(s.netDir, api); err != nil {
+	if s.proxy, err = startAPIProxy(s.netDir, api, via); err != nil {
 		return err
 	}
 	s.API, s.env = api, withProxy(s.env)
