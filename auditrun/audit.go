@@ -37,6 +37,9 @@ type Settings struct {
 	// Deliver sends the report through the alert funnel; without it the
 	// report is only written.
 	Deliver bool
+	// Self is this program's executable, which runs ServeNet as NetVerb:
+	// inside bubblewrap, the auditors' only way to their API.
+	Self string
 }
 
 // maxRuleFile is the largest file read for rules: a rules file is prose.
@@ -115,7 +118,7 @@ func Once(s Settings) (statedir.AuditRecord, error) {
 	sb, err := Prepare(Config{
 		Dir: s.Dir, RunDir: runDir, StateHome: s.Home,
 		Agent: s.Agent, Bin: s.Bin, Environ: s.Environ, KeepEnv: s.KeepEnv, CodexConfig: s.CodexConfig,
-		Isolation: s.Isolation,
+		Isolation: s.Isolation, Self: s.Self,
 	})
 	if err != nil {
 		return statedir.AuditRecord{}, &Error{Op: "refusing to run the auditors", Err: err}

@@ -7,7 +7,8 @@ import (
 
 // passedEnv are the variables every auditor gets from the caller's
 // environment, beside HOME and TMPDIR, which point into the sandbox: where
-// programs are, the locale, and how to reach the API (proxies, CA files).
+// programs are, the locale, and how to reach the API (proxies, CA files;
+// inside bubblewrap the proxies are the sandbox's own, see withProxy).
 var passedEnv = []string{
 	"PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME",
 	"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",

@@ -42,22 +42,32 @@ type Config struct {
 	// see CheckCodexConfig.
 	CodexConfig []string
 	Isolation   string // one of Isolations; IsolateAuto when empty
+	// Self is an executable that runs ServeNet when its first argument
+	// is NetVerb (this program): inside bubblewrap it is the auditor's
+	// only way to its API.
+	Self string
 }
 
 // A Sandbox is where the auditors of one run read and run: a sanitized
 // copy of the project, a throwaway home holding only the agent's
 // credentials and settings that force its extensions off, a scrubbed
-// environment, and, where the machine has it, bubblewrap around all.
+// environment, and, where the machine has it, bubblewrap around all, with
+// no network but the way to the agent's API.
 type Sandbox struct {
 	Tree    string    // the copy the auditors read, and their working directory
 	Home    string    // their HOME
 	LeftOut []LeftOut // what of the project the copy does not hold
 	// Isolation is what stands around each auditor: "bwrap", or "none".
-	Isolation   string
+	Isolation string
+	// API are the host:port an auditor in bubblewrap may reach; any
+	// other connection is refused.
+	API         []string
 	env         []string
 	agent       agentSetup
 	codexConfig []string
 	wrap        []string // the bubblewrap command line before the agent's, or none
+	proxy       *apiProxy
+	netDir      string // the proxy's socket's directory
 }
 
 // Prepare makes the sandbox of one run inside c.RunDir. It refuses, with
@@ -111,12 +121,19 @@ func Prepare(c Config) (*Sandbox, error) {
 		why := bwrapWorks()
 		switch {
 		case why == "":
+			if err := s.closeNetwork(c); err != nil {
+				s.Remove()
+				return nil, err
+			}
 			s.Isolation = "bwrap"
 			s.wrap = bwrapArgv(bwrapPlan{
-				hide:  []string{"/tmp", "/var/tmp", "/home", "/root", "/run/user", operatorHome, c.StateHome, c.Dir},
+				guard: []string{operatorHome, c.StateHome, c.Dir},
+				apart: []string{c.StateHome, c.Dir},
 				tools: toolDirs(c.Bin, lookup(c.Environ, "PATH")),
 				write: []string{s.Home, tmp},
 				read:  s.Tree,
+				sock:  filepath.Join(s.netDir, "api.sock"),
+				self:  c.Self,
 			})
 		case c.Isolation == IsolateBwrap:
 			s.Remove()
@@ -144,10 +161,45 @@ func (s *Sandbox) Command(ctx context.Context, argv []string) *exec.Cmd {
 // Env is the environment auditors run with.
 func (s *Sandbox) Env() []string { return slices.Clone(s.env) }
 
-// Remove removes the copy and the throwaway home.
+// closeNetwork starts the API proxy of a sandbox without a network, for
+// the endpoints the agent's environment and settings name, and points the
+// agent's proxy variables at it.
+func (s *Sandbox) closeNetwork(c Config) error {
+	if c.Self == "" {
+		return errors.New("auditrun: the sandbox needs this program's own executable to reach the API from inside")
+	}
+	api, err := apiEndpoints(c.Agent, s.env, c.CodexConfig)
+	if err != nil {
+		return err
+	}
+	via, err := upstreamOf(c.Environ)
+	if err != nil {
+		return err
+	}
+	s.netDir = filepath.Join(c.RunDir, "net")
+	if err := os.Mkdir(s.netDir, 0o700); err != nil {
+		return fmt.Errorf("auditrun: %w", err)
+	}
+	if s.proxy, err = startAPIProxy(s.netDir, api, via); err != nil {
+		return err
+	}
+	s.API, s.env = api, withProxy(s.env)
+	return nil
+}
+
+// Remove stops the API proxy and removes the copy and the throwaway home.
 func (s *Sandbox) Remove() error {
 	var errs []error
-	for _, d := range []string{s.Tree, s.Home, filepath.Join(filepath.Dir(s.Home), "tmp")} {
+	if s.proxy != nil {
+		if err := s.proxy.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		s.proxy = nil
+	}
+	for _, d := range []string{s.Tree, s.Home, filepath.Join(filepath.Dir(s.Home), "tmp"), s.netDir} {
+		if d == "" {
+			continue
+		}
 		if err := removeTree(d); err != nil {
 			errs = append(errs, err)
 		}
@@ -178,57 +230,95 @@ func bwrapWorks() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--", "true").CombinedOutput()
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--", "true").CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("bwrap does not run here: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	return ""
 }
 
-// A bwrapPlan is what the sandbox shows an auditor: the whole system read
-// only, but for the directories hidden (an empty tmpfs over each: homes,
-// temporary directories, the per-user runtime with its agent sockets, the
-// real project); the tools the agent needs to start, read only; its home
-// and tmp, writable; its copy of the project, read only.
+// A bwrapPlan is what the sandbox shows an auditor, and nothing else: the
+// system's programs and libraries and a minimal /etc, read only; the tools
+// the agent needs to start, read only, where they are (but none that
+// holds a guarded directory, the operator's home, the state home or the
+// real project, nor lies in one of the last two); this program, to reach the API; its home and tmp, writable;
+// its copy of the project, read only. No home, /root, /var, /srv, /mnt,
+// /media, /opt or /run, and no network but the API proxy's socket.
 type bwrapPlan struct {
-	hide, tools, write []string
-	read               string
+	guard, apart []string // apart: what no tool lies in
+	tools, write []string
+	read         string
+	sock, self   string // the API proxy's socket, and the program that forwards to it
 }
 
-// bwrapArgv returns the bubblewrap command line for p, up to and with the
-// "--" before the agent's own.
+// systemDirs are shown read only, or as the links they are (/bin to
+// usr/bin on a merged /usr).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// etcShown is what of /etc an agent needs: who users are (names, not
+// passwords), how names resolve, the dynamic linker's cache, time zone and
+// locale, CA certificates, the links of the alternatives system, what the
+// system is. Not shown: shadow, gshadow, sudoers, ssh and its host keys,
+// the package manager's and every service's configuration.
+var etcShown = []string{"passwd", "group", "hosts", "host.conf", "nsswitch.conf", "gai.conf",
+	"services", "protocols", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone",
+	"locale.alias", "locale.conf", "ssl", "ca-certificates", "ca-certificates.conf", "pki",
+	"crypto-policies", "alternatives", "os-release", "lsb-release", "debian_version", "mime.types", "terminfo"}
+
+// etcHidden are private keys inside what etcShown shows.
+var etcHidden = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/pki/CA/private"}
+
+// bwrapArgv returns the bubblewrap command line for p, up to and with
+// this program's forwarder, which runs the agent's command line after it.
 func bwrapArgv(p bwrapPlan) []string {
 	argv := []string{"bwrap", "--die-with-parent", "--new-session",
-		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
-	var hidden []string
-	hide := cleanDirs(p.hide)
-	for _, d := range hide {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() || d == "/" || under(d, hidden) {
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
+		"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
+	var shown []string
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if to, err := os.Readlink(d); err == nil {
+				argv = append(argv, "--symlink", to, d)
+			}
+		case fi.IsDir():
+			argv = append(argv, "--ro-bind", d, d)
+			shown = append(shown, d)
+		}
+	}
+	for _, name := range etcShown {
+		if _, err := os.Stat("/etc/" + name); err == nil {
+			argv = append(argv, "--ro-bind", "/etc/"+name, "/etc/"+name)
+		}
+	}
+	for _, d := range etcHidden {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			argv = append(argv, "--tmpfs", d)
+		}
+	}
+	guard := cleanDirs(p.guard)
+	for _, d := range cleanDirs(p.tools) {
+		// A tool's directory is shown unless the system's already is,
+		// or it is a top-level one (/, /root, /opt, /home), or it holds
+		// a guarded one or lies in the project or the state home (a
+		// PATH of the operator's home, a binary beside the project or
+		// in it, shows none of them).
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() || under(d, shown) || filepath.Dir(d) == "/" || under(d, cleanDirs(p.apart)) ||
+			slices.ContainsFunc(guard, func(g string) bool { return under(g, []string{d}) }) {
 			continue
 		}
-		hidden = append(hidden, d)
-		argv = append(argv, "--tmpfs", d)
+		argv = append(argv, "--ro-bind", d, d)
+		shown = append(shown, d)
 	}
-	// The sockets that are root, whatever directory holds them.
-	for _, sock := range []string{"/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock"} {
-		if fi, err := os.Stat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			argv = append(argv, "--ro-bind", "/dev/null", sock)
-		}
-	}
-	for _, d := range cleanDirs(p.tools) {
-		// A tool's directory comes back into view only when it is
-		// inside what was hidden and holds nothing hidden itself (a
-		// PATH of /tmp, or a binary beside the project, shows neither).
-		fi, err := os.Stat(d)
-		if err == nil && fi.IsDir() && under(d, hidden) && !slices.ContainsFunc(hide, func(h string) bool { return under(h, []string{d}) }) {
-			argv = append(argv, "--ro-bind", d, d)
-		}
-	}
+	argv = append(argv, "--ro-bind", p.self, p.self)
 	for _, d := range p.write {
 		argv = append(argv, "--bind", d, d)
 	}
-	return append(argv, "--ro-bind", p.read, p.read, "--chdir", p.read, "--")
+	return append(argv, "--ro-bind", p.sock, sandboxSocket, "--ro-bind", p.read, p.read,
+		"--remount-ro", "/", "--chdir", p.read, "--", p.self, NetVerb, sandboxSocket)
 }
 
 // cleanDirs returns the absolute, clean, distinct paths of dirs, shortest
@@ -281,7 +371,8 @@ func toolDirs(bin, path string) []string {
 func (s *Sandbox) Describe() string {
 	d := "a sanitized copy of the project, with a throwaway home and a scrubbed environment"
 	if s.Isolation == "bwrap" {
-		return d + ", inside bubblewrap (homes, temporary directories and the project itself hidden)"
+		return d + ", inside bubblewrap (only the system's programs, a minimal /etc and the copy shown; no network but " +
+			strings.Join(s.API, ", ") + ")"
 	}
 	return d + ", with no OS sandbox around them"
 }

@@ -1,10 +1,15 @@
 package auditrun
 
 import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +33,23 @@ echo "credentials: $(cat "$HOME/.claude/.credentials.json" 2>/dev/null)"
 env | sort | sed 's/^/env: /'
 `
 
+// TestMain runs the sandbox's forwarder when a sandbox of these tests runs
+// this test binary as its own (Config.Self).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == NetVerb {
+		os.Exit(ServeNet(os.Args[2:], os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// self is this test binary, the sandboxes' forwarder.
+func self(t *testing.T) string {
+	t.Helper()
+	bin, err := os.Executable()
+	assert.NilError(t, err)
+	return bin
+}
+
 func spyConfig(t *testing.T, isolation string) (Config, string) {
 	t.Helper()
 	testenv.Need(t, "bash")
@@ -40,7 +62,7 @@ func spyConfig(t *testing.T, isolation string) (Config, string) {
 	runDir := t.TempDir()
 	return Config{
 		Dir: dir, RunDir: runDir, StateHome: filepath.Join(dir, ".omega", "monitor"),
-		Agent: "claude", Bin: bin, Isolation: isolation,
+		Agent: "claude", Bin: bin, Isolation: isolation, Self: self(t),
 		KeepEnv: []string{"MY_PROVIDER_KEY"},
 		Environ: []string{
 			"HOME=" + operator, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8",
@@ -86,12 +108,20 @@ func TestSandboxBwrap(t *testing.T) {
 	}
 	assert.Assert(t, strings.Contains(out, "home="+s.Home+" pwd="+s.Tree), out)
 	assert.Assert(t, strings.Contains(out, `credentials: {"token":"t"}`), out)
+	// The proxy variables name the sandbox's way to the API, which is
+	// ANTHROPIC_BASE_URL's and nothing else.
 	want := []string{
 		"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=http://127.0.0.1:1",
 		"HOME=" + s.Home, "LANG=C.UTF-8", "MY_PROVIDER_KEY=kept", "PATH=" + os.Getenv("PATH"),
 		"TMPDIR=" + filepath.Join(c.RunDir, "tmp"),
+		"HTTPS_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
+		"HTTP_PROXY=http://127.0.0.1:3128", "http_proxy=http://127.0.0.1:3128",
 	}
-	if d := cmp.Diff(want, envOf(out)); d != "" {
+	assert.DeepEqual(t, s.API, []string{"127.0.0.1:1"})
+	got := envOf(out)
+	slices.Sort(want)
+	slices.Sort(got)
+	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the auditor's environment (-want +got):\n%s", d)
 	}
 	// Nothing of the run is left but what the caller keeps.
@@ -130,27 +160,218 @@ func TestSandboxRefusesBwrapWhereThereIsNone(t *testing.T) {
 	assert.Equal(t, len(left), 0, "%v", left)
 }
 
-func TestBwrapArgvHidesBeforeItShows(t *testing.T) {
+func TestBwrapArgvShowsOnlyWhatItNames(t *testing.T) {
 	root := t.TempDir()
-	for _, d := range []string{"home/op/.nvm/bin", "home/op/shop", "tmp/run/home", "tmp/run/tmp", "tmp/run/tree"} {
+	for _, d := range []string{"home/op/.nvm/bin", "home/op/shop/bin", "state/run/home", "state/run/tmp", "state/run/tree", "opt/node/bin"} {
 		assert.NilError(t, os.MkdirAll(filepath.Join(root, d), 0o700))
 	}
 	p := func(s string) string { return filepath.Join(root, s) }
 	got := bwrapArgv(bwrapPlan{
-		hide:  []string{p("home"), p("tmp"), p("home/op/shop"), p("missing"), ""},
-		tools: []string{p("home/op/.nvm/bin"), p("home/op"), "/usr/bin", "relative/bin"},
-		write: []string{p("tmp/run/home"), p("tmp/run/tmp")},
-		read:  p("tmp/run/tree"),
+		guard: []string{p("home/op"), p("state"), p("home/op/shop"), p("missing"), ""},
+		apart: []string{p("state"), p("home/op/shop")},
+		tools: []string{p("home/op/.nvm/bin"), p("home/op"), p("home/op/shop/bin"), p("opt/node/bin"), "/usr/bin", "/root", "/", "relative/bin"},
+		write: []string{p("state/run/home"), p("state/run/tmp")},
+		read:  p("state/run/tree"),
+		sock:  p("state/run/net/api.sock"),
+		self:  "/bin/omega-monitor",
 	})
-	want := []string{"bwrap", "--die-with-parent", "--new-session",
-		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--tmpfs", p("tmp"), "--tmpfs", p("home"),
+	// The system's part depends on the machine: what of /usr, /lib* and
+	// /etc it has.
+	var sys []string
+	for _, d := range systemDirs {
+		if fi, err := os.Lstat(d); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			to, _ := os.Readlink(d)
+			sys = append(sys, "--symlink", to, d)
+		} else if err == nil {
+			sys = append(sys, "--ro-bind", d, d)
+		}
+	}
+	for _, name := range etcShown {
+		if _, err := os.Stat("/etc/" + name); err == nil {
+			sys = append(sys, "--ro-bind", "/etc/"+name, "/etc/"+name)
+		}
+	}
+	for _, d := range etcHidden {
+		if _, err := os.Stat(d); err == nil {
+			sys = append(sys, "--tmpfs", d)
+		}
+	}
+	want := append([]string{"bwrap", "--die-with-parent", "--new-session",
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
+		"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}, sys...)
+	want = append(want,
+		"--ro-bind", p("opt/node/bin"), p("opt/node/bin"),
 		"--ro-bind", p("home/op/.nvm/bin"), p("home/op/.nvm/bin"),
-		"--bind", p("tmp/run/home"), p("tmp/run/home"), "--bind", p("tmp/run/tmp"), p("tmp/run/tmp"),
-		"--ro-bind", p("tmp/run/tree"), p("tmp/run/tree"), "--chdir", p("tmp/run/tree"), "--"}
-	got = slices.DeleteFunc(got, func(s string) bool { return strings.HasSuffix(s, ".sock") })
+		"--ro-bind", "/bin/omega-monitor", "/bin/omega-monitor",
+		"--bind", p("state/run/home"), p("state/run/home"), "--bind", p("state/run/tmp"), p("state/run/tmp"),
+		"--ro-bind", p("state/run/net/api.sock"), "/run/omega-audit/api.sock",
+		"--ro-bind", p("state/run/tree"), p("state/run/tree"),
+		"--remount-ro", "/", "--chdir", p("state/run/tree"), "--", "/bin/omega-monitor", NetVerb, "/run/omega-audit/api.sock")
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("bwrap argv (-want +got):\n%s", d)
+	}
+	for _, secret := range []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/var", "/root", "/home", "/srv", "/mnt", "/media", "/opt", "/run"} {
+		assert.Assert(t, !slices.Contains(got, secret), "%s is shown", secret)
+	}
+}
+
+// attacker is a stand-in auditor steered by the repository: it tries to
+// read a secret in each place the sandbox hides, to reach a listener
+// beside the API directly and through the proxy, and to reach the outside;
+// then it reads its copy and asks the API, through the proxy, both ways.
+const attacker = `#!/bin/bash
+for f in $SECRETS; do cat "$f" 2>/dev/null && echo "READ $f"; done
+ls -A / | tr '\n' ' ' | sed 's/^/root holds: /'; echo
+(exec 3<>/dev/tcp/127.0.0.1/$FORBIDDEN) 2>/dev/null && echo "CONNECTED to the listener"
+(exec 3<>/dev/tcp/1.1.1.1/53) 2>/dev/null && echo "CONNECTED outside"
+getent hosts example.com >/dev/null 2>&1 && echo "RESOLVED example.com"
+ask() { # NAME REQUEST: send REQUEST to the sandbox's proxy, print the answer's lines
+	exec 3<>/dev/tcp/127.0.0.1/3128 || { echo "$1: no proxy"; return; }
+	printf "$2" >&3
+	timeout 10 cat <&3 | tr -d '\r' | sed "s|^|$1: |"
+	exec 3<&-
+}
+ask connect-listener "CONNECT 127.0.0.1:$FORBIDDEN HTTP/1.1\r\nHost: 127.0.0.1:$FORBIDDEN\r\nConnection: close\r\n\r\n"
+ask get-listener "GET http://127.0.0.1:$FORBIDDEN/ HTTP/1.1\r\nHost: 127.0.0.1:$FORBIDDEN\r\nConnection: close\r\n\r\n"
+ask connect-outside "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nConnection: close\r\n\r\n"
+ask get-api "GET $ANTHROPIC_BASE_URL/v1 HTTP/1.1\r\nHost: ${ANTHROPIC_BASE_URL#http://}\r\nConnection: close\r\n\r\n"
+ask connect-api "CONNECT ${ANTHROPIC_BASE_URL#http://} HTTP/1.1\r\nHost: x\r\n\r\nGET /v1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+head -1 main.go | sed 's/^/the copy: /'
+`
+
+// plant writes a secret into dir for the test's length, when it can (a
+// root directory is writable in CI, which runs as root); the file's name,
+// or "" when it could not.
+func plant(t *testing.T, dir string) string {
+	f, err := os.CreateTemp(dir, "omega-audit-secret-*")
+	if err != nil {
+		t.Logf("cannot plant a secret in %s: %v", dir, err)
+		return ""
+	}
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	defer f.Close()
+	_, err = f.WriteString("planted-secret\n")
+	assert.NilError(t, err)
+	return f.Name()
+}
+
+// TestSandboxShowsOnlyTheCopyAndTheAPI attacks the sandbox from inside: a
+// secret planted in each hidden place (/etc, /var, /srv, /mnt, /media,
+// /opt, /root, /home, /run) and the system's own (shadow, sudoers, ssh host
+// keys) cannot be read; a listener on another loopback port cannot be
+// reached, directly or through the proxy, nor can the outside; the copy
+// and the API can.
+func TestSandboxShowsOnlyTheCopyAndTheAPI(t *testing.T) {
+	testenv.Need(t, "bwrap", "bash", "getent", "timeout")
+	c, _ := spyConfig(t, IsolateBwrap)
+	assert.NilError(t, os.WriteFile(c.Bin, []byte(attacker), 0o700))
+
+	var secrets []string
+	for _, dir := range []string{"/etc", "/var", "/var/lib", "/srv", "/mnt", "/media", "/opt", "/root", "/home", "/run"} {
+		if f := plant(t, dir); f != "" {
+			secrets = append(secrets, f)
+		}
+	}
+	for _, f := range []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_rsa_key", "/etc/ssl/private"} {
+		if _, err := os.ReadFile(f); err == nil {
+			secrets = append(secrets, f) // readable here, so the test proves something
+		}
+	}
+	t.Logf("secrets readable outside: %q", secrets)
+	assert.Assert(t, len(secrets) > 0, "no secret to attack: the test proves nothing")
+
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "the API answered "+r.URL.Path+"\n")
+	}))
+	defer api.Close()
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	assert.NilError(t, err)
+	defer listener.Close()
+	var reached atomic.Int32
+	go func() {
+		for {
+			conn, err := listener.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			conn.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(listener.Addr().String())
+	c.Environ = append(c.Environ, "ANTHROPIC_BASE_URL="+api.URL, "SECRETS="+strings.Join(secrets, " "), "FORBIDDEN="+port)
+	c.KeepEnv = append(c.KeepEnv, "SECRETS", "FORBIDDEN")
+	// A run's directory too deep for a socket's path of 107 bytes.
+	c.RunDir = filepath.Join(c.RunDir, strings.Repeat("deep-", 20))
+	assert.NilError(t, os.Mkdir(c.RunDir, 0o700))
+
+	s, err := Prepare(c)
+	assert.NilError(t, err)
+	defer s.Remove()
+	r := s.Run(c.Bin, "BRIEF", time.Minute)
+	out := string(r.Stdout)
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, r.Stderr)
+	assert.NilError(t, r.Err)
+	for _, bad := range []string{"READ ", "planted-secret", "CONNECTED", "RESOLVED", "200 Connection established\nconnect-listener", "no proxy"} {
+		assert.Assert(t, !strings.Contains(out, bad), "the auditor got %q", bad)
+	}
+	assert.Equal(t, reached.Load(), int32(0), "the listener beside the API was reached")
+	for _, want := range []string{
+		"connect-listener: HTTP/1.1 403 Forbidden",
+		"get-listener: HTTP/1.1 403 Forbidden",
+		"connect-outside: HTTP/1.1 403 Forbidden",
+		"get-api: HTTP/1.1 200 OK", "get-api: the API answered /v1",
+		"connect-api: HTTP/1.1 200 Connection established", "connect-api: the API answered /v1",
+		"the copy: package main",
+	} {
+		assert.Assert(t, strings.Contains(out, want), "the output lacks %q", want)
+	}
+	root := ""
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, "root holds: "); ok {
+			root = v
+		}
+	}
+	// (/root and /home hold what of PATH lies there, if anything: the
+	// planted secrets show they hold nothing else.)
+	for _, hidden := range []string{"var", "srv", "mnt", "media", "opt"} {
+		assert.Assert(t, !slices.Contains(strings.Fields(root), hidden), "/%s is in the sandbox: %s", hidden, root)
+	}
+}
+
+func TestAPIEndpoints(t *testing.T) {
+	tests := []struct {
+		agent       string
+		env, config []string
+		want        []string
+		err         string
+	}{
+		{agent: "claude", want: []string{"api.anthropic.com:443", "platform.claude.com:443"}},
+		{agent: "claude", env: []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8080/"}, want: []string{"127.0.0.1:8080"}},
+		{agent: "claude", env: []string{"ANTHROPIC_BASE_URL=https://Gateway.example.com/anthropic"}, want: []string{"gateway.example.com:443"}},
+		{agent: "claude", env: []string{"ANTHROPIC_BASE_URL=gateway.example.com"}, err: `auditrun: the API base URL "gateway.example.com" is not an http or https URL`},
+		{agent: "codex", want: []string{"api.openai.com:443", "chatgpt.com:443", "auth.openai.com:443"}},
+		{agent: "codex", env: []string{"OPENAI_BASE_URL=http://[::1]:9000/v1"}, want: []string{"[::1]:9000"}},
+		{agent: "codex", config: []string{"model=m", "model_provider=fake",
+			`model_providers.fake={name="Fake",base_url="http://127.0.0.1:4000/v1",wire_api="responses"}`},
+			want: []string{"127.0.0.1:4000"}},
+		{agent: "codex", config: []string{`model_providers.x.base_url='https://llm.example.com:8443/v1'`, "openai_base_url=https://proxy.example.com/v1", `chatgpt_base_url = "https://chat.example.com"`},
+			want: []string{"llm.example.com:8443", "proxy.example.com:443", "chat.example.com:443"}},
+		{agent: "gemini", want: []string{"generativelanguage.googleapis.com:443", "cloudcode-pa.googleapis.com:443", "oauth2.googleapis.com:443"}},
+		{agent: "gemini", env: []string{"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:5000", "GOOGLE_VERTEX_BASE_URL=https://vertex.example.com"},
+			want: []string{"127.0.0.1:5000", "vertex.example.com:443"}},
+		// Another agent's variable moves nothing.
+		{agent: "gemini", env: []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:1"}, want: []string{"generativelanguage.googleapis.com:443", "cloudcode-pa.googleapis.com:443", "oauth2.googleapis.com:443"}},
+	}
+	for _, tt := range tests {
+		got, err := apiEndpoints(tt.agent, tt.env, tt.config)
+		if tt.err != "" {
+			assert.Error(t, err, tt.err)
+			continue
+		}
+		assert.NilError(t, err)
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("%s %q %q (-want +got):\n%s", tt.agent, tt.env, tt.config, d)
+		}
 	}
 }

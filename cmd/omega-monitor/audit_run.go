@@ -202,11 +202,18 @@ func runAuditStop(args []string, e *Env) int {
 // and delivered, 1 when the tree changed, no dimension got a verdict, or the
 // report could not be written or delivered.
 func auditOnce(dir, home string, f auditFlags, e *Env) int {
+	// This binary is the auditors' way to their API from inside
+	// bubblewrap (auditrun.ServeNet); without it there is no sandbox.
+	self, err := os.Executable()
+	if err != nil && f.isolation != auditrun.IsolateNone {
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit: cannot find this binary for the sandbox: %v\n", err)
+		return 1
+	}
 	last, err := auditrun.Once(auditrun.Settings{
 		Dir: dir, Home: home, Name: f.name, Agent: f.agent, Bin: f.bin,
 		Parallel: f.parallel, Max: f.max, Timeout: f.timeout,
 		Isolation: f.isolation, KeepEnv: f.keepEnv, CodexConfig: f.codexConfig,
-		Environ: e.Environ(), Deliver: !f.noDeliver,
+		Environ: e.Environ(), Deliver: !f.noDeliver, Self: self,
 	})
 	if last.DeliveryError != "" {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit: the report was not delivered: %s\n", last.DeliveryError)
