@@ -8,12 +8,28 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 
-// FollowLog prints whole lines appended to the log at path after offset,
-// looking every interval, until ctx ends. A log that shrank or was replaced (rotated to monitor.log.1) is read
-// again from its start.
-func FollowLog(ctx context.Context, path string, offset int64, w io.Writer, interval time.Duration) error {
+// TailLog writes the last n whole lines of d's monitor.log (all for 0) to w
+// and returns where they end, for FollowLog. A log not written yet is an
+// error that is fs.ErrNotExist.
+func (d Dir) TailLog(n int, w io.Writer) (int64, error) {
+	f, err := os.Open(d.Path(Log))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return fsutil.Tail(f, n, w)
+}
+
+// FollowLog writes the whole lines appended to d's monitor.log after
+// offset, looking every interval, until ctx ends. A log that shrank or was
+// replaced (rotated to monitor.log.1) is read again from its start; one not
+// written yet is waited for.
+func (d Dir) FollowLog(ctx context.Context, offset int64, w io.Writer, interval time.Duration) error {
+	path := d.Path(Log)
 	var cur os.FileInfo
 	for {
 		fi, err := os.Stat(path)

@@ -212,16 +212,12 @@ func (f fleetTools) logs(_ context.Context, _ *mcp.CallToolRequest, in logsArgs)
 	if err != nil {
 		return nil, logsOut{}, err
 	}
-	log, err := os.Open(filepath.Join(dir, statedir.Log))
+	var out bytes.Buffer
+	_, err = statedir.Dir(dir).TailLog(n, &out)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, logsAnswer(filepath.Base(dir), n, nil), nil
 	}
 	if err != nil {
-		return nil, logsOut{}, fmt.Errorf("omega-monitor-mcp: logs: %w", err)
-	}
-	defer log.Close()
-	var out bytes.Buffer
-	if _, err := fsutil.Tail(log, n, &out); err != nil {
 		return nil, logsOut{}, fmt.Errorf("omega-monitor-mcp: reading the log: %w", err)
 	}
 	var lines []string

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
@@ -104,44 +103,18 @@ func runGolden(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: no corpus directory %s here: run it at the root of an omega-monitor checkout, or give --dir\n", *dir)
 		return 1
 	}
-	pane, err := io.ReadAll(io.LimitReader(e.Stdin, maxGoldenPane+1))
-	if err == nil && len(pane) > maxGoldenPane {
-		err = fmt.Errorf("larger than %d bytes", maxGoldenPane)
-	}
+	pane, masked, err := expect.ReadPane(e.Stdin)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: reading the pane: %v\n", err)
-		return 1
-	}
-	if len(bytes.TrimSpace(pane)) == 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: the pane on standard input is empty\n")
-		return 1
-	}
-	if len(pane) > 0 && pane[len(pane)-1] != '\n' {
-		pane = append(pane, '\n')
-	}
-	// The corpus is committed and shared: a capture keeps no secret. Lines
-	// are masked one by one, so the screen keeps its rows; where the whole
-	// pane reads otherwise (a key wrapped over lines, boxed, or a PEM
-	// body), a line's mask would leave the rest of it, so that is refused.
-	whole := alert.Redact(string(pane))
-	pane, masked := alert.RedactLines(pane)
-	if whole != string(pane) {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: the pane holds what looks like a secret across lines (wrapped, or drawn in a box): mask it by hand, then add the case\n")
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
 		return 1
 	}
 	if masked > 0 {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: masked what looks like a secret on %d line(s); check that the case still shows what it proves\n", masked)
 	}
-	var local *classify.Local
-	var rulesData []byte
-	if *rulesPath != "" {
-		if rulesData, err = os.ReadFile(*rulesPath); err == nil {
-			local, err = classify.ParseLocal(rulesData, *rulesPath)
-		}
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor golden add: --rules: %v\n", strings.TrimPrefix(err.Error(), "classify: "))
-			return 1
-		}
+	local, rulesData, err := readGoldenRules(*rulesPath)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --rules: %v\n", err)
+		return 1
 	}
 	spec := expect.Want{State: state.String(), Work: work.Value, HasWork: work.Given, Hold: *hold, Why: *why}
 	opt := classifyOptions(work.Value, work.Given, nil)
@@ -157,30 +130,47 @@ func runGolden(e *Env, args []string) int {
 		}
 	}
 	base := filepath.Join(*dir, name)
-	var keep []byte
-	if local != nil {
-		keep = rulesData
-	}
-	if err := expect.AddCase(base, pane, spec, keep); err != nil {
+	if err := expect.AddCase(base, pane, spec, rulesData); err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
 		return 1
 	}
-	fmt.Fprintf(e.Stdout, "added %s.pane and %s.want: want %s", base, base, state)
-	if *hold != "" {
-		fmt.Fprintf(e.Stdout, " (hold %s)", *hold)
-	}
-	if agrees {
-		fmt.Fprintf(e.Stdout, "; the classifier agrees (agent %s, rule: %s); check that reason in the .want\n", spec.Agent, spec.Rule)
-	} else {
-		fmt.Fprintf(e.Stdout, "; the classifier reads %s", r.State)
-		if r.Hold != classify.HoldNone {
-			fmt.Fprintf(e.Stdout, " (hold %s)", r.Hold)
-		}
-		fmt.Fprintf(e.Stdout, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", r.Explain())
-	}
+	io.WriteString(e.Stdout, goldenAdded(base, spec, r))
 	return 0
 }
 
-// maxGoldenPane caps a pane added to the corpus: a capture is a screenful
-// and its scrollback, never megabytes.
-const maxGoldenPane = 4 << 20
+// goldenAdded says what was added, and whether the classifier agrees with
+// it today: the reason it gives, or what it reads instead and how to go on.
+func goldenAdded(base string, spec expect.Want, r classify.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "added %s.pane and %s.want: want %s", base, base, spec.State)
+	if spec.Hold != "" {
+		fmt.Fprintf(&b, " (hold %s)", spec.Hold)
+	}
+	if r.State.String() == spec.State && string(r.Hold) == spec.Hold {
+		fmt.Fprintf(&b, "; the classifier agrees (agent %s, rule: %s); check that reason in the .want\n", spec.Agent, spec.Rule)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "; the classifier reads %s", r.State)
+	if r.Hold != classify.HoldNone {
+		fmt.Fprintf(&b, " (hold %s)", r.Hold)
+	}
+	fmt.Fprintf(&b, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", r.Explain())
+	return b.String()
+}
+
+// readGoldenRules reads the rules file a case needs, if path names one: the
+// rules, and the file's bytes to keep beside the case.
+func readGoldenRules(path string) (*classify.Local, []byte, error) {
+	if path == "" {
+		return nil, nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	local, err := classify.ParseLocal(data, path)
+	if err != nil {
+		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "classify: "))
+	}
+	return local, data, nil
+}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -57,17 +56,7 @@ func runLogs(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	watcher := coord.WatcherName(target)
-	path := filepath.Join(home, watcher, statedir.Log)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) && !*follow {
-		fmt.Fprintf(e.Stderr, "omega-monitor: no log for %s yet: %s does not exist (was it ever watched? omega-monitor list shows the watchers)\n", target, path)
-		return 1
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
+	d := statedir.Dir(filepath.Join(home, coord.WatcherName(target)))
 	// What a pane or a host printed can be in a line: no escape sequence
 	// of it reaches the terminal, unless asked for.
 	out := e.Stdout
@@ -76,22 +65,21 @@ func runLogs(e *Env, args []string) int {
 		defer pw.Flush()
 		out = pw
 	}
-	var offset int64
-	if f != nil {
-		offset, err = fsutil.Tail(f, *n, out)
-		f.Close()
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", path, err)
-			return 1
-		}
-	}
-	if !*follow {
+	offset, err := d.TailLog(*n, out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !*follow:
+		fmt.Fprintf(e.Stderr, "omega-monitor: no log for %s yet: %s does not exist (was it ever watched? omega-monitor list shows the watchers)\n", target, d.Path(statedir.Log))
+		return 1
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
+		return 1
+	case !*follow:
 		return 0
 	}
 	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt)
 	defer stop()
-	if err := statedir.FollowLog(ctx, path, offset, out, logsPoll); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", path, err)
+	if err := d.FollowLog(ctx, offset, out, logsPoll); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", d.Path(statedir.Log), err)
 		return 1
 	}
 	return 0

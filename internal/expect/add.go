@@ -1,11 +1,47 @@
 package expect
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+
+	"github.com/omega-monitor/omega-monitor/alert"
 )
+
+// MaxPane caps a pane added to the corpus: a capture is a screenful and
+// its scrollback, never megabytes.
+const MaxPane = 4 << 20
+
+// ReadPane reads a capture to add to the corpus from r, ending in a
+// newline, masked: the corpus is committed and shared, so a capture keeps
+// no secret. Lines are masked one by one, so that the screen keeps its
+// rows, and masked says on how many; where the whole pane reads otherwise
+// (a key wrapped over lines, boxed, or a PEM body) a line's mask would
+// leave the rest of it, so that is refused, to be masked by hand.
+func ReadPane(r io.Reader) (pane []byte, masked int, err error) {
+	pane, err = io.ReadAll(io.LimitReader(r, MaxPane+1))
+	if err == nil && len(pane) > MaxPane {
+		err = fmt.Errorf("larger than %d bytes", MaxPane)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("expect: reading the pane: %w", err)
+	}
+	if len(bytes.TrimSpace(pane)) == 0 {
+		return nil, 0, errors.New("expect: the pane on standard input is empty")
+	}
+	if pane[len(pane)-1] != '\n' {
+		pane = append(pane, '\n')
+	}
+	whole := alert.Redact(string(pane))
+	pane, masked = alert.RedactLines(pane)
+	if whole != string(pane) {
+		return nil, 0, errors.New("expect: the pane holds what looks like a secret across lines (wrapped, or drawn in a box): mask it by hand, then add the case")
+	}
+	return pane, masked, nil
+}
 
 // AddCase writes a new case of the corpus: base.pane, base.want holding w,
 // and base.rules.json when rules is not nil. It never overwrites: a name

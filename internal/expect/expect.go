@@ -1,6 +1,7 @@
 // Package expect reads and writes the expectation files of the golden
 // corpus: NAME.want beside NAME.pane, one "key: value" a line, saying what
-// the pane must classify as and why. It knows the file format only; what a
+// the pane must classify as and why, and the pane itself, masked of what
+// looks like a secret before it is written. It knows the files only; what a
 // pane means is the classifier's business.
 package expect
 
