@@ -37,9 +37,10 @@ type Settings struct {
 	// Deliver sends the report through the alert funnel; without it the
 	// report is only written.
 	Deliver bool
-	// Self is this program's executable, which runs ServeNet as NetVerb:
-	// inside bubblewrap, the auditors' only way to their API.
-	Self string
+	// Helper is omega-monitor-sandbox's executable, absolute: the
+	// auditors' only way to their API from inside bubblewrap (see
+	// Config.Helper). Not needed with IsolateNone.
+	Helper string
 }
 
 // maxRuleFile is the largest file read for rules: a rules file is prose.
@@ -118,7 +119,7 @@ func Once(s Settings) (statedir.AuditRecord, error) {
 	sb, err := Prepare(Config{
 		Dir: s.Dir, RunDir: runDir, StateHome: s.Home,
 		Agent: s.Agent, Bin: s.Bin, Environ: s.Environ, KeepEnv: s.KeepEnv, CodexConfig: s.CodexConfig,
-		Isolation: s.Isolation, Self: s.Self,
+		Isolation: s.Isolation, Helper: s.Helper,
 	})
 	if err != nil {
 		return statedir.AuditRecord{}, &Error{Op: "refusing to run the auditors", Err: err}

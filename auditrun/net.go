@@ -3,35 +3,29 @@ package auditrun
 import (
 	"bufio"
 	"cmp"
-	"encoding/base64"
-	"errors"
+	"context"
 	"fmt"
 	"io"
-	"log"
-	"net"
-	"net/http"
-	"net/http/httputil"
-	"net/url"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 )
 
 // An auditor inside bubblewrap has no network of its own (--unshare-net):
 // its only way out is an HTTP proxy that audit run serves outside the
 // sandbox on a unix socket, which connects to the agent's API endpoints and
-// to nothing else. Inside, this program runs first (NetVerb): it listens on
-// the loopback address the agent's HTTPS_PROXY and HTTP_PROXY name, passes
-// each connection to the socket, and runs the agent. Claude Code, Codex and
-// Gemini CLI each send their API requests through HTTPS_PROXY (a CONNECT
-// tunnel) or, to a plain http:// base URL, through HTTP_PROXY.
+// to nothing else. Inside, a forwarder runs first: it listens on the
+// loopback address the agent's HTTPS_PROXY and HTTP_PROXY name, passes each
+// connection to the socket, and runs the agent. Both are the verbs of the
+// helper omega-monitor-sandbox (Config.Helper), whose package sandboxnet
+// links net/http and TLS; this package only plans them, so that no start of
+// omega-monitor, which imports it, pays for them.
 
-// NetVerb is the hidden command of the program named Config.Self that runs
-// first inside the sandbox: see ServeNet.
-const NetVerb = "audit-sandbox-net"
+// HelperName is the helper's executable, installed beside omega-monitor.
+const HelperName = "omega-monitor-sandbox"
 
 // Inside the sandbox: where the agent finds the proxy, and where the
 // proxy's socket is bound.
@@ -58,275 +52,85 @@ func withProxy(env []string) []string {
 	return out
 }
 
-// ServeNet runs inside the sandbox, as NetVerb: args are the proxy's socket
-// and then the auditor's command line. It listens on the sandbox's proxy
-// address, passes each connection to the socket, runs the auditor with its
-// standard streams, and returns its exit status.
-func ServeNet(args []string, stderr io.Writer) int {
-	if len(args) < 2 {
-		fmt.Fprintf(stderr, "auditrun: usage: %s SOCKET COMMAND...\n", NetVerb)
-		return 2
-	}
-	sock, argv := args[0], args[1:]
-	ln, err := net.Listen("tcp", sandboxProxy)
-	if err != nil {
-		fmt.Fprintf(stderr, "auditrun: %v\n", err)
-		return 1
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				up, err := net.Dial("unix", sock)
-				if err != nil {
-					return
-				}
-				defer up.Close()
-				splice(c, up)
-			}()
-		}
-	}()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &exit):
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return exit.ExitCode()
-	}
-	fmt.Fprintf(stderr, "auditrun: %v\n", err)
-	return 127
+// proxyArgv is the command line of the API proxy, outside the sandbox: its
+// socket, then the endpoints it lets through.
+func proxyArgv(helper, sock string, allow []string) []string {
+	return append([]string{helper, "proxy", sock}, allow...)
 }
 
-// splice copies a to b and b to a until both are done, passing on each
-// side's end of writing.
-func splice(a, b net.Conn) {
-	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) {
-		io.Copy(dst, src)
-		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-			cw.CloseWrite()
-		}
-		done <- struct{}{}
-	}
-	go cp(a, b)
-	go cp(b, a)
-	<-done
-	<-done
+// forwardArgv is the command line that runs first inside the sandbox, the
+// agent's after it.
+func forwardArgv(helper string) []string {
+	return []string{helper, "forward", sandboxProxy, sandboxSocket}
 }
 
-// An apiProxy is the sandbox's way out: an HTTP proxy on a unix socket that
-// tunnels (CONNECT) or forwards (a plain http:// request) to the allowed
-// endpoints only, and answers 403 to anything else.
+// proxyStart bounds the proxy's start: it binds a socket and says so.
+const proxyStart = 10 * time.Second
+
+// An apiProxy is the running proxy: the helper's process, in a process
+// group of its own, for the length of the audit.
 type apiProxy struct {
-	allow   []string // host:port, the host in lower case
-	via     upstream // the operator's own proxy to them, if any
-	dir     *os.File // the socket's directory, open while the socket is
-	srv     *http.Server
-	forward *httputil.ReverseProxy
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	cancel context.CancelFunc
 }
 
-// dialTimeout bounds one connection to the API.
-const dialTimeout = 30 * time.Second
-
-// startAPIProxy serves the proxy on the unix socket api.sock in dir: to
-// the endpoints allow, through the proxy via names for each, if any.
-func startAPIProxy(dir string, allow []string, via upstream) (*apiProxy, error) {
-	// A socket's path is at most 107 bytes, and a run's directory under a
-	// state home can be longer: the socket is made through the open
-	// directory's descriptor, which the kernel resolves as the directory.
-	d, err := os.Open(dir)
+// startAPIProxy runs the helper's proxy on the unix socket sock for the
+// endpoints allow, and returns once it says it listens. It gets the
+// operator's proxy variables from environ, and no other: it needs no
+// credential. Its standard input is a pipe from this process, so that it
+// ends when this process does, however that ends.
+func startAPIProxy(helper, sock string, allow, environ []string) (*apiProxy, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	argv := proxyArgv(helper, sock, allow)
+	cmd := procgroup.Command(ctx, 2*time.Second, argv[0], argv[1:]...)
+	cmd.Env = []string{} // not nil, which would be this process's own
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); slices.Contains(proxyEnv, name) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	stderr := &capped{max: 4 << 10}
+	cmd.Stderr = stderr
+	p := &apiProxy{cmd: cmd, cancel: cancel}
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("auditrun: the API proxy: %w", err)
 	}
-	ln, err := net.Listen("unix", fmt.Sprintf("/proc/self/fd/%d/api.sock", d.Fd()))
+	p.stdin = stdin
+	stdout, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
 	if err != nil {
-		d.Close()
+		stdin.Close()
+		cancel()
 		return nil, fmt.Errorf("auditrun: the API proxy: %w", err)
 	}
-	quiet := log.New(io.Discard, "", 0)
-	p := &apiProxy{allow: allow, via: via, dir: d}
-	p.forward = &httputil.ReverseProxy{
-		// The request is already absolute (http://host:port/path): it
-		// goes where it says, once ServeHTTP has allowed that.
-		Rewrite: func(*httputil.ProxyRequest) {},
-		Transport: &http.Transport{
-			Proxy:       func(r *http.Request) (*url.URL, error) { return via.proxy(r.URL.Scheme, r.URL.Hostname()), nil },
-			DialContext: (&net.Dialer{Timeout: dialTimeout}).DialContext,
-			// A kept connection the API has just closed fails a POST,
-			// which is not retried: the agent would see a 502 and send
-			// its turn again. One connection a request.
-			DisableKeepAlives: true,
-		},
-		FlushInterval: -1, // the API streams its answer
-		ErrorLog:      quiet,
+	said := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		said <- line
+	}()
+	var line string
+	select {
+	case line = <-said:
+	case <-time.After(proxyStart):
+		line = "no word after " + proxyStart.String()
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute, ErrorLog: quiet}
-	go p.srv.Serve(ln)
-	return p, nil
+	if line == "listening on "+sock+"\n" {
+		return p, nil
+	}
+	p.Close()
+	return nil, fmt.Errorf("auditrun: the API proxy did not start: %s", lastLine(string(stderr.buf), strings.TrimSpace(cmp.Or(line, "it exited"))))
 }
 
-// Close stops the proxy and removes its socket.
-func (p *apiProxy) Close() error {
-	err := p.srv.Close()
-	p.dir.Close()
-	return err
-}
-
-func (p *apiProxy) allowed(hostport string) bool {
-	host, port, err := net.SplitHostPort(hostport)
-	return err == nil && slices.Contains(p.allow, net.JoinHostPort(strings.ToLower(host), port))
-}
-
-func (p *apiProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	const refused = "omega-monitor: the audit sandbox reaches only the agent's API\n"
-	if r.Method != http.MethodConnect {
-		target := r.URL.Host
-		if r.URL.Port() == "" {
-			target = net.JoinHostPort(r.URL.Hostname(), "80")
-		}
-		if r.URL.Scheme != "http" || !p.allowed(target) {
-			http.Error(w, refused, http.StatusForbidden)
-			return
-		}
-		p.forward.ServeHTTP(w, r)
-		return
-	}
-	if !p.allowed(r.Host) {
-		http.Error(w, refused, http.StatusForbidden)
-		return
-	}
-	up, err := p.via.dial(r.Host)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer up.Close()
-	c, buf, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		return
-	}
-	// What the client sent after its request line, already read.
-	if n := buf.Reader.Buffered(); n > 0 {
-		b, _ := buf.Reader.Peek(n)
-		if _, err := up.Write(b); err != nil {
-			return
-		}
-	}
-	splice(c, up)
-}
-
-// An upstream is the operator's own proxy, from the environment audit run
-// was given: the sandbox's proxy reaches the API through it, as the agent
-// would have.
-type upstream struct {
-	https, http *url.URL // HTTPS_PROXY's, HTTP_PROXY's, or nil
-	noProxy     []string // NO_PROXY's hosts and domains; "*" is all
-}
-
-// upstreamOf reads the operator's proxy from environ: HTTPS_PROXY for the
-// tunnels, HTTP_PROXY for plain http, each or its lower-case name, and
-// NO_PROXY. Only an http:// proxy can be used; another is an error.
-func upstreamOf(environ []string) (upstream, error) {
-	var u upstream
-	for _, v := range []struct {
-		to   **url.URL
-		name string
-	}{{&u.https, "HTTPS_PROXY"}, {&u.http, "HTTP_PROXY"}} {
-		raw := cmp.Or(lookup(environ, v.name), lookup(environ, strings.ToLower(v.name)))
-		if raw == "" {
-			continue
-		}
-		if !strings.Contains(raw, "://") {
-			raw = "http://" + raw
-		}
-		p, err := url.Parse(raw)
-		if err != nil || p.Scheme != "http" || p.Host == "" {
-			return upstream{}, fmt.Errorf("auditrun: the sandbox reaches the API through an http:// proxy only; %s is %q", v.name, raw)
-		}
-		if p.Port() == "" {
-			p.Host = net.JoinHostPort(p.Hostname(), "80")
-		}
-		*v.to = p
-	}
-	for _, h := range strings.Split(cmp.Or(lookup(environ, "NO_PROXY"), lookup(environ, "no_proxy")), ",") {
-		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
-			u.noProxy = append(u.noProxy, h)
-		}
-	}
-	return u, nil
-}
-
-// proxy returns the operator's proxy for a request of scheme to host, or
-// nil to go directly: none is set, or NO_PROXY names the host or its
-// domain, or the host is this machine's loopback.
-func (u upstream) proxy(scheme, host string) *url.URL {
-	p := u.http
-	if scheme == "https" {
-		p = u.https
-	}
-	host = strings.ToLower(host)
-	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	for _, n := range u.noProxy {
-		if n == "*" || host == strings.TrimPrefix(n, ".") || strings.HasSuffix(host, "."+strings.TrimPrefix(n, ".")) {
-			return nil
-		}
-	}
-	return p
-}
-
-// dial connects to target (host:port) for a tunnel: directly, or through
-// a tunnel of the operator's proxy.
-func (u upstream) dial(target string) (net.Conn, error) {
-	host, _, _ := net.SplitHostPort(target)
-	p := u.proxy("https", host)
-	if p == nil {
-		return net.DialTimeout("tcp", target, dialTimeout)
-	}
-	c, err := net.DialTimeout("tcp", p.Host, dialTimeout)
-	if err != nil {
-		return nil, err
-	}
-	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: target}, Host: target, Header: http.Header{}}
-	if p.User != nil {
-		pw, _ := p.User.Password()
-		req.Header.Set("Proxy-Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(p.User.Username()+":"+pw)))
-	}
-	c.SetDeadline(time.Now().Add(dialTimeout))
-	if err := req.Write(c); err != nil {
-		c.Close()
-		return nil, err
-	}
-	// The API speaks only after the client (TLS): nothing follows the
-	// answer that the reader could have taken.
-	resp, err := http.ReadResponse(bufio.NewReader(c), req)
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		c.Close()
-		return nil, fmt.Errorf("auditrun: the proxy %s answered %s", p.Host, resp.Status)
-	}
-	c.SetDeadline(time.Time{})
-	return c, nil
+// Close ends the proxy: its whole process group is killed.
+func (p *apiProxy) Close() {
+	p.stdin.Close()
+	p.cancel()
+	p.cmd.Wait() // killed: its error says so, and nothing else
 }
 
 // apiDefaults are the endpoints each agent reaches when its environment
@@ -366,19 +170,106 @@ func apiEndpoints(agent string, env, codexConfig []string) ([]string, error) {
 	}
 	var out []string
 	for _, raw := range urls {
-		u, err := url.Parse(strings.TrimSpace(raw))
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		hp, ok := endpoint(strings.TrimSpace(raw))
+		if !ok {
 			return nil, fmt.Errorf("auditrun: the API base URL %q is not an http or https URL", raw)
 		}
-		port := u.Port()
-		if port == "" {
-			port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-		}
-		if hp := net.JoinHostPort(strings.ToLower(u.Hostname()), port); !slices.Contains(out, hp) {
+		if !slices.Contains(out, hp) {
 			out = append(out, hp)
 		}
 	}
 	return out, nil
+}
+
+// Characters of a URL's parts, as endpoint reads them.
+const (
+	hexDigits = "0123456789abcdefABCDEF"
+	hostChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"
+	userChars = hostChars + ":~!$&'()*+,;="
+)
+
+// endpoint returns the host:port of the http or https URL raw as net/url
+// reads it (the host in lower case; the scheme's port when it names none),
+// or false. It reads by hand, and more strictly: a host is a name of
+// letters, digits, '.', '-' and '_', or an IPv6 address in brackets, and
+// the user information holds no escape. net/url would add what it links
+// (net/netip, unique) to omega-monitor, which imports this package and
+// starts once a poll; FuzzEndpoint holds the two to the same answers.
+func endpoint(raw string) (string, bool) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	port := map[string]string{"http": "80", "https": "443"}[strings.ToLower(scheme)]
+	if !ok || port == "" || strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", false
+	}
+	authority, path := rest, ""
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority, path = rest[:i], rest[i:]
+	}
+	// net/url refuses an escape in the path or fragment that is not one.
+	for i := strings.IndexByte(path, '%'); i >= 0; i = strings.IndexByte(path, '%') {
+		if i+2 >= len(path) || !only(path[i+1:i+3], hexDigits) {
+			return "", false
+		}
+		path = path[i+3:]
+	}
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		if !only(authority[:i], userChars) {
+			return "", false
+		}
+		authority = authority[i+1:]
+	}
+	host, colonPort := authority, ""
+	if ip, ok := strings.CutPrefix(authority, "["); ok {
+		end := strings.LastIndex(ip, "]")
+		if end < 0 || !isIPv6(ip[:end]) {
+			return "", false
+		}
+		host, colonPort = "["+ip[:end]+"]", ip[end+1:]
+	} else {
+		if i := strings.LastIndex(authority, ":"); i >= 0 {
+			host, colonPort = authority[:i], authority[i:]
+		}
+		if host == "" || !only(host, hostChars) {
+			return "", false
+		}
+	}
+	if colonPort != "" {
+		if !strings.HasPrefix(colonPort, ":") || !only(colonPort[1:], "0123456789") {
+			return "", false
+		}
+		if colonPort != ":" {
+			port = colonPort[1:]
+		}
+	}
+	return strings.ToLower(host) + ":" + port, true
+}
+
+// only reports whether every byte of s is one of chars.
+func only(s, chars string) bool { return strings.Trim(s, chars) == "" }
+
+// isIPv6 reports whether s is an IPv6 address written as groups of hex
+// digits, with at most one :: (no embedded IPv4 address, no zone).
+func isIPv6(s string) bool {
+	head, tail, ellipsis := strings.Cut(s, "::")
+	if strings.Contains(tail, "::") {
+		return false
+	}
+	groups := 0
+	for _, part := range []string{head, tail} {
+		if part == "" {
+			continue
+		}
+		for _, g := range strings.Split(part, ":") {
+			if len(g) < 1 || len(g) > 4 || !only(g, hexDigits) {
+				return false
+			}
+			groups++
+		}
+	}
+	if ellipsis {
+		return groups <= 7
+	}
+	return groups == 8
 }
 
 // baseURLs returns the values of the keys ending in base_url in a Codex

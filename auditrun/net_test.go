@@ -1,10 +1,11 @@
 package auditrun
 
 import (
-	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,114 +14,121 @@ import (
 	"gotest.tools/v3/assert"
 )
 
-// ask sends req to the API proxy's socket and returns all it answers.
-func ask(t *testing.T, sock, req string) string {
+// helperBin is omega-monitor-sandbox, built once for the tests that run a
+// sandbox, in a directory TestMain removes.
+var helperBin struct {
+	sync.Once
+	dir, path string
+	err       error
+	out       []byte
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if helperBin.dir != "" {
+		os.RemoveAll(helperBin.dir)
+	}
+	os.Exit(code)
+}
+
+// helper returns the path of omega-monitor-sandbox, building it on first
+// use.
+func helper(t *testing.T) string {
 	t.Helper()
-	c, err := net.Dial("unix", sock)
-	assert.NilError(t, err)
-	defer c.Close()
-	_, err = io.WriteString(c, req)
-	assert.NilError(t, err)
-	b, _ := io.ReadAll(c)
-	return strings.ReplaceAll(string(b), "\r", "")
+	helperBin.Do(func() {
+		if helperBin.dir, helperBin.err = os.MkdirTemp("", "omega-monitor-sandbox"); helperBin.err != nil {
+			return
+		}
+		helperBin.path = filepath.Join(helperBin.dir, HelperName)
+		helperBin.out, helperBin.err = exec.Command("go", "build", "-o", helperBin.path, "../cmd/"+HelperName).CombinedOutput()
+	})
+	assert.NilError(t, helperBin.err, "go build:\n%s", helperBin.out)
+	return helperBin.path
 }
 
-// TestAPIProxyThroughTheOperatorsProxy: behind a proxy of the operator's,
-// the sandbox's proxy reaches the API through it, with its credentials, a
-// tunnel by CONNECT and plain http as an absolute request; what is not
-// allowed is refused before the operator's proxy hears of it.
-func TestAPIProxyThroughTheOperatorsProxy(t *testing.T) {
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "the API answered "+r.URL.Path+"\n")
-	}))
-	defer api.Close()
-	var mu sync.Mutex
-	var heard []string
-	operators := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		heard = append(heard, r.Method+" "+r.RequestURI+" "+r.Header.Get("Proxy-Authorization"))
-		mu.Unlock()
-		if r.Method != http.MethodConnect {
-			io.WriteString(w, "the operator's proxy answered "+r.URL.String()+"\n")
-			return
-		}
-		// Every tunnel leads to the fake API, whatever its name.
-		up, err := net.Dial("tcp", api.Listener.Addr().String())
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer up.Close()
-		c, _, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		io.WriteString(c, "HTTP/1.1 200 OK\r\n\r\n")
-		splice(c, up)
-	}))
-	defer operators.Close()
-
-	via, err := upstreamOf([]string{"HTTPS_PROXY=http://op:s3cret@" + operators.Listener.Addr().String(),
-		"http_proxy=" + operators.Listener.Addr().String(), "NO_PROXY=direct.example"})
-	assert.NilError(t, err)
-	dir := t.TempDir()
-	p, err := startAPIProxy(dir, []string{"api.example:443", "api.example:80"}, via)
-	assert.NilError(t, err)
-	defer p.Close()
-	sock := dir + "/api.sock"
-
-	got := ask(t, sock, "CONNECT api.example:443 HTTP/1.1\r\nHost: api.example:443\r\n\r\nGET /v1 HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n")
-	assert.Assert(t, strings.HasPrefix(got, "HTTP/1.1 200 Connection established\n\nHTTP/1.1 200 OK\n"), got)
-	assert.Assert(t, strings.Contains(got, "the API answered /v1"), got)
-	got = ask(t, sock, "GET http://api.example/v1 HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n")
-	assert.Assert(t, strings.Contains(got, "the operator's proxy answered http://api.example/v1"), got)
-	for _, req := range []string{
-		"CONNECT other.example:443 HTTP/1.1\r\nHost: other.example:443\r\nConnection: close\r\n\r\n",
-		"GET http://other.example/ HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n",
-		"GET https://api.example/v1 HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n",
-		"GET /v1 HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n",
-	} {
-		got := ask(t, sock, req)
-		assert.Assert(t, strings.HasPrefix(got, "HTTP/1.1 403 Forbidden\n"), "%q: %s", req, got)
+// viaNetURL is what endpoint answers, as net/url reads raw.
+func viaNetURL(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return "", false
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	want := []string{"CONNECT api.example:443 Basic b3A6czNjcmV0", "GET http://api.example/v1 "}
-	if d := cmp.Diff(want, heard); d != "" {
-		t.Errorf("what the operator's proxy heard (-want +got):\n%s", d)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port), true
+}
+
+// endpointCases are base URLs as an operator writes them, and the ones
+// endpoint refuses though net/url reads them (it is stricter), or refuses
+// with it.
+var endpointCases = []struct {
+	raw, want string // want "" is refused
+	stricter  bool   // net/url reads it
+}{
+	{raw: "https://api.anthropic.com", want: "api.anthropic.com:443"},
+	{raw: "http://127.0.0.1:8080/", want: "127.0.0.1:8080"},
+	{raw: "HTTPS://Gateway.Example.com/anthropic?x=1#top", want: "gateway.example.com:443"},
+	{raw: "http://user:p4ss@llm.internal:4000/v1", want: "llm.internal:4000"},
+	{raw: "http://llm_box:/v1", want: "llm_box:80"},
+	{raw: "http://[::1]:9000/v1", want: "[::1]:9000"},
+	{raw: "https://[2001:DB8::1]", want: "[2001:db8::1]:443"},
+	{raw: "http://[1:2:3:4:5:6:7:8]:1", want: "[1:2:3:4:5:6:7:8]:1"},
+	{raw: "http://[1:2:3:4:5:6:7::]", want: "[1:2:3:4:5:6:7::]:80"},
+	{raw: "http://h/%41%2f", want: "h:80"},
+	{raw: "gateway.example.com"},
+	{raw: "ftp://example.com"},
+	{raw: "http://"},
+	{raw: "http:///v1"},
+	{raw: "http://:8080"},
+	{raw: "http://a:b:80"},
+	{raw: "http://host:80x"},
+	{raw: "http://[::1"},
+	{raw: "http://[1:2]"},
+	{raw: "http://[1:2:3:4:5:6:7:8::]"},
+	{raw: "http://[127.0.0.1]"},
+	{raw: "http://h/%zz"},
+	{raw: "http://h#%4"},
+	{raw: "http://h\n.example"},
+	{raw: "http://gateway.example.com:443 "},
+	{raw: "http://[fe80::1%25eth0]:80", stricter: true},
+	{raw: "http://[::ffff:1.2.3.4]", stricter: true},
+	{raw: "http://bücher.example", stricter: true},
+	{raw: "http://a!b.example", stricter: true},
+	{raw: "http://us%20er@h", stricter: true},
+	{raw: "http://h/?q=%zz", stricter: true},
+}
+
+// TestEndpointAgreesWithNetURL: endpoint reads a URL as net/url does, and
+// refuses what net/url refuses, and some more.
+func TestEndpointAgreesWithNetURL(t *testing.T) {
+	for _, tt := range endpointCases {
+		got, ok := endpoint(tt.raw)
+		if d := cmp.Diff(tt.want, got); d != "" || ok != (tt.want != "") {
+			t.Errorf("endpoint(%q) = %q, %v (-want +got):\n%s", tt.raw, got, ok, d)
+		}
+		std, stdOK := viaNetURL(tt.raw)
+		switch {
+		case tt.stricter && !stdOK:
+			t.Errorf("net/url refuses %q: it is not a case where endpoint is stricter", tt.raw)
+		case !tt.stricter && (std != tt.want || stdOK != ok):
+			t.Errorf("net/url reads %q as %q, %v; endpoint as %q, %v", tt.raw, std, stdOK, got, ok)
+		}
 	}
 }
 
-func TestUpstreamOf(t *testing.T) {
-	via, err := upstreamOf([]string{"https_proxy=http://proxy.corp:3128", "NO_PROXY=.internal.corp, direct.example ,"})
-	assert.NilError(t, err)
-	tests := []struct {
-		scheme, host, want string
-	}{
-		{"https", "api.anthropic.com", "proxy.corp:3128"},
-		{"https", "API.Anthropic.com", "proxy.corp:3128"},
-		{"http", "api.anthropic.com", ""}, // no HTTP_PROXY
-		{"https", "llm.internal.corp", ""},
-		{"https", "internal.corp", ""},
-		{"https", "direct.example", ""},
-		{"https", "notdirect.example", "proxy.corp:3128"},
-		{"https", "127.0.0.1", ""},
-		{"https", "localhost", ""},
-		{"https", "::1", ""},
+// FuzzEndpoint: whatever endpoint accepts, net/url reads the same.
+func FuzzEndpoint(f *testing.F) {
+	for _, tt := range endpointCases {
+		f.Add(tt.raw)
 	}
-	for _, tt := range tests {
-		got := ""
-		if u := via.proxy(tt.scheme, tt.host); u != nil {
-			got = u.Host
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, ok := endpoint(raw)
+		if !ok {
+			return
 		}
-		assert.Equal(t, got, tt.want, "%s %s", tt.scheme, tt.host)
-	}
-	for _, bad := range []string{"HTTPS_PROXY=socks5://127.0.0.1:1080", "HTTP_PROXY=https://proxy.corp"} {
-		_, err := upstreamOf([]string{bad})
-		assert.ErrorContains(t, err, "auditrun: the sandbox reaches the API through an http:// proxy only")
-	}
-	via, err = upstreamOf([]string{"NO_PROXY=*", "HTTPS_PROXY=proxy.corp"})
-	assert.NilError(t, err)
-	assert.Assert(t, via.proxy("https", "api.openai.com") == nil)
+		if std, stdOK := viaNetURL(raw); !stdOK || std != got {
+			t.Errorf("endpoint(%q) = %q; net/url reads %q, %v", raw, got, std, stdOK)
+		}
+	})
 }

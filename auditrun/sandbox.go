@@ -42,10 +42,10 @@ type Config struct {
 	// see CheckCodexConfig.
 	CodexConfig []string
 	Isolation   string // one of Isolations; IsolateAuto when empty
-	// Self is an executable that runs ServeNet when its first argument
-	// is NetVerb (this program): inside bubblewrap it is the auditor's
-	// only way to its API.
-	Self string
+	// Helper is omega-monitor-sandbox's executable (HelperName), absolute:
+	// outside bubblewrap the API proxy, inside the auditor's forwarder to
+	// it, its only way to its API. Not needed without bubblewrap.
+	Helper string
 }
 
 // A Sandbox is where the auditors of one run read and run: a sanitized
@@ -127,13 +127,13 @@ func Prepare(c Config) (*Sandbox, error) {
 			}
 			s.Isolation = "bwrap"
 			s.wrap = bwrapArgv(bwrapPlan{
-				guard: []string{operatorHome, c.StateHome, c.Dir},
-				apart: []string{c.StateHome, c.Dir},
-				tools: toolDirs(c.Bin, lookup(c.Environ, "PATH")),
-				write: []string{s.Home, tmp},
-				read:  s.Tree,
-				sock:  filepath.Join(s.netDir, "api.sock"),
-				self:  c.Self,
+				guard:  []string{operatorHome, c.StateHome, c.Dir},
+				apart:  []string{c.StateHome, c.Dir},
+				tools:  toolDirs(c.Bin, lookup(c.Environ, "PATH")),
+				write:  []string{s.Home, tmp},
+				read:   s.Tree,
+				sock:   filepath.Join(s.netDir, "api.sock"),
+				helper: c.Helper,
 			})
 		case c.Isolation == IsolateBwrap:
 			s.Remove()
@@ -165,14 +165,10 @@ func (s *Sandbox) Env() []string { return slices.Clone(s.env) }
 // the endpoints the agent's environment and settings name, and points the
 // agent's proxy variables at it.
 func (s *Sandbox) closeNetwork(c Config) error {
-	if c.Self == "" {
-		return errors.New("auditrun: the sandbox needs this program's own executable to reach the API from inside")
+	if c.Helper == "" {
+		return fmt.Errorf("auditrun: the sandbox needs %s to reach the API from inside", HelperName)
 	}
 	api, err := apiEndpoints(c.Agent, s.env, c.CodexConfig)
-	if err != nil {
-		return err
-	}
-	via, err := upstreamOf(c.Environ)
 	if err != nil {
 		return err
 	}
@@ -180,7 +176,7 @@ func (s *Sandbox) closeNetwork(c Config) error {
 	if err := os.Mkdir(s.netDir, 0o700); err != nil {
 		return fmt.Errorf("auditrun: %w", err)
 	}
-	if s.proxy, err = startAPIProxy(s.netDir, api, via); err != nil {
+	if s.proxy, err = startAPIProxy(c.Helper, filepath.Join(s.netDir, "api.sock"), api, c.Environ); err != nil {
 		return err
 	}
 	s.API, s.env = api, withProxy(s.env)
@@ -191,9 +187,7 @@ func (s *Sandbox) closeNetwork(c Config) error {
 func (s *Sandbox) Remove() error {
 	var errs []error
 	if s.proxy != nil {
-		if err := s.proxy.Close(); err != nil {
-			errs = append(errs, err)
-		}
+		s.proxy.Close()
 		s.proxy = nil
 	}
 	for _, d := range []string{s.Tree, s.Home, filepath.Join(filepath.Dir(s.Home), "tmp"), s.netDir} {
@@ -241,14 +235,15 @@ func bwrapWorks() string {
 // system's programs and libraries and a minimal /etc, read only; the tools
 // the agent needs to start, read only, where they are (but none that
 // holds a guarded directory, the operator's home, the state home or the
-// real project, nor lies in one of the last two); this program, to reach the API; its home and tmp, writable;
-// its copy of the project, read only. No home, /root, /var, /srv, /mnt,
-// /media, /opt or /run, and no network but the API proxy's socket.
+// real project, nor lies in one of the last two); the helper, to reach the
+// API; its home and tmp, writable; its copy of the project, read only. No
+// home, /root, /var, /srv, /mnt, /media, /opt or /run, and no network but
+// the API proxy's socket.
 type bwrapPlan struct {
 	guard, apart []string // apart: what no tool lies in
 	tools, write []string
 	read         string
-	sock, self   string // the API proxy's socket, and the program that forwards to it
+	sock, helper string // the API proxy's socket, and the helper that forwards to it
 }
 
 // systemDirs are shown read only, or as the links they are (/bin to
@@ -269,7 +264,7 @@ var etcShown = []string{"passwd", "group", "hosts", "host.conf", "nsswitch.conf"
 var etcHidden = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/pki/CA/private"}
 
 // bwrapArgv returns the bubblewrap command line for p, up to and with
-// this program's forwarder, which runs the agent's command line after it.
+// the helper's forwarder, which runs the agent's command line after it.
 func bwrapArgv(p bwrapPlan) []string {
 	argv := []string{"bwrap", "--die-with-parent", "--new-session",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
@@ -313,12 +308,13 @@ func bwrapArgv(p bwrapPlan) []string {
 		argv = append(argv, "--ro-bind", d, d)
 		shown = append(shown, d)
 	}
-	argv = append(argv, "--ro-bind", p.self, p.self)
+	argv = append(argv, "--ro-bind", p.helper, p.helper)
 	for _, d := range p.write {
 		argv = append(argv, "--bind", d, d)
 	}
-	return append(argv, "--ro-bind", p.sock, sandboxSocket, "--ro-bind", p.read, p.read,
-		"--remount-ro", "/", "--chdir", p.read, "--", p.self, NetVerb, sandboxSocket)
+	argv = append(argv, "--ro-bind", p.sock, sandboxSocket, "--ro-bind", p.read, p.read,
+		"--remount-ro", "/", "--chdir", p.read, "--")
+	return append(argv, forwardArgv(p.helper)...)
 }
 
 // cleanDirs returns the absolute, clean, distinct paths of dirs, shortest

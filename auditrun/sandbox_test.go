@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,23 +34,6 @@ echo "credentials: $(cat "$HOME/.claude/.credentials.json" 2>/dev/null)"
 env | sort | sed 's/^/env: /'
 `
 
-// TestMain runs the sandbox's forwarder when a sandbox of these tests runs
-// this test binary as its own (Config.Self).
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == NetVerb {
-		os.Exit(ServeNet(os.Args[2:], os.Stderr))
-	}
-	os.Exit(m.Run())
-}
-
-// self is this test binary, the sandboxes' forwarder.
-func self(t *testing.T) string {
-	t.Helper()
-	bin, err := os.Executable()
-	assert.NilError(t, err)
-	return bin
-}
-
 func spyConfig(t *testing.T, isolation string) (Config, string) {
 	t.Helper()
 	testenv.Need(t, "bash")
@@ -62,7 +46,7 @@ func spyConfig(t *testing.T, isolation string) (Config, string) {
 	runDir := t.TempDir()
 	return Config{
 		Dir: dir, RunDir: runDir, StateHome: filepath.Join(dir, ".omega", "monitor"),
-		Agent: "claude", Bin: bin, Isolation: isolation, Self: self(t),
+		Agent: "claude", Bin: bin, Isolation: isolation, Helper: helper(t),
 		KeepEnv: []string{"MY_PROVIDER_KEY"},
 		Environ: []string{
 			"HOME=" + operator, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8",
@@ -124,10 +108,13 @@ func TestSandboxBwrap(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the auditor's environment (-want +got):\n%s", d)
 	}
-	// Nothing of the run is left but what the caller keeps.
+	// Nothing of the run is left but what the caller keeps: no file, no
+	// process of the proxy's group.
+	pid := s.proxy.cmd.Process.Pid
 	assert.NilError(t, s.Remove())
 	left, _ := os.ReadDir(c.RunDir)
 	assert.Equal(t, len(left), 0, "%v", left)
+	assert.Equal(t, syscall.Kill(-pid, 0), syscall.ESRCH, "the proxy's process group outlives the sandbox")
 }
 
 // TestSandboxWithoutBwrap: with no OS sandbox the auditor still runs in
@@ -160,6 +147,55 @@ func TestSandboxRefusesBwrapWhereThereIsNone(t *testing.T) {
 	assert.Equal(t, len(left), 0, "%v", left)
 }
 
+// TestSandboxRefusesWhatItCannotProxy: without the helper, with a helper
+// that is not one, or behind an operator's proxy that is not http://, a
+// sandbox in bubblewrap refuses, in one line that says why, and leaves
+// nothing behind.
+func TestSandboxRefusesWhatItCannotProxy(t *testing.T) {
+	testenv.Need(t, "bwrap")
+	tests := []struct {
+		helper string
+		env    []string
+		want   string
+	}{
+		{"", nil, "auditrun: the sandbox needs omega-monitor-sandbox to reach the API from inside"},
+		{"/nonexistent/omega-monitor-sandbox", nil, "auditrun: the API proxy: fork/exec /nonexistent/omega-monitor-sandbox: no such file or directory"},
+		{"/bin/true", nil, "auditrun: the API proxy did not start: it exited"},
+		{helper(t), []string{"https_proxy=socks5://127.0.0.1:1080"}, `auditrun: the API proxy did not start: omega-monitor-sandbox: sandboxnet: the sandbox reaches the API through an http:// proxy only; HTTPS_PROXY is "socks5://127.0.0.1:1080"`},
+	}
+	for _, tt := range tests {
+		c, _ := spyConfig(t, IsolateBwrap)
+		c.Helper = tt.helper
+		c.Environ = append(c.Environ, tt.env...)
+		_, err := Prepare(c)
+		assert.Error(t, err, tt.want)
+		left, _ := os.ReadDir(c.RunDir)
+		assert.Equal(t, len(left), 0, "%v", left)
+	}
+}
+
+// TestAPIProxyEndsWithItsInput: the proxy's process ends by itself when
+// its standard input does, as when audit run dies without stopping it.
+func TestAPIProxyEndsWithItsInput(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "api.sock")
+	p, err := startAPIProxy(helper(t), sock, []string{"api.example:443"}, nil)
+	assert.NilError(t, err)
+	defer p.Close()
+	_, err = os.Stat(sock)
+	assert.NilError(t, err)
+	p.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		assert.NilError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy still runs 10s after its input ended")
+	}
+	_, err = os.Stat(sock)
+	assert.Assert(t, os.IsNotExist(err), "the socket is left: %v", err)
+}
+
 func TestBwrapArgvShowsOnlyWhatItNames(t *testing.T) {
 	root := t.TempDir()
 	for _, d := range []string{"home/op/.nvm/bin", "home/op/shop/bin", "state/run/home", "state/run/tmp", "state/run/tree", "opt/node/bin"} {
@@ -167,13 +203,13 @@ func TestBwrapArgvShowsOnlyWhatItNames(t *testing.T) {
 	}
 	p := func(s string) string { return filepath.Join(root, s) }
 	got := bwrapArgv(bwrapPlan{
-		guard: []string{p("home/op"), p("state"), p("home/op/shop"), p("missing"), ""},
-		apart: []string{p("state"), p("home/op/shop")},
-		tools: []string{p("home/op/.nvm/bin"), p("home/op"), p("home/op/shop/bin"), p("opt/node/bin"), "/usr/bin", "/root", "/", "relative/bin"},
-		write: []string{p("state/run/home"), p("state/run/tmp")},
-		read:  p("state/run/tree"),
-		sock:  p("state/run/net/api.sock"),
-		self:  "/bin/omega-monitor",
+		guard:  []string{p("home/op"), p("state"), p("home/op/shop"), p("missing"), ""},
+		apart:  []string{p("state"), p("home/op/shop")},
+		tools:  []string{p("home/op/.nvm/bin"), p("home/op"), p("home/op/shop/bin"), p("opt/node/bin"), "/usr/bin", "/root", "/", "relative/bin"},
+		write:  []string{p("state/run/home"), p("state/run/tmp")},
+		read:   p("state/run/tree"),
+		sock:   p("state/run/net/api.sock"),
+		helper: "/bin/omega-monitor-sandbox",
 	})
 	// The system's part depends on the machine: what of /usr, /lib* and
 	// /etc it has.
@@ -202,11 +238,12 @@ func TestBwrapArgvShowsOnlyWhatItNames(t *testing.T) {
 	want = append(want,
 		"--ro-bind", p("opt/node/bin"), p("opt/node/bin"),
 		"--ro-bind", p("home/op/.nvm/bin"), p("home/op/.nvm/bin"),
-		"--ro-bind", "/bin/omega-monitor", "/bin/omega-monitor",
+		"--ro-bind", "/bin/omega-monitor-sandbox", "/bin/omega-monitor-sandbox",
 		"--bind", p("state/run/home"), p("state/run/home"), "--bind", p("state/run/tmp"), p("state/run/tmp"),
 		"--ro-bind", p("state/run/net/api.sock"), "/run/omega-audit/api.sock",
 		"--ro-bind", p("state/run/tree"), p("state/run/tree"),
-		"--remount-ro", "/", "--chdir", p("state/run/tree"), "--", "/bin/omega-monitor", NetVerb, "/run/omega-audit/api.sock")
+		"--remount-ro", "/", "--chdir", p("state/run/tree"), "--",
+		"/bin/omega-monitor-sandbox", "forward", "127.0.0.1:3128", "/run/omega-audit/api.sock")
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("bwrap argv (-want +got):\n%s", d)
 	}

@@ -470,6 +470,39 @@ func TestAuditNoAgent(t *testing.T) {
 	assert.Assert(t, strings.HasPrefix(errs.String(), "omega-monitor: audit run: no gemini to run (install it, or pass --bin PATH)"), errs.String())
 }
 
+// TestAuditWithoutTheSandboxHelper: a binary installed without
+// omega-monitor-sandbox beside it or on PATH refuses to audit in a sandbox,
+// in one line that names where it looked and how to install it, before any
+// auditor starts; with --isolation none it needs none.
+func TestAuditWithoutTheSandboxHelper(t *testing.T) {
+	testenv.Need(t, "sh")
+	dir := auditProject(t)
+	lone := loneBinary(t)
+	fake := filepath.Join(t.TempDir(), "claude")
+	assert.NilError(t, os.WriteFile(fake, []byte("#!/bin/sh\n: >"+fake+".ran\nprintf '## D1\\nCLEAN: the rule holds because every exported function in main.go carries one\\n'\n"), 0o700))
+	want := "omega-monitor: audit run: the audit sandbox's helper omega-monitor-sandbox is not installed: not at " +
+		filepath.Join(filepath.Dir(lone), "omega-monitor-sandbox") + " nor on PATH; install omega-monitor's binaries from a checkout with " +
+		"CGO_ENABLED=0 go install -trimpath -ldflags='-s -w' ./cmd/...\n"
+	audit := func(isolation string) *icmd.Result {
+		cmd := icmd.Command(lone, "audit", "run", dir, "--agent", "claude", "--bin", fake, "--no-deliver", "--max", "1", "--isolation", isolation)
+		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + t.TempDir(), "OMEGA_MONITOR_HOME=" + t.TempDir()}
+		return icmd.RunCmd(cmd)
+	}
+	for _, isolation := range []string{"auto", "bwrap"} {
+		res := audit(isolation)
+		assert.Equal(t, res.ExitCode, 1, res.Combined())
+		assert.Equal(t, res.Stderr(), want)
+		assert.Equal(t, res.Stdout(), "")
+		_, err := os.Stat(fake + ".ran")
+		assert.Assert(t, os.IsNotExist(err), "an auditor ran under --isolation %s", isolation)
+	}
+	res := audit("none")
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	assert.Assert(t, strings.Contains(res.Stdout(), "1 dimension: 0 findings in 0, 1 clean"), res.Stdout())
+	_, err := os.Stat(fake + ".ran")
+	assert.NilError(t, err, "the auditor did not run under --isolation none")
+}
+
 func TestAuditPlanAndCheckCommands(t *testing.T) {
 	dir := auditProject(t)
 	var out, errs strings.Builder

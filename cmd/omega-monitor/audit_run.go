@@ -29,6 +29,7 @@ type auditFlags struct {
 	repeat                time.Duration
 	noDeliver             bool
 	isolation             string
+	helper                string // omega-monitor-sandbox, unless --isolation none
 	keepEnv, codexConfig  cmdline.Strings
 }
 
@@ -110,6 +111,18 @@ func runAuditRun(args []string, e *Env) int {
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: no %s to run (install it, or pass --bin PATH): %v\n", f.agent, err)
 		return 1
+	}
+	// The sandbox's helper is found now too, where it really is (it is
+	// bound into the sandbox): without it there is no sandbox, and a
+	// scheduled session would fail at each run.
+	if f.isolation != auditrun.IsolateNone {
+		if f.helper, err = findCompanion(auditrun.HelperName, "the audit sandbox's helper"); err == nil {
+			f.helper, err = filepath.EvalSymlinks(f.helper)
+		}
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
+			return 1
+		}
 	}
 	home, err := statedir.Home(e.Getenv)
 	if err != nil {
@@ -202,18 +215,11 @@ func runAuditStop(args []string, e *Env) int {
 // and delivered, 1 when the tree changed, no dimension got a verdict, or the
 // report could not be written or delivered.
 func auditOnce(dir, home string, f auditFlags, e *Env) int {
-	// This binary is the auditors' way to their API from inside
-	// bubblewrap (auditrun.ServeNet); without it there is no sandbox.
-	self, err := os.Executable()
-	if err != nil && f.isolation != auditrun.IsolateNone {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit: cannot find this binary for the sandbox: %v\n", err)
-		return 1
-	}
 	last, err := auditrun.Once(auditrun.Settings{
 		Dir: dir, Home: home, Name: f.name, Agent: f.agent, Bin: f.bin,
 		Parallel: f.parallel, Max: f.max, Timeout: f.timeout,
 		Isolation: f.isolation, KeepEnv: f.keepEnv, CodexConfig: f.codexConfig,
-		Environ: e.Environ(), Deliver: !f.noDeliver, Self: self,
+		Environ: e.Environ(), Deliver: !f.noDeliver, Helper: f.helper,
 	})
 	if last.DeliveryError != "" {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit: the report was not delivered: %s\n", last.DeliveryError)

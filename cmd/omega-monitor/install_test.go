@@ -152,7 +152,7 @@ func TestInstallClaudeWithoutTheMCPServer(t *testing.T) {
 	}
 	res := install("--claude")
 	want := "omega-monitor install: claude code: the MCP server omega-monitor-mcp is not installed: not at " +
-		filepath.Join(filepath.Dir(lone), mcpServer) + " nor on PATH; install both binaries from a checkout with " + installBoth + "\n"
+		filepath.Join(filepath.Dir(lone), mcpServer) + " nor on PATH; install omega-monitor's binaries from a checkout with " + installAll + "\n"
 	res.Assert(t, icmd.Expected{ExitCode: 1})
 	if res.Stderr() != want || res.Stdout() != "" {
 		t.Errorf("install --claude: stdout %q, stderr %q; want stderr %q", res.Stdout(), res.Stderr(), want)

@@ -14,8 +14,6 @@ import (
 	"io"
 	"os"
 	"strings"
-
-	"github.com/omega-monitor/omega-monitor/auditrun"
 )
 
 func main() {
@@ -110,9 +108,6 @@ func dispatch(e *Env, args []string) int {
 		return 0
 	case "--version", "-version":
 		return runVersion(e, args[1:])
-	case auditrun.NetVerb:
-		// Hidden: what runs first inside an auditor's sandbox.
-		return auditrun.ServeNet(args[1:], e.Stderr)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

@@ -14,8 +14,9 @@ import (
 // them, about 6 ms of CPU.
 const mcpServer = "omega-monitor-mcp"
 
-// installBoth is how a user installs both binaries, from a checkout.
-const installBoth = "CGO_ENABLED=0 go install -trimpath -ldflags='-s -w' ./cmd/..."
+// installAll is how a user installs all of omega-monitor's binaries, from
+// a checkout.
+const installAll = "CGO_ENABLED=0 go install -trimpath -ldflags='-s -w' ./cmd/..."
 
 // runMCP runs the MCP server in this process's place, with the same
 // arguments and environment: its e.Stdin and e.Stdout are the client's.
@@ -29,23 +30,27 @@ func runMCP(e *Env, args []string) int {
 	return 1
 }
 
-// findMCPServer returns the path of omega-monitor-mcp: beside this binary,
-// symlinks resolved, where one install puts both; else on PATH.
-func findMCPServer() (string, error) {
+// findMCPServer returns the path of omega-monitor-mcp (see findCompanion).
+func findMCPServer() (string, error) { return findCompanion(mcpServer, "the MCP server") }
+
+// findCompanion returns the path of the binary name, which is what: beside
+// this binary, symlinks resolved, where one install puts them all; else on
+// PATH.
+func findCompanion(name, what string) (string, error) {
 	beside := "beside this binary"
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
 	}
 	if err == nil {
-		path := filepath.Join(filepath.Dir(self), mcpServer)
+		path := filepath.Join(filepath.Dir(self), name)
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
 			return path, nil
 		}
 		beside = path
 	}
-	if path, err := exec.LookPath(mcpServer); err == nil {
+	if path, err := exec.LookPath(name); err == nil {
 		return path, nil
 	}
-	return "", fmt.Errorf("the MCP server %s is not installed: not at %s nor on PATH; install both binaries from a checkout with %s", mcpServer, beside, installBoth)
+	return "", fmt.Errorf("%s %s is not installed: not at %s nor on PATH; install omega-monitor's binaries from a checkout with %s", what, name, beside, installAll)
 }

@@ -76,7 +76,7 @@ func loneBinary(t *testing.T) string {
 
 // TestMCPWithoutItsServer checks that omega-monitor mcp with no
 // omega-monitor-mcp beside it or on PATH says so in one line, naming where
-// it looked and how to install both, and exits 1; --help too, since the
+// it looked and how to install them, and exits 1; --help too, since the
 // help is the server's. A symlink to the binary is resolved: the server is
 // looked for beside the binary, not beside the link.
 func TestMCPWithoutItsServer(t *testing.T) {
@@ -90,7 +90,7 @@ func TestMCPWithoutItsServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "omega-monitor: mcp: the MCP server omega-monitor-mcp is not installed: not at " +
-		filepath.Join(filepath.Dir(lone), mcpServer) + " nor on PATH; install both binaries from a checkout with " +
+		filepath.Join(filepath.Dir(lone), mcpServer) + " nor on PATH; install omega-monitor's binaries from a checkout with " +
 		"CGO_ENABLED=0 go install -trimpath -ldflags='-s -w' ./cmd/...\n"
 	for _, bin := range []string{lone, link} {
 		for _, args := range [][]string{{"mcp"}, {"mcp", "--help"}} {

@@ -1,0 +1,125 @@
+package sandboxnet
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+)
+
+// ask sends req to the API proxy's socket and returns all it answers.
+func ask(t *testing.T, sock, req string) string {
+	t.Helper()
+	c, err := net.Dial("unix", sock)
+	assert.NilError(t, err)
+	defer c.Close()
+	_, err = io.WriteString(c, req)
+	assert.NilError(t, err)
+	b, _ := io.ReadAll(c)
+	return strings.ReplaceAll(string(b), "\r", "")
+}
+
+// TestAPIProxyThroughTheOperatorsProxy: behind a proxy of the operator's,
+// the sandbox's proxy reaches the API through it, with its credentials, a
+// tunnel by CONNECT and plain http as an absolute request; what is not
+// allowed is refused before the operator's proxy hears of it.
+func TestAPIProxyThroughTheOperatorsProxy(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "the API answered "+r.URL.Path+"\n")
+	}))
+	defer api.Close()
+	var mu sync.Mutex
+	var heard []string
+	operators := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		heard = append(heard, r.Method+" "+r.RequestURI+" "+r.Header.Get("Proxy-Authorization"))
+		mu.Unlock()
+		if r.Method != http.MethodConnect {
+			io.WriteString(w, "the operator's proxy answered "+r.URL.String()+"\n")
+			return
+		}
+		// Every tunnel leads to the fake API, whatever its name.
+		up, err := net.Dial("tcp", api.Listener.Addr().String())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer up.Close()
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.WriteString(c, "HTTP/1.1 200 OK\r\n\r\n")
+		splice(c, up)
+	}))
+	defer operators.Close()
+
+	sock := filepath.Join(t.TempDir(), "api.sock")
+	p, err := StartProxy(sock, []string{"api.example:443", "api.example:80"},
+		[]string{"HTTPS_PROXY=http://op:s3cret@" + operators.Listener.Addr().String(),
+			"http_proxy=" + operators.Listener.Addr().String(), "NO_PROXY=direct.example"})
+	assert.NilError(t, err)
+	defer p.Close()
+
+	got := ask(t, sock, "CONNECT api.example:443 HTTP/1.1\r\nHost: api.example:443\r\n\r\nGET /v1 HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n")
+	assert.Assert(t, strings.HasPrefix(got, "HTTP/1.1 200 Connection established\n\nHTTP/1.1 200 OK\n"), got)
+	assert.Assert(t, strings.Contains(got, "the API answered /v1"), got)
+	got = ask(t, sock, "GET http://api.example/v1 HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n")
+	assert.Assert(t, strings.Contains(got, "the operator's proxy answered http://api.example/v1"), got)
+	for _, req := range []string{
+		"CONNECT other.example:443 HTTP/1.1\r\nHost: other.example:443\r\nConnection: close\r\n\r\n",
+		"GET http://other.example/ HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n",
+		"GET https://api.example/v1 HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n",
+	} {
+		got := ask(t, sock, req)
+		assert.Assert(t, strings.HasPrefix(got, "HTTP/1.1 403 Forbidden\n"), "%q: %s", req, got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"CONNECT api.example:443 Basic b3A6czNjcmV0", "GET http://api.example/v1 "}
+	if d := cmp.Diff(want, heard); d != "" {
+		t.Errorf("what the operator's proxy heard (-want +got):\n%s", d)
+	}
+}
+
+func TestUpstreamOf(t *testing.T) {
+	via, err := upstreamOf([]string{"https_proxy=http://proxy.corp:3128", "NO_PROXY=.internal.corp, direct.example ,"})
+	assert.NilError(t, err)
+	tests := []struct {
+		scheme, host, want string
+	}{
+		{"https", "api.anthropic.com", "proxy.corp:3128"},
+		{"https", "API.Anthropic.com", "proxy.corp:3128"},
+		{"http", "api.anthropic.com", ""}, // no HTTP_PROXY
+		{"https", "llm.internal.corp", ""},
+		{"https", "internal.corp", ""},
+		{"https", "direct.example", ""},
+		{"https", "notdirect.example", "proxy.corp:3128"},
+		{"https", "127.0.0.1", ""},
+		{"https", "localhost", ""},
+		{"https", "::1", ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if u := via.proxy(tt.scheme, tt.host); u != nil {
+			got = u.Host
+		}
+		assert.Equal(t, got, tt.want, "%s %s", tt.scheme, tt.host)
+	}
+	for _, bad := range []string{"HTTPS_PROXY=socks5://127.0.0.1:1080", "HTTP_PROXY=https://proxy.corp"} {
+		_, err := upstreamOf([]string{bad})
+		assert.ErrorContains(t, err, "sandboxnet: the sandbox reaches the API through an http:// proxy only")
+	}
+	via, err = upstreamOf([]string{"NO_PROXY=*", "HTTPS_PROXY=proxy.corp"})
+	assert.NilError(t, err)
+	assert.Assert(t, via.proxy("https", "api.openai.com") == nil)
+}
