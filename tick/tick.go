@@ -121,8 +121,9 @@ type State struct {
 	Unconfirmed      string `json:"unconfirmed,omitempty"`
 	UnconfirmedLatch bool   `json:"unconfirmed_latch,omitempty"`
 
-	// UsageHold is the usage-limit line being waited out, and Until when
-	// its limit resets.
+	// UsageHold is the key (LineKey) of the usage-limit line being waited
+	// out, not the line, which a pane wrote; UsageUntil is when its limit
+	// resets. A state an older version wrote holds the line itself.
 	UsageHold  string    `json:"usage_hold,omitempty"`
 	UsageUntil time.Time `json:"usage_until,omitzero"`
 
@@ -580,8 +581,12 @@ func quoteText(s string) string {
 // longer holds: a nudge is the way to resume.
 func (p *poll) usageHold(line string) (until string, holds bool) {
 	now := p.in.Now
-	if p.next.UsageHold != line || p.next.UsageUntil.IsZero() {
-		p.next.UsageHold = line
+	key := LineKey(line)
+	if (p.next.UsageHold != key && p.next.UsageHold != line) || p.next.UsageUntil.IsZero() {
+		p.next.UsageUntil = time.Time{}
+	}
+	p.next.UsageHold = key
+	if p.next.UsageUntil.IsZero() {
 		t, ok := ResetTime(line, now)
 		if !ok {
 			t = now.Add(time.Hour) // no time given: look again in an hour

@@ -228,6 +228,29 @@ func TestUsageLimitHoldsUntilReset(t *testing.T) {
 	}
 }
 
+// TestUsageHoldKeepsNoPaneText: the state keeps the usage-limit line's key,
+// not the line a pane wrote; a state an older version wrote, holding the
+// line itself, still holds until the same reset.
+func TestUsageHoldKeepsNoPaneText(t *testing.T) {
+	limit := "⏺ Working.\n  ⎿  You've hit your limit · resets 9:02am (UTC)\n     /login to switch to an API usage-billed account.\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
+	_, s := run(t, cfg, []scripted{{pane: limit, work: "7"}})
+	if strings.Contains(s.UsageHold, "limit") || !strings.HasPrefix(s.UsageHold, "#") {
+		t.Errorf("usage hold = %q, want a line key", s.UsageHold)
+	}
+	// An old state's reset time, unlike the one the line gives, shows
+	// that the line was recognised.
+	old := State{UsageHold: "  ⎿  You've hit your limit · resets 9:02am (UTC)", UsageUntil: t0.Add(5 * time.Minute)}
+	opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
+	next, o := Step(old, cfg, Input{Now: t0.Add(time.Minute), Screen: classify.ClassifyText(limit, opt), Work: probe.Read("7", true), WorkPresent: true})
+	if want := "MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, resets 09:05 UTC (in 4m)"; o.Line != want {
+		t.Errorf("after an old state: %q, want %q", o.Line, want)
+	}
+	if !next.UsageUntil.Equal(old.UsageUntil) || next.UsageHold != s.UsageHold {
+		t.Errorf("old state became %q until %v", next.UsageHold, next.UsageUntil)
+	}
+}
+
 func TestCaptureError(t *testing.T) {
 	s, o := Step(State{}, cfg, Input{Now: t0, CaptureError: "timed out after 20s"})
 	if want := "MONITOR · agent · ? · capture failed: timed out after 20s; still watching"; o.Line != want {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -158,7 +159,7 @@ func upstreamOf(environ []string) (upstream, error) {
 		}
 		p, err := url.Parse(raw)
 		if err != nil || p.Scheme != "http" || p.Host == "" {
-			return upstream{}, fmt.Errorf("sandboxnet: the sandbox reaches the API through an http:// proxy only; %s is %q", v.name, raw)
+			return upstream{}, fmt.Errorf("sandboxnet: the sandbox reaches the API through an http:// proxy only; %s is %s", v.name, shownProxy(raw))
 		}
 		if p.Port() == "" {
 			p.Host = net.JoinHostPort(p.Hostname(), "80")
@@ -171,6 +172,16 @@ func upstreamOf(environ []string) (upstream, error) {
 		}
 	}
 	return u, nil
+}
+
+// shownProxy is a proxy's address as an error may say it: its scheme and
+// host, never the user and password it may carry.
+func shownProxy(raw string) string {
+	p, err := url.Parse(raw)
+	if err != nil || p.Scheme == "" {
+		return "not a URL"
+	}
+	return strconv.Quote(p.Scheme + "://" + p.Host)
 }
 
 // proxy returns the operator's proxy for a request of scheme to host, or

@@ -119,6 +119,9 @@ func TestUpstreamOf(t *testing.T) {
 		_, err := upstreamOf([]string{bad})
 		assert.ErrorContains(t, err, "sandboxnet: the sandbox reaches the API through an http:// proxy only")
 	}
+	// A proxy's password is never said, whatever is wrong with it.
+	_, err = upstreamOf([]string{"HTTPS_PROXY=socks5://me:s3cret-pw@127.0.0.1:1080"})
+	assert.Error(t, err, `sandboxnet: the sandbox reaches the API through an http:// proxy only; HTTPS_PROXY is "socks5://127.0.0.1:1080"`)
 	via, err = upstreamOf([]string{"NO_PROXY=*", "HTTPS_PROXY=proxy.corp"})
 	assert.NilError(t, err)
 	assert.Assert(t, via.proxy("https", "api.openai.com") == nil)
