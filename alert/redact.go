@@ -20,6 +20,13 @@ const pre = `(^|[^A-Za-z0-9])`
 // regexp.Regexp.Expand; keep, when set, vets a match and leaves it alone when
 // it reports false.
 type rule struct {
+	// need are strings, in lower case, one of which a text must hold
+	// (case folded) for re to be worth running: most rules find nothing
+	// in most text, and a pattern that opens without a literal tries
+	// every position of it.
+	need []string
+	// hint, when set, stands for need: a test of the lower-case text.
+	hint func(lower string) bool
 	re   *regexp.Regexp
 	tmpl string
 	keep func(match string) bool
@@ -33,75 +40,75 @@ type rule struct {
 var rules = sync.OnceValue(func() []rule {
 	return []rule{
 		// A PEM key inside a JSON string: its newlines are \n escapes.
-		{re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\\r)?\\n[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|["\n]|$)`),
+		{need: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\\r)?\\n[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|["\n]|$)`),
 			tmpl: "-----BEGIN ${1}PRIVATE KEY${2}-----\\n" + Masked, keep: unmasked},
 		// PEM private keys, whole, then cut off (a pane shows the top of one).
-		{re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`),
+		{need: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`),
 			tmpl: "-----BEGIN ${1}PRIVATE KEY${2}-----\n" + Masked + "\n-----END ${1}PRIVATE KEY${2}-----"},
-		{re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\r?\n[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*)+`),
+		{need: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\r?\n[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*)+`),
 			tmpl: "-----BEGIN ${1}PRIVATE KEY${2}-----\n" + Masked},
 		// Credentials in a URL: scheme://user:password@host keeps the host.
-		{re: regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@:]*:[^\s/?#]*@`),
+		{need: []string{"://"}, re: regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@:]*:[^\s/?#]*@`),
 			tmpl: "${1}" + Masked + "@"},
 		// Slack incoming webhooks.
-		{re: regexp.MustCompile(`\b(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+`),
+		{need: []string{"hooks.slack.com"}, re: regexp.MustCompile(`\b(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+`),
 			tmpl: "${1}…" + Masked},
 		// Token shapes with a prefix of their own. pre: not a letter or a
 		// digit before the prefix (a space, punctuation, or a "_" that
 		// glues the key to a variable name, where \b would not match).
 		// Anthropic, then OpenAI (which must look random: a digit in it).
-		{re: regexp.MustCompile(pre + `sk-ant-[A-Za-z0-9_-]{8,}`),
+		{need: []string{"sk-ant-"}, re: regexp.MustCompile(pre + `sk-ant-[A-Za-z0-9_-]{8,}`),
 			tmpl: "${1}sk-ant-…" + Masked},
-		{re: regexp.MustCompile(`\bsk-((?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}`),
+		{need: []string{"sk-"}, re: regexp.MustCompile(`\bsk-((?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}`),
 			tmpl: "sk-${1}…" + Masked, keep: hasDigit},
 		// Stripe.
-		{re: regexp.MustCompile(pre + `([rs]k_(?:live|test)_)[A-Za-z0-9]{16,}`),
+		{need: []string{"k_live_", "k_test_"}, re: regexp.MustCompile(pre + `([rs]k_(?:live|test)_)[A-Za-z0-9]{16,}`),
 			tmpl: "${1}${2}…" + Masked},
 		// GitHub and GitLab.
-		{re: regexp.MustCompile(pre + `(gh[pousr]_)[A-Za-z0-9]{20,}`),
+		{need: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, re: regexp.MustCompile(pre + `(gh[pousr]_)[A-Za-z0-9]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{re: regexp.MustCompile(pre + `(github_pat_)[A-Za-z0-9_]{20,}`),
+		{need: []string{"github_pat_"}, re: regexp.MustCompile(pre + `(github_pat_)[A-Za-z0-9_]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{re: regexp.MustCompile(pre + `(glpat-)[A-Za-z0-9_-]{20,}`),
+		{need: []string{"glpat-"}, re: regexp.MustCompile(pre + `(glpat-)[A-Za-z0-9_-]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
 		// Hugging Face, npm, Google OAuth access tokens, SendGrid.
-		{re: regexp.MustCompile(pre + `(hf_)[A-Za-z0-9]{20,}`),
+		{need: []string{"hf_"}, re: regexp.MustCompile(pre + `(hf_)[A-Za-z0-9]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{re: regexp.MustCompile(pre + `(npm_)[A-Za-z0-9]{20,}`),
+		{need: []string{"npm_"}, re: regexp.MustCompile(pre + `(npm_)[A-Za-z0-9]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{re: regexp.MustCompile(pre + `(ya29\.)[A-Za-z0-9_-]{20,}`),
+		{need: []string{"ya29."}, re: regexp.MustCompile(pre + `(ya29\.)[A-Za-z0-9_-]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{re: regexp.MustCompile(pre + `(SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`),
+		{need: []string{"sg."}, re: regexp.MustCompile(pre + `(SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`),
 			tmpl: "${1}${2}…" + Masked},
 		// AWS access key ids; secret keys and session tokens where they
 		// are named.
-		{re: regexp.MustCompile(pre + `(AKIA|ASIA)[A-Z0-9]{16}\b`),
+		{need: []string{"akia", "asia"}, re: regexp.MustCompile(pre + `(AKIA|ASIA)[A-Z0-9]{16}\b`),
 			tmpl: "${1}${2}…" + Masked},
-		{re: regexp.MustCompile(`(?i)((?:aws_?)?(?:secret_?access_?key|session_?token)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`),
+		{need: []string{"secret_access", "secretaccess", "session_token", "sessiontoken"}, re: regexp.MustCompile(`(?i)((?:aws_?)?(?:secret_?access_?key|session_?token)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`),
 			tmpl: "${1}" + Masked},
 		// Slack tokens.
-		{re: regexp.MustCompile(pre + `(xox[abposr]-|xapp-)[A-Za-z0-9-]{10,}`),
+		{need: []string{"xox", "xapp-"}, re: regexp.MustCompile(pre + `(xox[abposr]-|xapp-)[A-Za-z0-9-]{10,}`),
 			tmpl: "${1}${2}…" + Masked},
 		// Google API keys.
-		{re: regexp.MustCompile(pre + `AIza[A-Za-z0-9_-]{35}`),
+		{need: []string{"aiza"}, re: regexp.MustCompile(pre + `AIza[A-Za-z0-9_-]{35}`),
 			tmpl: "${1}AIza…" + Masked},
 		// JSON Web Tokens.
-		{re: regexp.MustCompile(pre + `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+		{need: []string{"eyj"}, re: regexp.MustCompile(pre + `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
 			tmpl: "${1}eyJ…" + Masked},
 		// Telegram bot tokens (also inside an API URL's /bot<token>/).
-		{re: regexp.MustCompile(`(^|[^0-9A-Za-z]|bot)([0-9]{6,12}):[A-Za-z0-9_-]{30,}`),
+		{hint: botTokenHint, re: regexp.MustCompile(`(^|[^0-9A-Za-z]|bot)([0-9]{6,12}):[A-Za-z0-9_-]{30,}`),
 			tmpl: "${1}${2}:…" + Masked},
 		// Authorization headers, and a bearer token wherever it is named.
-		{re: regexp.MustCompile(`(?i)\b(authorization\s*[:=]\s*["']?(?:bearer|basic|token|bot)\s+)[^\s"']{6,}`),
+		{need: []string{"authorization"}, re: regexp.MustCompile(`(?i)\b(authorization\s*[:=]\s*["']?(?:bearer|basic|token|bot)\s+)[^\s"']{6,}`),
 			tmpl: "${1}" + Masked, keep: unmasked},
-		{re: regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{16,})`),
+		{need: []string{"bearer"}, re: regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{16,})`),
 			tmpl: "${1}" + Masked, keep: tokenish},
 		// Secrets assigned to variables named for them: FOO_API_KEY=..., ...
-		{re: regexp.MustCompile(`\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|SECRET_KEY|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY)\s*=\s*["']?)[^\s"']{8,}`),
+		{need: []string{"key", "token", "secret", "passw"}, re: regexp.MustCompile(`\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|SECRET_KEY|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY)\s*=\s*["']?)[^\s"']{8,}`),
 			tmpl: "${1}" + Masked, keep: unmasked},
 		// The same names in lower case, as YAML, JSON or an INI file write
 		// them: password: ..., "api_key": "...", client_secret = ...
-		{re: regexp.MustCompile(`(?i)((?:^|[\s{,"'])["']?[a-z0-9_.-]*(?:api[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|secret|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',}]{6,}`),
+		{need: []string{"key", "token", "secret", "passw"}, re: regexp.MustCompile(`(?i)((?:^|[\s{,"'])["']?[a-z0-9_.-]*(?:api[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|secret|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',}]{6,}`),
 			tmpl: "${1}" + Masked, keep: assignedSecret},
 	}
 })
@@ -162,8 +169,13 @@ func redactShapes(s string) string {
 	// the rules run until nothing changes (in practice, once or twice).
 	for range 8 {
 		t := s
+		// Masking only takes text away: what the text held before a
+		// rule ran is a superset of what it holds after.
+		lower := strings.ToLower(s)
 		for _, r := range rules() {
-			t = r.apply(t)
+			if r.worth(lower) {
+				t = r.apply(t)
+			}
 		}
 		if t == s {
 			break
@@ -171,6 +183,37 @@ func redactShapes(s string) string {
 		s = t
 	}
 	return s
+}
+
+// worth says whether lower, a text in lower case, holds one of r's needs.
+func (r rule) worth(lower string) bool {
+	if r.hint != nil {
+		return r.hint(lower)
+	}
+	for _, n := range r.need {
+		if strings.Contains(lower, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// botTokenHint says whether s holds what a Telegram bot token opens with:
+// six digits and a colon.
+func botTokenHint(s string) bool {
+	for i := 6; i < len(s); i++ {
+		if s[i] != ':' {
+			continue
+		}
+		digits := 0
+		for j := i - 1; j >= 0 && isDigit(s[j]) && digits < 6; j-- {
+			digits++
+		}
+		if digits == 6 {
+			return true
+		}
+	}
+	return false
 }
 
 func (r rule) apply(s string) string {
@@ -234,13 +277,78 @@ func assignedSecret(m string) bool {
 	return !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "<") && !strings.HasPrefix(v, "{") && !strings.HasPrefix(v, "-----")
 }
 
-// boxBorder matches the borders an agent draws around a line of a box.
-var boxBorder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*[│┃║|]\s?|\s?[│┃║|]\s*$`) })
+// The scanners below are written out rather than as patterns: a pattern
+// anchored only at its end, or opening with a class, is tried at every
+// position of a line, and these run over every line a pane relays.
 
-// wrappedRun is a line that ends, or starts, with a run that could be part
-// of a key.
-var wrappedRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/=_.-]{8,}$`) })
-var runStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/=_.-]{8,}`) })
+// isSpace is \s of package regexp: ASCII white space.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '\v'
+}
+
+// borders are the edges an agent draws around a line of a box.
+var borders = []string{"│", "┃", "║", "|"}
+
+// cutBorder returns s without the border it starts with, or ok false.
+func cutBorder(s string, cut func(string, string) (string, bool)) (string, bool) {
+	for _, b := range borders {
+		if rest, ok := cut(s, b); ok {
+			return rest, true
+		}
+	}
+	return s, false
+}
+
+// stripBorders takes off the box borders of a line: leading white space, a
+// border and one space after it; one space before a closing border, it,
+// and what white space follows.
+func stripBorders(l string) string {
+	i := 0
+	for i < len(l) && isSpace(l[i]) {
+		i++
+	}
+	if rest, ok := cutBorder(l[i:], strings.CutPrefix); ok {
+		if rest != "" && isSpace(rest[0]) {
+			rest = rest[1:]
+		}
+		l = rest
+	}
+	j := len(l)
+	for j > 0 && isSpace(l[j-1]) {
+		j--
+	}
+	if rest, ok := cutBorder(l[:j], strings.CutSuffix); ok {
+		if rest != "" && isSpace(rest[len(rest)-1]) {
+			rest = rest[:len(rest)-1]
+		}
+		l = rest
+	}
+	return l
+}
+
+// isWrapByte says whether c can be part of a key wrapped over lines:
+// [A-Za-z0-9+/=_.-].
+func isWrapByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("+/=_.-", c) >= 0
+}
+
+// endsWithRun says whether l ends with 8 or more bytes that could be part
+// of a key; startsWithRun whether it starts with them.
+func endsWithRun(l string) bool {
+	n := 0
+	for i := len(l) - 1; i >= 0 && isWrapByte(l[i]); i-- {
+		n++
+	}
+	return n >= 8
+}
+
+func startsWithRun(l string) bool {
+	n := 0
+	for n < len(l) && isWrapByte(l[n]) {
+		n++
+	}
+	return n >= 8
+}
 
 // unwrap returns s with box borders taken off each line, and each line
 // that ends in a key-like run joined to a next line that starts with one.
@@ -250,13 +358,13 @@ func unwrap(s string) string {
 	}
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = boxBorder().ReplaceAllString(l, "")
+		lines[i] = stripBorders(l)
 	}
 	var b strings.Builder
 	for i, l := range lines {
 		if i > 0 {
 			prev := lines[i-1]
-			if wrappedRun().MatchString(prev) && runStart().MatchString(strings.TrimLeft(l, " \t")) {
+			if endsWithRun(prev) && startsWithRun(strings.TrimLeft(l, " \t")) {
 				b.WriteString(strings.TrimLeft(l, " \t"))
 				continue
 			}
@@ -270,16 +378,43 @@ func unwrap(s string) string {
 // A random run: 40 characters or more of key alphabet (no "/": a path is
 // not a key), with both cases and digits, close to random. No named shape caught it; it is masked all the
 // same, keeping four characters.
-var randomRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+=_-]{40,512}`) })
+// A run is at most 512 bytes: a longer one is read as runs of 512, the
+// last of which counts only if it is 40 or more.
+const (
+	minRandomRun = 40
+	maxRandomRun = 512
+)
+
+// isRunByte says whether c is of a random run's alphabet: [A-Za-z0-9+=_-].
+func isRunByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '=' || c == '_' || c == '-'
+}
 
 // maskRandom masks the random runs of s: the entropy fallback.
 func maskRandom(s string) string {
-	return randomRun().ReplaceAllStringFunc(s, func(run string) string {
-		if !looksRandom(run) {
-			return run
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isRunByte(s[i]) {
+			i++
+			continue
 		}
-		return run[:4] + "…" + Masked
-	})
+		end := i
+		for end < len(s) && end-i < maxRandomRun && isRunByte(s[end]) {
+			end++
+		}
+		if run := s[i:end]; len(run) >= minRandomRun && looksRandom(run) {
+			b.WriteString(s[last:i])
+			b.WriteString(run[:4] + "…" + Masked)
+			last = end
+		}
+		i = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // looksRandom reports whether run mixes lower case, upper case and digits,
