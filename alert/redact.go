@@ -27,7 +27,7 @@ type rule struct {
 	need []string
 	// hint, when set, stands for need: a test of the lower-case text.
 	hint func(lower string) bool
-	re   *regexp.Regexp
+	re   func() *regexp.Regexp // compiled on first use: see lazy
 	tmpl string
 	keep func(match string) bool
 }
@@ -40,75 +40,75 @@ type rule struct {
 var rules = sync.OnceValue(func() []rule {
 	return []rule{
 		// A PEM key inside a JSON string: its newlines are \n escapes.
-		{need: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\\r)?\\n[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|["\n]|$)`),
+		{need: []string{"private key"}, re: lazy(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\\r)?\\n[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|["\n]|$)`),
 			tmpl: "-----BEGIN ${1}PRIVATE KEY${2}-----\\n" + Masked, keep: unmasked},
 		// PEM private keys, whole, then cut off (a pane shows the top of one).
-		{need: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`),
+		{need: []string{"private key"}, re: lazy(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`),
 			tmpl: "-----BEGIN ${1}PRIVATE KEY${2}-----\n" + Masked + "\n-----END ${1}PRIVATE KEY${2}-----"},
-		{need: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\r?\n[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*)+`),
+		{need: []string{"private key"}, re: lazy(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:\r?\n[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*)+`),
 			tmpl: "-----BEGIN ${1}PRIVATE KEY${2}-----\n" + Masked},
 		// Credentials in a URL: scheme://user:password@host keeps the host.
-		{need: []string{"://"}, re: regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@:]*:[^\s/?#]*@`),
+		{need: []string{"://"}, re: lazy(`\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@:]*:[^\s/?#]*@`),
 			tmpl: "${1}" + Masked + "@"},
 		// Slack incoming webhooks.
-		{need: []string{"hooks.slack.com"}, re: regexp.MustCompile(`\b(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+`),
+		{need: []string{"hooks.slack.com"}, re: lazy(`\b(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+`),
 			tmpl: "${1}…" + Masked},
 		// Token shapes with a prefix of their own. pre: not a letter or a
 		// digit before the prefix (a space, punctuation, or a "_" that
 		// glues the key to a variable name, where \b would not match).
 		// Anthropic, then OpenAI (which must look random: a digit in it).
-		{need: []string{"sk-ant-"}, re: regexp.MustCompile(pre + `sk-ant-[A-Za-z0-9_-]{8,}`),
+		{need: []string{"sk-ant-"}, re: lazy(pre + `sk-ant-[A-Za-z0-9_-]{8,}`),
 			tmpl: "${1}sk-ant-…" + Masked},
-		{need: []string{"sk-"}, re: regexp.MustCompile(`\bsk-((?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}`),
+		{need: []string{"sk-"}, re: lazy(`\bsk-((?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}`),
 			tmpl: "sk-${1}…" + Masked, keep: hasDigit},
 		// Stripe.
-		{need: []string{"k_live_", "k_test_"}, re: regexp.MustCompile(pre + `([rs]k_(?:live|test)_)[A-Za-z0-9]{16,}`),
+		{need: []string{"k_live_", "k_test_"}, re: lazy(pre + `([rs]k_(?:live|test)_)[A-Za-z0-9]{16,}`),
 			tmpl: "${1}${2}…" + Masked},
 		// GitHub and GitLab.
-		{need: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, re: regexp.MustCompile(pre + `(gh[pousr]_)[A-Za-z0-9]{20,}`),
+		{need: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, re: lazy(pre + `(gh[pousr]_)[A-Za-z0-9]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{need: []string{"github_pat_"}, re: regexp.MustCompile(pre + `(github_pat_)[A-Za-z0-9_]{20,}`),
+		{need: []string{"github_pat_"}, re: lazy(pre + `(github_pat_)[A-Za-z0-9_]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{need: []string{"glpat-"}, re: regexp.MustCompile(pre + `(glpat-)[A-Za-z0-9_-]{20,}`),
+		{need: []string{"glpat-"}, re: lazy(pre + `(glpat-)[A-Za-z0-9_-]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
 		// Hugging Face, npm, Google OAuth access tokens, SendGrid.
-		{need: []string{"hf_"}, re: regexp.MustCompile(pre + `(hf_)[A-Za-z0-9]{20,}`),
+		{need: []string{"hf_"}, re: lazy(pre + `(hf_)[A-Za-z0-9]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{need: []string{"npm_"}, re: regexp.MustCompile(pre + `(npm_)[A-Za-z0-9]{20,}`),
+		{need: []string{"npm_"}, re: lazy(pre + `(npm_)[A-Za-z0-9]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{need: []string{"ya29."}, re: regexp.MustCompile(pre + `(ya29\.)[A-Za-z0-9_-]{20,}`),
+		{need: []string{"ya29."}, re: lazy(pre + `(ya29\.)[A-Za-z0-9_-]{20,}`),
 			tmpl: "${1}${2}…" + Masked},
-		{need: []string{"sg."}, re: regexp.MustCompile(pre + `(SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`),
+		{need: []string{"sg."}, re: lazy(pre + `(SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`),
 			tmpl: "${1}${2}…" + Masked},
 		// AWS access key ids; secret keys and session tokens where they
 		// are named.
-		{need: []string{"akia", "asia"}, re: regexp.MustCompile(pre + `(AKIA|ASIA)[A-Z0-9]{16}\b`),
+		{need: []string{"akia", "asia"}, re: lazy(pre + `(AKIA|ASIA)[A-Z0-9]{16}\b`),
 			tmpl: "${1}${2}…" + Masked},
-		{need: []string{"secret_access", "secretaccess", "session_token", "sessiontoken"}, re: regexp.MustCompile(`(?i)((?:aws_?)?(?:secret_?access_?key|session_?token)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`),
+		{need: []string{"secret_access", "secretaccess", "session_token", "sessiontoken"}, re: lazy(`(?i)((?:aws_?)?(?:secret_?access_?key|session_?token)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{20,}`),
 			tmpl: "${1}" + Masked},
 		// Slack tokens.
-		{need: []string{"xox", "xapp-"}, re: regexp.MustCompile(pre + `(xox[abposr]-|xapp-)[A-Za-z0-9-]{10,}`),
+		{need: []string{"xox", "xapp-"}, re: lazy(pre + `(xox[abposr]-|xapp-)[A-Za-z0-9-]{10,}`),
 			tmpl: "${1}${2}…" + Masked},
 		// Google API keys.
-		{need: []string{"aiza"}, re: regexp.MustCompile(pre + `AIza[A-Za-z0-9_-]{35}`),
+		{need: []string{"aiza"}, re: lazy(pre + `AIza[A-Za-z0-9_-]{35}`),
 			tmpl: "${1}AIza…" + Masked},
 		// JSON Web Tokens.
-		{need: []string{"eyj"}, re: regexp.MustCompile(pre + `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+		{need: []string{"eyj"}, re: lazy(pre + `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
 			tmpl: "${1}eyJ…" + Masked},
 		// Telegram bot tokens (also inside an API URL's /bot<token>/).
-		{hint: botTokenHint, re: regexp.MustCompile(`(^|[^0-9A-Za-z]|bot)([0-9]{6,12}):[A-Za-z0-9_-]{30,}`),
+		{hint: botTokenHint, re: lazy(`(^|[^0-9A-Za-z]|bot)([0-9]{6,12}):[A-Za-z0-9_-]{30,}`),
 			tmpl: "${1}${2}:…" + Masked},
 		// Authorization headers, and a bearer token wherever it is named.
-		{need: []string{"authorization"}, re: regexp.MustCompile(`(?i)\b(authorization\s*[:=]\s*["']?(?:bearer|basic|token|bot)\s+)[^\s"']{6,}`),
+		{need: []string{"authorization"}, re: lazy(`(?i)\b(authorization\s*[:=]\s*["']?(?:bearer|basic|token|bot)\s+)[^\s"']{6,}`),
 			tmpl: "${1}" + Masked, keep: unmasked},
-		{need: []string{"bearer"}, re: regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{16,})`),
+		{need: []string{"bearer"}, re: lazy(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{16,})`),
 			tmpl: "${1}" + Masked, keep: tokenish},
 		// Secrets assigned to variables named for them: FOO_API_KEY=..., ...
-		{need: []string{"key", "token", "secret", "passw"}, re: regexp.MustCompile(`\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|SECRET_KEY|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY)\s*=\s*["']?)[^\s"']{8,}`),
+		{need: []string{"key", "token", "secret", "passw"}, re: lazy(`\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|SECRET_KEY|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY)\s*=\s*["']?)[^\s"']{8,}`),
 			tmpl: "${1}" + Masked, keep: unmasked},
 		// The same names in lower case, as YAML, JSON or an INI file write
 		// them: password: ..., "api_key": "...", client_secret = ...
-		{need: []string{"key", "token", "secret", "passw"}, re: regexp.MustCompile(`(?i)((?:^|[\s{,"'])["']?[a-z0-9_.-]*(?:api[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|secret|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',}]{6,}`),
+		{need: []string{"key", "token", "secret", "passw"}, re: lazy(`(?i)((?:^|[\s{,"'])["']?[a-z0-9_.-]*(?:api[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|secret|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',}]{6,}`),
 			tmpl: "${1}" + Masked, keep: assignedSecret},
 	}
 })
@@ -185,6 +185,13 @@ func redactShapes(s string) string {
 	return s
 }
 
+// lazy compiles pattern when it is first used: a process pays for the
+// rules its text needs, not for all of them (each tick scrubs a few lines,
+// and most lines need none).
+func lazy(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
 // worth says whether lower, a text in lower case, holds one of r's needs.
 func (r rule) worth(lower string) bool {
 	if r.hint != nil {
@@ -217,7 +224,8 @@ func botTokenHint(s string) bool {
 }
 
 func (r rule) apply(s string) string {
-	ms := r.re.FindAllStringSubmatchIndex(s, -1)
+	re := r.re()
+	ms := re.FindAllStringSubmatchIndex(s, -1)
 	if ms == nil {
 		return s
 	}
@@ -228,7 +236,7 @@ func (r rule) apply(s string) string {
 			continue
 		}
 		b = append(b, s[last:m[0]]...)
-		b = r.re.ExpandString(b, r.tmpl, s, m)
+		b = re.ExpandString(b, r.tmpl, s, m)
 		last = m[1]
 	}
 	if last == 0 && b == nil {
