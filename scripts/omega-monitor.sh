@@ -56,8 +56,14 @@ run_bounded() {
 	running=$!
 	set +m
 	((secs == 0)) || printf 'arm %s %s\n' "$running" "$secs" >&7
-	rc=0
-	wait "$running" 2>/dev/null || rc=$?
+	while :; do
+		rc=0
+		wait "$running" 2>/dev/null || rc=$?
+		# A wake (USR1) ends the wait with the call still running: wait on.
+		if ((rc <= 128)) || ! kill -0 "$running" 2>/dev/null; then
+			break
+		fi
+	done
 	((secs == 0)) || printf 'done\n' >&7
 	((rc <= 128 || secs == 0 || ${EPOCHREALTIME/./} - start < secs * 1000000)) || rc=124
 	kill -KILL -- "-$running" 2>/dev/null || :
@@ -210,7 +216,7 @@ nudge() {
 			return
 		fi
 		# Let the agent draw the text before looking at the box.
-		read -r -t 1 -u 9 _
+		rest 1
 	fi
 	if ! capture "$work/typed"; then
 		judge /dev/null "${ack[@]}" --action "$file" enter_withheld "the capture before Enter failed: $why"
@@ -270,12 +276,27 @@ poll() {
 	[[ ! -e ${waiting[0]} ]] || judge /dev/null "${deliver[@]}"
 }
 
-# pause SECONDS: waits, in a read a signal interrupts at once.
+# on_wake: a wake (USR1, from omega-monitor when something on the watched
+# screen may have changed: an answer to type, an agent's hook) is a line on
+# the loop's clock, which ends the pause it is in or the next one.
+on_wake() { printf '\n' >&9; }
+
+# pause SECONDS: waits until the next poll, in a read that a stop's signal
+# or a wake ends at once. Wakes that came together make one poll.
 pause() {
-	local end=$((SECONDS + $1))
-	while ((SECONDS < end)); do
-		read -r -t "$((end - SECONDS))" -u 9 _ || return 0
+	read -r -t "$1" -u 9 _ || return 0
+	while read -r -t 0.01 -u 9 _; do :; done
+}
+
+# rest SECONDS: waits that long whatever wakes come, and passes a wake it
+# took on to the pause.
+rest() {
+	local end=$((${EPOCHREALTIME/./} + $1 * 1000000)) left frac woke=''
+	while left=$((end - ${EPOCHREALTIME/./})) && ((left > 0)); do
+		printf -v frac '%06d' $((left % 1000000))
+		! read -r -t "$((left / 1000000)).$frac" -u 9 _ || woke=1
 	done
+	[[ -z $woke ]] || on_wake
 }
 
 # on_signal NAME NUMBER: the watcher is being stopped. Whatever runs now is
@@ -330,6 +351,7 @@ main() {
 	trap 'on_signal HUP 1' HUP
 	trap 'on_signal INT 2' INT
 	trap 'on_signal TERM 15' TERM
+	trap on_wake USR1
 	log "watching $target every ${interval}s (pid $$; wall clock ${call_timeout}s); settings: $settings_said"
 	while :; do
 		next_pause=$interval

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
 	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 // End-to-end tests of the poll loop: the real scripts/omega-monitor.sh, the
@@ -298,6 +300,34 @@ func TestLoopQuestionGetsNothing(t *testing.T) {
 	}
 	if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "QUESTION") {
 		t.Errorf("alerts = %q, want the question escalated once", a)
+	}
+}
+
+// TestLoopWakesAtOnce: a loop pausing a minute between polls polls again
+// within seconds of a wake, and once for a burst of wakes; a wake for a
+// watcher whose loop is gone is refused, and signals nothing.
+func TestLoopWakesAtOnce(t *testing.T) {
+	s := testenv.Tmux(t)
+	startAgent(t, s, "agent", "AGENT_MODE=question")
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 5"}})
+	r.waitLines(1, 30*time.Second)
+	time.Sleep(time.Second) // into the pause
+	for range 3 {
+		if err := watcher.Wake(r.state); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := r.waitLines(2, 10*time.Second)
+	time.Sleep(3 * time.Second)
+	if got := r.waitLines(2, time.Second); len(got) != 2 {
+		t.Errorf("three wakes together made %d polls, want one:\n%s", len(got)-1, strings.Join(got, "\n"))
+	}
+	r.stop()
+	if !strings.Contains(lines[1], " · QUESTION · ") {
+		t.Errorf("the poll after the wake: %q", lines[1])
+	}
+	if err := watcher.Wake(r.state); !errors.Is(err, watcher.ErrNotRunning) {
+		t.Errorf("waking a stopped loop: %v, want ErrNotRunning", err)
 	}
 }
 

@@ -220,6 +220,54 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	((SECONDS - start <= 3))
 }
 
+@test "a wake ends the pause at once; one during a call neither ends the call nor is lost" {
+	(
+		trap on_wake USR1
+		pause 60
+	) &
+	local pid=$! start
+	sleep 0.5
+	start=$SECONDS
+	kill -USR1 "$pid"
+	wait "$pid"
+	((SECONDS - start <= 3))
+
+	# A wake while a call runs: the call goes on to its end, its status
+	# is its own, and the pause after it does not wait.
+	(
+		trap on_wake USR1
+		run_bounded 10 /dev/null "$T/out" "$T/err" sh -c "sleep 1.5; echo finished $MARK"
+		[ "$rc" -eq 0 ] || exit 3
+		start=$SECONDS
+		pause 60
+		((SECONDS - start <= 2)) || exit 4
+	) &
+	pid=$!
+	sleep 0.5
+	kill -USR1 "$pid"
+	wait "$pid"
+	grep -q "finished $MARK" "$T/out"
+}
+
+@test "rest waits its time whatever wakes come" {
+	(
+		trap on_wake USR1
+		start=${EPOCHREALTIME/./}
+		rest 1
+		(( ${EPOCHREALTIME/./} - start >= 1000000 )) || exit 3
+		# The wakes it took make the next pause end at once.
+		start=$SECONDS
+		pause 60
+		((SECONDS - start <= 2)) || exit 4
+	) &
+	local pid=$!
+	sleep 0.3
+	kill -USR1 "$pid"
+	sleep 0.2
+	kill -USR1 "$pid"
+	wait "$pid"
+}
+
 # --- one poll ----------------------------------------------------------------
 
 @test "poll: the probes, then one capture, then one tick with the frame" {
