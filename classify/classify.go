@@ -896,6 +896,14 @@ func menuStart(lines []Line) int {
 	i := cur
 	for i > 0 {
 		up := lines[i-1].Text
+		if (isBlank(up) || edge.MatchString(up)) && i > 1 && follows(lines[i-2].Text, lines[i].Text) {
+			// AskUserQuestion draws a rule (or a blank line) between
+			// its last options ("3. Type something", "4. Chat about
+			// this"): with the cursor below it, the options above it
+			// are still the menu's.
+			i--
+			continue
+		}
 		if isBlank(up) {
 			break
 		}
@@ -905,6 +913,33 @@ func menuStart(lines []Line) int {
 		i--
 	}
 	return i
+}
+
+// follows reports whether line below is a numbered option whose number is
+// one more than that of the numbered option line above.
+func follows(above, below string) bool {
+	a, ok := optionNumber(above)
+	if !ok {
+		return false
+	}
+	b, ok := optionNumber(below)
+	return ok && b == a+1
+}
+
+// optionNumber returns the number of a numbered option line.
+func optionNumber(line string) (int, bool) {
+	if !optionLine.MatchString(line) {
+		return 0, false
+	}
+	rest := strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(line, " "), "❯›●>"), " ")
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // readDialog cuts a live dialog into its question, options and hint line.
