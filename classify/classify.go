@@ -616,6 +616,7 @@ func decide(v *view) Result {
 					}
 					r.From, r.To = span(r.Live)
 					r.Dialog = readDialog(r.Live)
+					r.Dialog.Above = nestedBoxAbove(lines, r.Live, v.agent)
 				}
 				return r
 			}
@@ -819,6 +820,53 @@ type DialogText struct {
 	Options []string
 	// Hint is the dialog's footer of key hints, if it draws one.
 	Hint string
+	// Above is what the dialog draws over Question inside its own frame
+	// when the cut for Question starts under a box nested in the dialog:
+	// Gemini CLI draws the tool call an approval asks about in such a box,
+	// and without Above the command is in none of these fields, so two
+	// approvals for different commands would read alike. It holds the lines
+	// from the nearest blank line (or head of the transcript) down to that
+	// box's bottom edge, edges dropped; empty for every other dialog.
+	Above string
+}
+
+// nestedBoxAbove reads DialogText.Above: the lines of the region above the
+// dialog, when the dialog's cut starts directly under a box's bottom edge,
+// back to the nearest blank line or transcript head. It reads, and changes,
+// nothing else: the verdict and the other fields stay as they were.
+func nestedBoxAbove(region, dialog []Line, a *agent) string {
+	if len(dialog) == 0 {
+		return ""
+	}
+	start := -1
+	for i, l := range region {
+		if l.N == dialog[0].N {
+			start = i
+			break
+		}
+	}
+	j := start - 1
+	for j >= 0 && isBlank(region[j].Text) {
+		j--
+	}
+	if j < 0 || !strings.HasPrefix(region[j].Text, "╰") || !edge.MatchString(region[j].Text) {
+		return ""
+	}
+	top := j
+	for top > 0 && j-top < dialogHeight {
+		t := region[top-1].Text
+		if isBlank(t) || (a != nil && a.heads != nil && a.heads.MatchString(t)) {
+			break
+		}
+		top--
+	}
+	var out []string
+	for _, l := range region[top:j] {
+		if t := strings.TrimRight(l.Text, " "); !edge.MatchString(t) {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // menuStart returns the index of a dialog's first option: the run of option
@@ -848,6 +896,14 @@ func menuStart(lines []Line) int {
 	i := cur
 	for i > 0 {
 		up := lines[i-1].Text
+		if (isBlank(up) || edge.MatchString(up)) && i > 1 && follows(lines[i-2].Text, lines[i].Text) {
+			// AskUserQuestion draws a rule (or a blank line) between
+			// its last options ("3. Type something", "4. Chat about
+			// this"): with the cursor below it, the options above it
+			// are still the menu's.
+			i--
+			continue
+		}
 		if isBlank(up) {
 			break
 		}
@@ -857,6 +913,33 @@ func menuStart(lines []Line) int {
 		i--
 	}
 	return i
+}
+
+// follows reports whether line below is a numbered option whose number is
+// one more than that of the numbered option line above.
+func follows(above, below string) bool {
+	a, ok := optionNumber(above)
+	if !ok {
+		return false
+	}
+	b, ok := optionNumber(below)
+	return ok && b == a+1
+}
+
+// optionNumber returns the number of a numbered option line.
+func optionNumber(line string) (int, bool) {
+	if !optionLine.MatchString(line) {
+		return 0, false
+	}
+	rest := strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(line, " "), "❯›●>"), " ")
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // readDialog cuts a live dialog into its question, options and hint line.

@@ -1,0 +1,259 @@
+package answer
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// This file is what this package knows of each agent's menus, as data: the
+// cursor it draws, how the lines under an option read, which dialogs a
+// cursor and Enter cannot answer, and which options open a text field or
+// widen what the agent may do. Each label entry names, in its comment, a
+// golden pane that shows it (golden/panes/NAME, or real/, real-codex/,
+// real-gemini/ for captures of the real programs); a test checks that every
+// entry flags an option of some pane of the corpus.
+
+// A table is one agent's menus.
+type table struct {
+	// cursors are the glyphs drawn on the selected option.
+	cursors []string
+	// head says a line starts a block of the agent's transcript (an
+	// answer, a human's message): options under one are prose, not a
+	// dialog. headAnywhere says classify cuts this agent's dialogs at the
+	// edge drawn above them, so a head anywhere in the question means no
+	// edge was found; otherwise only the paragraph directly above the
+	// options is read (classify's cut keeps transcript above a Codex or
+	// Gemini dialog, separated by a blank line).
+	head         func(line string) bool
+	headAnywhere bool
+	// stepLine says a line of the question names which of several
+	// questions the dialog is.
+	stepLine func(trimmed string) bool
+	// styles say how the lines under an option read, by what the dialog
+	// shows: the first that applies; wrapped when none does.
+	styles []styleRule
+	// refusals are the dialogs no cursor and Enter can answer, found
+	// before the options are read, in order.
+	refusals []refusal
+	// checkboxes start the label of an option of a multi-select list.
+	checkboxes []string
+	// notes are hint texts (lower case) saying a note can be added to the
+	// chosen option.
+	notes []string
+	// freeText and widens are label prefixes: options that open a text
+	// field, and options that widen what the agent may do without asking.
+	freeText []string
+	widens   []string
+}
+
+// A style says how the lines drawn under an option's first line read.
+type style int
+
+const (
+	// wrapped: the option's label, wrapped by a narrow pane.
+	wrapped style = iota
+	// described: the option's description (AskUserQuestion).
+	described
+	// columns: the label and its description are drawn as two columns:
+	// the label ends at the first gap of two spaces or more, and the rest,
+	// with the lines under it, is the description (Codex's
+	// request_user_input).
+	columns
+)
+
+type styleRule struct {
+	style style
+	when  func(d *dialog) bool
+}
+
+// A refusal is a form of dialog that no cursor and Enter can answer.
+type refusal struct {
+	err  error
+	when func(d *dialog) bool
+}
+
+// tables returns every agent's table.
+func tables() []*table { return []*table{claudeCode(), codexCLI(), geminiCLI()} }
+
+func tableOf(agent string) *table {
+	switch agent {
+	case "Claude Code":
+		return claudeCode()
+	case "Codex CLI":
+		return codexCLI()
+	case "Gemini CLI":
+		return geminiCLI()
+	}
+	return nil
+}
+
+var claudeCode = sync.OnceValue(func() *table {
+	return &table{
+		cursors: []string{"❯", ">"},
+		head: func(l string) bool {
+			if hasAnyPrefix(l, []string{"⏺ ", "● ", "∴ "}) {
+				return true
+			}
+			return userTurn(l, "❯ ", "> ")
+		},
+		headAnywhere: true,
+		// "←  ☐ History  ✔ Submit  →" (claude-c-question-ask), "☐ History"
+		// (claude-328-ask-question).
+		stepLine: func(t string) bool {
+			return hasAnyPrefix(t, []string{"←", "☐", "☒", "✔"}) && strings.ContainsAny(t, "☐☒")
+		},
+		// AskUserQuestion draws a description under each option
+		// (claude-328-ask-question); its footer says Enter to select, or a
+		// narrow pane wraps that footer and the tab header still shows
+		// (claude-d-question-narrow-footer-wrap). Every other dialog's lines
+		// under an option are its label, wrapped (real/claude-manual-60-permission).
+		styles: []styleRule{
+			{described, hintsHave("Enter to select")},
+			{described, hasStep},
+		},
+		// GOLDEN-question-real, real/claude-manual-100-question-many.
+		checkboxes: []string{"[ ] ", "[✔] ", "[✓] ", "[x] ", "[X] ", "[☒] "},
+		freeText: []string{
+			"Type something", // claude-328-ask-question ("Type something."), claude-c-question-ask
+			"No, and tell Claude what to do differently", // claude-a-edit-prompt, claude-b-question-permission
+			"Type here to tell Claude what to change",    // claude-d-plan-approval
+		},
+		widens: []string{
+			"Yes, and don't ask again",                 // claude-328-permission, claude-d-permission
+			"Yes, and always allow",                    // claude-c-permission-2026, real/claude-manual-100-permission
+			"Yes, allow all edits during this session", // claude-a-edit-prompt, claude-c-edit-prompt
+			"Yes, allow reading from",                  // real/claude-manual-100-long-permission: a rule for the project
+			"Yes, and switch to auto mode",             // claude-328-permission: actions approved by a classifier, not asked
+			"Yes, and auto-accept edits",               // claude-b-plan-approval
+			"Yes, auto-accept edits",                   // claude-d-plan-approval
+			"Yes, clear context and auto-accept edits", // claude-d-plan-approval
+			"Yes, I accept",                            // claude-328-bypass-warning: bypass permissions mode
+			// Trusting a folder lets its settings (allow rules, hooks)
+			// act without asking.
+			"Yes, I trust this folder", // claude-328-trust-unnumbered, claude-d-trust-numbered
+		},
+	}
+})
+
+var codexCLI = sync.OnceValue(func() *table {
+	return &table{
+		cursors: []string{"›", ">"},
+		head: func(l string) bool {
+			return hasAnyPrefix(l, []string{"• ", "◦ "}) || userTurn(l, "› ")
+		},
+		// "Question 1/2 (2 unanswered)" (real-codex/codex-60-plan-questions).
+		stepLine: func(t string) bool {
+			rest, ok := strings.CutPrefix(t, "Question ")
+			return ok && rest != "" && isDigit(rest[0]) && strings.Contains(rest, "/")
+		},
+		// request_user_input draws label and description as columns, the
+		// description wrapping under itself (real-codex/codex-60-plan-question)
+		// or after a long label wrapped (codex-ask-long-option-40). The
+		// approval's lines under an option are its label, wrapped
+		// (real-codex/codex-60-approval).
+		styles: []styleRule{{columns, hasStep}},
+		refusals: []refusal{
+			// The notes field opened under a radio list holds the keyboard,
+			// and what it holds is a human's (codex-ask-notes-with-text-80).
+			{ErrNotesOpen, questionLine(func(t string) bool {
+				return strings.HasPrefix(t, "Notes for ") && strings.HasSuffix(t, "(optional)")
+			})},
+			// On the last of several questions Enter submits every answer,
+			// the earlier ones unseen (codex-ask-multi-last-80).
+			{ErrSubmitsAll, hintsHave("submit all")},
+			// Newer releases draw the options as radio buttons, "( )" and
+			// "(x)", with no cursor glyph: which option the cursor is on is
+			// not in the text (codex-ask-options-radio-80,
+			// codex-question-radio-short).
+			{ErrNoCursor, questionLine(func(t string) bool {
+				return hasAnyPrefix(t, []string{"( ) ", "(x) ", "(X) ", "(•) "})
+			})},
+		},
+		notes: []string{"tab to add notes", "tab: add notes", "tab add notes"}, // codex-question-ui
+		freeText: []string{
+			"No, and tell Codex what to do differently", // codex-approval-run-command, real-codex/codex-60-approval
+			"Type your answer",                          // codex-question-free-text, codex-ask-freeform-80
+		},
+		widens: []string{
+			"Yes, and don't ask again", // codex-approval-run-command, real-codex/codex-60-approval
+			// Trusting a folder lets its settings run code without a
+			// model request (real-codex/codex-60-trust says so).
+			"Trust and continue", // real-codex/codex-60-trust
+			"Yes, continue",      // codex-trust ("Do you trust the contents of this directory?")
+		},
+	}
+})
+
+var geminiCLI = sync.OnceValue(func() *table {
+	return &table{
+		cursors: []string{"●"},
+		head: func(l string) bool {
+			return strings.HasPrefix(l, "✦ ") || userTurn(strings.TrimPrefix(l, " "), "> ")
+		},
+		freeText: []string{
+			// It declines and returns to the prompt for the suggestion,
+			// as Claude Code's "No, and tell Claude what to do
+			// differently" does.
+			"No, suggest changes", // gemini-dialog-allow, real-gemini/gemini-60-approval
+		},
+		widens: []string{
+			"Yes, allow always",      // gemini-dialog-allow
+			"Allow for this session", // real-gemini/gemini-60-approval
+			// A trusted folder's configuration "could execute code on
+			// your behalf" (real-gemini/gemini-60-trust says so).
+			"Trust folder",        // gemini-061-trust-dialog, real-gemini/gemini-60-trust
+			"Trust parent folder", // gemini-061-trust-dialog, real-gemini/gemini-60-trust
+		},
+	}
+})
+
+// userTurn says l echoes a human's message: a prompt marker and text that
+// is not an option's number.
+func userTurn(l string, markers ...string) bool {
+	for _, m := range markers {
+		if rest, ok := strings.CutPrefix(l, m); ok && rest != "" && rest[0] != ' ' && !isDigit(rest[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasStep(d *dialog) bool { return d.step != "" }
+
+// hintsHave says a hint line holds one of the texts, in any case.
+func hintsHave(texts ...string) func(d *dialog) bool {
+	for i, t := range texts {
+		texts[i] = strings.ToLower(t)
+	}
+	return func(d *dialog) bool { return anyHint(d.hints, texts) }
+}
+
+// questionLine says a line of the question, trimmed, passes f.
+func questionLine(f func(trimmed string) bool) func(d *dialog) bool {
+	return func(d *dialog) bool {
+		for _, l := range d.question {
+			if f(strings.TrimSpace(l)) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// The expressions are compiled when first used, not at start: a poll that
+// reads no dialog pays nothing for them.
+var (
+	// escHint finds what a hint line says Esc does: "Esc to cancel",
+	// "esc to interrupt", "Esc: interrupt", "esc back".
+	escHint = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\besc(?: to|:)? (cancel|exit|back|interrupt)\b`)
+	})
+	// optionCount finds a hint's count of the options: "option 4/5",
+	// "Option 1 of 3".
+	optionCount = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\boption (\d+)(?:/| of )(\d+)\b`)
+	})
+)

@@ -1,0 +1,250 @@
+package answer_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/omega-monitor/omega-monitor/answer"
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/expect"
+	"github.com/omega-monitor/omega-monitor/ledger"
+	"gotest.tools/v3/golden"
+)
+
+// The corpus: the hand-built and adversarial panes, and the captures of the
+// real Claude Code, Codex CLI and Gemini CLI. Each QUESTION pane either
+// yields a Menu, written to testdata/DIR/NAME.golden (a capture's .e twin,
+// taken with escape sequences, must yield the same Menu and shares its
+// file), or is listed in notAnswerable with the reason.
+var corpusDirs = []string{"panes", "real", "real-codex", "real-gemini"}
+
+// A questionPane is a QUESTION pane of the corpus, classified.
+type questionPane struct {
+	dir, name string // name without .pane
+	pane      []byte
+	r         classify.Result
+}
+
+// twin is the name of the golden file: a .e capture shares its twin's.
+func (p questionPane) twin() string { return p.dir + "/" + strings.TrimSuffix(p.name, ".e") }
+
+func questionPanes(t *testing.T) []questionPane {
+	t.Helper()
+	var out []questionPane
+	for _, dir := range corpusDirs {
+		wants, err := filepath.Glob(filepath.Join("..", "golden", dir, "*.want"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, wp := range wants {
+			w, err := expect.Read(wp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.State != "QUESTION" {
+				continue
+			}
+			base := strings.TrimSuffix(wp, ".want")
+			pane, err := os.ReadFile(base + ".pane")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := classify.Options{}
+			if len(w.Ledger) > 0 {
+				opt.Ledger = ledger.NewMatcher(w.Ledger...)
+			}
+			if data, err := os.ReadFile(base + ".rules.json"); err == nil {
+				if opt.Local, err = classify.ParseLocal(data, base+".rules.json"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := classify.Classify(classify.ParseScreen(pane), opt)
+			if r.State != classify.Question {
+				t.Fatalf("%s: classify says %v, its case says QUESTION", wp, r.State)
+			}
+			out = append(out, questionPane{dir: dir, name: filepath.Base(base), pane: pane, r: r})
+		}
+	}
+	return out
+}
+
+// notAnswerable lists the QUESTION panes of the corpus that yield no Menu,
+// by their golden name (a .e twin counts with its pane), with the reason
+// Inspect must give and why that is right.
+var notAnswerable = map[string]struct {
+	err error
+	why string
+}{
+	// Claude Code's AskUserQuestion with multiSelect: "[ ]" checkboxes,
+	// Enter toggles one, and a Next row moves on.
+	"panes/GOLDEN-question-real":               {answer.ErrMultiSelect, "AskUserQuestion, multi-select checkboxes"},
+	"real/claude-auto-100-question-many":       {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-auto-160-question-many":       {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-auto-60-question-many":        {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-bypass-100-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-bypass-160-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-bypass-60-question-many":      {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-manual-100-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-manual-160-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-manual-60-question-many":      {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-auto-100-auto-check":          {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line (Enter, shift+Tab, Esc), no options"},
+	"real/claude-auto-160-auto-check":          {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line, no options"},
+	"real/claude-auto-60-auto-check":           {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line, no options"},
+	"panes/codex-allow-command-old":            {answer.ErrNoOptions, "old Codex approval: letter keys on one line (Yes (y) Always (a) …), no cursor menu"},
+	"real-gemini/gemini-120-api-key":           {answer.ErrNoOptions, "Gemini's API key entry: a secret's text field, never typed from a chat"},
+	"real-gemini/gemini-60-api-key":            {answer.ErrNoOptions, "Gemini's API key entry: a secret's text field, never typed from a chat"},
+	"panes/codex-ask-hidden-options-40":        {answer.ErrHiddenOptions, "Codex request_user_input scrolled: options 2-4 of 5 drawn"},
+	"panes/codex-ask-hidden-options-80":        {answer.ErrHiddenOptions, "Codex request_user_input scrolled: options 2-4 of 5 drawn"},
+	"panes/codex-ask-multiline-approval-40":    {answer.ErrHiddenOptions, "Codex request_user_input: option 1/3, two drawn"},
+	"panes/codex-ask-multiline-approval-80":    {answer.ErrHiddenOptions, "Codex request_user_input: option 1/3, two drawn"},
+	"panes/codex-ask-multi-last-40":            {answer.ErrSubmitsAll, "Codex's last question of two: Enter submits all answers"},
+	"panes/codex-ask-multi-last-80":            {answer.ErrSubmitsAll, "Codex's last question of two: Enter submits all answers"},
+	"panes/codex-ask-notes-visible-40":         {answer.ErrNotesOpen, "Codex's notes field open under a radio list"},
+	"panes/codex-ask-notes-visible-80":         {answer.ErrNotesOpen, "Codex's notes field open under a radio list"},
+	"panes/codex-ask-notes-with-text-40":       {answer.ErrNotesOpen, "Codex's notes field open, holding a human's text"},
+	"panes/codex-ask-notes-with-text-80":       {answer.ErrNotesOpen, "Codex's notes field open, holding a human's text"},
+	"panes/codex-ask-multi-first-40":           {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-multi-first-80":           {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-options-radio-40":         {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-options-radio-80":         {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-scrolling-options-40":     {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
+	"panes/codex-ask-scrolling-options-80":     {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
+	"panes/codex-ask-tight-height-40":          {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-tight-height-80":          {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-wrapped-options-40":       {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
+	"panes/codex-ask-wrapped-options-80":       {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
+	"panes/codex-question-radio-short":         {answer.ErrNoCursor, "Codex radio list, (•) on a choice: the cursor is not drawn"},
+	"panes/frame-ask-above-box":                {answer.ErrInputBox, "a dialog frame drawn over a live input box (issue 10.4)"},
+	"panes/frame-hint-only-above-box":          {answer.ErrInputBox, "a dialog's hint line left over a live input box"},
+	"panes/frame-options-no-hint-above-box":    {answer.ErrInputBox, "a dialog frame drawn over a live input box"},
+	"panes/frame-permission-above-box":         {answer.ErrInputBox, "a dialog frame drawn over a live input box"},
+	"panes/frame-permission-glued-to-box":      {answer.ErrInputBox, "a dialog frame glued to a live input box"},
+	"panes/frame-question-line-only-above-box": {answer.ErrInputBox, "a dialog's question line left over a live input box"},
+	"panes/frameless-dialog-cursor-moved":      {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/frameless-dialog-described-options": {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/frameless-dialog-plan":              {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/frameless-dialog-proceed":           {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/frameless-dialog-two-options":       {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+}
+
+// TestGoldenMenus reads every QUESTION pane of the corpus. A pane listed
+// in notAnswerable must be refused for its reason; every other must yield a
+// Menu equal to its golden file (go test ./answer -update rewrites them;
+// then READ the diff). It also counts both kinds, for the record.
+func TestGoldenMenus(t *testing.T) {
+	panes := questionPanes(t)
+	if len(panes) < 160 {
+		t.Fatalf("the corpus holds %d QUESTION panes; this test was written over 170", len(panes))
+	}
+	seen := make(map[string]bool)
+	menus, refused := 0, 0
+	for _, p := range panes {
+		t.Run(p.dir+"/"+p.name, func(t *testing.T) {
+			seen[p.twin()] = true
+			m, err := answer.Inspect(p.r)
+			if want, listed := notAnswerable[p.twin()]; listed {
+				refused++
+				if !errors.Is(err, want.err) {
+					t.Errorf("Inspect = %v, want %v (%s)", err, want.err, want.why)
+				}
+				if _, ok := answer.Read(p.r); ok {
+					t.Errorf("Read gave a menu for a pane refused for %v", want.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Inspect: %v\n(list the pane in notAnswerable with the reason, or fix the reader)", err)
+			}
+			menus++
+			golden.Assert(t, render(m), p.twin()+".golden")
+		})
+	}
+	for name := range notAnswerable {
+		if !seen[name] {
+			t.Errorf("notAnswerable lists %s, which is no QUESTION pane of the corpus", name)
+		}
+	}
+	t.Logf("%d QUESTION panes: %d yield a menu, %d are not answerable", len(panes), menus, refused)
+}
+
+// render writes a Menu for a person to review: every field, labels quoted
+// so that their spaces show.
+func render(m answer.Menu) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "agent: %s\n", m.Agent)
+	fmt.Fprintf(&b, "key: %s\n", m.Key())
+	if m.Step != "" {
+		fmt.Fprintf(&b, "step: %q\n", m.Step)
+	}
+	if m.Esc {
+		fmt.Fprintf(&b, "esc: %s\n", m.EscAction)
+	} else {
+		b.WriteString("esc: none\n")
+	}
+	if m.Notes {
+		b.WriteString("notes: tab\n")
+	}
+	if m.Above != "" {
+		b.WriteString("above:\n")
+		for _, l := range strings.Split(m.Above, "\n") {
+			fmt.Fprintf(&b, "  | %s\n", l)
+		}
+	}
+	b.WriteString("question:\n")
+	for _, l := range strings.Split(m.Question, "\n") {
+		fmt.Fprintf(&b, "  | %s\n", l)
+	}
+	b.WriteString("options:\n")
+	for _, o := range m.Options {
+		fmt.Fprintf(&b, "  %d. %q", o.Pos, o.Label)
+		if o.Number != 0 {
+			fmt.Fprintf(&b, " number=%d", o.Number)
+		}
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{o.Cursor, "cursor"}, {o.FreeText, "free-text"}, {o.Widens, "widens"}} {
+			if f.on {
+				b.WriteString(" " + f.name)
+			}
+		}
+		b.WriteString("\n")
+		if o.Description != "" {
+			fmt.Fprintf(&b, "     description: %q\n", o.Description)
+		}
+	}
+	return b.String()
+}
+
+// TestTwinsAgree: a capture taken with escape sequences (.e) yields the
+// same Menu as its plain twin, or the same refusal.
+func TestTwinsAgree(t *testing.T) {
+	byName := make(map[string]questionPane)
+	for _, p := range questionPanes(t) {
+		byName[p.dir+"/"+p.name] = p
+	}
+	n := 0
+	for name, e := range byName {
+		plain, ok := byName[strings.TrimSuffix(name, ".e")]
+		if !strings.HasSuffix(name, ".e") || !ok {
+			continue
+		}
+		n++
+		me, erre := answer.Inspect(e.r)
+		mp, errp := answer.Inspect(plain.r)
+		if !errors.Is(erre, errp) && !errors.Is(errp, erre) {
+			t.Errorf("%s: %v, its plain twin: %v", name, erre, errp)
+		}
+		if diff := cmp.Diff(mp, me); diff != "" {
+			t.Errorf("%s (-plain +e):\n%s", name, diff)
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d .e twins compared", n)
+	}
+}
