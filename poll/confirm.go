@@ -27,6 +27,7 @@ import (
 var AckEvents = map[string]bool{
 	event.NudgeTyped: false, event.NudgeNotTyped: true, event.EnterWithheld: false,
 	event.AlertDelivered: false, event.AlertNotDelivered: false, "unknown": false,
+	event.AnswerTyped: false, event.AnswerRefused: false,
 }
 
 // outcome records what came of an action: an event in the history, the
@@ -197,6 +198,14 @@ func Confirm(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 // and removes its file. It returns a MONITOR line for whatever did not go
 // as meant, or "".
 func Ack(dir, target, action, ev, why string, now time.Time) string {
-	line, _ := stateDirectory(dir).outcome(now, target, action, ev, why)
+	d := stateDirectory(dir)
+	if strings.HasSuffix(action, AnswerSuffix) {
+		if ev != event.AnswerTyped {
+			ev = event.AnswerRefused
+		}
+		line, _ := d.answerOutcome(now, target, action, ev, why)
+		return line
+	}
+	line, _ := d.outcome(now, target, action, ev, why)
 	return line
 }

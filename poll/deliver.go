@@ -68,9 +68,15 @@ func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []s
 		if err != nil {
 			continue // gone meanwhile, or not ours to send
 		}
-		ev, why, done := deliverOne(funnel, stateHome, environ, msg)
+		// A question's buttons go with it, from the file beside it.
+		var args []string
+		if fi, err := os.Lstat(path + statedir.MarkupSuffix); err == nil && fi.Mode().IsRegular() {
+			args = []string{"--reply-markup", path + statedir.MarkupSuffix}
+		}
+		ev, why, done := deliverOne(funnel, stateHome, environ, msg, args...)
 		if done {
 			os.Remove(path)
+			os.Remove(path + statedir.MarkupSuffix)
 		}
 		fields := map[string]any{"alert": name}
 		if why != "" {
@@ -94,7 +100,7 @@ func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []s
 
 // deliverOne runs the funnel over one message. done says the message may
 // leave the outbox: delivered, or kept in alert-failed.log.
-func deliverOne(funnel, stateHome string, environ []string, msg []byte) (ev, why string, done bool) {
+func deliverOne(funnel, stateHome string, environ []string, msg []byte, args ...string) (ev, why string, done bool) {
 	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
 		why := fmt.Sprintf("no alert funnel at %s (omega-monitor install puts it there)", funnel)
 		if err := statedir.KeepFailed(stateHome, why, msg); err != nil {
@@ -112,7 +118,7 @@ func deliverOne(funnel, stateHome string, environ []string, msg []byte) (ev, why
 	}) {
 		env = append(env, "OMEGA_ALERT_DEADLINE=60")
 	}
-	err := alert.Send(ctx, funnel, env, string(msg))
+	err := alert.Send(ctx, funnel, env, string(msg), args...)
 	var fe *alert.FunnelError
 	switch {
 	case err == nil:

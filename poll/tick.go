@@ -23,6 +23,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/statedir/event"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -44,6 +45,9 @@ type Request struct {
 	// DiffOutput is the file holding what the last poll's diff command
 	// printed; DiffError why it failed.
 	DiffOutput, DiffError string
+	// Answers says the operator's chat can answer questions: a relayed
+	// question that can be answered gets its options as buttons.
+	Answers bool
 }
 
 // Tick is one poll's effects around tick.Step: it takes the state lock,
@@ -70,6 +74,11 @@ func Tick(r Request, pane io.Reader) (string, error) {
 		problems = append(problems, "state lock: "+err.Error())
 	} else {
 		defer lock.Close()
+	}
+	// An answer the loop never finished is refused, so that the chat
+	// hears of it; then every stale action goes.
+	if stale := filepath.Join(d.path(statedir.Actions), "000"+AnswerSuffix); fileExists(stale) {
+		d.answerOutcome(now, *r.Flags.target, stale, event.AnswerRefused, "the watcher did not finish typing it")
 	}
 	if err := d.sd().DropStaleActions(); err != nil {
 		problems = append(problems, err.Error())
@@ -135,11 +144,15 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	} else if err := d.recordDiff(now, r.DiffOutput, r.DiffError, next.PaneDir); err != nil {
 		problems = append(problems, err.Error())
 	}
-	d.handOver(out, screen, now, diffCmd, &problems)
+	// An answer from the chat is taken for the screen just judged.
+	answered, answerProblems := d.takeRequests(screen, c.Pane, captureErr, now)
+	problems = append(problems, answerProblems...)
+	out.Events = append(out.Events, answered...)
+	d.handOver(out, screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: r.Answers}, &problems)
 	if err := d.sd().AppendHistory(now, *f.target, redactEvents(out.Events)); err != nil {
 		problems = append(problems, err.Error())
 	}
-	line := out.Line
+	line := out.Line + answerNotes(answered)
 	for _, p := range problems {
 		line += " · error: " + printable.String(p)
 	}
@@ -327,7 +340,18 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 // on them, and a nudge's judged screen as pending.json for the checks
 // before typing and before Enter (confirm). A diff command, when one is
 // due, comes last: it only measures.
-func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now time.Time, diffCmd string, problems *[]string) {
+// handOverOptions are what handOver needs besides the outcome: the poll's
+// time, the diff command to run, the pane judged and whether a question's
+// options are offered as buttons.
+type handOverOptions struct {
+	now     time.Time
+	diffCmd string
+	pane    string
+	answers bool
+}
+
+func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o handOverOptions, problems *[]string) {
+	now, diffCmd := o.now, o.diffCmd
 	seq := 0
 	os.Remove(d.path(statedir.Pending))
 	var alerts, urgent []string
@@ -347,7 +371,9 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, now t
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
-			if k := a.Alert.Kind; k == alert.Question || k == alert.Blocked {
+			if k := a.Alert.Kind; k == alert.Question && o.answers {
+				d.queueQuestion(a.Alert, judged, o, problems)
+			} else if k == alert.Question || k == alert.Blocked {
 				urgent = append(urgent, a.Alert.HTML()...)
 			} else {
 				alerts = append(alerts, a.Alert.HTML()...)

@@ -89,13 +89,14 @@ watchdog() {
 			pgid=$p secs=$s
 		done
 		kill -TERM -- "-$pgid" 2>/dev/null || continue
-		read -r -t 2 -u 9 _ || :
+		# Not the loop's clock (fd 9), whose lines are its wakes.
+		sleep 2
 		kill -KILL -- "-$pgid" 2>/dev/null || :
 	done
 }
 start_watchdog() {
 	local loop=$BASHPID
-	watchdog "$loop" </dev/null >/dev/null 2>&1 8>&- &
+	watchdog "$loop" </dev/null >/dev/null 2>&1 8>&- 9>&- &
 	watchdog=$!
 }
 
@@ -231,6 +232,36 @@ nudge() {
 	judge /dev/null "${ack[@]}" --action "$file" nudge_typed
 }
 
+# answer FILE: moves a dialog's cursor to the option the operator chose and
+# presses Enter, only in the dialog the answer was accepted for: a fresh
+# capture is judged before the first key, before Enter (the cursor must be
+# on that option) and after it (the dialog must have moved on); a refusal is
+# recorded by the judge. FILE's first line is the keys: up|down COUNT.
+answer() {
+	local file=$1 key n
+	read -r key n <"$file"
+	[[ $key =~ ^(up|down)$ && $n =~ ^[0-9]{1,2}$ ]] || n=0
+	step answer "$work/fresh" || return
+	rc=0
+	while ((n-- > 0 && rc == 0)); do call "key_$key"; done
+	((rc == 0)) || { judge /dev/null "${ack[@]}" --action "$file" answer_refused "$why"; return; }
+	rest 1
+	step selected "$work/typed" || return
+	call enter
+	((rc == 0)) || { judge /dev/null "${ack[@]}" --action "$file" answer_refused "Enter not sent: $why"; return; }
+	rest 1
+	step answered "$work/after" && judge /dev/null "${ack[@]}" --action "$file" answer_typed
+}
+
+# step STAGE OUT: a fresh capture into OUT, judged for the answer's STAGE.
+step() {
+	if ! capture "$2"; then
+		judge /dev/null "${ack[@]}" --action "$file" answer_refused "the capture failed: $why"
+		return 1
+	fi
+	judge "$2" "${confirm[@]}" --action "$file" --stage "$1"
+}
+
 # act: does what the tick wrote in the actions directory, in lexical order.
 # Each action's ack removes its file; a wait only sets the next pause; a
 # diff is run, here or on the host, and what it said goes to the next tick.
@@ -240,6 +271,7 @@ act() {
 		[[ -f $f ]] || continue
 		case $f in
 		*.nudge | *.enter) nudge "$f" ;;
+		*.answer) answer "$f" ;;
 		*.wait)
 			read_capped "$f"
 			rm -f -- "$f"

@@ -235,6 +235,14 @@ func (d Dir) ReadResult(nonce string) (AnswerResult, error) {
 	return r, err
 }
 
+// Take removes the request of nonce, which a poll has taken: it is never
+// taken again; its result, once there is one, stays for the receiver.
+func (d Dir) Take(nonce string) {
+	if IsNonce(nonce) {
+		os.Remove(d.Path(filepath.Join(Answers, nonce+RequestSuffix)))
+	}
+}
+
 // Settle removes the request of nonce and its result: the receiver has
 // reported it.
 func (d Dir) Settle(nonce string) {

@@ -39,7 +39,20 @@ func (d Dir) QueueUrgent(now time.Time, msgs []string) error {
 	return d.queue(now, urgentMark, msgs)
 }
 
+// MarkupSuffix names the file beside an alert that holds its buttons (a
+// Telegram reply markup), written before the alert and removed after it.
+const MarkupSuffix = ".markup"
+
+// QueueQuestion queues an urgent alert with its buttons.
+func (d Dir) QueueQuestion(now time.Time, msg string, markup []byte) error {
+	return d.queueMarked(now, urgentMark, []string{msg}, markup)
+}
+
 func (d Dir) queue(now time.Time, mark string, msgs []string) error {
+	return d.queueMarked(now, mark, msgs, nil)
+}
+
+func (d Dir) queueMarked(now time.Time, mark string, msgs []string, markup []byte) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -58,6 +71,11 @@ func (d Dir) queue(now time.Time, mark string, msgs []string) error {
 			path = filepath.Join(out, fmt.Sprintf("%s%s-%03d.alert", mark, stamp, n))
 			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 				break
+			}
+		}
+		if markup != nil {
+			if err := atomicfile.Write(path+MarkupSuffix, markup, 0o600); err != nil {
+				return err
 			}
 		}
 		if err := atomicfile.Write(path, []byte(m), 0o600); err != nil {

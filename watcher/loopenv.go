@@ -38,6 +38,7 @@ type LoopEnv struct {
 	ssh     coord.SSH
 	funnel  string
 	home    string            // $HOME, where the agents keep their files
+	answers bool              // the Telegram config turns on answers from the chat
 	env     map[string]string // the settings of the environment, checked
 }
 
@@ -79,6 +80,7 @@ func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, gete
 	}
 	e.home = getenv("HOME")
 	e.funnel = alert.FunnelPath(getenv, e.home)
+	e.answers = alert.AnswersOn(alert.ConfPath(getenv, e.home))
 	if target.Local() {
 		// A missing multiplexer is said on every poll, not refused: the
 		// watcher keeps watching and the line says why it sees nothing.
@@ -272,6 +274,9 @@ func (e *LoopEnv) Shell() string {
 	if e.set["nudge-text"] {
 		tickArgs = append(tickArgs, "--nudge-text", e.flags.NudgeText)
 	}
+	if e.answers {
+		tickArgs = append(tickArgs, "--answers")
+	}
 	array("tick", tickArgs)
 	confirm := append(append([]string{e.bin, "confirm"}, common...), "--nudge-text", text)
 	if e.target.Local() {
@@ -294,6 +299,10 @@ func (e *LoopEnv) Shell() string {
 		array("type_text", e.call(false, "send-keys", "-t", exact, "-l", text))
 	}
 	array("enter", e.call(false, "send-keys", "-t", exact, "Enter"))
+	// An answer moves a dialog's cursor one key a call: the count comes
+	// with the answer, the keys are fixed here.
+	array("key_up", e.call(false, "send-keys", "-t", exact, "Up"))
+	array("key_down", e.call(false, "send-keys", "-t", exact, "Down"))
 	// The diff of the pane's worktree, when the tick asks for it (a NNN.diff
 	// action): diff_run runs its command here or on the host, over the
 	// loop's ssh connection.

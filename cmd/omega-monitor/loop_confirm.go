@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/capture"
@@ -12,6 +14,8 @@ import (
 
 const confirmUsage = `usage: omega-monitor confirm --state DIR --target T --nudge-text TEXT
                             --action FILE --stage before|typed [--frame] < capture
+       omega-monitor confirm --state DIR --target T --action NNN.answer
+                            --stage answer|selected|answered [--frame] < capture
 
 The poll loop's check of a fresh capture before it types a nudge (--stage
 before) and before it presses Enter (--stage typed). Exits 0 when the loop
@@ -19,15 +23,23 @@ may go on. Otherwise it prints why in a MONITOR line, records
 nudge_not_typed (nothing typed: the budget is given back) or enter_withheld
 (the text was typed and is spent; nothing more is typed until the box reads
 back) in the history, removes the action file, and exits 1.
+
+For an answer from the chat (NNN.answer), the stages are: answer, before
+the first key (the dialog must be the one the answer was accepted for, in
+its pane); selected, before Enter (and its cursor on the option chosen);
+answered, after Enter (the dialog must be gone or another). A refusal is
+recorded as answer_refused, with its result for the relay.
 `
 
 const ackUsage = `usage: omega-monitor ack --state DIR --target T --action FILE EVENT [WHY]
 
 Records what the poll loop did with an action, and removes its file. EVENT
-is nudge_typed, nudge_not_typed, enter_withheld, alert_delivered or
-alert_not_delivered (or unknown, for a file the loop does not know). Only a
-nudge whose text never reached the terminal (nudge_not_typed) gives its
-budget back. A failure is said in a MONITOR line.
+is nudge_typed, nudge_not_typed, enter_withheld, alert_delivered,
+alert_not_delivered, answer_typed or answer_refused (or unknown, for a file
+the loop does not know). Only a nudge whose text never reached the terminal
+(nudge_not_typed) gives its budget back. An answer's outcome is also its
+result, which the relay reports in the chat. A failure is said in a MONITOR
+line.
 `
 
 func runConfirm(e *Env, args []string) int {
@@ -45,7 +57,12 @@ func runConfirm(e *Env, args []string) int {
 		return code
 	}
 	st := tick.Stage(*stage)
-	if *stateDir == "" || *target == "" || *action == "" || (st != tick.BeforeTyping && st != tick.BeforeEnter) || len(positional) > 0 {
+	answering := strings.HasSuffix(*action, poll.AnswerSuffix)
+	stages := []tick.Stage{tick.BeforeTyping, tick.BeforeEnter}
+	if answering {
+		stages = []tick.Stage{poll.AnswerBefore, poll.AnswerSelected, poll.AnswerDone}
+	}
+	if *stateDir == "" || *target == "" || *action == "" || !slices.Contains(stages, st) || len(positional) > 0 {
 		io.WriteString(e.Stderr, confirmUsage)
 		return 2
 	}
@@ -55,11 +72,16 @@ func runConfirm(e *Env, args []string) int {
 	}
 	return withDeadline(e, callDeadline, func(e *Env) int {
 		local, _ := poll.WatcherRules(e.Getenv) // a bad file was reported by the tick
-		line, ok := poll.Confirm(poll.ConfirmRequest{
+		req := poll.ConfirmRequest{
 			Dir: *stateDir, Target: *target, Text: *text, Action: *action, Stage: st,
 			Capture: captureOptions(e, *framed, *statusDir),
 			Local:   local, Now: now,
-		}, e.Stdin)
+		}
+		confirm := poll.Confirm
+		if answering {
+			confirm = poll.ConfirmAnswer
+		}
+		line, ok := confirm(req, e.Stdin)
 		if ok {
 			return 0
 		}

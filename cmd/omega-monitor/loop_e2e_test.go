@@ -18,7 +18,9 @@ import (
 
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/icmd"
+	"gotest.tools/v3/poll"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
@@ -67,7 +69,10 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	}
 	r := &loopRun{t: t, state: filepath.Join(dir, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
 	funnel := filepath.Join(dir, "funnel")
-	script := "#!/bin/sh\n[ \"$*\" = --stdin ] || exit 2\n{ cat; printf '\\n\\036\\n'; } >>" + coord.ShellQuote(r.sent) + "\n"
+	// The funnel's contract: the message on stdin, buttons (a question's
+	// options) in the file --reply-markup names, kept beside what was sent.
+	script := "#!/bin/sh\nif [ \"$1\" = --reply-markup ]; then cp \"$2\" " + coord.ShellQuote(r.sent+".markup") + "; shift 2; fi\n" +
+		"[ \"$*\" = --stdin ] || exit 2\n{ cat; printf '\\n\\036\\n'; } >>" + coord.ShellQuote(r.sent) + "\n"
 	if err := os.WriteFile(funnel, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -300,6 +305,53 @@ func TestLoopQuestionGetsNothing(t *testing.T) {
 	}
 	if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "QUESTION") {
 		t.Errorf("alerts = %q, want the question escalated once", a)
+	}
+}
+
+// TestLoopTypesAnAnswerIntoItsDialog: with answers on, a question the
+// watcher relays carries its options as buttons; an answer for one of them,
+// as the relay writes it, wakes the loop, which moves the dialog's cursor to
+// that option and presses Enter, then records it typed; the agent got that
+// answer and no other key.
+func TestLoopTypesAnAnswerIntoItsDialog(t *testing.T) {
+	s := testenv.Tmux(t)
+	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu")
+	conf := filepath.Join(t.TempDir(), "telegram.conf")
+	if err := os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=42\nanswers=on\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startLoop(t, loopOptions{target: "agent", env: []string{"OMEGA_TELEGRAM_CONF=" + conf},
+		flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 5"}})
+	r.waitLine("escalated", 30*time.Second)
+	d := statedir.Dir(r.state)
+	offers, err := d.ReadOffers()
+	if err != nil || len(offers.Offers) != 3 {
+		t.Fatalf("offers: %+v, %v", offers, err)
+	}
+	var markup []byte
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if markup, err = os.ReadFile(r.sent + ".markup"); err == nil {
+			return poll.Success()
+		}
+		return poll.Continue("no buttons delivered yet")
+	}, poll.WithTimeout(20*time.Second))
+	if !strings.Contains(string(markup), offers.Offers[2].Nonce) || !strings.Contains(string(markup), `"3. No"`) {
+		t.Errorf("the alert's buttons: %s", markup)
+	}
+	no := offers.Offers[2]
+	if err := d.WriteRequest(statedir.AnswerRequest{Nonce: no.Nonce, From: "op", FromID: 42, ChatID: 42, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := watcher.Wake(r.state); err != nil {
+		t.Fatal(err)
+	}
+	r.waitLine("answer typed: No", 30*time.Second)
+	res, err := d.ReadResult(no.Nonce)
+	if err != nil || res.Outcome != statedir.AnswerTyped {
+		t.Errorf("result: %+v, %v", res, err)
+	}
+	if diff := cmp.Diff([]string{"ANSWER 3 No"}, received(t, log)); diff != "" {
+		t.Errorf("what the agent got (-want +got):\n%s", diff)
 	}
 }
 

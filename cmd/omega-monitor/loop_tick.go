@@ -58,6 +58,12 @@ line tick prints).
   --diff-output FILE     what the last poll's NNN.diff command printed: the
                          figure, into DIR/diff.json for the board
   --diff-error TEXT      that command failed: why (recorded as not measured)
+  --answers              the operator's chat answers questions (answers=on in
+                         the Telegram config): a question relayed whose
+                         dialog can be answered carries its options as
+                         buttons, and the answers the relay took are typed
+                         (a 000.answer action) when the screen still shows
+                         that dialog
   --explain              say on standard error what the classifier read, and
                          what the agent's own status said
   --now TIME             the poll's time, RFC 3339 (for tests; default: now)
@@ -79,6 +85,7 @@ func runTick(e *Env, args []string) int {
 	explain := fs.Bool("explain", false, "explain on standard error")
 	diffOutput := fs.String("diff-output", "", "what the last poll's diff command printed")
 	diffFailed := fs.String("diff-error", "", "the last poll's diff command failed")
+	answers := fs.Bool("answers", false, "offer a relayed question's options as buttons")
 	positional, code, ok := e.parse(fs, args, tickUsage)
 	if !ok {
 		return code
@@ -107,6 +114,7 @@ func runTick(e *Env, args []string) int {
 			Capture:      captureOptions(e, *framed, *statusDir),
 			Now:          now,
 			DiffOutput:   *diffOutput, DiffError: *diffFailed,
+			Answers: *answers,
 		}
 		r.Capture.Pane, r.Capture.StatusFile = *pane, *statusFile
 		if *explain {

@@ -8,6 +8,9 @@ package demo
 // asks for a permission and keeps asking; a key pressed in that dialog is
 // logged as "KEY IN DIALOG". AGENT_MODE=idle starts stopped, question starts
 // in the dialog, draft starts stopped with a half-typed draft in the box.
+// AGENT_DIALOG=menu makes the dialog answerable as Claude Code's is: the
+// arrow keys move its cursor, Enter chooses (logged as "ANSWER N LABEL")
+// and the agent goes on; any other key is still "KEY IN DIALOG".
 // AGENT_BOX says how the input box shows what is typed: echo (as typed),
 // noecho (never: a release that draws its box elsewhere), placeholder (as
 // "[Pasted text #1 +3 lines]", as Claude Code collapses a long paste).
@@ -22,6 +25,7 @@ ask_idle=${AGENT_ASK_IDLE:-5}
 mode=${AGENT_MODE:-work}
 draft=${AGENT_DRAFT:-half a thought I am still typing}
 box=${AGENT_BOX:-echo}
+dialog=${AGENT_DIALOG:-}
 rule=''
 for i in 1 2 3 4 5 6 7 8 9 10; do rule=$rule'──────────'; done
 body1='⏺ Read 3 files (ctrl+o to expand)'
@@ -59,12 +63,36 @@ idle() {
 }
 
 question() {
-	screen "$body1" "$body2" '' "$rule" ' Bash command' '' '   rm -rf build/' '   Remove the build directory' '' \
-		' Do you want to proceed?' ' ❯ 1. Yes' '   2. No' '' ' Esc to cancel · Tab to amend'
+	local at=1 key rest
+	local labels=('Yes' "Yes, and don't ask again for rm commands" 'No')
 	while :; do
-		if IFS= read -r -n 1 key; then
-			printf 'KEY IN DIALOG %s\n' "$key" >>"$log"
+		local opts=() i mark
+		for ((i = 1; i <= ${#labels[@]}; i++)); do
+			mark='  '
+			((i == at)) && mark='❯ '
+			opts+=(" $mark$i. ${labels[i - 1]}")
+		done
+		screen "$body1" "$body2" '' "$rule" ' Bash command' '' '   rm -rf build/' '   Remove the build directory' '' \
+			' Do you want to proceed?' "${opts[@]}" '' ' Esc to cancel · Tab to amend'
+		IFS= read -r -s -n 1 key || continue
+		if [ "$dialog" = menu ]; then
+			case $key in
+			$'\e')
+				IFS= read -r -s -n 2 -t 1 rest
+				case $rest in
+				'[A') ((at > 1)) && at=$((at - 1)) ;;
+				'[B') ((at < ${#labels[@]})) && at=$((at + 1)) ;;
+				esac
+				continue
+				;;
+			'')
+				printf 'ANSWER %d %s\n' "$at" "${labels[at - 1]}" >>"$log"
+				add "⏺ Bash(rm -rf build/) answered: ${labels[at - 1]}"
+				return
+				;;
+			esac
 		fi
+		printf 'KEY IN DIALOG %s\n' "$key" >>"$log"
 	done
 }
 

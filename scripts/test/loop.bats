@@ -69,16 +69,16 @@ name=\$1; shift
 case \$name in
 capture) printf 'agent:@0.%%0\t/home\n[omega-monitor:pane]\nthe pane\n' ;;
 tick) cat >"$T/tick.stdin"; echo "MONITOR · agent · STALLED · work=3 · nudged (1/5)"
-	[ -z "\$FAKE_ACTION" ] || printf 'the text' >"$state/actions/\$FAKE_ACTION" ;;
+	[ -z "\$FAKE_ACTION" ] || printf '%s' "\${FAKE_ACTION_TEXT:-the text}" >"$state/actions/\$FAKE_ACTION" ;;
 confirm) cat >"$T/confirm.stdin.\$(grep -c confirm "$T/calls")"
 	if [ -n "\$FAKE_REFUSE" ]; then echo "MONITOR · agent · ERROR · \$FAKE_REFUSE"; exit 1; fi ;;
-ack) for a in "\$@"; do case \$a in *.nudge|*.enter|*.alert) rm -f "\$a" ;; esac; done ;;
+ack) for a in "\$@"; do case \$a in *.nudge|*.enter|*.alert|*.answer) rm -f "\$a" ;; esac; done ;;
 esac
 eval "exit \\\${FAKE_\$(echo "\$name" | tr a-z A-Z)_STATUS:-0}"
 EOF
 	chmod +x "$T/rec"
 	local n
-	for n in capture tick confirm ack type_text enter load_buffer deliver diff_run; do
+	for n in capture tick confirm ack type_text enter key_up key_down load_buffer deliver diff_run; do
 		eval "$n=(\"$T/rec\" $n)"
 	done
 }
@@ -365,6 +365,39 @@ calls() { cat "$T/calls" 2>/dev/null; }
 @test "a failed Enter is acked as withheld" {
 	FAKE_ACTION=001.nudge FAKE_ENTER_STATUS=1 run poll
 	[[ $(calls) == *"ack <--action> <$state/actions/001.nudge> <enter_withheld> <Enter not sent: exit 1>"* ]]
+}
+
+@test "an answer: judged before the keys, before Enter and after it, then acked, in that order" {
+	FAKE_ACTION=001.answer FAKE_ACTION_TEXT=$'down 2\n{}' run poll
+	local a=$state/actions/001.answer
+	[ "$(calls | grep -v '^tick\|^capture')" = "confirm <--action> <$a> <--stage> <answer>
+key_down
+key_down
+confirm <--action> <$a> <--stage> <selected>
+enter
+confirm <--action> <$a> <--stage> <answered>
+ack <--action> <$a> <answer_typed>" ]
+	[ "$(calls | grep -c '^capture')" -eq 4 ]
+}
+
+@test "an answer the fresh screen refuses gets no key" {
+	FAKE_ACTION=001.answer FAKE_ACTION_TEXT='up 1' FAKE_REFUSE=changed run poll
+	[ "$(calls | grep -c '^key_\|^enter')" -eq 0 ]
+}
+
+@test "an answer's keys are up or down and a count, or none are sent" {
+	for keys in 'left 3' 'down 3;id' 'down 100' 'down -1' '$(id) 2'; do
+		: >"$T/calls"
+		FAKE_ACTION=001.answer FAKE_ACTION_TEXT=$keys run poll
+		[ "$(calls | grep -c '^key_')" -eq 0 ]
+		calls | grep -q '^enter'
+	done
+}
+
+@test "a key that cannot be sent is acked as refused, with no Enter" {
+	FAKE_ACTION=001.answer FAKE_ACTION_TEXT='down 1' FAKE_KEY_DOWN_STATUS=1 run poll
+	[[ $(calls) == *"ack <--action> <$state/actions/001.answer> <answer_refused> <exit 1>"* ]]
+	[ "$(calls | grep -c '^enter')" -eq 0 ]
 }
 
 # --- alerts ------------------------------------------------------------------

@@ -32,3 +32,12 @@ const (
 	AlertDelivered    = "alert_delivered"
 	AlertNotDelivered = "alert_not_delivered"
 )
+
+// The answers an operator gave from the chat: accepted by a poll for the
+// dialog on the screen, then typed, or refused (why), each with the option,
+// who answered (from, from_id) and the button's nonce.
+const (
+	AnswerAccepted = "answer_accepted"
+	AnswerTyped    = "answer_typed"
+	AnswerRefused  = "answer_refused"
+)

@@ -1,0 +1,334 @@
+package poll
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/capture"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/statedir/event"
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+func goldenPane(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "golden", "panes", name+".pane"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// tickAt runs one poll over pane at now, with answers on, and returns its
+// line.
+func tickAt(t *testing.T, dir, pane string, now time.Time) string {
+	t.Helper()
+	fs := flag.NewFlagSet("tick", flag.ContinueOnError)
+	f := AddFlags(fs)
+	if err := fs.Parse([]string{"--target", "agent", "--work", "7"}); err != nil {
+		t.Fatal(err)
+	}
+	line, err := Tick(Request{Dir: dir, Flags: f, Now: now, Answers: true, Capture: capture.Options{Now: now}}, strings.NewReader(pane))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return line
+}
+
+// cursorOn moves a Claude Code dialog's cursor to option pos, as a key
+// press would.
+func cursorOn(pane string, pos int) string {
+	lines := strings.Split(pane, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, " ❯ ") {
+			lines[i] = "   " + strings.TrimPrefix(l, " ❯ ")
+		}
+	}
+	for i, l := range lines {
+		if strings.HasPrefix(l, "   "+string(rune('0'+pos))+". ") {
+			lines[i] = " ❯ " + strings.TrimPrefix(l, "   ")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+type answerWorld struct {
+	t     *testing.T
+	d     statedir.Dir
+	pane  string
+	offer statedir.OffersRecord
+}
+
+// relayed is a watcher that relayed a Claude Code permission prompt with
+// answers on.
+func relayed(t *testing.T) *answerWorld {
+	t.Helper()
+	w := &answerWorld{t: t, d: statedir.Dir(filepath.Join(t.TempDir(), "w")), pane: goldenPane(t, "claude-328-permission")}
+	line := tickAt(t, string(w.d), w.pane, t0)
+	if !strings.Contains(line, "escalated") {
+		t.Fatalf("the question was not relayed: %s", line)
+	}
+	var err error
+	if w.offer, err = w.d.ReadOffers(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *answerWorld) request(pos int, confirmed bool, at time.Time) statedir.AnswerRequest {
+	w.t.Helper()
+	r := statedir.AnswerRequest{Nonce: w.offer.Offers[pos-1].Nonce, FromID: 42, From: "op", ChatID: 42, MessageID: 7, At: at, Confirmed: confirmed}
+	if err := w.d.WriteRequest(r); err != nil {
+		w.t.Fatal(err)
+	}
+	return r
+}
+
+func (w *answerWorld) result(nonce string) statedir.AnswerResult {
+	w.t.Helper()
+	r, err := w.d.ReadResult(nonce)
+	if err != nil {
+		w.t.Fatalf("no result for %s: %v", nonce, err)
+	}
+	return r
+}
+
+func (w *answerWorld) answerAction() (keys string, a answerAction, ok bool) {
+	w.t.Helper()
+	path := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", a, false
+	}
+	keys, _, _ = strings.Cut(string(data), "\n")
+	a, err = readAnswer(path)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return keys, a, true
+}
+
+// TestRelayedQuestionOffersItsOptions: a question whose dialog can be
+// answered is queued with a button an option, each a nonce of its own
+// that the offers bind to the dialog's key.
+func TestRelayedQuestionOffersItsOptions(t *testing.T) {
+	t.Parallel()
+	w := relayed(t)
+	var labels []string
+	for _, o := range w.offer.Offers {
+		labels = append(labels, o.Label)
+		if !statedir.IsNonce(o.Nonce) || o.Key != w.offer.Key || o.Spent || !o.Expires.Equal(t0.Add(statedir.OfferLife)) {
+			t.Errorf("offer %+v", o)
+		}
+	}
+	want := []string{"Yes", "Yes, and don't ask again for go test commands in /root/work", "Yes, and switch to auto mode · shift+tab", "No"}
+	if diff := cmp.Diff(want, labels); diff != "" {
+		t.Errorf("offers (-want +got):\n%s", diff)
+	}
+	names, _ := w.d.PendingAlerts()
+	if len(names) != 1 {
+		t.Fatalf("outbox: %q", names)
+	}
+	markup, err := os.ReadFile(filepath.Join(w.d.Path(statedir.Outbox), names[0]+statedir.MarkupSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		InlineKeyboard [][]struct {
+			Text         string `json:"text"`
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal(markup, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.InlineKeyboard) != 4 || m.InlineKeyboard[3][0].Text != "4. No" || m.InlineKeyboard[3][0].CallbackData != w.offer.Offers[3].Nonce {
+		t.Errorf("markup: %s", markup)
+	}
+}
+
+// TestAnswerAcceptedForTheSameDialog: a request for an option of the
+// dialog still on the screen becomes an answer action (the keys that move
+// the cursor there), is taken once, and spends its offer.
+func TestAnswerAcceptedForTheSameDialog(t *testing.T) {
+	t.Parallel()
+	w := relayed(t)
+	r := w.request(4, false, t0.Add(time.Minute))
+	line := tickAt(t, string(w.d), w.pane, t0.Add(time.Minute))
+	if !strings.Contains(line, `answer from op taken: "No", to be typed`) {
+		t.Errorf("line: %s", line)
+	}
+	keys, a, ok := w.answerAction()
+	if !ok || keys != "down 3" || a.Pos != 4 || a.Nonce != r.Nonce || a.Key != w.offer.Key {
+		t.Fatalf("answer action %q %+v %v", keys, a, ok)
+	}
+	if rs, _ := w.d.Requests(); len(rs) != 0 {
+		t.Errorf("the request was not taken: %+v", rs)
+	}
+	offers, _ := w.d.ReadOffers()
+	if !offers.Offers[3].Spent || offers.Offers[0].Spent {
+		t.Errorf("offers after: %+v", offers.Offers)
+	}
+}
+
+// TestAnswersRefused: each request that cannot be typed into the dialog
+// on the screen is refused with its reason as its result, and hands the
+// loop nothing.
+func TestAnswersRefused(t *testing.T) {
+	t.Parallel()
+	stalled := goldenPane(t, "GOLDEN-stalled-real")
+	for _, c := range []struct {
+		name string
+		make func(w *answerWorld) statedir.AnswerRequest
+		pane func(w *answerWorld) string
+		at   time.Duration
+		why  string
+	}{
+		{"gone", func(w *answerWorld) statedir.AnswerRequest { return w.request(1, false, t0) },
+			func(*answerWorld) string { return stalled }, time.Minute, "the question is no longer on the screen"},
+		{"expired", func(w *answerWorld) statedir.AnswerRequest { return w.request(1, false, t0) },
+			func(w *answerWorld) string { return w.pane }, statedir.OfferLife, "the question was relayed more than 10m0s ago"},
+		{"widens unconfirmed", func(w *answerWorld) statedir.AnswerRequest { return w.request(2, false, t0) },
+			func(w *answerWorld) string { return w.pane }, time.Minute, "this option widens what the agent may do: it takes a second tap to confirm"},
+		{"another dialog", func(w *answerWorld) statedir.AnswerRequest { return w.request(1, false, t0) },
+			func(w *answerWorld) string { return strings.Replace(w.pane, "go test ./...", "rm -rf ./...", 1) }, time.Minute,
+			"the dialog on the screen is not the question relayed"},
+		{"forged", func(w *answerWorld) statedir.AnswerRequest {
+			r := statedir.AnswerRequest{Nonce: "0123456789abcdef0123456789abcdef", From: "op", At: t0}
+			if err := w.d.WriteRequest(r); err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}, func(w *answerWorld) string { return w.pane }, time.Minute, "not a button of the question waiting (it was replaced, or never offered)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := relayed(t)
+			r := c.make(w)
+			line := tickAt(t, string(w.d), c.pane(w), t0.Add(c.at))
+			if !strings.Contains(line, "answer from op refused: "+c.why) {
+				t.Errorf("line: %s", line)
+			}
+			if got := w.result(r.Nonce); got.Outcome != statedir.AnswerRefused || got.Why != c.why {
+				t.Errorf("result %+v, want refused: %s", got, c.why)
+			}
+			if _, _, ok := w.answerAction(); ok {
+				t.Error("a refused answer was handed to the loop")
+			}
+			if rs, _ := w.d.Requests(); len(rs) != 0 {
+				t.Errorf("a refused request stayed: %+v", rs)
+			}
+		})
+	}
+}
+
+// TestAnswerTakenOnce: a button answered once is refused when its nonce
+// comes again; of two answers at once, the first is taken and the other
+// refused.
+func TestAnswerTakenOnce(t *testing.T) {
+	t.Parallel()
+	w := relayed(t)
+	first := w.request(1, false, t0.Add(time.Second))
+	second := w.request(4, false, t0.Add(2*time.Second))
+	tickAt(t, string(w.d), w.pane, t0.Add(time.Minute))
+	if _, a, ok := w.answerAction(); !ok || a.Nonce != first.Nonce {
+		t.Fatalf("answer action %+v %v, want the first", a, ok)
+	}
+	if got := w.result(second.Nonce); got.Why != "another answer to this question was taken first" {
+		t.Errorf("the second answer: %+v", got)
+	}
+	// The same button again, later: spent.
+	os.Remove(w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix)))
+	w.d.Settle(first.Nonce)
+	again := first
+	again.At = t0.Add(2 * time.Minute)
+	if err := w.d.WriteRequest(again); err != nil {
+		t.Fatal(err)
+	}
+	tickAt(t, string(w.d), w.pane, t0.Add(2*time.Minute))
+	if got := w.result(first.Nonce); got.Why != "this button was already answered" {
+		t.Errorf("the same button again: %+v", got)
+	}
+}
+
+// TestConfirmAnswerStages: the checks around an answer's keys: the same
+// dialog before the first key, the cursor on the option before Enter, the
+// dialog gone after it; each refusal is the answer's result.
+func TestConfirmAnswerStages(t *testing.T) {
+	t.Parallel()
+	stalled := goldenPane(t, "GOLDEN-stalled-real")
+	for _, c := range []struct {
+		name, stage string
+		pane        func(w *answerWorld) string
+		why         string // "" for ok
+	}{
+		{"same dialog", AnswerBefore, func(w *answerWorld) string { return w.pane }, ""},
+		{"changed", AnswerBefore, func(w *answerWorld) string { return strings.Replace(w.pane, "go test", "rm -rf", 1) },
+			"the question on the screen changed before the answer was typed"},
+		{"cursor there", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 4) }, ""},
+		{"cursor elsewhere", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 3) },
+			"the cursor is on option 3, not on 4; Enter withheld"},
+		{"moved on", AnswerDone, func(*answerWorld) string { return stalled }, ""},
+		{"still there", AnswerDone, func(w *answerWorld) string { return cursorOn(w.pane, 4) },
+			"Enter was pressed, but the dialog is still on the screen"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := relayed(t)
+			r := w.request(4, false, t0)
+			tickAt(t, string(w.d), w.pane, t0.Add(time.Minute))
+			action := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
+			line, ok := ConfirmAnswer(ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action,
+				Stage: tick.Stage(c.stage), Now: t0.Add(time.Minute)}, strings.NewReader(c.pane(w)))
+			if ok != (c.why == "") {
+				t.Fatalf("ok = %v, line %q; want refusal %q", ok, line, c.why)
+			}
+			if ok {
+				return
+			}
+			if got := w.result(r.Nonce); got.Outcome != statedir.AnswerRefused || got.Why != c.why {
+				t.Errorf("result %+v, want %q", got, c.why)
+			}
+			if fileExists(action) {
+				t.Error("a refused answer's action stayed")
+			}
+			h, _ := os.ReadFile(w.d.Path(statedir.History))
+			if !strings.Contains(string(h), `"event":"`+event.AnswerRefused+`"`) {
+				t.Errorf("history: %s", h)
+			}
+		})
+	}
+}
+
+// TestAnswerTypedIsAcked: the loop's ack of a typed answer is its result,
+// and a stale answer the loop never finished is refused at the next poll.
+func TestAnswerTypedIsAcked(t *testing.T) {
+	t.Parallel()
+	w := relayed(t)
+	r := w.request(1, false, t0)
+	tickAt(t, string(w.d), w.pane, t0.Add(time.Minute))
+	action := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
+	if line := Ack(string(w.d), "agent", action, event.AnswerTyped, "", t0.Add(time.Minute)); !strings.Contains(line, "answer typed: Yes · by op") {
+		t.Errorf("ack line: %q", line)
+	}
+	if got := w.result(r.Nonce); got.Outcome != statedir.AnswerTyped || got.Label != "Yes" {
+		t.Errorf("result: %+v", got)
+	}
+
+	w2 := relayed(t)
+	r2 := w2.request(1, false, t0)
+	tickAt(t, string(w2.d), w2.pane, t0.Add(time.Minute))
+	tickAt(t, string(w2.d), w2.pane, t0.Add(2*time.Minute)) // the loop never acked
+	if got := w2.result(r2.Nonce); got.Outcome != statedir.AnswerRefused || got.Why != "the watcher did not finish typing it" {
+		t.Errorf("stale answer: %+v", got)
+	}
+}
