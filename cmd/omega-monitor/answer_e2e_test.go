@@ -1,0 +1,175 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/claudecode"
+	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/watcher"
+)
+
+// answersConf is a Telegram config that turns answers on, for a loop whose
+// funnel is the tests' own.
+func answersConf(t *testing.T) string {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "telegram.conf")
+	if err := os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=42\nanswers=on\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return conf
+}
+
+// answerAs writes the relay's request for the option labelled label of the
+// question r relayed, and wakes r's loop, as the relay does for a tap.
+func answerAs(t *testing.T, r *loopRun, label string, confirmed bool) statedir.Offer {
+	t.Helper()
+	d := statedir.Dir(r.state)
+	offers, err := d.ReadOffers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range offers.Offers {
+		if o.Label != label {
+			continue
+		}
+		if err := d.WriteRequest(statedir.AnswerRequest{Nonce: o.Nonce, From: "op", FromID: 42, ChatID: 42, At: time.Now(), Confirmed: confirmed}); err != nil {
+			t.Fatal(err)
+		}
+		if err := watcher.Wake(r.state); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	t.Fatalf("no option %q offered: %+v", label, offers)
+	return statedir.Offer{}
+}
+
+// TestRealClaudeAnswersFromTheChat: the real Claude Code asks to run a
+// command; the watcher relays the question with its options as buttons; an
+// answer, as the relay writes it for a tap, is typed into that dialog. No:
+// the command never runs and Claude Code ends the turn. Yes: it runs, and
+// the model hears its result.
+func TestRealClaudeAnswersFromTheChat(t *testing.T) {
+	for _, c := range []struct {
+		label string
+		ran   bool
+	}{
+		{"No", false},
+		{"Yes", true},
+	} {
+		t.Run(c.label, func(t *testing.T) {
+			api := fakeapi.New(t)
+			s := startClaude(t, api, claudecode.Manual)
+			isDialog := shows("Do you want to proceed?", fakeapi.BashCommand)
+			dialog(t, s, "now "+fakeapi.TriggerBash, isDialog)
+			r := startLoop(t, loopOptions{target: s.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + answersConf(t)},
+				flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
+			r.waitLine("escalated to the operator", realTimeout)
+			o := answerAs(t, r, c.label, false)
+			lines := r.waitLine("answer typed: "+c.label, realTimeout)
+			res, err := statedir.Dir(r.state).ReadResult(o.Nonce)
+			if err != nil || res.Outcome != statedir.AnswerTyped {
+				t.Errorf("result: %+v, %v\n%s", res, err, strings.Join(lines, "\n"))
+			}
+			// Yes: the model's next request carries the command's result.
+			// No: Claude Code ends the turn, and the model hears nothing.
+			deadline := time.Now().Add(realTimeout)
+			for c.ran && !slices.ContainsFunc(api.Requests(), func(q fakeapi.Request) bool { return q.ToolResult }) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the model never heard the command's result:\n%s", strings.Join(requestsSince(api, 0), "\n"))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			time.Sleep(2 * time.Second)
+			_, err = os.Stat(filepath.Join(s.Dir, fakeapi.BashMarker))
+			if ran := err == nil; ran != c.ran {
+				t.Errorf("answered %s: the command ran = %v, want %v", c.label, ran, c.ran)
+			}
+			if screen := string(s.Capture(t)); isDialog(screen) {
+				t.Errorf("the dialog is still there:\n%s", screen)
+			}
+		})
+	}
+}
+
+// TestRealClaudeAnswersAQuestionAndAsksTwiceToWiden: an AskUserQuestion
+// answered from the chat by its second option reaches the model as that
+// choice; an option that widens what the agent may do is refused without
+// its second tap, nothing typed, and typed with it.
+func TestRealClaudeAnswersAQuestionAndAsksTwiceToWiden(t *testing.T) {
+	t.Run("question", func(t *testing.T) {
+		api := fakeapi.New(t)
+		s := startClaude(t, api, claudecode.Manual)
+		dialog(t, s, "please "+fakeapi.TriggerAsk, shows("Which format should the history use?", "Enter to select"))
+		r := startLoop(t, loopOptions{target: s.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + answersConf(t)},
+			flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
+		r.waitLine("escalated to the operator", realTimeout)
+		answerAs(t, r, "SQLite", false)
+		r.waitLine("answer typed: SQLite", realTimeout)
+		deadline := time.Now().Add(realTimeout)
+		for !slices.ContainsFunc(api.Requests(), func(q fakeapi.Request) bool { return q.ToolResult }) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the model never heard the answer:\n%s", strings.Join(requestsSince(api, 0), "\n"))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+	t.Run("widening", func(t *testing.T) {
+		api := fakeapi.New(t)
+		s := startClaude(t, api, claudecode.Manual)
+		isDialog := shows("Do you want to proceed?", fakeapi.BashCommand)
+		dialog(t, s, "now "+fakeapi.TriggerBash, isDialog)
+		r := startLoop(t, loopOptions{target: s.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + answersConf(t)},
+			flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
+		r.waitLine("escalated to the operator", realTimeout)
+		offers, err := statedir.Dir(r.state).ReadOffers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var widens statedir.Offer
+		for _, o := range offers.Offers {
+			if o.Widens {
+				widens = o
+				break
+			}
+		}
+		if widens.Nonce == "" {
+			t.Fatalf("no option offered widens: %+v", offers.Offers)
+		}
+		answerAs(t, r, widens.Label, false)
+		r.waitLine("takes a second tap to confirm", realTimeout)
+		if !isDialog(string(s.Capture(t))) {
+			t.Fatal("an unconfirmed widening answer reached the dialog")
+		}
+		// A second tap is a new button (the first is spent); the relay
+		// sends the confirmed request for the same option.
+		statedir.Dir(r.state).Settle(widens.Nonce)
+		offers, _ = statedir.Dir(r.state).ReadOffers()
+		for i := range offers.Offers {
+			if offers.Offers[i].Nonce == widens.Nonce {
+				offers.Offers[i].Spent = false
+			}
+		}
+		if err := statedir.Dir(r.state).WriteOffers(offers); err != nil {
+			t.Fatal(err)
+		}
+		answerAs(t, r, widens.Label, true)
+		r.waitLine("answer typed: "+widens.Label, realTimeout)
+		deadline := time.Now().Add(realTimeout)
+		for {
+			if _, err := os.Stat(filepath.Join(s.Dir, fakeapi.BashMarker)); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the confirmed answer did not run the command")
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+}
