@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
@@ -172,4 +173,37 @@ func TestRealClaudeAnswersAQuestionAndAsksTwiceToWiden(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	})
+}
+
+// TestRealAgentsApprovalAnsweredFromTheChat: Codex's and Gemini's command
+// approvals, answered from the chat by their first option, run the canary
+// command; the watcher typed into that dialog only.
+func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
+	for _, a := range realAgents {
+		t.Run(a.name, func(t *testing.T) {
+			s, _ := a.start(t)
+			s.Type(t, a.bash)
+			s.Settle(t, realTimeout, "the approval dialog", true, termagent.Contains(a.approval))
+			r := startLoop(t, loopOptions{target: s.Launch.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + answersConf(t)},
+				flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
+			r.waitLine("escalated to the operator", realTimeout)
+			offers, err := statedir.Dir(r.state).ReadOffers()
+			if err != nil || len(offers.Offers) == 0 {
+				t.Fatalf("no buttons offered for %s's approval: %+v %v\nscreen:\n%s", a.name, offers, err, s.Capture(t))
+			}
+			first := offers.Offers[0]
+			answerAs(t, r, first.Label, false)
+			r.waitLine("answer typed: "+first.Label, realTimeout)
+			deadline := time.Now().Add(realTimeout)
+			for {
+				if _, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker)); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s's approval answered %q did not run the canary\nscreen:\n%s", a.name, first.Label, s.Capture(t))
+				}
+				time.Sleep(250 * time.Millisecond)
+			}
+		})
+	}
 }
