@@ -128,7 +128,7 @@ func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr st
 			} else {
 				accepted = true
 				events = append(events, tick.Event{Name: event.AnswerAccepted, Fields: map[string]any{
-					"option": o.Label, "pos": o.Pos, "from": r.From, "from_id": r.FromID, "nonce": r.Nonce}})
+					"option": o.Label, "pos": o.Pos, "keys": append(moves, "Enter"), "from": r.From, "from_id": r.FromID, "nonce": r.Nonce}})
 				continue
 			}
 		}
@@ -233,13 +233,19 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 		s := classify.Classify(c.Screen, classify.Options{Local: r.Local})
 		m, live := answer.Read(s)
 		same := live && m.Key() == a.Key && (a.Pane == "" || c.Pane == "" || c.Pane == a.Pane)
+		w, _ := c.Witness(r.Now)
 		switch string(r.Stage) {
 		case AnswerBefore:
-			if !same {
+			switch {
+			case !same:
 				why = "the question on the screen changed before the answer was typed"
+			case !witnessWaits(w, m.Agent):
+				why = "the agent's own status says it is " + w.Status + ", not waiting for an answer"
 			}
 		case AnswerSelected:
 			switch {
+			case !witnessWaits(w, m.Agent):
+				why = "the agent's own status says it is " + w.Status + ", not waiting for an answer; Enter withheld"
 			case !same:
 				why = "the question on the screen changed while the cursor moved; Enter withheld"
 			case answer.Highlighted(m) != a.Pos:
@@ -346,6 +352,22 @@ func answerNotes(events []tick.Event) string {
 		}
 	}
 	return b.String()
+}
+
+// witnessWaits says whether the agent's own status, where there is one,
+// agrees that it waits for a human: Claude Code's status file says
+// "waiting" while a dialog is up; Codex's session log cannot say it (its
+// turn is open while it asks), but an ended turn contradicts a dialog.
+func witnessWaits(w *tick.Witness, agent string) bool {
+	switch {
+	case w == nil:
+		return true
+	case w.Status == "idle":
+		return false
+	case strings.HasPrefix(agent, "Claude"):
+		return w.Status == "waiting"
+	}
+	return true
 }
 
 func fileExists(path string) bool {

@@ -332,3 +332,26 @@ func TestAnswerTypedIsAcked(t *testing.T) {
 		t.Errorf("stale answer: %+v", got)
 	}
 }
+
+func TestWitnessWaits(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		status, agent string
+		want          bool
+	}{
+		{"", "Claude Code", true}, // no witness: the screen decides
+		{"waiting", "Claude Code", true},
+		{"busy", "Claude Code", false},
+		{"idle", "Claude Code", false},
+		{"busy", "Codex", true}, // its turn is open while it asks
+		{"idle", "Codex", false},
+	} {
+		var w *tick.Witness
+		if c.status != "" {
+			w = &tick.Witness{Status: c.status}
+		}
+		if got := witnessWaits(w, c.agent); got != c.want {
+			t.Errorf("witnessWaits(%q, %q) = %v, want %v", c.status, c.agent, got, c.want)
+		}
+	}
+}

@@ -60,16 +60,23 @@ func TestRealClaudeAnswersFromTheChat(t *testing.T) {
 	for _, c := range []struct {
 		label string
 		ran   bool
+		// witness runs the loop with Claude Code's HOME: its own status
+		// file must say it waits before a key is sent.
+		witness bool
 	}{
-		{"No", false},
-		{"Yes", true},
+		{"No", false, false},
+		{"Yes", true, true},
 	} {
 		t.Run(c.label, func(t *testing.T) {
 			api := fakeapi.New(t)
 			s := startClaude(t, api, claudecode.Manual)
 			isDialog := shows("Do you want to proceed?", fakeapi.BashCommand)
 			dialog(t, s, "now "+fakeapi.TriggerBash, isDialog)
-			r := startLoop(t, loopOptions{target: s.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + answersConf(t)},
+			env := []string{"OMEGA_TELEGRAM_CONF=" + answersConf(t)}
+			if c.witness {
+				env = append(env, "HOME="+s.Home)
+			}
+			r := startLoop(t, loopOptions{target: s.Name, env: env,
 				flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
 			r.waitLine("escalated to the operator", realTimeout)
 			o := answerAs(t, r, c.label, false)
