@@ -72,6 +72,10 @@ func StartProxy(sock string, allow, environ []string) (*Proxy, error) {
 		ErrorLog:      quiet,
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute, ErrorLog: quiet}
+	// The agent's side too: a request sent on a kept connection as it
+	// closes is sent again by the agent's client, and the API hears the
+	// same turn twice. One connection a request, over loopback.
+	p.srv.SetKeepAlivesEnabled(false)
 	go p.srv.Serve(ln)
 	return p, nil
 }
