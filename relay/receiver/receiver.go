@@ -130,8 +130,11 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 		bot.WithDefaultHandler(r.handle),
 		bot.WithErrorsHandler(func(err error) { r.say("Bot API: %v", err) }),
 	)
+	if errors.Is(err, bot.ErrorUnauthorized) {
+		return fmt.Errorf("receiver: the Bot API at %s refused the bot token of %s (getMe: unauthorized)", cfg.API, cfg.Path)
+	}
 	if err != nil {
-		return fmt.Errorf("receiver: %s", r.scrub(err.Error()))
+		return fmt.Errorf("receiver: the Bot API at %s: %s", cfg.API, r.scrub(err.Error()))
 	}
 	r.bot = b
 	r.say("receiving answers for %s, from update %d", cfg, offset+1)
