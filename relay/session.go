@@ -80,7 +80,7 @@ func awaitStart(ctx context.Context, m coord.Mux, home string, within time.Durat
 	deadline := time.Now().Add(within)
 	pane := coord.Exact(Session)
 	for {
-		if running, rec, err := Running(home); err == nil && running {
+		if running, rec, err := Running(home); err == nil && running && rec.Alive() {
 			return rec, nil
 		}
 		out, err := m.Run(ctx, "", "display-message", "-p", "-t", pane, "#{pane_dead}")

@@ -90,6 +90,14 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	if err != nil {
 		return err
 	}
+	// The token is checked (getMe) before the lock is taken: relay start
+	// takes a held lock for a receiver that started, and one the Bot API
+	// refuses has not.
+	if _, err := bot.New(cfg.Token(), bot.WithServerURL(cfg.API), bot.WithCheckInitTimeout(callTimeout)); errors.Is(err, bot.ErrorUnauthorized) {
+		return fmt.Errorf("receiver: the Bot API at %s refused the bot token of %s (getMe: unauthorized)", cfg.API, cfg.Path)
+	} else if err != nil {
+		return fmt.Errorf("receiver: the Bot API at %s: %s", cfg.API, scrub(cfg.Token(), err.Error()))
+	}
 	lock, err := relay.Lock(dir)
 	if err != nil {
 		return err
@@ -116,7 +124,7 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	b, err := bot.New(cfg.Token(),
 		bot.WithServerURL(cfg.API),
 		bot.WithHTTPClient(pollTimeout, &http.Client{Timeout: pollTimeout + 15*time.Second}),
-		bot.WithCheckInitTimeout(callTimeout),
+		bot.WithSkipGetMe(),
 		// One update at a time, in order, in the worker: its offset is
 		// recorded only once it is handled. An unbuffered channel keeps
 		// the client from asking for (and so confirming to Telegram)
@@ -130,11 +138,8 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 		bot.WithDefaultHandler(r.handle),
 		bot.WithErrorsHandler(func(err error) { r.say("Bot API: %v", err) }),
 	)
-	if errors.Is(err, bot.ErrorUnauthorized) {
-		return fmt.Errorf("receiver: the Bot API at %s refused the bot token of %s (getMe: unauthorized)", cfg.API, cfg.Path)
-	}
 	if err != nil {
-		return fmt.Errorf("receiver: the Bot API at %s: %s", cfg.API, r.scrub(err.Error()))
+		return fmt.Errorf("receiver: %s", r.scrub(err.Error()))
 	}
 	r.bot = b
 	r.say("receiving answers for %s, from update %d", cfg, offset+1)
@@ -161,9 +166,11 @@ func (r *Receiver) say(format string, args ...any) {
 }
 
 // scrub masks the bot token in s.
-func (r *Receiver) scrub(s string) string {
-	if t := r.cfg.Token(); t != "" {
-		s = strings.ReplaceAll(s, t, "[redacted]")
+func (r *Receiver) scrub(s string) string { return scrub(r.cfg.Token(), s) }
+
+func scrub(token, s string) string {
+	if token != "" {
+		s = strings.ReplaceAll(s, token, "[redacted]")
 	}
 	return s
 }
