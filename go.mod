@@ -3,6 +3,7 @@ module github.com/omega-monitor/omega-monitor
 go 1.26.0
 
 require (
+	github.com/go-telegram/bot v1.19.0
 	github.com/google/go-cmp v0.7.0
 	github.com/kevinburke/ssh_config v1.6.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -2,38 +2,79 @@ package alert
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 )
 
-// A Button is one button under a relayed question: the text it shows and
-// the data a tap on it sends back (a nonce, which names nothing else).
+// A Button is one inline button under an alert: its label, shown as
+// given, and the callback data a tap sends back.
 type Button struct {
-	Text string
-	Data string
+	Label string
+	Data  string
 }
 
-// maxButtonText is how much of an option's label a button shows: Telegram
-// cuts a button's text itself, and the message above it relays the label
-// whole.
-const maxButtonText = 60
+// Telegram's limits on an inline keyboard.
+const (
+	// MaxButtonLabel is how many characters of a label a button shows:
+	// Telegram draws a longer one cut anyway, and the question's text,
+	// relayed whole above the buttons, is where an option is read.
+	MaxButtonLabel = 64
+	// MaxCallbackData is the Bot API's limit on callback data, in bytes.
+	MaxCallbackData = 64
+	// MaxButtons is the Bot API's limit on the buttons of one keyboard.
+	MaxButtons = 100
+)
 
-// Markup is the reply markup of a question's alert: one button a row, in
-// the options' order, as the Bot API's sendMessage takes it. A label is
-// sent as text, never as markup, and cut to maxButtonText characters.
-func Markup(buttons []Button) ([]byte, error) {
-	type key struct {
+// ButtonLabel is label as a button shows it: one line of printable text
+// (escape sequences, control and invisible characters removed, runs of
+// white space one space), cut to MaxButtonLabel characters with an
+// ellipsis. It is plain text, never HTML: Telegram does not parse a
+// button's text, so nothing is escaped.
+func ButtonLabel(label string) string {
+	s := strings.Join(strings.Fields(printable.String(label)), " ")
+	if utf8.RuneCountInString(s) <= MaxButtonLabel {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:MaxButtonLabel-1])) + "…"
+}
+
+// ReplyMarkup returns the inline keyboard of buttons as the JSON object
+// sendMessage takes as reply_markup: one button per row, in the order
+// given, each label as ButtonLabel shows it. A button without a label, or
+// whose data is empty or longer than Telegram takes, is an error: a button
+// that cannot be tapped must not be sent as though it could.
+func ReplyMarkup(buttons []Button) ([]byte, error) {
+	if len(buttons) == 0 {
+		return nil, errors.New("alert: reply markup: no buttons")
+	}
+	if len(buttons) > MaxButtons {
+		return nil, fmt.Errorf("alert: reply markup: %d buttons, more than Telegram's %d", len(buttons), MaxButtons)
+	}
+	type button struct {
 		Text         string `json:"text"`
 		CallbackData string `json:"callback_data"`
 	}
-	rows := make([][]key, 0, len(buttons))
-	for _, b := range buttons {
-		text := b.Text
-		if utf8.RuneCountInString(text) > maxButtonText {
-			text = string([]rune(text)[:maxButtonText-1]) + "…"
+	rows := make([][]button, len(buttons))
+	for i, b := range buttons {
+		label := ButtonLabel(b.Label)
+		if label == "" {
+			return nil, fmt.Errorf("alert: reply markup: button %d has no label", i+1)
 		}
-		rows = append(rows, []key{{Text: text, CallbackData: b.Data}})
+		if b.Data == "" || len(b.Data) > MaxCallbackData || !utf8.ValidString(b.Data) {
+			return nil, fmt.Errorf("alert: reply markup: button %d: callback data must be 1 to %d bytes of UTF-8, got %d", i+1, MaxCallbackData, len(b.Data))
+		}
+		rows[i] = []button{{Text: label, CallbackData: b.Data}}
 	}
-	return json.Marshal(struct {
-		InlineKeyboard [][]key `json:"inline_keyboard"`
+	data, err := json.Marshal(struct {
+		InlineKeyboard [][]button `json:"inline_keyboard"`
 	}{rows})
+	if err != nil {
+		return nil, fmt.Errorf("alert: reply markup: %w", err)
+	}
+	return data, nil
 }

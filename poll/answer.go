@@ -77,7 +77,7 @@ func (d stateDirectory) offer(screen classify.Result, pane string, now time.Time
 		label := alert.Scrub(o.Label)
 		rec.Offers = append(rec.Offers, statedir.Offer{Nonce: nonce, Key: rec.Key, Pane: pane, Pos: o.Pos,
 			Label: label, Widens: o.Widens, Expires: now.Add(statedir.OfferLife)})
-		buttons = append(buttons, alert.Button{Text: fmt.Sprintf("%d. %s", o.Pos, label), Data: nonce})
+		buttons = append(buttons, alert.Button{Label: fmt.Sprintf("%d. %s", o.Pos, label), Data: nonce})
 	}
 	if len(buttons) == 0 {
 		return nil, nil
@@ -315,7 +315,7 @@ func (d stateDirectory) queueQuestion(q alert.Alert, judged classify.Result, o h
 	}
 	var markup []byte
 	if len(buttons) > 0 {
-		if markup, err = alert.Markup(buttons); err != nil {
+		if markup, err = alert.ReplyMarkup(buttons); err != nil {
 			*problems = append(*problems, "answers: no buttons: "+err.Error())
 		}
 	}

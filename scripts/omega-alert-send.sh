@@ -5,6 +5,7 @@
 # messages).
 #
 #   omega-alert-send.sh --stdin                    < message
+#   omega-alert-send.sh --reply-markup FILE --stdin < message
 #   omega-alert-send.sh --document FILE --stdin    < caption
 #   omega-alert-send.sh "<html>" ["<html>" ...]
 #   omega-alert-send.sh --document FILE "<html caption>"
@@ -15,6 +16,13 @@
 # machine reads (ps, /proc/PID/cmdline). The message as an argument, or
 # several, one message each, sent in order, is kept for a person or a script
 # whose text is not private.
+#
+# --reply-markup FILE sends the one message with FILE as sendMessage's
+# reply_markup: an inline keyboard's JSON object (the buttons of a relayed
+# question), in a file of yours, mode 0600, of at most 10 KB. curl reads it
+# from the file: its callback data is on no command line. A file that is
+# refused, or a keyboard Telegram refuses, costs the message its buttons,
+# never the message: it is sent without them, and the script says so.
 #
 # The document mode sends FILE as one message with the caption (Telegram's
 # limit: 1024 characters once parsed) through sendDocument, as a multipart
@@ -49,6 +57,7 @@ say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
 usage() {
 	printf 'usage: %s --stdin  < message\n' "$PROG" >&2
+	printf '       %s --reply-markup FILE --stdin  < message\n' "$PROG" >&2
 	printf '       %s --document FILE --stdin  < caption\n' "$PROG" >&2
 	printf '       %s "<html>" ["<html>" ...]\n' "$PROG" >&2
 	printf '       %s --document FILE "<html caption>"\n' "$PROG" >&2
@@ -123,6 +132,35 @@ check_conf() {
 	fi
 	if (((8#$mode & 8#077) != 0)); then
 		say "$f$via is mode $mode, open to other users, and it holds the bot token; fix it with: chmod 600 $real"
+		return 1
+	fi
+}
+
+# check_markup FILE: refuses a reply markup file that is not a regular file
+# of yours, mode 0600 (others could plant buttons under an alert), larger
+# than 10 KB, or not a JSON object; says why.
+check_markup() {
+	local f=$1 mode size
+	if [[ -L $f || ! -f $f || ! -r $f ]]; then
+		say "--reply-markup: $f is not a readable regular file"
+		return 1
+	fi
+	if [[ ! -O $f ]]; then
+		say "--reply-markup: $f is not owned by you ($(id -un))"
+		return 1
+	fi
+	mode=$(file_mode "$f")
+	if [[ ! $mode =~ ^[0-7]+$ ]] || (((8#$mode & 8#077) != 0)); then
+		say "--reply-markup: $f is mode ${mode:-unknown}, open to other users; it must be 600"
+		return 1
+	fi
+	size=$(wc -c <"$f")
+	if ((size > 10240)); then
+		say "--reply-markup: $f is $((size)) bytes, more than 10 KB"
+		return 1
+	fi
+	if ! LC_ALL=C grep -q '^[[:space:]]*{' "$f"; then
+		say "--reply-markup: $f does not hold a JSON object"
 		return 1
 	fi
 }
@@ -211,6 +249,10 @@ post() {
 		post_document "$text" "$mode" "$timeout"
 		return
 	fi
+	local buttons=()
+	if [[ -n ${markup:-} ]]; then
+		buttons=(--data-urlencode "reply_markup@$markup")
+	fi
 	: >"$tmp/body"
 	{
 		printf 'url = "%s/bot%s/sendMessage"\n' "$api" "$bot_token"
@@ -222,6 +264,7 @@ post() {
 	} | curl --silent --show-error --config - \
 		--max-time "$timeout" --connect-timeout 10 \
 		--data-urlencode "text@$text" \
+		${buttons[@]+"${buttons[@]}"} \
 		--output "$tmp/body" --write-out '%{http_code}' \
 		>"$tmp/code" 2>"$tmp/err"
 	code=$(<"$tmp/code")
@@ -331,7 +374,12 @@ send_one() {
 			why="no answer from the API${err:+: $err}"
 			;;
 		400)
-			if [[ $mode == HTML && $desc == *"parse entities"* ]]; then
+			if [[ -n ${markup:-} && ($desc == *"reply markup"* || $desc == *"button"* || $desc == *"keyboard"*) ]]; then
+				say "Telegram refused the buttons ($desc); sending the message without them"
+				markup=''
+				pause=0
+				why="HTTP 400: $desc"
+			elif [[ $mode == HTML && $desc == *"parse entities"* ]]; then
 				say "Telegram refused the HTML ($desc); sending it as plain text"
 				plain_text "$tmp/text" >"$tmp/plain" && mv -f "$tmp/plain" "$tmp/text"
 				mode=''
@@ -374,7 +422,16 @@ read_stdin() {
 }
 
 main() {
-	local i api bot_token chat_id code body err why document='' msg
+	local i api bot_token chat_id code body err why document='' msg markup='' markup_src=''
+	if [[ ${1:-} == --reply-markup ]]; then
+		# One message, for one keyboard: its buttons answer that message.
+		if (($# != 3)) || [[ -z $2 || $3 == --document ]]; then
+			usage
+			return 2
+		fi
+		markup_src=$2
+		shift 2
+	fi
 	case ${1:-} in
 	-h | --help)
 		usage
@@ -420,6 +477,14 @@ main() {
 		return 1
 	fi
 	trap 'rm -rf -- "$tmp"' EXIT
+	if [[ -n $markup_src ]]; then
+		# A copy, checked once: what is retried is what was checked.
+		if check_markup "$markup_src" && cp -- "$markup_src" "$tmp/markup"; then
+			markup=$tmp/markup
+		else
+			say "sending the message without its buttons"
+		fi
+	fi
 	for ((i = 1; i <= $#; i++)); do
 		if ! send_one "${!i}"; then
 			say "not sent: $why"

@@ -19,9 +19,10 @@ import (
 
 // binary is omega-monitor built for the tests that run it as a user would,
 // so that a watcher's OMEGA_MONITOR_BIN is the real binary, with the MCP
-// server omega-monitor-mcp and the audit sandbox's helper
-// omega-monitor-sandbox beside it, as an install puts them. Built once, on
-// first use, by whichever of the parallel tests asks first.
+// server omega-monitor-mcp, the audit sandbox's helper omega-monitor-sandbox
+// and the answer receiver omega-monitor-relay beside it, as an install puts
+// them. Built once, on first use, by whichever of the parallel tests asks
+// first.
 var binary struct {
 	sync.Mutex
 	path string
@@ -45,7 +46,7 @@ func omegaMonitor(t *testing.T) string {
 		binary.dir, binary.err = os.MkdirTemp("", "omega-monitor-bin")
 		if binary.err == nil {
 			binary.path = filepath.Join(binary.dir, "omega-monitor")
-			out, err := exec.Command("go", "build", "-o", binary.dir+string(filepath.Separator), ".", "../omega-monitor-mcp", "../omega-monitor-sandbox").CombinedOutput()
+			out, err := exec.Command("go", "build", "-o", binary.dir+string(filepath.Separator), ".", "../omega-monitor-mcp", "../omega-monitor-sandbox", "../omega-monitor-relay").CombinedOutput()
 			if err != nil {
 				binary.err = err
 				binary.path = ""

@@ -136,6 +136,9 @@ curl() {
 			if [[ $2 == text@* ]]; then
 				cat -- "${2#text@}" >>"$BATS_TEST_TMPDIR/text"
 			fi
+			if [[ $2 == reply_markup@* ]]; then
+				cat -- "${2#reply_markup@}" >>"$BATS_TEST_TMPDIR/markup"
+			fi
 			shift
 			;;
 		esac
@@ -242,4 +245,72 @@ curl() {
 	[ "$status" -eq 1 ]
 	grep -q '<b>lost report</b>' "$HOME/.omega/monitor/alert-failed.log"
 	grep -q "document: $BATS_TEST_TMPDIR/r.md" "$HOME/.omega/monitor/alert-failed.log"
+}
+
+# markup FILE: writes an inline keyboard to FILE, mode 0600.
+markup() {
+	printf '{"inline_keyboard":[[{"text":"Yes","callback_data":"%s"}]]}' "$(printf '1a%.0s' {1..16})" >"$1"
+	chmod 600 "$1"
+}
+
+@test "main --reply-markup FILE --stdin sends the keyboard from its file, on no command line" {
+	printf '200 {"ok":true}\n' >"$BATS_TEST_TMPDIR/answers"
+	markup "$BATS_TEST_TMPDIR/kb.json"
+	run main --reply-markup "$BATS_TEST_TMPDIR/kb.json" --stdin <<<'<b>QUESTION</b>'
+	[ "$status" -eq 0 ]
+	cmp "$BATS_TEST_TMPDIR/kb.json" "$BATS_TEST_TMPDIR/markup"
+	[ "$(cat "$BATS_TEST_TMPDIR/text")" = '<b>QUESTION</b>' ]
+	grep -qx 'reply_markup@.*/markup' "$BATS_TEST_TMPDIR/argv"
+	run grep -q 1a1a1a "$BATS_TEST_TMPDIR/argv" "$BATS_TEST_TMPDIR/stdin"
+	[ "$status" -eq 1 ]
+}
+
+@test "main --reply-markup refuses a keyboard file open to others, and sends the message without it" {
+	printf '200 {"ok":true}\n' >"$BATS_TEST_TMPDIR/answers"
+	markup "$BATS_TEST_TMPDIR/kb.json"
+	chmod 644 "$BATS_TEST_TMPDIR/kb.json"
+	run main --reply-markup "$BATS_TEST_TMPDIR/kb.json" --stdin <<<'<b>QUESTION</b>'
+	[ "$status" -eq 0 ]
+	[[ $output == *"open to other users"* && $output == *"without its buttons"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/markup" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/text")" = '<b>QUESTION</b>' ]
+}
+
+@test "check_markup refuses a link, what is no JSON object, and a big file" {
+	markup "$BATS_TEST_TMPDIR/kb.json"
+	check_markup "$BATS_TEST_TMPDIR/kb.json"
+	ln -s "$BATS_TEST_TMPDIR/kb.json" "$BATS_TEST_TMPDIR/link.json"
+	run check_markup "$BATS_TEST_TMPDIR/link.json"
+	[ "$status" -eq 1 ]
+	printf '[1]' >"$BATS_TEST_TMPDIR/arr.json"
+	chmod 600 "$BATS_TEST_TMPDIR/arr.json"
+	run check_markup "$BATS_TEST_TMPDIR/arr.json"
+	[ "$status" -eq 1 ]
+	[[ $output == *"does not hold a JSON object"* ]]
+	head -c 10241 /dev/zero | tr '\0' '{' >"$BATS_TEST_TMPDIR/big.json"
+	chmod 600 "$BATS_TEST_TMPDIR/big.json"
+	run check_markup "$BATS_TEST_TMPDIR/big.json"
+	[ "$status" -eq 1 ]
+	[[ $output == *"more than 10 KB"* ]]
+}
+
+@test "main sends again without the buttons when Telegram refuses them" {
+	printf '400 {"ok":false,"error_code":400,"description":"Bad Request: can'"'"'t parse reply markup JSON object"}\n200 {"ok":true}\n' >"$BATS_TEST_TMPDIR/answers"
+	markup "$BATS_TEST_TMPDIR/kb.json"
+	run main --reply-markup "$BATS_TEST_TMPDIR/kb.json" --stdin <<<'<b>QUESTION</b>'
+	[ "$status" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/calls")" = 2 ]
+	[ "$(grep -c '^reply_markup@' "$BATS_TEST_TMPDIR/argv")" = 1 ]
+	[[ $output == *"sending the message without them"* ]]
+}
+
+@test "main --reply-markup: usage errors exit 2 and send nothing" {
+	markup "$BATS_TEST_TMPDIR/kb.json"
+	run main --reply-markup
+	[ "$status" -eq 2 ]
+	run main --reply-markup "$BATS_TEST_TMPDIR/kb.json" one two
+	[ "$status" -eq 2 ]
+	run main --reply-markup "$BATS_TEST_TMPDIR/kb.json" --document "$BATS_TEST_TMPDIR/kb.json" cap
+	[ "$status" -eq 2 ]
+	[ ! -e "$BATS_TEST_TMPDIR/calls" ]
 }
