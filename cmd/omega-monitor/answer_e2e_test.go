@@ -1,18 +1,24 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/termagent"
+	"github.com/omega-monitor/omega-monitor/scripts"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
+	"gotest.tools/v3/poll"
 )
 
 // answersConf is a Telegram config that turns answers on, for a loop whose
@@ -212,5 +218,109 @@ func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
 				time.Sleep(250 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// TestRealClaudeAnsweredFromThePhone: the whole way, as the operator has
+// it: the real Claude Code asks to run a command; the watcher's real funnel
+// sends the question to the (fake) Bot API with its options as buttons; the
+// operator taps No; the real receiver takes the tap and wakes the watcher,
+// which types the answer into that dialog; the message is edited to say so.
+// The command never runs.
+func TestRealClaudeAnsweredFromThePhone(t *testing.T) {
+	api := fakeapi.New(t)
+	s := startClaude(t, api, claudecode.Manual)
+	isDialog := shows("Do you want to proceed?", fakeapi.BashCommand)
+	dialog(t, s, "now "+fakeapi.TriggerBash, isDialog)
+
+	const chat = 42
+	tg := fakeapi.NewTelegram(t, "123456789:AAHfakeTokenForTheEndToEndTest0123")
+	home := t.TempDir()
+	conf := filepath.Join(home, "telegram.conf")
+	if err := os.WriteFile(conf, fmt.Appendf(nil, "bot_token=%s\nchat_id=%d\nanswers=on\n", tg.Token, chat), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	funnel := filepath.Join(home, "omega-alert-send.sh")
+	if err := os.WriteFile(funnel, scripts.AlertSend, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stateHome := filepath.Join(home, "state")
+	state := filepath.Join(stateHome, "monitor-"+s.Name)
+	env := []string{"OMEGA_TELEGRAM_CONF=" + conf, "OMEGA_TELEGRAM_API=" + tg.URL, "OMEGA_MONITOR_ALERT_SEND=" + funnel,
+		"OMEGA_MONITOR_HOME=" + stateHome, "OMEGA_MONITOR_STATE=" + state}
+
+	receiver := exec.Command(filepath.Join(filepath.Dir(omegaMonitor(t)), "omega-monitor-relay"), "serve")
+	receiver.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, env...)
+	var said syncBuffer
+	receiver.Stdout, receiver.Stderr = &said, &said
+	if err := receiver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		receiver.Process.Signal(syscall.SIGTERM)
+		receiver.Wait()
+		t.Logf("receiver:\n%s", said.String())
+	})
+
+	r := startLoop(t, loopOptions{target: s.Name, env: env,
+		flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
+	r.waitLine("escalated to the operator", realTimeout)
+
+	// The question, with a button an option, as the funnel sent it.
+	var sent fakeapi.BotCall
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		for _, c := range tg.Calls("sendMessage") {
+			if c.Form.Get("reply_markup") != "" {
+				sent = c
+				return poll.Success()
+			}
+		}
+		return poll.Continue("no question with buttons sent yet: %+v", tg.Calls(""))
+	}, poll.WithTimeout(realTimeout))
+	var markup struct {
+		InlineKeyboard [][]struct {
+			Text         string `json:"text"`
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal([]byte(sent.Form.Get("reply_markup")), &markup); err != nil {
+		t.Fatal(err)
+	}
+	nonce := ""
+	for _, row := range markup.InlineKeyboard {
+		if strings.HasSuffix(row[0].Text, ". No") {
+			nonce = row[0].CallbackData
+		}
+	}
+	if nonce == "" {
+		t.Fatalf("no button for No: %s", sent.Form.Get("reply_markup"))
+	}
+
+	tg.Push(map[string]any{"callback_query": map[string]any{
+		"id": "cq1", "chat_instance": "1", "data": nonce,
+		"from": map[string]any{"id": chat, "is_bot": false, "first_name": "Ada"},
+		"message": map[string]any{
+			"message_id": 1001, "date": time.Now().Unix(),
+			"chat":         map[string]any{"id": chat, "type": "private"},
+			"from":         map[string]any{"id": tg.BotID, "is_bot": true, "first_name": "omega"},
+			"text":         sent.Form.Get("text"),
+			"reply_markup": json.RawMessage(sent.Form.Get("reply_markup")),
+		},
+	}})
+	r.waitLine("answer typed: No", realTimeout)
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		for _, c := range tg.Calls("editMessageText") {
+			if strings.Contains(c.Form.Get("text"), "No") {
+				return poll.Success()
+			}
+		}
+		return poll.Continue("the message was not edited with the answer: %+v", tg.Calls(""))
+	}, poll.WithTimeout(realTimeout))
+	time.Sleep(2 * time.Second)
+	if _, err := os.Stat(filepath.Join(s.Dir, fakeapi.BashMarker)); err == nil {
+		t.Errorf("answered No from the phone, and %s ran", fakeapi.BashCommand)
+	}
+	if isDialog(string(s.Capture(t))) {
+		t.Error("the dialog is still there")
 	}
 }
