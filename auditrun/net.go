@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 )
 
@@ -25,7 +26,7 @@ import (
 // omega-monitor, which imports it, pays for them.
 
 // HelperName is the helper's executable, installed beside omega-monitor.
-const HelperName = "omega-monitor-sandbox"
+const HelperName = companion.Sandbox
 
 // Inside the sandbox: where the agent finds the proxy, and where the
 // proxy's socket is bound.

@@ -18,23 +18,30 @@ const maxRulesFile = 1 << 20
 // ReadRules reads and parses an operator's rules file; nil and no error
 // when there is none.
 func ReadRules(path string) (*classify.Local, error) {
+	l, _, err := ReadRulesData(path)
+	return l, err
+}
+
+// ReadRulesData is ReadRules, with the file's bytes (for a golden case
+// that keeps the rules it needs beside it).
+func ReadRulesData(path string) (*classify.Local, []byte, error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	// The rules decide which screens may be typed into: only a file of
 	// the user's own, that nobody else can write, counts.
 	if err := statedir.CheckOwnFile(path); err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "statedir: "))
+		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "statedir: "))
 	}
 	data, err := fsutil.ReadCapped(path, maxRulesFile)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l, err := classify.ParseLocal(data, path)
 	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "classify: "))
+		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "classify: "))
 	}
-	return l, nil
+	return l, data, nil
 }
 
 // RulesPath is the watchers' rules file in the state home of the

@@ -10,14 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/audit"
 	"github.com/omega-monitor/omega-monitor/auditrun"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -31,6 +30,17 @@ type auditFlags struct {
 	isolation             string
 	helper                string // omega-monitor-sandbox, unless --isolation none
 	keepEnv, codexConfig  cmdline.Strings
+}
+
+// settings are the audit's settings from its flags, for dir and the state
+// home home.
+func (f auditFlags) settings(e *Env, dir, home string) auditrun.Settings {
+	return auditrun.Settings{
+		Dir: dir, Home: home, Name: f.name, Agent: f.agent, Bin: f.bin,
+		Parallel: f.parallel, Max: f.max, Timeout: f.timeout,
+		Isolation: f.isolation, KeepEnv: f.keepEnv, CodexConfig: f.codexConfig,
+		Environ: e.Environ(), Deliver: !f.noDeliver, Helper: f.helper,
+	}
 }
 
 func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
@@ -51,10 +61,6 @@ func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 	return fs
 }
 
-// minEvery is the shortest schedule: an audit is the expensive layer, run
-// rarely; a faster one spends the budget on watching.
-const minEvery = 10 * time.Minute
-
 func runAuditRun(args []string, e *Env) int {
 	var f auditFlags
 	fs := newAuditRunFlags(&f)
@@ -62,30 +68,16 @@ func runAuditRun(args []string, e *Env) int {
 	if !ok {
 		return code
 	}
-	switch {
-	case len(positional) != 1:
+	if len(positional) != 1 {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit run takes one DIR, got %d\n", len(positional))
 		return 2
-	case !slices.Contains(auditrun.Agents, f.agent):
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --agent must be claude, codex or gemini; got %q\n", f.agent)
+	}
+	if err := f.settings(e, "", "").Check(); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
 		return 2
-	case f.parallel < 1 || f.max < 1 || f.timeout <= 0:
-		fmt.Fprintln(e.Stderr, "omega-monitor: audit run: --parallel and --max must be 1 or more, --timeout positive")
-		return 2
-	case f.every != 0 && f.every < minEvery:
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --every must be %v or more; got %v\n", minEvery, f.every)
-		return 2
-	case !slices.Contains(auditrun.Isolations, f.isolation):
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --isolation must be %s; got %q\n", strings.Join(auditrun.Isolations, ", "), f.isolation)
-		return 2
-	case slices.ContainsFunc(f.keepEnv, func(n string) bool { return !auditrun.IsEnvName(n) }):
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --keep-env takes variable names (letters, digits, _); got %q\n", f.keepEnv.String())
-		return 2
-	case auditrun.CheckCodexConfig(f.codexConfig) != nil:
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", auditrun.CheckCodexConfig(f.codexConfig))
-		return 2
-	case f.every != 0 && f.repeat != 0, f.repeat < 0:
-		fmt.Fprintln(e.Stderr, "omega-monitor: audit run: --every starts a session that repeats; --repeat is what it runs, not both")
+	}
+	if err := auditrun.CheckSchedule(f.every, f.repeat); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
 		return 2
 	}
 	dir, err := auditrun.ProjectDir(positional[0])
@@ -116,7 +108,7 @@ func runAuditRun(args []string, e *Env) int {
 	// bound into the sandbox): without it there is no sandbox, and a
 	// scheduled session would fail at each run.
 	if f.isolation != auditrun.IsolateNone {
-		if f.helper, err = findCompanion(auditrun.HelperName, "the audit sandbox's helper"); err == nil {
+		if f.helper, err = companion.Find(auditrun.HelperName); err == nil {
 			f.helper, err = filepath.EvalSymlinks(f.helper)
 		}
 		if err != nil {
@@ -215,12 +207,7 @@ func runAuditStop(args []string, e *Env) int {
 // and delivered, 1 when the tree changed, no dimension got a verdict, or the
 // report could not be written or delivered.
 func auditOnce(dir, home string, f auditFlags, e *Env) int {
-	last, err := auditrun.Once(auditrun.Settings{
-		Dir: dir, Home: home, Name: f.name, Agent: f.agent, Bin: f.bin,
-		Parallel: f.parallel, Max: f.max, Timeout: f.timeout,
-		Isolation: f.isolation, KeepEnv: f.keepEnv, CodexConfig: f.codexConfig,
-		Environ: e.Environ(), Deliver: !f.noDeliver, Helper: f.helper,
-	})
+	last, err := auditrun.Once(f.settings(e, dir, home))
 	if last.DeliveryError != "" {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit: the report was not delivered: %s\n", last.DeliveryError)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
+	"github.com/omega-monitor/omega-monitor/poll"
 )
 
 const goldenUsage = `usage: omega-monitor golden add NAME --want STATE [--work RAW] [--hold HOLD]
@@ -111,7 +111,14 @@ func runGolden(e *Env, args []string) int {
 	if masked > 0 {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: masked what looks like a secret on %d line(s); check that the case still shows what it proves\n", masked)
 	}
-	local, rulesData, err := readGoldenRules(*rulesPath)
+	var local *classify.Local
+	var rulesData []byte
+	if *rulesPath != "" {
+		// The rules are checked as a watcher's are: the user's own file.
+		if local, rulesData, err = poll.ReadRulesData(*rulesPath); err == nil && local == nil {
+			err = fmt.Errorf("%s: no such file", *rulesPath)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --rules: %v\n", err)
 		return 1
@@ -156,21 +163,4 @@ func goldenAdded(base string, spec expect.Want, r classify.Result) string {
 	}
 	fmt.Fprintf(&b, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", r.Explain())
 	return b.String()
-}
-
-// readGoldenRules reads the rules file a case needs, if path names one: the
-// rules, and the file's bytes to keep beside the case.
-func readGoldenRules(path string) (*classify.Local, []byte, error) {
-	if path == "" {
-		return nil, nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	local, err := classify.ParseLocal(data, path)
-	if err != nil {
-		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "classify: "))
-	}
-	return local, data, nil
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -60,7 +61,7 @@ func runInstall(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor install: %v\n", err)
 		return 1
 	}
-	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, FindMCPServer: findMCPServer}
+	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, FindMCPServer: func() (string, error) { return companion.Find(companion.MCPServer) }}
 	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Uninstall: *uninstall}
 	err = setup.Install(e.Ctx, env, opts, e.Stdout)
 	var step *setup.StepError

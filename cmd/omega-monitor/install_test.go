@@ -12,6 +12,7 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
@@ -152,7 +153,7 @@ func TestInstallClaudeWithoutTheMCPServer(t *testing.T) {
 	}
 	res := install("--claude")
 	want := "omega-monitor install: claude code: the MCP server omega-monitor-mcp is not installed: not at " +
-		filepath.Join(filepath.Dir(lone), mcpServer) + " nor on PATH; install omega-monitor's binaries from a checkout with " + installAll + "\n"
+		filepath.Join(filepath.Dir(lone), companion.MCPServer) + " nor on PATH; install omega-monitor's binaries from a checkout with " + companion.InstallAll + "\n"
 	res.Assert(t, icmd.Expected{ExitCode: 1})
 	if res.Stderr() != want || res.Stdout() != "" {
 		t.Errorf("install --claude: stdout %q, stderr %q; want stderr %q", res.Stdout(), res.Stderr(), want)

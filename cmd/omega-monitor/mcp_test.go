@@ -14,6 +14,7 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
 
@@ -86,11 +87,11 @@ func TestMCPWithoutItsServer(t *testing.T) {
 	if err := os.Symlink(lone, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(filepath.Dir(omegaMonitor(t)), mcpServer), filepath.Join(filepath.Dir(link), mcpServer)); err != nil {
+	if err := os.Symlink(filepath.Join(filepath.Dir(omegaMonitor(t)), companion.MCPServer), filepath.Join(filepath.Dir(link), companion.MCPServer)); err != nil {
 		t.Fatal(err)
 	}
 	want := "omega-monitor: mcp: the MCP server omega-monitor-mcp is not installed: not at " +
-		filepath.Join(filepath.Dir(lone), mcpServer) + " nor on PATH; install omega-monitor's binaries from a checkout with " +
+		filepath.Join(filepath.Dir(lone), companion.MCPServer) + " nor on PATH; install omega-monitor's binaries from a checkout with " +
 		"CGO_ENABLED=0 go install -trimpath -ldflags='-s -w' ./cmd/...\n"
 	for _, bin := range []string{lone, link} {
 		for _, args := range [][]string{{"mcp"}, {"mcp", "--help"}} {

@@ -8,13 +8,10 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/relay"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
-
-// relayServer is the answer receiver's binary: apart, so that this one
-// does not link its Telegram client.
-const relayServer = "omega-monitor-relay"
 
 const relayUsage = `usage: omega-monitor relay start|stop|status [--mux PATH] [--wait D]
 
@@ -78,7 +75,7 @@ func runRelay(e *Env, args []string) int {
 		// started, whether or not its binary is installed.
 		if _, err = relay.Load(e.Getenv, e.Home()); err == nil {
 			var bin string
-			if bin, err = findCompanion(relayServer, "the answer receiver"); err == nil {
+			if bin, err = companion.Find(companion.Relay); err == nil {
 				said, err = relay.Start(e.Ctx, m, bin, e.Getenv)
 			}
 		}

@@ -47,10 +47,6 @@ stop on it; 1 when the state home cannot be listed; 2 for a usage error.
 flags:
 `
 
-// statusCursors is the board's own file under the root: where the last read
-// of each watcher's log ended, so that log:N(+new) counts only what was
-// appended since, and no log is read whole twice.
-
 func runStatus(e *Env, args []string) int {
 	fs := newFlagSet("status")
 	once := fs.Bool("once", false, "print the compact form once")

@@ -1,0 +1,41 @@
+package auditrun
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// MinEvery is the shortest schedule: an audit is the expensive layer, run
+// rarely; a faster one spends the budget on watching.
+const MinEvery = 10 * time.Minute
+
+// Check says what is wrong with s's choices, as the operator gave them,
+// before anything runs: the agent, the counts and the clock, the isolation,
+// the variables and Codex settings handed over. Its message names the flag.
+func (s Settings) Check() error {
+	switch {
+	case !slices.Contains(Agents, s.Agent):
+		return fmt.Errorf("--agent must be claude, codex or gemini; got %q", s.Agent)
+	case s.Parallel < 1 || s.Max < 1 || s.Timeout <= 0:
+		return fmt.Errorf("--parallel and --max must be 1 or more, --timeout positive")
+	case !slices.Contains(Isolations, s.Isolation):
+		return fmt.Errorf("--isolation must be %s; got %q", strings.Join(Isolations, ", "), s.Isolation)
+	case slices.ContainsFunc(s.KeepEnv, func(n string) bool { return !IsEnvName(n) }):
+		return fmt.Errorf("--keep-env takes variable names (letters, digits, _); got %q", strings.Join(s.KeepEnv, ","))
+	}
+	return CheckCodexConfig(s.CodexConfig)
+}
+
+// CheckSchedule says what is wrong with a schedule: every starts a session
+// that runs the audit again after each repeat.
+func CheckSchedule(every, repeat time.Duration) error {
+	switch {
+	case every != 0 && every < MinEvery:
+		return fmt.Errorf("--every must be %v or more; got %v", MinEvery, every)
+	case every != 0 && repeat != 0, repeat < 0:
+		return fmt.Errorf("--every starts a session that repeats; --repeat is what it runs, not both")
+	}
+	return nil
+}

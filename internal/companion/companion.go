@@ -1,0 +1,52 @@
+// Package companion finds omega-monitor's other binaries: the MCP server,
+// the audit sandbox's helper and the answer receiver, each a binary of its
+// own so that no poll's start pays for what only it links. It finds them;
+// it does not run them.
+package companion
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// The companions, by the name each is installed under, and what each is.
+const (
+	MCPServer = "omega-monitor-mcp"
+	Sandbox   = "omega-monitor-sandbox"
+	Relay     = "omega-monitor-relay"
+)
+
+// InstallAll is how a user installs all of omega-monitor's binaries, from
+// a checkout.
+const InstallAll = "CGO_ENABLED=0 go install -trimpath -ldflags='-s -w' ./cmd/..."
+
+// what says what each companion is, for an error that names it.
+var what = map[string]string{
+	MCPServer: "the MCP server",
+	Sandbox:   "the audit sandbox's helper",
+	Relay:     "the answer receiver",
+}
+
+// Find returns the path of the companion name: beside this process's
+// binary, symlinks resolved, where one install puts them all; else on
+// PATH. Its error says where it looked and how to install it.
+func Find(name string) (string, error) {
+	beside := "beside this binary"
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err == nil {
+		path := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return path, nil
+		}
+		beside = path
+	}
+	if path, err := exec.LookPath(name); err == nil {
+		return path, nil
+	}
+	return "", fmt.Errorf("%s %s is not installed: not at %s nor on PATH; install omega-monitor's binaries from a checkout with %s", what[name], name, beside, InstallAll)
+}
