@@ -216,19 +216,3 @@ func Audience(getenv func(string) string, home string) string {
 	}
 	return "the chat_id in " + conf + " is not a private chat (a positive number): everyone in that group or channel reads the questions relayed and the screen lines they quote"
 }
-
-// AnswersOn says whether the operator's config turns on answers from the
-// chat (answers=on): then a relayed question carries its options as
-// buttons, which the relay receiver takes.
-func AnswersOn(conf string) bool {
-	b, err := fsutil.ReadCapped(conf, 64<<10)
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "answers="); ok {
-			return strings.Trim(strings.TrimSpace(v), `"'`) == "on"
-		}
-	}
-	return false
-}

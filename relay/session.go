@@ -194,3 +194,24 @@ func Status(home string, getenv func(string) string, now time.Time) (report stri
 func ago(now, t time.Time) string {
 	return now.Sub(t).Round(time.Second).String() + " ago"
 }
+
+// Ensure starts the receiver as Start does when the config answers
+// questions and none runs, for a watcher that starts: it returns what to
+// tell the operator, "" when answers are off or a receiver already runs.
+func Ensure(ctx context.Context, m coord.Mux, find func() (string, error), getenv func(string) string) (string, error) {
+	home, err := statedir.Home(getenv)
+	if err != nil {
+		return "", err
+	}
+	if _, err := Load(getenv, getenv("HOME")); err != nil {
+		return "", nil // answers off, or no one may answer: alerts only
+	}
+	if running, _, _ := Running(home); running {
+		return "", nil
+	}
+	bin, err := find()
+	if err != nil {
+		return "", err
+	}
+	return Start(ctx, m, bin, getenv)
+}

@@ -38,9 +38,14 @@ type LoopEnv struct {
 	ssh     coord.SSH
 	funnel  string
 	home    string            // $HOME, where the agents keep their files
-	answers bool              // the Telegram config turns on answers from the chat
+	answers bool              // the operator's chat answers questions: see Answer
 	env     map[string]string // the settings of the environment, checked
 }
+
+// Answer says that the operator's chat answers questions (answers=on, and
+// someone allowed to answer): a relayed question the watcher can read as a
+// menu carries its options as buttons.
+func (e *LoopEnv) Answer(on bool) { e.answers = on }
 
 func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, getenv func(string) string) (*LoopEnv, error) {
 	e := &LoopEnv{target: target, flags: f, pid: pid, set: map[string]bool{}, timeout: defaultCallTimeout}
@@ -80,7 +85,6 @@ func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, gete
 	}
 	e.home = getenv("HOME")
 	e.funnel = alert.FunnelPath(getenv, e.home)
-	e.answers = alert.AnswersOn(alert.ConfPath(getenv, e.home))
 	if target.Local() {
 		// A missing multiplexer is said on every poll, not refused: the
 		// watcher keeps watching and the line says why it sees nothing.

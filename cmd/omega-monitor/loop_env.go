@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/omega-monitor/omega-monitor/relay"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -50,6 +51,10 @@ func runLoopEnv(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
+	// Buttons only where a receiver can take a tap: answers on, and for
+	// a group chat, someone allowed to answer.
+	_, err = relay.Load(e.Getenv, e.Home())
+	env.Answer(err == nil)
 	if err := env.Prepare(); err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1

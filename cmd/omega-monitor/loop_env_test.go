@@ -89,3 +89,44 @@ func TestLoopEnvRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopEnvOffersButtonsOnlyWhereSomeoneCanAnswer: a watcher's ticks
+// offer a question's options as buttons only when the chat answers (answers=on)
+// and someone may: a private chat, or a group with allow_users. A group
+// without it gets the alerts alone.
+func TestLoopEnvOffersButtonsOnlyWhereSomeoneCanAnswer(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, conf string
+		want       bool
+	}{
+		{"private", "bot_token=1:x\nchat_id=42\nanswers=on\n", true},
+		{"off", "bot_token=1:x\nchat_id=42\n", false},
+		{"group without allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\n", false},
+		{"group with allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\nallow_users=42,43\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			conf := filepath.Join(dir, "telegram.conf")
+			if err := os.WriteFile(conf, []byte(c.conf), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := newTestEnv("OMEGA_MONITOR_HOME="+filepath.Join(dir, "state"), "OMEGA_TELEGRAM_CONF="+conf,
+				"OMEGA_MONITOR_STATE=", "OMEGA_MONITOR_WATCHER=", "OMEGA_MONITOR_MUX=/bin/true")
+			var out, errb bytes.Buffer
+			if code := env.run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid())}, nil, &out, &errb); code != 0 {
+				t.Fatalf("loop-env = %d: %s", code, &errb)
+			}
+			var tick string
+			for l := range strings.Lines(out.String()) {
+				if strings.HasPrefix(l, "tick=(") {
+					tick = l
+				}
+			}
+			if got := strings.Contains(tick, "--answers"); got != c.want {
+				t.Errorf("buttons offered = %v, want %v: %s", got, c.want, tick)
+			}
+		})
+	}
+}

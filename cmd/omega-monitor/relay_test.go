@@ -103,3 +103,23 @@ func TestRelayStartRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchStartsTheReceiver: with answers on, the first watcher started
+// starts the receiver too; the next finds it running and starts none.
+func TestWatchStartsTheReceiver(t *testing.T) {
+	f := newRelayFleet(t, "bot_token="+relayToken+"\nchat_id=42\nanswers=on\n")
+	f.tmux.NewSession(t, "second", "sleep 300")
+	env := []string{"OMEGA_TELEGRAM_API=" + f.tg.URL}
+	res := f.runEnv(t, env, "watch", "agent", "--interval", "5")
+	res.Assert(t, icmd.Success)
+	if !strings.Contains(res.Stdout(), "receiving answers in session omega-relay") || !f.has(t, "omega-relay") {
+		t.Fatalf("watch with answers on did not start the receiver:\n%s\n%s", res.Stdout(), res.Stderr())
+	}
+	res = f.runEnv(t, env, "watch", "second", "--interval", "5")
+	res.Assert(t, icmd.Success)
+	if strings.Contains(res.Stdout(), "receiving answers") {
+		t.Errorf("a second watcher started a second receiver:\n%s", res.Stdout())
+	}
+	f.run(t, "stop", "agent").Assert(t, icmd.Success)
+	f.run(t, "stop", "second").Assert(t, icmd.Success)
+}

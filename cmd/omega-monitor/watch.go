@@ -11,6 +11,8 @@ import (
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/companion"
+	"github.com/omega-monitor/omega-monitor/relay"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -76,6 +78,12 @@ func runWatch(e *Env, args []string) int {
 	fmt.Fprintln(e.Stdout, said)
 	if warning != "" {
 		fmt.Fprintf(e.Stderr, "omega-monitor: warning: %s\n", warning)
+	}
+	// Answers on: the receiver that takes the taps runs with the watchers.
+	if said, err := relay.Ensure(e.Ctx, m, func() (string, error) { return companion.Find(companion.Relay) }, e.Getenv); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: warning: answers from the chat are on, but their receiver did not start: %v\n", err)
+	} else if said != "" {
+		fmt.Fprintln(e.Stdout, said)
 	}
 	if why := alert.Undeliverable(e.Getenv, e.Home()); why != "" {
 		fmt.Fprintf(e.Stderr, "omega-monitor: warning: alerts cannot be delivered: %s; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered\n", why)

@@ -79,13 +79,19 @@ func newFleet(t *testing.T) *fleet {
 // run runs the built binary in the fleet's environment.
 func (f *fleet) run(t *testing.T, args ...string) *icmd.Result {
 	t.Helper()
+	return f.runEnv(t, nil, args...)
+}
+
+// runEnv runs the binary as run does, with env added to its environment.
+func (f *fleet) runEnv(t *testing.T, env []string, args ...string) *icmd.Result {
+	t.Helper()
 	cmd := icmd.Command(omegaMonitor(t), args...)
-	cmd.Env = []string{
+	cmd.Env = append([]string{
 		"HOME=" + f.home,
 		"PATH=" + os.Getenv("PATH"),
 		"OMEGA_MONITOR_HOME=" + f.state,
 		"OMEGA_MONITOR_MUX=" + f.tmux.Mux,
-	}
+	}, env...)
 	return icmd.RunCmd(cmd)
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/relay"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -186,7 +187,23 @@ func sendTestAlert(ctx context.Context, env Env, stdout io.Writer) error {
 		return &AlertError{Err: err}
 	}
 	fmt.Fprintf(stdout, "test alert delivered through %s\n", funnel)
+	fmt.Fprintln(stdout, answersSaid(env))
 	return nil
+}
+
+// answersSaid says whether a relayed question will carry its options as
+// buttons, and what to change when it will not.
+func answersSaid(env Env) string {
+	c, err := relay.LoadConfig(env.getenv, env.Home)
+	switch {
+	case err != nil:
+		return "answers from the chat: off (" + err.Error() + ")"
+	case c.Check() != nil:
+		return "answers from the chat: off; alerts only (" + strings.TrimPrefix(c.Check().Error(), "relay: ") + ")"
+	case c.Private():
+		return "answers from the chat: on, in your private chat (omega-monitor watch starts their receiver)"
+	}
+	return fmt.Sprintf("answers from the chat: on, in a group, by %d allowed user(s) (omega-monitor watch starts their receiver)", len(c.AllowUsers))
 }
 
 func htmlEscape(s string) string {

@@ -135,7 +135,7 @@ func TestTestAlert(t *testing.T) {
 		}
 	}
 	out, err := install(t, testEnv(t, map[string]string{"OMEGA_MONITOR_ALERT_SEND": ok}), Options{TestAlert: true})
-	if err != nil || !strings.HasSuffix(out, "test alert delivered through "+ok+"\n") {
+	if err != nil || !strings.Contains(out, "test alert delivered through "+ok+"\nanswers from the chat: off (") {
 		t.Errorf("test alert through %s: %v\n%s", ok, err, out)
 	}
 	if b, _ := os.ReadFile(got); !strings.HasPrefix(string(b), "<b>omega-monitor</b>: test alert from ") {
@@ -307,5 +307,33 @@ func TestEditConfigKeepsWhatClaudeCodeWrote(t *testing.T) {
 	}
 	if c["numStartups"] != 2.0 || c["tipsHistory"] == nil || c["mcpServers"] == nil {
 		t.Errorf("Claude Code's write or the entry was lost:\n%s", b)
+	}
+}
+
+// TestAnswersSaid: the test alert says whether a question will carry its
+// options as buttons, and what to change when it will not: a group chat
+// without allow_users gets the alerts alone.
+func TestAnswersSaid(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ conf, want string }{
+		{"bot_token=1:x\nchat_id=42\nanswers=on\n", "answers from the chat: on, in your private chat"},
+		{"bot_token=1:x\nchat_id=42\n", "answers from the chat: off; alerts only (answers are off: add the line answers=on to "},
+		{"bot_token=1:x\nchat_id=-100123\nanswers=on\n", "answers from the chat: off; alerts only (the chat -100123 is a group, and no one may answer in it: add allow_users="},
+		{"bot_token=1:x\nchat_id=-100123\nanswers=on\nallow_users=7,8\n", "answers from the chat: on, in a group, by 2 allowed user(s)"},
+	} {
+		home := t.TempDir()
+		conf := filepath.Join(home, "telegram.conf")
+		if err := os.WriteFile(conf, []byte(c.conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		env := Env{Home: home, Getenv: func(k string) string {
+			if k == "OMEGA_TELEGRAM_CONF" {
+				return conf
+			}
+			return ""
+		}}
+		if got := answersSaid(env); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%q: %q, want it to start %q", c.conf, got, c.want)
+		}
 	}
 }
