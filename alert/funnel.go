@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 )
 
 // FunnelPath is the alert funnel, the script that delivers: the value of
@@ -99,9 +99,7 @@ func Send(ctx context.Context, funnel string, env []string, msg string, args ...
 	cmd := exec.CommandContext(ctx, funnel, slices.Concat(args, []string{StdinFlag})...)
 	cmd.Env = env
 	cmd.Stdin = r
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
+	procgroup.Set(cmd, time.Second)
 	var errb cappedBuffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/digest"
+	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 )
 
 // MaxReport is the most of an auditor's report that is kept: a report is
@@ -57,15 +58,11 @@ func (s *Sandbox) Run(bin, brief string, timeout time.Duration) Result {
 	defer cancel()
 	cmd := s.Command(ctx, s.Argv(bin, brief))
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
+	procgroup.Set(cmd, 2*time.Second)
 	start := time.Now()
 	err := cmd.Run()
 	r := Result{Elapsed: time.Since(start)}
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	procgroup.Kill(cmd)
 	r.Stdout, r.Stderr, r.Cut = stdout.buf, stderr.buf, stdout.cut
 	var exit *exec.ExitError
 	switch {
