@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -135,9 +136,26 @@ func (e *LoopEnv) Prepare() error {
 	rec := statedir.LoopRecord{
 		Pid: e.pid, StartToken: token, StartedAt: time.Now().UTC().Truncate(time.Second),
 		IntervalS: e.flags.Interval, Target: e.target.String(), Watcher: e.watcher,
-		Version: cmdline.Version(), Settings: e.settings(),
+		Version: cmdline.Version(), Settings: e.settings(), Socket: e.socket(),
 	}
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
+}
+
+// socket is the local multiplexer server's socket path, which an agent's
+// hook compares with its $TMUX to find its watcher; "" for a remote target
+// or a server that does not answer now (its hooks then wake nothing, and
+// the poll catches everything as before).
+func (e *LoopEnv) socket() string {
+	if !e.target.Local() || e.mux == "" || e.muxErr != "" {
+		return ""
+	}
+	m := coord.Mux{Bin: e.mux, SSH: coord.SSH{Timeout: 3 * time.Second}}
+	out, err := m.Run(context.Background(), "", "display-message", "-p", "-t", e.paneTarget(), "#{socket_path}")
+	s := strings.TrimSpace(string(out))
+	if err != nil || !filepath.IsAbs(s) || strings.ContainsAny(s, "\n\r") {
+		return ""
+	}
+	return s
 }
 
 // privateDir makes dir, this user's alone: owned by this user, not a link,
