@@ -20,6 +20,12 @@ import (
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
+// wakeGather is how long after a wake the loop still takes wakes into the
+// same poll: a burst of hooks is one poll, and hooks fired in a loop cannot
+// bring polls closer together than this. A hook that announces a dialog
+// fires before it is drawn, so this is hardly a delay.
+const wakeGather = 250 * time.Millisecond
+
 // defaultCallTimeout is the wall clock of one loop call, in seconds.
 const defaultCallTimeout = 20
 
@@ -277,12 +283,14 @@ func (e *LoopEnv) Shell() string {
 	scalar("mux_error", e.muxErr)
 	scalar("probe_dir", e.flags.ProbeDir)
 	scalar("settings_said", e.describe())
+	// The wakes that come within this of the first make one poll.
+	scalar("wake_gather_us", strconv.Itoa(int(wakeGather/time.Microsecond)))
 
 	common := []string{"--state", e.state, "--target", e.target.String()}
 	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
 	statusDir := filepath.Join(e.home, ".claude", "sessions")
 	tickArgs := append([]string{e.bin, "tick"}, common...)
-	tickArgs = append(tickArgs, "--frame")
+	tickArgs = append(tickArgs, "--frame", "--interval", strconv.Itoa(e.flags.Interval))
 	if e.target.Local() {
 		tickArgs = append(tickArgs, "--agent-status-dir", statusDir)
 	}

@@ -322,7 +322,7 @@ func TestLoopTypesAnAnswerIntoItsDialog(t *testing.T) {
 	}
 	r := startLoop(t, loopOptions{target: "agent", env: []string{"OMEGA_TELEGRAM_CONF=" + conf},
 		flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 5"}})
-	r.waitLine("escalated", 30*time.Second)
+	r.waitLine("escalated to the operator", 30*time.Second)
 	d := statedir.Dir(r.state)
 	offers, err := d.ReadOffers()
 	if err != nil || len(offers.Offers) != 3 {
@@ -362,21 +362,22 @@ func TestLoopWakesAtOnce(t *testing.T) {
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 5"}})
-	r.waitLines(1, 30*time.Second)
+	// The question is seen, then paged when seen again 2s later.
+	n := len(r.waitLine("QUESTION · escalated to the operator", 30*time.Second))
 	time.Sleep(time.Second) // into the pause
 	for range 3 {
 		if err := watcher.Wake(r.state); err != nil {
 			t.Fatal(err)
 		}
 	}
-	lines := r.waitLines(2, 10*time.Second)
+	lines := r.waitLines(n+1, 10*time.Second)
 	time.Sleep(3 * time.Second)
-	if got := r.waitLines(2, time.Second); len(got) != 2 {
-		t.Errorf("three wakes together made %d polls, want one:\n%s", len(got)-1, strings.Join(got, "\n"))
+	if got := r.waitLines(n+1, time.Second); len(got) != n+1 {
+		t.Errorf("three wakes together made %d polls, want one:\n%s", len(got)-n, strings.Join(got, "\n"))
 	}
 	r.stop()
-	if !strings.Contains(lines[1], " · QUESTION · ") {
-		t.Errorf("the poll after the wake: %q", lines[1])
+	if !strings.Contains(lines[n], " · QUESTION · waiting for the operator") {
+		t.Errorf("the poll after the wake: %q", lines[n])
 	}
 	if err := watcher.Wake(r.state); !errors.Is(err, watcher.ErrNotRunning) {
 		t.Errorf("waking a stopped loop: %v, want ErrNotRunning", err)
