@@ -54,6 +54,9 @@ type loopOptions struct {
 	path    string   // PATH, when not the test's own
 	timeout int      // OMEGA_MONITOR_TIMEOUT, seconds
 	outbox  []string // alerts a stopped watcher left undelivered
+	// home is the state home, when the test needs to know it before the
+	// loop starts (a hook names it); the watcher's directory is in it.
+	home string
 }
 
 // startLoop runs the embedded loop script on opt.target. It is stopped by
@@ -67,7 +70,11 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	if err := os.WriteFile(loop, scripts.Loop, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r := &loopRun{t: t, state: filepath.Join(dir, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
+	home := dir
+	if opt.home != "" {
+		home = opt.home
+	}
+	r := &loopRun{t: t, state: filepath.Join(home, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
 	funnel := filepath.Join(dir, "funnel")
 	// The funnel's contract: the message on stdin, buttons (a question's
 	// options) in the file --reply-markup names, kept beside what was sent.
@@ -92,7 +99,7 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 		"PATH=" + path,
 		"LANG=C.UTF-8",
 		"OMEGA_MONITOR_BIN=" + bin,
-		"OMEGA_MONITOR_HOME=" + dir,
+		"OMEGA_MONITOR_HOME=" + home,
 		"OMEGA_MONITOR_STATE=" + r.state,
 		"OMEGA_MONITOR_ALERT_SEND=" + funnel,
 		"OMEGA_MONITOR_TIMEOUT=" + strconv.Itoa(opt.timeout),
