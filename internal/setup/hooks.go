@@ -382,3 +382,29 @@ func tomlArray(words []string) string {
 	b, _ := json.Marshal(words)
 	return string(b)
 }
+
+// HooksSummary is one line on agents' hooks, for list and status: each
+// agent installed or not, and how to install the missing ones; "" for no
+// agent.
+func HooksSummary(installed map[string]bool, agents []string) string {
+	var parts, missing []string
+	for _, a := range HookAgents {
+		if !slices.Contains(agents, a) {
+			continue
+		}
+		if installed[a] {
+			parts = append(parts, a+" installed")
+			continue
+		}
+		parts = append(parts, a+" not installed")
+		missing = append(missing, "--"+a)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := "hooks (a wake at the agent's own events): " + strings.Join(parts, ", ")
+	if len(missing) > 0 {
+		line += " (omega-monitor install --hooks " + strings.Join(missing, " ") + ")"
+	}
+	return line
+}

@@ -281,3 +281,22 @@ func TestWakeCommandQuoting(t *testing.T) {
 		}
 	}
 }
+
+func TestHooksSummary(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		installed map[string]bool
+		agents    []string
+		want      string
+	}{
+		{nil, nil, ""},
+		{map[string]bool{HookClaude: true}, []string{HookClaude}, "hooks (a wake at the agent's own events): claude installed"},
+		{map[string]bool{HookClaude: true}, []string{"gemini", "claude", "aider"},
+			"hooks (a wake at the agent's own events): claude installed, gemini not installed (omega-monitor install --hooks --gemini)"},
+		{nil, HookAgents, "hooks (a wake at the agent's own events): claude not installed, codex not installed, gemini not installed (omega-monitor install --hooks --claude --codex --gemini)"},
+	} {
+		if got := HooksSummary(tc.installed, tc.agents); got != tc.want {
+			t.Errorf("HooksSummary(%v, %v):\n got %q\nwant %q", tc.installed, tc.agents, got, tc.want)
+		}
+	}
+}
