@@ -39,6 +39,10 @@ type Fleet struct {
 	// Audits are the deep audits' latest runs (audits/*/last.json), by
 	// name; absent when none ever ran.
 	Audits []Audit `json:"audits,omitempty"`
+	// Hooks says, for each agent the fleet watches, whether its user
+	// settings hold our wake hook; the status command sets it (the census
+	// reads no agent's files).
+	Hooks map[string]bool `json:"hooks,omitempty"`
 }
 
 // A Summary is the fleet at a glance: liveness counted, what needs a human

@@ -73,8 +73,11 @@ type answerWorld struct {
 func relayed(t *testing.T) *answerWorld {
 	t.Helper()
 	w := &answerWorld{t: t, d: statedir.Dir(filepath.Join(t.TempDir(), "w")), pane: goldenPane(t, "claude-328-permission")}
+	// A question is paged on its second look, QuestionSettle after the
+	// first.
+	tickAt(t, string(w.d), w.pane, t0.Add(-tick.QuestionSettle))
 	line := tickAt(t, string(w.d), w.pane, t0)
-	if !strings.Contains(line, "escalated") {
+	if !strings.Contains(line, "escalated to the operator") {
 		t.Fatalf("the question was not relayed: %s", line)
 	}
 	var err error

@@ -28,6 +28,10 @@ type Flags struct {
 	// workSaid and progressSaid are what a probe printed on standard
 	// error: the reason, when its output is no count.
 	workSaid, progressSaid *string
+	// interval is the watcher's interval in seconds (0: not said); woken
+	// says a wake brought this poll.
+	interval *int
+	woken    *bool
 	// Local is the operator's rules file, read with the built-in rules.
 	Local *classify.Local
 }
@@ -41,6 +45,8 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		progressErr:  fs.String("progress-error", "", "the progress probe failed"),
 		workSaid:     fs.String("work-stderr", "", "what the work probe said on standard error"),
 		progressSaid: fs.String("progress-stderr", "", "what the progress probe said on standard error"),
+		interval:     fs.Int("interval", 0, "the watcher's interval in `seconds`, which no wait the tick asks for exceeds when it is shorter (0: not said)"),
+		woken:        fs.Bool("woken", false, "a wake (an agent's hook, an answer) brought this poll: the screen is looked at again at a short, growing pace until it settles"),
 	}
 	fs.Var(&f.work, "work", "the work probe's output")
 	fs.Var(&f.progress, "progress", "the progress probe's output")
@@ -53,6 +59,7 @@ func (f *Flags) Config() tick.Config {
 		NudgeBudget: *f.budget,
 		NudgeText:   *f.nudgeText,
 		HasProgress: f.progress.Given || *f.progressErr != "",
+		Interval:    time.Duration(*f.interval) * time.Second,
 	}
 }
 
@@ -67,6 +74,7 @@ func (f *Flags) input(now time.Time, screen classify.Result) tick.Input {
 		Progress:        probe.Read(f.progress.Value, f.progress.Given && *f.progressErr == ""),
 		ProgressPresent: f.progress.Given || *f.progressErr != "",
 		ProgressError:   *f.progressErr,
+		Woken:           *f.woken,
 	}
 	if f.work.Given && in.WorkError == "" && !in.Work.Known {
 		in.WorkError = unusable(f.work.Value, *f.workSaid)
@@ -100,6 +108,9 @@ func (f *Flags) Check() error {
 	}
 	if _, err := coord.ParseTarget(*f.target); err != nil {
 		return err
+	}
+	if *f.interval < 0 {
+		return fmt.Errorf("--interval must be a whole number of seconds, 1 and up; got %d", *f.interval)
 	}
 	if *f.budget < 0 || *f.budget > MaxNudgeBudget {
 		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", MaxNudgeBudget, *f.budget)

@@ -380,7 +380,8 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 			}
 		case tick.Wait:
 			seq++
-			secs := strconv.Itoa(int(a.Wait / time.Second))
+			// Seconds, to the millisecond, never in exponent form.
+			secs := strconv.FormatFloat(a.Wait.Round(time.Millisecond).Seconds(), 'f', -1, 64)
 			if err := writeAtomic(filepath.Join(d.path(statedir.Actions), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
 				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}

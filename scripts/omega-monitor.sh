@@ -26,7 +26,7 @@ PROG=omega-monitor.sh
 
 # running is the process group of the call under way, for the signal handler;
 # watchdog is the pid of the process that keeps the calls' wall clock.
-running='' watchdog='' rc=0 why='' line='' next_pause=0 diff_said=()
+running='' watchdog='' rc=0 why='' line='' next_pause=0 diff_said=() woken=''
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
@@ -263,7 +263,9 @@ step() {
 }
 
 # act: does what the tick wrote in the actions directory, in lexical order.
-# Each action's ack removes its file; a wait only sets the next pause; a
+# Each action's ack removes its file; a wait only sets the next pause (in
+# seconds, a fraction allowed: the tick sets the pace, shorter than the
+# interval after a wake, longer when the session is gone); a
 # diff is run, here or on the host, and what it said goes to the next tick.
 act() {
 	local f
@@ -275,7 +277,7 @@ act() {
 		*.wait)
 			read_capped "$f"
 			rm -f -- "$f"
-			[[ ! $line =~ ^[0-9]{1,6}$ ]] || next_pause=$line
+			[[ ! $line =~ ^[0-9]{1,6}(\.[0-9]{1,6})?$ ]] || next_pause=$line
 			;;
 		*.diff)
 			IFS= read -r -d '' line <"$f" || :
@@ -294,6 +296,8 @@ act() {
 poll() {
 	local in=$work/pane
 	args=("${tick[@]}" "${diff_said[@]}")
+	# Said, not judged: the tick sets the pace after a wake.
+	[[ -z $woken ]] || args+=(--woken)
 	diff_said=()
 	[[ -z $work_probe ]] || probe work "$work_probe"
 	[[ -z $progress_probe ]] || probe progress "$progress_probe"
@@ -314,21 +318,32 @@ poll() {
 on_wake() { printf '\n' >&9; }
 
 # pause SECONDS: waits until the next poll, in a read that a stop's signal
-# or a wake ends at once. Wakes that came together make one poll.
+# or a wake ends at once (SECONDS may hold a fraction). A wake sets woken,
+# and the wakes that come within wake_gather_us microseconds of it make the
+# same poll: a burst of hooks is one poll, and hooks run in a loop cannot
+# make the polls follow each other closer than that.
 pause() {
+	woken=''
 	read -r -t "$1" -u 9 _ || return 0
-	while read -r -t 0.01 -u 9 _; do :; done
+	woken=1
+	take_wakes "$wake_gather_us" || :
 }
 
 # rest SECONDS: waits that long whatever wakes come, and passes a wake it
 # took on to the pause.
 rest() {
-	local end=$((${EPOCHREALTIME/./} + $1 * 1000000)) left frac woke=''
+	! take_wakes $(($1 * 1000000)) || on_wake
+}
+
+# take_wakes USECS: takes the wakes that come within USECS microseconds, and
+# succeeds when one did.
+take_wakes() {
+	local end=$((${EPOCHREALTIME/./} + $1)) left frac woke=1
 	while left=$((end - ${EPOCHREALTIME/./})) && ((left > 0)); do
 		printf -v frac '%06d' $((left % 1000000))
-		! read -r -t "$((left / 1000000)).$frac" -u 9 _ || woke=1
+		! read -r -t "$((left / 1000000)).$frac" -u 9 _ || woke=0
 	done
-	[[ -z $woke ]] || on_wake
+	return $woke
 }
 
 # on_signal NAME NUMBER: the watcher is being stopped. Whatever runs now is
@@ -388,7 +403,6 @@ main() {
 	while :; do
 		next_pause=$interval
 		poll
-		((next_pause > interval)) || next_pause=$interval
 		pause "$next_pause"
 	done
 }

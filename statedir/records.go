@@ -20,6 +20,10 @@ type LoopRecord struct {
 	Target     string    `json:"target"`
 	Watcher    string    `json:"watcher"`
 	Version    string    `json:"version"`
+	// Socket is the local multiplexer server's socket (#{socket_path}),
+	// for a local target whose server answered at start: an agent's hook
+	// names its server by it ($TMUX), since pane ids are per server.
+	Socket string `json:"socket,omitempty"`
 	// Settings are the watcher's settings as given (flags and
 	// environment), by name.
 	Settings map[string]string `json:"settings,omitempty"`

@@ -53,6 +53,10 @@ type Config struct {
 	// HasProgress says a progress probe is configured; without one the
 	// budget can never reset, and the first line says so.
 	HasProgress bool
+	// Interval is the watcher's pace between polls (0: not known). No
+	// short wait the tick asks for is as long: the next poll comes at the
+	// interval anyway.
+	Interval time.Duration
 }
 
 // Input is one poll.
@@ -78,6 +82,10 @@ type Input struct {
 	// there by a nudge whose Enter never came: a STALLED screen then gets
 	// only the Enter, never the text again.
 	OwnTextInBox bool
+	// Woken says a wake brought this poll (an agent's hook said something
+	// is about to change): the screen is looked at again at SettlePace
+	// until it settles. It carries no verdict: the screen decides.
+	Woken bool
 }
 
 // State is what one poll leaves for the next. It is stored as JSON.
@@ -95,6 +103,13 @@ type State struct {
 	// QuestionLatch holds the question escalated last: its key, when it
 	// was escalated, and when it was last on screen.
 	QuestionLatch *QuestionLatch `json:"question_latch,omitempty"`
+	// QuestionSeen is a question on screen not yet escalated: its key and
+	// when it was first seen. It is escalated once a capture at least
+	// QuestionSettle later still shows it.
+	QuestionSeen *QuestionSeen `json:"question_seen,omitempty"`
+	// Settling counts the looks taken at SettlePace since the last wake;
+	// nil when the pace is the interval's.
+	Settling *int `json:"settling,omitempty"`
 	// BlockedLatch is set when a blocked spell was escalated; a poll that
 	// shows work again ends the spell.
 	BlockedLatch *time.Time `json:"blocked_latch,omitempty"`
@@ -151,6 +166,24 @@ type QuestionLatch struct {
 	LastSeen  time.Time `json:"last_seen"`
 }
 
+// A QuestionSeen is a question on screen, waiting to be seen again before
+// it is escalated.
+type QuestionSeen struct {
+	Key string    `json:"key"`
+	At  time.Time `json:"at"`
+}
+
+// QuestionSettle is how long a question must stay on the screen before it
+// is paged: a dialog an auto-accept mode approves within a second is not
+// a page. With polls seconds apart, such transients are seen.
+const QuestionSettle = 2 * time.Second
+
+// SettlePace is the pace of the looks after a wake, one wait after another,
+// until the screen settles: a hook can fire before the screen shows what it
+// announces (Claude Code's PermissionRequest, about half a second before
+// its dialog is drawn).
+var SettlePace = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
+
 // StateVersion is the version of State this package writes.
 const StateVersion = 1
 
@@ -164,7 +197,7 @@ const (
 	Nudge ActionKind = iota + 1 // type Text, then Enter as a separate call
 	Alert                       // hand Alert to the alert funnel
 	Enter                       // Text is in the input box already: Enter only
-	Wait                        // wait Wait before the next poll (a slower pace)
+	Wait                        // wait Wait before the next poll, instead of the interval
 )
 
 // An Action is one thing the shell does after the poll.
@@ -237,6 +270,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	}
 	if in.CaptureError != "" {
 		p.captureFailed()
+		p.pace(false)
 		return next, p.outcome("?")
 	}
 	if next.TargetGone {
@@ -249,6 +283,9 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	p.progress()
 	p.screenChanges()
 	name := st.String()
+	if st != classify.Question {
+		next.QuestionSeen = nil
+	}
 	switch {
 	case st == classify.Working:
 		p.working()
@@ -271,7 +308,50 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	if p.reset != "" && st != classify.Working && st != classify.Stalled {
 		p.notes = append(p.notes, p.reset) // said on every state it happens in
 	}
+	// Settled: a stop, or a question escalated; a turn running or a
+	// question not yet escalated may yet change.
+	p.pace(st != classify.Working && next.QuestionSeen == nil)
 	return next, p.outcome(name)
+}
+
+// pace asks for the next poll sooner than the interval when the screen may
+// be about to change: after a wake, at SettlePace until settled says the
+// screen has settled or the pace is spent, and for a question waiting to
+// be seen again, at the end of its QuestionSettle. A session taken as gone
+// is polled slower instead. At most one wait is asked for; none that the
+// interval would come before.
+func (p *poll) pace(settled bool) {
+	next := p.next
+	if next.TargetGone {
+		next.Settling, next.QuestionSeen = nil, nil
+		p.actions = append(p.actions, Action{Kind: Wait, Wait: max(GoneInterval, p.cfg.Interval)})
+		return
+	}
+	if p.in.Woken {
+		next.Settling = new(int)
+	}
+	var wait time.Duration
+	if n := next.Settling; n != nil {
+		if settled || *n < 0 || *n >= len(SettlePace) {
+			next.Settling = nil
+		} else {
+			wait = SettlePace[*n]
+			next.Settling = new(*n + 1)
+		}
+	}
+	if q := next.QuestionSeen; q != nil {
+		left := q.At.Add(QuestionSettle).Sub(p.in.Now)
+		// Past the settle already (a clock that moved back): look
+		// again soon, not at once.
+		left = max(left.Round(100*time.Millisecond), 100*time.Millisecond)
+		if wait == 0 || left < wait {
+			wait = left
+		}
+	}
+	if wait == 0 || p.cfg.Interval > 0 && wait >= p.cfg.Interval {
+		return
+	}
+	p.actions = append(p.actions, Action{Kind: Wait, Wait: wait})
 }
 
 // NoAgent is the reading of a stopped screen that no agent drew: the
@@ -289,11 +369,6 @@ func (p *poll) captureFailed() {
 	}
 	why := "capture failed: " + oneLine(p.in.CaptureError)
 	p.event(event.Failure, "?", map[string]any{"error": p.in.CaptureError, "failures": next.CaptureFailures})
-	defer func() {
-		if next.TargetGone {
-			p.actions = append(p.actions, Action{Kind: Wait, Wait: GoneInterval})
-		}
-	}()
 	switch {
 	case next.TargetGone:
 		p.line = []string{why + "; the watched session is gone (since " + next.CaptureFailingSince.Format("15:04:05") + "), polling slower"}
@@ -437,9 +512,20 @@ func (p *poll) question() {
 	latch := p.next.QuestionLatch
 	if latch != nil && latch.Key == key && now.Sub(latch.LastSeen) <= QuestionWindow {
 		latch.LastSeen = now
+		p.next.QuestionSeen = nil
 		p.line = []string{"waiting for the operator, NOT answered (escalated " + latch.Escalated.Format("15:04:05") + ")"}
 		return
 	}
+	seen := p.next.QuestionSeen
+	if seen == nil || seen.Key != key {
+		seen = &QuestionSeen{Key: key, At: now}
+		p.next.QuestionSeen = seen
+	}
+	if now.Sub(seen.At) < QuestionSettle {
+		p.line = []string{"NOT answered, escalated if still up at " + seen.At.Add(QuestionSettle).Format("15:04:05")}
+		return
+	}
+	p.next.QuestionSeen = nil
 	p.next.QuestionLatch = &QuestionLatch{Key: key, Escalated: now, LastSeen: now}
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: q})
 	p.event(event.Escalate, "QUESTION", map[string]any{"kind": "question", "key": key, "evidence": p.in.Screen.Evidence.Text})

@@ -39,8 +39,9 @@ type scripted struct {
 	extra    string // appended to the body above the box
 }
 
-// run steps through polls a minute apart and returns each line and the
-// actions, as replay prints them.
+// run steps through polls a minute apart, or as far apart as a wait the
+// tick asks for, as the loop would, and returns each line and the actions,
+// as replay prints them.
 func run(t *testing.T, cfg Config, polls []scripted) ([]string, State) {
 	t.Helper()
 	var s State
@@ -63,15 +64,19 @@ func run(t *testing.T, cfg Config, polls []scripted) ([]string, State) {
 		var o Outcome
 		s, o = Step(s, cfg, in)
 		out = append(out, o.Line)
+		next := time.Minute
 		for _, a := range o.Actions {
 			switch a.Kind {
 			case Nudge:
 				out = append(out, "→ nudge: "+a.Text)
 			case Alert:
 				out = append(out, "→ alert: "+a.Alert.Kind.String())
+			case Wait:
+				out = append(out, "→ wait: "+a.Wait.String())
+				next = a.Wait
 			}
 		}
-		now = now.Add(time.Minute)
+		now = now.Add(next)
 	}
 	return out, s
 }
@@ -127,18 +132,24 @@ func TestNoProgressProbeIsSaidOnce(t *testing.T) {
 
 func TestQuestionEscalatedOncePerQuestion(t *testing.T) {
 	got, _ := run(t, cfg, []scripted{
-		{pane: permission, work: "7"},
+		{pane: permission, work: "7"}, // seen: looked at again in 2s
+		{pane: permission, work: "7"}, // still up: paged
 		{pane: permission, work: "7"},
 		{pane: busy, work: "7"}, // a flap: gone for a poll
 		{pane: permission, work: "7"},
 		{pane: otherQuestion, work: "7"},
+		{pane: otherQuestion, work: "7"},
 	})
 	want := []string{
+		"MONITOR · agent · QUESTION · NOT answered, escalated if still up at 09:00:02",
+		"→ wait: 2s",
 		"MONITOR · agent · QUESTION · escalated to the operator, NOT answered",
 		"→ alert: question",
-		"MONITOR · agent · QUESTION · waiting for the operator, NOT answered (escalated 09:00:00)",
-		"MONITOR · agent · WORKING · work=7 · progress=? · nudges 0/2 · 09:02:00",
-		"MONITOR · agent · QUESTION · waiting for the operator, NOT answered (escalated 09:00:00)",
+		"MONITOR · agent · QUESTION · waiting for the operator, NOT answered (escalated 09:00:02)",
+		"MONITOR · agent · WORKING · work=7 · progress=? · nudges 0/2 · 09:02:02",
+		"MONITOR · agent · QUESTION · waiting for the operator, NOT answered (escalated 09:00:02)",
+		"MONITOR · agent · QUESTION · NOT answered, escalated if still up at 09:04:04",
+		"→ wait: 2s",
 		"MONITOR · agent · QUESTION · escalated to the operator, NOT answered",
 		"→ alert: question",
 	}
@@ -427,7 +438,7 @@ func TestStateCheck(t *testing.T) {
 // TestQuestionKeyedByItsFrame: two questions whose relayed dialogs read
 // the same (the same question line and options) but whose frames differ
 // (another command, another diff above it) are two pages; the same frame,
-// with our own echo masked, is one.
+// with our own echo masked, is one. Each is paged on its second capture.
 func TestQuestionKeyedByItsFrame(t *testing.T) {
 	dialog := []classify.Line{{N: 5, Text: " Do you want to proceed?"}, {N: 6, Text: " ❯ 1. Yes"}, {N: 7, Text: "   2. No"}}
 	screen := func(command string) classify.Result {
@@ -439,8 +450,12 @@ func TestQuestionKeyedByItsFrame(t *testing.T) {
 	for i, cmd := range []string{"rm -rf tmp/a", "rm -rf tmp/a", "rm -rf tmp/b", "rm -rf tmp/b"} {
 		var o Outcome
 		s, o = Step(s, cfg, Input{Now: t0.Add(time.Duration(i) * time.Minute), Screen: screen(cmd)})
-		pages += len(o.Actions)
-		if want := []int{1, 1, 2, 2}[i]; pages != want {
+		for _, a := range o.Actions {
+			if a.Kind == Alert {
+				pages++
+			}
+		}
+		if want := []int{0, 1, 1, 2}[i]; pages != want {
 			t.Errorf("poll %d (%s): %d pages so far, want %d: %s", i, cmd, pages, want, o.Line)
 		}
 	}

@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -18,6 +19,12 @@ import (
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
+
+// wakeGather is how long after a wake the loop still takes wakes into the
+// same poll: a burst of hooks is one poll, and hooks fired in a loop cannot
+// bring polls closer together than this. A hook that announces a dialog
+// fires before it is drawn, so this is hardly a delay.
+const wakeGather = 250 * time.Millisecond
 
 // defaultCallTimeout is the wall clock of one loop call, in seconds.
 const defaultCallTimeout = 20
@@ -139,9 +146,26 @@ func (e *LoopEnv) Prepare() error {
 	rec := statedir.LoopRecord{
 		Pid: e.pid, StartToken: token, StartedAt: time.Now().UTC().Truncate(time.Second),
 		IntervalS: e.flags.Interval, Target: e.target.String(), Watcher: e.watcher,
-		Version: cmdline.Version(), Settings: e.settings(),
+		Version: cmdline.Version(), Settings: e.settings(), Socket: e.socket(),
 	}
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
+}
+
+// socket is the local multiplexer server's socket path, which an agent's
+// hook compares with its $TMUX to find its watcher; "" for a remote target
+// or a server that does not answer now (its hooks then wake nothing, and
+// the poll catches everything as before).
+func (e *LoopEnv) socket() string {
+	if !e.target.Local() || e.mux == "" || e.muxErr != "" {
+		return ""
+	}
+	m := coord.Mux{Bin: e.mux, SSH: coord.SSH{Timeout: 3 * time.Second}}
+	out, err := m.Run(context.Background(), "", "display-message", "-p", "-t", e.paneTarget(), "#{socket_path}")
+	s := strings.TrimSpace(string(out))
+	if err != nil || !filepath.IsAbs(s) || strings.ContainsAny(s, "\n\r") {
+		return ""
+	}
+	return s
 }
 
 // privateDir makes dir, this user's alone: owned by this user, not a link,
@@ -263,12 +287,14 @@ func (e *LoopEnv) Shell() string {
 	scalar("mux_error", e.muxErr)
 	scalar("probe_dir", e.flags.ProbeDir)
 	scalar("settings_said", e.describe())
+	// The wakes that come within this of the first make one poll.
+	scalar("wake_gather_us", strconv.Itoa(int(wakeGather/time.Microsecond)))
 
 	common := []string{"--state", e.state, "--target", e.target.String()}
 	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
 	statusDir := filepath.Join(e.home, ".claude", "sessions")
 	tickArgs := append([]string{e.bin, "tick"}, common...)
-	tickArgs = append(tickArgs, "--frame")
+	tickArgs = append(tickArgs, "--frame", "--interval", strconv.Itoa(e.flags.Interval))
 	if e.target.Local() {
 		tickArgs = append(tickArgs, "--agent-status-dir", statusDir)
 	}

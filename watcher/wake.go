@@ -3,7 +3,12 @@ package watcher
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/statedir"
@@ -31,4 +36,121 @@ func Wake(dir string) error {
 		return fmt.Errorf("watcher: wake %s: %w", dir, err)
 	}
 	return nil
+}
+
+// A HookPane is the pane an agent's hook runs in, as its environment names
+// it: the pane's id (%N) and the socket of the multiplexer server it belongs
+// to, since pane ids are numbered per server.
+type HookPane struct {
+	Pane   string
+	Socket string
+}
+
+// HookPaneOf reads the pane a hook runs in from its environment: tmux's
+// $TMUX_PANE with $TMUX ("socket,pid,session"), or rmux's $RMUX_PANE with
+// $RMUX. ok is false outside a multiplexer, or for values no multiplexer
+// writes.
+func HookPaneOf(getenv func(string) string) (p HookPane, ok bool) {
+	for _, names := range [][2]string{{"TMUX_PANE", "TMUX"}, {"RMUX_PANE", "RMUX"}} {
+		pane, server := getenv(names[0]), getenv(names[1])
+		if pane == "" {
+			continue
+		}
+		if !isPaneID(pane) {
+			return HookPane{}, false
+		}
+		// The socket path may hold commas: the pid and the session
+		// index are the last two fields.
+		i := strings.LastIndexByte(server, ',')
+		if i < 0 {
+			return HookPane{}, false
+		}
+		j := strings.LastIndexByte(server[:i], ',')
+		if j <= 0 || !filepath.IsAbs(server[:j]) {
+			return HookPane{}, false
+		}
+		return HookPane{Pane: pane, Socket: server[:j]}, true
+	}
+	return HookPane{}, false
+}
+
+// WakePane wakes the loop of every watcher in the state home that watches
+// pane p: a local watcher whose loop recorded p's server socket at start
+// and that follows p (its pinned pane, else the pane its last poll
+// captured). It returns the directories of the watchers it woke. A hook
+// naming another watcher's pane wakes that one only; a pane no watcher
+// follows wakes none, which is not an error. The home is read only when it
+// is this user's own and not writable by others, and nothing a record holds
+// is opened or run: a record only names a process to signal, which Wake
+// checks by its start token.
+func WakePane(home string, p HookPane) ([]string, error) {
+	if p.Pane == "" || p.Socket == "" {
+		return nil, nil
+	}
+	if err := statedir.CheckPrivate(home); err != nil {
+		return nil, fmt.Errorf("watcher: wake: %w", err)
+	}
+	entries, err := os.ReadDir(home)
+	if err != nil {
+		return nil, fmt.Errorf("watcher: wake: %w", err)
+	}
+	var woken []string
+	var errs []error
+	for _, ent := range entries {
+		if !ent.IsDir() {
+			continue
+		}
+		dir := filepath.Join(home, ent.Name())
+		if !follows(statedir.Dir(dir), p) {
+			continue
+		}
+		if err := Wake(dir); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		woken = append(woken, dir)
+	}
+	return woken, errors.Join(errs...)
+}
+
+// follows says whether the watcher of d watches pane p.
+func follows(d statedir.Dir, p HookPane) bool {
+	var rec statedir.LoopRecord
+	if d.ReadRecord(statedir.Loop, &rec) != nil || rec.Socket == "" || rec.Socket != p.Socket {
+		return false
+	}
+	if pane := rec.Settings["pane"]; pane != "" {
+		return pane == p.Pane
+	}
+	// Not pinned: the pane the last poll captured, as session:@W.%N.
+	var st struct {
+		Pane string `json:"pane"`
+	}
+	if d.ReadRecord(statedir.State, &st) != nil {
+		return false
+	}
+	i := strings.LastIndexByte(st.Pane, '.')
+	return i >= 0 && st.Pane[i+1:] == p.Pane
+}
+
+// MaxHookPayload is the most of a hook's payload read; the rest is left
+// unread (the agent writes it, and gets a closed pipe).
+const MaxHookPayload = 1 << 20
+
+// DrainPayload reads and discards the payload an agent gives its hook on
+// standard input, at most MaxHookPayload bytes and for at most within: the
+// payload carries nothing a wake uses (the pane comes from the hook's
+// environment), so it is never parsed, stored or acted on; it is read only
+// so that an agent writing it is not cut off mid-write by our exit. An
+// input that never ends, or never closes, costs within and no more.
+func DrainPayload(r io.Reader, within time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, io.LimitReader(r, MaxHookPayload))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(within):
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
@@ -11,6 +12,7 @@ import (
 )
 
 const installUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]
+       omega-monitor install --hooks [--claude] [--codex] [--gemini] [--uninstall]
 
 Puts what a watcher needs beside the binary: the alert funnel (embedded in
 this binary; run as omega-alert-send.sh --stdin, the message on its standard
@@ -31,6 +33,18 @@ is the binary omega-monitor-mcp, beside this one or on PATH; without it,
 --claude installs nothing.
 --claude --uninstall removes those two, and nothing of the user's own.
 
+--hooks adds our hook, omega-monitor wake, to the agents' USER settings
+(never a project's): Claude Code's ~/.claude/settings.json (Notification,
+PermissionRequest, Stop, StopFailure, UserPromptSubmit), Codex's
+$CODEX_HOME/hooks.json (PermissionRequest, Stop, UserPromptSubmit; trust them
+once in Codex's /hooks) and notify in its config.toml (unless it runs a
+program of yours), Gemini CLI's ~/.gemini/settings.json (Notification,
+AfterAgent, BeforeAgent). With --claude, --codex or --gemini, only those
+agents; with none, all three. Every hook that is not ours stays; run again,
+it changes nothing; --uninstall removes ours alone. A hook only makes the
+watcher of its pane look now: the screen decides, and the poll goes on
+(docs/hooks.md). Sessions started after the install load it.
+
 flags:
 `
 
@@ -38,7 +52,10 @@ func runInstall(e *Env, args []string) int {
 	fset := flag.NewFlagSet("install", flag.ContinueOnError)
 	testAlert := fset.Bool("test-alert", false, "then send a test alert through the funnel and say whether it was delivered")
 	claude := fset.Bool("claude", false, "also install /monitor and the MCP server into Claude Code")
-	uninstall := fset.Bool("uninstall", false, "with --claude: remove what --claude installed")
+	uninstall := fset.Bool("uninstall", false, "with --claude: remove what --claude installed; with --hooks: remove our hooks")
+	hooks := fset.Bool("hooks", false, "add the wake hook to the agents' user settings (with --claude, --codex, --gemini: only theirs)")
+	codex := fset.Bool("codex", false, "with --hooks: Codex's")
+	gemini := fset.Bool("gemini", false, "with --hooks: Gemini CLI's")
 	positional, code, ok := e.parse(fset, args, installUsage)
 	if !ok {
 		return code
@@ -47,7 +64,15 @@ func runInstall(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor install: unexpected argument %q\n", positional[0])
 		return 2
 	}
-	if *uninstall && (!*claude || *testAlert) {
+	if (*codex || *gemini) && !*hooks {
+		fmt.Fprintln(e.Stderr, "omega-monitor install: --codex and --gemini go with --hooks")
+		return 2
+	}
+	if *hooks && *testAlert {
+		fmt.Fprintln(e.Stderr, "omega-monitor install: --hooks goes without --test-alert")
+		return 2
+	}
+	if *uninstall && !*hooks && (!*claude || *testAlert) {
 		fmt.Fprintln(e.Stderr, "omega-monitor install: --uninstall goes with --claude alone")
 		return 2
 	}
@@ -63,6 +88,18 @@ func runInstall(e *Env, args []string) int {
 	}
 	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, FindMCPServer: func() (string, error) { return companion.Find(companion.MCPServer) }}
 	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Uninstall: *uninstall}
+	if *hooks {
+		opts = setup.Options{Hooks: true, Uninstall: *uninstall}
+		for agent, on := range map[string]bool{setup.HookClaude: *claude, setup.HookCodex: *codex, setup.HookGemini: *gemini} {
+			if on {
+				opts.HookAgents = append(opts.HookAgents, agent)
+			}
+		}
+		if len(opts.HookAgents) == 0 {
+			opts.HookAgents = setup.HookAgents
+		}
+		slices.SortFunc(opts.HookAgents, func(a, b string) int { return slices.Index(setup.HookAgents, a) - slices.Index(setup.HookAgents, b) })
+	}
 	err = setup.Install(e.Ctx, env, opts, e.Stdout)
 	var step *setup.StepError
 	var alert *setup.AlertError

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
@@ -68,5 +69,6 @@ func runList(e *Env, args []string) int {
 		return 0
 	}
 	l.Write(e.Stdout)
+	fmt.Fprintln(e.Stdout, setup.HooksSummary(setup.HooksInstalled(e.Home(), e.Getenv), setup.HookAgents))
 	return 0
 }

@@ -105,6 +105,14 @@ func TestListNoServerNoConfig(t *testing.T) {
 	if !strings.Contains(res.Stdout(), "(local)  -        no sessions") {
 		t.Errorf("list with nothing running printed:\n%s", res.Stdout())
 	}
+	// Whether the agents' hooks are installed, read off their user files.
+	if want := "hooks (a wake at the agent's own events): claude not installed, codex not installed, gemini not installed"; !strings.Contains(res.Stdout(), want) {
+		t.Errorf("list lacks %q:\n%s", want, res.Stdout())
+	}
+	f.run(t, "install", "--hooks", "--gemini").Assert(t, icmd.Success)
+	if want := "codex not installed, gemini installed (omega-monitor install --hooks --claude --codex)"; !strings.Contains(f.run(t, "list").Stdout(), want) {
+		t.Errorf("list after install --hooks --gemini lacks %q", want)
+	}
 }
 
 func TestListUsage(t *testing.T) {

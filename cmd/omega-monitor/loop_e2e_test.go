@@ -54,6 +54,9 @@ type loopOptions struct {
 	path    string   // PATH, when not the test's own
 	timeout int      // OMEGA_MONITOR_TIMEOUT, seconds
 	outbox  []string // alerts a stopped watcher left undelivered
+	// home is the state home, when the test needs to know it before the
+	// loop starts (a hook names it); the watcher's directory is in it.
+	home string
 }
 
 // startLoop runs the embedded loop script on opt.target. It is stopped by
@@ -67,7 +70,11 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	if err := os.WriteFile(loop, scripts.Loop, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r := &loopRun{t: t, state: filepath.Join(dir, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
+	home := dir
+	if opt.home != "" {
+		home = opt.home
+	}
+	r := &loopRun{t: t, state: filepath.Join(home, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
 	funnel := filepath.Join(dir, "funnel")
 	// The funnel's contract: the message on stdin, buttons (a question's
 	// options) in the file --reply-markup names, kept beside what was sent.
@@ -92,7 +99,7 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 		"PATH=" + path,
 		"LANG=C.UTF-8",
 		"OMEGA_MONITOR_BIN=" + bin,
-		"OMEGA_MONITOR_HOME=" + dir,
+		"OMEGA_MONITOR_HOME=" + home,
 		"OMEGA_MONITOR_STATE=" + r.state,
 		"OMEGA_MONITOR_ALERT_SEND=" + funnel,
 		"OMEGA_MONITOR_TIMEOUT=" + strconv.Itoa(opt.timeout),
@@ -322,7 +329,7 @@ func TestLoopTypesAnAnswerIntoItsDialog(t *testing.T) {
 	}
 	r := startLoop(t, loopOptions{target: "agent", env: []string{"OMEGA_TELEGRAM_CONF=" + conf},
 		flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 5"}})
-	r.waitLine("escalated", 30*time.Second)
+	r.waitLine("escalated to the operator", 30*time.Second)
 	d := statedir.Dir(r.state)
 	offers, err := d.ReadOffers()
 	if err != nil || len(offers.Offers) != 3 {
@@ -362,21 +369,22 @@ func TestLoopWakesAtOnce(t *testing.T) {
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 5"}})
-	r.waitLines(1, 30*time.Second)
+	// The question is seen, then paged when seen again 2s later.
+	n := len(r.waitLine("QUESTION · escalated to the operator", 30*time.Second))
 	time.Sleep(time.Second) // into the pause
 	for range 3 {
 		if err := watcher.Wake(r.state); err != nil {
 			t.Fatal(err)
 		}
 	}
-	lines := r.waitLines(2, 10*time.Second)
+	lines := r.waitLines(n+1, 10*time.Second)
 	time.Sleep(3 * time.Second)
-	if got := r.waitLines(2, time.Second); len(got) != 2 {
-		t.Errorf("three wakes together made %d polls, want one:\n%s", len(got)-1, strings.Join(got, "\n"))
+	if got := r.waitLines(n+1, time.Second); len(got) != n+1 {
+		t.Errorf("three wakes together made %d polls, want one:\n%s", len(got)-n, strings.Join(got, "\n"))
 	}
 	r.stop()
-	if !strings.Contains(lines[1], " · QUESTION · ") {
-		t.Errorf("the poll after the wake: %q", lines[1])
+	if !strings.Contains(lines[n], " · QUESTION · waiting for the operator") {
+		t.Errorf("the poll after the wake: %q", lines[n])
 	}
 	if err := watcher.Wake(r.state); !errors.Is(err, watcher.ErrNotRunning) {
 		t.Errorf("waking a stopped loop: %v, want ErrNotRunning", err)

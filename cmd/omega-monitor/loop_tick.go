@@ -18,8 +18,10 @@ written to DIR/actions/ as files, in the order to act on them:
   NNN.nudge   the exact text to type, then Enter as a separate call; it is
               already recorded in the echo ledger DIR/ledger
   NNN.enter   our text is in the input box already: Enter only
-  NNN.wait    the seconds to wait before the next poll (the watched
-              session is gone: a slower pace)
+  NNN.wait    the seconds to wait before the next poll, instead of the
+              interval: shorter after a wake (0.5, 1, 2, 4 until the
+              screen settles) and for a question not yet seen twice 2s
+              apart; longer once the watched session is gone
   NNN.diff    a command (for sh -c, or for ssh to the target's host) that
               measures the diff of the pane's working directory, at most
               every 5 minutes; the next tick records its output
@@ -58,6 +60,11 @@ line tick prints).
   --diff-output FILE     what the last poll's NNN.diff command printed: the
                          figure, into DIR/diff.json for the board
   --diff-error TEXT      that command failed: why (recorded as not measured)
+  --interval N           the watcher's interval in seconds: no shorter wait
+                         it asks for is as long
+  --woken                a wake (an agent's hook, an answer) brought this
+                         poll: the screen is looked at again at a short,
+                         growing pace until it settles
   --answers              the operator's chat answers questions (answers=on in
                          the Telegram config): a question relayed whose
                          dialog can be answered carries its options as

@@ -53,10 +53,16 @@ func TestTickNudgesAndHandsOver(t *testing.T) {
 	} {
 		assert.Equal(t, mode(t, path), want, path)
 	}
-	// The next poll drops the action the shell never carried out.
+	// The next poll drops the action the shell never carried out. It sees
+	// a question, which it asks to see again in 2s; the poll then pages.
 	out, _, _ = tickOnce(t, readPane(t, "GOLDEN-question-real"), "--state", state, "--target", "agent")
-	assert.Assert(t, strings.Contains(out, "QUESTION · escalated to the operator, NOT answered"), out)
+	assert.Assert(t, strings.Contains(out, "QUESTION · NOT answered, escalated if still up at 09:00:02"), out)
 	assert.Assert(t, strings.Contains(out, "dropped 1 stale action(s)"), out)
+	wait, err := os.ReadFile(filepath.Join(state, "actions", "001.wait"))
+	assert.NilError(t, err)
+	assert.Equal(t, string(wait), "2")
+	out, _, _ = tickOnce(t, readPane(t, "GOLDEN-question-real"), "--state", state, "--target", "agent", "--now", "2026-01-05T09:00:02Z")
+	assert.Assert(t, strings.Contains(out, "QUESTION · escalated to the operator, NOT answered"), out)
 	entries, err := os.ReadDir(filepath.Join(state, "actions"))
 	assert.NilError(t, err)
 	for _, e := range entries {

@@ -59,6 +59,7 @@ func commands() []command {
 		{"deliver", "deliver the alerts waiting in a watcher's outbox (the loop calls it)", runDeliver},
 		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 		{"rules", "check or list an operator's own rules (rules check FILE, rules list)", runRules},
+		{"wake", "what an agent's hook runs: the watcher of the pane it runs in polls now (silent, exit 0)", runWake},
 		{"relay", "start, stop or report the receiver of answers from Telegram (relay start|stop|status)", runRelay},
 	}
 }

@@ -118,7 +118,7 @@ func TestLogs(t *testing.T) {
 	assert.NilError(t, os.Rename(log, log+".1"))
 	tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
 	waitFor(3)
-	assert.Assert(t, strings.Contains(followed.String(), "QUESTION · escalated"), followed.String())
+	assert.Assert(t, strings.Contains(followed.String(), " · QUESTION · "), followed.String())
 }
 
 // TestInstall: install puts the embedded funnel in ~/.omega/bin with mode

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/board/live"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
+	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -98,6 +100,7 @@ func runStatus(e *Env, args []string) int {
 			return 1
 		}
 		board.SaveCursors(root, cur)
+		f.Hooks, _ = watchedHooks(e, f)
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(f); err != nil {
@@ -112,6 +115,28 @@ func runStatus(e *Env, args []string) int {
 	}
 	in, _ := e.Stdin.(*os.File)
 	return live.Run(root, *interval, in, out, e.Stderr)
+}
+
+// watchedHooks says whether the agents the fleet watches have our hooks
+// in their user settings, and says it in a line.
+func watchedHooks(e *Env, f board.Fleet) (map[string]bool, string) {
+	var agents []string
+	for _, w := range f.Watchers {
+		if w.Agent != "" && !slices.Contains(agents, w.Agent) {
+			agents = append(agents, w.Agent)
+		}
+	}
+	if len(agents) == 0 {
+		return nil, ""
+	}
+	all := setup.HooksInstalled(e.Home(), e.Getenv)
+	hooks := map[string]bool{}
+	for _, a := range agents {
+		if slices.Contains(setup.HookAgents, a) {
+			hooks[a] = all[a]
+		}
+	}
+	return hooks, setup.HooksSummary(all, agents)
 }
 
 // The one-line form's exit statuses beyond 0, 1 and 2.
@@ -130,6 +155,9 @@ func statusOnce(root string, e *Env) int {
 	}
 	board.SaveCursors(root, cur)
 	io.WriteString(e.Stdout, printable.String(board.Compact(f)))
+	if _, line := watchedHooks(e, f); line != "" {
+		fmt.Fprintln(e.Stdout, line)
+	}
 	switch {
 	case f.Fleet.Running > 0:
 		return 0

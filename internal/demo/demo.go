@@ -206,7 +206,7 @@ func (d *demo) run(ctx context.Context, stdout io.Writer) error {
 			switch e.kind {
 			case "line":
 				fmt.Fprintln(stdout, e.text)
-				if asked > 0 || strings.Contains(e.text, " · QUESTION · ") {
+				if asked > 0 || strings.Contains(e.text, " · QUESTION · escalated") {
 					asked++
 				}
 			case "received":

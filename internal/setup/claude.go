@@ -165,6 +165,13 @@ func (f claudeFiles) uninstall() ([]string, error) {
 // read again just before the write, and the edit starts over when it
 // changed meanwhile: what Claude Code wrote is kept, not overwritten.
 func editConfig(path string, edit func(map[string]json.RawMessage) (bool, error)) (bool, error) {
+	return editJSON(path, "mcpServers", "Claude Code", edit)
+}
+
+// editJSON is editConfig for the object under key in any agent's JSON
+// settings file (writer names the program that may rewrite it meanwhile).
+// A file not there yet is made, with its directory, private.
+func editJSON(path, key, writer string, edit func(map[string]json.RawMessage) (bool, error)) (bool, error) {
 	target, err := configTarget(path)
 	if err != nil {
 		return false, err
@@ -174,19 +181,22 @@ func editConfig(path string, edit func(map[string]json.RawMessage) (bool, error)
 		if err != nil {
 			return false, err
 		}
-		out, changed, err := editText(target, before, edit)
+		out, changed, err := editText(target, key, before, edit)
 		if err != nil || !changed {
 			return false, err
 		}
 		if now, err := readConfig(target); err != nil || !bytes.Equal(now, before) {
 			continue // written meanwhile: edit what is there now
 		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+			return false, err
+		}
 		if err := atomicfile.Write(target, out, 0o600); err != nil {
 			return false, err
 		}
 		return true, nil
 	}
-	return false, fmt.Errorf("%s kept changing while it was edited (is Claude Code writing it?): left as it is; try again", path)
+	return false, fmt.Errorf("%s kept changing while it was edited (is %s writing it?): left as it is; try again", path, writer)
 }
 
 // configTarget is the file to rewrite for path: path itself, or where its
@@ -216,9 +226,11 @@ func readConfig(path string) ([]byte, error) {
 	return b, err
 }
 
-// editText applies edit to the mcpServers of the configuration text b and
-// returns the new text, when edit changed something.
-func editText(path string, b []byte, edit func(map[string]json.RawMessage) (bool, error)) ([]byte, bool, error) {
+// editText applies edit to the object under key in the configuration text
+// b and returns the new text, when edit changed something. An object edit
+// leaves empty is removed with its key (hooks we removed leave no trace),
+// except mcpServers, kept as Claude Code writes it.
+func editText(path, key string, b []byte, edit func(map[string]json.RawMessage) (bool, error)) ([]byte, bool, error) {
 	config := map[string]json.RawMessage{}
 	if b != nil {
 		if err := json.Unmarshal(b, &config); err != nil {
@@ -226,9 +238,9 @@ func editText(path string, b []byte, edit func(map[string]json.RawMessage) (bool
 		}
 	}
 	servers := map[string]json.RawMessage{}
-	if raw, ok := config["mcpServers"]; ok && string(raw) != "null" {
+	if raw, ok := config[key]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return nil, false, fmt.Errorf("mcpServers in %s is not an object, left as it is: %w", path, err)
+			return nil, false, fmt.Errorf("%s in %s is not an object, left as it is: %w", key, path, err)
 		}
 	}
 	changed, err := edit(servers)
@@ -239,7 +251,10 @@ func editText(path string, b []byte, edit func(map[string]json.RawMessage) (bool
 	if err != nil {
 		return nil, false, err
 	}
-	config["mcpServers"] = raw
+	config[key] = raw
+	if len(servers) == 0 && key != "mcpServers" {
+		delete(config, key)
+	}
 	out, err := json.MarshalIndent(config, "", "  ")
 	if err != nil {
 		return nil, false, err

@@ -63,6 +63,11 @@ type Options struct {
 	TestAlert bool // then send a test alert through the funnel
 	Claude    bool // also install /monitor and the MCP server into Claude Code
 	Uninstall bool // with Claude alone: remove what Claude installed, and nothing else
+	// Hooks installs, or with Uninstall removes, our wake hook in the user
+	// settings of each agent of HookAgents (HookClaude, HookCodex,
+	// HookGemini), and does nothing else.
+	Hooks      bool
+	HookAgents []string
 }
 
 // A StepError is the failure of one step of Install.
@@ -125,6 +130,12 @@ func steps() []step {
 // A failed step is a *StepError and ends Install; an undelivered test alert
 // is an *AlertError. ctx bounds the test alert.
 func Install(ctx context.Context, env Env, opts Options, stdout io.Writer) error {
+	if opts.Hooks {
+		if opts.TestAlert {
+			return errors.New("setup: hooks go alone, without the test alert")
+		}
+		return installAllHooks(env, opts, stdout)
+	}
 	if opts.Uninstall && (!opts.Claude || opts.TestAlert) {
 		return errors.New("setup: uninstall goes with claude alone")
 	}
@@ -161,6 +172,22 @@ func Install(ctx context.Context, env Env, opts Options, stdout io.Writer) error
 	}
 	if opts.TestAlert {
 		return sendTestAlert(ctx, env, stdout)
+	}
+	return nil
+}
+
+// installAllHooks is Install for opts.Hooks: each agent's step, in order.
+func installAllHooks(env Env, opts Options, stdout io.Writer) error {
+	for _, agent := range opts.HookAgents {
+		name := agent + " hooks"
+		did, err := installHooks(env, agent, opts.Uninstall)
+		if err != nil {
+			return &StepError{name, err}
+		}
+		if did == "" {
+			did = "up to date"
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", name, did)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ setup() {
 	mkdir -p "$work" "$state/actions"
 	call_timeout=5 target=agent mux_error='' paste='' funnel=$T/none
 	work_probe='' progress_probe='' probe_dir=$T next_pause=0 interval=60
+	wake_gather_us=250000 woken=''
 	load_buffer=() close_master=()
 	diff_said=()
 	mkfifo "$T/clock" "$T/watchdog"
@@ -249,6 +250,34 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	grep -q "finished $MARK" "$T/out"
 }
 
+@test "a wake's pause says so, and the wakes of a burst make that one poll" {
+	(
+		trap on_wake USR1
+		pause 60
+		[ "$woken" = 1 ] || exit 3
+		# The burst was taken with the first wake: this pause waits.
+		start=${EPOCHREALTIME/./}
+		pause 0.5
+		[ -z "$woken" ] || exit 4
+		((${EPOCHREALTIME/./} - start >= 400000)) || exit 5
+	) &
+	local pid=$! i
+	sleep 0.3
+	for i in 1 2 3 4 5; do
+		kill -USR1 "$pid"
+		sleep 0.02
+	done
+	wait "$pid"
+}
+
+@test "poll: a poll a wake brought is said to the tick (--woken)" {
+	woken=1 run poll
+	[[ $(calls) == *"tick <--woken>"* ]]
+	: >"$T/calls"
+	woken='' run poll
+	[[ $(calls) != *"--woken"* ]]
+}
+
 @test "rest waits its time whatever wakes come" {
 	(
 		trap on_wake USR1
@@ -411,11 +440,18 @@ ack <--action> <$a> <answer_typed>" ]
 	[[ $(calls) == *$'\ndeliver' ]]
 }
 
-@test "a wait action sets the next pause, and is removed" {
+@test "a wait action sets the next pause, shorter or longer, and is removed" {
 	printf '300' >"$state/actions/001.wait"
 	act
 	[ "$next_pause" = 300 ]
 	[ ! -e "$state/actions/001.wait" ]
+	printf '0.5' >"$state/actions/001.wait"
+	act
+	[ "$next_pause" = 0.5 ]
+	printf '1e3' >"$state/actions/001.wait"
+	next_pause=60
+	act
+	[ "$next_pause" = 60 ]
 	printf 'soon' >"$state/actions/002.wait"
 	next_pause=60
 	act

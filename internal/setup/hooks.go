@@ -1,0 +1,410 @@
+package setup
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+)
+
+// The agents whose hooks install --hooks writes.
+const (
+	HookClaude = "claude"
+	HookCodex  = "codex"
+	HookGemini = "gemini"
+)
+
+// HookAgents are the agents install --hooks knows, in the order it writes
+// them.
+var HookAgents = []string{HookClaude, HookCodex, HookGemini}
+
+// A hookSpec is where one agent keeps its user hooks, and which of its
+// events wake the watcher. Each agent's own documentation and source fix
+// these names: an event is a moment the screen may be about to need the
+// watcher (a dialog, a turn's end, a prompt sent).
+type hookSpec struct {
+	agent  string
+	file   string   // the user's hooks file (JSON, with a "hooks" object)
+	events []string // the events our hook is added to
+	// entry is our handler for command: its own fields, the timeout in
+	// the agent's unit (a wake takes milliseconds; the bound is for a
+	// machine so loaded that it does not).
+	entry func(command string) map[string]any
+}
+
+func hookSpecs(home string, getenv func(string) string) map[string]hookSpec {
+	codexHome := getenv("CODEX_HOME")
+	if !filepath.IsAbs(codexHome) {
+		codexHome = filepath.Join(home, ".codex")
+	}
+	return map[string]hookSpec{
+		// Claude Code: ~/.claude/settings.json; timeout in seconds.
+		HookClaude: {HookClaude, filepath.Join(home, ".claude", "settings.json"),
+			[]string{"Notification", "PermissionRequest", "Stop", "StopFailure", "UserPromptSubmit"},
+			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }},
+		// Codex: hooks.json beside its user config.toml (hooks a user adds
+		// run once trusted in /hooks); timeout in seconds.
+		HookCodex: {HookCodex, filepath.Join(codexHome, "hooks.json"),
+			[]string{"PermissionRequest", "Stop", "UserPromptSubmit"},
+			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }},
+		// Gemini CLI: ~/.gemini/settings.json; timeout in milliseconds.
+		HookGemini: {HookGemini, filepath.Join(home, ".gemini", "settings.json"),
+			[]string{"Notification", "AfterAgent", "BeforeAgent"},
+			func(c string) map[string]any {
+				return map[string]any{"type": "command", "command": c, "name": "omega-monitor-wake", "timeout": 10000}
+			}},
+	}
+}
+
+// wakeCommand is the hook's command line for a shell: the binary's path,
+// quoted, then wake, and the state home when it is not the default one (the
+// agent's environment need not hold $OMEGA_MONITOR_HOME).
+func wakeCommand(env Env, bin string) string {
+	words := []string{shellQuote(bin), "wake"}
+	if env.getenv("OMEGA_MONITOR_HOME") != "" {
+		words = append(words, "--home", shellQuote(env.State))
+	}
+	return strings.Join(words, " ")
+}
+
+// wakeArgv is the same as an argument vector (Codex's notify).
+func wakeArgv(env Env, bin string) []string {
+	argv := []string{bin, "wake"}
+	if env.getenv("OMEGA_MONITOR_HOME") != "" {
+		argv = append(argv, "--home", env.State)
+	}
+	return argv
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// IsWakeCommand says whether a hook's command line is ours: its first word,
+// unquoted, names a binary called omega-monitor, and its second is wake. A
+// hook of the user's that calls us differently is theirs, and left alone.
+func IsWakeCommand(line string) bool {
+	words := shellWords(line)
+	return len(words) >= 2 && filepath.Base(words[0]) == "omega-monitor" && words[1] == "wake"
+}
+
+// shellWords splits the first words of a command line as sh would for the
+// forms wakeCommand writes (bare words, single quotes, '\” inside them);
+// anything else ends the split.
+func shellWords(line string) []string {
+	var words []string
+	var w strings.Builder
+	in, inWord, escaped := false, false, false
+	for _, r := range line {
+		switch {
+		case escaped:
+			w.WriteRune(r)
+			escaped, inWord = false, true
+		case !in && r == '\\':
+			escaped = true
+		case r == '\'':
+			in, inWord = !in, true
+		case !in && (r == ' ' || r == '\t'):
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case !in && strings.ContainsRune("\"$`;&|<>()\n", r):
+			return words
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord && !in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// editHooks rewrites the hooks object of a settings file: every handler of
+// ours is taken out, wherever it is; with add, one handler of ours is put
+// back in a group of its own under each of events. Every other handler,
+// group and event stays as it was.
+func editHooks(hooks map[string]json.RawMessage, events []string, add map[string]any) error {
+	for event, raw := range hooks {
+		var groups []map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			continue // not the shape we write: not ours to touch
+		}
+		var kept []map[string]json.RawMessage
+		took := false
+		for _, g := range groups {
+			var handlers []map[string]json.RawMessage
+			if json.Unmarshal(g["hooks"], &handlers) != nil {
+				kept = append(kept, g)
+				continue
+			}
+			others := slices.DeleteFunc(slices.Clone(handlers), func(h map[string]json.RawMessage) bool {
+				var c string
+				return json.Unmarshal(h["command"], &c) == nil && IsWakeCommand(c)
+			})
+			if len(others) == len(handlers) {
+				kept = append(kept, g)
+				continue
+			}
+			took = true
+			if len(others) == 0 {
+				continue // a group that held only ours
+			}
+			b, err := json.Marshal(others)
+			if err != nil {
+				return err
+			}
+			g["hooks"] = b
+			kept = append(kept, g)
+		}
+		if !took {
+			continue
+		}
+		if len(kept) == 0 {
+			delete(hooks, event)
+		} else {
+			b, err := json.Marshal(kept)
+			if err != nil {
+				return err
+			}
+			hooks[event] = b
+		}
+	}
+	for _, event := range events {
+		if add == nil {
+			break
+		}
+		var groups []json.RawMessage
+		if raw, ok := hooks[event]; ok {
+			if err := json.Unmarshal(raw, &groups); err != nil {
+				return fmt.Errorf("hooks.%s is not a list: left as it is", event)
+			}
+		}
+		ours, err := json.Marshal(map[string]any{"hooks": []any{add}})
+		if err != nil {
+			return err
+		}
+		b, err := json.Marshal(append(groups, ours))
+		if err != nil {
+			return err
+		}
+		hooks[event] = b
+	}
+	return nil
+}
+
+// installHooks adds our hook to the user settings of agent, or with
+// uninstall takes ours out, and says where.
+func installHooks(env Env, agent string, uninstall bool) (string, error) {
+	spec, ok := hookSpecs(env.Home, env.getenv)[agent]
+	if !ok {
+		return "", fmt.Errorf("no agent %q (known: %s)", agent, strings.Join(HookAgents, ", "))
+	}
+	bin, err := env.binary()
+	if err != nil {
+		return "", err
+	}
+	var add map[string]any
+	if !uninstall {
+		add = spec.entry(wakeCommand(env, bin))
+	}
+	before, _ := readConfig(spec.file)
+	if _, err := editJSON(spec.file, "hooks", spec.agent, func(hooks map[string]json.RawMessage) (bool, error) {
+		old, err := json.Marshal(hooks)
+		if err != nil {
+			return false, err
+		}
+		if err := editHooks(hooks, spec.events, add); err != nil {
+			return false, err
+		}
+		now, err := json.Marshal(hooks)
+		return err == nil && !sameJSON(old, now), err
+	}); err != nil {
+		return "", err
+	}
+	after, _ := readConfig(spec.file)
+	var said []string
+	if string(before) != string(after) {
+		if uninstall {
+			said = append(said, "removed our hooks from "+spec.file)
+		} else {
+			said = append(said, fmt.Sprintf("wrote our hook for %s into %s", strings.Join(spec.events, ", "), spec.file))
+		}
+	}
+	if agent == HookCodex {
+		did, err := codexNotify(filepath.Join(filepath.Dir(spec.file), "config.toml"), wakeArgv(env, bin), uninstall)
+		if err != nil {
+			return strings.Join(said, "; "), err
+		}
+		if did != "" {
+			said = append(said, did)
+		}
+		if !uninstall && len(said) > 0 {
+			said = append(said, "Codex runs the hooks of hooks.json once you trust them in its /hooks (notify runs at once)")
+		}
+	}
+	if len(said) > 0 && !uninstall {
+		said = append(said, "sessions started from now on wake their watcher")
+	}
+	return strings.Join(said, "; "), nil
+}
+
+// binary is the omega-monitor binary the hooks run: Bin, else this
+// process's executable, links resolved.
+func (e Env) binary() (string, error) {
+	if e.Bin != "" {
+		return e.Bin, nil
+	}
+	bin, err := os.Executable()
+	if err == nil {
+		bin, err = filepath.EvalSymlinks(bin)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot tell where this binary is: %w", err)
+	}
+	return bin, nil
+}
+
+// HooksInstalled says, for each agent, whether its user settings hold a
+// hook of ours: a read of three small files, for list and status.
+func HooksInstalled(home string, getenv func(string) string) map[string]bool {
+	out := map[string]bool{}
+	for agent, spec := range hookSpecs(home, getenv) {
+		b, err := readConfig(spec.file)
+		if err != nil || len(b) > 4<<20 {
+			continue
+		}
+		var f struct {
+			Hooks map[string][]struct {
+				Hooks []struct {
+					Command string `json:"command"`
+				} `json:"hooks"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(b, &f) != nil {
+			continue
+		}
+		for _, groups := range f.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					out[agent] = out[agent] || IsWakeCommand(h.Command)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// codexNotify sets Codex's legacy notify, in its user config.toml, to the
+// wake command (Codex appends one JSON argument at each turn's end), or
+// with uninstall removes it. A notify of the user's own is left alone: it
+// is one program, and Codex's hooks wake the watcher without it. The file
+// is edited as text, a line at the top level, so that the user's comments
+// and layout stay.
+func codexNotify(path string, argv []string, uninstall bool) (string, error) {
+	target, err := configTarget(path)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(target)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	at := -1 // the line of a top-level notify
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			break // tables begin: no top-level key after this
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == "notify" {
+			at = i
+			break
+		}
+	}
+	want := "notify = " + tomlArray(argv) + "\n"
+	switch {
+	case at >= 0 && !notifyIsOurs(lines[at]):
+		if uninstall {
+			return "", nil
+		}
+		return fmt.Sprintf("%s sets notify to a program of your own: left as it is (the hooks still wake the watcher)", path), nil
+	case at >= 0 && uninstall:
+		lines = slices.Delete(lines, at, at+1)
+	case at >= 0 && lines[at] == want:
+		return "", nil
+	case at >= 0:
+		lines[at] = want
+	case uninstall:
+		return "", nil
+	default:
+		lines = append([]string{"# Added by omega-monitor install --hooks: each turn's end wakes the pane's watcher.\n", want}, lines...)
+	}
+	if uninstall {
+		lines = slices.DeleteFunc(lines, func(l string) bool {
+			return strings.HasPrefix(l, "# Added by omega-monitor install --hooks")
+		})
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		return "", err
+	}
+	if err := atomicfile.Write(target, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		return "", err
+	}
+	if uninstall {
+		return "removed our notify from " + path, nil
+	}
+	return "set notify in " + path, nil
+}
+
+// notifyIsOurs says whether a notify line runs our wake: its first string
+// names a binary called omega-monitor, and its second is wake.
+func notifyIsOurs(line string) bool {
+	_, v, _ := strings.Cut(line, "=")
+	var argv []string
+	// A TOML array of basic strings without escapes reads as JSON.
+	if json.Unmarshal([]byte(strings.TrimSpace(v)), &argv) != nil {
+		return false
+	}
+	return len(argv) >= 2 && filepath.Base(argv[0]) == "omega-monitor" && argv[1] == "wake"
+}
+
+// tomlArray writes strings as a TOML array of basic strings: JSON's string
+// escapes are TOML's (\uXXXX included), and a JSON array is a TOML one.
+func tomlArray(words []string) string {
+	b, _ := json.Marshal(words)
+	return string(b)
+}
+
+// HooksSummary is one line on agents' hooks, for list and status: each
+// agent installed or not, and how to install the missing ones; "" for no
+// agent.
+func HooksSummary(installed map[string]bool, agents []string) string {
+	var parts, missing []string
+	for _, a := range HookAgents {
+		if !slices.Contains(agents, a) {
+			continue
+		}
+		if installed[a] {
+			parts = append(parts, a+" installed")
+			continue
+		}
+		parts = append(parts, a+" not installed")
+		missing = append(missing, "--"+a)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := "hooks (a wake at the agent's own events): " + strings.Join(parts, ", ")
+	if len(missing) > 0 {
+		line += " (omega-monitor install --hooks " + strings.Join(missing, " ") + ")"
+	}
+	return line
+}

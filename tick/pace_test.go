@@ -1,0 +1,130 @@
+package tick
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/probe"
+)
+
+// A look is one poll of a paced run: when (from t0), what the screen
+// shows, and whether a wake brought it.
+type look struct {
+	at    time.Duration
+	pane  string
+	woken bool
+}
+
+// A paced is what a poll asked for: a page, a nudge, and the wait before
+// the next poll (0: the interval).
+type paced struct {
+	Page, Nudge bool
+	Wait        time.Duration
+}
+
+func pace(t *testing.T, c Config, looks []look) []paced {
+	t.Helper()
+	var s State
+	var got []paced
+	for _, l := range looks {
+		opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
+		in := Input{Now: t0.Add(l.at), Screen: classify.ClassifyText(l.pane, opt), Work: probe.Read("7", true), WorkPresent: true, Woken: l.woken}
+		var o Outcome
+		s, o = Step(s, c, in)
+		var p paced
+		waits := 0
+		for _, a := range o.Actions {
+			switch a.Kind {
+			case Alert:
+				p.Page = true
+			case Nudge:
+				p.Nudge = true
+			case Wait:
+				p.Wait = a.Wait
+				waits++
+			}
+		}
+		if waits > 1 {
+			t.Errorf("at %v: %d waits asked for, want at most one", l.at, waits)
+		}
+		got = append(got, p)
+	}
+	return got
+}
+
+func TestPaceAndQuestionSettle(t *testing.T) {
+	s, ms := time.Second, time.Millisecond
+	minute := 60 * s
+	c := cfg
+	c.Interval = minute
+	for _, tc := range []struct {
+		name     string
+		interval time.Duration
+		looks    []look
+		want     []paced
+	}{
+		{"a question is paged when still up 2s later", minute,
+			[]look{{0, permission, false}, {2 * s, permission, false}, {62 * s, permission, false}},
+			[]paced{{Wait: 2 * s}, {Page: true}, {}}},
+		{"a dialog approved within a second is never paged", minute,
+			[]look{{0, permission, false}, {1 * s, busy, false}, {61 * s, busy, false}},
+			[]paced{{Wait: 2 * s}, {}, {}}},
+		{"seen again too soon: waits out the rest", minute,
+			[]look{{0, permission, false}, {1500 * ms, permission, false}, {2 * s, permission, false}},
+			[]paced{{Wait: 2 * s}, {Wait: 500 * ms}, {Page: true}}},
+		{"another question is seen anew", minute,
+			[]look{{0, permission, false}, {2 * s, otherQuestion, false}, {4 * s, otherQuestion, false}},
+			[]paced{{Wait: 2 * s}, {Wait: 2 * s}, {Page: true}}},
+		{"after a wake a running turn is looked at 0.5, 1, 2, 4s apart, then at the interval", minute,
+			[]look{{0, busy, true}, {500 * ms, busy, false}, {1500 * ms, busy, false}, {3500 * ms, busy, false}, {7500 * ms, busy, false}},
+			[]paced{{Wait: 500 * ms}, {Wait: s}, {Wait: 2 * s}, {Wait: 4 * s}, {}}},
+		{"a wake, then the dialog its hook announced: paged 2s after it is drawn", minute,
+			[]look{{0, busy, true}, {500 * ms, permission, false}, {1500 * ms, permission, false}, {2500 * ms, permission, false}},
+			[]paced{{Wait: 500 * ms}, {Wait: s}, {Wait: s}, {Page: true}}},
+		{"a wake on a stop: settled at once, nudged as at any poll", minute,
+			[]look{{0, idle, true}, {60 * s, idle, false}},
+			[]paced{{Nudge: true}, {Nudge: true}}},
+		{"a turn ending during the looks settles them", minute,
+			[]look{{0, busy, true}, {500 * ms, idle, false}},
+			[]paced{{Wait: 500 * ms}, {Nudge: true}}},
+		{"a wake restarts the pace", minute,
+			[]look{{0, busy, true}, {500 * ms, busy, false}, {1 * s, busy, true}},
+			[]paced{{Wait: 500 * ms}, {Wait: s}, {Wait: 500 * ms}}},
+		{"no wait as long as a short interval", 2 * s,
+			[]look{{0, busy, true}, {500 * ms, busy, false}, {1500 * ms, busy, false}, {3 * s, permission, false}},
+			[]paced{{Wait: 500 * ms}, {Wait: s}, {}, {}}},
+		{"an escalated question is settled: a wake brings no more looks", minute,
+			[]look{{0, permission, false}, {2 * s, permission, false}, {30 * s, permission, true}},
+			[]paced{{Wait: 2 * s}, {Page: true}, {}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := c
+			c.Interval = tc.interval
+			if diff := cmp.Diff(tc.want, pace(t, c, tc.looks)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestGoneSessionPace: a session taken as gone is polled every
+// GoneInterval, or at the interval when that is longer; a wake changes
+// neither.
+func TestGoneSessionPace(t *testing.T) {
+	for _, interval := range []time.Duration{0, time.Minute, 10 * time.Minute} {
+		s := State{TargetGone: true, CaptureFailures: 20, CaptureFailingSince: t0}
+		_, o := Step(s, Config{Target: "agent", Interval: interval}, Input{Now: t0.Add(time.Hour), CaptureError: "no server", Woken: true})
+		var waits []time.Duration
+		for _, a := range o.Actions {
+			if a.Kind == Wait {
+				waits = append(waits, a.Wait)
+			}
+		}
+		if want := []time.Duration{max(GoneInterval, interval)}; !cmp.Equal(want, waits) {
+			t.Errorf("interval %v: waits %v, want %v", interval, waits, want)
+		}
+	}
+}
