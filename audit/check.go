@@ -255,3 +255,24 @@ func cutRunes(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
+
+// CheckText is what audit check prints of Check's answer: a line a section
+// kept, a line a rejection, then "passed" or how many were rejected.
+func CheckText(kept Report, rejected []Rejection) string {
+	var b strings.Builder
+	for _, s := range kept.Sections {
+		if s.Clean != "" {
+			fmt.Fprintf(&b, "%s passed: clean (report line %d)\n", s.ID, s.CleanLine)
+			continue
+		}
+		fmt.Fprintf(&b, "%s passed: %s\n", s.ID, Count(len(s.Findings), "finding"))
+	}
+	for _, r := range rejected {
+		fmt.Fprintf(&b, "rejected: %s\n", r)
+	}
+	if len(rejected) > 0 {
+		fmt.Fprintf(&b, "FAILED: %d rejected\n", len(rejected))
+		return b.String()
+	}
+	return b.String() + "passed\n"
+}

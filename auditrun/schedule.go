@@ -3,8 +3,10 @@ package auditrun
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
 )
@@ -55,4 +57,26 @@ func Stop(ctx context.Context, m coord.Mux, name string) (string, error) {
 		return session, &Error{Op: "no scheduled audit " + name, Err: err}
 	}
 	return session, nil
+}
+
+// RepeatArgv is the command line of the scheduled session of an audit of
+// dir: this binary's audit run with --repeat every, the audit's name and
+// agent, and the flags given on fs but those that start the session.
+func RepeatArgv(self, dir string, every time.Duration, name, bin string, fs *flag.FlagSet) []string {
+	argv := []string{self, "audit", "run", dir, "--repeat", every.String(), "--name", name, "--bin", bin}
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "every", "name", "mux", "repeat", "bin":
+		case "keep-env", "codex-config":
+			// Repeatable, and a value may hold a comma: each whole.
+			if many, ok := fl.Value.(interface{ Values() []string }); ok {
+				for _, v := range many.Values() {
+					argv = append(argv, "--"+fl.Name+"="+v)
+				}
+			}
+		default:
+			argv = append(argv, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	return argv
 }

@@ -215,3 +215,59 @@ func Ensure(ctx context.Context, m coord.Mux, find func() (string, error), geten
 	}
 	return Start(ctx, m, bin, getenv)
 }
+
+// ErrUsage is Do's answer for a verb it does not know.
+var ErrUsage = errors.New("relay: want start, stop or status")
+
+// Using is what Do works with: the multiplexer (or why there is none), the
+// environment, the time, how long stop waits, and how the receiver's
+// binary is found.
+type Using struct {
+	Mux    coord.Mux
+	MuxErr error
+	Getenv func(string) string
+	Now    time.Time
+	Wait   time.Duration
+	Find   func() (string, error)
+}
+
+// Do carries out the relay verb (start, stop or status) and returns what
+// to print. When no receiver runs, status's report and stop come with
+// ErrNotRunning.
+func Do(ctx context.Context, verb string, u Using) (string, error) {
+	home, err := statedir.Home(u.Getenv)
+	if err != nil {
+		return "", err
+	}
+	switch verb {
+	case "status":
+		report, running, err := Status(home, u.Getenv, u.Now)
+		if err == nil && !running {
+			err = ErrNotRunning
+		}
+		return report, err
+	case "start", "stop":
+	default:
+		return "", fmt.Errorf("%w; got %q", ErrUsage, verb)
+	}
+	if u.MuxErr != nil {
+		return "", u.MuxErr
+	}
+	var said string
+	if verb == "start" {
+		// The config first: a receiver that would refuse is not
+		// started, whether or not its binary is installed.
+		if _, err = Load(u.Getenv, u.Getenv("HOME")); err == nil {
+			var bin string
+			if bin, err = u.Find(); err == nil {
+				said, err = Start(ctx, u.Mux, bin, u.Getenv)
+			}
+		}
+	} else {
+		said, err = Stop(ctx, u.Mux, home, u.Wait)
+	}
+	if err != nil {
+		return "", err
+	}
+	return said + "\n", nil
+}

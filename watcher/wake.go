@@ -154,3 +154,21 @@ func DrainPayload(r io.Reader, within time.Duration) {
 	case <-time.After(within):
 	}
 }
+
+// Hook is what an agent's hook does: it wakes the watcher of the pane the
+// hook runs in (getenv's $TMUX_PANE or $RMUX_PANE), among those of the
+// state home home, then reads the hook's payload and discards it, unless
+// it is a terminal, where nobody writes one.
+func Hook(home string, getenv func(string) string, payload io.Reader) {
+	if p, ok := HookPaneOf(getenv); ok && filepath.IsAbs(home) {
+		WakePane(home, p)
+	}
+	if f, ok := payload.(*os.File); ok {
+		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
+			return
+		}
+	}
+	if payload != nil {
+		DrainPayload(payload, 200*time.Millisecond)
+	}
+}

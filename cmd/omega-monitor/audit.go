@@ -134,20 +134,9 @@ func runAuditCheck(args []string, e *Env) int {
 	}
 	defer pfs.Close()
 	kept, rejected := audit.Check(audit.Parse(string(b)), nil, pfs)
-	for _, s := range kept.Sections {
-		if s.Clean != "" {
-			fmt.Fprintf(e.Stdout, "%s passed: clean (report line %d)\n", s.ID, s.CleanLine)
-			continue
-		}
-		fmt.Fprintf(e.Stdout, "%s passed: %s\n", s.ID, audit.Count(len(s.Findings), "finding"))
-	}
-	for _, r := range rejected {
-		fmt.Fprintf(e.Stdout, "rejected: %s\n", r)
-	}
+	io.WriteString(e.Stdout, audit.CheckText(kept, rejected))
 	if len(rejected) > 0 {
-		fmt.Fprintf(e.Stdout, "FAILED: %d rejected\n", len(rejected))
 		return 1
 	}
-	fmt.Fprintln(e.Stdout, "passed")
 	return 0
 }

@@ -153,18 +153,7 @@ func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, e *En
 		fmt.Fprintf(e.Stderr, "omega-monitor: cannot find this binary: %v\n", err)
 		return 1
 	}
-	argv := []string{self, "audit", "run", dir, "--repeat", f.every.String(), "--name", f.name, "--bin", f.bin}
-	fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "every", "name", "mux", "repeat", "bin":
-		case "keep-env", "codex-config":
-			for _, v := range fl.Value.(*cmdline.Strings).Values() {
-				argv = append(argv, "--"+fl.Name+"="+v)
-			}
-		default:
-			argv = append(argv, "--"+fl.Name+"="+fl.Value.String())
-		}
-	})
+	argv := auditrun.RepeatArgv(self, dir, f.every, f.name, f.bin, fs)
 	session, err := auditrun.Schedule(e.Ctx, m, f.name, home, e.Environ(), argv)
 	switch {
 	case errors.Is(err, auditrun.ErrScheduled):

@@ -6,9 +6,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/poll"
-	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 const classifyUsage = `usage: omega-monitor classify [--work RAW] [--ledger FILE] [--explain] < pane
@@ -40,14 +38,14 @@ func runClassify(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor classify: unexpected argument %q (the pane comes on standard input)\n", positional[0])
 		return 2
 	}
-	opt := classifyOptions(work.Value, work.Given, nil)
+	opt := poll.ClassifyOptions(work.Value, work.Given, nil)
 	local, err := poll.WatcherRules(e.Getenv)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor classify: rules: %v; the built-in rules apply\n", err)
 	}
 	opt.Local = local
 	if *ledgerPath != "" {
-		m, err := loadLedger(*ledgerPath)
+		m, err := poll.LoadLedger(*ledgerPath)
 		if err != nil {
 			// A damaged ledger still masks what could be read; say so
 			// and go on, since a verdict is worth more than none.
@@ -72,24 +70,4 @@ func runClassify(e *Env, args []string) int {
 		io.WriteString(e.Stderr, r.Explain())
 	}
 	return 0
-}
-
-// loadLedger loads an echo ledger as a Masker: nil when there is nothing to
-// mask, and with what could be read of a damaged file, whose error is to be
-// said, not to stop the verdict.
-func loadLedger(path string) (classify.Masker, error) {
-	// The classifier keeps MaxTailLines of a pane, and each text sent
-	// after another puts at least one line below it: no older record can
-	// still be on the screen it reads.
-	m, err := ledger.LoadRecent(path, classify.MaxTailLines)
-	if m == nil {
-		return nil, err
-	}
-	return m, err
-}
-
-// classifyOptions are the classifier's inputs from the work probe's raw
-// output (present says a probe ran) and the echo ledger.
-func classifyOptions(work string, present bool, m classify.Masker) classify.Options {
-	return classify.Options{Work: classify.WorkReading(probe.Read(work, present)), WorkPresent: present, Ledger: m}
 }

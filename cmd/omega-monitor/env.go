@@ -4,11 +4,11 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 )
 
 // An Env is all a command reads of the world beyond its arguments: its
@@ -78,20 +78,7 @@ func withDeadline(e *Env, d time.Duration, f func(e *Env) int) int {
 	}
 }
 
-// LookPath is exec.LookPath over e's PATH: the file name names on it, or
-// name itself when it holds a slash.
+// LookPath is exec.LookPath over e's PATH.
 func (e *Env) LookPath(name string) (string, error) {
-	if strings.Contains(name, "/") {
-		return exec.LookPath(name)
-	}
-	for _, dir := range filepath.SplitList(e.Getenv("PATH")) {
-		if dir == "" {
-			dir = "." // as the shell reads an empty entry
-		}
-		path := filepath.Join(dir, name)
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return path, nil
-		}
-	}
-	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+	return companion.LookPath(name, e.Getenv("PATH"))
 }

@@ -124,7 +124,7 @@ func runGolden(e *Env, args []string) int {
 		return 1
 	}
 	spec := expect.Want{State: state.String(), Work: work.Value, HasWork: work.Given, Hold: *hold, Why: *why}
-	opt := classifyOptions(work.Value, work.Given, nil)
+	opt := poll.ClassifyOptions(work.Value, work.Given, nil)
 	opt.Local = local
 	r := classify.Classify(classify.ParseScreen(pane), opt)
 	agrees := r.State == state && string(r.Hold) == *hold
@@ -141,26 +141,6 @@ func runGolden(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
 		return 1
 	}
-	io.WriteString(e.Stdout, goldenAdded(base, spec, r))
+	io.WriteString(e.Stdout, expect.Added(base, spec, expect.Want{State: r.State.String(), Hold: string(r.Hold)}, r.Explain()))
 	return 0
-}
-
-// goldenAdded says what was added, and whether the classifier agrees with
-// it today: the reason it gives, or what it reads instead and how to go on.
-func goldenAdded(base string, spec expect.Want, r classify.Result) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "added %s.pane and %s.want: want %s", base, base, spec.State)
-	if spec.Hold != "" {
-		fmt.Fprintf(&b, " (hold %s)", spec.Hold)
-	}
-	if r.State.String() == spec.State && string(r.Hold) == spec.Hold {
-		fmt.Fprintf(&b, "; the classifier agrees (agent %s, rule: %s); check that reason in the .want\n", spec.Agent, spec.Rule)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "; the classifier reads %s", r.State)
-	if r.Hold != classify.HoldNone {
-		fmt.Fprintf(&b, " (hold %s)", r.Hold)
-	}
-	fmt.Fprintf(&b, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", r.Explain())
-	return b.String()
 }

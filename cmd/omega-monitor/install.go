@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
@@ -89,16 +88,7 @@ func runInstall(e *Env, args []string) int {
 	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, FindMCPServer: func() (string, error) { return companion.Find(companion.MCPServer) }}
 	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Uninstall: *uninstall}
 	if *hooks {
-		opts = setup.Options{Hooks: true, Uninstall: *uninstall}
-		for agent, on := range map[string]bool{setup.HookClaude: *claude, setup.HookCodex: *codex, setup.HookGemini: *gemini} {
-			if on {
-				opts.HookAgents = append(opts.HookAgents, agent)
-			}
-		}
-		if len(opts.HookAgents) == 0 {
-			opts.HookAgents = setup.HookAgents
-		}
-		slices.SortFunc(opts.HookAgents, func(a, b string) int { return slices.Index(setup.HookAgents, a) - slices.Index(setup.HookAgents, b) })
+		opts = setup.Options{Hooks: true, Uninstall: *uninstall, HookAgents: setup.HookSelection(*claude, *codex, *gemini)}
 	}
 	err = setup.Install(e.Ctx, env, opts, e.Stdout)
 	var step *setup.StepError

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/relay"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const relayUsage = `usage: omega-monitor relay start|stop|status [--mux PATH] [--wait D]
@@ -42,53 +42,22 @@ func runRelay(e *Env, args []string) int {
 		cmdline.WriteUsage(e.Stderr, fs, relayUsage)
 		return 2
 	}
-	home, err := statedir.Home(e.Getenv)
-	if err != nil {
+	m, muxErr := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
+	said, err := relay.Do(e.Ctx, positional[0], relay.Using{Mux: m, MuxErr: muxErr, Getenv: e.Getenv, Now: e.Now(), Wait: *wait,
+		Find: func() (string, error) { return companion.Find(companion.Relay) }})
+	io.WriteString(e.Stdout, said)
+	switch {
+	case errors.Is(err, relay.ErrUsage):
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
-	verb := positional[0]
-	if verb == "status" {
-		report, running, err := relay.Status(home, e.Getenv, e.Now())
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-			return 1
-		}
-		fmt.Fprint(e.Stdout, report)
-		if !running {
-			return 3
-		}
-		return 0
-	}
-	if verb != "start" && verb != "stop" {
-		fmt.Fprintf(e.Stderr, "omega-monitor: relay %s: want start, stop or status\n", verb)
 		return 2
-	}
-	m, err := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
-	if err != nil {
+	case errors.Is(err, relay.ErrNotRunning):
+		if positional[0] != "status" { // whose report says so
+			fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
+		}
+		return 3
+	case err != nil:
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	var said string
-	if verb == "start" {
-		// The config first: a receiver that would refuse is not
-		// started, whether or not its binary is installed.
-		if _, err = relay.Load(e.Getenv, e.Home()); err == nil {
-			var bin string
-			if bin, err = companion.Find(companion.Relay); err == nil {
-				said, err = relay.Start(e.Ctx, m, bin, e.Getenv)
-			}
-		}
-	} else {
-		said, err = relay.Stop(e.Ctx, m, home, *wait)
-	}
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		if errors.Is(err, relay.ErrNotRunning) {
-			return 3
-		}
-		return 1
-	}
-	fmt.Fprintln(e.Stdout, said)
 	return 0
 }

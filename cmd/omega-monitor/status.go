@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
@@ -100,7 +99,7 @@ func runStatus(e *Env, args []string) int {
 			return 1
 		}
 		board.SaveCursors(root, cur)
-		f.Hooks, _ = watchedHooks(e, f)
+		f.Hooks, _ = setup.WatchedHooks(e.Home(), e.Getenv, f)
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(f); err != nil {
@@ -115,28 +114,6 @@ func runStatus(e *Env, args []string) int {
 	}
 	in, _ := e.Stdin.(*os.File)
 	return live.Run(root, *interval, in, out, e.Stderr)
-}
-
-// watchedHooks says whether the agents the fleet watches have our hooks
-// in their user settings, and says it in a line.
-func watchedHooks(e *Env, f board.Fleet) (map[string]bool, string) {
-	var agents []string
-	for _, w := range f.Watchers {
-		if w.Agent != "" && !slices.Contains(agents, w.Agent) {
-			agents = append(agents, w.Agent)
-		}
-	}
-	if len(agents) == 0 {
-		return nil, ""
-	}
-	all := setup.HooksInstalled(e.Home(), e.Getenv)
-	hooks := map[string]bool{}
-	for _, a := range agents {
-		if slices.Contains(setup.HookAgents, a) {
-			hooks[a] = all[a]
-		}
-	}
-	return hooks, setup.HooksSummary(all, agents)
 }
 
 // The one-line form's exit statuses beyond 0, 1 and 2.
@@ -155,7 +132,7 @@ func statusOnce(root string, e *Env) int {
 	}
 	board.SaveCursors(root, cur)
 	io.WriteString(e.Stdout, printable.String(board.Compact(f)))
-	if _, line := watchedHooks(e, f); line != "" {
+	if _, line := setup.WatchedHooks(e.Home(), e.Getenv, f); line != "" {
 		fmt.Fprintln(e.Stdout, line)
 	}
 	switch {

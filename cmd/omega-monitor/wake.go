@@ -1,10 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"time"
-
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
@@ -45,16 +41,6 @@ func runWake(e *Env, args []string) (code int) {
 	if home == "" {
 		home, _ = statedir.Home(e.Getenv)
 	}
-	if p, ok := watcher.HookPaneOf(e.Getenv); ok && filepath.IsAbs(home) {
-		watcher.WakePane(home, p)
-	}
-	if f, ok := e.Stdin.(*os.File); ok {
-		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
-			return 0 // a terminal: nobody writes a payload there
-		}
-	}
-	if e.Stdin != nil {
-		watcher.DrainPayload(e.Stdin, 200*time.Millisecond)
-	}
+	watcher.Hook(home, e.Getenv, e.Stdin)
 	return 0
 }

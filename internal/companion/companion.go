@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // The companions, by the name each is installed under, and what each is.
@@ -49,4 +50,23 @@ func Find(name string) (string, error) {
 		return path, nil
 	}
 	return "", fmt.Errorf("%s %s is not installed: not at %s nor on PATH; install omega-monitor's binaries from a checkout with %s", what[name], name, beside, InstallAll)
+}
+
+// LookPath is exec.LookPath over path, a PATH's value, rather than this
+// process's: the file name names on it, or name itself when it holds a
+// slash.
+func LookPath(name, path string) (string, error) {
+	if strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "." // as the shell reads an empty entry
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
 }

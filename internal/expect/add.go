@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 )
@@ -83,4 +84,25 @@ func createNew(path string, data []byte) error {
 		return fmt.Errorf("expect: %w", err)
 	}
 	return f.Close()
+}
+
+// Added says that the case base was added with want, and whether the
+// classifier agrees with it today (got, with explain, what it said): the
+// reason it gives, or what it reads instead and how to go on.
+func Added(base string, want, got Want, explain string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "added %s.pane and %s.want: want %s", base, base, want.State)
+	if want.Hold != "" {
+		fmt.Fprintf(&b, " (hold %s)", want.Hold)
+	}
+	if got.State == want.State && got.Hold == want.Hold {
+		fmt.Fprintf(&b, "; the classifier agrees (agent %s, rule: %s); check that reason in the .want\n", want.Agent, want.Rule)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "; the classifier reads %s", got.State)
+	if got.Hold != "" {
+		fmt.Fprintf(&b, " (hold %s)", got.Hold)
+	}
+	fmt.Fprintf(&b, ", so go test ./classify fails until it is fixed (then go test ./classify -run TestGolden -update writes the agent and rule; read them):\n%s", explain)
+	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 )
 
@@ -407,4 +408,42 @@ func HooksSummary(installed map[string]bool, agents []string) string {
 		line += " (omega-monitor install --hooks " + strings.Join(missing, " ") + ")"
 	}
 	return line
+}
+
+// WatchedHooks says whether the agents the fleet f watches have our hooks
+// in their user settings under home, and says it in a line ("" when the
+// fleet watches no agent).
+func WatchedHooks(home string, getenv func(string) string, f board.Fleet) (map[string]bool, string) {
+	var agents []string
+	for _, w := range f.Watchers {
+		if w.Agent != "" && !slices.Contains(agents, w.Agent) {
+			agents = append(agents, w.Agent)
+		}
+	}
+	if len(agents) == 0 {
+		return nil, ""
+	}
+	all := HooksInstalled(home, getenv)
+	hooks := map[string]bool{}
+	for _, a := range agents {
+		if slices.Contains(HookAgents, a) {
+			hooks[a] = all[a]
+		}
+	}
+	return hooks, HooksSummary(all, agents)
+}
+
+// HookSelection is the agents install --hooks works on: those named, in
+// HookAgents' order; all of them when none is.
+func HookSelection(claude, codex, gemini bool) []string {
+	var out []string
+	for _, a := range HookAgents {
+		if a == HookClaude && claude || a == HookCodex && codex || a == HookGemini && gemini {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return slices.Clone(HookAgents)
+	}
+	return out
 }
