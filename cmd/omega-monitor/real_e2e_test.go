@@ -342,8 +342,10 @@ func TestRealClaudeOperatorTurnBetweenCaptureAndNudge(t *testing.T) {
 	dir := t.TempDir()
 	captured := filepath.Join(dir, "captured")
 	slowMux := filepath.Join(dir, "mux")
+	// The capture's display-message, not loop-env's question for the
+	// server's socket at start.
 	wrapper := "#!/bin/sh\n" + coord.ShellQuote(s.Tmux.Mux) + ` "$@"; rc=$?
-if [ "$1" = display-message ]; then : >` + coord.ShellQuote(captured) + `; sleep 3; fi
+case "$1 $*" in display-message*socket_path*) ;; display-message*) : >` + coord.ShellQuote(captured) + `; sleep 3 ;; esac
 exit $rc
 `
 	if err := os.WriteFile(slowMux, []byte(wrapper), 0o700); err != nil {
