@@ -77,29 +77,12 @@ func (f *Flags) input(now time.Time, screen classify.Result) tick.Input {
 		Woken:           *f.woken,
 	}
 	if f.work.Given && in.WorkError == "" && !in.Work.Known {
-		in.WorkError = unusable(f.work.Value, *f.workSaid)
+		in.WorkError = probe.Unusable(f.work.Value, *f.workSaid)
 	}
 	if f.progress.Given && in.ProgressError == "" && !in.Progress.Known {
-		in.ProgressError = unusable(f.progress.Value, *f.progressSaid)
+		in.ProgressError = probe.Unusable(f.progress.Value, *f.progressSaid)
 	}
 	return in
-}
-
-// unusable says why a probe that exited 0 gave no reading: what it printed,
-// and what it said on standard error (a missing file, a bad pattern), which
-// is most often the reason.
-func unusable(out, said string) string {
-	why := "printed nothing"
-	if t := strings.TrimSpace(out); t != "" {
-		if r := []rune(t); len(r) > 60 {
-			t = string(r[:60]) + "…"
-		}
-		why = fmt.Sprintf("printed %q, not one whole number", t)
-	}
-	if said = strings.TrimSpace(said); said != "" {
-		why += "; it said: " + said
-	}
-	return why
 }
 
 func (f *Flags) Check() error {

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -77,4 +78,21 @@ func (r Reading) String() string {
 // a count of exactly zero (BLOCKED).
 func (r Reading) WorkRemains() bool {
 	return !r.Known || r.N != 0
+}
+
+// Unusable says why a probe that exited 0 gave no reading: what it printed
+// (cut to 60 characters), and what it said on standard error (a missing
+// file, a bad pattern), which is most often the reason.
+func Unusable(out, said string) string {
+	why := "printed nothing"
+	if t := strings.TrimSpace(out); t != "" {
+		if r := []rune(t); len(r) > 60 {
+			t = string(r[:60]) + "…"
+		}
+		why = fmt.Sprintf("printed %q, not one whole number", t)
+	}
+	if said = strings.TrimSpace(said); said != "" {
+		why += "; it said: " + said
+	}
+	return why
 }

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,6 +116,19 @@ func TestCount(t *testing.T) {
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, Count(tt.n)); diff != "" {
 			t.Errorf("Count(%d) (-want +got):\n%s", tt.n, diff)
+		}
+	}
+}
+
+func TestUnusable(t *testing.T) {
+	for _, c := range []struct{ out, said, want string }{
+		{"", "", "printed nothing"},
+		{"  \n", "grep: TODO.md: No such file or directory\n", "printed nothing; it said: grep: TODO.md: No such file or directory"},
+		{"seven", "", `printed "seven", not one whole number`},
+		{strings.Repeat("x", 70), "", `printed "` + strings.Repeat("x", 60) + `…", not one whole number`},
+	} {
+		if got := Unusable(c.out, c.said); got != c.want {
+			t.Errorf("Unusable(%q, %q) = %q, want %q", c.out, c.said, got, c.want)
 		}
 	}
 }
