@@ -1,6 +1,7 @@
 package tick
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +127,45 @@ func TestGoneSessionPace(t *testing.T) {
 		if want := []time.Duration{max(GoneInterval, interval)}; !cmp.Equal(want, waits) {
 			t.Errorf("interval %v: waits %v, want %v", interval, waits, want)
 		}
+	}
+}
+
+// TestNudgesKeepTheInterval: however soon a wake brings the next poll,
+// no second nudge is typed within an interval of the last; at the
+// interval, the next one is; a clock that moved back ends the spacing; a
+// watcher whose interval is not known (a replay) nudges as before.
+func TestNudgesKeepTheInterval(t *testing.T) {
+	paced := cfg
+	paced.Interval = time.Minute
+	opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
+	in := func(at time.Time) Input {
+		return Input{Now: at, Screen: classify.ClassifyText(idle, opt), Work: probe.Read("7", true), WorkPresent: true}
+	}
+	nudges := func(o Outcome) int {
+		n := 0
+		for _, a := range o.Actions {
+			if a.Kind == Nudge {
+				n++
+			}
+		}
+		return n
+	}
+	s, o := Step(State{}, paced, in(t0))
+	if nudges(o) != 1 {
+		t.Fatalf("the first poll: %s", o.Line)
+	}
+	s, o = Step(s, paced, in(t0.Add(5*time.Second)))
+	if want := "not nudged: the last nudge was at 09:00:00; the next no sooner than 09:01:00"; nudges(o) != 0 || !strings.Contains(o.Line, want) {
+		t.Errorf("a woken poll 5 s later: %s\nwant %q", o.Line, want)
+	}
+	if _, o2 := Step(s, paced, in(t0.Add(-time.Hour))); nudges(o2) != 1 {
+		t.Errorf("a clock moved back: %s", o2.Line)
+	}
+	if _, o = Step(s, paced, in(t0.Add(time.Minute))); nudges(o) != 1 {
+		t.Errorf("at the interval: %s", o.Line)
+	}
+	s, _ = Step(State{}, cfg, in(t0))
+	if _, o = Step(s, cfg, in(t0.Add(time.Second))); nudges(o) != 1 {
+		t.Errorf("no interval known: %s", o.Line)
 	}
 }

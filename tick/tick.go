@@ -133,8 +133,11 @@ type State struct {
 	// more text is typed until a capture shows the box empty, or holding
 	// exactly that text (then Enter only). UnconfirmedLatch says the
 	// operator was told; a confirmed typing or progress clears it.
-	Unconfirmed      string `json:"unconfirmed,omitempty"`
-	UnconfirmedLatch bool   `json:"unconfirmed_latch,omitempty"`
+	Unconfirmed string `json:"unconfirmed,omitempty"`
+	// LastNudge is when the last nudge was handed over: however often
+	// wakes bring polls, no other is typed within an interval of it.
+	LastNudge        time.Time `json:"last_nudge,omitzero"`
+	UnconfirmedLatch bool      `json:"unconfirmed_latch,omitempty"`
 
 	// UsageHold is the key (LineKey) of the usage-limit line being waited
 	// out, not the line, which a pane wrote; UsageUntil is when its limit
@@ -591,6 +594,15 @@ func (p *poll) stalled() {
 		p.line = append(p.line, "not nudged: nudge budget spent ("+b.String()+") without progress, escalated: needs a human")
 		return
 	}
+	if last := p.next.LastNudge; p.cfg.Interval > 0 && !p.in.OwnTextInBox {
+		// A clock that moved back ends the spacing rather than
+		// stretching it.
+		if since := p.in.Now.Sub(last); !last.IsZero() && since >= 0 && since < p.cfg.Interval {
+			p.line = append(p.line, "not nudged: the last nudge was at "+last.Format("15:04:05")+
+				"; the next no sooner than "+last.Add(p.cfg.Interval).Format("15:04:05"))
+			return
+		}
+	}
 	p.next.Budget = b.Spend()
 	text := p.cfg.NudgeText
 	if text == "" {
@@ -604,6 +616,7 @@ func (p *poll) stalled() {
 		return
 	}
 	p.actions = append(p.actions, Action{Kind: Nudge, Text: text})
+	p.next.LastNudge = p.in.Now
 	p.event(event.Nudge, "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
 	p.nudgedAt = len(p.line)
 	p.line = append(p.line, "nudged ("+p.next.Budget.String()+")")
