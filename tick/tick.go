@@ -133,11 +133,12 @@ type State struct {
 	// more text is typed until a capture shows the box empty, or holding
 	// exactly that text (then Enter only). UnconfirmedLatch says the
 	// operator was told; a confirmed typing or progress clears it.
-	Unconfirmed string `json:"unconfirmed,omitempty"`
+	Unconfirmed      string `json:"unconfirmed,omitempty"`
+	UnconfirmedLatch bool   `json:"unconfirmed_latch,omitempty"`
+
 	// LastNudge is when the last nudge was handed over: however often
 	// wakes bring polls, no other is typed within an interval of it.
-	LastNudge        time.Time `json:"last_nudge,omitzero"`
-	UnconfirmedLatch bool      `json:"unconfirmed_latch,omitempty"`
+	LastNudge time.Time `json:"last_nudge,omitzero"`
 
 	// UsageHold is the key (LineKey) of the usage-limit line being waited
 	// out, not the line, which a pane wrote; UsageUntil is when its limit
