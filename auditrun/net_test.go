@@ -4,30 +4,17 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"gotest.tools/v3/assert"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
-
-// helperBin is omega-monitor-sandbox, built once for the tests that run a
-// sandbox, in a directory TestMain removes.
-var helperBin struct {
-	sync.Once
-	dir, path string
-	err       error
-	out       []byte
-}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if helperBin.dir != "" {
-		os.RemoveAll(helperBin.dir)
-	}
+	testenv.RemoveBuilds()
 	os.Exit(code)
 }
 
@@ -35,15 +22,7 @@ func TestMain(m *testing.M) {
 // use.
 func helper(t *testing.T) string {
 	t.Helper()
-	helperBin.Do(func() {
-		if helperBin.dir, helperBin.err = os.MkdirTemp("", "omega-monitor-sandbox"); helperBin.err != nil {
-			return
-		}
-		helperBin.path = filepath.Join(helperBin.dir, HelperName)
-		helperBin.out, helperBin.err = exec.Command("go", "build", "-o", helperBin.path, "../cmd/"+HelperName).CombinedOutput()
-	})
-	assert.NilError(t, helperBin.err, "go build:\n%s", helperBin.out)
-	return helperBin.path
+	return filepath.Join(testenv.Build(t, "../cmd/"+HelperName), HelperName)
 }
 
 // viaNetURL is what endpoint answers, as net/url reads raw.

@@ -14,6 +14,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/answer"
 	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/statedir/event"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -64,7 +65,7 @@ func (d stateDirectory) offer(screen classify.Result, pane string, now time.Time
 	if !ok {
 		return nil, nil
 	}
-	rec := statedir.OffersRecord{Key: m.Key(), At: now}
+	rec := statedir.OffersRecord{Key: m.Key(), Pane: pane, At: now}
 	var buttons []alert.Button
 	for _, o := range m.Options {
 		if o.FreeText {
@@ -75,7 +76,7 @@ func (d stateDirectory) offer(screen classify.Result, pane string, now time.Time
 			return nil, err
 		}
 		label := alert.Scrub(o.Label)
-		rec.Offers = append(rec.Offers, statedir.Offer{Nonce: nonce, Key: rec.Key, Pane: pane, Pos: o.Pos,
+		rec.Offers = append(rec.Offers, statedir.Offer{Nonce: nonce, Pos: o.Pos,
 			Label: label, Widens: o.Widens, Expires: now.Add(statedir.OfferLife)})
 		buttons = append(buttons, alert.Button{Label: fmt.Sprintf("%d. %s", o.Pos, label), Data: nonce})
 	}
@@ -123,7 +124,7 @@ func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr st
 		sd.Take(r.Nonce)
 		if why == "" {
 			moves, _ := answer.Moves(m, o.Pos)
-			if err := d.writeAnswer(o, r, moves); err != nil {
+			if err := d.writeAnswer(offers, o, r, moves); err != nil {
 				why = "not handed to the loop: " + err.Error()
 			} else {
 				accepted = true
@@ -164,9 +165,9 @@ func acceptable(r statedir.AnswerRequest, offers statedir.OffersRecord, m answer
 		return o, "this option widens what the agent may do: it takes a second tap to confirm"
 	case !live:
 		return o, "the question is no longer on the screen"
-	case m.Key() != o.Key:
+	case m.Key() != offers.Key:
 		return o, "the dialog on the screen is not the question relayed"
-	case o.Pane != "" && pane != "" && o.Pane != pane:
+	case offers.Pane != "" && pane != "" && offers.Pane != pane:
 		return o, "the question is not in the pane it was asked in"
 	}
 	if _, err := answer.Moves(m, o.Pos); err != nil {
@@ -186,12 +187,12 @@ func offerIndex(offers statedir.OffersRecord, nonce string) int {
 
 // writeAnswer hands the loop the answer action: the keys that move the
 // cursor, and what the checks compare.
-func (d stateDirectory) writeAnswer(o statedir.Offer, r statedir.AnswerRequest, moves []string) error {
+func (d stateDirectory) writeAnswer(offers statedir.OffersRecord, o statedir.Offer, r statedir.AnswerRequest, moves []string) error {
 	keys := "none 0"
 	if len(moves) > 0 {
 		keys = fmt.Sprintf("%s %d", strings.ToLower(moves[0]), len(moves))
 	}
-	data, err := json.Marshal(answerAction{Nonce: r.Nonce, Key: o.Key, Pane: o.Pane, Pos: o.Pos, Label: o.Label, From: r.From, FromID: r.FromID})
+	data, err := json.Marshal(answerAction{Nonce: r.Nonce, Key: offers.Key, Pane: offers.Pane, Pos: o.Pos, Label: o.Label, From: r.From, FromID: r.FromID})
 	if err != nil {
 		return err
 	}
@@ -296,7 +297,7 @@ func (d stateDirectory) answerOutcome(now time.Time, target, action, ev, why str
 	}
 	line := tick.Line(target, "QUESTION", said, "by "+a.From, now.Format("15:04:05"))
 	for _, p := range problems {
-		line += " · error: " + p
+		line += " · error: " + printable.String(p)
 	}
 	if ev == event.AnswerTyped && len(problems) == 0 {
 		return alert.Redact(line), 0

@@ -53,11 +53,6 @@ type Offer struct {
 	// Nonce is the button's callback data: 128 random bits in hex. It
 	// names nothing but itself.
 	Nonce string `json:"nonce"`
-	// Key is the dialog's key (package answer): the answer is typed only
-	// into a dialog with this key.
-	Key string `json:"key"`
-	// Pane is the pane the question was asked in.
-	Pane string `json:"pane,omitempty"`
 	// Pos is the option's position in the menu, from 1; Label its text
 	// as the alert relayed it.
 	Pos   int    `json:"pos"`
@@ -72,9 +67,12 @@ type Offer struct {
 	Spent bool `json:"spent,omitempty"`
 }
 
-// OffersRecord is the offers of the question last relayed.
+// OffersRecord is the offers of the question last relayed, each bound to
+// its dialog: an answer is typed only into a dialog with Key (package
+// answer's), in the pane Pane it was asked in.
 type OffersRecord struct {
 	Key    string    `json:"key"`
+	Pane   string    `json:"pane,omitempty"`
 	At     time.Time `json:"at"`
 	Offers []Offer   `json:"offers"`
 }

@@ -40,9 +40,9 @@ func TestOffersRoundTrip(t *testing.T) {
 		t.Fatalf("no offers: %+v, %v", got, err)
 	}
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	want := OffersRecord{Key: "k1", At: at, Offers: []Offer{
-		{Nonce: "0123456789abcdef0123456789abcdef", Key: "k1", Pane: "s:@1.%2", Pos: 1, Label: "Yes", Expires: at.Add(OfferLife)},
-		{Nonce: "fedcba9876543210fedcba9876543210", Key: "k1", Pane: "s:@1.%2", Pos: 2, Label: "Yes, and don't ask again", Widens: true, Expires: at.Add(OfferLife)},
+	want := OffersRecord{Key: "k1", Pane: "s:@1.%2", At: at, Offers: []Offer{
+		{Nonce: "0123456789abcdef0123456789abcdef", Pos: 1, Label: "Yes", Expires: at.Add(OfferLife)},
+		{Nonce: "fedcba9876543210fedcba9876543210", Pos: 2, Label: "Yes, and don't ask again", Widens: true, Expires: at.Add(OfferLife)},
 	}}
 	if err := d.WriteOffers(want); err != nil {
 		t.Fatal(err)

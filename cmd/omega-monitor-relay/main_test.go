@@ -19,44 +19,22 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/relay"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-// binary is omega-monitor-relay, built once for the tests that run it as
-// a process.
-var binary struct {
-	sync.Mutex
-	path string
-	err  error
-	dir  string
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary.dir != "" {
-		os.RemoveAll(binary.dir)
-	}
+	testenv.RemoveBuilds()
 	os.Exit(code)
 }
 
+// relayBinary is omega-monitor-relay, built once for the tests that run it
+// as a process.
 func relayBinary(t *testing.T) string {
 	t.Helper()
-	binary.Lock()
-	defer binary.Unlock()
-	if binary.path == "" && binary.err == nil {
-		binary.dir, binary.err = os.MkdirTemp("", "omega-monitor-relay-bin")
-		if binary.err == nil {
-			binary.path = filepath.Join(binary.dir, "omega-monitor-relay")
-			if out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput(); err != nil {
-				binary.err, binary.path = fmt.Errorf("%v\n%s", err, out), ""
-			}
-		}
-	}
-	if binary.err != nil {
-		t.Fatalf("building omega-monitor-relay: %v", binary.err)
-	}
-	return binary.path
+	return filepath.Join(testenv.Build(t, "."), "omega-monitor-relay")
 }
 
 const (
@@ -104,13 +82,13 @@ func newWorld(t *testing.T, conf string) *world {
 		t.Fatal(err)
 	}
 	offers := []statedir.Offer{
-		{Nonce: nYes, Key: "k1", Pos: 1, Label: "Yes", Expires: now.Add(10 * time.Minute)},
-		{Nonce: nWiden, Key: "k1", Pos: 2, Label: "Yes, and don't ask again", Widens: true, Expires: now.Add(10 * time.Minute)},
-		{Nonce: nNo, Key: "k1", Pos: 3, Label: "No", Expires: now.Add(10 * time.Minute)},
-		{Nonce: nSpent, Key: "k1", Pos: 4, Label: "Maybe", Spent: true, Expires: now.Add(10 * time.Minute)},
+		{Nonce: nYes, Pos: 1, Label: "Yes", Expires: now.Add(10 * time.Minute)},
+		{Nonce: nWiden, Pos: 2, Label: "Yes, and don't ask again", Widens: true, Expires: now.Add(10 * time.Minute)},
+		{Nonce: nNo, Pos: 3, Label: "No", Expires: now.Add(10 * time.Minute)},
+		{Nonce: nSpent, Pos: 4, Label: "Maybe", Spent: true, Expires: now.Add(10 * time.Minute)},
 	}
 	for i, n := range nExtra {
-		offers = append(offers, statedir.Offer{Nonce: n, Key: "k1", Pos: 5 + i, Label: "Extra " + strconv.Itoa(i), Expires: now.Add(10 * time.Minute)})
+		offers = append(offers, statedir.Offer{Nonce: n, Pos: 5 + i, Label: "Extra " + strconv.Itoa(i), Expires: now.Add(10 * time.Minute)})
 	}
 	if err := agent.WriteOffers(statedir.OffersRecord{Key: "k1", At: now, Offers: offers}); err != nil {
 		t.Fatal(err)
@@ -120,7 +98,7 @@ func newWorld(t *testing.T, conf string) *world {
 		t.Fatal(err)
 	}
 	if err := old.WriteOffers(statedir.OffersRecord{Key: "k0", At: now.Add(-time.Hour), Offers: []statedir.Offer{
-		{Nonce: nOld, Key: "k0", Pos: 1, Label: "Yes", Expires: now.Add(-50 * time.Minute)},
+		{Nonce: nOld, Pos: 1, Label: "Yes", Expires: now.Add(-50 * time.Minute)},
 	}}); err != nil {
 		t.Fatal(err)
 	}

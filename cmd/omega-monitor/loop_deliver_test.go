@@ -38,6 +38,16 @@ func deliver(t *testing.T, env testEnv, state, funnel string) (string, int) {
 	return out.String(), code
 }
 
+// outboxWatcher is a watcher's directory, monitor-agent, in a state home of
+// the test's own, for deliver to work on through a fake funnel (sh).
+func outboxWatcher(t *testing.T) (env testEnv, home, state string, d statedir.Dir) {
+	t.Helper()
+	testenv.Need(t, "sh")
+	home = t.TempDir()
+	state = filepath.Join(home, "monitor-agent")
+	return newTestEnv("OMEGA_MONITOR_HOME=" + home), home, state, statedir.Dir(state)
+}
+
 func outboxNames(t *testing.T, state string) []string {
 	t.Helper()
 	names, err := statedir.Dir(state).PendingAlerts()
@@ -50,11 +60,7 @@ func outboxNames(t *testing.T, state string) []string {
 // died stays, and the next call (a restarted watcher) delivers it, once.
 func TestDeliverOutbox(t *testing.T) {
 	t.Parallel()
-	testenv.Need(t, "sh")
-	home := t.TempDir()
-	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
-	state := filepath.Join(home, "monitor-agent")
-	d := statedir.Dir(state)
+	env, home, state, d := outboxWatcher(t)
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	assert.NilError(t, d.QueueAlerts(now, []string{"first", "second"}))
 	assert.NilError(t, d.QueueAlerts(now.Add(time.Minute), []string{"third"}))
@@ -121,11 +127,7 @@ func TestDeliverOutbox(t *testing.T) {
 // outbox, so that no later poll pages the word --stdin again.
 func TestDeliverToAnOldFunnel(t *testing.T) {
 	t.Parallel()
-	testenv.Need(t, "sh")
-	home := t.TempDir()
-	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
-	state := filepath.Join(home, "monitor-agent")
-	d := statedir.Dir(state)
+	env, home, state, d := outboxWatcher(t)
 	assert.NilError(t, d.QueueAlerts(time.Now(), []string{"<b>QUESTION</b> old"}))
 	sent := filepath.Join(t.TempDir(), "sent")
 	old := filepath.Join(t.TempDir(), "old.sh")
@@ -194,11 +196,7 @@ func TestQueueNeverOverwrites(t *testing.T) {
 // the flood goes first, and the rest follow on later polls, none lost.
 func TestDeliverIsRateLimited(t *testing.T) {
 	t.Parallel()
-	testenv.Need(t, "sh")
-	home := t.TempDir()
-	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
-	state := filepath.Join(home, "monitor-agent")
-	d := statedir.Dir(state)
+	env, _, state, d := outboxWatcher(t)
 	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	var flood []string
 	for i := range 12 {

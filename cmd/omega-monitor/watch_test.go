@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -17,47 +15,20 @@ import (
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
-// binary is omega-monitor built for the tests that run it as a user would,
-// so that a watcher's OMEGA_MONITOR_BIN is the real binary, with the MCP
-// server omega-monitor-mcp, the audit sandbox's helper omega-monitor-sandbox
-// and the answer receiver omega-monitor-relay beside it, as an install puts
-// them. Built once, on first use, by whichever of the parallel tests asks
-// first.
-var binary struct {
-	sync.Mutex
-	path string
-	err  error
-	dir  string
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary.dir != "" {
-		os.RemoveAll(binary.dir)
-	}
+	testenv.RemoveBuilds()
 	os.Exit(code)
 }
 
+// omegaMonitor is omega-monitor built for the tests that run it as a user
+// would, so that a watcher's OMEGA_MONITOR_BIN is the real binary, with its
+// companions (the MCP server, the sandbox's helper, the answer receiver)
+// beside it, as an install puts them.
 func omegaMonitor(t *testing.T) string {
 	t.Helper()
-	binary.Lock()
-	defer binary.Unlock()
-	if binary.path == "" && binary.err == nil {
-		binary.dir, binary.err = os.MkdirTemp("", "omega-monitor-bin")
-		if binary.err == nil {
-			binary.path = filepath.Join(binary.dir, "omega-monitor")
-			out, err := exec.Command("go", "build", "-o", binary.dir+string(filepath.Separator), ".", "../omega-monitor-mcp", "../omega-monitor-sandbox", "../omega-monitor-relay").CombinedOutput()
-			if err != nil {
-				binary.err = err
-				binary.path = ""
-				t.Logf("go build:\n%s", out)
-			}
-		}
-	}
-	if binary.err != nil {
-		t.Fatalf("building omega-monitor: %v", binary.err)
-	}
-	return binary.path
+	dir := testenv.Build(t, ".", "../omega-monitor-mcp", "../omega-monitor-sandbox", "../omega-monitor-relay")
+	return filepath.Join(dir, "omega-monitor")
 }
 
 // fleet is a test's world: a private tmux server, a state home, a home
