@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
@@ -142,6 +143,16 @@ func TestADirectoryNameForgesNoFrameLine(t *testing.T) {
 		session := "s" + string(rune('0'+i))
 		srv.Run(t, "new-session", "-d", "-s", session, "-c", dir, "sleep 600")
 		pane := strings.TrimSpace(srv.Run(t, "display-message", "-p", "-t", coord.Exact(session), "#{session_name}:#{window_id}.#{pane_id}"))
+		if i == 0 {
+			// tmux reads the directory from the pane's process, which
+			// may not run yet right after new-session.
+			poll.WaitOn(t, func(poll.LogT) poll.Result {
+				if got := strings.TrimSpace(srv.Run(t, "display-message", "-p", "-t", coord.Exact(session), "#{pane_current_path}")); got != dir {
+					return poll.Continue("the pane's directory reads %q", got)
+				}
+				return poll.Success()
+			}, poll.WithTimeout(10*time.Second))
+		}
 		for _, locale := range []string{"LANG=C.UTF-8", "LANG="} {
 			check := func(how string, out []byte, o Options) {
 				t.Helper()
