@@ -9,7 +9,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/poll"
+	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 // Settings are a watcher's tuning flags: parsed by the caller into a flag
@@ -35,8 +37,9 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.WorkProbe, "work-probe", "", "shell `command` printing the amount of work remaining")
 	fs.StringVar(&f.ProgressProbe, "progress-probe", "", "shell `command` printing a monotonic progress count")
 	fs.IntVar(&f.NudgeBudget, "nudge-budget", 5, "`N` nudges without progress before escalating (0 to 1000)")
-	fs.IntVar(&f.Interval, "interval", 60, "`seconds` between polls (1 to 86400)")
-	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` of a nudge")
+	f.Interval = 60
+	fs.Var((*cmdline.Seconds)(&f.Interval), "interval", "`seconds` between polls, 1 to 86400 (30, or 30s, 2m)")
+	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
 	fs.StringVar(&f.ProbeDir, "probe-dir", "", "the `dir`ectory the probes run in (default: the current directory)")

@@ -22,7 +22,7 @@ func Stop(ctx context.Context, m coord.Mux, home string, target coord.Target, wa
 		return "", err
 	}
 	if !running {
-		return "", fmt.Errorf("%s is not watched (no session %s)", target, watcher)
+		return "", fmt.Errorf("%s is not watched: no watcher of it runs (omega-monitor status shows the watchers)", target)
 	}
 	markEnded(filepath.Join(home, watcher))
 	if _, err := m.Run(ctx, "", "kill-session", "-t", coord.Exact(watcher)); err != nil {

@@ -21,7 +21,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--help"}, 0, "usage: omega-monitor mcp\n", ""},
 		{[]string{"-h"}, 0, "usage: omega-monitor mcp\n", ""},
 		{[]string{"serve"}, 2, "", "omega-monitor: mcp takes no arguments, got \"serve\"\n"},
-		{[]string{"--port", "80"}, 2, "", "omega-monitor: flag provided but not defined: -port\nusage: omega-monitor mcp\n"},
+		{[]string{"--port", "80"}, 2, "", "omega-monitor: unknown flag --port; see \"omega-monitor mcp --help\"\n"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, strings.NewReader(""), &out, &errb)

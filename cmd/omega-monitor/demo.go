@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/demo"
 )
 
@@ -28,7 +29,8 @@ flags:
 
 func runDemo(e *Env, args []string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	interval := fs.Int("interval", 2, "seconds between polls")
+	interval := 2
+	fs.Var((*cmdline.Seconds)(&interval), "interval", "seconds between polls (2, or 2s)")
 	keep := fs.Bool("keep", false, "keep the demo's directory (state, history, watcher log) and say where")
 	positional, code, ok := e.parse(fs, args, demoUsage)
 	if !ok {
@@ -38,8 +40,8 @@ func runDemo(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor demo: unexpected argument %q\n", positional[0])
 		return 2
 	}
-	if *interval < 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor demo: --interval must be a whole number of seconds, 1 and up; got %d\n", *interval)
+	if interval < 1 {
+		fmt.Fprintf(e.Stderr, "omega-monitor demo: --interval must be a whole number of seconds, 1 and up; got %d\n", interval)
 		return 2
 	}
 	self, err := os.Executable()
@@ -49,7 +51,7 @@ func runDemo(e *Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	err = demo.Run(ctx, demo.Config{Bin: self, Interval: *interval, Keep: *keep}, e.Stdout)
+	err = demo.Run(ctx, demo.Config{Bin: self, Interval: interval, Keep: *keep}, e.Stdout)
 	switch {
 	case err == nil:
 		return 0

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/ledger"
 )
 
@@ -58,13 +59,12 @@ func ledgerFlags(fs *flag.FlagSet, args []string, nargs int, e *Env) int {
 		writeLedgerUsage(e.Stdout)
 		return -1
 	case err != nil:
-		fmt.Fprintf(e.Stderr, "omega-monitor %s: %v\n", fs.Name(), err)
+		fmt.Fprintf(e.Stderr, "omega-monitor %s: %s; %s\n", fs.Name(), cmdline.FlagError(fs, err), cmdline.HelpHint("ledger"))
 	case fs.NArg() != nargs:
-		fmt.Fprintf(e.Stderr, "omega-monitor %s: want %d arguments, have %d\n", fs.Name(), nargs, fs.NArg())
+		fmt.Fprintf(e.Stderr, "omega-monitor %s: want %d arguments, have %d; %s\n", fs.Name(), nargs, fs.NArg(), cmdline.HelpHint("ledger"))
 	default:
 		return 0
 	}
-	writeLedgerUsage(e.Stderr)
 	return 2
 }
 

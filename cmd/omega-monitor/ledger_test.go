@@ -44,7 +44,7 @@ func TestLedgerCommand(t *testing.T) {
 		{name: "record help", args: []string{"ledger", "record", "-h"}, code: 0, stdout: "usage: omega-monitor ledger"},
 		{name: "unknown", args: []string{"ledger", "forget", file}, code: 2, stderrHas: `unknown subcommand "forget"`},
 		{name: "record one argument", args: []string{"ledger", "record", file}, code: 2, stderrHas: "want 2 arguments, have 1"},
-		{name: "record bad flag", args: []string{"ledger", "record", "-x", file, "t"}, code: 2, stderrHas: "flag provided but not defined"},
+		{name: "record bad flag", args: []string{"ledger", "record", "-x", file, "t"}, code: 2, stderrHas: "unknown flag -"},
 		{name: "record bad max", args: []string{"ledger", "record", "-max", "0", file, "t"}, code: 2, stderrHas: "-max 0"},
 		{name: "list missing", args: []string{"ledger", "list", file}, code: 0, stderrNone: true},
 		{name: "record", args: []string{"ledger", "record", file, "continue with the next step"}, code: 0, stderrNone: true},

@@ -125,7 +125,7 @@ func TestListUsage(t *testing.T) {
 		{[]string{"list", "--help"}, 0, "usage: omega-monitor list", ""},
 		{[]string{"list", "agent"}, 2, "", "omega-monitor watch agent"},
 		{[]string{"list", "--timeout", "0s"}, 2, "", "--timeout"},
-		{[]string{"list", "--timeout", "soon"}, 2, "", "invalid value"},
+		{[]string{"list", "--timeout", "soon"}, 2, "", `--timeout "soon"`},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

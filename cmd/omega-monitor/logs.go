@@ -14,11 +14,13 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
-const logsUsage = `usage: omega-monitor logs <target> [-f] [-n N] [--raw]
+const logsUsage = `usage: omega-monitor logs <target | watcher> [-f] [-n N] [--raw]
 
-Prints the MONITOR lines of the watcher of a target, oldest first, from
+Prints the MONITOR lines of the watcher of a target (or of the watcher
+named as the board shows it, monitor-agent), oldest first, from
 $OMEGA_MONITOR_HOME/<watcher>/monitor.log (default ~/.omega/monitor/), the
 log its every poll appends to. The watcher need not run.
 
@@ -38,23 +40,22 @@ func runLogs(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: logs takes one target, got %d\n", len(positional))
-		cmdline.WriteUsage(e.Stderr, fset, logsUsage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: logs takes one target, got %d; %s\n", len(positional), cmdline.HelpHint("logs"))
 		return 2
 	}
 	if *n < 0 {
 		fmt.Fprintf(e.Stderr, "omega-monitor: logs -n must be 0 or more; got %d\n", *n)
 		return 2
 	}
-	target, err := coord.ParseTarget(positional[0])
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 2
-	}
 	home, err := statedir.Home(e.Getenv)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1
+	}
+	target, err := watcher.ResolveTarget(home, positional[0])
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
+		return 2
 	}
 	d := statedir.Dir(filepath.Join(home, coord.WatcherName(target)))
 	// What a pane or a host printed can be in a line: no escape sequence
@@ -68,7 +69,7 @@ func runLogs(e *Env, args []string) int {
 	offset, err := d.TailLog(*n, out)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !*follow:
-		fmt.Fprintf(e.Stderr, "omega-monitor: no log for %s yet: %s does not exist (was it ever watched? omega-monitor list shows the watchers)\n", target, d.Path(statedir.Log))
+		fmt.Fprintf(e.Stderr, "omega-monitor: no log for %s: it was never watched here (omega-monitor status shows the watchers)\n", target)
 		return 1
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)

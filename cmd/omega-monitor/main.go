@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 )
 
 func main() {
@@ -32,45 +34,72 @@ type command struct {
 	run     func(e *Env, args []string) int
 }
 
-// commands lists every subcommand. A first argument that names none of them
-// is a target, as in "omega-monitor host:session".
-func commands() []command {
-	return []command{
-		{"classify", "print what a captured pane means: QUESTION, STALLED, BLOCKED or WORKING", runClassify},
-		{"tick", "one poll's judgement over a captured pane; prints the MONITOR line", runTick},
-		{"replay", "run the tick logic over a recorded session, offline", runReplay},
-		{"ledger", "record text sent into a watched session (ledger record FILE TEXT)", runLedger},
-		{"golden", "add a captured pane to the golden corpus (golden add NAME --want STATE)", runGolden},
-		{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},
-		{"confirm", "check a fresh capture before the loop types a nudge, or presses its Enter", runConfirm},
-		{"ack", "record what the loop did with an action", runAck},
-		{"loop-env", "the poll loop's settings, checked and resolved once at its start", runLoopEnv},
-		{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
-		{"stop", "stop the watcher of a target", runStop},
-		{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
-		{"sweep", "keep the last 10,000 lines of a watcher's history (the loop runs it at start)", runSweep},
-		{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
-		{"mcp", "serve the fleet read-only over MCP on stdio, for an agent (runs omega-monitor-mcp)", runMCP},
-		{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
-		{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
-		{"version", "print the module version and VCS revision of this binary", runVersion},
-		{"install", "put the alert funnel in ~/.omega/bin (install [--test-alert] [--claude [--uninstall]])", runInstall},
-		{"hold", "take the lock of a watcher's state directory for the loop (the loop calls it)", runHold},
-		{"deliver", "deliver the alerts waiting in a watcher's outbox (the loop calls it)", runDeliver},
-		{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
-		{"rules", "check or list an operator's own rules (rules check FILE, rules list)", runRules},
-		{"wake", "what an agent's hook runs: the watcher of the pane it runs in polls now (silent, exit 0)", runWake},
-		{"relay", "start, stop or report the receiver of answers from Telegram (relay start|stop|status)", runRelay},
+// A group is commands listed together in the usage, under a heading.
+type group struct {
+	heading  string
+	commands []command
+}
+
+// groups lists every subcommand, by what an operator uses it for. A first
+// argument that names none of them is a target, as in "omega-monitor
+// host:session".
+func groups() []group {
+	return []group{
+		{"watching", []command{
+			{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
+			{"stop", "stop the watcher of a target", runStop},
+			{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
+			{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
+			{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},
+			{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
+		}},
+		{"setup", []command{
+			{"install", "the alert funnel, a test alert, the agents' hooks and /monitor (install --help)", runInstall},
+			{"relay", "start, stop or report the receiver of answers from Telegram (relay start|stop|status)", runRelay},
+			{"rules", "check or list an operator's own rules (rules check FILE, rules list)", runRules},
+			{"version", "print the version and build of this binary", runVersion},
+		}},
+		{"for agents", []command{
+			{"mcp", "serve the fleet read-only over MCP on stdio, for an agent (runs omega-monitor-mcp)", runMCP},
+			{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
+			{"wake", "what an agent's hook runs: the watcher of the pane it runs in polls now (silent, exit 0)", runWake},
+			{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
+		}},
+		{"corpus", []command{
+			{"classify", "print what a captured pane means: QUESTION, STALLED, BLOCKED or WORKING", runClassify},
+			{"replay", "run the tick logic over a recorded session, offline", runReplay},
+			{"golden", "add a captured pane to the golden corpus (golden add NAME --want STATE)", runGolden},
+		}},
+		{"called by the loop", []command{
+			{"loop-env", "the poll loop's settings, checked and resolved once at its start", runLoopEnv},
+			{"hold", "take the lock of a watcher's state directory for the loop", runHold},
+			{"tick", "one poll's judgement over a captured pane; prints the MONITOR line", runTick},
+			{"confirm", "check a fresh capture before the loop types a nudge, or presses its Enter", runConfirm},
+			{"ack", "record what the loop did with an action", runAck},
+			{"ledger", "record text sent into a watched session (ledger record FILE TEXT)", runLedger},
+			{"deliver", "deliver the alerts waiting in a watcher's outbox", runDeliver},
+			{"sweep", "keep the last 10,000 lines of a watcher's history (run at the loop's start)", runSweep},
+		}},
 	}
+}
+
+// find is the command named name, if any.
+func find(name string) (command, bool) {
+	for _, g := range groups() {
+		for _, c := range g.commands {
+			if c.name == name {
+				return c, true
+			}
+		}
+	}
+	return command{}, false
 }
 
 const usage = `usage: omega-monitor <target> [flags]      start watching a session (host:session for ssh)
        omega-monitor <command> [args]
+       omega-monitor help <command>         a command's usage and flags
 
 A target is a session name, or host:session where host is an ssh config alias.
-Run "omega-monitor <command> --help" for a command's flags.
-
-commands:
 `
 
 const usageFooter = `
@@ -91,8 +120,11 @@ OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF, OMEGA_ALERT_TIMEOUT.
 func writeUsage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString(usage)
-	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-11s %s\n", c.name, c.summary)
+	for _, g := range groups() {
+		fmt.Fprintf(&b, "\n%s:\n", g.heading)
+		for _, c := range g.commands {
+			fmt.Fprintf(&b, "  %-11s %s\n", c.name, c.summary)
+		}
 	}
 	b.WriteString(usageFooter)
 	io.WriteString(w, b.String())
@@ -105,21 +137,35 @@ func dispatch(e *Env, args []string) int {
 		return 2
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		writeUsage(e.Stdout)
 		return 0
+	case "help":
+		return runHelp(e, args[1:])
 	case "--version", "-version":
 		return runVersion(e, args[1:])
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(e, args[1:])
-		}
+	if c, ok := find(args[0]); ok {
+		return c.run(e, args[1:])
 	}
-	if strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(e.Stderr, "omega-monitor: unknown flag %s before a target or command\n", args[0])
-		writeUsage(e.Stderr)
+	// Anything else is a target, its flags before or after it: watch's.
+	return runWatch(e, args)
+}
+
+// runHelp is "help [COMMAND]": the usage, or a command's, as its --help.
+func runHelp(e *Env, args []string) int {
+	switch {
+	case len(args) == 0:
+		writeUsage(e.Stdout)
+		return 0
+	case len(args) > 1:
+		fmt.Fprintf(e.Stderr, "omega-monitor: help takes one command, got %d\n", len(args))
 		return 2
 	}
-	return runWatch(e, args)
+	c, ok := find(args[0])
+	if !ok {
+		fmt.Fprintf(e.Stderr, "omega-monitor: help: no command %q; %s\n", args[0], cmdline.HelpHint(""))
+		return 2
+	}
+	return c.run(e, []string{"--help"})
 }

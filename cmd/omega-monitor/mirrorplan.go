@@ -33,8 +33,7 @@ func runMirrorPlan(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan takes no arguments, got %q\n", positional[0])
-		cmdline.WriteUsage(e.Stderr, fs, mirrorPlanUsage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan takes no arguments, got %q; %s\n", positional[0], cmdline.HelpHint("mirror-plan"))
 		return 2
 	}
 	switch *runner {

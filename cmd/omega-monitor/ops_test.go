@@ -87,7 +87,7 @@ func TestLogs(t *testing.T) {
 
 	errb.Reset()
 	assert.Equal(t, env.run([]string{"logs", "other"}, nil, &out, &errb), 1)
-	assert.Assert(t, strings.Contains(errb.String(), "no log for other yet"), errb.String())
+	assert.Assert(t, strings.Contains(errb.String(), "no log for other: it was never watched here"), errb.String())
 	for _, args := range [][]string{{"logs"}, {"logs", "a", "b"}, {"logs", "a:b:c"}, {"logs", "agent", "-n", "-1"}} {
 		assert.Equal(t, env.run(args, nil, &out, &errb), 2, "%q", args)
 	}

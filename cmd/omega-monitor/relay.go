@@ -38,8 +38,7 @@ func runRelay(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: relay takes one of start, stop, status\n")
-		cmdline.WriteUsage(e.Stderr, fs, relayUsage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: relay takes one of start, stop, status; %s\n", cmdline.HelpHint("relay"))
 		return 2
 	}
 	m, muxErr := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)

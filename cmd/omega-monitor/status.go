@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/board/live"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/statedir"
@@ -53,7 +54,8 @@ func runStatus(e *Env, args []string) int {
 	once := fs.Bool("once", false, "print the compact form once")
 	asJSON := fs.Bool("json", false, "print the census as JSON")
 	tmux := fs.Bool("tmux", false, "print a tmux status segment")
-	interval := fs.Duration("interval", 3*time.Second, "the live form's refresh")
+	interval := 3 * time.Second
+	fs.Var((*cmdline.Duration)(&interval), "interval", "the live form's refresh, a `duration` (3, or 3s, 500ms)")
 	positional, code, ok := e.parse(fs, args, statusUsage)
 	if !ok {
 		return code
@@ -72,7 +74,7 @@ func runStatus(e *Env, args []string) int {
 		fmt.Fprintln(e.Stderr, "omega-monitor status: --once, --json and --tmux are three forms: give one")
 		return 2
 	}
-	if *interval < 100*time.Millisecond {
+	if interval < 100*time.Millisecond {
 		fmt.Fprintln(e.Stderr, "omega-monitor status: --interval must be 100ms or more")
 		return 2
 	}
@@ -113,7 +115,7 @@ func runStatus(e *Env, args []string) int {
 		return statusOnce(root, e)
 	}
 	in, _ := e.Stdin.(*os.File)
-	return live.Run(root, *interval, in, out, e.Stderr)
+	return live.Run(root, interval, in, out, e.Stderr)
 }
 
 // The one-line form's exit statuses beyond 0, 1 and 2.

@@ -11,9 +11,10 @@ import (
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
-const stopUsage = `usage: omega-monitor stop <target> [--mux PATH]
+const stopUsage = `usage: omega-monitor stop <target | watcher> [--mux PATH]
 
-Stops the watcher of a target by ending its multiplexer session, and with it
+Stops the watcher of a target (or the watcher named as the board shows
+it, monitor-agent) by ending its multiplexer session, and with it
 the loop, and returns once the loop has finished its cleanup (it holds the
 state directory's lock until then), or says when it gave up waiting
 (--wait). The watcher's state directory is kept.
@@ -30,21 +31,20 @@ func runStop(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: stop takes one target, got %d\n", len(positional))
-		cmdline.WriteUsage(e.Stderr, fs, stopUsage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: stop takes one target, got %d; %s\n", len(positional), cmdline.HelpHint("stop"))
 		return 2
 	}
-	target, err := coord.ParseTarget(positional[0])
+	home, err := statedir.Home(e.Getenv)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
+		return 1
+	}
+	target, err := watcher.ResolveTarget(home, positional[0])
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 2
 	}
 	m, err := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
-	home, err := statedir.Home(e.Getenv)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1

@@ -103,8 +103,7 @@ func parseWatchArgs(name string, fs *flag.FlagSet, f *watcher.Settings, args []s
 		return coord.Target{}, code, false
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %s takes one target, got %d\n", name, len(positional))
-		cmdline.WriteUsage(e.Stderr, fs, usage)
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s takes one target, got %d; %s\n", name, len(positional), cmdline.HelpHint(name))
 		return coord.Target{}, 2, false
 	}
 	target, err := coord.ParseTarget(positional[0])

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/icmd"
+	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
@@ -128,7 +130,35 @@ func TestWatchLocalStartStop(t *testing.T) {
 	if !f.has(t, "agent") {
 		t.Error("stop ended the watched session too")
 	}
-	f.run(t, "stop", "agent").Assert(t, icmd.Expected{ExitCode: 1, Err: "agent is not watched (no session monitor-agent)"})
+	f.run(t, "stop", "agent").Assert(t, icmd.Expected{ExitCode: 1, Err: "agent is not watched: no watcher of it runs"})
+}
+
+// TestStopAndLogsByTheWatchersName: the name the start message and the
+// board show (monitor-agent, or a fingerprint's) is accepted by logs and
+// stop, as the target is; a name no watcher has is read as a target.
+func TestStopAndLogsByTheWatchersName(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	f.tmux.NewSession(t, "agent-2", "sleep 300")
+	f.run(t, "agent", "--interval", "1").Assert(t, icmd.Expected{Out: "watching agent in monitor-agent"})
+	res := f.run(t, "agent-2", "--interval", "1")
+	res.Assert(t, icmd.Success)
+	fingerprint := coord.WatcherName(coord.Target{Session: "agent-2"})
+	for _, name := range []string{"monitor-agent", fingerprint} {
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			if r := f.run(t, "logs", name); r.ExitCode != 0 || !strings.Contains(r.Stdout(), "MONITOR") {
+				return poll.Continue("logs %s: %s%s", name, r.Stdout(), r.Stderr())
+			}
+			return poll.Success()
+		}, poll.WithTimeout(30*time.Second))
+	}
+	f.run(t, "stop", "monitor-agent").Assert(t, icmd.Expected{Out: "stopped monitor-agent, the watcher of agent"})
+	f.run(t, "stop", fingerprint).Assert(t, icmd.Expected{Out: "the watcher of agent-2"})
+	r := f.run(t, "stop", "monitor-nobody")
+	r.Assert(t, icmd.Expected{ExitCode: 1, Err: "monitor-nobody is not watched"})
+	if strings.Contains(r.Stderr(), coord.WatcherName(coord.Target{Session: "monitor-nobody"})) {
+		t.Errorf("stop said a fingerprint: %s", r.Stderr())
+	}
 }
 
 func TestWatchSessionNamedLikeACommand(t *testing.T) {
@@ -209,12 +239,20 @@ func TestWatchUsage(t *testing.T) {
 		{"nudge not UTF-8", []string{"agent", "--nudge-text", "go\xffon"}, 2, "", "valid UTF-8"},
 		{"nudge too long", []string{"agent", "--nudge-text", strings.Repeat("x", 1001)}, 2, "", "at most 1000 bytes"},
 		{"no probe dir", []string{"agent", "--probe-dir", "/nonexistent/dir"}, 2, "", "--probe-dir /nonexistent/dir is not a directory"},
-		{"unknown flag", []string{"watch", "agent", "--nope"}, 2, "", "flag provided but not defined"},
+		{"unknown flag", []string{"watch", "agent", "--nope"}, 2, "", "unknown flag --nope"},
 		{"help shows flags as typed", []string{"watch", "--help"}, 0, "--mux PATH", ""},
 		{"help names the settings", []string{"watch", "--help"}, 0, "OMEGA_MONITOR_TIMEOUT", ""},
 		{"help names the log", []string{"watch", "--help"}, 0, "monitor.log", ""},
 		{"stop help", []string{"stop", "-h"}, 0, "usage: omega-monitor stop", ""},
 		{"stop nothing", []string{"stop"}, 2, "", "stop takes one target"},
+		{"misspelt flag", []string{"watch", "agent", "--intervall", "5"}, 2, "", "unknown flag --intervall: did you mean --interval?"},
+		{"single-dash flag said as typed", []string{"agent", "-nudge-budgett", "5"}, 2, "", "unknown flag --nudge-budgett: did you mean --nudge-budget?"},
+		{"flags before the target", []string{"--interval", "5", "--nudge-budget", "-1", "agent"}, 2, "", "--nudge-budget must be"},
+		{"interval as a duration", []string{"agent", "--interval", "2m", "--nudge-budget", "-1"}, 2, "", "--nudge-budget must be"},
+		{"interval not whole", []string{"agent", "--interval", "1.5"}, 2, "", `--interval "1.5": not a whole number of seconds`},
+		{"help names the nudge text", []string{"watch", "--help"}, 0, "continue with the next step", ""},
+		{"help command", []string{"help", "stop"}, 0, "usage: omega-monitor stop", ""},
+		{"help unknown command", []string{"help", "stpo"}, 2, "", `help: no command "stpo"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,6 +263,23 @@ func TestWatchUsage(t *testing.T) {
 					tt.args, code, &stdout, &stderr, tt.code, tt.out, tt.err)
 			}
 		})
+	}
+}
+
+// TestUsageErrorsAreOneLine: a usage error is one line on stderr that says
+// where the usage is; thirty lines of usage after it would bury it.
+func TestUsageErrorsAreOneLine(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"watch", "agent", "--nope"}, {"agent", "--interval"}, {"watch"}, {"watch", "a", "b"},
+		{"stop"}, {"logs"}, {"status", "--interval", "x"}, {"relay"}, {"mirror-plan", "x"},
+		{"ledger", "record", "-x", "f", "t"}, {"list", "--timeout", "soon"}, {"--nope"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, nil, &stdout, &stderr)
+		if code != 2 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "--help") {
+			t.Errorf("run(%q) = %d\nstdout: %s\nstderr: %s\nwant 2 and one line that says where the usage is", args, code, &stdout, &stderr)
+		}
 	}
 }
 

@@ -12,14 +12,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // ParseInterspersed parses flags wherever they stand among the positional
 // arguments, as in "omega-monitor host:agent --interval 30". It answers
-// --help itself, with usage and the flags. When ok is false the command
-// returns code: 0 after --help, 2 after a usage error.
+// --help itself, with usage and the flags. A bad flag is one line on
+// stderr, in the spelling the usage uses (--name), with the flag meant
+// when a defined one is close, and where the usage is: thirty lines of
+// usage after it would bury it. When ok is false the command returns code:
+// 0 after --help, 2 after a usage error.
 func ParseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (positional []string, code int, ok bool) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -30,8 +36,7 @@ func ParseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, st
 			return nil, 0, false
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
-			WriteUsage(stderr, fs, usage)
+			fmt.Fprintf(stderr, "omega-monitor: %s; %s\n", FlagError(fs, err), HelpHint(fs.Name()))
 			return nil, 2, false
 		}
 		rest := fs.Args()
@@ -44,6 +49,81 @@ func ParseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, st
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// HelpHint is where a command's usage is, for the end of a usage error's
+// line: name is the flag set's, "omega-monitor" itself or a command.
+func HelpHint(name string) string {
+	if name == "" || name == "omega-monitor" {
+		return `see "omega-monitor --help"`
+	}
+	return fmt.Sprintf(`see "omega-monitor %s --help"`, name)
+}
+
+// FlagError says the flag package's parse error err in the flags' own
+// spelling: "unknown flag --intervall: did you mean --interval?" for
+// "flag provided but not defined: -intervall".
+func FlagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		s := "unknown flag --" + name
+		if near := nearest(fs, name); near != "" {
+			s += ": did you mean --" + near + "?"
+		}
+		return s
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "--" + name + " needs a value"
+	}
+	// invalid value "x" for flag -interval: why
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if i := strings.LastIndex(rest, " for flag -"); i >= 0 {
+			value, tail := rest[:i], rest[i+len(" for flag -"):]
+			name, why, _ := strings.Cut(tail, ": ")
+			return fmt.Sprintf("--%s %s: %s", name, value, why)
+		}
+	}
+	if name, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
+		return "bad flag syntax: " + name
+	}
+	return msg
+}
+
+// nearest is the defined flag closest to the unknown name: one that the
+// name starts or ends, or at most two edits away; "" when none is.
+func nearest(fs *flag.FlagSet, name string) string {
+	best, bestDist := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(strings.ToLower(name), f.Name)
+		if len(name) >= 3 && (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name)) {
+			d = min(d, 1)
+		}
+		if d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // WriteUsage writes a command's usage text, followed by its flags when the
@@ -140,5 +220,61 @@ func (o *Optional) String() string { return o.Value }
 // Set records v as given.
 func (o *Optional) Set(v string) error {
 	o.Value, o.Given = v, true
+	return nil
+}
+
+// parseSeconds reads a length of time as "30" (seconds) or as Go writes a
+// duration ("30s", "1m30s", "500ms"): the two spellings operators type.
+func parseSeconds(s string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		if math.Abs(f) > float64(math.MaxInt64/int64(time.Second)) {
+			return 0, errors.New("too long")
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errors.New(`not a number of seconds or a duration such as "90s" or "2m"`)
+	}
+	return d, nil
+}
+
+// Duration is a length of time given in seconds ("30") or as a duration
+// ("30s", "2m"): fs.Var((*Duration)(&d), ...) over a time.Duration.
+type Duration time.Duration
+
+func (d *Duration) String() string { return time.Duration(*d).String() }
+
+// Set reads v.
+func (d *Duration) Set(v string) error {
+	x, err := parseSeconds(v)
+	if err != nil {
+		return err
+	}
+	*d = Duration(x)
+	return nil
+}
+
+// Seconds is a whole number of seconds given as "30" or as a duration
+// ("30s", "2m"); "1.5" or "90ms" is refused: fs.Var((*Seconds)(&n), ...)
+// over an int.
+type Seconds int
+
+func (s *Seconds) String() string { return strconv.Itoa(int(*s)) }
+
+// Set reads v.
+func (s *Seconds) Set(v string) error {
+	if n, err := strconv.Atoi(v); err == nil {
+		*s = Seconds(n) // the caller says which counts are too many
+		return nil
+	}
+	d, err := parseSeconds(v)
+	if err != nil {
+		return err
+	}
+	if d%time.Second != 0 {
+		return errors.New("not a whole number of seconds")
+	}
+	*s = Seconds(d / time.Second)
 	return nil
 }

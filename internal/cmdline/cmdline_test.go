@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -30,9 +31,17 @@ func TestParseInterspersed(t *testing.T) {
 		{nil, nil, 60, 0, true, "", ""},
 		{[]string{"a", "--help"}, nil, 0, 0, false, testUsage + testFlags, ""},
 		{[]string{"a", "--nope"}, nil, 0, 2, false, "",
-			"omega-monitor: flag provided but not defined: -nope\n" + testUsage + testFlags},
+			"omega-monitor: unknown flag --nope; see \"omega-monitor thing --help\"\n"},
+		{[]string{"a", "--intervall", "3"}, nil, 0, 2, false, "",
+			"omega-monitor: unknown flag --intervall: did you mean --interval?; see \"omega-monitor thing --help\"\n"},
+		{[]string{"-inter", "3"}, nil, 0, 2, false, "",
+			"omega-monitor: unknown flag --inter: did you mean --interval?; see \"omega-monitor thing --help\"\n"},
+		{[]string{"--mxu", "tmux"}, nil, 0, 2, false, "",
+			"omega-monitor: unknown flag --mxu: did you mean --mux?; see \"omega-monitor thing --help\"\n"},
+		{[]string{"--interval"}, nil, 0, 2, false, "",
+			"omega-monitor: --interval needs a value; see \"omega-monitor thing --help\"\n"},
 		{[]string{"--interval", "x"}, nil, 0, 2, false, "",
-			"omega-monitor: invalid value \"x\" for flag -interval: parse error\n" + testUsage + testFlags},
+			"omega-monitor: --interval \"x\": parse error; see \"omega-monitor thing --help\"\n"},
 	} {
 		fs := flag.NewFlagSet("thing", flag.ContinueOnError)
 		interval := fs.Int("interval", 60, "seconds between polls")
@@ -55,5 +64,40 @@ func TestVersion(t *testing.T) {
 	// a binary without.
 	if v := Version(); v == "unknown" || v == "" {
 		t.Errorf("Version() = %q", v)
+	}
+}
+
+func TestSecondsAndDuration(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		seconds int           // -1: refused
+		dur     time.Duration // -1: refused
+	}{
+		{"30", 30, 30 * time.Second},
+		{"30s", 30, 30 * time.Second},
+		{"2m", 120, 2 * time.Minute},
+		{"1m30s", 90, 90 * time.Second},
+		{"1.5", -1, 1500 * time.Millisecond},
+		{"500ms", -1, 500 * time.Millisecond},
+		{"0", 0, 0},
+		{"-5", -5, -5 * time.Second},
+		{"soon", -1, -1},
+		{"", -1, -1},
+		{"NaN", -1, -1},
+		{"1e300", -1, -1},
+	} {
+		var s Seconds
+		gotS := -1
+		if s.Set(c.in) == nil {
+			gotS = int(s)
+		}
+		var d Duration
+		gotD := time.Duration(-1)
+		if d.Set(c.in) == nil {
+			gotD = time.Duration(d)
+		}
+		if diff := cmp.Diff([]any{c.seconds, c.dur}, []any{gotS, gotD}); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", c.in, diff)
+		}
 	}
 }
