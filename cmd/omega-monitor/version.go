@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 )
@@ -11,6 +14,12 @@ func runVersion(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor version: takes no arguments\n")
 		return 2
 	}
-	fmt.Fprintf(e.Stdout, "omega-monitor %s\n", cmdline.Version())
+	exe, _ := os.Executable()
+	var written time.Time
+	if fi, err := os.Stat(exe); err == nil {
+		written = fi.ModTime()
+	}
+	about := cmdline.About(exe, written)
+	fmt.Fprintf(e.Stdout, "omega-monitor %s\n", strings.Join(about, "\n  "))
 	return 0
 }

@@ -252,6 +252,8 @@ func TestWatchUsage(t *testing.T) {
 		{"interval not whole", []string{"agent", "--interval", "1.5"}, 2, "", `--interval "1.5": not a whole number of seconds`},
 		{"help names the nudge text", []string{"watch", "--help"}, 0, "continue with the next step", ""},
 		{"help command", []string{"help", "stop"}, 0, "usage: omega-monitor stop", ""},
+		{"version says its build", []string{"version"}, 0, "built with go", ""},
+		{"version says where it runs from", []string{"version"}, 0, "running from /", ""},
 		{"help unknown command", []string{"help", "stpo"}, 2, "", `help: no command "stpo"`},
 	}
 	for _, tt := range tests {

@@ -192,6 +192,41 @@ func Version() string {
 	return v + " " + rev + dirty
 }
 
+// About is what this binary knows of its build, for "version": its
+// version line (Version), then the Go release and platform it was built
+// with, the commit's time when it was built from a checkout, and where it
+// runs from (exe, the caller's os.Executable, with that file's time when
+// the build recorded no commit).
+func About(exe string, modTime time.Time) []string {
+	lines := []string{Version()}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return lines
+	}
+	var goos, goarch, vcsTime string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "GOOS":
+			goos = s.Value
+		case "GOARCH":
+			goarch = s.Value
+		case "vcs.time":
+			vcsTime = s.Value
+		}
+	}
+	lines = append(lines, fmt.Sprintf("built with %s for %s/%s", info.GoVersion, goos, goarch))
+	switch {
+	case vcsTime != "":
+		lines = append(lines, "commit of "+vcsTime)
+	case !modTime.IsZero():
+		lines = append(lines, "binary written "+modTime.UTC().Format(time.RFC3339)+" (no commit recorded: built outside a git checkout, or with -buildvcs=false)")
+	}
+	if exe != "" {
+		lines = append(lines, "running from "+exe)
+	}
+	return lines
+}
+
 // Strings is a flag that may be given more than once; each value is kept
 // whole (a value may hold commas). Values lists them, for a caller that
 // passes the flag on.
