@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
 	"github.com/omega-monitor/omega-monitor/watcher"
@@ -144,7 +147,8 @@ func TestInstall(t *testing.T) {
 	out.Reset()
 	assert.Equal(t, env.run([]string{"install"}, nil, &out, &errb), 0, errb.String())
 	assert.Equal(t, out.String(), "directories: up to date\nalert funnel: up to date\nno Telegram config at "+
-		filepath.Join(home, ".omega", "telegram.conf")+" yet: create it (omega-monitor install --help shows how), mode 0600\n")
+		filepath.Join(home, ".omega", "telegram.conf")+" yet: create it (omega-monitor install --help shows how), mode 0600\n"+
+		setup.ChatIDHelp(filepath.Join(home, ".omega", "telegram.conf"))+"\n")
 	// A funnel someone loosened is put right.
 	assert.NilError(t, os.Chmod(funnel, 0o777))
 	out.Reset()
@@ -166,6 +170,15 @@ func TestInstallTestAlert(t *testing.T) {
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "OMEGA_TELEGRAM_API=" + srv}
 	res := icmd.RunCmd(icmd.Command(omegaMonitor(t), "install"), icmd.WithEnv(env...))
 	res.Assert(t, icmd.Success)
+	// Word for word, the placeholder token is refused: said at once,
+	// nothing sent, and nothing kept as an alert lost.
+	assert.NilError(t, os.WriteFile(conf, []byte(readmeTelegramExample(t)), 0o600))
+	res = icmd.RunCmd(icmd.Command(omegaMonitor(t), "install", "--test-alert"), icmd.WithEnv(env...))
+	res.Assert(t, icmd.Expected{ExitCode: 1, Out: "sending a test alert through", Err: "bot_token is the example's placeholder"})
+	assert.Equal(t, len(tg.messages()), 0)
+	_, err := os.Stat(filepath.Join(home, ".omega", "monitor", "alert-failed.log"))
+	assert.Assert(t, errors.Is(err, fs.ErrNotExist), "a test alert's failure was logged as an alert lost")
+
 	assert.NilError(t, os.WriteFile(conf, []byte(readmeTelegramConf(t)), 0o600))
 	res = icmd.RunCmd(icmd.Command(omegaMonitor(t), "install", "--test-alert"), icmd.WithEnv(env...))
 	res.Assert(t, icmd.Expected{Out: "test alert delivered through " + filepath.Join(home, ".omega", "bin", "omega-alert-send.sh")})

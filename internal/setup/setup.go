@@ -40,6 +40,9 @@ type Env struct {
 	// Getenv looks up OMEGA_TELEGRAM_CONF, OMEGA_MONITOR_ALERT_SEND and
 	// OMEGA_MONITOR_HOME; nil means os.Getenv.
 	Getenv func(string) string
+	// Environ is the environment the funnel runs in; nil means this
+	// process's.
+	Environ func() []string
 	// FindMCPServer returns the path of the MCP server's binary, or why
 	// there is none; Options.Claude installs nothing without it. Nil
 	// means no check.
@@ -168,7 +171,7 @@ func Install(ctx context.Context, env Env, opts Options, stdout io.Writer) error
 		return nil
 	}
 	if _, err := os.Stat(env.conf()); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(stdout, "no Telegram config at %s yet: create it (omega-monitor install --help shows how), mode 0600\n", env.conf())
+		fmt.Fprintf(stdout, "no Telegram config at %s yet: create it (omega-monitor install --help shows how), mode 0600\n%s\n", env.conf(), ChatIDHelp(env.conf()))
 	}
 	if opts.TestAlert {
 		return sendTestAlert(ctx, env, stdout)
@@ -192,22 +195,45 @@ func installAllHooks(env Env, opts Options, stdout io.Writer) error {
 	return nil
 }
 
+// testAlertWait bounds a test alert's tries, the funnel's own bound (120 s
+// by default) and some.
+const testAlertWait = 3 * time.Minute
+
+// ChatIDHelp is how to find a chat's id: the bot's updates, read with the
+// token from the config at conf (curl reads its address from standard
+// input, so the token reaches no command line).
+func ChatIDHelp(conf string) string {
+	q := shellQuote(conf)
+	return `To find your chat's id: send your bot a message (in a group: add the bot, then send one), then run
+  sed -n 's|^bot_token=\(.*\)|url = "https://api.telegram.org/bot\1/getUpdates"|p' ` + q + ` |
+    curl -s -K - | grep -o '"chat":{"id":-\{0,1\}[0-9]*' | sort -u
+and put the number it prints as chat_id= in ` + conf + ` (with "omega-monitor relay stop" first: the receiver takes the updates).`
+}
+
 // sendTestAlert sends one message through the installed funnel (or
 // $OMEGA_MONITOR_ALERT_SEND) and says whether it was delivered.
 func sendTestAlert(ctx context.Context, env Env, stdout io.Writer) error {
 	funnel := alert.FunnelPath(env.getenv, env.Home)
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, testAlertWait)
 	defer cancel()
 	host, _ := os.Hostname()
 	msg := fmt.Sprintf("<b>omega-monitor</b>: test alert from %s, %s", htmlEscape(host), time.Now().UTC().Format(time.RFC3339))
+	environ := os.Environ()
+	if env.Environ != nil {
+		environ = env.Environ()
+	}
+	fmt.Fprintf(stdout, "sending a test alert through %s to the chat of %s (it retries for up to %s)…\n", funnel, env.conf(), testAlertWait)
 	// As a watcher sends: the test is also of the funnel's contract, the
 	// message on its standard input (a funnel of the old one fails here).
-	if err := alert.Send(ctx, funnel, nil, msg); err != nil {
+	if err := alert.Send(ctx, funnel, append(environ, "OMEGA_ALERT_TEST=1"), msg); err != nil {
 		var fe *alert.FunnelError
 		switch {
 		case errors.Is(err, alert.ErrUnread):
 			return &AlertError{Err: alert.ErrUnread, Output: funnel + " takes the message as $1, as funnels did before --stdin" +
 				" (it may have sent the word --stdin): called with --stdin, a funnel reads the message from its standard input (docs/alerts.md)"}
+		case errors.As(err, &fe) && strings.Contains(fe.Stderr, "chat"):
+			// Telegram's "chat not found", or a chat_id refused.
+			return &AlertError{Err: fe.Err, Output: fe.Stderr + "\n" + ChatIDHelp(env.conf())}
 		case errors.As(err, &fe):
 			return &AlertError{Err: fe.Err, Output: fe.Stderr}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,7 +55,8 @@ func TestInstallFunnel(t *testing.T) {
 	conf := filepath.Join(env.Home, ".omega", "telegram.conf")
 	want := "directories: created " + filepath.Join(env.Home, ".omega") + "; created " + filepath.Join(env.Home, ".omega", "bin") + "; created " + env.State + "\n" +
 		"alert funnel: installed " + funnel + "\n" +
-		"no Telegram config at " + conf + " yet: create it (omega-monitor install --help shows how), mode 0600\n"
+		"no Telegram config at " + conf + " yet: create it (omega-monitor install --help shows how), mode 0600\n" +
+		ChatIDHelp(conf) + "\n"
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("first install (-want +got):\n%s", diff)
 	}
@@ -335,5 +337,38 @@ func TestAnswersSaid(t *testing.T) {
 		if got := answersSaid(env); !strings.HasPrefix(got, c.want) {
 			t.Errorf("%q: %q, want it to start %q", c.conf, got, c.want)
 		}
+	}
+}
+
+// TestChatIDHelpRuns runs the lines ChatIDHelp gives, word for word, with
+// curl replaced by one that records its config and answers as getUpdates
+// does: the chat ids come out, and the token went to curl's standard
+// input, never its command line.
+func TestChatIDHelpRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "it's telegram.conf")
+	if err := os.WriteFile(conf, []byte("chat_id=1\nbot_token=123456:AAsecret-token_x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	help := ChatIDHelp(conf)
+	_, rest, _ := strings.Cut(help, "then run\n")
+	pipeline, _, _ := strings.Cut(rest, "\nand put")
+	body := `{"ok":true,"result":[{"update_id":1,"message":{"chat":{"id":-1001234,"type":"group"}}},` +
+		`{"update_id":2,"message":{"chat":{"id":987654,"type":"private"}}},{"update_id":3,"message":{"chat":{"id":987654}}}]}`
+	script := `curl() { printf '%s\n' "$*" >"$DIR/argv"; cat >"$DIR/config"; printf '%s' "$BODY"; }` + "\n" + pipeline
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Env = append(os.Environ(), "DIR="+dir, "BODY="+body)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", pipeline, err, out)
+	}
+	if want := "\"chat\":{\"id\":-1001234\n\"chat\":{\"id\":987654\n"; string(out) != want {
+		t.Errorf("the lines printed %q, want %q", out, want)
+	}
+	config, _ := os.ReadFile(filepath.Join(dir, "config"))
+	argv, _ := os.ReadFile(filepath.Join(dir, "argv"))
+	if want := `url = "https://api.telegram.org/bot123456:AAsecret-token_x/getUpdates"` + "\n"; string(config) != want || strings.Contains(string(argv), "secret") {
+		t.Errorf("curl's config %q (want %q), its arguments %q", config, want, argv)
 	}
 }

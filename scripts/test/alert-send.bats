@@ -54,6 +54,16 @@ setup() {
 	[ ! -e "$BATS_TEST_TMPDIR/pwned" ]
 }
 
+@test "read_conf refuses an example's placeholder token, whatever its spelling" {
+	for token in 123456789:AAH-replace-with-your-token 123456789:AAH-your-token-from-BotFather \
+		1:AA... 1:YOUR_TOKEN 1:example-token; do
+		printf 'bot_token=%s\nchat_id=1\n' "$token" >"$CONF"
+		run read_conf "$CONF"
+		[ "$status" -eq 1 ]
+		[[ $output == *"placeholder"* ]]
+	done
+}
+
 @test "read_conf takes a channel name" {
 	printf 'bot_token=1:abc\nchat_id=@ops_alerts\n' >"$CONF"
 	read_conf "$CONF"
@@ -182,6 +192,14 @@ curl() {
 	OMEGA_ALERT_TRIES=2 run main --stdin <<<'<b>lost on stdin</b>'
 	[ "$status" -eq 1 ]
 	grep -q '<b>lost on stdin</b>' "$HOME/.omega/monitor/alert-failed.log"
+}
+
+@test "main with OMEGA_ALERT_TEST=1 says what was not sent and logs nothing" {
+	printf '503 {}\n503 {}\n' >"$BATS_TEST_TMPDIR/answers"
+	OMEGA_ALERT_TEST=1 OMEGA_ALERT_TRIES=2 run main --stdin <<<'<b>a test</b>'
+	[ "$status" -eq 1 ]
+	[[ $output == *"not sent"* ]]
+	[ ! -e "$HOME/.omega/monitor/alert-failed.log" ]
 }
 
 @test "main gives up after OMEGA_ALERT_TRIES and logs the message 0600" {
