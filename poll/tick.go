@@ -93,6 +93,9 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	if msg := reportRulesOnce(r.Dir, r.RulesErr); msg != "" {
 		problems = append(problems, msg)
 	}
+	// The operator's re-arming is applied before the screen is judged: a
+	// stalled agent may be nudged on this very poll.
+	rearmed := d.takeReset(&prev, usable && unusable == "", &problems)
 	f := r.Flags
 	f.Local = r.Local
 	captureErr := r.CaptureError
@@ -114,6 +117,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 		witness, said = nil, "none"
 	}
 	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness)
+	out.Events = append(rearmed, out.Events...)
 	screen := in.Screen
 	if r.Explain != nil {
 		if captureErr != "" {
@@ -153,6 +157,9 @@ func Tick(r Request, pane io.Reader) (string, error) {
 		problems = append(problems, err.Error())
 	}
 	line := out.Line + answerNotes(answered)
+	if len(rearmed) > 0 {
+		line += fmt.Sprintf(" · budget re-armed by %s (was %v)", rearmed[0].Fields["by"], rearmed[0].Fields["from"])
+	}
 	for _, p := range problems {
 		line += " · error: " + printable.String(p)
 	}
@@ -458,4 +465,27 @@ func redactEvents(events []tick.Event) []tick.Event {
 		out[i].Fields = fields
 	}
 	return out
+}
+
+// takeReset applies the operator's reset request, if one waits, to the
+// state prev: the event to record, or none. A state that cannot be locked
+// or read leaves the request waiting for a poll that can save it.
+func (d stateDirectory) takeReset(prev *tick.State, usable bool, problems *[]string) []tick.Event {
+	if !usable {
+		return nil
+	}
+	r, ok, err := d.sd().TakeReset()
+	if err != nil {
+		*problems = append(*problems, err.Error())
+	}
+	if !ok {
+		return nil
+	}
+	by := printable.String(r.By)
+	if by == "" {
+		by = "the operator"
+	}
+	var ev tick.Event
+	*prev, ev = tick.ResetBudget(*prev, by)
+	return []tick.Event{ev}
 }

@@ -476,6 +476,17 @@ func (p *poll) figures() []string {
 
 func (p *poll) clock() string { return p.in.Now.Format("15:04:05") }
 
+// ResetBudget is the operator's re-arming of the nudge budget ("omega-monitor
+// reset"), applied to the state before a poll judges: nothing used, the
+// budget's escalation latch cleared, the figures of progress kept. by says
+// who asked, for the history's event.
+func ResetBudget(s State, by string) (State, Event) {
+	from := s.Budget.String()
+	s.Budget.Used = 0
+	s.BudgetLatch = false
+	return s, Event{Name: event.BudgetRearmed, Fields: map[string]any{"by": by, "from": from, "to": s.Budget.String()}}
+}
+
 // progress observes the progress reading: an advance resets the budget and
 // clears the budget latch, a fall is reported and is not progress.
 func (p *poll) progress() {

@@ -387,3 +387,43 @@ func run2(t *testing.T, pane string, args ...string) (string, string, int) {
 	code := run(append([]string{"tick"}, args...), strings.NewReader(pane), &out, &errb)
 	return out.String(), errb.String(), code
 }
+
+// TestResetRearmsASpentBudget: a spent budget is escalated and stays spent
+// across polls; omega-monitor reset (the watcher not running) leaves the
+// request, and the next tick re-arms it, says so, records who asked, and
+// nudges again. The request is taken once.
+func TestResetRearmsASpentBudget(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
+	state := filepath.Join(home, "monitor-agent")
+	stalled := readPane(t, "GOLDEN-stalled-real")
+	tick := func(now string) string {
+		var out, errb bytes.Buffer
+		code := env.run([]string{"tick", "--now", now, "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "1"},
+			strings.NewReader(stalled), &out, &errb)
+		assert.Equal(t, code, 0, errb.String())
+		os.RemoveAll(filepath.Join(state, "actions"))
+		return out.String()
+	}
+	assert.Assert(t, strings.Contains(tick("2026-01-05T09:00:00Z"), "nudged (1/1)"))
+	assert.Assert(t, strings.Contains(tick("2026-01-05T09:01:00Z"), "escalated"))
+	third := tick("2026-01-05T09:02:00Z")
+	assert.Assert(t, !strings.Contains(third, "nudged ("), third)
+
+	var out, errb bytes.Buffer
+	assert.Equal(t, env.run([]string{"reset", "monitor-agent"}, nil, &out, &errb), 0, errb.String())
+	assert.Assert(t, strings.Contains(out.String(), "will be re-armed when its watcher starts again"), out.String())
+	line := tick("2026-01-05T09:03:00Z")
+	assert.Assert(t, strings.Contains(line, "nudged (1/1)") && strings.Contains(line, "budget re-armed by omega-monitor reset (was 1/1)"), line)
+	history, err := os.ReadFile(filepath.Join(state, "history.jsonl"))
+	assert.NilError(t, err)
+	assert.Equal(t, strings.Count(string(history), `"budget_rearmed"`), 1)
+	assert.Assert(t, !strings.Contains(tick("2026-01-05T09:04:00Z"), "re-armed"), "the request was taken twice")
+
+	out.Reset()
+	errb.Reset()
+	assert.Equal(t, env.run([]string{"reset", "nobody"}, nil, &out, &errb), 1)
+	assert.Assert(t, strings.Contains(errb.String(), "nobody was never watched here"), errb.String())
+	assert.Equal(t, env.run([]string{"reset"}, nil, &out, &errb), 2)
+}

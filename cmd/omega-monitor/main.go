@@ -50,6 +50,7 @@ func groups() []group {
 			{"stop", "stop the watcher of a target", runStop},
 			{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
 			{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
+			{"reset", "re-arm a watcher's nudge budget (only progress does otherwise)", runReset},
 			{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},
 			{"demo", "watch a scripted agent in a private tmux server, for a first look", runDemo},
 		}},

@@ -152,6 +152,8 @@ func TestStopAndLogsByTheWatchersName(t *testing.T) {
 			return poll.Success()
 		}, poll.WithTimeout(30*time.Second))
 	}
+	// A running watcher is woken for a reset, and its poll takes it.
+	f.run(t, "reset", "monitor-agent").Assert(t, icmd.Expected{Out: "re-armed the nudge budget of agent: its watcher's poll took it"})
 	f.run(t, "stop", "monitor-agent").Assert(t, icmd.Expected{Out: "stopped monitor-agent, the watcher of agent"})
 	f.run(t, "stop", fingerprint).Assert(t, icmd.Expected{Out: "the watcher of agent-2"})
 	r := f.run(t, "stop", "monitor-nobody")

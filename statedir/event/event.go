@@ -15,13 +15,14 @@ type Event struct {
 
 // The events of a poll.
 const (
-	State        = "state"        // the state changed: from, rule
-	Failure      = "failure"      // new failure text, or a capture that failed
-	Escalate     = "escalate"     // a human was told: kind, and its figures
-	Disagreement = "disagreement" // the agent's own status disagrees with the screen
-	BudgetReset  = "budget_reset" // progress advanced: the nudge budget is whole again
-	Nudge        = "nudge"        // a nudge was handed to the shell
-	TargetBack   = "target_back"  // the watched session is back after failures
+	State         = "state"          // the state changed: from, rule
+	Failure       = "failure"        // new failure text, or a capture that failed
+	Escalate      = "escalate"       // a human was told: kind, and its figures
+	Disagreement  = "disagreement"   // the agent's own status disagrees with the screen
+	BudgetReset   = "budget_reset"   // progress advanced: the nudge budget is whole again
+	BudgetRearmed = "budget_rearmed" // the operator re-armed the nudge budget (omega-monitor reset); not progress
+	Nudge         = "nudge"          // a nudge was handed to the shell
+	TargetBack    = "target_back"    // the watched session is back after failures
 )
 
 // The outcomes of what the shell did with an action, and of delivery.
