@@ -42,7 +42,7 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
-	fs.StringVar(&f.ProbeDir, "probe-dir", "", "the `dir`ectory the probes run in (default: the current directory)")
+	fs.StringVar(&f.ProbeDir, "probe-dir", "", "the `dir`ectory the probes run in (default: the pane's working directory; for an ssh target, the current one)")
 	fs.StringVar(&f.Pane, "pane", "", "the pane to watch, by its `id` (%N; default: the session's active pane when the watcher starts)")
 	return fs
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -56,6 +57,12 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 		return "", "", err
 	}
 	f.Pane = pane
+	if f.ProbeDir == "" {
+		f.ProbeDir = ProbeDir(ctx, m, target, pane)
+	}
+	// Each probe once, in the foreground: a probe that reads nothing
+	// where it runs is said now, not found in the logs after a nudge.
+	probes := TryProbes(ctx, f, getenv("HOME"))
 	home, err := statedir.Home(getenv)
 	if err != nil {
 		return "", "", err
@@ -101,6 +108,9 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 	}
 	m.Run(ctx, "", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "off")
 	said = fmt.Sprintf("watching %s in %s, pane %s (stop it with: omega-monitor stop %s)%s", target, watcher, pane, target, why)
+	for _, p := range probes {
+		said += "\n  " + printable.String(p)
+	}
 	if !agentOnScreen(ctx, m, target, pane) {
 		warning = "no agent recognised in its pane (a shell, an editor, another window?): is the agent in this pane? It will not be nudged"
 	}
@@ -225,7 +235,8 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 			words = append(words, "--"+fl.Name, v)
 		}
 	})
-	// Always: the probes' directory is where watch ran, not the loop's.
+	// Always: the probes' directory as watch resolved it (--probe-dir, or
+	// the pane's), not the loop's.
 	if f.ProbeDir != "" {
 		words = append(words, "--probe-dir", f.ProbeDir)
 	}

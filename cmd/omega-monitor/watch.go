@@ -29,7 +29,9 @@ session's active pane, that window's, or --pane %N) and follows only it:
 switching windows never moves its nudges. Use the watch form for a session
 named like a command (watch list).
 
-The probes run on this machine (not on the target's host), in --probe-dir.
+The probes run on this machine (not on the target's host), in --probe-dir:
+by default the pane's working directory (for an ssh target, the current
+one). Each runs once at start, and what it read there is said.
 The watcher's files are in $OMEGA_MONITOR_HOME/<watcher>/ (default
 ~/.omega/monitor/<watcher>/): monitor.log holds every MONITOR line
 (omega-monitor logs TARGET prints it), watcher.log the loop's own log,
@@ -117,7 +119,8 @@ func parseWatchArgs(name string, fs *flag.FlagSet, f *watcher.Settings, args []s
 		return coord.Target{}, 2, false
 	}
 	f.Parsed(fs)
-	if f.ProbeDir == "" {
+	// watch leaves it to Start, which takes the pane's directory.
+	if f.ProbeDir == "" && name != "watch" {
 		wd, err := os.Getwd()
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "omega-monitor: no current directory for the probes (give --probe-dir): %v\n", err)

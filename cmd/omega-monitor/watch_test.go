@@ -163,6 +163,41 @@ func TestStopAndLogsByTheWatchersName(t *testing.T) {
 	}
 }
 
+// TestWatchTriesItsProbesWhereTheAgentWorks: at start, each probe runs once
+// in the pane's working directory (not where watch was typed) and what it
+// read is said there; a failing probe is said with its reason, a missing
+// one with what it means.
+func TestWatchTriesItsProbesWhereTheAgentWorks(t *testing.T) {
+	f := newFleet(t)
+	shop := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(shop, "TODO.md"), []byte("- [ ] one\n- [ ] two\n- [x] three\n"), 0o600))
+	f.tmux.Run(t, "new-session", "-d", "-s", "shop", "-c", shop, "sleep 300")
+	f.tmux.Run(t, "new-session", "-d", "-s", "other", "-c", shop, "sleep 300")
+	for _, s := range []string{"shop", "other"} {
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			if strings.TrimSpace(f.tmux.Run(t, "display-message", "-p", "-t", s, "#{pane_current_path}")) != shop {
+				return poll.Continue("the pane's directory is not known yet")
+			}
+			return poll.Success()
+		})
+	}
+	res := f.run(t, "shop", "--work-probe", `grep -c "^- \[ \]" TODO.md || true`)
+	res.Assert(t, icmd.Success)
+	assert.Assert(t, strings.Contains(res.Stdout(), "work probe in "+shop+": 2\n"), res.Stdout())
+	assert.Assert(t, strings.Contains(res.Stdout(), "warning: no progress probe"), res.Stdout())
+
+	res = f.run(t, "other", "--work-probe", "grep -c x NOTES.md", "--progress-probe", "echo many")
+	res.Assert(t, icmd.Success)
+	for _, want := range []string{
+		"work probe in " + shop + ": FAILED: exit 2: grep: NOTES.md: No such file or directory",
+		`progress probe in ` + shop + `: NO COUNT: printed "many", not one whole number`,
+	} {
+		assert.Assert(t, strings.Contains(res.Stdout(), want), res.Stdout())
+	}
+	f.run(t, "stop", "shop").Assert(t, icmd.Success)
+	f.run(t, "stop", "other").Assert(t, icmd.Success)
+}
+
 func TestWatchSessionNamedLikeACommand(t *testing.T) {
 	f := newFleet(t)
 	f.tmux.NewSession(t, "list", "sleep 300")
