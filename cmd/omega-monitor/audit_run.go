@@ -118,8 +118,7 @@ func runAuditRun(args []string, e *Env) int {
 	}
 	home, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	if f.every != 0 {
 		return startScheduledAudit(dir, home, fs, f, e)
@@ -140,13 +139,11 @@ func runAuditRun(args []string, e *Env) int {
 // start the session.
 func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, e *Env) int {
 	if err := coord.CheckSession(auditrun.Session(f.name)); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 2
+		return e.fail(2, err)
 	}
 	m, err := resolveMux(e, f.mux, "", coord.DefaultTimeout)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -180,8 +177,7 @@ func runAuditStop(args []string, e *Env) int {
 	}
 	m, err := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	session, err := auditrun.Stop(e.Ctx, m, positional[0])
 	if err != nil {

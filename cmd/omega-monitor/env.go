@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
+	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 // An Env is all a command reads of the world beyond its arguments: its
@@ -81,4 +86,29 @@ func withDeadline(e *Env, d time.Duration, f func(e *Env) int) int {
 // LookPath is exec.LookPath over e's PATH.
 func (e *Env) LookPath(name string) (string, error) {
 	return companion.LookPath(name, e.Getenv("PATH"))
+}
+
+// fail says err on e's standard error, as every command says its errors,
+// and returns code.
+func (e *Env) fail(code int, err error) int {
+	fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
+	return code
+}
+
+// watcherOf reads the one positional argument of a command about one
+// watcher (stop, logs, reset): its target, or the watcher's own name. When
+// code is not 0 it was said, and the command returns it.
+func (e *Env) watcherOf(command string, positional []string) (home string, t coord.Target, code int) {
+	if len(positional) != 1 {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s takes one target, got %d; %s\n", command, len(positional), cmdline.HelpHint(command))
+		return "", t, 2
+	}
+	home, err := statedir.Home(e.Getenv)
+	if err != nil {
+		return "", t, e.fail(1, err)
+	}
+	if t, err = watcher.ResolveTarget(home, positional[0]); err != nil {
+		return "", t, e.fail(2, err)
+	}
+	return home, t, 0
 }

@@ -96,8 +96,7 @@ func ledgerRecord(e *Env, args []string) int {
 		text = string(b)
 	}
 	if err := ledger.RecordOptions(file, text, ledger.Options{Max: *max}); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	if t := strings.Join(strings.Fields(text), " "); t != "" && utf8.RuneCountInString(t) < ledger.SliceLen {
 		fmt.Fprintf(e.Stderr, "omega-monitor: ledger: note: %q is shorter than %d characters and can never be matched in a pane\n",
@@ -126,8 +125,7 @@ func ledgerList(e *Env, args []string) int {
 	}
 	io.WriteString(e.Stdout, b.String())
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	return 0
 }

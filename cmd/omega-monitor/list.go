@@ -52,8 +52,7 @@ func runList(e *Env, args []string) int {
 	}
 	cfg, err := coord.LoadSSHConfig(*sshConfig)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	bin, muxErr := coord.MuxBinary(*muxFlag, e.Getenv)
 	m := coord.Mux{Bin: bin, SSH: coord.SSH{Config: *sshConfig, Timeout: *timeout}}
@@ -63,8 +62,7 @@ func runList(e *Env, args []string) int {
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(l); err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-			return 1
+			return e.fail(1, err)
 		}
 		return 0
 	}

@@ -11,10 +11,8 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 const logsUsage = `usage: omega-monitor logs <target | watcher> [-f] [-n N] [--raw]
@@ -39,23 +37,13 @@ func runLogs(e *Env, args []string) int {
 	if !ok {
 		return code
 	}
-	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: logs takes one target, got %d; %s\n", len(positional), cmdline.HelpHint("logs"))
-		return 2
-	}
 	if *n < 0 {
 		fmt.Fprintf(e.Stderr, "omega-monitor: logs -n must be 0 or more; got %d\n", *n)
 		return 2
 	}
-	home, err := statedir.Home(e.Getenv)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
-	target, err := watcher.ResolveTarget(home, positional[0])
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 2
+	home, target, code := e.watcherOf("logs", positional)
+	if code != 0 {
+		return code
 	}
 	d := statedir.Dir(filepath.Join(home, coord.WatcherName(target)))
 	// What a pane or a host printed can be in a line: no escape sequence
@@ -72,8 +60,7 @@ func runLogs(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: no log for %s: it was never watched here (omega-monitor status shows the watchers)\n", target)
 		return 1
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	case !*follow:
 		return 0
 	}

@@ -38,8 +38,7 @@ func runLoopEnv(e *Env, args []string) int {
 	// one; an unstamped one (run from a checkout) is the checkout's own.
 	if *script != "" {
 		if err := watcher.CheckLoopVersion(*script); err != nil && !errors.Is(err, watcher.ErrUnstamped) {
-			fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-			return 2
+			return e.fail(2, err)
 		}
 	}
 	if *pid <= 0 {
@@ -48,16 +47,14 @@ func runLoopEnv(e *Env, args []string) int {
 	}
 	env, err := watcher.NewLoopEnv(target, fs, f, *pid, e.Getenv)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	// Buttons only where a receiver can take a tap: answers on, and for
 	// a group chat, someone allowed to answer.
 	_, err = relay.Load(e.Getenv, e.Home())
 	env.Answer(err == nil)
 	if err := env.Prepare(); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	io.WriteString(e.Stdout, env.Shell())
 	return 0

@@ -50,19 +50,16 @@ func runMirrorPlan(e *Env, args []string) int {
 	}
 	tracked, err := mirror.ReadTracked(e.Stdin)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	home, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	// Brief: the mirror needs no history or log, and moves no cursor.
 	census, err := board.Census(home, e.Now(), board.Options{Brief: true})
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	watchers, err := mirror.FromFleet(census)
 	if err != nil {
@@ -75,8 +72,7 @@ func runMirrorPlan(e *Env, args []string) int {
 		}
 	}
 	if err := mirror.WritePlan(e.Stdout, mirror.Plan(tracked, watchers)); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	return 0
 }

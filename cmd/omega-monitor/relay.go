@@ -47,16 +47,14 @@ func runRelay(e *Env, args []string) int {
 	io.WriteString(e.Stdout, said)
 	switch {
 	case errors.Is(err, relay.ErrUsage):
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 2
+		return e.fail(2, err)
 	case errors.Is(err, relay.ErrNotRunning):
 		if positional[0] != "status" { // whose report says so
 			fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		}
 		return 3
 	case err != nil:
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	return 0
 }

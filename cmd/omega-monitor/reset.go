@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -29,24 +28,13 @@ func runReset(e *Env, args []string) int {
 	if !ok {
 		return code
 	}
-	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: reset takes one target, got %d; %s\n", len(positional), cmdline.HelpHint("reset"))
-		return 2
-	}
-	home, err := statedir.Home(e.Getenv)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
-	target, err := watcher.ResolveTarget(home, positional[0])
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 2
+	home, target, code := e.watcherOf("reset", positional)
+	if code != 0 {
+		return code
 	}
 	said, err := watcher.Reset(home, target, "omega-monitor reset", wait)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	fmt.Fprintln(e.Stdout, said)
 	return 0

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -30,29 +28,17 @@ func runStop(e *Env, args []string) int {
 	if !ok {
 		return code
 	}
-	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: stop takes one target, got %d; %s\n", len(positional), cmdline.HelpHint("stop"))
-		return 2
-	}
-	home, err := statedir.Home(e.Getenv)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
-	target, err := watcher.ResolveTarget(home, positional[0])
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 2
+	home, target, code := e.watcherOf("stop", positional)
+	if code != 0 {
+		return code
 	}
 	m, err := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	said, err := watcher.Stop(e.Ctx, m, home, target, *wait)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	fmt.Fprintln(e.Stdout, said)
 	return 0

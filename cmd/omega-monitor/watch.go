@@ -57,15 +57,13 @@ func runWatch(e *Env, args []string) int {
 	}
 	m, err := resolveMux(e, f.Mux, f.SSHConfig, coord.DefaultTimeout)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	if f.Mux != "" {
 		f.Mux = m.Bin // absolute, so the loop finds the same one
 	}
 	if target, err = watcher.ResolveWindow(e.Ctx, m, target, &f); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 
 	said, warning, err := watcher.Start(e.Ctx, m, target, fs, f, e.Getenv)
@@ -74,8 +72,7 @@ func runWatch(e *Env, args []string) int {
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
-		return 1
+		return e.fail(1, err)
 	}
 	fmt.Fprintln(e.Stdout, said)
 	if warning != "" {
