@@ -118,6 +118,10 @@ type State struct {
 	// fire them again. New failure text differs and gets through.
 	FailureLatch []string `json:"failure_latch,omitempty"`
 
+	// ProbeComplaint is what the probes last complained of, as the line
+	// said it: said again only when it changes.
+	ProbeComplaint string `json:"probe_complaint,omitempty"`
+
 	// Seen holds the screen lines of the last poll, for the diff that
 	// finds what changed; Transition is the last line that did.
 	Seen       []string `json:"seen,omitempty"`
@@ -490,11 +494,18 @@ func ResetBudget(s State, by string) (State, Event) {
 // progress observes the progress reading: an advance resets the budget and
 // clears the budget latch, a fall is reported and is not progress.
 func (p *poll) progress() {
+	// A probe's complaint is said when it changes, not on every line: the
+	// line's work= and progress= say "?" while it lasts.
+	var complaints []string
 	if p.in.ProgressError != "" {
-		p.notes = append(p.notes, "progress probe: "+oneLine(p.in.ProgressError))
+		complaints = append(complaints, "progress probe: "+oneLine(p.in.ProgressError))
 	}
 	if p.in.WorkError != "" {
-		p.notes = append(p.notes, "work probe: "+oneLine(p.in.WorkError))
+		complaints = append(complaints, "work probe: "+oneLine(p.in.WorkError))
+	}
+	if said := strings.Join(complaints, " · "); said != p.next.ProbeComplaint {
+		p.notes = append(p.notes, complaints...)
+		p.next.ProbeComplaint = said
 	}
 	b, c := p.next.Budget.Observe(p.in.Progress)
 	p.next.Budget = b

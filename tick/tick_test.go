@@ -37,6 +37,8 @@ type scripted struct {
 	work     string // "" means no probe
 	progress string // "" means no probe
 	extra    string // appended to the body above the box
+	// workErr and progressErr are why a probe failed ("" when it ran).
+	workErr, progressErr string
 }
 
 // run steps through polls a minute apart, or as far apart as a wait the
@@ -60,6 +62,8 @@ func run(t *testing.T, cfg Config, polls []scripted) ([]string, State) {
 			WorkPresent:     p.work != "",
 			Progress:        probe.Read(p.progress, p.progress != ""),
 			ProgressPresent: p.progress != "",
+			WorkError:       p.workErr,
+			ProgressError:   p.progressErr,
 		}
 		var o Outcome
 		s, o = Step(s, cfg, in)
@@ -357,6 +361,37 @@ func TestParseWitness(t *testing.T) {
 		if _, err := ParseWitness([]byte(c.data), c.pane, c.now); err == nil {
 			t.Errorf("%s: a file that must not count was accepted", name)
 		}
+	}
+}
+
+// TestAProbesComplaintIsSaidWhenItChanges: a failing probe's reason is on
+// the line when it starts and when it changes, not on every line while it
+// lasts; a probe that reads again and fails again is said again.
+func TestAProbesComplaintIsSaidWhenItChanges(t *testing.T) {
+	const gone = "exit 2: grep: TODO.md: No such file or directory"
+	got, _ := run(t, cfg, []scripted{
+		{pane: busy, progress: "41", work: "?", workErr: gone},
+		{pane: busy, progress: "41", work: "?", workErr: gone},
+		{pane: busy, progress: "41", work: "?", workErr: "exit 1: permission denied"},
+		{pane: busy, progress: "41", work: "?", workErr: "exit 1: permission denied", progressErr: "timed out"},
+		{pane: busy, progress: "41", work: "7"},
+		{pane: busy, progress: "41", work: "?", workErr: gone},
+	})
+	var notes []string
+	for i, l := range got {
+		_, note, _ := strings.Cut(l, ":00 · ")
+		notes = append(notes, fmt.Sprintf("%d %s", i, note))
+	}
+	want := []string{
+		"0 work probe: " + gone,
+		"1 ",
+		"2 work probe: exit 1: permission denied",
+		"3 progress probe: timed out · work probe: exit 1: permission denied",
+		"4 ",
+		"5 work probe: " + gone,
+	}
+	if diff := cmp.Diff(want, notes); diff != "" {
+		t.Errorf("(-want +got):\n%s\nlines:\n%s", diff, strings.Join(got, "\n"))
 	}
 }
 
