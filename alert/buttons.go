@@ -78,3 +78,23 @@ func ReplyMarkup(buttons []Button) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// ButtonData returns the callback data of the buttons in markup, a reply
+// markup as ReplyMarkup writes it, in order: what a tap on each sends back.
+func ButtonData(markup []byte) ([]string, error) {
+	var m struct {
+		InlineKeyboard [][]struct {
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal(markup, &m); err != nil {
+		return nil, fmt.Errorf("alert: reply markup: %w", err)
+	}
+	var data []string
+	for _, row := range m.InlineKeyboard {
+		for _, b := range row {
+			data = append(data, b.CallbackData)
+		}
+	}
+	return data, nil
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,23 +89,72 @@ func (e *FunnelError) Unwrap() error { return e.Err }
 // "--stdin" in the message's place, and the error wraps ErrUnread so that
 // the caller keeps the message and says why, rather than drop it as sent.
 func Send(ctx context.Context, funnel string, env []string, msg string, args ...string) error {
+	_, err := SendMessage(ctx, funnel, env, msg, args...)
+	return err
+}
+
+// A Sent is the message a funnel sent, as it said on its standard output
+// (SentLine): the chat and the id Telegram gave the message. Zero when it
+// did not say, as a funnel of its own need not.
+type Sent struct {
+	ChatID    int64
+	MessageID int
+}
+
+// SentLine is the form of the line by which a funnel says which message it
+// sent with buttons (--reply-markup): message_id=N chat_id=C. The watcher
+// records it with the question's offers, to have the buttons removed when
+// the question leaves the screen.
+const SentLine = "message_id=%d chat_id=%d"
+
+// ParseSent reads the funnel's standard output for its SentLine: the last
+// line that is exactly one, with a message id above 0 and a chat id other
+// than 0. Anything else is no id: the buttons then stay until tapped.
+func ParseSent(out string) Sent {
+	var s Sent
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		m, okm := strings.CutPrefix(f[0], "message_id=")
+		c, okc := strings.CutPrefix(f[1], "chat_id=")
+		if !okm || !okc || !digits(m) || !digits(strings.TrimPrefix(c, "-")) {
+			continue
+		}
+		id, errm := strconv.ParseInt(m, 10, 32)
+		chat, errc := strconv.ParseInt(c, 10, 64)
+		if errm == nil && errc == nil && id > 0 && chat != 0 {
+			s = Sent{ChatID: chat, MessageID: int(id)}
+		}
+	}
+	return s
+}
+
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// SendMessage is Send, and says which message the funnel sent, when it
+// said so on its standard output (ParseSent; the first 64 KiB are read).
+func SendMessage(ctx context.Context, funnel string, env []string, msg string, args ...string) (Sent, error) {
 	// A pipe of our own, not an io.Reader that exec would copy and close:
 	// this end stays open here, so that what the funnel left unread can
 	// be seen once it has exited.
 	r, w, err := os.Pipe()
 	if err != nil {
-		return &FunnelError{Code: -1, Err: fmt.Errorf("alert: the funnel's standard input: %w", err)}
+		return Sent{}, &FunnelError{Code: -1, Err: fmt.Errorf("alert: the funnel's standard input: %w", err)}
 	}
 	defer r.Close()
 	cmd := exec.CommandContext(ctx, funnel, slices.Concat(args, []string{StdinFlag})...)
 	cmd.Env = env
 	cmd.Stdin = r
 	procgroup.Set(cmd, time.Second)
-	var errb cappedBuffer
-	cmd.Stderr = &errb
+	var outb, errb cappedBuffer
+	cmd.Stdout, cmd.Stderr = &outb, &errb
 	if err := cmd.Start(); err != nil {
 		w.Close()
-		return &FunnelError{Code: -1, Err: err}
+		return Sent{}, &FunnelError{Code: -1, Err: err}
 	}
 	written := make(chan struct{})
 	go func() {
@@ -120,7 +170,7 @@ func Send(ctx context.Context, funnel string, env []string, msg string, args ...
 	r.Close()
 	<-written
 	if err == nil && !unread {
-		return nil
+		return ParseSent(outb.String()), nil
 	}
 	fe := &FunnelError{Code: -1, Said: lastLine(errb.String()), Stderr: strings.TrimSpace(errb.String()), Err: err}
 	var exit *exec.ExitError
@@ -130,7 +180,7 @@ func Send(ctx context.Context, funnel string, env []string, msg string, args ...
 	case errors.As(err, &exit) && ctx.Err() == nil:
 		fe.Code = exit.ExitCode()
 	}
-	return fe
+	return Sent{}, fe
 }
 
 // pipeHolds reports whether bytes are left in the pipe r. It waits for no

@@ -22,7 +22,12 @@
 # question), in a file of yours, mode 0600, of at most 10 KB. curl reads it
 # from the file: its callback data is on no command line. A file that is
 # refused, or a keyboard Telegram refuses, costs the message its buttons,
-# never the message: it is sent without them, and the script says so.
+# never the message: it is sent without them, and the script says so. A
+# message sent with its buttons is named on standard output, in one line,
+# `message_id=N chat_id=C` (Telegram's ids), and nothing else is printed
+# there: the watcher records it, to have the buttons removed when the
+# question leaves the screen. A funnel of your own that prints no such line
+# leaves them until they are tapped (and a tap is then refused).
 #
 # The document mode sends FILE as one message with the caption (Telegram's
 # limit: 1024 characters once parsed) through sendDocument, as a multipart
@@ -238,6 +243,22 @@ json_number() {
 }
 json_string() {
 	printf '%s' "$1" | tr -d '\n' | grep -o "\"$2\"[[:space:]]*:[[:space:]]*\"[^\"]*\"" | head -n 1 | sed 's/^[^:]*:[[:space:]]*"//; s/"$//'
+}
+
+# report_sent: the line that names the message just sent (Telegram's answer
+# in body), `message_id=N chat_id=C`, on standard output; nothing when the
+# answer does not hold both ids. Read without jq, as json_number does: the
+# first message_id is the message's own (the text's quotes are escaped, so
+# no text can forge one), and the chat's id is the first field of its chat.
+report_sent() {
+	local id chat
+	id=$(json_number "$body" message_id)
+	chat=$(printf '%s' "$body" | tr -d '\n' |
+		grep -o '"chat"[[:space:]]*:[[:space:]]*{[[:space:]]*"id"[[:space:]]*:[[:space:]]*-\{0,1\}[0-9][0-9]*' |
+		head -n 1 | sed 's/.*:[[:space:]]*//')
+	if [[ $id =~ ^[1-9][0-9]{0,9}$ && $chat =~ ^-?[1-9][0-9]{0,18}$ ]]; then
+		printf 'message_id=%s chat_id=%s\n' "$id" "$chat"
+	fi
 }
 
 # plain_text FILE: the HTML message as plain text, for when Telegram refuses
@@ -506,6 +527,8 @@ main() {
 			return 1
 		fi
 	done
+	# Sent with its buttons (Telegram took them): which message it is.
+	[[ -z $markup ]] || report_sent
 	return 0
 }
 

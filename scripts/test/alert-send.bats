@@ -332,3 +332,33 @@ markup() {
 	[ "$status" -eq 2 ]
 	[ ! -e "$BATS_TEST_TMPDIR/calls" ]
 }
+
+@test "main --reply-markup names the message it sent on standard output, and only that" {
+	printf '200 {"ok":true,"result":{"message_id":77,"from":{"id":5,"is_bot":true},"chat":{"id":-100123,"type":"supergroup"},"date":1,"text":"x \\"chat\\":{\\"id\\":9} \\"message_id\\":3"}}\n' >"$BATS_TEST_TMPDIR/answers"
+	markup "$BATS_TEST_TMPDIR/kb.json"
+	main --reply-markup "$BATS_TEST_TMPDIR/kb.json" --stdin <<<'<b>QUESTION</b>' >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = 'message_id=77 chat_id=-100123' ]
+}
+
+@test "main names no message sent without buttons, nor one whose answer lacks an id" {
+	printf '200 {"ok":true,"result":{"message_id":77,"chat":{"id":42,"type":"private"}}}\n' >"$BATS_TEST_TMPDIR/answers"
+	main --stdin <<<'<b>no buttons</b>' >"$BATS_TEST_TMPDIR/out" 2>/dev/null
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+	rm -f "$BATS_TEST_TMPDIR/calls"
+	markup "$BATS_TEST_TMPDIR/kb.json"
+	for answer in '{"ok":true}' '{"ok":true,"result":{"message_id":77}}' '{"ok":true,"result":{"message_id":0,"chat":{"id":42}}}' \
+		'{"ok":true,"result":{"message_id":77,"chat":{"type":"private","id":42}}}' '{"ok":true,"result":{"message_id":"77; rm -rf /","chat":{"id":42}}}'; do
+		printf '200 %s\n' "$answer" >"$BATS_TEST_TMPDIR/answers"
+		rm -f "$BATS_TEST_TMPDIR/calls"
+		main --reply-markup "$BATS_TEST_TMPDIR/kb.json" --stdin <<<'<b>QUESTION</b>' >"$BATS_TEST_TMPDIR/out" 2>/dev/null
+		[ ! -s "$BATS_TEST_TMPDIR/out" ]
+	done
+}
+
+@test "main names no message whose buttons Telegram refused" {
+	printf '400 {"ok":false,"error_code":400,"description":"Bad Request: can'"'"'t parse reply markup JSON object"}\n200 {"ok":true,"result":{"message_id":78,"chat":{"id":42,"type":"private"}}}\n' >"$BATS_TEST_TMPDIR/answers"
+	markup "$BATS_TEST_TMPDIR/kb.json"
+	main --reply-markup "$BATS_TEST_TMPDIR/kb.json" --stdin <<<'<b>QUESTION</b>' >"$BATS_TEST_TMPDIR/out" 2>/dev/null
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/calls")" = 2 ]
+}
