@@ -75,6 +75,15 @@ type OffersRecord struct {
 	Pane   string    `json:"pane,omitempty"`
 	At     time.Time `json:"at"`
 	Offers []Offer   `json:"offers"`
+	// ChatID and MessageID are the message whose buttons these are, as
+	// the funnel said when it sent it (zero when it did not say): the
+	// one a RetireRecord names when the question leaves the screen.
+	ChatID    int64 `json:"chat_id,omitempty"`
+	MessageID int   `json:"message_id,omitempty"`
+	// Gone is when a poll first found the question off the screen; a
+	// look a moment later that still does not find it retires the
+	// offers (retire.go). Zero while the question shows.
+	Gone time.Time `json:"gone,omitzero"`
 }
 
 // An AnswerRequest is a tap on a button, as the relay receiver got it.

@@ -42,3 +42,9 @@ const (
 	AnswerTyped    = "answer_typed"
 	AnswerRefused  = "answer_refused"
 )
+
+// OffersRetired: the buttons of the question relayed last were withdrawn
+// (reason: gone, answered, replaced or again; message_id, when the funnel
+// said it, and record: whether the relay receiver was left a record to
+// edit that message).
+const OffersRetired = "offers_retired"
