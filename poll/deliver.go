@@ -68,15 +68,24 @@ func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []s
 		if err != nil {
 			continue // gone meanwhile, or not ours to send
 		}
-		// A question's buttons go with it, from the file beside it.
-		var args []string
+		// A question's buttons go with it, from the file beside it, while
+		// they are offered.
+		var args, nonces []string
 		if fi, err := os.Lstat(path + statedir.MarkupSuffix); err == nil && fi.Mode().IsRegular() {
-			args = []string{"--reply-markup", path + statedir.MarkupSuffix}
+			var live bool
+			if nonces, live = offeredButtons(d, path+statedir.MarkupSuffix); live {
+				args = []string{"--reply-markup", path + statedir.MarkupSuffix}
+			}
 		}
-		ev, why, done := deliverOne(funnel, stateHome, environ, msg, args...)
+		ev, why, done, sent := deliverOne(funnel, stateHome, environ, msg, args...)
 		if done {
 			os.Remove(path)
 			os.Remove(path + statedir.MarkupSuffix)
+		}
+		if ev == event.AlertDelivered && len(args) > 0 {
+			if err := noteMessage(d, nonces, sent, time.Now()); err != nil {
+				d.AppendLog(alert.Redact(tick.Line(target, "?", "the message of a question's buttons not recorded: "+err.Error())))
+			}
 		}
 		fields := map[string]any{"alert": name}
 		if why != "" {
@@ -99,14 +108,15 @@ func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []s
 }
 
 // deliverOne runs the funnel over one message. done says the message may
-// leave the outbox: delivered, or kept in alert-failed.log.
-func deliverOne(funnel, stateHome string, environ []string, msg []byte, args ...string) (ev, why string, done bool) {
+// leave the outbox: delivered, or kept in alert-failed.log; sent is the
+// message the funnel said it sent, if it said.
+func deliverOne(funnel, stateHome string, environ []string, msg []byte, args ...string) (ev, why string, done bool, sent alert.Sent) {
 	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
 		why := fmt.Sprintf("no alert funnel at %s (omega-monitor install puts it there)", funnel)
 		if err := statedir.KeepFailed(stateHome, why, msg); err != nil {
-			return event.AlertNotDelivered, why + "; and not kept: " + err.Error(), false
+			return event.AlertNotDelivered, why + "; and not kept: " + err.Error(), false, sent
 		}
-		return event.AlertNotDelivered, why + "; kept in alert-failed.log", true
+		return event.AlertNotDelivered, why + "; kept in alert-failed.log", true, sent
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), deliverTimeout)
 	defer cancel()
@@ -118,13 +128,13 @@ func deliverOne(funnel, stateHome string, environ []string, msg []byte, args ...
 	}) {
 		env = append(env, "OMEGA_ALERT_DEADLINE=60")
 	}
-	err := alert.Send(ctx, funnel, env, string(msg), args...)
+	sent, err := alert.SendMessage(ctx, funnel, env, string(msg), args...)
 	var fe *alert.FunnelError
 	switch {
 	case err == nil:
-		return event.AlertDelivered, "", true
+		return event.AlertDelivered, "", true, sent
 	case ctx.Err() != nil:
-		return event.AlertNotDelivered, fmt.Sprintf("the funnel did not finish within %v; kept in the outbox", deliverTimeout), false
+		return event.AlertNotDelivered, fmt.Sprintf("the funnel did not finish within %v; kept in the outbox", deliverTimeout), false, sent
 	case errors.Is(err, alert.ErrUnread):
 		// A funnel of the old contract, which has sent "--stdin" for the
 		// message. Kept in alert-failed.log, not in the outbox: another
@@ -133,9 +143,9 @@ func deliverOne(funnel, stateHome string, environ []string, msg []byte, args ...
 			"as a funnel written for the message as $1 does (omega-monitor install updates the default one; "+
 			"a custom one must read --stdin: docs/alerts.md)", funnel)
 		if err := statedir.KeepFailed(stateHome, why, msg); err != nil {
-			return event.AlertNotDelivered, why + "; and not kept: " + err.Error(), false
+			return event.AlertNotDelivered, why + "; and not kept: " + err.Error(), false, sent
 		}
-		return event.AlertNotDelivered, why + "; kept in alert-failed.log", true
+		return event.AlertNotDelivered, why + "; kept in alert-failed.log", true, sent
 	case errors.As(err, &fe) && fe.Code == 1:
 		// The funnel's own failure: it has kept the message in
 		// alert-failed.log.
@@ -143,8 +153,8 @@ func deliverOne(funnel, stateHome string, environ []string, msg []byte, args ...
 		if said == "" {
 			said = "the funnel failed"
 		}
-		return event.AlertNotDelivered, said + "; kept in alert-failed.log", true
+		return event.AlertNotDelivered, said + "; kept in alert-failed.log", true, sent
 	default:
-		return event.AlertNotDelivered, err.Error() + "; kept in the outbox", false
+		return event.AlertNotDelivered, err.Error() + "; kept in the outbox", false, sent
 	}
 }

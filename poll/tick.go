@@ -152,11 +152,12 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	answered, answerProblems := d.takeRequests(screen, c.Pane, captureErr, now)
 	problems = append(problems, answerProblems...)
 	out.Events = append(out.Events, answered...)
+	retired := d.retireStep(&next, &out, f.Config().Interval, screen, c.Pane, captureErr, now, &problems)
 	d.handOver(out, screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: r.Answers}, &problems)
 	if err := d.sd().AppendHistory(now, *f.target, redactEvents(out.Events)); err != nil {
 		problems = append(problems, err.Error())
 	}
-	line := out.Line + answerNotes(answered)
+	line := out.Line + answerNotes(answered) + retired
 	if len(rearmed) > 0 {
 		line += fmt.Sprintf(" · budget re-armed by %s (was %v)", rearmed[0].Fields["by"], rearmed[0].Fields["from"])
 	}
