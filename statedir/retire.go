@@ -199,7 +199,7 @@ func readRetire(path, nonce string, now time.Time) (RetireRecord, error) {
 	case !fi.Mode().IsRegular():
 		return r, errors.New("not a regular file")
 	case fi.Mode().Perm()&0o077 != 0:
-		return r, fmt.Errorf("mode %v, open to others", fi.Mode().Perm())
+		return r, fmt.Errorf("mode %#o, open to others", fi.Mode().Perm())
 	case fi.Size() > maxRetireSize:
 		return r, fmt.Errorf("larger than %d bytes", maxRetireSize)
 	}
