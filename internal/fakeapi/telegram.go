@@ -20,6 +20,12 @@ import (
 // and any other method, recorded and answered ok (sendMessage,
 // answerCallbackQuery, editMessageText, editMessageReplyMarkup). Requests
 // are read as the clients send them: a form, urlencoded or multipart.
+//
+// The messages sent (sendMessage, or Post) are kept, and edited as
+// Telegram edits them: an edit returns the message, its text and entities
+// as they are, and an edit that changes nothing is refused as Telegram
+// refuses it ("message is not modified"). An edit of a message it does not
+// keep is answered as though it were.
 type Telegram struct {
 	URL   string
 	Token string
@@ -37,6 +43,13 @@ type Telegram struct {
 	fail    map[string]int           // method: the status it answers with
 	hold    map[string]chan struct{} // method: closed when it may answer
 	replays []json.RawMessage        // served once whatever the offset
+	kept    map[[2]int64]*BotMessage // chat, message id: the messages sent
+}
+
+// A BotMessage is a message of the bot's, as the fake keeps it: its text
+// and entities (JSON) as last set, and its reply markup ("" for none).
+type BotMessage struct {
+	Text, Entities, Markup string
 }
 
 // A BotCall is one request to a method other than getUpdates and getMe.
@@ -48,7 +61,8 @@ type BotCall struct {
 // NewTelegram starts a fake Bot API for token, closed when the test ends.
 func NewTelegram(t testing.TB, token string) *Telegram {
 	id, _ := strconv.ParseInt(strings.Split(token, ":")[0], 10, 64)
-	tg := &Telegram{Token: token, BotID: id, nextID: 100, nextMsg: 1000, pushed: make(chan struct{}), fail: map[string]int{}, hold: map[string]chan struct{}{}}
+	tg := &Telegram{Token: token, BotID: id, nextID: 100, nextMsg: 1000, pushed: make(chan struct{}), fail: map[string]int{}, hold: map[string]chan struct{}{},
+		kept: map[[2]int64]*BotMessage{}}
 	tg.srv = httptest.NewServer(http.HandlerFunc(tg.serve))
 	tg.URL = tg.srv.URL
 	t.Cleanup(tg.srv.Close)
@@ -120,6 +134,71 @@ func (tg *Telegram) Calls(method string) []BotCall {
 	return out
 }
 
+// Post keeps a message as though the bot had sent it to chat, and returns
+// its id.
+func (tg *Telegram) Post(chat int64, text, markup string) int {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.nextMsg++
+	tg.kept[[2]int64{chat, int64(tg.nextMsg)}] = &BotMessage{Text: text, Markup: markupOf(markup)}
+	return tg.nextMsg
+}
+
+// Message is the message id of chat as it is now, if the fake keeps it.
+func (tg *Telegram) Message(chat int64, id int) (BotMessage, bool) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	m, ok := tg.kept[[2]int64{chat, int64(id)}]
+	if !ok {
+		return BotMessage{}, false
+	}
+	return *m, true
+}
+
+// markupOf is a reply markup as kept: "" for none.
+func markupOf(markup string) string {
+	if strings.ReplaceAll(markup, " ", "") == `{"inline_keyboard":[]}` {
+		return ""
+	}
+	return markup
+}
+
+// keep records what method did to the message chat/id, as Telegram would,
+// and puts its text and entities in result; or it returns the description
+// of Telegram's refusal.
+func (tg *Telegram) keep(method string, chat int64, id int, form url.Values, result map[string]any) (refused string) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	key := [2]int64{chat, int64(id)}
+	m, ok := tg.kept[key]
+	switch {
+	case method == "sendMessage":
+		tg.kept[key] = &BotMessage{Text: form.Get("text"), Entities: form.Get("entities"), Markup: markupOf(form.Get("reply_markup"))}
+		return ""
+	case !ok || !strings.HasPrefix(method, "edit"):
+		return ""
+	}
+	const notModified = "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"
+	markup := markupOf(form.Get("reply_markup"))
+	switch method {
+	case "editMessageReplyMarkup":
+		if markup == m.Markup {
+			return notModified
+		}
+		m.Markup = markup
+	case "editMessageText":
+		if form.Get("text") == m.Text && form.Get("entities") == m.Entities && markup == m.Markup {
+			return notModified
+		}
+		m.Text, m.Entities, m.Markup = form.Get("text"), form.Get("entities"), markup
+	}
+	result["text"] = m.Text
+	if m.Entities != "" {
+		result["entities"] = json.RawMessage(m.Entities)
+	}
+	return ""
+}
+
 // Fail makes method answer with status from now on (0: ok again).
 func (tg *Telegram) Fail(method string, status int) {
 	tg.mu.Lock()
@@ -178,7 +257,12 @@ func (tg *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 			if id, err := strconv.Atoi(form.Get("message_id")); err == nil {
 				msg = id
 			}
-			result = map[string]any{"message_id": msg, "date": time.Now().Unix(), "chat": map[string]any{"id": chat, "type": "private"}, "text": form.Get("text")}
+			m := map[string]any{"message_id": msg, "date": time.Now().Unix(), "chat": map[string]any{"id": chat, "type": "private"}, "text": form.Get("text")}
+			if refused := tg.keep(method, chat, msg, form, m); refused != "" {
+				writeJSON(w, 400, map[string]any{"ok": false, "error_code": 400, "description": refused})
+				return
+			}
+			result = m
 		}
 		writeJSON(w, 200, map[string]any{"ok": true, "result": result})
 	}

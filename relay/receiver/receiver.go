@@ -62,7 +62,8 @@ type Receiver struct {
 	mu     sync.Mutex
 	offset int64                  // the last update handled
 	rec    relay.RecordFile       // relay.json
-	sent   map[string][]time.Time // per watcher, the answers sent in the last minute
+	sent   relay.RateRecord       // per watcher, the answers sent in the last minute
+	edited []relay.EditedMessage  // the messages edited with an answer's outcome
 	fatal  error                  // what stops the receiver: it cannot record its offset
 
 	bot    *bot.Bot
@@ -107,7 +108,10 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	if err != nil {
 		return err
 	}
-	r := &Receiver{cfg: cfg, home: home, dir: dir, out: out, now: time.Now, offset: offset, sent: map[string][]time.Time{}}
+	// The rate and the messages edited outlive a restart: a stop and a
+	// start must not give a watcher a fresh minute.
+	r := &Receiver{cfg: cfg, home: home, dir: dir, out: out, now: time.Now, offset: offset,
+		sent: relay.ReadRate(dir, time.Now()), edited: relay.ReadEdited(dir, time.Now())}
 	token, _ := board.SystemProcs{}.StartToken(os.Getpid())
 	r.rec = relay.RecordFile{Pid: os.Getpid(), StartToken: token, Since: r.now().UTC(), Offset: offset}
 	if err := relay.WriteRecord(dir, r.rec); err != nil {
@@ -147,6 +151,8 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 		r.say("following the answer %s… to %s again", rec.Nonce[:8], rec.Watcher)
 		r.followResult(rec)
 	}
+	r.follow.Add(1)
+	go r.sweepRetires()
 	b.Start(pollCtx)
 	endFollows()
 	r.follow.Wait()
@@ -320,6 +326,10 @@ func (r *Receiver) sentAt(name string, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sent[name] = append(r.sent[name], now)
+	r.sent = r.sent.Within(now)
+	if err := relay.WriteRate(r.dir, r.sent); err != nil {
+		r.say("%v (a restart within the minute would not count this answer)", err)
+	}
 }
 
 // A tap is one callback query being handled.
@@ -464,6 +474,7 @@ func (r *Receiver) report(in relay.InflightRecord, dir statedir.Dir, res statedi
 		line = fmt.Sprintf("✖ %s tapped “%s” at %s: not typed: %s", in.From, label, in.At.Local().Format("15:04:05"), why)
 	}
 	r.edit(ctx, in, line)
+	r.markEdited(in.ChatID, in.MessageID)
 	r.say("answer %s… to %s: %s", in.Nonce[:8], in.Watcher, line)
 	dir.Settle(in.Nonce)
 	relay.DropInflight(r.dir, in.Nonce)
