@@ -110,11 +110,11 @@ func TestRetireRefusesPlantedRecords(t *testing.T) {
 	}
 	var planted []string
 	planted = append(planted,
-		plant(nExtra[0], good(nExtra[0], private, mine), 0o644),                                        // open to others
-		plant(nExtra[1], "{\"nonce\":", 0o600),                                                         // junk
+		plant(nExtra[0], good(nExtra[0], private, mine), 0o644),                                         // open to others
+		plant(nExtra[1], "{\"nonce\":", 0o600),                                                          // junk
 		plant(nExtra[2], strings.TrimSuffix(good(nExtra[2], private, mine), "}")+`,"text":"x"}`, 0o600), // a field to send
-		plant(unknown, good(unknown, 43, theirs), 0o600),                                               // another chat
-		plant("x", good(nNo, private, mine), 0o600),                                                    // no nonce's name
+		plant(unknown, good(unknown, 43, theirs), 0o600),                                                // another chat
+		plant("x", good(nNo, private, mine), 0o600),                                                     // no nonce's name
 	)
 	elsewhere := filepath.Join(t.TempDir(), "r")
 	os.WriteFile(elsewhere, []byte(good(nSpent, private, mine)), 0o600)

@@ -60,11 +60,11 @@ type Receiver struct {
 	now  func() time.Time
 
 	mu     sync.Mutex
-	offset int64                  // the last update handled
-	rec    relay.RecordFile       // relay.json
-	sent   relay.RateRecord       // per watcher, the answers sent in the last minute
-	edited []relay.EditedMessage  // the messages edited with an answer's outcome
-	fatal  error                  // what stops the receiver: it cannot record its offset
+	offset int64                 // the last update handled
+	rec    relay.RecordFile      // relay.json
+	sent   relay.RateRecord      // per watcher, the answers sent in the last minute
+	edited []relay.EditedMessage // the messages edited with an answer's outcome
+	fatal  error                 // what stops the receiver: it cannot record its offset
 
 	bot    *bot.Bot
 	stop   context.CancelFunc // ends the long poll
