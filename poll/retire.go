@@ -45,7 +45,12 @@ func (d stateDirectory) retireStep(next *tick.State, out *tick.Outcome, interval
 	sd := d.sd()
 	offers, err := sd.ReadOffers()
 	if err != nil {
-		*problems = append(*problems, "answers: "+err.Error())
+		// Offers that cannot be read match no tap: removed, and said
+		// once, not at every poll.
+		*problems = append(*problems, "answers: "+err.Error()+"; removed")
+		if err := sd.DropOffers(); err != nil {
+			*problems = append(*problems, "answers: "+err.Error())
+		}
 		return ""
 	}
 	if len(offers.Offers) == 0 {

@@ -255,6 +255,23 @@ func TestRetiredWithoutAMessage(t *testing.T) {
 	}
 }
 
+// TestUnreadableOffersAreRemoved: offers that cannot be read are said
+// once, and removed.
+func TestUnreadableOffersAreRemoved(t *testing.T) {
+	t.Parallel()
+	w := relayed(t)
+	if err := os.WriteFile(w.d.Path(filepath.Join(statedir.Answers, statedir.Offers)), []byte("{junk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	idle := goldenPane(t, "GOLDEN-stalled-real")
+	if line := tickAt(t, string(w.d), idle, t0.Add(5*time.Second)); !strings.Contains(line, "corrupt") || !strings.Contains(line, "removed") {
+		t.Errorf("line: %s", line)
+	}
+	if line := tickAt(t, string(w.d), idle, t0.Add(10*time.Second)); strings.Contains(line, "answers:") {
+		t.Errorf("said again: %s", line)
+	}
+}
+
 // TestLookAgain: the one wait of a poll is shortened, or added, unless the
 // interval comes first.
 func TestLookAgain(t *testing.T) {
