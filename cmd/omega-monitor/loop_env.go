@@ -53,8 +53,8 @@ func runLoopEnv(e *Env, args []string) int {
 	}
 	// Buttons only where a receiver can take a tap: answers on, and for
 	// a group chat, someone allowed to answer.
-	_, err = relay.Load(e.Getenv, e.Home())
-	env.Answer(err == nil)
+	cfg, err := relay.Load(e.Getenv, e.Home())
+	env.Answer(err == nil, err == nil && cfg.FreeText)
 	if err := env.Prepare(); err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return 1

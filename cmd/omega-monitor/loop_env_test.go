@@ -97,13 +97,17 @@ func TestLoopEnvRefuses(t *testing.T) {
 func TestLoopEnvOffersButtonsOnlyWhereSomeoneCanAnswer(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name, conf string
-		want       bool
+		name, conf  string
+		want, words bool
 	}{
-		{"private", "bot_token=1:x\nchat_id=42\nanswers=on\n", true},
-		{"off", "bot_token=1:x\nchat_id=42\n", false},
-		{"group without allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\n", false},
-		{"group with allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\nallow_users=42,43\n", true},
+		{"private", "bot_token=1:x\nchat_id=42\nanswers=on\n", true, false},
+		{"off", "bot_token=1:x\nchat_id=42\n", false, false},
+		{"group without allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\n", false, false},
+		{"group with allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\nallow_users=42,43\n", true, false},
+		// Free-text replies only where answers are taken at all.
+		{"free text", "bot_token=1:x\nchat_id=42\nanswers=on\nfree_text=on\n", true, true},
+		{"free text, answers off", "bot_token=1:x\nchat_id=42\nfree_text=on\n", false, false},
+		{"free text, group without allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\nfree_text=on\n", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -126,6 +130,9 @@ func TestLoopEnvOffersButtonsOnlyWhereSomeoneCanAnswer(t *testing.T) {
 			}
 			if got := strings.Contains(tick, "--answers"); got != c.want {
 				t.Errorf("buttons offered = %v, want %v: %s", got, c.want, tick)
+			}
+			if got := strings.Contains(tick, "--free-text"); got != c.words {
+				t.Errorf("replies taken = %v, want %v: %s", got, c.words, tick)
 			}
 		})
 	}
