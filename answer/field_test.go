@@ -313,3 +313,33 @@ func TestTakeText(t *testing.T) {
 		t.Fatal(n)
 	}
 }
+
+// FuzzTakeText takes any words a chat could send: what is taken passes
+// CheckText (one printable line within the cap, nothing a terminal reads
+// as a key), is taken again unchanged, and reads back from any row that
+// shows it unwrapped.
+func FuzzTakeText(f *testing.F) {
+	for _, s := range []string{"use CSV", "  two  spaces ", "a\nb", "\x1b[201~", "日本語 ✓", "\u202e", strings.Repeat("x ", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := answer.TakeText(s)
+		if err != nil {
+			return
+		}
+		if err := answer.CheckText(got); err != nil {
+			t.Fatalf("TakeText(%q) = %q, which CheckText refuses: %v", s, got, err)
+		}
+		if again, err := answer.TakeText(got); err != nil || again != got {
+			t.Fatalf("taken again: %q, %v", again, err)
+		}
+		for _, r := range got {
+			if r < ' ' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+				t.Fatalf("%q holds %U", got, r)
+			}
+		}
+		if !(answer.FieldView{Lines: []string{got}}).Shows(got) {
+			t.Fatalf("%q does not read back from its own row", got)
+		}
+	})
+}
