@@ -85,6 +85,11 @@ type Alert struct {
 	// Keys is the dialog's line of key hints ("Enter to select · Esc to
 	// cancel"): some dialogs offer their choices only there.
 	Keys string
+	// Reply, when set, names the option whose field a reply to the
+	// message is typed into ("3. Type something."), with the most
+	// characters it takes: the message says so under the options.
+	Reply    string
+	ReplyMax int
 
 	// Blocked and BudgetExhausted: the work probe's figure as the MONITOR
 	// line prints it ("0", "7", "?"), and the last in-progress transition

@@ -381,3 +381,28 @@ func telegramText(m string) (string, error) {
 	}
 	return text, nil
 }
+
+// TestQuestionSaysAReplyIsTyped: a question whose free-text option takes a
+// reply says so under its options, the option's label from the pane made
+// one escaped, redacted line; one without says nothing of replies.
+func TestQuestionSaysAReplyIsTyped(t *testing.T) {
+	q := Alert{Kind: Question, Target: "agent", State: "QUESTION", Question: "Which format?", Options: []string{"1. JSON", "2. Type something."}}
+	for _, m := range q.HTML() {
+		if strings.Contains(m, "reply") {
+			t.Errorf("a question without Reply speaks of replies:\n%s", m)
+		}
+	}
+	q.Reply, q.ReplyMax = "2. Type <b>something</b>\x1b[2J\nnow sk-ant-api03-"+strings.Repeat("x", 40), 500
+	msgs := q.HTML()
+	text, err := telegramText(msgs[len(msgs)-1])
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, msgs[len(msgs)-1])
+	}
+	want := "✍ A reply to this message is typed as your own words for 2. Type <b>something</b> now "
+	if !strings.Contains(text, want) || !strings.Contains(text, ": one line, at most 500 characters.") {
+		t.Errorf("the message does not say a reply is typed:\n%s", text)
+	}
+	if strings.Contains(text, strings.Repeat("x", 40)) || strings.Contains(text, "\x1b") {
+		t.Errorf("the reply's label is not cleaned and redacted:\n%q", text)
+	}
+}

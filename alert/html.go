@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -62,6 +63,10 @@ func (a Alert) HTML() []string {
 		if k := preBlock(a.Keys); len(k.lines) > 0 {
 			add(plainBlock(plain("Keys, as the dialog shows them:")))
 			add(k)
+		}
+		if r := cutRunes(oneLine(Redact(a.Reply)), MaxLineLen); r != "" {
+			add(plainBlock(join(plain("✍ A reply to this message is typed as your own words for "), bold(r),
+				plain(fmt.Sprintf(": one line, at most %d characters.", a.ReplyMax)))))
 		}
 	case Blocked:
 		add(plainBlock(plain("The session has stopped and the work probe reports no work left, so the watcher does not nudge it. A human needs to decide what comes next.")))

@@ -45,6 +45,29 @@ type table struct {
 	// field, and options that widen what the agent may do without asking.
 	freeText []string
 	widens   []string
+	// amend are hint texts (lower case) saying Tab amends the option the
+	// cursor is on with the human's words.
+	amend []string
+	// fields are the text fields drawn in an option's own row, each seen
+	// typed into with the real program; closes are label prefixes of
+	// free-text options seen to close the dialog and leave the words for
+	// the agent's input box.
+	fields []fieldRule
+	closes []string
+}
+
+// A fieldRule is a text field an agent draws in an option's row.
+type fieldRule struct {
+	// label is the option's label (exact) or its start.
+	label string
+	exact bool
+	// tab says Tab opens it, in a dialog whose hint offers to amend.
+	tab bool
+	// open is the row while the field is open and empty; "" when it is
+	// the option's own label.
+	open string
+	// prefix is what the row keeps before the words typed.
+	prefix string
 }
 
 // A style says how the lines drawn under an option's first line read.
@@ -119,6 +142,18 @@ var claudeCode = sync.OnceValue(func() *table {
 			"No, and tell Claude what to do differently", // claude-a-edit-prompt, claude-b-question-permission
 			"Type here to tell Claude what to change",    // claude-d-plan-approval
 		},
+		amend: []string{"tab to amend"}, // claude-328-permission, real/claude-manual-100-permission
+		fields: []fieldRule{
+			// The cursor on the row opens an inline field; the words
+			// take the label's place (claude-332-100-ask-field-open,
+			// claude-332-60-ask-field-typed).
+			{label: "Type something"},
+			// Tab on No opens "No, and tell Claude what to do
+			// differently"; the words follow "No, " and reach the model
+			// with the refusal (claude-332-100-permission-amend-open,
+			// claude-332-60-permission-amend-typed).
+			{label: "No", exact: true, tab: true, open: "No, and tell Claude what to do differently", prefix: "No, "},
+		},
 		widens: []string{
 			"Yes, and don't ask again",                 // claude-328-permission, claude-d-permission
 			"Yes, and always allow",                    // claude-c-permission-2026, real/claude-manual-100-permission
@@ -175,6 +210,9 @@ var codexCLI = sync.OnceValue(func() *table {
 			"No, and tell Codex what to do differently", // codex-approval-run-command, real-codex/codex-60-approval
 			"Type your answer",                          // codex-question-free-text, codex-ask-freeform-80
 		},
+		// Codex 0.171 cancels the command and leaves its composer for the
+		// words (real-codex/codex-60-approval).
+		closes: []string{"No, and tell Codex what to do differently"},
 		widens: []string{
 			"Yes, and don't ask again", // codex-approval-run-command, real-codex/codex-60-approval
 			// Trusting a folder lets its settings run code without a
@@ -197,6 +235,9 @@ var geminiCLI = sync.OnceValue(func() *table {
 			// differently" does.
 			"No, suggest changes", // gemini-dialog-allow, real-gemini/gemini-60-approval
 		},
+		// Gemini CLI 0.61 cancels the request and leaves its composer for
+		// the words (real-gemini/gemini-60-approval).
+		closes: []string{"No, suggest changes"},
 		widens: []string{
 			"Yes, allow always",      // gemini-dialog-allow
 			"Allow for this session", // real-gemini/gemini-60-approval

@@ -67,6 +67,11 @@ type Menu struct {
 	// Notes says the dialog takes a note typed after Tab with whichever
 	// option is chosen (Codex's request_user_input: "tab to add notes").
 	Notes bool
+	// Amend says the dialog's hint offers Tab to amend the option the
+	// cursor is on with the human's words (Claude Code's permission
+	// prompt: "Tab to amend"); FieldOf says which option's field a reply
+	// is typed into.
+	Amend bool
 }
 
 // An Option is one choice of a Menu.
@@ -121,41 +126,47 @@ func Read(r classify.Result) (Menu, bool) {
 // Inspect reads the menu as Read does, and says why there is none: one of
 // the Err values of this package.
 func Inspect(r classify.Result) (Menu, error) {
+	m, _, err := inspect(r)
+	return m, err
+}
+
+// inspect is Inspect, with the dialog read.
+func inspect(r classify.Result) (Menu, *dialog, error) {
 	switch {
 	case r.Dialog == nil || r.State != classify.Question:
-		return Menu{}, ErrNoDialog
+		return Menu{}, nil, ErrNoDialog
 	case r.Source != "":
-		return Menu{}, ErrLocalRule
+		return Menu{}, nil, ErrLocalRule
 	}
 	t := tableOf(r.Agent)
 	switch {
 	case t == nil:
-		return Menu{}, ErrNoAgent
+		return Menu{}, nil, ErrNoAgent
 	case r.HasBox || r.Region != classify.Dialog:
-		return Menu{}, ErrInputBox
+		return Menu{}, nil, ErrInputBox
 	}
 	d := t.read(r.Dialog)
 	if t.underHead(append(slices.Clone(d.question), d.stray...)) {
-		return Menu{}, ErrProse
+		return Menu{}, nil, ErrProse
 	}
 	if len(d.stray) > 0 {
-		return Menu{}, ErrUnreadable
+		return Menu{}, nil, ErrUnreadable
 	}
 	for _, f := range t.refusals {
 		if f.when(d) {
-			return Menu{}, f.err
+			return Menu{}, nil, f.err
 		}
 	}
 	if len(d.options) == 0 {
-		return Menu{}, ErrNoOptions
+		return Menu{}, nil, ErrNoOptions
 	}
 	for _, o := range d.options {
 		if hasAnyPrefix(o.Label, t.checkboxes) {
-			return Menu{}, ErrMultiSelect
+			return Menu{}, nil, ErrMultiSelect
 		}
 	}
 	if d.hidden() {
-		return Menu{}, ErrHiddenOptions
+		return Menu{}, nil, ErrHiddenOptions
 	}
 	cursors := 0
 	for _, o := range d.options {
@@ -164,7 +175,7 @@ func Inspect(r classify.Result) (Menu, error) {
 		}
 	}
 	if cursors != 1 {
-		return Menu{}, ErrNoCursor
+		return Menu{}, nil, ErrNoCursor
 	}
 	m := Menu{
 		Agent:    r.Agent,
@@ -173,6 +184,7 @@ func Inspect(r classify.Result) (Menu, error) {
 		Step:     d.step,
 		Options:  d.options,
 		Notes:    anyHint(d.hints, t.notes),
+		Amend:    anyHint(d.hints, t.amend),
 	}
 	m.EscAction = escAction(d.hints)
 	m.Esc = m.EscAction != ""
@@ -182,7 +194,7 @@ func Inspect(r classify.Result) (Menu, error) {
 		o.FreeText = hasAnyPrefix(o.Label, t.freeText)
 		o.Widens = hasAnyPrefix(o.Label, t.widens)
 	}
-	return m, nil
+	return m, d, nil
 }
 
 // Highlighted returns the Pos of the option the cursor is on, 0 if none.
@@ -231,7 +243,11 @@ func Moves(m Menu, pos int) ([]string, error) {
 // (Codex's "option 4/5" follows the cursor) or the flags this package
 // derives: moving the cursor keeps the key; changing any text of the dialog
 // changes it. It is the hex SHA-256 of those texts, each length-prefixed.
-func (m Menu) Key() string {
+func (m Menu) Key() string { return m.key(0) }
+
+// key is Key, with the texts of option skip (from 1) left out; 0 leaves
+// none out.
+func (m Menu) key(skip int) string {
 	h := digest.New()
 	write := func(s string) {
 		s = normalise(s)
@@ -243,7 +259,11 @@ func (m Menu) Key() string {
 	write(m.Agent)
 	write(m.Above)
 	write(m.Question)
-	for _, o := range m.Options {
+	for i, o := range m.Options {
+		if i+1 == skip {
+			write("answer.Menu.FieldKey/1: the field's row")
+			continue
+		}
 		write(o.Label)
 		write(o.Description)
 	}

@@ -189,6 +189,9 @@ func render(m answer.Menu) string {
 	if m.Notes {
 		b.WriteString("notes: tab\n")
 	}
+	if m.Amend {
+		b.WriteString("amend: tab\n")
+	}
 	if m.Above != "" {
 		b.WriteString("above:\n")
 		for _, l := range strings.Split(m.Above, "\n") {
@@ -217,6 +220,18 @@ func render(m answer.Menu) string {
 		if o.Description != "" {
 			fmt.Fprintf(&b, "     description: %q\n", o.Description)
 		}
+	}
+	if f, err := answer.FieldOf(m); err != nil {
+		fmt.Fprintf(&b, "field: none: %s\n", strings.TrimPrefix(err.Error(), "answer: "))
+	} else {
+		fmt.Fprintf(&b, "field: option %d, open %q", f.Pos, f.Label)
+		if f.Tab {
+			b.WriteString(" after Tab")
+		}
+		if f.Prefix != "" {
+			fmt.Fprintf(&b, ", words after %q", f.Prefix)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -167,7 +167,14 @@ func TestWidthsShareAKey(t *testing.T) {
 		{"panes/codex-ask-freeform-%s", "40", "80"},
 		{"panes/codex-ask-long-option-%s", "40", "80"},
 		{"real/claude-manual-%s-long-permission", "60", "100", "160"},
-		{"real/claude-%s-question", "auto-60", "auto-100", "auto-160", "bypass-60", "bypass-100", "bypass-160", "manual-60", "manual-100", "manual-160"},
+		{"%s", "real/claude-auto-60-question", "real/claude-auto-100-question", "real/claude-auto-160-question",
+			"real/claude-bypass-60-question", "real/claude-bypass-100-question", "real/claude-bypass-160-question",
+			"real/claude-manual-60-question", "real/claude-manual-100-question", "real/claude-manual-160-question",
+			// The cursor on "Type something." opens its field, drawn
+			// empty: the same dialog.
+			"panes/claude-332-100-ask-field-open", "panes/claude-332-60-ask-field-open"},
+		// Words typed into the field, the cursor on it or moved off it.
+		{"panes/claude-332-100-ask-field-%s", "typed", "typed-away"},
 		{"real-codex/codex-%s-approval", "60", "120", "0.169-60", "0.169-120"},
 		{"real-codex/codex-%s-plan-question", "60", "120", "0.169-60", "0.169-120"},
 		{"real-codex/codex-%s-plan-questions", "60", "120", "0.169-60", "0.169-120"},
@@ -283,6 +290,13 @@ func plainMenus(t *testing.T) []corpusMenu {
 func TestCursorMovedInThePane(t *testing.T) {
 	n := 0
 	for _, c := range plainMenus(t) {
+		// A wrapped row of words typed into "Type something." sits right
+		// above the rule over "4. Chat about this": with the cursor put
+		// on 4, classify cuts the dialog at that rule, and the menu is
+		// refused (its numbers start at 4), not misread.
+		if strings.HasPrefix(c.twin(), "panes/claude-332-60-ask-field-typed") {
+			continue
+		}
 		lines := strings.Split(string(c.pane), "\n")
 		from, _ := lineOf(lines, c.m.Options[answer.Highlighted(c.m)-1])
 		if from < 0 || glyphAt(lines[from]) < 0 {

@@ -11,8 +11,9 @@ import (
 type dialog struct {
 	question []string // Question's lines
 	step     string
-	options  []Option // Pos and the flags are filled by Inspect
-	numbers  []int    // the drawn numbers, for the numbered options
+	options  []Option   // Pos and the flags are filled by Inspect
+	rows     [][]string // each option's lines as drawn, after its number
+	numbers  []int      // the drawn numbers, for the numbered options
 	// hints are the hint line and the lines drawn under the options that
 	// belong to none (a wrapped or second footer, a box's bottom edge).
 	hints []string
@@ -146,6 +147,7 @@ func (t *table) read(dt *classify.DialogText) *dialog {
 	for _, g := range groups {
 		label, desc := split(st, g)
 		d.options = append(d.options, Option{Label: label, Description: desc, Number: g.first.number, Cursor: g.first.cursor})
+		d.rows = append(d.rows, append([]string{g.first.text}, g.more...))
 		if g.first.number > 0 {
 			d.numbers = append(d.numbers, g.first.number)
 		}

@@ -45,48 +45,61 @@ const (
 )
 
 // An answerAction is what the loop is handed to type an answer: its first
-// line the keys (up|down COUNT), for the shell; then this, for the checks.
+// line the keys (up|down COUNT, and field or tab for words), for the shell;
+// for words, a second line with them; last this, for the checks.
 type answerAction struct {
-	Nonce  string `json:"nonce"`
-	Key    string `json:"key"`
-	Pane   string `json:"pane,omitempty"`
-	Pos    int    `json:"pos"`
-	Label  string `json:"label"`
-	From   string `json:"from,omitempty"`
-	FromID int64  `json:"from_id,omitempty"`
+	Nonce  string       `json:"nonce"`
+	Key    string       `json:"key"`
+	Pane   string       `json:"pane,omitempty"`
+	Pos    int          `json:"pos"`
+	Label  string       `json:"label"`
+	From   string       `json:"from,omitempty"`
+	FromID int64        `json:"from_id,omitempty"`
+	Field  *fieldAction `json:"field,omitempty"`
 }
 
 // offer writes the offers of the question relayed on this poll, when its
 // dialog can be answered, and returns its alert's buttons: none when it
-// cannot. Options that open a text field get no button: free-text answers
-// are not taken from the chat.
-func (d stateDirectory) offer(screen classify.Result, pane string, now time.Time) ([]alert.Button, error) {
+// cannot. Options that open a text field get no button; with freeText, the
+// dialog's one field the watcher can type into gets an offer and a button
+// that says to reply, and reply names the option.
+func (d stateDirectory) offer(screen classify.Result, pane string, now time.Time, freeText bool) (buttons []alert.Button, reply string, err error) {
 	m, ok := answer.Read(screen)
 	if !ok {
-		return nil, nil
+		return nil, "", nil
 	}
 	rec := statedir.OffersRecord{Key: m.Key(), Pane: pane, At: now}
-	var buttons []alert.Button
 	for _, o := range m.Options {
 		if o.FreeText {
 			continue
 		}
 		nonce, err := statedir.NewNonce()
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		label := alert.Scrub(o.Label)
 		rec.Offers = append(rec.Offers, statedir.Offer{Nonce: nonce, Pos: o.Pos,
 			Label: label, Widens: o.Widens, Expires: now.Add(statedir.OfferLife)})
 		buttons = append(buttons, alert.Button{Label: fmt.Sprintf("%d. %s", o.Pos, label), Data: nonce})
 	}
+	if freeText {
+		o, b, ok, err := fieldOffer(m, now)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			rec.Offers = append(rec.Offers, o)
+			buttons = append(buttons, b)
+			reply = fmt.Sprintf("%d. %s", o.Pos, o.Label)
+		}
+	}
 	if len(buttons) == 0 {
-		return nil, nil
+		return nil, "", nil
 	}
 	if err := d.sd().WriteOffers(rec); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return buttons, nil
+	return buttons, reply, nil
 }
 
 // takeRequests takes the requests waiting, under the state lock the tick
@@ -94,7 +107,7 @@ func (d stateDirectory) offer(screen classify.Result, pane string, now time.Time
 // answer action; every other is refused, with its reason as its result,
 // and every offer a request named is spent. A request waits, untouched,
 // while the screen cannot be read.
-func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr string, now time.Time) (events []tick.Event, problems []string) {
+func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr string, now time.Time, freeText bool) (events []tick.Event, problems []string) {
 	sd := d.sd()
 	reqs, err := sd.Requests()
 	if err != nil || len(reqs) == 0 {
@@ -114,6 +127,10 @@ func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr st
 	accepted := false
 	for _, r := range reqs {
 		o, why := acceptable(r, offers, m, live, pane, now)
+		var f answer.Field
+		if why == "" {
+			f, why = acceptText(r, o, m, freeText)
+		}
 		if why == "" && accepted {
 			why = "another answer to this question was taken first"
 		}
@@ -122,14 +139,26 @@ func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr st
 		}
 		// Taken once, whatever becomes of it.
 		sd.Take(r.Nonce)
+		if why == "" && r.Text != "" {
+			if err := d.recordText(r.Text); err != nil {
+				why = err.Error()
+			}
+		}
 		if why == "" {
 			moves, _ := answer.Moves(m, o.Pos)
-			if err := d.writeAnswer(offers, o, r, moves); err != nil {
+			var field *fieldAction
+			if r.Text != "" {
+				field = &fieldAction{Tab: f.Tab, Label: f.Label, Prefix: f.Prefix, Key: m.FieldKey(f), Text: r.Text}
+			}
+			if err := d.writeAnswer(offers, o, r, moves, field); err != nil {
 				why = "not handed to the loop: " + err.Error()
 			} else {
 				accepted = true
-				events = append(events, tick.Event{Name: event.AnswerAccepted, Fields: map[string]any{
-					"option": o.Label, "pos": o.Pos, "keys": append(moves, "Enter"), "from": r.From, "from_id": r.FromID, "nonce": r.Nonce}})
+				fields := map[string]any{"option": o.Label, "pos": o.Pos, "keys": answerKeys(moves, field), "from": r.From, "from_id": r.FromID, "nonce": r.Nonce}
+				if field != nil {
+					fields["text"] = r.Text
+				}
+				events = append(events, tick.Event{Name: event.AnswerAccepted, Fields: fields})
 				continue
 			}
 		}
@@ -186,32 +215,57 @@ func offerIndex(offers statedir.OffersRecord, nonce string) int {
 }
 
 // writeAnswer hands the loop the answer action: the keys that move the
-// cursor, and what the checks compare.
-func (d stateDirectory) writeAnswer(offers statedir.OffersRecord, o statedir.Offer, r statedir.AnswerRequest, moves []string) error {
+// cursor, how the field opens and the words for it, if any, and what the
+// checks compare.
+func (d stateDirectory) writeAnswer(offers statedir.OffersRecord, o statedir.Offer, r statedir.AnswerRequest, moves []string, field *fieldAction) error {
 	keys := "none 0"
 	if len(moves) > 0 {
 		keys = fmt.Sprintf("%s %d", strings.ToLower(moves[0]), len(moves))
 	}
-	data, err := json.Marshal(answerAction{Nonce: r.Nonce, Key: offers.Key, Pane: offers.Pane, Pos: o.Pos, Label: o.Label, From: r.From, FromID: r.FromID})
+	if field != nil {
+		// The words were checked: one printable line.
+		form := formField
+		if field.Tab {
+			form = formTab
+		}
+		keys += " " + form + "\n" + field.Text
+	}
+	data, err := json.Marshal(answerAction{Nonce: r.Nonce, Key: offers.Key, Pane: offers.Pane, Pos: o.Pos, Label: o.Label, From: r.From, FromID: r.FromID, Field: field})
 	if err != nil {
 		return err
 	}
 	return writeAtomic(filepath.Join(d.path(statedir.Actions), "000"+AnswerSuffix), []byte(keys+"\n"+string(data)+"\n"))
 }
 
-// readAnswer reads an answer action.
+// answerKeys are the keys an answer sends, for the history: the moves,
+// Tab where it opens the field, the words (said so), Enter.
+func answerKeys(moves []string, field *fieldAction) []string {
+	keys := append([]string(nil), moves...)
+	if field != nil {
+		if field.Tab {
+			keys = append(keys, "Tab")
+		}
+		keys = append(keys, "(the words, pasted)")
+	}
+	return append(keys, "Enter")
+}
+
+// readAnswer reads an answer action: its checks are its last line.
 func readAnswer(path string) (answerAction, error) {
 	var a answerAction
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return a, err
 	}
-	_, js, ok := strings.Cut(string(data), "\n")
-	if !ok {
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) < 2 {
 		return a, errors.New("an answer action without its checks")
 	}
-	if err := json.Unmarshal([]byte(js), &a); err != nil || !statedir.IsNonce(a.Nonce) {
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &a); err != nil || !statedir.IsNonce(a.Nonce) {
 		return a, errors.New("an answer action that cannot be read")
+	}
+	if a.Field != nil && (len(lines) != 3 || lines[1] != a.Field.Text || answer.CheckText(a.Field.Text) != nil) {
+		return a, errors.New("an answer action whose words are not one checked line")
 	}
 	return a, nil
 }
@@ -233,7 +287,8 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 	} else {
 		s := classify.Classify(c.Screen, classify.Options{Local: r.Local})
 		m, live := answer.Read(s)
-		same := live && m.Key() == a.Key && (a.Pane == "" || c.Pane == "" || c.Pane == a.Pane)
+		samePane := a.Pane == "" || c.Pane == "" || c.Pane == a.Pane
+		same := live && m.Key() == a.Key && samePane
 		w, _ := c.Witness(r.Now)
 		switch string(r.Stage) {
 		case AnswerBefore:
@@ -252,8 +307,17 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 			case answer.Highlighted(m) != a.Pos:
 				why = fmt.Sprintf("the cursor is on option %d, not on %d; Enter withheld", answer.Highlighted(m), a.Pos)
 			}
+		case AnswerOpened, AnswerFilled:
+			switch {
+			case !witnessWaits(w, m.Agent):
+				why = "the agent's own status says it is " + w.Status + ", not waiting for an answer; Enter withheld"
+			case !samePane:
+				why = "the question is not in the pane it was asked in; Enter withheld"
+			default:
+				why = confirmField(a, string(r.Stage), s)
+			}
 		case AnswerDone:
-			if same {
+			if same || samePane && stillField(a, s) {
 				why = "Enter was pressed, but the dialog is still on the screen"
 			}
 		default:
@@ -280,6 +344,9 @@ func (d stateDirectory) answerOutcome(now time.Time, target, action, ev, why str
 		problems = append(problems, "action file not removed: "+err.Error())
 	}
 	outcome, said := statedir.AnswerTyped, "answer typed: "+a.Label
+	if a.Field != nil {
+		said += fmt.Sprintf(" %q", a.Field.Text)
+	}
 	if ev != event.AnswerTyped {
 		outcome, said = statedir.AnswerRefused, "answer NOT typed: "+why
 	}
@@ -289,6 +356,9 @@ func (d stateDirectory) answerOutcome(now time.Time, target, action, ev, why str
 		}
 	}
 	fields := map[string]any{"option": a.Label, "pos": a.Pos, "from": a.From, "from_id": a.FromID, "nonce": a.Nonce}
+	if a.Field != nil {
+		fields["text"] = a.Field.Text
+	}
 	if why != "" {
 		fields["why"] = why
 	}
@@ -309,8 +379,9 @@ func (d stateDirectory) answerOutcome(now time.Time, target, action, ev, why str
 // when its dialog can be answered; as any urgent alert otherwise. The
 // buttons go under the last part of a message long enough to be split.
 func (d stateDirectory) queueQuestion(q alert.Alert, judged classify.Result, o handOverOptions, problems *[]string) {
+	buttons, reply, err := d.offer(judged, o.pane, o.now, o.freeText)
+	q.Reply, q.ReplyMax = reply, answer.MaxText
 	parts := q.HTML()
-	buttons, err := d.offer(judged, o.pane, o.now)
 	if err != nil {
 		*problems = append(*problems, "answers: no buttons: "+err.Error())
 	}
@@ -348,6 +419,9 @@ func answerNotes(events []tick.Event) string {
 		switch e.Name {
 		case event.AnswerAccepted:
 			fmt.Fprintf(&b, " · answer from %s taken: %q, to be typed", from, e.Fields["option"])
+			if text, ok := e.Fields["text"].(string); ok {
+				fmt.Fprintf(&b, " with the words %q", text)
+			}
 		case event.AnswerRefused:
 			fmt.Fprintf(&b, " · answer from %s refused: %s", from, e.Fields["why"])
 		}

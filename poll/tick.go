@@ -47,7 +47,9 @@ type Request struct {
 	DiffOutput, DiffError string
 	// Answers says the operator's chat can answer questions: a relayed
 	// question that can be answered gets its options as buttons.
-	Answers bool
+	// FreeText says a reply can answer its free-text option (freetext.go).
+	Answers  bool
+	FreeText bool
 }
 
 // Tick is one poll's effects around tick.Step: it takes the state lock,
@@ -149,11 +151,11 @@ func Tick(r Request, pane io.Reader) (string, error) {
 		problems = append(problems, err.Error())
 	}
 	// An answer from the chat is taken for the screen just judged.
-	answered, answerProblems := d.takeRequests(screen, c.Pane, captureErr, now)
+	answered, answerProblems := d.takeRequests(screen, c.Pane, captureErr, now, r.Answers && r.FreeText)
 	problems = append(problems, answerProblems...)
 	out.Events = append(out.Events, answered...)
 	retired := d.retireStep(&next, &out, f.Config().Interval, screen, c.Pane, captureErr, now, &problems)
-	d.handOver(out, screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: r.Answers}, &problems)
+	d.handOver(out, screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: r.Answers, freeText: r.Answers && r.FreeText}, &problems)
 	if err := d.sd().AppendHistory(now, *f.target, redactEvents(out.Events)); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -352,10 +354,11 @@ func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]st
 // time, the diff command to run, the pane judged and whether a question's
 // options are offered as buttons.
 type handOverOptions struct {
-	now     time.Time
-	diffCmd string
-	pane    string
-	answers bool
+	now      time.Time
+	diffCmd  string
+	pane     string
+	answers  bool
+	freeText bool
 }
 
 func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o handOverOptions, problems *[]string) {

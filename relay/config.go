@@ -1,6 +1,6 @@
 // Package relay is the answer receiver's side that the omega-monitor
 // binary links: its configuration (the funnel's telegram.conf with the
-// keys answers= and allow_users=), the files it keeps in the state home
+// keys answers=, free_text= and allow_users=), the files it keeps in the state home
 // (its lock, its update offset, relay.json, the answers in flight), and
 // starting, stopping and reporting it as a detached multiplexer session.
 // The receiver itself, with its Telegram client, is relay/receiver, in the
@@ -35,6 +35,9 @@ type Config struct {
 	ChatID int64
 	// Answers says answers=on: the receiver may run.
 	Answers bool
+	// FreeText says free_text=on: a reply to a question's message is
+	// taken as the words of its free-text option. Off unless set.
+	FreeText bool
 	// AllowUsers are the Telegram user ids allowed to answer in a group.
 	AllowUsers []int64
 	// API is the Bot API's address, without a trailing slash.
@@ -80,7 +83,11 @@ func (c Config) String() string {
 	if !c.Private() {
 		kind = "group"
 	}
-	return fmt.Sprintf("answers=%s, %s %d, answered by %s (config %s)", answers, kind, c.ChatID, who, c.Path)
+	text := "off"
+	if c.FreeText {
+		text = "on"
+	}
+	return fmt.Sprintf("answers=%s, free_text=%s, %s %d, answered by %s (config %s)", answers, text, kind, c.ChatID, who, c.Path)
 }
 
 // GoString keeps the token out of %#v too.
@@ -112,7 +119,7 @@ func LoadConfig(getenv func(string) string, home string) (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("relay: %w", err)
 	}
-	var chat, answers, allow string
+	var chat, answers, freeText, allow string
 	var haveAllow bool
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
@@ -132,6 +139,8 @@ func LoadConfig(getenv func(string) string, home string) (Config, error) {
 			chat = value
 		case "answers":
 			answers = value
+		case "free_text":
+			freeText = value
 		case "allow_users":
 			allow, haveAllow = value, true
 		}
@@ -149,6 +158,13 @@ func LoadConfig(getenv func(string) string, home string) (Config, error) {
 	case "", "off":
 	default:
 		return c, fmt.Errorf("relay: %s: answers=%q: want on or off", path, answers)
+	}
+	switch freeText {
+	case "on":
+		c.FreeText = true
+	case "", "off":
+	default:
+		return c, fmt.Errorf("relay: %s: free_text=%q: want on or off", path, freeText)
 	}
 	if haveAllow {
 		for _, f := range strings.Split(allow, ",") {

@@ -37,6 +37,17 @@ func TestLoadConfig(t *testing.T) {
 			conf: "bot_token=" + token + "\nchat_id=42\n",
 			want: Config{ChatID: 42, API: DefaultAPI},
 		},
+		{
+			name: "free text on",
+			conf: "bot_token=" + token + "\nchat_id=42\nanswers=on\nfree_text=on\n",
+			want: Config{ChatID: 42, Answers: true, FreeText: true, API: DefaultAPI},
+		},
+		{
+			name: "free text off",
+			conf: "bot_token=" + token + "\nchat_id=42\nanswers=on\nfree_text=off\n",
+			want: Config{ChatID: 42, Answers: true, API: DefaultAPI},
+		},
+		{name: "free text neither on nor off", conf: "bot_token=" + token + "\nchat_id=42\nanswers=on\nfree_text=1\n", wantErr: `free_text="1": want on or off`},
 		{name: "open to others", conf: "bot_token=" + token + "\nchat_id=42\n", mode: 0o640, wantErr: "chmod 600"},
 		{name: "no token", conf: "chat_id=42\n", wantErr: "bot_token is missing"},
 		{name: "a channel name", conf: "bot_token=" + token + "\nchat_id=@ops\n", wantErr: "not a chat's number"},
@@ -84,6 +95,22 @@ func TestLoadConfig(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConfigSaysFreeText: the settings said (by relay status and the
+// receiver's start) name free_text, off unless it is on.
+func TestConfigSaysFreeText(t *testing.T) {
+	for _, c := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{ChatID: 42, Answers: true}, "answers=on, free_text=off, private chat 42"},
+		{Config{ChatID: 42, Answers: true, FreeText: true}, "answers=on, free_text=on, private chat 42"},
+	} {
+		if got := c.c.String(); !strings.HasPrefix(got, c.want) {
+			t.Errorf("String() = %q, want it to start %q", got, c.want)
+		}
 	}
 }
 

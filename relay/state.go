@@ -52,6 +52,8 @@ type InflightRecord struct {
 	// the outcome to.
 	Text     string          `json:"text,omitempty"`
 	Entities json.RawMessage `json:"entities,omitempty"`
+	// Typed is the operator's words, for a reply to a free-text option.
+	Typed string `json:"typed,omitempty"`
 }
 
 // Home is the receiver's directory under the state home home, made

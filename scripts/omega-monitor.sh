@@ -236,10 +236,12 @@ nudge() {
 # presses Enter, only in the dialog the answer was accepted for: a fresh
 # capture is judged before the first key, before Enter (the cursor must be
 # on that option) and after it (the dialog must have moved on); a refusal is
-# recorded by the judge. FILE's first line is the keys: up|down COUNT.
+# recorded by the judge. FILE's first line is the keys: up|down COUNT, and
+# field or tab when the option takes the operator's words, which are its
+# second line (see fill).
 answer() {
-	local file=$1 key n
-	read -r key n <"$file"
+	local file=$1 key n form words
+	{ read -r key n form && IFS= read -r words; } <"$file"
 	[[ $key =~ ^(up|down)$ && $n =~ ^[0-9]{1,2}$ ]] || n=0
 	step answer "$work/fresh" || return
 	rc=0
@@ -247,10 +249,35 @@ answer() {
 	((rc == 0)) || { judge /dev/null "${ack[@]}" --action "$file" answer_refused "$why"; return; }
 	rest 1
 	step selected "$work/typed" || return
+	if [[ $form == field || $form == tab ]]; then
+		fill "$form" "$words" || return
+	fi
 	call enter
 	((rc == 0)) || { judge /dev/null "${ack[@]}" --action "$file" answer_refused "Enter not sent: $why"; return; }
 	rest 1
 	step answered "$work/after" && judge /dev/null "${ack[@]}" --action "$file" answer_typed
+}
+
+# fill FORM WORDS: types the operator's words into the field of the option
+# the cursor is on, and nowhere else: Tab first where Tab opens the field
+# (FORM tab), and the field judged open and empty; then the words through
+# the answer's own paste buffer, and the field judged to hold exactly them
+# before the caller's Enter. Fails, the refusal recorded, when any of it
+# does.
+fill() {
+	if [[ $1 == tab ]]; then
+		call key_tab
+		((rc == 0)) || { judge /dev/null "${ack[@]}" --action "$file" answer_refused "Tab not sent: $why"; return 1; }
+		rest 1
+		step opened "$work/opened" || return 1
+	fi
+	printf '%s' "$2" >"$work/words"
+	call load_answer "$work/words"
+	((rc == 0)) && call paste_answer
+	rm -f -- "$work/words"
+	((rc == 0)) || { judge /dev/null "${ack[@]}" --action "$file" answer_refused "the words were not typed: $why"; return 1; }
+	rest 1
+	step filled "$work/filled"
 }
 
 # step STAGE OUT: a fresh capture into OUT, judged for the answer's STAGE.

@@ -60,7 +60,9 @@ type Offer struct {
 	// Widens says the option widens what the agent may do without
 	// asking: it takes a second tap to confirm.
 	Widens bool `json:"widens,omitempty"`
-	// FreeText says the option opens a text field.
+	// FreeText says the option takes the operator's own words: a
+	// reply to the question's message, typed into the option's field
+	// (package answer's Field). Its button, if any, only says so.
 	FreeText bool      `json:"free_text,omitempty"`
 	Expires  time.Time `json:"expires"`
 	// Spent says a request for it was taken: it is never typed again.
@@ -101,6 +103,10 @@ type AnswerRequest struct {
 	// Confirmed says this is the second tap an option that widens
 	// what the agent may do takes.
 	Confirmed bool `json:"confirmed,omitempty"`
+	// Text is the operator's own words for a free-text option (an
+	// Offer with FreeText), from a reply to the question's message;
+	// MessageID is then the question's message, which the reply answered.
+	Text string `json:"text,omitempty"`
 }
 
 // The outcomes of a request.

@@ -46,13 +46,15 @@ type LoopEnv struct {
 	funnel  string
 	home    string            // $HOME, where the agents keep their files
 	answers bool              // the operator's chat answers questions: see Answer
+	words   bool              // and a reply as a free-text option's words
 	env     map[string]string // the settings of the environment, checked
 }
 
 // Answer says that the operator's chat answers questions (answers=on, and
 // someone allowed to answer): a relayed question the watcher can read as a
-// menu carries its options as buttons.
-func (e *LoopEnv) Answer(on bool) { e.answers = on }
+// menu carries its options as buttons; and, with freeText (free_text=on),
+// that a reply is typed as the words of its free-text option.
+func (e *LoopEnv) Answer(on, freeText bool) { e.answers, e.words = on, on && freeText }
 
 func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, getenv func(string) string) (*LoopEnv, error) {
 	e := &LoopEnv{target: target, flags: f, pid: pid, set: map[string]bool{}, timeout: defaultCallTimeout}
@@ -307,6 +309,9 @@ func (e *LoopEnv) Shell() string {
 	if e.answers {
 		tickArgs = append(tickArgs, "--answers")
 	}
+	if e.words {
+		tickArgs = append(tickArgs, "--free-text")
+	}
 	array("tick", tickArgs)
 	confirm := append(append([]string{e.bin, "confirm"}, common...), "--nudge-text", text)
 	if e.target.Local() {
@@ -333,6 +338,12 @@ func (e *LoopEnv) Shell() string {
 	// with the answer, the keys are fixed here.
 	array("key_up", e.call(false, "send-keys", "-t", exact, "Up"))
 	array("key_down", e.call(false, "send-keys", "-t", exact, "Down"))
+	// The operator's words for a dialog's field: always through a paste
+	// buffer of their own, which no argument parser sees (the nudge's
+	// is the nudge's).
+	array("key_tab", e.call(false, "send-keys", "-t", exact, "Tab"))
+	array("load_answer", e.call(true, "load-buffer", "-b", buffer+"-answer", "-"))
+	array("paste_answer", e.call(false, "paste-buffer", "-d", "-r", "-b", buffer+"-answer", "-t", exact))
 	// The diff of the pane's worktree, when the tick asks for it (a NNN.diff
 	// action): diff_run runs its command here or on the host, over the
 	// loop's ssh connection.

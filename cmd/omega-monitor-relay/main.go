@@ -36,6 +36,9 @@ yours, mode 0600): bot_token=, chat_id=, and
   answers=on              required: answers are off by default
   allow_users=ID[,ID...]  the Telegram user ids that may answer; required
                           for a group chat (in a private chat, its user)
+  free_text=on            a reply to a question's message is typed as the
+                          words of its free-text option ("Type something."):
+                          one line, at most 500 characters; off by default
 Environment: OMEGA_MONITOR_HOME (the state home; the receiver keeps its
 files in relay/ there), OMEGA_TELEGRAM_CONF, OMEGA_TELEGRAM_API.
 `

@@ -15,7 +15,7 @@ import (
 const confirmUsage = `usage: omega-monitor confirm --state DIR --target T --nudge-text TEXT
                             --action FILE --stage before|typed [--frame] < capture
        omega-monitor confirm --state DIR --target T --action NNN.answer
-                            --stage answer|selected|answered [--frame] < capture
+             --stage answer|selected|opened|filled|answered [--frame] < capture
 
 The poll loop's check of a fresh capture before it types a nudge (--stage
 before) and before it presses Enter (--stage typed). Exits 0 when the loop
@@ -27,7 +27,9 @@ back) in the history, removes the action file, and exits 1.
 For an answer from the chat (NNN.answer), the stages are: answer, before
 the first key (the dialog must be the one the answer was accepted for, in
 its pane); selected, before Enter (and its cursor on the option chosen);
-answered, after Enter (the dialog must be gone or another). A refusal is
+for the operator's words, opened (after Tab: the field open and empty) and
+filled (the field holding exactly the words, before Enter); answered, after
+Enter (the dialog must be gone or another). A refusal is
 recorded as answer_refused, with its result for the relay.
 `
 
@@ -60,7 +62,7 @@ func runConfirm(e *Env, args []string) int {
 	answering := strings.HasSuffix(*action, poll.AnswerSuffix)
 	stages := []tick.Stage{tick.BeforeTyping, tick.BeforeEnter}
 	if answering {
-		stages = []tick.Stage{poll.AnswerBefore, poll.AnswerSelected, poll.AnswerDone}
+		stages = poll.AnswerStages
 	}
 	if *stateDir == "" || *target == "" || *action == "" || !slices.Contains(stages, st) || len(positional) > 0 {
 		io.WriteString(e.Stderr, confirmUsage)

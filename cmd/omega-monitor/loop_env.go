@@ -51,8 +51,8 @@ func runLoopEnv(e *Env, args []string) int {
 	}
 	// Buttons only where a receiver can take a tap: answers on, and for
 	// a group chat, someone allowed to answer.
-	_, err = relay.Load(e.Getenv, e.Home())
-	env.Answer(err == nil)
+	cfg, err := relay.Load(e.Getenv, e.Home())
+	env.Answer(err == nil, err == nil && cfg.FreeText)
 	if err := env.Prepare(); err != nil {
 		return e.fail(1, err)
 	}

@@ -38,7 +38,8 @@ func TestLoopEnvAssignments(t *testing.T) {
 				t.Fatalf("bash -n: %v\n%s", err, &out)
 			}
 			script := out.String() + `
-printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste" "${#capture[@]}" "${type_text[@]: -1}"`
+printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste" "${#capture[@]}" "${type_text[@]: -1}" \
+	"${load_answer[1]}" "${paste_answer[@]: -1}" "${key_tab[@]: -1}"`
 			got, err := exec.Command(bash, "-c", script).Output()
 			if err != nil {
 				t.Fatal(err)
@@ -50,7 +51,16 @@ printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste
 				state = filepath.Join(home, "monitor-box-agent")
 				last = words[7] // the remote command line, checked in coord
 			}
-			want := []string{target, state, "7", text, `ls "$x" | wc -l`, "1", words[6], last}
+			// The operator's words go through a paste buffer of their
+			// own, its text on standard input (over ssh too: no -n).
+			load, paste, tab := "load-buffer", last, "Tab"
+			if target != "agent" {
+				load, paste, tab = words[8], words[9], words[10]
+				if load == "-n" || !strings.Contains(words[9], "paste-buffer") || !strings.Contains(words[9], "-answer") {
+					t.Errorf("over ssh, the words' buffer is loaded by %q, pasted by %q", load, words[9])
+				}
+			}
+			want := []string{target, state, "7", text, `ls "$x" | wc -l`, "1", words[6], last, load, paste, tab}
 			if diff := cmp.Diff(want, words); diff != "" {
 				t.Errorf("evaluated (-want +got):\n%s", diff)
 			}
@@ -97,13 +107,17 @@ func TestLoopEnvRefuses(t *testing.T) {
 func TestLoopEnvOffersButtonsOnlyWhereSomeoneCanAnswer(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name, conf string
-		want       bool
+		name, conf  string
+		want, words bool
 	}{
-		{"private", "bot_token=1:x\nchat_id=42\nanswers=on\n", true},
-		{"off", "bot_token=1:x\nchat_id=42\n", false},
-		{"group without allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\n", false},
-		{"group with allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\nallow_users=42,43\n", true},
+		{"private", "bot_token=1:x\nchat_id=42\nanswers=on\n", true, false},
+		{"off", "bot_token=1:x\nchat_id=42\n", false, false},
+		{"group without allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\n", false, false},
+		{"group with allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\nallow_users=42,43\n", true, false},
+		// Free-text replies only where answers are taken at all.
+		{"free text", "bot_token=1:x\nchat_id=42\nanswers=on\nfree_text=on\n", true, true},
+		{"free text, answers off", "bot_token=1:x\nchat_id=42\nfree_text=on\n", false, false},
+		{"free text, group without allow_users", "bot_token=1:x\nchat_id=-100123\nanswers=on\nfree_text=on\n", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -126,6 +140,9 @@ func TestLoopEnvOffersButtonsOnlyWhereSomeoneCanAnswer(t *testing.T) {
 			}
 			if got := strings.Contains(tick, "--answers"); got != c.want {
 				t.Errorf("buttons offered = %v, want %v: %s", got, c.want, tick)
+			}
+			if got := strings.Contains(tick, "--free-text"); got != c.words {
+				t.Errorf("replies taken = %v, want %v: %s", got, c.words, tick)
 			}
 		})
 	}

@@ -70,7 +70,8 @@ line tick prints).
                          dialog can be answered carries its options as
                          buttons, and the answers the relay took are typed
                          (a 000.answer action) when the screen still shows
-                         that dialog
+                         that dialog; with --free-text (free_text=on), a
+                         reply as the words of its free-text option too
   --explain              say on standard error what the classifier read, and
                          what the agent's own status said
   --now TIME             the poll's time, RFC 3339 (for tests; default: now)
@@ -93,6 +94,7 @@ func runTick(e *Env, args []string) int {
 	diffOutput := fs.String("diff-output", "", "what the last poll's diff command printed")
 	diffFailed := fs.String("diff-error", "", "the last poll's diff command failed")
 	answers := fs.Bool("answers", false, "offer a relayed question's options as buttons")
+	freeText := fs.Bool("free-text", false, "take a reply as the words of a free-text option")
 	positional, code, ok := e.parse(fs, args, tickUsage)
 	if !ok {
 		return code
@@ -121,7 +123,7 @@ func runTick(e *Env, args []string) int {
 			Capture:      captureOptions(e, *framed, *statusDir),
 			Now:          now,
 			DiffOutput:   *diffOutput, DiffError: *diffFailed,
-			Answers: *answers,
+			Answers: *answers, FreeText: *freeText,
 		}
 		r.Capture.Pane, r.Capture.StatusFile = *pane, *statusFile
 		if *explain {

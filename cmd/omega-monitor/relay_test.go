@@ -65,7 +65,7 @@ func TestRelayStartStopStatus(t *testing.T) {
 	}
 	res := f.relay(t, "status")
 	res.Assert(t, icmd.Expected{Out: "receiver: running, pid "})
-	for _, want := range []string{"last update: none since it started", "config: answers=on, private chat 42, answered by the chat's own user"} {
+	for _, want := range []string{"last update: none since it started", "config: answers=on, free_text=off, private chat 42, answered by the chat's own user"} {
 		if !strings.Contains(res.Stdout(), want) {
 			t.Errorf("status says %q, want %q", res.Stdout(), want)
 		}

@@ -201,8 +201,10 @@ type Request struct {
 	// has none.
 	Text    string
 	HasText bool
-	// ToolResult says the last user message carries a tool result.
+	// ToolResult says the last user message carries a tool result;
+	// Results holds the text of its tool results (Messages API only).
 	ToolResult bool
+	Results    []string
 	// Status is the HTTP status the server answered.
 	Status int
 	Time   time.Time
@@ -375,6 +377,23 @@ func lastUserText(req *messagesRequest) (text string, ok, toolResult bool) {
 	return "", false, false
 }
 
+// lastResults returns the text of each tool result of the last user
+// message.
+func lastResults(req *messagesRequest) []string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if m := req.Messages[i]; m.Role == "user" {
+			var out []string
+			for _, b := range blocks(m.Content) {
+				if b.Type == "tool_result" {
+					out = append(out, resultText(b.Content))
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
 // recordAnswer records a request with the status its reply answers it
 // with, and returns that status.
 func (s *Server) recordAnswer(rec Request, reply Reply) int {
@@ -396,7 +415,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 	text, hasText, toolResult := lastUserText(&req)
 	rec := Request{
 		Method: r.Method, Path: r.URL.Path, Model: req.Model, Stream: req.Stream, Tools: len(req.Tools),
-		Text: text, HasText: hasText, ToolResult: toolResult, Time: time.Now(),
+		Text: text, HasText: hasText, ToolResult: toolResult, Results: lastResults(&req), Time: time.Now(),
 	}
 	reply := s.choose(rec)
 	if s.recordAnswer(rec, reply) != 200 {

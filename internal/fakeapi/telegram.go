@@ -38,7 +38,8 @@ type Telegram struct {
 	nextID  int64
 	nextMsg int
 	calls   []BotCall
-	offsets []int64 // the offset of each getUpdates, in order
+	offsets []int64  // the offset of each getUpdates, in order
+	allowed []string // the allowed_updates of each getUpdates, in order
 	pushed  chan struct{}
 	fail    map[string]int           // method: the status it answers with
 	hold    map[string]chan struct{} // method: closed when it may answer
@@ -112,6 +113,14 @@ func (tg *Telegram) Waiting() []int64 {
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	return slices.Clone(tg.ids)
+}
+
+// AllowedUpdates is the allowed_updates parameter of every getUpdates so
+// far, as sent.
+func (tg *Telegram) AllowedUpdates() []string {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return slices.Clone(tg.allowed)
 }
 
 // Offsets is the offset of every getUpdates so far.
@@ -276,6 +285,7 @@ func (tg *Telegram) getUpdates(w http.ResponseWriter, r *http.Request, form url.
 	deadline := time.After(time.Duration(timeout) * time.Second)
 	tg.mu.Lock()
 	tg.offsets = append(tg.offsets, offset)
+	tg.allowed = append(tg.allowed, form.Get("allowed_updates"))
 	tg.mu.Unlock()
 	for {
 		tg.mu.Lock()

@@ -254,9 +254,18 @@ func answersSaid(env Env) string {
 	case c.Check() != nil:
 		return "answers from the chat: off; alerts only (" + strings.TrimPrefix(c.Check().Error(), "relay: ") + ")"
 	case c.Private():
-		return "answers from the chat: on, in your private chat (omega-monitor watch starts their receiver)"
+		return "answers from the chat: on, in your private chat (omega-monitor watch starts their receiver)" + freeTextSaid(c)
 	}
-	return fmt.Sprintf("answers from the chat: on, in a group, by %d allowed user(s) (omega-monitor watch starts their receiver)", len(c.AllowUsers))
+	return fmt.Sprintf("answers from the chat: on, in a group, by %d allowed user(s) (omega-monitor watch starts their receiver)", len(c.AllowUsers)) + freeTextSaid(c)
+}
+
+// freeTextSaid says whether a reply to a question is typed as the words of
+// its free-text option, and how to change it.
+func freeTextSaid(c relay.Config) string {
+	if c.FreeText {
+		return "; free-text replies: on (a reply to a question is typed into its \"Type something\" field: one line, at most 500 characters)"
+	}
+	return "; free-text replies: off (add free_text=on to " + c.Path + " to answer \"Type something\" by replying)"
 }
 
 func htmlEscape(s string) string {

@@ -322,6 +322,8 @@ func TestAnswersSaid(t *testing.T) {
 		{"bot_token=1:x\nchat_id=42\n", "answers from the chat: off; alerts only (answers are off: add the line answers=on to "},
 		{"bot_token=1:x\nchat_id=-100123\nanswers=on\n", "answers from the chat: off; alerts only (the chat -100123 is a group, and no one may answer in it: add allow_users="},
 		{"bot_token=1:x\nchat_id=-100123\nanswers=on\nallow_users=7,8\n", "answers from the chat: on, in a group, by 2 allowed user(s)"},
+		{"bot_token=1:x\nchat_id=42\nanswers=on\n", "answers from the chat: on, in your private chat (omega-monitor watch starts their receiver); free-text replies: off (add free_text=on to "},
+		{"bot_token=1:x\nchat_id=42\nanswers=on\nfree_text=on\n", "answers from the chat: on, in your private chat (omega-monitor watch starts their receiver); free-text replies: on (a reply"},
 	} {
 		home := t.TempDir()
 		conf := filepath.Join(home, "telegram.conf")

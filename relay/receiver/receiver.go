@@ -137,8 +137,9 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 		bot.WithNotAsyncHandlers(),
 		bot.WithUpdatesChannelCap(0),
 		bot.WithInitialOffset(offset),
-		// Taps only: Telegram keeps the rest from this bot's receiver.
-		bot.WithAllowedUpdates(bot.AllowedUpdates{models.AllowedUpdateCallbackQuery}),
+		// Taps only, and messages when a reply may answer (reply.go):
+		// Telegram keeps the rest from this bot's receiver.
+		bot.WithAllowedUpdates(allowedUpdates(cfg)),
 		bot.WithDefaultHandler(r.handle),
 		bot.WithErrorsHandler(func(err error) { r.say("Bot API: %v", err) }),
 	)
@@ -213,6 +214,10 @@ func (r *Receiver) handle(ctx context.Context, b *bot.Bot, u *models.Update) {
 // written.
 func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 	cq := u.CallbackQuery
+	if cq == nil && u.Message != nil && u.Message.ReplyToMessage != nil {
+		r.applyReply(ctx, u)
+		return
+	}
 	if cq == nil {
 		r.say("update %d: ignored: %s, not a button's tap", u.ID, kind(u))
 		return
@@ -266,6 +271,9 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 		return
 	case offer.Spent:
 		t.refuse("this question was already answered", "spent")
+		return
+	case offer.FreeText:
+		t.explain(offer)
 		return
 	case confirmed && !offer.Widens:
 		t.refuse("not a button of this watcher", "a confirmation of an option that takes none")
@@ -455,7 +463,7 @@ func (r *Receiver) report(in relay.InflightRecord, dir statedir.Dir, res statedi
 	var line string
 	switch res.Outcome {
 	case statedir.AnswerTyped:
-		line = fmt.Sprintf("✅ %s answered “%s” at %s", in.From, label, at.Local().Format("15:04:05"))
+		line = fmt.Sprintf("✅ %s answered “%s”%s at %s", in.From, label, typedSaid(in), at.Local().Format("15:04:05"))
 	case statedir.AnswerConfirm:
 		confirm := models.InlineKeyboardButton{Text: alert.ButtonLabel("Confirm: " + label), CallbackData: confirmPrefix + in.Nonce}
 		if _, err := r.bot.EditMessageReplyMarkup(ctx, &bot.EditMessageReplyMarkupParams{ChatID: in.ChatID, MessageID: in.MessageID,
@@ -471,7 +479,11 @@ func (r *Receiver) report(in relay.InflightRecord, dir statedir.Dir, res statedi
 		if why == "" {
 			why = "the watcher gave no reason"
 		}
-		line = fmt.Sprintf("✖ %s tapped “%s” at %s: not typed: %s", in.From, label, in.At.Local().Format("15:04:05"), why)
+		verb := "tapped"
+		if in.Typed != "" {
+			verb = "answered"
+		}
+		line = fmt.Sprintf("✖ %s %s “%s”%s at %s: not typed: %s", in.From, verb, label, typedSaid(in), in.At.Local().Format("15:04:05"), why)
 	}
 	r.edit(ctx, in, line)
 	r.markEdited(in.ChatID, in.MessageID)
