@@ -86,6 +86,9 @@ func (r *Relay) Run(ctx context.Context) error {
 			}
 		})
 		gate.Drop()
+		if out.dropped > 0 {
+			r.Log(fmt.Sprintf("dropped %d line(s) from the host that were not wakes", out.dropped))
+		}
 		if out.err != nil {
 			return out.err
 		}
@@ -119,9 +122,6 @@ func (r *Relay) Run(ctx context.Context) error {
 				r.Record(Down, out.why)
 			}
 			r.Log(fmt.Sprintf("the host's listener ended (%s); again in %v", out.why, wait))
-		}
-		if out.dropped > 0 {
-			r.Log(fmt.Sprintf("dropped %d line(s) from the host that were not wakes", out.dropped))
 		}
 		if err := r.sleep(ctx, wait); err != nil {
 			return err
@@ -208,6 +208,11 @@ func (r *Relay) session(ctx context.Context, gate *Gate, greeted func()) outcome
 	defer alive.Stop()
 	var due <-chan time.Time
 	ended, eof := false, false
+	drop := func() {
+		if out.dropped++; out.dropped == 1 {
+			r.Log("dropped a line from the host that is not a wake (any more are counted when its listener ends)")
+		}
+	}
 	for !ended {
 		select {
 		case line := <-lines:
@@ -217,13 +222,13 @@ func (r *Relay) session(ctx context.Context, gate *Gate, greeted func()) outcome
 					hello.Stop()
 					greeted()
 				} else {
-					out.dropped++
+					drop()
 				}
 				continue
 			}
 			pane, ok := ParseWake(line)
 			if !ok {
-				out.dropped++
+				drop()
 				continue
 			}
 			if !r.Follows(pane) {
@@ -285,6 +290,9 @@ func (r *Relay) session(ctx context.Context, gate *Gate, greeted func()) outcome
 	}
 	if out.why == "" {
 		out.why = stderr.last()
+	}
+	if out.why == "" && out.code == 255 {
+		out.why = "the ssh connection ended"
 	}
 	if out.why == "" {
 		out.why = fmt.Sprintf("exit status %d", out.code)
