@@ -69,7 +69,7 @@ var ErrLoopGone = errors.New("remotewake: the loop is gone")
 // returns why it stopped.
 func (r *Relay) Run(ctx context.Context) error {
 	gate := &Gate{Gap: cmpOr(r.Gap, Gap)}
-	status, fails := "", 0
+	status, fails, said := "", 0, ""
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -80,7 +80,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		start := time.Now()
 		out := r.session(ctx, gate, func() {
 			if status != Listening {
-				status = Listening
+				status, said = Listening, ""
 				r.Record(Listening, "")
 				r.Log("listening for the hooks on the host")
 			}
@@ -104,7 +104,10 @@ func (r *Relay) Run(ctx context.Context) error {
 				r.Record(Absent, out.why)
 				r.Log(fmt.Sprintf("no omega-monitor on the host: its hooks cannot wake this watcher, which polls as before (asked again every %v)", wait))
 			}
-		case !out.greeted && out.code == 0:
+		case !out.greeted && (out.code == 0 || out.code == 2):
+			// An omega-monitor from before wake --listen: its wake
+			// takes the words for a hook's and exits 0, and one from
+			// before wake takes them for a target and refuses them (2).
 			wait = cmpOr(r.Retry, Retry)
 			if status != Old {
 				status = Old
@@ -121,7 +124,12 @@ func (r *Relay) Run(ctx context.Context) error {
 				status = Down
 				r.Record(Down, out.why)
 			}
-			r.Log(fmt.Sprintf("the host's listener ended (%s); again in %v", out.why, wait))
+			// A trouble that lasts (a session gone, a host down) is
+			// said once, not at every try.
+			if out.why != said {
+				said = out.why
+				r.Log(fmt.Sprintf("the host's listener ended (%s); started again after a backoff (%v now, at most %v)", out.why, wait, Backoff(6)))
+			}
 		}
 		if err := r.sleep(ctx, wait); err != nil {
 			return err
