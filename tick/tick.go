@@ -468,7 +468,7 @@ func (p *poll) hostWake() {
 	}
 	switch w {
 	case HostWakeListening:
-		p.notes = append(p.notes, "hooks on "+host+" can wake this watcher")
+		p.notes = append(p.notes, "listening on "+host+" for its agents' hooks")
 	case HostWakeAbsent:
 		p.notes = append(p.notes, "no omega-monitor on "+host+": its hooks cannot wake this watcher, which polls "+every)
 	case HostWakeOld:

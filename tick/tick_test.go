@@ -157,7 +157,7 @@ func TestHostWakeSaidOnceEachChange(t *testing.T) {
 		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:01:00 · no omega-monitor on box: its hooks cannot wake this watcher, which polls every 60s",
 		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:02:00",
 		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:03:00",
-		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:04:00 · hooks on box can wake this watcher",
+		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:04:00 · listening on box for its agents' hooks",
 		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:05:00",
 		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:06:00 · the omega-monitor on box does not listen for hooks (an older one): this watcher polls every 60s",
 	}

@@ -165,7 +165,7 @@ func TestRemoteWakeFromTheHost(t *testing.T) {
 	// Well within the interval: the wake brought the poll.
 	lines := w.r.waitLines(before+1, 30*time.Second)
 	t.Logf("a hook on the host: a poll %.1fs after it was typed", time.Since(start).Seconds())
-	if !strings.Contains(lines[before], "hooks on box can wake this watcher") {
+	if !strings.Contains(lines[before], "listening on box for its agents' hooks") {
 		t.Errorf("the woken poll's line %q does not say that the host's hooks wake the watcher", lines[before])
 	}
 
@@ -177,7 +177,7 @@ func TestRemoteWakeFromTheHost(t *testing.T) {
 	if got := w.polls() - before; got > 2 {
 		t.Errorf("a burst of 20 hooks on the host made %d polls, want at most 2", got)
 	}
-	if n := w.linesWith("hooks on box can wake"); n != 1 {
+	if n := w.linesWith("listening on box for its agents"); n != 1 {
 		t.Errorf("said %d times that the host's hooks wake the watcher, want once", n)
 	}
 	if got := w.listenerFIFOs(); len(got) != 1 {
