@@ -67,6 +67,9 @@ func Post(home, socket, pane string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
+	if err := statedir.CheckPrivate(home); err != nil {
+		return fmt.Errorf("remotewake: post: %w", err)
+	}
 	if err := checkChannel(dir); err != nil {
 		return fmt.Errorf("remotewake: post: %w", err)
 	}

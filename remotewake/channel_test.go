@@ -243,6 +243,18 @@ func TestPostHostileChannel(t *testing.T) {
 		})
 	}
 
+	t.Run("a home others can write", func(t *testing.T) {
+		home := privateHome(t)
+		os.Mkdir(ChannelDir(home), 0o700)
+		os.Chmod(home, 0o777)
+		if err := Post(home, socket, "%1"); err == nil {
+			t.Error("a channel in a home others can write was used")
+		}
+		if _, err := Open(home, socket); err == nil {
+			t.Error("a listener opened a channel in a home others can write")
+		}
+	})
+
 	t.Run("channel is a link", func(t *testing.T) {
 		home := privateHome(t)
 		elsewhere := t.TempDir()
