@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/golden"
+
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // now is the census clock of these tests: 14:20 UTC, so the current hour
@@ -544,6 +546,30 @@ func TestUTCSecondsAgreesWithTimeParse(t *testing.T) {
 		if _, ok := utcSeconds([]byte(bad)); ok {
 			t.Errorf("%s read as a time", bad)
 		}
+	}
+}
+
+// TestHostWakeIsShown: where the wake relay of an ssh target stands is
+// the watcher's, as its wake.json says; a watcher without one has none.
+func TestHostWakeIsShown(t *testing.T) {
+	root := t.TempDir()
+	writeDir(t, root, "monitor-box-a", map[string]string{"wake.json": `{"status":"absent","why":"exit status 127","at":"2026-01-05T08:59:00Z"}`,
+		"history.jsonl": historyLine(now.Add(-time.Minute), "escalate")})
+	writeDir(t, root, "monitor-b", map[string]string{"history.jsonl": historyLine(now.Add(-time.Minute), "escalate")})
+	f, err := Census(root, now, Options{Procs: procs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*statedir.RemoteWakeRecord{}
+	for _, w := range f.Watchers {
+		got[w.Name] = w.HostWake
+	}
+	want := map[string]*statedir.RemoteWakeRecord{
+		"monitor-box-a": {Status: "absent", Why: "exit status 127", At: time.Date(2026, 1, 5, 8, 59, 0, 0, time.UTC)},
+		"monitor-b":     nil,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("host wake (-want +got):\n%s", diff)
 	}
 }
 

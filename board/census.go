@@ -308,6 +308,12 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	} else if ok {
 		w.Undelivered = &u
 	}
+	var hw statedir.RemoteWakeRecord
+	if ok, err := readJSON(statedir.RemoteWake, &hw); err != nil {
+		fail(statedir.RemoteWake, err)
+	} else if ok {
+		w.HostWake = &hw
+	}
 
 	var d Diff
 	if ok, err := readJSON(diffFile, &d); err != nil {

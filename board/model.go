@@ -138,6 +138,9 @@ type Watcher struct {
 	// Undelivered is the watcher's last alert that could not be delivered,
 	// and why, while it stands.
 	Undelivered *statedir.UndeliveredRecord `json:"undelivered,omitempty"`
+	// HostWake is where the wake relay of an ssh target stands (wake.json):
+	// whether the agent's hooks on the host can wake the watcher.
+	HostWake *statedir.RemoteWakeRecord `json:"host_wake,omitempty"`
 	// Agent is the agent recognised on the last screen.
 	Agent string `json:"agent,omitempty"`
 	// State is the last poll's state (WORKING, QUESTION, STALLED, BLOCKED,

@@ -34,6 +34,8 @@ type Flags struct {
 	woken    *bool
 	// Local is the operator's rules file, read with the built-in rules.
 	Local *classify.Local
+	// HostWake is where a remote target's wake relay stands (wake.json).
+	HostWake tick.HostWake
 }
 
 func AddFlags(fs *flag.FlagSet) *Flags {
@@ -75,6 +77,7 @@ func (f *Flags) input(now time.Time, screen classify.Result) tick.Input {
 		ProgressPresent: f.progress.Given || *f.progressErr != "",
 		ProgressError:   *f.progressErr,
 		Woken:           *f.woken,
+		HostWake:        f.HostWake,
 	}
 	if f.work.Given && in.WorkError == "" && !in.Work.Known {
 		in.WorkError = probe.Unusable(f.work.Value, *f.workSaid)

@@ -100,6 +100,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	rearmed := d.takeReset(&prev, usable && unusable == "", &problems)
 	f := r.Flags
 	f.Local = r.Local
+	f.HostWake = d.hostWake()
 	captureErr := r.CaptureError
 	var c capture.Capture
 	var echo classify.Masker
@@ -169,6 +170,25 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	// Nothing a pane showed of a secret is kept or printed raw.
 	line = alert.Redact(line)
 	return line, d.sd().AppendLog(line)
+}
+
+// hostWake reads where the wake relay of a remote target stands: "" for
+// none, for a local target, and while its listener is down (it is said
+// when the relay knows more).
+func (d stateDirectory) hostWake() tick.HostWake {
+	var rec statedir.RemoteWakeRecord
+	if d.sd().ReadRecord(statedir.RemoteWake, &rec) != nil {
+		return ""
+	}
+	switch rec.Status {
+	case statedir.WakeListening:
+		return tick.HostWakeListening
+	case statedir.WakeAbsent:
+		return tick.HostWakeAbsent
+	case statedir.WakeOld:
+		return tick.HostWakeOld
+	}
+	return ""
 }
 
 // judge is one poll's step from a captured screen to the tick's outcome,

@@ -26,7 +26,7 @@ PROG=omega-monitor.sh
 
 # running is the process group of the call under way, for the signal handler;
 # watchdog is the pid of the process that keeps the calls' wall clock.
-running='' watchdog='' rc=0 why='' line='' next_pause=0 diff_said=() woken=''
+running='' watchdog='' relay='' rc=0 why='' line='' next_pause=0 diff_said=() woken=''
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
@@ -373,8 +373,24 @@ take_wakes() {
 	return $woke
 }
 
+# start_relay: the wake relay of a remote target (loop-env's wake_relay;
+# none for a local target), which keeps a listener for the agent's hooks
+# running on the host over the ssh master and wakes this loop. It runs in a
+# process group of its own beside the loop, with none of the loop's
+# descriptors, its lines in the watcher's log; it ends when the loop does,
+# and is started again when it is gone.
+start_relay() {
+	((${#wake_relay[@]} > 0)) || return 0
+	[[ -n $relay ]] && kill -0 "$relay" 2>/dev/null && return 0
+	set -m
+	"${wake_relay[@]}" </dev/null >/dev/null 2>>"$state/watcher.log" 7>&- 8>&- 9>&- &
+	relay=$!
+	set +m
+}
+
 # on_signal NAME NUMBER: the watcher is being stopped. Whatever runs now is
-# ended with its process group, the ssh master is closed, and the loop exits.
+# ended with its process group, the wake relay with its own (before the ssh
+# master it uses), the ssh master is closed, and the loop exits.
 on_signal() {
 	trap '' HUP INT TERM
 	[[ -z $running ]] || kill -TERM -- "-$running" 2>/dev/null
@@ -384,6 +400,7 @@ on_signal() {
 		for _ in 1 2 3 4 5; do kill -0 -- "-$running" 2>/dev/null && read -r -t 0.2 -u 9 _; done
 		kill -KILL -- "-$running" 2>/dev/null
 	fi
+	[[ -z $relay ]] || kill -TERM -- "-$relay" 2>/dev/null
 	((${#close_master[@]} == 0)) || run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	# A stop, not a death: the board shows this watcher gone, not stale.
 	TZ=UTC0 printf '{"at":"%(%Y-%m-%dT%H:%M:%SZ)T","by":"SIG%s"}\n' -1 "$1" >"$state/.ended.json" &&
@@ -430,6 +447,8 @@ main() {
 	while :; do
 		next_pause=$interval
 		poll
+		# After the poll: its capture made the ssh master the relay uses.
+		start_relay
 		pause "$next_pause"
 	done
 }

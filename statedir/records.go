@@ -114,3 +114,20 @@ func (d Dir) ReadRecord(name string, v any) error {
 	}
 	return nil
 }
+
+// A RemoteWakeRecord is wake.json: where the wake relay of a watcher of an
+// ssh target stands (remotewake.Relay), so that the tick says once whether
+// the hooks on the host can wake the watcher, and the board can show it.
+type RemoteWakeRecord struct {
+	Status string    `json:"status"` // one of the Wake words
+	Why    string    `json:"why,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// The statuses of a wake relay.
+const (
+	WakeListening = "listening" // the host's listener runs: its hooks wake the watcher
+	WakeAbsent    = "absent"    // no omega-monitor on the host
+	WakeOld       = "old"       // the host's omega-monitor does not listen
+	WakeDown      = "down"      // the listener ended; the relay starts it again
+)

@@ -48,6 +48,9 @@ const (
 	// RulesReported holds the rules file's error last said, so that it
 	// is said once.
 	RulesReported = "rules.reported"
+	// RemoteWake is where the wake relay of a remote target stands
+	// (RemoteWakeRecord); removed at the loop's start.
+	RemoteWake = "wake.json"
 )
 
 // The files of the state home itself.

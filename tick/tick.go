@@ -86,7 +86,21 @@ type Input struct {
 	// is about to change): the screen is looked at again at SettlePace
 	// until it settles. It carries no verdict: the screen decides.
 	Woken bool
+	// HostWake is where the wake relay of a remote target stands: whether
+	// the hooks on the host can wake this watcher ("" for a local target,
+	// or while the relay has not said).
+	HostWake HostWake
 }
+
+// HostWake is where the wake relay of a remote target stands, as the tick
+// says it: once each time it changes.
+type HostWake string
+
+const (
+	HostWakeListening HostWake = "listening" // a listener runs on the host
+	HostWakeAbsent    HostWake = "absent"    // no omega-monitor on the host
+	HostWakeOld       HostWake = "old"       // one that does not listen
+)
 
 // State is what one poll leaves for the next. It is stored as JSON.
 type State struct {
@@ -165,6 +179,10 @@ type State struct {
 	// directory at the last capture; the caller sets them.
 	Pane    string `json:"pane,omitempty"`
 	PaneDir string `json:"pane_dir,omitempty"`
+
+	// HostWakeSaid is where the wake relay stood when the line last said
+	// it (Input.HostWake).
+	HostWakeSaid HostWake `json:"host_wake_said,omitempty"`
 }
 
 // A QuestionLatch remembers one escalated question.
@@ -276,6 +294,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	if prev.Polls == 0 && !cfg.HasProgress {
 		p.notice = "no progress probe: the nudge budget cannot reset"
 	}
+	p.hostWake()
 	if in.CaptureError != "" {
 		p.captureFailed()
 		p.pace(false)
@@ -431,6 +450,30 @@ func (p *poll) witness() {
 	}
 	p.event(event.Disagreement, st.String(), map[string]any{"witness": w.Status, "waiting_for": w.WaitingFor,
 		"version": w.Version, "rule": p.in.Screen.Rule, "evidence": p.in.Screen.Evidence.Text})
+}
+
+// hostWake says, once each time it changes, whether the agent's hooks on a
+// remote target's host can wake this watcher. Nothing else follows from
+// it: without them, the poll catches everything as before.
+func (p *poll) hostWake() {
+	w := p.in.HostWake
+	if w == "" || w == p.next.HostWakeSaid {
+		return
+	}
+	p.next.HostWakeSaid = w
+	host, _, _ := strings.Cut(p.cfg.Target, ":")
+	every := "at its interval"
+	if p.cfg.Interval > 0 {
+		every = fmt.Sprintf("every %.0fs", p.cfg.Interval.Seconds())
+	}
+	switch w {
+	case HostWakeListening:
+		p.notes = append(p.notes, "listening on "+host+" for its agents' hooks")
+	case HostWakeAbsent:
+		p.notes = append(p.notes, "no omega-monitor on "+host+": its hooks cannot wake this watcher, which polls "+every)
+	case HostWakeOld:
+		p.notes = append(p.notes, "the omega-monitor on "+host+" does not listen for hooks (an older one): this watcher polls "+every)
+	}
 }
 
 // The MONITOR line's grammar (seed 000, "What comes back"): the word

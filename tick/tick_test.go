@@ -39,6 +39,7 @@ type scripted struct {
 	extra    string // appended to the body above the box
 	// workErr and progressErr are why a probe failed ("" when it ran).
 	workErr, progressErr string
+	hostWake             HostWake
 }
 
 // run steps through polls a minute apart, or as far apart as a wait the
@@ -64,6 +65,7 @@ func run(t *testing.T, cfg Config, polls []scripted) ([]string, State) {
 			ProgressPresent: p.progress != "",
 			WorkError:       p.workErr,
 			ProgressError:   p.progressErr,
+			HostWake:        p.hostWake,
 		}
 		var o Outcome
 		s, o = Step(s, cfg, in)
@@ -131,6 +133,44 @@ func TestNoProgressProbeIsSaidOnce(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestHostWakeSaidOnceEachChange: whether the hooks on a remote target's
+// host can wake the watcher is said once, and again only when it changes;
+// while the relay has not said (or its listener is down) nothing is said,
+// and nothing else of the poll changes.
+func TestHostWakeSaidOnceEachChange(t *testing.T) {
+	c := cfg
+	c.Target, c.Interval = "box:agent", time.Minute
+	got, s := run(t, c, []scripted{
+		{pane: busy, work: "7", progress: "41"},
+		{pane: busy, work: "7", progress: "41", hostWake: HostWakeAbsent},
+		{pane: busy, work: "7", progress: "41", hostWake: HostWakeAbsent},
+		{pane: busy, work: "7", progress: "41"},
+		{pane: busy, work: "7", progress: "41", hostWake: HostWakeListening},
+		{pane: busy, work: "7", progress: "41", hostWake: HostWakeListening},
+		{pane: busy, work: "7", progress: "41", hostWake: HostWakeOld},
+	})
+	want := []string{
+		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:00:00",
+		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:01:00 · no omega-monitor on box: its hooks cannot wake this watcher, which polls every 60s",
+		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:02:00",
+		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:03:00",
+		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:04:00 · listening on box for its agents' hooks",
+		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:05:00",
+		"MONITOR · box:agent · WORKING · work=7 · progress=41 · nudges 0/2 · 09:06:00 · the omega-monitor on box does not listen for hooks (an older one): this watcher polls every 60s",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if s.HostWakeSaid != HostWakeOld {
+		t.Errorf("HostWakeSaid = %q, want %q", s.HostWakeSaid, HostWakeOld)
+	}
+	// Said on a poll whose capture failed too, once.
+	_, o := Step(State{HostWakeSaid: HostWakeListening}, c, Input{Now: t0, CaptureError: "timed out", HostWake: HostWakeAbsent})
+	if !strings.HasSuffix(o.Line, "· no omega-monitor on box: its hooks cannot wake this watcher, which polls every 60s") {
+		t.Errorf("line = %q", o.Line)
 	}
 }
 

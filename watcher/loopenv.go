@@ -16,6 +16,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/remotewake"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -150,6 +151,8 @@ func (e *LoopEnv) Prepare() error {
 		IntervalS: e.flags.Interval, Target: e.target.String(), Watcher: e.watcher,
 		Version: cmdline.Version(), Settings: e.settings(), Socket: e.socket(),
 	}
+	// Where the last loop's wake relay stood is not where this one's will.
+	os.Remove(statedir.Dir(e.state).Path(statedir.RemoteWake))
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
 }
 
@@ -358,7 +361,24 @@ func (e *LoopEnv) Shell() string {
 		words := append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
 		array("close_master", append(words, "-O", "exit", "--", e.target.Host))
 	}
+	array("wake_relay", e.wakeRelay())
 	return b.String()
+}
+
+// wakeRelay is the command line of a remote target's wake relay, which the
+// loop starts beside itself (remotewake): it keeps the host's listener
+// running over the loop's ControlMaster, so that the agent's hooks on the
+// host wake this watcher. Its ssh has a session but no terminal (-T), and
+// no forwarding of any kind (LoopOptions); the listener's command is fixed
+// but for the pane target. None for a local target, whose hooks signal
+// the loop themselves.
+func (e *LoopEnv) wakeRelay() []string {
+	if e.target.Local() {
+		return nil
+	}
+	listen := append([]string{"ssh", "-T"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
+	listen = append(listen, "--", e.target.Host, remotewake.ListenCommand(e.paneTarget()))
+	return append([]string{e.bin, "wake", "--relay", "--state", e.state, "--timeout", strconv.Itoa(e.timeout), "--"}, listen...)
 }
 
 // startToken tells process pid apart from a later process with the same id,

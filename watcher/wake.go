@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/remotewake"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -119,8 +120,14 @@ func follows(d statedir.Dir, p HookPane) bool {
 	if d.ReadRecord(statedir.Loop, &rec) != nil || rec.Socket == "" || rec.Socket != p.Socket {
 		return false
 	}
-	if pane := rec.Settings["pane"]; pane != "" {
-		return pane == p.Pane
+	return followsPane(d, rec, p.Pane)
+}
+
+// followsPane says whether the watcher of d, whose loop recorded rec,
+// watches the pane whose id is pane, on whichever server it watches.
+func followsPane(d statedir.Dir, rec statedir.LoopRecord, pane string) bool {
+	if pinned := rec.Settings["pane"]; pinned != "" {
+		return pinned == pane
 	}
 	// Not pinned: the pane the last poll captured, as session:@W.%N.
 	var st struct {
@@ -130,7 +137,7 @@ func follows(d statedir.Dir, p HookPane) bool {
 		return false
 	}
 	i := strings.LastIndexByte(st.Pane, '.')
-	return i >= 0 && st.Pane[i+1:] == p.Pane
+	return i >= 0 && st.Pane[i+1:] == pane
 }
 
 // MaxHookPayload is the most of a hook's payload read; the rest is left
@@ -157,11 +164,14 @@ func DrainPayload(r io.Reader, within time.Duration) {
 
 // Hook is what an agent's hook does: it wakes the watcher of the pane the
 // hook runs in (getenv's $TMUX_PANE or $RMUX_PANE), among those of the
-// state home home, then reads the hook's payload and discards it, unless
-// it is a terminal, where nobody writes one.
+// state home home, and posts the pane to the home's wake channel, where
+// the watchers of ssh targets on this host listen (remotewake); then it
+// reads the hook's payload and discards it, unless it is a terminal, where
+// nobody writes one.
 func Hook(home string, getenv func(string) string, payload io.Reader) {
 	if p, ok := HookPaneOf(getenv); ok && filepath.IsAbs(home) {
 		WakePane(home, p)
+		remotewake.Post(home, p.Socket, p.Pane)
 	}
 	if f, ok := payload.(*os.File); ok {
 		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {

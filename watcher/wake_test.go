@@ -12,7 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/remotewake"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -146,4 +148,66 @@ func TestDrainPayloadIsBounded(t *testing.T) {
 		t.Errorf("DrainPayload on an open pipe took %v", d)
 	}
 	DrainPayload(strings.NewReader(strings.Repeat("x", 3*MaxHookPayload)), time.Second)
+}
+
+// TestWakeRelayCommandLine: a remote target's loop gets its relay's command
+// line, read back through bash word for word: the relay, then ssh without a
+// terminal, with no forwarding of any kind, over the watcher's ControlMaster,
+// running the fixed listener command for the watcher's pane target; a
+// local target gets none (its hooks signal the loop themselves).
+func TestWakeRelayCommandLine(t *testing.T) {
+	bash := testenv.Need(t, "bash")[0]
+	for _, tc := range []struct {
+		target coord.Target
+		pane   string
+		listen string // the listener's --target
+	}{
+		{coord.Target{Host: "box", Session: "agent"}, "", "=agent:"},
+		{coord.Target{Host: "box", Session: "agent"}, "%7", "%7"},
+		{coord.Target{Session: "agent"}, "", ""},
+	} {
+		t.Run(tc.target.String()+tc.pane, func(t *testing.T) {
+			var f Settings
+			fs := f.FlagSet("watch")
+			args := []string{"--interval", "30"}
+			if tc.pane != "" {
+				args = append(args, "--pane", tc.pane)
+			}
+			if err := fs.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+			state := filepath.Join(t.TempDir(), "st ate")
+			env := map[string]string{"OMEGA_MONITOR_STATE": state, "OMEGA_MONITOR_BIN": "/b in/omega-monitor", "OMEGA_MONITOR_TIMEOUT": "9",
+				"OMEGA_MONITOR_MUX": "/bin/true", "HOME": t.TempDir()}
+			e, err := NewLoopEnv(tc.target, fs, f, os.Getpid(), func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(bash, "-c", e.Shell()+`printf '%s\0' "${wake_relay[@]}"`).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+			if tc.listen == "" {
+				if len(got) != 1 || got[0] != "" {
+					t.Errorf("a local target's relay: %q, want none", got)
+				}
+				return
+			}
+			want := []string{"/b in/omega-monitor", "wake", "--relay", "--state", state, "--timeout", "9", "--", "ssh", "-T"}
+			if diff := cmp.Diff(want, got[:len(want)]); diff != "" {
+				t.Errorf("the relay's words (-want +got):\n%s", diff)
+			}
+			opts := strings.Join(got[len(want):len(got)-3], " ")
+			for _, o := range []string{"-a -x", "ForwardAgent=no", "ClearAllForwardings=yes", "Tunnel=no", "PermitLocalCommand=no",
+				"BatchMode=yes", "ControlMaster=auto", "ControlPath=" + coord.ControlPath(state, os.Getuid())} {
+				if !strings.Contains(opts, o) {
+					t.Errorf("ssh options %q lack %q", opts, o)
+				}
+			}
+			if diff := cmp.Diff([]string{"--", "box", remotewake.ListenCommand(tc.listen)}, got[len(got)-3:]); diff != "" {
+				t.Errorf("the remote command (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
