@@ -79,6 +79,18 @@ func TestNarrowBoardsKeepStateNudgesAndNeeds(t *testing.T) {
 			}
 		}
 	}
+	// Below 30 columns the board degrades, never past the width, and
+	// never with a panic, down to a single cell.
+	for width := 29; width >= 1; width-- {
+		for height := 1; height <= 6; height++ {
+			for _, l := range Screen(f, View{Width: width, Height: height, Selected: 2, Interval: "3s"}) {
+				if Width(l) > width {
+					t.Fatalf("%dx%d: a screen line of %d cells: %q", width, height, Width(l), l)
+				}
+			}
+		}
+		CompactWidth(f, width)
+	}
 	// At 80 columns a watcher is one line, its target cut to make room.
 	tb := newTable(f, 80)
 	last := tb.row(len(f.Watchers) - 1)

@@ -31,7 +31,7 @@ func Screen(f Fleet, v View) []string {
 	if h >= 16 {
 		top = append(top, "")
 	}
-	t := newTable(f, w-2)
+	t := newTable(f, max(w-2, 1))
 	if head := t.head(); head != "" && len(f.Watchers) > 0 {
 		top = append(top, "  "+head)
 	}
