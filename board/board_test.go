@@ -169,7 +169,7 @@ func TestSparklineFromCraftedHistory(t *testing.T) {
 	if s.Glyphs != wantGlyphs {
 		t.Errorf("glyphs\n got %s\nwant %s", s.Glyphs, wantGlyphs)
 	}
-	if !strings.HasPrefix(Header(f), "48h: "+wantGlyphs+"  (7 advances, peak 4/h, 2 watchers)") {
+	if h := Header(f); !strings.HasSuffix(h, " · 48h: "+wantGlyphs+" (7 advances, peak 4/h)") || !strings.Contains(h, " · 2 watchers: 2 gone · ") {
 		t.Errorf("header %q", Header(f))
 	}
 	var acts []Activity
@@ -388,7 +388,9 @@ func TestScreenGolden(t *testing.T) {
 	f := fleet(t)
 	for _, v := range []View{
 		{Width: 160, Height: 30, Selected: 1, Interval: "3s"},
+		{Width: 80, Height: 24, Selected: 3, Interval: "3s"},
 		{Width: 60, Height: 12, Selected: 4, Interval: "3s"},
+		{Width: 40, Height: 20, Selected: 1, Interval: "3s"},
 	} {
 		lines := Screen(f, v)
 		if len(lines) != v.Height {

@@ -87,6 +87,13 @@ func Census(root string, now time.Time, opts Options) (Fleet, error) {
 	}
 	close(next)
 	wg.Wait()
+	if !opts.Brief {
+		dirs := make(map[string]bool, len(names))
+		for _, n := range names {
+			dirs[filepath.Join(root, n)] = true
+		}
+		opts.Cursors.retain(dirs)
+	}
 
 	hours := map[int64]int{}
 	for _, r := range results {
@@ -105,6 +112,25 @@ func Census(root string, now time.Time, opts Options) (Fleet, error) {
 	f.Errors = append(f.Errors, auditErrs...)
 	f.Degraded = len(f.Errors) > 0
 	return f, nil
+}
+
+// One reads the state directory name under root as the census reads each
+// watcher's, without its history and log: what a command about one watcher
+// (forget) needs to know of it. It says why when name is not a watcher's
+// directory, or cannot be read.
+func One(root, name string, now time.Time, opts Options) (Watcher, error) {
+	if opts.Procs == nil {
+		opts.Procs = SystemProcs{}
+	}
+	opts.Brief, opts.Cursors = true, nil
+	r := readWatcher(filepath.Join(root, name), name, now, opts)
+	if r.watcher == nil {
+		if len(r.errors) > 0 {
+			return Watcher{}, fmt.Errorf("board: %s", r.errors[0].Error)
+		}
+		return Watcher{}, fmt.Errorf("board: %s holds none of a watcher's files", filepath.Join(root, name))
+	}
+	return *r.watcher, nil
 }
 
 // isCandidate says whether a root entry may be a watcher's state
@@ -295,6 +321,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.Ended = timePtr(ended.At)
 	}
 	w.Liveness, w.LivenessReason = liveness(opts.Procs, hasLoop, loop, w.LastPoll, w.Ended, now)
+	w.StateUntil, w.StateForS = stateSpan(w, now)
 	if st.TargetGone {
 		w.LivenessReason += "; the watched session is gone"
 	}
@@ -320,6 +347,9 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		fail(diffFile, err)
 	} else if ok {
 		w.Diff = &d
+		if d.Known() {
+			w.Worktree = worktreeOf(w.Target, d.Dir)
+		}
 	}
 
 	if !opts.Brief {
@@ -346,6 +376,63 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	}
 	r.watcher = w
 	return r
+}
+
+// stateSpan is when a watcher's state stopped being watched and how long
+// it held, in seconds. While the loop runs the state holds to now; once
+// it does not, its span ends at the stop, or else at the last poll, and no
+// longer grows.
+func stateSpan(w *Watcher, now time.Time) (*time.Time, int) {
+	end := now
+	var until *time.Time
+	if w.Liveness == Stale || w.Liveness == Gone {
+		switch {
+		case w.Ended != nil:
+			until = w.Ended
+		case w.LastPoll != nil:
+			until = w.LastPoll
+		}
+		if until != nil {
+			end = *until
+		}
+	}
+	if w.StateSince == nil || end.Before(*w.StateSince) {
+		return until, 0
+	}
+	return until, int(end.Sub(*w.StateSince) / time.Second)
+}
+
+// worktreeOf names the worktree a diff was measured in, so that two
+// watchers of one worktree count it once: a local directory by its real
+// path, links resolved, up to the directory that holds .git (the measure
+// counts the whole worktree from there, whichever of its directories the
+// pane is in); a remote one as host:path, as that host printed it (its
+// links cannot be read from here). A directory that no longer resolves is
+// named as it was recorded.
+func worktreeOf(target, dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if host, _, remote := strings.Cut(target, ":"); remote {
+		return host + ":" + filepath.Clean(dir)
+	}
+	if !filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return filepath.Clean(dir)
+	}
+	for d := real; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return real
+		}
+		d = parent
+	}
 }
 
 // needsHuman says what, if anything, a running watcher's agent waits on a
@@ -407,6 +494,39 @@ func sortWatchers(ws []Watcher) {
 	})
 }
 
+// sumDiffs sums the diffs of the running watchers, each worktree once,
+// and marks the diffs it counted. Of two watchers of one worktree, the
+// later measure counts (the first in the order of ws, on a tie): both are
+// of the same lines, one more recent.
+func sumDiffs(ws []Watcher) (added, removed, worktrees int) {
+	counted := map[string]int{}
+	for i := range ws {
+		w := &ws[i]
+		w.DiffCounted = false
+		if !w.Diff.Known() || (w.Liveness != Live && w.Liveness != Quiet) {
+			continue
+		}
+		key := w.Worktree
+		if key == "" {
+			key = "\x00" + w.Name // no directory recorded: its own
+		}
+		j, seen := counted[key]
+		if seen && !w.Diff.At.After(ws[j].Diff.At) {
+			continue
+		}
+		if seen {
+			ws[j].DiffCounted = false
+		}
+		counted[key] = i
+		w.DiffCounted = true
+	}
+	for _, i := range counted {
+		added += ws[i].Diff.Added
+		removed += ws[i].Diff.Removed
+	}
+	return added, removed, len(counted)
+}
+
 func summarize(ws []Watcher, now time.Time, hours map[int64]int) Summary {
 	s := Summary{Watchers: len(ws)}
 	for _, w := range ws {
@@ -429,11 +549,8 @@ func summarize(ws []Watcher, now time.Time, hours map[int64]int) Summary {
 			s.BudgetsExhausted++
 		}
 		s.Undelivered += w.Activity.Undelivered
-		if w.Diff.Known() {
-			s.Added += w.Diff.Added
-			s.Removed += w.Diff.Removed
-		}
 	}
+	s.Added, s.Removed, s.Worktrees = sumDiffs(ws)
 	s.Running = s.Live + s.Quiet
 	s.NeedsHuman = s.Questions + s.Blocked + s.BudgetsExhausted
 	s.Sparkline = sparkline(now, hours)

@@ -431,19 +431,6 @@ func sparkline(now time.Time, hours map[int64]int) Sparkline {
 			s.Total += n
 		}
 	}
-	for _, c := range s.Counts {
-		s.Peak = max(s.Peak, c)
-	}
-	g := make([]rune, Window)
-	for i, c := range s.Counts {
-		if c == 0 {
-			g[i] = '·'
-			continue
-		}
-		// 1..peak onto the eight steps: the peak is always a full
-		// block, and any advance at least the lowest bar.
-		g[i] = glyphs[(c*len(glyphs)-1)/s.Peak]
-	}
-	s.Glyphs = string(g)
+	s.Glyphs, _, s.Peak = draw(s.Counts)
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -101,6 +102,27 @@ func (c *Cursors) history(path string, now time.Time, tally *HistoryCursor) (His
 		c.mu.Unlock()
 	}
 	return h, err
+}
+
+// retain keeps the cursors of the files in dirs alone: the directory of
+// a watcher that was forgotten leaves no cursor behind in the file the
+// board keeps between runs.
+func (c *Cursors) retain(dirs map[string]bool) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for p := range c.Logs {
+		if !dirs[filepath.Dir(p)] {
+			delete(c.Logs, p)
+		}
+	}
+	for p := range c.Histories {
+		if !dirs[filepath.Dir(p)] {
+			delete(c.Histories, p)
+		}
+	}
 }
 
 func (c *Cursors) get(path string) (Cursor, bool) {

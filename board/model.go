@@ -64,9 +64,13 @@ type Summary struct {
 	// Undelivered sums the alerts of the last hour that the funnel could
 	// not deliver, across the fleet: escalations nobody saw.
 	Undelivered int `json:"undelivered"`
-	// Added and Removed sum the known diffs of every watcher.
-	Added     int       `json:"added"`
-	Removed   int       `json:"removed"`
+	// Added and Removed sum the known diffs of the running watchers, each
+	// worktree once (Watcher.DiffCounted): a stopped watcher's diff is
+	// history, and a worktree watched twice wrote its lines once.
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	// Worktrees counts the worktrees summed into Added and Removed.
+	Worktrees int       `json:"worktrees"`
 	Sparkline Sparkline `json:"sparkline"`
 }
 
@@ -147,7 +151,15 @@ type Watcher struct {
 	// or ? when the capture failed), since StateSince.
 	State      string     `json:"state,omitempty"`
 	StateSince *time.Time `json:"state_since"`
-	LastPoll   *time.Time `json:"last_poll"`
+	// StateUntil is when the state stopped being watched, for a watcher
+	// whose loop no longer runs (stale or gone): its stop (ended.json), or
+	// else its last poll. Null while the loop runs.
+	StateUntil *time.Time `json:"state_until"`
+	// StateForS is how long the state has held, in seconds: to the census
+	// clock while the loop runs, to StateUntil once it does not (frozen, so
+	// a stopped watcher's duration does not grow).
+	StateForS int        `json:"state_for_s"`
+	LastPoll  *time.Time `json:"last_poll"`
 	// Work and Progress are the probes' last readings as the MONITOR line
 	// prints them ("7", or "?" when unknown); empty when no probe runs.
 	Work     string `json:"work,omitempty"`
@@ -157,9 +169,16 @@ type Watcher struct {
 	// waits for a human now, else empty.
 	NeedsHuman string `json:"needs_human,omitempty"`
 	// Diff is the watched worktree's diff; null until one was recorded.
-	Diff     *Diff    `json:"diff"`
-	Activity Activity `json:"activity"`
-	Log      LogCount `json:"log"`
+	Diff *Diff `json:"diff"`
+	// Worktree is the worktree the diff is of, by its real path (links
+	// resolved, up to the directory that holds .git), host:path for a
+	// remote target's; empty without a known diff.
+	Worktree string `json:"worktree,omitempty"`
+	// DiffCounted says the diff is in the fleet's sum: the loop runs, and
+	// no watcher before it in Watchers counted the same worktree.
+	DiffCounted bool     `json:"diff_counted"`
+	Activity    Activity `json:"activity"`
+	Log         LogCount `json:"log"`
 	// LastLine is the last MONITOR line the tick printed.
 	LastLine       string      `json:"last_line,omitempty"`
 	LastTransition *Transition `json:"last_transition"`

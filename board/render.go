@@ -12,66 +12,182 @@ import (
 // scheduled caller reads it (and the exit status 3) as "tear yourself down".
 const NoLiveWatchers = "no live watchers"
 
-// Header is the first line of every render: the 48-hour sparkline of
-// progress advances across the fleet, the fleet's diff, and what needs a
-// human now, counted.
-func Header(f Fleet) string {
+// ForgetHint follows the table when some watcher no longer runs: a stopped
+// watcher stays on the board until it is forgotten.
+const ForgetHint = "a stopped watcher stays until forgotten: omega-monitor forget TARGET"
+
+// Header is the fleet on one line, as the compact form prints it when its
+// width is not limited: what needs a human now, the fleet's diff, its
+// watchers by liveness, and the 48-hour sparkline of progress advances.
+func Header(f Fleet) string { return strings.Join(HeaderLines(f, 0), "") }
+
+// HeaderLines is the fleet's header in lines of at most width cells (0: one
+// line). What needs a human comes first and is never cut. The 48-hour
+// sparkline ends the last line where it fits, takes a line of its own on a
+// wide board (with fewer hours where the 48 do not fit), and is left out
+// of a narrow one.
+func HeaderLines(f Fleet, width int) []string {
 	s := f.Fleet
-	sp := s.Sparkline
-	return fmt.Sprintf("%dh: %s  (%d advances, peak %d/h, %d watchers)   Δ fleet +%d -%d   %s",
-		sp.Hours, sp.Glyphs, sp.Total, sp.Peak, s.Watchers, s.Added, s.Removed, NeedsLine(s))
-}
-
-// NeedsLine counts what needs a human now.
-func NeedsLine(s Summary) string {
-	return fmt.Sprintf("needs you: %s, %s, %s", plural(s.Questions, "question"),
-		plural(s.Blocked, "blocked"), plural(s.BudgetsExhausted, "budget spent"))
-}
-
-func plural(n int, what string) string {
+	lines := pack([]string{NeedsLine(s), DeltaText(s), WatchersText(s)}, " · ", width)
+	sp := SparkText(s.Sparkline, len(s.Sparkline.Counts))
+	last := len(lines) - 1
 	switch {
-	case what == "blocked":
-		return strconv.Itoa(n) + " blocked"
-	case what == "budget spent":
-		if n == 1 {
-			return "1 budget spent"
+	case width <= 0 || Width(lines[last])+Width(" · ")+Width(sp) <= width:
+		lines[last] += " · " + sp
+	case width >= wideBoard:
+		if sp, ok := sparkFit(s.Sparkline, width); ok {
+			lines = append(lines, sp)
 		}
-		return strconv.Itoa(n) + " budgets spent"
-	case n == 1:
+	}
+	return lines
+}
+
+// wideBoard is the width from which the sparkline takes a line of its own.
+const wideBoard = 80
+
+// NeedsLine counts what needs a human now: the agents of running watchers
+// that wait on a question, are blocked, or spent their nudge budget.
+func NeedsLine(s Summary) string {
+	var parts []string
+	if s.Questions > 0 {
+		parts = append(parts, plural(s.Questions, "question"))
+	}
+	if s.Blocked > 0 {
+		parts = append(parts, strconv.Itoa(s.Blocked)+" blocked")
+	}
+	if s.BudgetsExhausted > 0 {
+		parts = append(parts, plural(s.BudgetsExhausted, "budget")+" spent")
+	}
+	if len(parts) == 0 {
+		return "needs you: nothing"
+	}
+	return "needs you: " + strings.Join(parts, ", ")
+}
+
+// DeltaText is the fleet's diff: the running watchers' diffs, each worktree
+// once.
+func DeltaText(s Summary) string {
+	d := fmt.Sprintf("Δ fleet +%d -%d", s.Added, s.Removed)
+	if s.Worktrees > 0 {
+		d += " in " + plural(s.Worktrees, "worktree")
+	}
+	return d
+}
+
+// WatchersText counts the watchers by liveness, leaving out the kinds there
+// are none of: "6 watchers: 3 live, 1 quiet, 1 stale, 1 gone".
+func WatchersText(s Summary) string {
+	var parts []string
+	for _, k := range []struct {
+		n    int
+		what string
+	}{{s.Live, Live}, {s.Quiet, Quiet}, {s.Stale, Stale}, {s.Gone, Gone}} {
+		if k.n > 0 {
+			parts = append(parts, strconv.Itoa(k.n)+" "+k.what)
+		}
+	}
+	text := plural(s.Watchers, "watcher")
+	if len(parts) > 0 {
+		text += ": " + strings.Join(parts, ", ")
+	}
+	return text
+}
+
+// sparkFit is the sparkline of as many of the last hours as fit in room
+// cells (all of them when they do), or false when not even minSpark do.
+func sparkFit(sp Sparkline, room int) (string, bool) {
+	for hours := len(sp.Counts); hours >= minSpark; hours-- {
+		if text := SparkText(sp, hours); Width(text) <= room {
+			return text, true
+		}
+	}
+	return "", false
+}
+
+// minSpark is the fewest hours a sparkline is drawn with.
+const minSpark = 6
+
+// SparkText is the sparkline of the last hours of sp, one glyph an hour
+// scaled to those hours' peak: "48h: ··▂█ (3 advances, peak 2/h)".
+func SparkText(sp Sparkline, hours int) string {
+	counts := sp.Counts[max(len(sp.Counts)-hours, 0):]
+	glyphs, total, peak := draw(counts)
+	return fmt.Sprintf("%dh: %s (%s, peak %d/h)", len(counts), glyphs, plural(total, "advance"), peak)
+}
+
+// draw scales counts onto the glyphs, one an hour: '·' for none, the peak
+// always a full block and any advance at least the lowest bar.
+func draw(counts []int) (string, int, int) {
+	total, peak := 0, 0
+	for _, c := range counts {
+		total += c
+		peak = max(peak, c)
+	}
+	g := make([]rune, len(counts))
+	for i, c := range counts {
+		if c == 0 {
+			g[i] = '·'
+			continue
+		}
+		g[i] = glyphs[(c*len(glyphs)-1)/peak]
+	}
+	return string(g), total, peak
+}
+
+// plural is n and what, with an s unless n is 1.
+func plural(n int, what string) string {
+	if n == 1 {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-// Compact is the one-shot form: the header, one line a watcher, a line per
-// error when the census is degraded, and NoLiveWatchers when no watcher
-// runs. It holds no escape sequences.
-func Compact(f Fleet) string {
+// Compact is the one-shot form with no width limit: see CompactWidth.
+func Compact(f Fleet) string { return CompactWidth(f, 0) }
+
+// CompactWidth is the one-shot form in lines of at most width cells (0: no
+// limit): the header, the table of watchers (one line a watcher, or a few
+// where the table does not fit), the legend of its columns, the audits, a
+// line per error when the census is degraded, and NoLiveWatchers when no
+// watcher runs. It holds no escape sequences.
+func CompactWidth(f Fleet, width int) string {
+	// The table fits the width; a path or an error in the lines after it
+	// is never cut, but left to the terminal to wrap.
 	var b strings.Builder
-	b.WriteString(Header(f))
-	b.WriteByte('\n')
-	rows := make([][]string, len(f.Watchers))
-	for i, w := range f.Watchers {
-		rows[i] = watcherFields(w, f.GeneratedAt)
-	}
-	for _, line := range align(rows, 4) {
-		b.WriteString(line)
+	line := func(s string) {
+		b.WriteString(s)
 		b.WriteByte('\n')
 	}
-	if len(f.Watchers) == 0 && !f.Degraded {
-		fmt.Fprintf(&b, "no watchers under %s\n", f.Root)
+	for _, l := range HeaderLines(f, width) {
+		line(l)
+	}
+	if len(f.Watchers) > 0 {
+		t := newTable(f, width)
+		if head := t.head(); head != "" {
+			line(head)
+		}
+		for i, w := range f.Watchers {
+			for _, l := range t.row(i) {
+				line(l)
+			}
+			if u := w.Undelivered; u != nil {
+				line("  alert NOT delivered: " + oneLine(u.Why))
+			}
+		}
+		for _, l := range t.legend(f, width) {
+			line(l)
+		}
+	} else if !f.Degraded {
+		line("no watchers under " + f.Root)
 	}
 	for _, a := range f.Audits {
-		b.WriteString(AuditLine(a, f.GeneratedAt))
-		b.WriteByte('\n')
+		line(AuditLine(a, f.GeneratedAt))
 	}
 	for _, e := range f.Errors {
-		b.WriteString(ErrorLine(e))
-		b.WriteByte('\n')
+		line(ErrorLine(e))
 	}
 	if f.Fleet.Running == 0 {
-		b.WriteString(NoLiveWatchers)
-		b.WriteByte('\n')
+		line(NoLiveWatchers)
 	}
 	return b.String()
 }
@@ -81,43 +197,10 @@ func ErrorLine(e Error) string {
 	return "degraded: " + e.Path + ": " + oneLine(e.Error)
 }
 
-// watcherFields is a watcher's compact line, as fields: the first four
-// (name, liveness, target, agent) are aligned in columns.
-func watcherFields(w Watcher, now time.Time) []string {
-	agent := w.Agent
-	if agent == "" {
-		agent = "-"
-	}
-	target := w.Target
-	if target == "" {
-		target = "-"
-	}
-	if w.Pane != "" {
-		target += " " + w.Pane
-	}
-	fields := []string{w.Name, "[" + w.Liveness + "]", target, agent}
-	state := w.State
-	if state == "" {
-		state = "-"
-	}
-	if w.StateSince != nil {
-		state += " " + Clock(now.Sub(*w.StateSince))
-	}
-	fields = append(fields, state,
-		"work="+orUnknown(w.Work)+" progress="+orUnknown(w.Progress),
-		fmt.Sprintf("nudges %d/%d", w.Nudges.Used, w.Nudges.Limit),
-		DiffText(w.Diff),
-		ActivityText(w.Activity),
-		fmt.Sprintf("log:%d(+%d)", w.Log.Lines, w.Log.New))
-	if u := w.Undelivered; u != nil {
-		fields = append(fields, "alert NOT delivered: "+oneLine(u.Why))
-	}
-	return fields
-}
-
+// orUnknown spells a reading that is not known as the MONITOR line does.
 func orUnknown(s string) string {
 	if s == "" {
-		return "-"
+		return "?"
 	}
 	return s
 }
@@ -137,13 +220,21 @@ var stateLetters = map[string]string{"WORKING": "W", "QUESTION": "Q", "STALLED":
 // ActivityText is the last hour's counters: polls by state (W working, Q
 // question, S stalled, B blocked, ? no capture), nudges, escalations,
 // failures, disagreements with the agent's own status.
-func ActivityText(a Activity) string {
+func ActivityText(a Activity) string { return "1h " + activityCell(a) }
+
+// activityCell is ActivityText under the table's LAST HOUR heading.
+func activityCell(a Activity) string {
 	var polls []string
 	names := make([]string, 0, len(a.Polls))
 	for k := range a.Polls {
 		names = append(names, k)
 	}
-	sort.Slice(names, func(i, j int) bool { return stateOrder(names[i]) < stateOrder(names[j]) })
+	sort.Slice(names, func(i, j int) bool {
+		if oi, oj := stateOrder(names[i]), stateOrder(names[j]); oi != oj {
+			return oi < oj
+		}
+		return names[i] < names[j]
+	})
 	for _, k := range names {
 		l := stateLetters[k]
 		if l == "" {
@@ -155,7 +246,7 @@ func ActivityText(a Activity) string {
 	if len(polls) > 0 {
 		p = strings.Join(polls, ",")
 	}
-	line := fmt.Sprintf("1h polls:%s nudges:%d esc:%d fail:%d dis:%d", p, a.Nudges, a.Escalations, a.Failures, a.Disagreements)
+	line := fmt.Sprintf("polls:%s nudges:%d esc:%d fail:%d dis:%d", p, a.Nudges, a.Escalations, a.Failures, a.Disagreements)
 	if a.Undelivered > 0 {
 		line += fmt.Sprintf(" NOT-delivered:%d", a.Undelivered)
 	}
@@ -185,30 +276,51 @@ func Clock(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
 }
 
-// align pads the first n fields of every row to a common width and joins
-// the fields with two spaces.
-func align(rows [][]string, n int) []string {
-	widths := make([]int, n)
-	for _, r := range rows {
-		for i := 0; i < n && i < len(r); i++ {
-			widths[i] = max(widths[i], Width(r[i]))
-		}
+// pack joins pieces with sep into lines of at most width cells (0: one
+// line). A piece is never split between lines unless it alone is wider
+// than width; it is then wrapped at its spaces.
+func pack(pieces []string, sep string, width int) []string {
+	if width <= 0 {
+		return []string{strings.Join(pieces, sep)}
 	}
-	out := make([]string, len(rows))
-	for j, r := range rows {
-		var b strings.Builder
-		for i, f := range r {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(f)
-			if i < n && i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-Width(f)))
-			}
+	var lines []string
+	cur := ""
+	for _, p := range pieces {
+		switch {
+		case cur == "":
+		case Width(cur)+Width(sep)+Width(p) <= width:
+			cur += sep + p
+			continue
+		default:
+			lines = append(lines, cur)
 		}
-		out[j] = b.String()
+		if Width(p) <= width {
+			cur = p
+			continue
+		}
+		words := wrapWords(p, width)
+		lines = append(lines, words[:len(words)-1]...)
+		cur = words[len(words)-1]
 	}
-	return out
+	return append(lines, cur)
+}
+
+// wrapWords wraps s at its spaces into lines of at most width cells; a
+// word wider than width is a line of its own (the caller cuts it).
+func wrapWords(s string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, w := range strings.Fields(s) {
+		if cur != "" && Width(cur)+1+Width(w) > width {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += w
+	}
+	return append(lines, cur)
 }
 
 // Tmux is the fleet in a few cells for tmux's status-right: ✋ questions, ⛔

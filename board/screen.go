@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 )
 
 // A View is how the live board is drawn: the terminal's size, the selected
@@ -15,42 +17,46 @@ type View struct {
 }
 
 // Screen draws the live board as exactly v.Height lines of at most v.Width
-// cells, without escape sequences (the caller positions them): a title, the
-// header, the needs line, one section a watcher (the selected one opened to
-// its last transition, last alert and the explanation of its last verdict),
-// then errors. When the sections do not fit, the window follows the
-// selection.
+// cells, without escape sequences (the caller positions them): a title,
+// the header, the table's headings, one section a watcher (the selected
+// one opened to its last transition, last alert, the explanation of its
+// last verdict and what the width left out of its row), errors, and as
+// much of the legend as fits below. The table keeps the target, the state,
+// the nudges and what needs you at every width (see CompactWidth). When
+// the sections do not fit, the window follows the selection.
 func Screen(f Fleet, v View) []string {
 	w, h := max(v.Width, 1), max(v.Height, 1)
-	top := []string{
-		fmt.Sprintf("omega-monitor status · %s · every %s · ↑↓ select · Enter jumps · q quits",
-			f.GeneratedAt.Format("15:04:05"), v.Interval),
-		fmt.Sprintf("%dh: %s  (%d advances, peak %d/h, %d watchers)   Δ fleet +%d -%d",
-			f.Fleet.Sparkline.Hours, f.Fleet.Sparkline.Glyphs, f.Fleet.Sparkline.Total,
-			f.Fleet.Sparkline.Peak, f.Fleet.Watchers, f.Fleet.Added, f.Fleet.Removed),
-		fmt.Sprintf("%s · running %d (live %d, quiet %d) · stale %d · gone %d",
-			NeedsLine(f.Fleet), f.Fleet.Running, f.Fleet.Live, f.Fleet.Quiet, f.Fleet.Stale, f.Fleet.Gone),
-		"",
+	top := []string{title(f, v, w)}
+	top = append(top, HeaderLines(f, w)...)
+	if h >= 16 {
+		top = append(top, "")
+	}
+	t := newTable(f, max(w-2, 1))
+	if head := t.head(); head != "" && len(f.Watchers) > 0 {
+		top = append(top, "  "+head)
 	}
 	var body []string
 	selStart, selEnd := 0, 0
-	rows := make([][]string, len(f.Watchers))
-	for i, wt := range f.Watchers {
-		rows[i] = watcherFields(wt, f.GeneratedAt)
-	}
-	lines := align(rows, 4)
 	for i, wt := range f.Watchers {
 		mark := "  "
 		if i == v.Selected {
 			mark = "▶ "
 			selStart = len(body)
 		}
-		body = append(body, mark+lines[i])
+		for k, l := range t.row(i) {
+			if k > 0 {
+				mark = "  "
+			}
+			body = append(body, mark+l)
+		}
 		if wt.Liveness != Live {
 			body = append(body, "    "+wt.LivenessReason)
 		}
+		if u := wt.Undelivered; u != nil {
+			body = append(body, "    alert NOT delivered: "+oneLine(u.Why))
+		}
 		if i == v.Selected {
-			body = append(body, detail(wt, f.GeneratedAt.Location())...)
+			body = append(body, detail(wt, f.GeneratedAt.Location(), t.hidden(i), w)...)
 			selEnd = len(body)
 		}
 	}
@@ -65,6 +71,12 @@ func Screen(f Fleet, v View) []string {
 	}
 
 	room := max(h-len(top), 0)
+	if spare := room - len(body) - 1; len(f.Watchers) > 0 && spare > 0 {
+		// The legend goes below, as much of it as fits whole lines in
+		// what the board leaves (its first lines say the first columns).
+		legend := t.legend(f, w)
+		body = append(append(body, ""), legend[:min(spare, len(legend))]...)
+	}
 	first := 0
 	if len(body) > room && selEnd > room {
 		first = min(selEnd-room, selStart)
@@ -81,15 +93,44 @@ func Screen(f Fleet, v View) []string {
 	for len(out) < h {
 		out = append(out, "")
 	}
+	// What a pane, a host or a state file wrote reaches the terminal
+	// without an escape sequence.
 	for i, l := range out {
-		out[i] = Truncate(l, w)
+		out[i] = Truncate(printable.String(l), w)
 	}
 	return out
 }
 
+// title is the live board's first line; at a narrow width the keys and
+// the refresh give way, the last of them "q quits".
+func title(f Fleet, v View, width int) string {
+	pieces := []struct {
+		text string
+		keep int
+	}{
+		{"omega-monitor status", 0}, {f.GeneratedAt.Format("15:04:05"), 1}, {"every " + v.Interval, 4},
+		{"↑↓ select", 2}, {"Enter jumps", 3}, {"q quits", 0},
+	}
+	var line string
+	for keep := 4; keep >= 0; keep-- {
+		var parts []string
+		for _, p := range pieces {
+			if p.keep <= keep {
+				parts = append(parts, p.text)
+			}
+		}
+		if line = strings.Join(parts, " · "); Width(line) <= width {
+			break
+		}
+	}
+	return line
+}
+
 // detail is the selected watcher opened: its last transition, its last
-// alert, and the explanation of its last verdict.
-func detail(w Watcher, loc *time.Location) []string {
+// alert, the explanation of its last verdict, and what the width left out
+// of its row (hidden, as "heading value").
+func detail(w Watcher, loc *time.Location, hidden []string, width int) []string {
+	const indent = "               "
 	var out []string
 	if t := w.LastTransition; t != nil {
 		out = append(out, fmt.Sprintf("    transition %s  %s → %s  %s", t.At.In(loc).Format("15:04:05"), t.From, t.To, oneLine(t.Line)))
@@ -103,7 +144,7 @@ func detail(w Watcher, loc *time.Location) []string {
 	}
 	if w.Explain != "" {
 		for i, l := range strings.Split(w.Explain, "\n") {
-			head := "               "
+			head := indent
 			if i == 0 {
 				head = "    explain    "
 			}
@@ -111,6 +152,15 @@ func detail(w Watcher, loc *time.Location) []string {
 			if i == 5 {
 				break
 			}
+		}
+	}
+	if len(hidden) > 0 {
+		for i, l := range pack(hidden, " · ", max(width-len(indent), 20)) {
+			head := indent
+			if i == 0 {
+				head = "    also       "
+			}
+			out = append(out, head+l)
 		}
 	}
 	for _, e := range w.Errors {

@@ -17,6 +17,16 @@ func IsTerminal(f *os.File) bool {
 	return ioctl(f.Fd(), ioctlGetTermios, unsafe.Pointer(&t)) == nil
 }
 
+// Width is the columns of the terminal f is, or 0 when f is nil or not a
+// terminal (a pipe, a file), whose lines have no width limit.
+func Width(f *os.File) int {
+	if f == nil || !IsTerminal(f) {
+		return 0
+	}
+	cols, _, _ := terminalSize(f)
+	return cols
+}
+
 // terminalSize is the terminal's columns and rows.
 func terminalSize(f *os.File) (cols, rows int, ok bool) {
 	var ws struct{ Row, Col, X, Y uint16 }

@@ -126,12 +126,15 @@ type watcherOut struct {
 	Agent          string           `json:"agent,omitempty" jsonschema:"the agent recognised on the last screen"`
 	State          string           `json:"state,omitempty" jsonschema:"WORKING, QUESTION, STALLED, BLOCKED, or ? when the capture failed"`
 	StateSince     *time.Time       `json:"state_since"`
+	StateUntil     *time.Time       `json:"state_until" jsonschema:"when the state stopped being watched (the stop, or the last poll of a loop that died); null while the loop runs"`
+	StateForS      int              `json:"state_for_s" jsonschema:"seconds in the state: to now while the loop runs, to state_until once it does not"`
 	LastPoll       *time.Time       `json:"last_poll"`
 	Work           string           `json:"work,omitempty" jsonschema:"the work probe's last reading, ? when unknown"`
 	Progress       string           `json:"progress,omitempty" jsonschema:"the progress probe's last reading, ? when unknown"`
 	Nudges         board.Nudges     `json:"nudges"`
 	NeedsHuman     string           `json:"needs_human,omitempty" jsonschema:"question, blocked or budget_exhausted when the agent waits for a human now"`
 	Diff           *diffFigures     `json:"diff" jsonschema:"the watched worktree's diff; null until one was recorded"`
+	DiffCounted    bool             `json:"diff_counted" jsonschema:"whether the diff is in the fleet's sum: the loop runs, and no other watcher counted the same worktree"`
 	Activity       board.Activity   `json:"activity"`
 	Log            board.LogCount   `json:"log"`
 	LastTransition *changeMark      `json:"last_transition" jsonschema:"the last change of state; its line is in untrusted_text"`
@@ -152,6 +155,7 @@ type watcherText struct {
 	DiffDir        string `json:"diff_dir,omitempty" jsonschema:"the watched pane's directory"`
 	DiffBase       string `json:"diff_base,omitempty" jsonschema:"what the diff is measured from"`
 	DiffError      string `json:"diff_error,omitempty" jsonschema:"why there is no diff figure"`
+	Worktree       string `json:"worktree,omitempty" jsonschema:"the worktree the diff is of, by its real path (host:path for a remote one)"`
 }
 
 type undeliveredMark struct {
@@ -236,7 +240,7 @@ func watcherAnswer(w board.Watcher) watcherOut {
 	out := watcherOut{
 		Name: w.Name, Dir: w.Dir, Liveness: w.Liveness, LivenessReason: w.LivenessReason,
 		Pid: w.Pid, StartedAt: w.StartedAt, IntervalS: w.IntervalS, Target: w.Target, Pane: w.Pane,
-		Agent: w.Agent, State: w.State, StateSince: w.StateSince, LastPoll: w.LastPoll,
+		Agent: w.Agent, State: w.State, StateSince: w.StateSince, StateUntil: w.StateUntil, StateForS: w.StateForS, LastPoll: w.LastPoll,
 		Work: w.Work, Progress: w.Progress, Nudges: w.Nudges, NeedsHuman: w.NeedsHuman,
 		Activity: w.Activity, Log: w.Log, Ended: w.Ended,
 		UntrustedText: watcherText{LastLine: untrusted(w.LastLine), Explain: untrusted(w.Explain)},
@@ -255,6 +259,7 @@ func watcherAnswer(w board.Watcher) watcherOut {
 	if d := w.Diff; d != nil {
 		out.Diff = &diffFigures{Added: d.Added, Removed: d.Removed, At: d.At, Known: d.Known()}
 		out.UntrustedText.DiffDir, out.UntrustedText.DiffBase, out.UntrustedText.DiffError = untrusted(d.Dir), untrusted(d.Base), untrusted(d.Error)
+		out.DiffCounted, out.UntrustedText.Worktree = w.DiffCounted, untrusted(w.Worktree)
 	}
 	if t := w.LastTransition; t != nil {
 		out.LastTransition = &changeMark{At: t.At, From: t.From, To: t.To}

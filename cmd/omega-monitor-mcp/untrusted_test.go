@@ -274,6 +274,7 @@ func TestWatcherAnswerKeepsEveryField(t *testing.T) {
 		".diff.dir":             ".untrusted_text.diff_dir",
 		".diff.base":            ".untrusted_text.diff_base",
 		".diff.error":           ".untrusted_text.diff_error",
+		".worktree":             ".untrusted_text.worktree",
 		".last_line":            ".untrusted_text.last_line",
 		".last_transition.from": ".last_transition.from",
 		".last_transition.to":   ".last_transition.to",

@@ -48,7 +48,8 @@ func groups() []group {
 		{"watching", []command{
 			{"watch", "start a watcher for a target (the explicit form of omega-monitor TARGET)", runWatch},
 			{"stop", "stop the watcher of a target", runStop},
-			{"status", "the fleet board: every watcher at a glance (--once, --json, --tmux)", runStatus},
+			{"forget", "remove a stopped watcher's state, and with it its line on the board", runForget},
+			{"status", "the fleet board: every watcher at a glance (--live, --once, --json, --tmux)", runStatus},
 			{"logs", "print a watcher's MONITOR lines (logs TARGET [-f] [-n N])", runLogs},
 			{"reset", "re-arm a watcher's nudge budget (only progress does otherwise)", runReset},
 			{"list", "what is watchable, everywhere: local sessions and each ssh alias's", runList},

@@ -15,24 +15,30 @@ import (
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-const statusUsage = `usage: omega-monitor status [--once | --json | --tmux] [--interval DUR]
+const statusUsage = `usage: omega-monitor status [--live | --once | --json | --tmux] [--interval DUR]
 
 The fleet board: every watcher under $OMEGA_MONITOR_HOME (default
 ~/.omega/monitor) at a glance, read from the watchers' own state; it changes
-nothing. Three forms of one census:
+nothing. Four forms of one census:
 
-  (a terminal)  live and full-screen, redrawn every --interval; ↑/↓ or j/k
-                select a watcher and open its last transition, last alert and
-                the explanation of its last verdict; Enter jumps to the
+  --live        (the default on a terminal) full-screen, redrawn every
+                --interval; ↑/↓ or j/k select a watcher and open its last
+                transition, last alert, the explanation of its last verdict
+                and what a narrow screen leaves out; Enter jumps to the
                 watched session (switch-client inside tmux, attach outside);
                 q or Ctrl-C restores the terminal
-  --once        one header line and one line a watcher, no escape sequences
-                (also whenever standard output is not a terminal)
+  --once        the header, one line a watcher and the legend, no escape
+                sequences, as wide as the terminal (whenever standard output
+                is not a terminal: no width limit)
   --json        the same data as one JSON object: watchers, fleet, degraded,
                 errors (field names documented in package board)
   --tmux        a short segment for tmux's status-right, cheap enough to run
                 every few seconds:
                   set -g status-right '#(omega-monitor status --tmux)'
+
+A narrow board keeps the target, state, nudges and what needs you first. A
+stopped watcher stays, its time frozen at the stop, until omega-monitor
+forget TARGET; Δ fleet sums running watchers' diffs, each worktree once.
 
 Liveness: [live] the loop's pid runs with its recorded start token and polled
 within two intervals; [quiet] it runs but has not polled in two intervals (a
@@ -51,6 +57,7 @@ flags:
 
 func runStatus(e *Env, args []string) int {
 	fs := newFlagSet("status")
+	liveForm := fs.Bool("live", false, "the live form, full-screen (needs a terminal)")
 	once := fs.Bool("once", false, "print the compact form once")
 	asJSON := fs.Bool("json", false, "print the census as JSON")
 	tmux := fs.Bool("tmux", false, "print a tmux status segment")
@@ -65,13 +72,19 @@ func runStatus(e *Env, args []string) int {
 		return 2
 	}
 	forms := 0
-	for _, b := range []bool{*once, *asJSON, *tmux} {
+	for _, b := range []bool{*liveForm, *once, *asJSON, *tmux} {
 		if b {
 			forms++
 		}
 	}
-	if forms > 1 {
-		fmt.Fprintln(e.Stderr, "omega-monitor status: --once, --json and --tmux are three forms: give one")
+	out, _ := e.Stdout.(*os.File)
+	terminal := out != nil && live.IsTerminal(out)
+	switch {
+	case forms > 1:
+		fmt.Fprintln(e.Stderr, "omega-monitor status: --live, --once, --json and --tmux are four forms: give one")
+		return 2
+	case *liveForm && !terminal:
+		fmt.Fprintln(e.Stderr, "omega-monitor status: --live draws on a terminal, and standard output is not one (--once prints the board once)")
 		return 2
 	}
 	if interval < 100*time.Millisecond {
@@ -84,8 +97,7 @@ func runStatus(e *Env, args []string) int {
 		return 1
 	}
 
-	switch {
-	case *tmux:
+	if *tmux {
 		f, err := board.Census(root, e.Now(), board.Options{Brief: true})
 		if err != nil {
 			fmt.Fprintln(e.Stdout, "omega-monitor: ?")
@@ -93,15 +105,21 @@ func runStatus(e *Env, args []string) int {
 		}
 		fmt.Fprintln(e.Stdout, printable.String(board.Tmux(f)))
 		return 0
-	case *asJSON:
-		cur := board.LoadCursors(root)
-		f, err := board.Census(root, e.Now(), board.Options{Cursors: cur})
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
-			return 1
-		}
-		board.SaveCursors(root, cur)
-		f.Hooks, _ = setup.WatchedHooks(e.Home(), e.Getenv, f)
+	}
+	if !*once && !*asJSON && terminal {
+		in, _ := e.Stdin.(*os.File)
+		return live.Run(root, interval, in, out, e.Stderr)
+	}
+	cur := board.LoadCursors(root)
+	f, err := board.Census(root, e.Now(), board.Options{Cursors: cur})
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
+		return 1
+	}
+	board.SaveCursors(root, cur)
+	hooks, line := setup.WatchedHooks(e.Home(), e.Getenv, f)
+	if *asJSON {
+		f.Hooks = hooks
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(f); err != nil {
@@ -110,31 +128,9 @@ func runStatus(e *Env, args []string) int {
 		}
 		return 0
 	}
-	out, isFile := e.Stdout.(*os.File)
-	if *once || !isFile || !live.IsTerminal(out) {
-		return statusOnce(root, e)
-	}
-	in, _ := e.Stdin.(*os.File)
-	return live.Run(root, interval, in, out, e.Stderr)
-}
-
-// The one-line form's exit statuses beyond 0, 1 and 2.
-const (
-	exitNoWatchers = 3 // the whole fleet was read, and nothing watches
-	exitDegraded   = 4 // nothing live was found, but some state was unreadable
-)
-
-// statusOnce prints the compact form.
-func statusOnce(root string, e *Env) int {
-	cur := board.LoadCursors(root)
-	f, err := board.Census(root, e.Now(), board.Options{Cursors: cur})
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
-		return 1
-	}
-	board.SaveCursors(root, cur)
-	io.WriteString(e.Stdout, printable.String(board.Compact(f)))
-	if _, line := setup.WatchedHooks(e.Home(), e.Getenv, f); line != "" {
+	// The compact form: as wide as the terminal, or of no width limit.
+	io.WriteString(e.Stdout, printable.String(board.CompactWidth(f, live.Width(out))))
+	if line != "" {
 		fmt.Fprintln(e.Stdout, line)
 	}
 	switch {
@@ -145,3 +141,9 @@ func statusOnce(root string, e *Env) int {
 	}
 	return exitNoWatchers
 }
+
+// The one-line form's exit statuses beyond 0, 1 and 2.
+const (
+	exitNoWatchers = 3 // the whole fleet was read, and nothing watches
+	exitDegraded   = 4 // nothing live was found, but some state was unreadable
+)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -155,8 +156,15 @@ func TestStatusOfRealWatchers(t *testing.T) {
 
 	res := f.run(t, "status", "--once")
 	res.Assert(t, icmd.Success)
-	if lines := strings.Split(strings.TrimSuffix(res.Stdout(), "\n"), "\n"); len(lines) != 1+len(targets) {
-		t.Errorf("--once printed %d lines, want %d:\n%s", len(lines), 1+len(targets), res.Stdout())
+	// A line a watcher under the headings, as its target begins it.
+	rows := 0
+	for _, l := range strings.Split(res.Stdout(), "\n") {
+		if f, _, _ := strings.Cut(l, " "); slices.Contains(targets, f) {
+			rows++
+		}
+	}
+	if rows != len(targets) || !strings.Contains(res.Stdout(), "\nTARGET ") || !strings.Contains(res.Stdout(), "\nNUDGES: ") {
+		t.Errorf("--once printed %d rows, want %d, under the headings and with the legend:\n%s", rows, len(targets), res.Stdout())
 	}
 	t.Logf("status --once:\n%s", res.Stdout())
 	if seg := f.run(t, "status", "--tmux"); !strings.Contains(seg.Stdout(), "●2") || !strings.Contains(seg.Stdout(), "✗2") {
@@ -284,7 +292,7 @@ func TestStatusLiveInATerminal(t *testing.T) {
 		return screen
 	}
 	screen := waitScreen("no board", func(s string) bool { return strings.Contains(s, "monitor-api") })
-	for _, want := range []string{"omega-monitor status", "48h: ", "▶ monitor-api", "[live]", "STALLED", "transition", "WORKING → STALLED"} {
+	for _, want := range []string{"omega-monitor status", "48h: ", "▶ api", "[live]", "STALLED", "transition", "WORKING → STALLED", "NUDGES: typed/budget"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the board lacks %q:\n%s", want, screen)
 		}
@@ -297,7 +305,7 @@ func TestStatusLiveInATerminal(t *testing.T) {
 	f.tmux.Run(t, "resize-window", "-t", "=board:", "-x", "50", "-y", "12")
 	screen = waitScreen("not redrawn at 50 columns", func(s string) bool {
 		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-		return strings.Contains(s, "▶ monitor-api") && strings.Contains(s, "…") && len(lines) <= 12
+		return strings.Contains(s, "▶ api") && strings.Contains(s, "STALLED") && strings.Contains(s, "1/5") && len(lines) <= 12
 	})
 	for _, l := range strings.Split(screen, "\n") {
 		if board.Width(l) > 50 {
@@ -352,3 +360,88 @@ func TestStatusLiveInATerminal(t *testing.T) {
 }
 
 func shellQuote(s string) string { return coord.ShellQuote(s) }
+
+// TestStatusLiveAt80Columns: status --live in a real tmux pane 80 columns
+// wide: every watcher's row holds its state, its nudge count and what it
+// needs you for, whole; nothing passes the 80th column; a watcher stopped
+// an hour after its state began says an hour, however long ago that was.
+func TestStatusLiveAt80Columns(t *testing.T) {
+	f := newFleet(t)
+	bin := omegaMonitor(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	token, _ := board.SystemProcs{}.StartToken(os.Getpid())
+	watcher := func(name, target string, pid int, state string, since time.Time, used, limit int, latch bool, extra map[string]string) {
+		dir := filepath.Join(f.state, name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		rec, _ := json.Marshal(board.LoopRecord{Pid: pid, StartToken: token, StartedAt: now.Add(-5 * time.Hour), IntervalS: 3600, Target: target})
+		st, _ := json.Marshal(map[string]any{"state": state, "state_since": since, "last_poll": now, "agent": "claude", "work": "7",
+			"budget": map[string]int{"used": used, "limit": limit}, "budget_latch": latch})
+		files := map[string][]byte{"loop.json": rec, "state.json": st}
+		for k, v := range extra {
+			files[k] = []byte(v)
+		}
+		for file, data := range files {
+			if err := os.WriteFile(filepath.Join(dir, file), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	me := os.Getpid()
+	watcher("monitor-api", "api", me, "QUESTION", now.Add(-3*time.Minute), 2, 5, false, nil)
+	watcher("monitor-build-box-web", "build-box:web", me, "WORKING", now.Add(-23*time.Minute), 1, 5, false, nil)
+	watcher("monitor-docs", "docs", me, "STALLED", now.Add(-40*time.Minute), 12, 12, true, nil)
+	watcher("monitor-4f2a", "a-rather-long-session-name-for-the-agent-of-the-shop", me, "BLOCKED", now.Add(-9*time.Minute), 0, 5, false, nil)
+	watcher("monitor-old", "old", 1<<22, "STALLED", now.Add(-3*time.Hour), 3, 5, false,
+		map[string]string{"ended.json": fmt.Sprintf(`{"at":%q,"by":"stop"}`, now.Add(-2*time.Hour).Format(time.RFC3339))})
+
+	script := fmt.Sprintf(`OMEGA_MONITOR_HOME=%s %s status --live --interval 200ms; exec sleep 600`, shellQuote(f.state), shellQuote(bin))
+	f.tmux.Run(t, "new-session", "-d", "-s", "board", "-x", "80", "-y", "24", "sh -c "+shellQuote(script))
+	var screen string
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		screen = f.tmux.Run(t, "capture-pane", "-p", "-t", "=board:")
+		if strings.Contains(screen, "monitor-old") || strings.Count(screen, "[") >= 5 {
+			return poll.Success()
+		}
+		return poll.Continue("no board; the pane shows:\n%s", screen)
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	t.Logf("80x24:\n%s", screen)
+	if w := f.tmux.Run(t, "display-message", "-p", "-t", "=board:", "#{pane_width}"); strings.TrimSpace(w) != "80" {
+		t.Fatalf("the pane is %s columns wide", w)
+	}
+	lines := strings.Split(screen, "\n")
+	for _, l := range lines {
+		if board.Width(l) > 80 {
+			t.Errorf("a line wider than 80 columns: %q", l)
+		}
+	}
+	rowOf := func(target string) string {
+		for _, l := range lines {
+			if strings.HasPrefix(strings.TrimLeft(l, "▶ "), target) {
+				return l
+			}
+		}
+		return ""
+	}
+	for target, want := range map[string][]string{
+		"api":                 {"QUESTION", " 2/5 ", "question"},
+		"build-box:web":       {"WORKING", " 1/5"},
+		"docs":                {"STALLED", " 12/12 ", "budget spent"},
+		"a-rather-long-sessi": {"BLOCKED", " 0/5 ", "blocked"},
+		"old":                 {"[gone]", "STALLED", "01:00:00", " 3/5"},
+	} {
+		row := rowOf(target)
+		for _, w := range want {
+			if !strings.Contains(row, w) {
+				t.Errorf("the row of %s lacks %q: %q", target, w, row)
+			}
+		}
+	}
+	for _, want := range []string{"NUDGES", "NEEDS YOU", "needs you: 1 question, 1 blocked, 1 budget spent", "5 watchers: 4 live, 1 gone", "NUDGES: typed/budget since progress"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the board lacks %q", want)
+		}
+	}
+	f.tmux.Run(t, "send-keys", "-t", "=board:", "q")
+}
