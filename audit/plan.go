@@ -215,7 +215,7 @@ func (p Plan) Text() string {
 	var b strings.Builder
 	if p.Fallback {
 		fmt.Fprintf(&b, "No rules of the project's own were found, so it is audited on four generic dimensions instead.\n\n"+
-			"Looked in:  %s.\nLooked for: %s.\n\n%s", p.lookedIn, lookedFor, WriteRules)
+			"Looked in:  %s.\nLooked for: %s.\n\n%s", p.lookedIn, lookedFor, writeRules)
 	} else {
 		fmt.Fprintf(&b, "%s from the project's own rules in %s\n", Count(len(p.Dimensions), "dimension"), strings.Join(p.Sources, ", "))
 	}
@@ -246,9 +246,9 @@ const lookedFor = `a list item in a rule file (CLAUDE.md, AGENTS.md, GEMINI.md, 
             SHALL, REQUIRED or DO NOT in capitals (a sentence that only names them, as this
             one does, is not a rule)`
 
-// WriteRules tells the operator of a project without rules how to state
+// writeRules tells the operator of a project without rules how to state
 // them.
-const WriteRules = `To audit the project's own rules, write them in RULES.md in its top directory,
+const writeRules = `To audit the project's own rules, write them in RULES.md in its top directory,
 one numbered item for each rule under a heading that names them; each becomes a dimension:
 
     # Rules

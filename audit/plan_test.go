@@ -292,7 +292,7 @@ func TestPlanText(t *testing.T) {
 	}
 
 	// The example it gives, as a project's RULES.md.
-	example := strings.Join(strings.Split(WriteRules, "\n    "), "\n")
+	example := strings.Join(strings.Split(writeRules, "\n    "), "\n")
 	p = Discover([]File{{"RULES.md", example}}, 0)
 	if len(p.Dimensions) != 2 || p.Fallback || p.Dimensions[1].Name != "Nothing is written outside the working directory." {
 		t.Errorf("the advice makes %d dimensions (fallback %v):\n%s", len(p.Dimensions), p.Fallback, p.Text())
