@@ -25,12 +25,13 @@ type Dimension struct {
 // A Plan is the audit of one project: its dimensions in order.
 type Plan struct {
 	Dimensions []Dimension `json:"dimensions"`
-	// Sources are the files whose rules made the dimensions.
+	// Sources are the files whose rules made the audited dimensions.
 	Sources []string `json:"sources"`
 	// Fallback says the project states no rules of its own, and Why says
-	// what was searched.
+	// what was searched, where, and how to state rules.
 	Fallback bool   `json:"fallback"`
 	Why      string `json:"why,omitempty"`
+	lookedIn string // the files searched, for Text
 	// Dropped are rule groups past the limit on dimensions, not audited
 	// this time.
 	Dropped []Dimension `json:"dropped,omitempty"`
@@ -40,7 +41,8 @@ type Plan struct {
 // auditor, and an auditor is expensive.
 const MaxDimensions = 12
 
-// Fallback dimensions are the seed's four, for a project that states no rules.
+// The fallback dimensions are four generic ones, for a project that states
+// no rules.
 var fallbackDimensions = []Dimension{
 	{Name: "design and token rules", Focus: "Are the project's design constants (tokens, magic numbers, styles, configuration values) defined once and used through their names, or copied and drifting?"},
 	{Name: "access control and isolation", Focus: "Who can read, write or run what: file permissions, secrets on command lines or in logs, input reaching a shell, one user's or tenant's data reaching another."},
@@ -60,14 +62,10 @@ func Discover(files []File, max int) Plan {
 		kind Kind
 	}
 	var cands []kinded
-	docs := 0
 	for _, f := range files {
 		k, ok := Classify(f.Path)
 		if !ok {
 			continue
-		}
-		if k == Doc {
-			docs++
 		}
 		cands = append(cands, kinded{f, k})
 	}
@@ -85,11 +83,7 @@ func Discover(files []File, max int) Plan {
 	var dims []Dimension
 	seen := map[string]int{} // rule texts of a group → its index in dims
 	for _, c := range cands {
-		gs := groups(c.File, c.kind)
-		if len(gs) > 0 {
-			p.Sources = append(p.Sources, c.Path)
-		}
-		for _, g := range gs {
+		for _, g := range groups(c.File, c.kind) {
 			key := groupKey(g)
 			if i, ok := seen[key]; ok {
 				// The same rules stated in two files (AGENTS.md as a
@@ -102,15 +96,38 @@ func Discover(files []File, max int) Plan {
 		}
 	}
 	if len(dims) == 0 {
+		var ruleFiles, others []string
+		for _, c := range cands {
+			if c.kind == RuleFile {
+				ruleFiles = append(ruleFiles, c.Path)
+			} else {
+				others = append(others, c.Path)
+			}
+		}
 		p.Fallback = true
-		ruleFiles := len(cands) - docs
-		p.Why = fmt.Sprintf("the project states no rules of its own: %d rule files (CLAUDE.md, AGENTS.md, GEMINI.md, RULES.md, CONTRIBUTING.md, .cursorrules, .cursor/rules/, rules/) and %d other docs hold no list item of a rule file, no list item under a heading naming rules or invariants, and no MUST/NEVER/ALWAYS/SHALL/REQUIRED/DO NOT line; so the seed's four generic dimensions are audited instead",
-			ruleFiles, docs)
+		p.lookedIn = some(ruleFiles, "rule file") + " and " + some(others, "Markdown file")
+		p.Why = fmt.Sprintf("no rules of the project's own were found in %s, looking for %s; "+
+			"to audit its own rules, write them in RULES.md, one numbered item for each",
+			p.lookedIn, strings.Join(strings.Fields(lookedFor), " "))
 		dims = slices.Clone(fallbackDimensions)
 	}
 	if len(dims) > max {
 		p.Dropped = dims[max:]
 		dims = dims[:max]
+	}
+	// The sources are the files the audited dimensions quote, in the
+	// order they were read.
+	cited := map[string]bool{}
+	for _, d := range dims {
+		for _, r := range d.Rules {
+			cited[r.File] = true
+		}
+	}
+	for _, c := range cands {
+		if cited[c.Path] {
+			p.Sources = append(p.Sources, c.Path)
+			cited[c.Path] = false
+		}
 	}
 	for i := range dims {
 		dims[i].ID = "D" + strconv.Itoa(i+1)
@@ -197,7 +214,8 @@ heading is ignored.
 func (p Plan) Text() string {
 	var b strings.Builder
 	if p.Fallback {
-		fmt.Fprintf(&b, "fell back to the seed's four dimensions: %s\n", p.Why)
+		fmt.Fprintf(&b, "No rules of the project's own were found, so it is audited on four generic dimensions instead.\n\n"+
+			"Looked in:  %s.\nLooked for: %s.\n\n%s", p.lookedIn, lookedFor, writeRules)
 	} else {
 		fmt.Fprintf(&b, "%s from the project's own rules in %s\n", Count(len(p.Dimensions), "dimension"), strings.Join(p.Sources, ", "))
 	}
@@ -218,5 +236,40 @@ func (p Plan) Text() string {
 		}
 		b.WriteString(strings.Join(names, "; ") + "\n")
 	}
-	return b.String()
+	return shown(b.String())
+}
+
+// lookedFor is what a project's rules are, as the no-rules message says it.
+const lookedFor = `a list item in a rule file (CLAUDE.md, AGENTS.md, GEMINI.md, RULES.md,
+            CONTRIBUTING.md, .cursorrules, .cursor/rules/, rules/*.md); a list item under a
+            heading that names rules or invariants; a sentence that uses MUST, NEVER, ALWAYS,
+            SHALL, REQUIRED or DO NOT in capitals (a sentence that only names them, as this
+            one does, is not a rule)`
+
+// writeRules tells the operator of a project without rules how to state
+// them.
+const writeRules = `To audit the project's own rules, write them in RULES.md in its top directory,
+one numbered item for each rule under a heading that names them; each becomes a dimension:
+
+    # Rules
+
+    1. Every exported function has a doc comment.
+    2. Nothing is written outside the working directory.
+`
+
+// some names the files of a kind that were read: how many, and the first
+// few.
+func some(paths []string, kind string) string {
+	const first = 4
+	switch len(paths) {
+	case 0:
+		return "no " + kind
+	case 1:
+		return "1 " + kind + " (" + paths[0] + ")"
+	}
+	names := strings.Join(paths[:min(len(paths), first)], ", ")
+	if len(paths) > first {
+		names += fmt.Sprintf(" and %d more", len(paths)-first)
+	}
+	return fmt.Sprintf("%d %ss (%s)", len(paths), kind, names)
 }

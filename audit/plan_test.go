@@ -117,7 +117,77 @@ func TestDiscover(t *testing.T) {
 			sources: []string{"rules/a.md", "README.md"},
 		},
 		{
-			name:     "no rules: the seed's four, and why",
+			name: "a marker mid-sentence across a line wrap: the whole sentence, at the line it starts",
+			files: []File{{"docs/x.md", "# Notes\nThe watcher reads the screen. Whatever the screen shows, the watcher\n" +
+				"MUST NOT type into a live dialog, and it\nwaits. Then it polls.\n"}},
+			want: []dim{
+				{"Notes", []Rule{{"docs/x.md", 2, "Whatever the screen shows, the watcher MUST NOT type into a live dialog, and it waits."}}},
+			},
+			sources: []string{"docs/x.md"},
+		},
+		{
+			name: "items that list or quote the markers are about them, even under a rules heading",
+			files: []File{{"docs/x.md", "## Rules\n- MUST, NEVER and ALWAYS lines are rules\n- `NEVER` in a code span is quoted\n" +
+				"- the \"MUST\" of a quotation\n- Lines are short.\n- Quoting `MUST` is data; the auditor NEVER obeys it.\n"}},
+			want: []dim{
+				{"Rules", []Rule{{"docs/x.md", 5, "Lines are short."}, {"docs/x.md", 6, "Quoting `MUST` is data; the auditor NEVER obeys it."}}},
+			},
+			sources: []string{"docs/x.md"},
+		},
+		{
+			name: "quotes, code, comments and thematic breaks are no rules; a table row is read alone",
+			files: []File{{"docs/x.md", "> The loop MUST exit.\nlazy NEVER line of the quote\n\n    MUST indented code\n\n" +
+				"<!-- NEVER shown\nMUST not either -->\n***\n| a | MUST be a row |\n| b | plain |\n~~~~\nNEVER\n~~~\nALWAYS\n~~~~\n" +
+				"<!-- MUST --> one line\n> q\n- The item MUST count.\n"}},
+			want: []dim{
+				{"docs/x.md", []Rule{{"docs/x.md", 9, "| a | MUST be a row |"}, {"docs/x.md", 18, "The item MUST count."}}},
+			},
+			sources: []string{"docs/x.md"},
+		},
+		{
+			name: "setext headings name rules too",
+			files: []File{{"docs/x.md", "Invariants\n==========\n\n1. The ledger is never empty.\n2. One variable\n   per signal.\n\n" +
+				"Notes\n-----\n- not a rule\n"}},
+			want: []dim{
+				{"The ledger is never empty.", []Rule{{"docs/x.md", 4, "The ledger is never empty."}}},
+				{"One variable per signal.", []Rule{{"docs/x.md", 5, "One variable per signal."}}},
+			},
+			sources: []string{"docs/x.md"},
+		},
+		{
+			name: "a rule file: its prose in any case, and items over wrapped, lazy and continued lines",
+			files: []File{{"CLAUDE.md", "# Style\nRun make first. Never push\nto main.\n\n- gofmt every\nfile\n- tests first\n\n" +
+				"  with a paragraph of the item\n\nA closing line.\n"}},
+			want: []dim{
+				{"Style", []Rule{{"CLAUDE.md", 2, "Never push to main."}, {"CLAUDE.md", 5, "gofmt every file"},
+					{"CLAUDE.md", 7, "tests first with a paragraph of the item"}}},
+			},
+			sources: []string{"CLAUDE.md"},
+		},
+		{
+			name: "hostile text: escape sequences and invisible characters removed, an endless sentence cut",
+			files: []File{{"RULES.md", "# Rules\n- Never \x1b]0;pwned\x07print\u202e\U000E0041 this.\n\n" +
+				"The loop MUST" + strings.Repeat(" go on", 500) + "\n"}},
+			want: []dim{
+				{"Rules", []Rule{{"RULES.md", 2, "Never print this."},
+					{"RULES.md", 4, "The loop MUST" + strings.Repeat(" go on", 331) + " …"}}},
+			},
+			sources: []string{"RULES.md"},
+		},
+		{
+			// The paragraph of docs/audit.md that once made this
+			// repository's only dimension, cut at a line's end.
+			name: "a doc that only describes the markers states no rules: the fallback stays",
+			files: []File{{"README.md", "# A project\n\n## What counts as the project's rules\n\n" +
+				"Every other `.md` is a doc, whose rules are the list items under a heading that names\n" +
+				"rules or invariants (`## Invariants`, \"The rules that cost credibility\") and any line carrying a\n" +
+				"capitalised marker: MUST, NEVER, ALWAYS, SHALL, REQUIRED, DO NOT. Code blocks never count;\n" +
+				"`node_modules` is not read. Lines with the MUST/NEVER markers, a `MUST` in a code span and the\n" +
+				"keyword NEVER are named, not used.\n"}},
+			fallback: true,
+		},
+		{
+			name:     "no rules: the four generic dimensions, and why",
 			files:    []File{{"README.md", "# Hello\nA project.\n- a feature\n"}, {"main.go", "package main // MUST\n"}},
 			fallback: true,
 		},
@@ -130,7 +200,7 @@ func TestDiscover(t *testing.T) {
 				t.Fatalf("Fallback = %v, want %v (why %q)", p.Fallback, tt.fallback, p.Why)
 			}
 			if tt.fallback {
-				if len(p.Dimensions) != 4 || !strings.Contains(p.Why, "states no rules of its own") {
+				if len(p.Dimensions) != 4 || !strings.HasPrefix(p.Why, "no rules of the project's own were found in ") {
 					t.Errorf("fallback plan: %d dimensions, why %q", len(p.Dimensions), p.Why)
 				}
 				for i, d := range p.Dimensions {
@@ -194,8 +264,50 @@ func TestBrief(t *testing.T) {
 	}
 }
 
+// TestPlanText: the no-rules message says what was looked for, where and
+// what to write, and what it says to write makes the dimensions it
+// promises; no escape sequence in a file's name or rule reaches the
+// terminal.
+func TestPlanText(t *testing.T) {
+	var docs []File
+	for _, name := range []string{"f.md", "a.md", "e.md", "docs/b.md", "c.md", "d.md"} {
+		docs = append(docs, File{name, "# " + name + "\nA page that uses `MUST` as a name.\n"})
+	}
+	p := Discover(append(docs, File{"CONTRIBUTING.md", "Welcome.\n"}), 0)
+	text := p.Text()
+	for _, want := range []string{
+		"No rules of the project's own were found, so it is audited on four generic dimensions instead.\n\n",
+		"Looked in:  1 rule file (CONTRIBUTING.md) and 6 Markdown files (a.md, c.md, d.md, docs/b.md and 2 more).\n",
+		"Looked for: a list item in a rule file (CLAUDE.md,",
+		"a list item under a\n            heading that names rules or invariants;",
+		"write them in RULES.md",
+		"\n\nD1  design and token rules\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the no-rules plan lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(p.Why, "\n") || !strings.Contains(p.Why, "in 1 rule file (CONTRIBUTING.md) and 6 Markdown files") {
+		t.Errorf("why is not one line naming where it looked: %q", p.Why)
+	}
+
+	// The example it gives, as a project's RULES.md.
+	example := strings.Join(strings.Split(writeRules, "\n    "), "\n")
+	p = Discover([]File{{"RULES.md", example}}, 0)
+	if len(p.Dimensions) != 2 || p.Fallback || p.Dimensions[1].Name != "Nothing is written outside the working directory." {
+		t.Errorf("the advice makes %d dimensions (fallback %v):\n%s", len(p.Dimensions), p.Fallback, p.Text())
+	}
+
+	p = Discover([]File{{"docs/\x1b[2J\x1b]0;x\x07evil.md", "# \x1b[31mTitle\nThe loop MUST \x1b[8mhide\x1b[0m nothing.\n"}}, 0)
+	if text := p.Text(); strings.ContainsAny(text, "\x1b\x07") || !strings.Contains(text, "docs/evil.md:2  The loop MUST hide nothing.") {
+		t.Errorf("the plan of a hostile file:\n%q", text)
+	}
+}
+
 func FuzzDiscover(f *testing.F) {
 	f.Add("CLAUDE.md", threeRules)
+	f.Add("docs/x.md", "Invariants\n===\n1. a `MUST\n\n   b. NEVER, ALWAYS\n<!-- x\n> q\n| MUST |\n~~~~\n")
+	f.Add("RULES.md", "- ``a`` MUST/NEVER e.g. x. Y?\n\tz\n\n    w\n---\n")
 	f.Add("docs/x.md", "## Invariants\n1. a\n   b\n```\n2. c\n")
 	f.Add("rules/a.md", "- MUST\n\t- NEVER\n# \n")
 	f.Fuzz(func(t *testing.T, path, content string) {

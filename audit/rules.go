@@ -14,6 +14,9 @@ package audit
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 )
 
 // What counts as the project's own rules, exactly:
@@ -21,19 +24,29 @@ import (
 // Rule files are named CLAUDE.md, AGENTS.md, GEMINI.md, RULES.md,
 // CONTRIBUTING.md or .cursorrules (at any depth); any file under a
 // .cursor/rules/ directory; and any .md, .mdc or .txt file directly inside a
-// directory named rules. Every list item of a rule file is a rule (the file
-// exists to instruct), and so is every line carrying a marker word.
+// directory named rules. Every list item of a rule file is a rule, and so is
+// every sentence that uses a marker word in any case ("Never push to
+// main."): the file exists to instruct.
 //
 // Every other .md or .mdc file is a doc. In a doc, a rule is a list item
 // under a heading that names rules or invariants ("## Invariants", "The rules
-// that cost credibility"), or a line carrying a marker word.
+// that cost credibility"), or a sentence that uses a marker word in
+// capitals. A doc describes: its lower-case "never" says what the program
+// does ("you never do"), and the rules it states in lower case are found by
+// their place, under such a heading.
 //
-// Marker words are the requirement words of RFC 2119 and their kin, in
-// capitals only, so that prose ("you must see") is not a rule: MUST, MUST
-// NOT, NEVER, ALWAYS, SHALL, SHALL NOT, REQUIRED, DO NOT.
+// Marker words are the requirement words of RFC 2119 and their kin: MUST,
+// MUST NOT, NEVER, ALWAYS, SHALL, SHALL NOT, REQUIRED, DO NOT (and, in a
+// rule file, don't).
 //
-// Text inside fenced code blocks is never a rule. An indented line under a
-// rule continues it.
+// Files are read as Markdown (markdown.go): a sentence or a list item is
+// read whole, over all the lines it is wrapped on, and cited at the line it
+// starts on. Code (fenced or indented), block quotes and HTML comments are
+// never rules. A sentence or list item that only names marker words, rather
+// than using one, is not a rule: one that lists them ("MUST, NEVER, ALWAYS",
+// "MUST/NEVER"), quotes them (in a code span or quotation marks) or names one
+// as a word ("the NEVER marker"). Whatever a plan shows of a rule is on one
+// line, printable, and at most maxRuleText bytes.
 //
 // Rules become dimensions by heading: the rules under one heading of one file
 // are one dimension, named after the heading (after the file when there is
@@ -108,14 +121,12 @@ type Rule struct {
 	Text string `json:"text"`
 }
 
-var (
-	headingRE  = lazyRegexp(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	numberedRE = lazyRegexp(`^( {0,3})(\d{1,3})[.)]\s+(\S.*)$`)
-	bulletRE   = lazyRegexp(`^(\s{0,3})[-*+]\s+(\S.*)$`)
-	markerRE   = lazyRegexp(`\b(MUST|NEVER|ALWAYS|SHALL|REQUIRED|DO NOT)\b`)
-	rulesHead  = lazyRegexp(`(?i)\b(rules?|invariants?)\b`)
-	fenceRE    = lazyRegexp("^\\s*(```|~~~)")
-)
+var rulesHead = lazyRegexp(`(?i)\b(rules?|invariants?)\b`)
+
+// maxRuleText is the most of one rule a plan keeps, in bytes: a brief is
+// one argument of the auditor's command line, and a paragraph that never
+// ends a sentence could otherwise be a file long.
+const maxRuleText = 2000
 
 // A group is what becomes one dimension: the rules under one heading of one
 // file, or one numbered rule of a rules heading.
@@ -132,75 +143,53 @@ func groups(f File, kind Kind) []group {
 	var cur *group // the group of the current heading's unnumbered rules
 	heading := ""
 	headingNamesRules := false
-	var last *Rule // the rule that indented continuation lines extend
-	inFence := false
 	flush := func() {
 		if cur != nil && len(cur.rules) > 0 {
 			out = append(out, *cur)
 		}
 		cur = nil
 	}
-	lines := strings.Split(f.Content, "\n")
-	for i, raw := range lines {
-		line := strings.TrimRight(raw, " \t\r")
-		if fenceRE().MatchString(line) {
-			inFence = !inFence
-			last = nil
-			continue
-		}
-		if inFence {
-			continue
-		}
-		if m := headingRE().FindStringSubmatch(line); m != nil {
-			flush()
-			heading = strings.Trim(m[2], "*_` ")
-			headingNamesRules = rulesHead().MatchString(heading)
-			last = nil
-			continue
-		}
-		if strings.TrimSpace(line) == "" {
-			last = nil
-			continue
-		}
-		n := numberedRE().FindStringSubmatch(line)
-		b := bulletRE().FindStringSubmatch(line)
-		item := ""
-		switch {
-		case n != nil:
-			item = n[3]
-		case b != nil:
-			item = b[2]
-		}
-		marked := markerRE().MatchString(line)
-		listRule := item != "" && (kind == RuleFile || headingNamesRules)
-		if !listRule && !marked {
-			// An indented line continues the rule above it.
-			if last != nil && (strings.HasPrefix(raw, "  ") || strings.HasPrefix(raw, "\t")) {
-				last.Text += " " + strings.TrimSpace(line)
-			}
-			continue
-		}
-		text := strings.TrimSpace(line)
-		if item != "" {
-			text = item
-		}
-		r := Rule{File: f.Path, Line: i + 1, Text: text}
-		if n != nil && headingNamesRules {
-			// A numbered list under a rules heading enumerates separate
-			// rules: each is a dimension of its own.
-			out = append(out, group{rules: []Rule{r}, single: true})
-			last = &out[len(out)-1].rules[0]
-			continue
-		}
+	add := func(r Rule) {
 		if cur == nil {
 			name := heading
 			if name == "" {
-				name = f.Path
+				name = shown(f.Path)
 			}
 			cur = &group{name: name}
 		}
 		cur.rules = append(cur.rules, r)
-		last = &cur.rules[len(cur.rules)-1]
+	}
+	for _, b := range blocks(f.Content) {
+		if b.u == nil {
+			flush()
+			heading = shown(strings.Trim(b.heading, "*_ "))
+			headingNamesRules = rulesHead().MatchString(unmentioned(b.heading))
+			continue
+		}
+		u := b.u
+		if u.kind == item && (kind == RuleFile || headingNamesRules) {
+			// A list item is a rule by its place: the whole item, over
+			// all its lines, unless all it does is name the markers.
+			if onlyNames(u.text) {
+				continue
+			}
+			r := Rule{File: f.Path, Line: u.lines[0], Text: ruleText(u.text)}
+			if u.numbered && headingNamesRules {
+				// A numbered list under a rules heading enumerates
+				// separate rules: each is a dimension of its own.
+				out = append(out, group{rules: []Rule{r}, single: true})
+				continue
+			}
+			add(r)
+			continue
+		}
+		// Elsewhere a rule is a sentence that uses a marker word.
+		for _, s := range sentences(u.text) {
+			text := u.text[s[0]:s[1]]
+			if marked(text, kind == RuleFile) {
+				add(Rule{File: f.Path, Line: u.lineAt(s[0]), Text: ruleText(text)})
+			}
+		}
 	}
 	flush()
 	for i := range out {
@@ -209,6 +198,26 @@ func groups(f File, kind Kind) []group {
 		}
 	}
 	return out
+}
+
+// ruleText is a rule as a plan shows it and a brief quotes it: on one line,
+// printable (no escape sequence or invisible character reaches a terminal or
+// an auditor unseen), at most maxRuleText bytes.
+func ruleText(s string) string {
+	s = strings.Join(strings.Fields(shown(s)), " ")
+	if len(s) <= maxRuleText {
+		return s
+	}
+	cut := maxRuleText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimRight(s[:cut], " ") + " …"
+}
+
+// shown is s as a terminal may show it.
+func shown(s string) string {
+	return printable.String(strings.ReplaceAll(s, "\t", " "))
 }
 
 // cutWords returns the first n words of s, with an ellipsis when it cut.

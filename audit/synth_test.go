@@ -77,7 +77,7 @@ func TestSynthesizeClean(t *testing.T) {
 		outs = append(outs, Outcome{ID: d.ID, Section: &Section{ID: d.ID, Clean: "the rule holds because nothing here stores state at all"}})
 	}
 	s := Synthesize(p, outs, Run{Dir: "/p", Agent: "codex", RanAt: "now"})
-	if s.Clean != 4 || !strings.Contains(s.Markdown, "Fallback dimensions: the project states no rules") ||
+	if s.Clean != 4 || !strings.Contains(s.Markdown, "Fallback dimensions: no rules of the project's own were found") ||
 		strings.Count(s.Markdown, "CLEAN: the rule holds because") != 4 || strings.Contains(s.Markdown, "VIOLATIONS") {
 		t.Errorf("clean synthesis:\n%s", s.Markdown)
 	}
