@@ -84,7 +84,7 @@ func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []s
 		}
 		if ev == event.AlertDelivered && len(args) > 0 {
 			if err := noteMessage(d, nonces, sent, time.Now()); err != nil {
-				d.AppendLog(alert.Redact(tick.Line(target, "?", "the message of a question's buttons not recorded: "+err.Error())))
+				d.AppendLog(time.Now(), alert.Redact(tick.Line(target, "?", "the message of a question's buttons not recorded: "+err.Error())))
 			}
 		}
 		fields := map[string]any{"alert": name}
@@ -94,7 +94,7 @@ func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []s
 			d.WriteRecord(statedir.Undelivered, statedir.UndeliveredRecord{At: time.Now().UTC(), Alert: name, Why: alert.Scrub(why)})
 			line := alert.Redact(tick.Line(target, "?", "alert NOT delivered: "+why))
 			lines = append(lines, line)
-			d.AppendLog(line)
+			d.AppendLog(time.Now(), line)
 		}
 		d.AppendHistory(time.Now(), target, redactEvents([]event.Event{{Name: ev, State: "?", Fields: fields}}))
 		if !done {

@@ -169,7 +169,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	}
 	// Nothing a pane showed of a secret is kept or printed raw.
 	line = alert.Redact(line)
-	return line, d.sd().AppendLog(line)
+	return line, d.sd().AppendLog(now, line)
 }
 
 // hostWake reads where the wake relay of a remote target stands: "" for

@@ -83,7 +83,7 @@ func TestAppendsNeverFollowALink(t *testing.T) {
 	for _, name := range []string{Log, History} {
 		assert.NilError(t, os.Symlink(victim, d.Path(name)))
 	}
-	assert.Assert(t, d.AppendLog("MONITOR · agent · STALLED · pane text") != nil)
+	assert.Assert(t, d.AppendLog(time.Now(), "MONITOR · agent · STALLED · pane text") != nil)
 	assert.Assert(t, d.AppendHistory(time.Now(), "agent", []event.Event{{Name: event.Nudge, State: "STALLED"}}) != nil)
 	home := t.TempDir()
 	assert.NilError(t, os.Symlink(victim, filepath.Join(home, FailedAlerts)))

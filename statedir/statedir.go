@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
@@ -77,6 +78,9 @@ const (
 	// swept as at its start; a sweep keeps at most half of it.
 	MaxHistory = 16 << 20
 )
+
+// LogTime is how monitor.log dates its lines.
+const LogTime = "2006-01-02 15:04:05"
 
 // Home is $OMEGA_MONITOR_HOME made absolute, or ~/.omega/monitor, with
 // the environment read through getenv: a caller resolves the home of the
@@ -161,9 +165,11 @@ func (d Dir) ReadPending() ([]byte, error) {
 	return data, nil
 }
 
-// AppendLog appends a MONITOR line to monitor.log, the log that logs reads.
+// AppendLog appends a MONITOR line to monitor.log, the log that logs reads,
+// after the date and time at, in the machine's zone: a line read back says
+// when it happened, whatever it says.
 // Past MaxLog the log moves to monitor.log.1, replacing the one before.
-func (d Dir) AppendLog(line string) error {
+func (d Dir) AppendLog(at time.Time, line string) error {
 	path := d.Path(Log)
 	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxLog {
 		os.Rename(path, path+".1")
@@ -172,7 +178,7 @@ func (d Dir) AppendLog(line string) error {
 	if err != nil {
 		return fmt.Errorf("monitor.log not written: %v", err)
 	}
-	_, err = f.WriteString(line + "\n")
+	_, err = f.WriteString(at.Local().Format(LogTime) + " " + line + "\n")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

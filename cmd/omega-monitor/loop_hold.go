@@ -45,5 +45,7 @@ func runHold(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor hold: %v\n", err)
 		return 2
 	}
+	// The start's mark in the log: a restart is seen where it happened.
+	d.AppendLog(e.Now(), fmt.Sprintf("MONITOR · %s · started (pid %d)", *target, *pid))
 	return 0
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
+	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -82,7 +83,9 @@ func TestLogs(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	assert.Equal(t, len(lines), 2, out.String())
 	for _, l := range lines {
-		assert.Assert(t, strings.HasPrefix(l, "MONITOR · agent · STALLED"), l)
+		// Each line says when: the tick's clock, in this machine's zone.
+		when := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC).Local().Format(statedir.LogTime)
+		assert.Assert(t, strings.HasPrefix(l, when+" MONITOR · agent · STALLED"), l)
 	}
 	out.Reset()
 	assert.Equal(t, env.run([]string{"logs", "agent", "-n", "0"}, nil, &out, &errb), 0)
