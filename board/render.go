@@ -109,6 +109,9 @@ func watcherFields(w Watcher, now time.Time) []string {
 		DiffText(w.Diff),
 		ActivityText(w.Activity),
 		fmt.Sprintf("log:%d(+%d)", w.Log.Lines, w.Log.New))
+	if w.HumanIdle != "" {
+		fields = append(fields, "human:"+w.HumanIdle)
+	}
 	if u := w.Undelivered; u != nil {
 		fields = append(fields, "alert NOT delivered: "+oneLine(u.Why))
 	}
