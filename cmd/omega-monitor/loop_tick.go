@@ -62,9 +62,7 @@ line tick prints).
   --diff-error TEXT      that command failed: why (recorded as not measured)
   --interval N           the watcher's interval in seconds: no shorter wait
                          it asks for is as long
-  --human-idle N         seconds after a human's input at a client showing the
-                         pane (the frame's first line) that nothing is paged
-                         or nudged (default 60; 0: off)
+  --human-idle N         seconds a human's input holds pages, nudges (0: off)
   --woken                a wake (an agent's hook, an answer) brought this
                          poll: the screen is looked at again at a short,
                          growing pace until it settles
