@@ -600,3 +600,33 @@ func TestUndeliveredAlertsAreShown(t *testing.T) {
 		t.Errorf("tmux segment %q", seg)
 	}
 }
+
+// TestHumanIdleShown: the watcher's human_idle setting, as its loop
+// recorded it, is in the census and its compact line: seconds, off, or
+// nothing for a loop that did not record it or a value no loop writes.
+func TestHumanIdleShown(t *testing.T) {
+	root := t.TempDir()
+	started := now.Add(-time.Hour)
+	for name, setting := range map[string]string{"on": `"60"`, "off": `"0"`, "odd": `"6e1"`, "none": ""} {
+		loop := loopJSON(100, "5000", started, 60, name)
+		if setting != "" {
+			loop = strings.Replace(loop, `"settings":{}`, `"settings":{"human_idle":`+setting+`}`, 1)
+		}
+		writeDir(t, root, "monitor-"+name, map[string]string{"loop.json": loop, "state.json": stateJSON("WORKING", started, now, "")})
+	}
+	f, err := Census(root, now, Options{Procs: procs{100: "5000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, w := range f.Watchers {
+		got[w.Target] = w.HumanIdle
+	}
+	if diff := cmp.Diff(map[string]string{"on": "60s", "off": "off", "odd": "", "none": ""}, got); diff != "" {
+		t.Errorf("human_idle (-want +got):\n%s", diff)
+	}
+	out := Compact(f)
+	if !strings.Contains(out, " HUMAN") || !strings.Contains(out, " 60s") || !strings.Contains(out, " off") || !strings.Contains(out, "HUMAN: how recent") {
+		t.Errorf("compact form:\n%s", out)
+	}
+}

@@ -306,6 +306,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.IntervalS = loop.IntervalS
 		w.Target = loop.Target
 		w.Pane = loop.Settings["pane"]
+		w.HumanIdle = humanIdle(loop.Settings["human_idle"])
 	}
 	if w.Target == "" && present[targetFile] {
 		if data, err := readCapped(filepath.Join(dir, targetFile), 4096); err == nil {
@@ -555,4 +556,16 @@ func summarize(ws []Watcher, now time.Time, hours map[int64]int) Summary {
 	s.NeedsHuman = s.Questions + s.Blocked + s.BudgetsExhausted
 	s.Sparkline = sparkline(now, hours)
 	return s
+}
+
+// humanIdle is the watcher's human_idle setting as the board says it:
+// "60s", or "off"; "" for none, or one that no loop writes.
+func humanIdle(v string) string {
+	switch {
+	case v == "0":
+		return "off"
+	case v == "" || len(v) > 4 || strings.Trim(v, "0123456789") != "":
+		return ""
+	}
+	return v + "s"
 }

@@ -75,6 +75,13 @@ var columns = []column{
 		cell: func(w Watcher) string { return fmt.Sprintf("%d(+%d)", w.Log.Lines, w.Log.New) }},
 	{head: "WATCHER", keep: 7, legend: "WATCHER: its name, as stop, logs and forget take it",
 		cell: func(w Watcher) string { return w.Name }},
+	{head: "HUMAN", keep: 10, legend: "HUMAN: how recent a human's input at the agent holds its pages and nudges (off: never held)",
+		cell: func(w Watcher) string {
+			if w.HumanIdle == "" {
+				return "-"
+			}
+			return w.HumanIdle
+		}},
 }
 
 // The columns a stacked board draws, by their index in columns.

@@ -139,6 +139,9 @@ type Watcher struct {
 	Target string `json:"target"`
 	// Pane is the pane the watcher follows (%N), pinned when it started.
 	Pane string `json:"pane,omitempty"`
+	// HumanIdle is how long a human's input at the agent holds pages and
+	// nudges ("60s"), or "off"; empty from a loop that did not record it.
+	HumanIdle string `json:"human_idle,omitempty"`
 	// Undelivered is the watcher's last alert that could not be delivered,
 	// and why, while it stands.
 	Undelivered *statedir.UndeliveredRecord `json:"undelivered,omitempty"`

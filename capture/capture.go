@@ -6,8 +6,10 @@
 // that picks the status files of a pane lives here once, for Go and for the
 // remote shell.
 //
-// A frame is one header line (the pane's coordinate and working directory,
-// separated by a tab: PaneFormat); then each status file of the agent that
+// A frame is the multiplexer's line on who is at the pane (MuxFormat; a
+// frame without it says nothing of them); one header line (the pane's
+// coordinate and working directory, separated by a tab: PaneFormat); then
+// each status file of the agent that
 // names the pane, each followed by a StatusEnd line; then a PaneMark line;
 // then the pane as capture-pane -p -J -e prints it. The agent's status comes
 // before the pane, so nothing the pane shows can pose as one.
@@ -23,6 +25,8 @@ import (
 
 // The frame's format and marks.
 const (
+	MuxFormat  = MuxMark + " %s #{window_id}#{S: #{session_attached}:#{session_activity}#{window_id}}"
+	MuxMark    = "[omega-monitor:mux]"
 	PaneFormat = "#{session_name}:#{window_id}.#{pane_id}\t#{pane_current_path}"
 	StatusEnd  = "[omega-monitor:status-end]"
 	PaneMark   = "[omega-monitor:pane]"
@@ -38,11 +42,12 @@ func statusMark(pane string) string { return `"` + statusKey + `":"` + pane + `"
 
 // Args are the multiplexer's arguments for a local capture frame of the
 // pane t names (a pane id, %N, or coord.Exact of a session: its active
-// pane): one call, three commands, so a poll costs one process. The
+// pane): one call, four commands, so a poll costs one process. The
 // multiplexer stops at the first command that fails, so a missing pane
 // prints nothing.
 func Args(t string) []string {
 	return []string{
+		"display-message", "-p", "-t", t, MuxFormat, ";",
 		"display-message", "-p", "-t", t, PaneFormat, ";",
 		"display-message", "-p", "-t", t, PaneMark, ";",
 		"capture-pane", "-p", "-J", "-e", "-t", t,
@@ -57,13 +62,19 @@ func Args(t string) []string {
 // (tmux looks only at the variable's text: the locale need not be
 // installed).
 const remoteFrame = coord.RemoteFindMux +
-	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + PaneFormat + `') || exit; ` + remoteOneLine +
+	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + MuxFormat + `' ';' display-message -p -t "$1" '` + PaneFormat + `') || exit; ` +
+	remoteMuxLine + remoteOneLine +
 	`printf '%s\n' "$h"; id=${h%%	*}; ` +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
 	`case $c in *'"` + statusKey + `":"'"$id"'"'*) printf '%s\n%s\n' "$c" '` + StatusEnd + `' ;; esac; done; ` +
 	remoteCodexLogs +
 	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
+
+// remoteMuxLine prints the first line of the two display-message printed,
+// the multiplexer's on who is at the pane, and leaves the header in $h; a
+// multiplexer that printed one line gave the header alone.
+const remoteMuxLine = `case $h in '` + MuxMark + ` '*'` + "\n" + `'*) printf '%s\n' "${h%%` + "\n" + `*}"; h=${h#*` + "\n" + `} ;; esac; `
 
 // remoteOneLine keeps the header one line: a working directory whose name
 // holds a line break (a repository can ship one) would go on as frame

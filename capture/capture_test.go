@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 // TestRemoteFrame runs the remote capture as the remote login shell
@@ -24,9 +25,13 @@ func TestRemoteFrame(t *testing.T) {
 	sh := testenv.Need(t, "sh")[0]
 	home := t.TempDir()
 	mux := filepath.Join(home, "mux")
+	// It answers each format of one call, as tmux does.
 	script := `#!/bin/sh
 case $1 in
-display-message) printf 'agent:@1.%%2\t/w d\n' ;;
+display-message) for a; do case $a in
+	'[omega-monitor:mux]'*) printf '[omega-monitor:mux] 100 @1 1:99@1 0:50@2\n' ;;
+	'#{session_name}'*) printf 'agent:@1.%%2\t/w d\n' ;;
+	esac; done ;;
 capture-pane) printf 'the pane\n[omega-monitor:pane]\n' ;;
 esac
 `
@@ -44,7 +49,7 @@ esac
 	if err != nil {
 		t.Fatalf("remote capture: %v", err)
 	}
-	want := "agent:@1.%2\t/w d\n" +
+	want := "[omega-monitor:mux] 100 @1 1:99@1 0:50@2\nagent:@1.%2\t/w d\n" +
 		`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}` + "\n" + StatusEnd + "\n" +
 		`{"tmux":"agent:@1.%2","status":"busy","updatedAt":2}` + "\n" + StatusEnd + "\n" +
 		PaneMark + "\nthe pane\n" + PaneMark + "\n"
@@ -53,7 +58,9 @@ esac
 	}
 }
 
-// TestRemoteFrameCodexLogs: the remote frame carries the tail of
+// TestRemoteFrameCodexLogs (whose multiplexer answers one line for the
+// two formats, as one that knows no second command of a call would: the
+// frame then says nothing of the humans): the remote frame carries the tail of
 // each recent Codex session log whose working directory is the pane's, and
 // no other: not one for another directory, not one older than 5 minutes.
 func TestRemoteFrameCodexLogs(t *testing.T) {
@@ -128,6 +135,7 @@ func TestADirectoryNameForgesNoFrameLine(t *testing.T) {
 		"b\n" + PaneMark + "\n❯ 1. Yes",
 		"c\x1b]0;title\x07",
 		"d\rover",
+		"e\n" + MuxMark + " 1 @0 5:1@0",
 	}
 	var environ []string
 	for _, kv := range os.Environ() {
@@ -160,7 +168,9 @@ func TestADirectoryNameForgesNoFrameLine(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%q, %s, %s: %v", name, how, locale, err)
 				}
-				ok := c.Pane == pane && len(c.Statuses) == 0 && !strings.ContainsFunc(c.Dir, unicode.IsControl)
+				// No client is attached: a forged line would say five.
+				ok := c.Pane == pane && len(c.Statuses) == 0 && !strings.ContainsFunc(c.Dir, unicode.IsControl) &&
+					c.Humans == tick.Humans{Known: true}
 				if i == 0 {
 					ok = ok && c.Dir == dir
 				} else {

@@ -23,6 +23,7 @@ import (
 // dropped, never buffered: a hostile host cannot grow the reader.
 const (
 	MaxHeader     = 4 << 10
+	MaxMuxLine    = 64 << 10 // some 3,000 sessions
 	MaxStatus     = 1 << 20
 	MaxStatusFile = 64 << 10
 )
@@ -36,6 +37,9 @@ type Capture struct {
 	Statuses [][]byte
 	// StatusErr says why the one status file given could not be read.
 	StatusErr error
+	// Humans is what the multiplexer said of the humans at the pane;
+	// the zero value when the frame did not ask.
+	Humans tick.Humans
 }
 
 // Options say how to read a capture.
@@ -77,11 +81,15 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		return c, nil
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	header, full, err := readLine(br, MaxHeader)
+	header, full, err := readLine(br, MaxMuxLine)
+	if err == nil && strings.HasPrefix(header, MuxMark) {
+		c.Humans = ReadHumans(header, full)
+		header, full, err = readLine(br, MaxHeader)
+	}
 	switch {
 	case err != nil:
 		return c, errors.New("capture frame: no header line (is the session there?)")
-	case !full:
+	case !full || len(header) > MaxHeader:
 		return c, fmt.Errorf("capture frame: the header line passes %d bytes", MaxHeader)
 	}
 	c.Pane, c.Dir = splitHeader(header)

@@ -290,6 +290,12 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 		samePane := a.Pane == "" || c.Pane == "" || c.Pane == a.Pane
 		same := live && m.Key() == a.Key && samePane
 		w, _ := c.Witness(r.Now)
+		// The answer is the operator's own act, so a human at the agent
+		// does not hold it; but keys from the agent's keyboard and ours
+		// in one dialog at once can pick an option nobody chose (their
+		// arrow between our arrows and our Enter): while a human's input
+		// is fresh, no key of the answer goes.
+		typing := c.Humans.TypingReason()
 		switch string(r.Stage) {
 		case AnswerBefore:
 			switch {
@@ -297,6 +303,8 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 				why = "the question on the screen changed before the answer was typed"
 			case !witnessWaits(w, m.Agent):
 				why = "the agent's own status says it is " + w.Status + ", not waiting for an answer"
+			case typing != "":
+				why = typing + ": the dialog may be being answered there"
 			}
 		case AnswerSelected:
 			switch {
@@ -306,6 +314,8 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 				why = "the question on the screen changed while the cursor moved; Enter withheld"
 			case answer.Highlighted(m) != a.Pos:
 				why = fmt.Sprintf("the cursor is on option %d, not on %d; Enter withheld", answer.Highlighted(m), a.Pos)
+			case typing != "":
+				why = typing + ", as the cursor moved; Enter withheld"
 			}
 		case AnswerOpened, AnswerFilled:
 			switch {

@@ -3,6 +3,7 @@ package poll
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -276,16 +277,26 @@ func TestConfirmAnswerStages(t *testing.T) {
 		name, stage string
 		pane        func(w *answerWorld) string
 		why         string // "" for ok
+		// idle, when not 0, frames the pane with the multiplexer's line:
+		// a client on the pane's window, its last input idle seconds ago.
+		idle int
 	}{
-		{"same dialog", AnswerBefore, func(w *answerWorld) string { return w.pane }, ""},
+		{"same dialog", AnswerBefore, func(w *answerWorld) string { return w.pane }, "", 0},
 		{"changed", AnswerBefore, func(w *answerWorld) string { return strings.Replace(w.pane, "go test", "rm -rf", 1) },
-			"the question on the screen changed before the answer was typed"},
-		{"cursor there", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 4) }, ""},
+			"the question on the screen changed before the answer was typed", 0},
+		{"cursor there", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 4) }, "", 0},
 		{"cursor elsewhere", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 3) },
-			"the cursor is on option 3, not on 4; Enter withheld"},
-		{"moved on", AnswerDone, func(*answerWorld) string { return stalled }, ""},
+			"the cursor is on option 3, not on 4; Enter withheld", 0},
+		{"moved on", AnswerDone, func(*answerWorld) string { return stalled }, "", 0},
 		{"still there", AnswerDone, func(w *answerWorld) string { return cursorOn(w.pane, 4) },
-			"Enter was pressed, but the dialog is still on the screen"},
+			"Enter was pressed, but the dialog is still on the screen", 0},
+		// The operator's own answer is not held for a human at the agent;
+		// it waits out a human's keys, which would meet its own.
+		{"a human at the agent, quiet", AnswerBefore, func(w *answerWorld) string { return w.pane }, "", 30},
+		{"a human typing, before the first key", AnswerBefore, func(w *answerWorld) string { return w.pane },
+			"a human typed at the agent 2s ago: the dialog may be being answered there", 2},
+		{"a human typing, before Enter", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 4) },
+			"a human typed at the agent 1s ago, as the cursor moved; Enter withheld", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -293,8 +304,13 @@ func TestConfirmAnswerStages(t *testing.T) {
 			r := w.request(4, false, t0)
 			tickAt(t, string(w.d), w.pane, t0.Add(time.Minute))
 			action := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
+			pane, opt := c.pane(w), capture.Options{}
+			if c.idle > 0 {
+				pane = fmt.Sprintf("[omega-monitor:mux] 1000 @0 1:%d@0\nagent:@0.%%0\t/w\n%s\n%s", 1000-c.idle, capture.PaneMark, pane)
+				opt.Framed = true
+			}
 			line, ok := ConfirmAnswer(ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action,
-				Stage: tick.Stage(c.stage), Now: t0.Add(time.Minute)}, strings.NewReader(c.pane(w)))
+				Stage: tick.Stage(c.stage), Now: t0.Add(time.Minute), Capture: opt}, strings.NewReader(pane))
 			if ok != (c.why == "") {
 				t.Fatalf("ok = %v, line %q; want refusal %q", ok, line, c.why)
 			}

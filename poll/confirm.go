@@ -51,7 +51,7 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 		os.Remove(d.path(statedir.Pending))
 	}
 	state := ""
-	if refund := AckEvents[ev]; refund || ev == event.NudgeTyped || ev == event.EnterWithheld {
+	if refund := AckEvents[ev]; refund || ev == event.NudgeTyped || ev == event.EnterWithheld || ev == event.NudgeCollided {
 		// The same lock as the tick's read-modify-write: a refund must not
 		// be lost to a tick saving the state it read before.
 		lock, lockErr := fsutil.Lock(d.path(statedir.StateLock))
@@ -81,6 +81,9 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 			case ev == event.NudgeTyped:
 				s.Unconfirmed, s.UnconfirmedLatch = "", false
 			}
+			// A collision is spent and leaves nothing unconfirmed: our
+			// text shows, in a box that is the human's now.
+
 			if err := d.saveState(s); err != nil {
 				problems = append(problems, err.Error())
 			}
@@ -100,6 +103,8 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 		said = "nudge not typed: " + why
 	case event.EnterWithheld:
 		said = "nudge typed, Enter withheld: " + why
+	case event.NudgeCollided:
+		said = "nudge collided with a human's typing, Enter withheld: " + why + "; the box is theirs"
 	case event.AlertNotDelivered:
 		said = "alert NOT delivered: " + why
 	case "unknown":
@@ -156,7 +161,7 @@ type ConfirmRequest struct {
 // enter_withheld, gave the nudge's budget back and removed the action file.
 func Confirm(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 	d := stateDirectory(r.Dir)
-	why := ""
+	why, collided := "", false
 	p, err := d.readPending()
 	switch {
 	case err != nil:
@@ -180,17 +185,24 @@ func Confirm(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 				raw = classify.Classify(c.Screen, classify.Options{Local: r.Local})
 			}
 			w, _ := c.Witness(r.Now)
-			why = tick.Confirm(r.Stage, p, masked, raw, w)
+			why, collided = tick.Confirm(r.Stage, p, masked, raw, w, c.Humans)
 		}
 	}
 	if why == "" {
 		return "", true
 	}
 	ev := event.NudgeNotTyped
-	if r.Stage == tick.BeforeEnter {
+	switch {
+	case collided:
+		ev = event.NudgeCollided
+	case r.Stage == tick.BeforeEnter:
 		ev = event.EnterWithheld
 	}
 	line, _ = d.outcome(r.Now, r.Target, r.Action, ev, why)
+	if collided {
+		// Said in the watcher's log too, where its lines are read.
+		d.sd().AppendLog(r.Now, line)
+	}
 	return line, false
 }
 

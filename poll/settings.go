@@ -32,6 +32,9 @@ type Flags struct {
 	// says a wake brought this poll.
 	interval *int
 	woken    *bool
+	// humanIdle is how long, in seconds, a human's input counts them at
+	// the agent (0: the rule is off).
+	humanIdle *int
 	// Local is the operator's rules file, read with the built-in rules.
 	Local *classify.Local
 	// HostWake is where a remote target's wake relay stands (wake.json).
@@ -49,6 +52,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		progressSaid: fs.String("progress-stderr", "", "what the progress probe said on standard error"),
 		interval:     fs.Int("interval", 0, "the watcher's interval in `seconds`, which no wait the tick asks for exceeds when it is shorter (0: not said)"),
 		woken:        fs.Bool("woken", false, "a wake (an agent's hook, an answer) brought this poll: the screen is looked at again at a short, growing pace until it settles"),
+		humanIdle:    fs.Int("human-idle", int(tick.DefaultHumanIdle/time.Second), "`seconds` after a human's last input at the agent (a client showing its window) during which nothing is paged or nudged; 0: off"),
 	}
 	fs.Var(&f.work, "work", "the work probe's output")
 	fs.Var(&f.progress, "progress", "the progress probe's output")
@@ -62,6 +66,7 @@ func (f *Flags) Config() tick.Config {
 		NudgeText:   *f.nudgeText,
 		HasProgress: f.progress.Given || *f.progressErr != "",
 		Interval:    time.Duration(*f.interval) * time.Second,
+		HumanIdle:   time.Duration(*f.humanIdle) * time.Second,
 	}
 }
 
@@ -98,6 +103,9 @@ func (f *Flags) Check() error {
 	if *f.interval < 0 {
 		return fmt.Errorf("--interval must be a whole number of seconds, 1 and up; got %d", *f.interval)
 	}
+	if *f.humanIdle < 0 || *f.humanIdle > MaxHumanIdle {
+		return fmt.Errorf("--human-idle must be a whole number of seconds from 0 (off) to %d; got %d", MaxHumanIdle, *f.humanIdle)
+	}
 	if *f.budget < 0 || *f.budget > MaxNudgeBudget {
 		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", MaxNudgeBudget, *f.budget)
 	}
@@ -111,6 +119,7 @@ func (f *Flags) Check() error {
 const (
 	MaxNudgeBudget = 1000
 	MaxNudgeText   = 1000 // bytes
+	MaxHumanIdle   = 3600 // seconds
 )
 
 // CheckNudgeText is the rule for what a nudge may type: one line of printable

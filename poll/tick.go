@@ -119,7 +119,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	if captureErr != "" {
 		witness, said = nil, "none"
 	}
-	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness)
+	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness, c.Humans)
 	out.Events = append(rearmed, out.Events...)
 	screen := in.Screen
 	if r.Explain != nil {
@@ -194,7 +194,7 @@ func (d stateDirectory) hostWake() tick.HostWake {
 // judge is one poll's step from a captured screen to the tick's outcome,
 // for tick and replay alike: classify with the echo ledger, look at the
 // input box as drawn, then tick.Step. screen is nil when the capture failed.
-func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness) (tick.State, tick.Outcome, tick.Input) {
+func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans) (tick.State, tick.Outcome, tick.Input) {
 	var screen classify.Result
 	own := false
 	if captureErr == "" && s != nil {
@@ -208,6 +208,9 @@ func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classif
 	in.Ledger = echo
 	in.Witness = w
 	in.OwnTextInBox = own
+	if captureErr == "" {
+		in.Humans = h
+	}
 	next, out := tick.Step(prev, cfg, in)
 	return next, out, in
 }

@@ -48,46 +48,68 @@ const (
 // before it presses Enter. masked is the fresh screen read with the echo
 // ledger, as the poll read it; raw is the same screen read without it, for
 // the input box and any dialog exactly as drawn. w is the agent's own fresh
-// status, if any. It returns "" when the shell may go on, or why not.
+// status, if any; h what the multiplexer says of the humans at the pane. It
+// returns "" when the shell may go on, or why not; collided says our typing
+// met a human's (the box holds their text and ours).
 //
-// Before typing, the screen must still read STALLED, with nothing that holds
-// a nudge, the same live region as the judged one, and an empty input box
-// (or, for an enter-only nudge, one holding exactly our text). Before Enter,
-// no dialog may be live and the box must hold exactly our text: anything
-// else there is a human's, and Enter would send it.
-func Confirm(stage Stage, p Pending, masked, raw classify.Result, w *Witness) string {
+// Before typing, no human's input may have reached the agent within
+// KeyboardQuiet, and the screen must still read STALLED, with nothing that
+// holds a nudge, the same live region as the judged one, and an empty input
+// box (or, for an enter-only nudge, one holding exactly our text). Before
+// Enter, no dialog may be live, the box must hold exactly our text
+// (anything else there is a human's, and Enter would send it), and no
+// human's input may have come since: one that did may still be arriving.
+func Confirm(stage Stage, p Pending, masked, raw classify.Result, w *Witness, h Humans) (why string, collided bool) {
 	if masked.State == classify.Question || raw.State == classify.Question {
-		return "a dialog is live (" + masked.Rule + ")"
+		return "a dialog is live (" + masked.Rule + ")", false
 	}
 	if w != nil && w.Status != "idle" {
-		return "the agent's own status says " + w.says()
+		return "the agent's own status says " + w.says(), false
 	}
 	box := ""
 	if raw.Hold == classify.HoldDraft {
 		box = raw.Draft
 	}
 	if stage == BeforeEnter {
-		if !sameText(box, p.Text) {
-			if box == "" {
-				return "the input box does not show our text"
-			}
-			return "the input box holds " + quoteShort(box) + ", not exactly our text"
+		switch {
+		case !p.Enter && Collides(box, p.Text, h):
+			return "the input box holds " + quoteShort(box) + ", our text and a human's", true
+		case !sameText(box, p.Text) && box == "":
+			return "the input box does not show our text", false
+		case !sameText(box, p.Text):
+			return "the input box holds " + quoteShort(box) + ", not exactly our text", false
+		case h.Typing():
+			return h.TypingReason() + ", as our text was typed", false
 		}
-		return ""
+		return "", false
 	}
 	switch {
+	case h.Typing():
+		return h.TypingReason(), false
 	case masked.State != classify.Stalled:
-		return "the screen now reads " + masked.State.String()
+		return "the screen now reads " + masked.State.String(), false
 	case masked.Hold != classify.HoldNone && !(p.Enter && masked.Hold == classify.HoldDraft):
-		return masked.Hold.Reason()
+		return masked.Hold.Reason(), false
 	case !slices.Equal(liveText(masked.Live), p.Live):
-		return "the screen changed since it was judged"
+		return "the screen changed since it was judged", false
 	case p.Enter && !sameText(box, p.Text):
-		return "the input box no longer holds exactly our text"
+		return "the input box no longer holds exactly our text", false
 	case !p.Enter && box != "":
-		return "the input box holds " + quoteShort(box)
+		return "the input box holds " + quoteShort(box), false
 	}
-	return ""
+	return "", false
+}
+
+// Collides reports whether a box read after our typing of text (into a box
+// that was empty) shows that a human typed too: it holds our text and
+// more, or anything but exactly our text while a human's input came within
+// KeyboardQuiet (a box that folds a paste away, "[Pasted text #1]", shows
+// neither text).
+func Collides(box, text string, h Humans) bool {
+	if box == "" || sameText(box, text) {
+		return false
+	}
+	return squash(text) != "" && strings.Contains(squash(box), squash(text)) || h.Typing()
 }
 
 // OwnText reports whether the input box holds exactly text: the same words,
@@ -95,8 +117,12 @@ func Confirm(stage Stage, p Pending, masked, raw classify.Result, w *Witness) st
 func OwnText(box, text string) bool { return sameText(box, text) }
 
 func sameText(a, b string) bool {
-	return a != "" && strings.Join(strings.Fields(a), "") == strings.Join(strings.Fields(b), "")
+	return a != "" && squash(a) == squash(b)
 }
+
+// squash is text without its spaces and line breaks, which a box adds and
+// drops as it wraps.
+func squash(s string) string { return strings.Join(strings.Fields(s), "") }
 
 func quoteShort(s string) string {
 	if r := []rune(s); len(r) > 60 {

@@ -37,42 +37,89 @@ func TestConfirm(t *testing.T) {
 		return NewPending("001.nudge", Action{Kind: kind, Text: ours}, m, time.Now())
 	}
 	busy := &Witness{Status: "busy"}
+	typing := Humans{Known: true, Clients: 1, Idle: 2 * time.Second}
+	quiet := Humans{Known: true, Clients: 1, Idle: KeyboardQuiet}
+	nobody := Humans{Known: true, Idle: time.Second} // no client shows the window
 	tests := []struct {
-		name    string
-		stage   Stage
-		judged  string
-		kind    ActionKind
-		fresh   string
-		witness *Witness
-		want    string // a part of why; "" for go on
+		name     string
+		stage    Stage
+		judged   string
+		kind     ActionKind
+		fresh    string
+		witness  *Witness
+		humans   Humans
+		want     string // a part of why; "" for go on
+		collided bool
 	}{
-		{"same stalled screen", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, ""},
-		{"a dialog came up", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-question-real", nil, "a dialog is live"},
-		{"another screen", BeforeTyping, "GOLDEN-stalled-real", Nudge, "adv-agent-ellipsis-linux", nil, "changed"},
-		{"the agent says busy", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", busy, "busy"},
-		{"our text left in the box is not typed again", BeforeTyping, "adv-own-nudge-stuck-in-box", Nudge, "adv-own-nudge-stuck-in-box", nil, "input box holds"},
-		{"enter only on our text in the box", BeforeTyping, "adv-own-nudge-stuck-in-box", Enter, "adv-own-nudge-stuck-in-box", nil, ""},
-		{"enter only, box emptied", BeforeTyping, "adv-own-nudge-stuck-in-box", Enter, "GOLDEN-stalled-real", nil, "changed"},
-		{"typed: exactly our text", BeforeEnter, "GOLDEN-stalled-real", Nudge, "adv-own-nudge-stuck-in-box", nil, ""},
-		{"typed: the box is empty", BeforeEnter, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, "does not show our text"},
-		{"typed: a dialog is live", BeforeEnter, "GOLDEN-stalled-real", Nudge, "GOLDEN-question-real", nil, "a dialog is live"},
-		{"typed: the agent is busy", BeforeEnter, "GOLDEN-stalled-real", Nudge, "adv-own-nudge-stuck-in-box", busy, "busy"},
+		{"same stalled screen", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, Humans{}, "", false},
+		{"a dialog came up", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-question-real", nil, Humans{}, "a dialog is live", false},
+		{"another screen", BeforeTyping, "GOLDEN-stalled-real", Nudge, "adv-agent-ellipsis-linux", nil, Humans{}, "changed", false},
+		{"the agent says busy", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", busy, Humans{}, "busy", false},
+		{"our text left in the box is not typed again", BeforeTyping, "adv-own-nudge-stuck-in-box", Nudge, "adv-own-nudge-stuck-in-box", nil, Humans{}, "input box holds", false},
+		{"enter only on our text in the box", BeforeTyping, "adv-own-nudge-stuck-in-box", Enter, "adv-own-nudge-stuck-in-box", nil, Humans{}, "", false},
+		{"enter only, box emptied", BeforeTyping, "adv-own-nudge-stuck-in-box", Enter, "GOLDEN-stalled-real", nil, Humans{}, "changed", false},
+		{"typed: exactly our text", BeforeEnter, "GOLDEN-stalled-real", Nudge, "adv-own-nudge-stuck-in-box", nil, Humans{}, "", false},
+		{"typed: the box is empty", BeforeEnter, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, Humans{}, "does not show our text", false},
+		{"typed: a dialog is live", BeforeEnter, "GOLDEN-stalled-real", Nudge, "GOLDEN-question-real", nil, Humans{}, "a dialog is live", false},
+		{"typed: the agent is busy", BeforeEnter, "GOLDEN-stalled-real", Nudge, "adv-own-nudge-stuck-in-box", busy, Humans{}, "busy", false},
+
+		{"a human typed 2s ago: nothing typed", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, typing, "a human typed at the agent 2s ago", false},
+		{"a human typed 2s ago: no Enter only", BeforeTyping, "adv-own-nudge-stuck-in-box", Enter, "adv-own-nudge-stuck-in-box", nil, typing, "a human typed", false},
+		{"a human typed 5s ago: typed", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, quiet, "", false},
+		{"input, but no client shows the window", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, nobody, "", false},
+		{"the multiplexer cannot say: typed", BeforeTyping, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, Humans{Unknown: "no formats"}, "", false},
+		{"typed: exactly our text, but a human typed since", BeforeEnter, "GOLDEN-stalled-real", Nudge, "adv-own-nudge-stuck-in-box", nil, typing, "as our text was typed", false},
+		{"typed: exactly our text, quiet keyboard", BeforeEnter, "GOLDEN-stalled-real", Nudge, "adv-own-nudge-stuck-in-box", nil, quiet, "", false},
+		{"typed: a human's draft, not ours, while they type", BeforeEnter, "GOLDEN-stalled-real", Nudge, "claude-b-draft", nil, typing, "our text and a human's", true},
+		{"typed: a human's draft, not ours, keyboard quiet", BeforeEnter, "GOLDEN-stalled-real", Nudge, "claude-b-draft", nil, quiet, "not exactly our text", false},
+		{"typed: empty box while a human types", BeforeEnter, "GOLDEN-stalled-real", Nudge, "GOLDEN-stalled-real", nil, typing, "does not show our text", false},
+		{"enter only: more than our text is no collision of ours", BeforeEnter, "adv-own-nudge-stuck-in-box", Enter, "claude-b-draft", nil, typing, "not exactly our text", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			masked, raw := read(tt.fresh)
-			got := Confirm(tt.stage, pending(tt.judged, tt.kind), masked, raw, tt.witness)
-			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
-				t.Errorf("Confirm = %q, want %q", got, tt.want)
+			got, collided := Confirm(tt.stage, pending(tt.judged, tt.kind), masked, raw, tt.witness, tt.humans)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) || collided != tt.collided {
+				t.Errorf("Confirm = %q, collided %v; want %q, collided %v", got, collided, tt.want, tt.collided)
 			}
 		})
 	}
-	// A box holding more than our text is a human's: Enter would send it.
+	// A box holding our text and more after our typing: a human typed
+	// too (Enter would send their text), whatever the clock says.
 	masked, raw := read("adv-own-nudge-stuck-in-box")
 	p := pending("GOLDEN-stalled-real", Nudge)
 	p.Text = "continue"
-	if got := Confirm(BeforeEnter, p, masked, raw, nil); !strings.Contains(got, "not exactly our text") {
-		t.Errorf("Confirm with more than our text in the box = %q", got)
+	for _, h := range []Humans{{}, quiet, {Unknown: "no formats"}} {
+		if got, collided := Confirm(BeforeEnter, p, masked, raw, nil, h); !collided || !strings.Contains(got, "our text and a human's") {
+			t.Errorf("Confirm with more than our text in the box, humans %+v = %q, collided %v", h, got, collided)
+		}
+	}
+}
+
+// TestCollides: our text and more in the box is a collision, however the
+// box wrapped it; exactly ours, or an empty box, is not; anything else is
+// only while a human's input is fresh.
+func TestCollides(t *testing.T) {
+	const ours = "continue with the next step"
+	typing := Humans{Known: true, Clients: 1}
+	for _, c := range []struct {
+		box  string
+		h    Humans
+		want bool
+	}{
+		{"", typing, false},
+		{ours, typing, false},
+		{"continue with the\n  next step", typing, false},
+		{"wait, wrong branch\n" + ours, Humans{}, true},
+		{ours + "wait", Humans{}, true},
+		{"wait, wrong\nbranch continue with the next   step", Humans{}, true},
+		{"[Pasted text #1 +2 lines]", Humans{}, false},
+		{"[Pasted text #1 +2 lines]", typing, true},
+		{"continue with the next", Humans{}, false},
+	} {
+		if got := Collides(c.box, ours, c.h); got != c.want {
+			t.Errorf("Collides(%q, humans %+v) = %v, want %v", c.box, c.h, got, c.want)
+		}
 	}
 }
 

@@ -92,10 +92,17 @@ func (p *poll) screenChanges() {
 		if more := len(failed) - len(shown); more > 0 {
 			text += fmt.Sprintf("\n… and %d more failure line(s)", more)
 		}
-		a := alert.Alert{Kind: alert.Failure, Target: p.cfg.Target, State: p.in.Screen.State.String(), Time: p.in.Now, FailLine: text}
-		p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
-		p.event(event.Failure, p.in.Screen.State.String(), map[string]any{"line": failed[0], "lines": len(failed)})
+		fields := map[string]any{"line": failed[0], "lines": len(failed)}
 		note := "failure alerted: " + oneLine(failed[0])
+		if p.human != "" {
+			// Latched all the same: the human at the agent saw it.
+			fields["not_paged"] = p.human
+			note = "failure not paged (a human is at the agent): " + oneLine(failed[0])
+		} else {
+			a := alert.Alert{Kind: alert.Failure, Target: p.cfg.Target, State: p.in.Screen.State.String(), Time: p.in.Now, FailLine: text}
+			p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+		}
+		p.event(event.Failure, p.in.Screen.State.String(), fields)
 		if len(failed) > 1 {
 			note += fmt.Sprintf(" (and %d more)", len(failed)-1)
 		}

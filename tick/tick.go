@@ -14,6 +14,7 @@
 package tick
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -57,6 +58,11 @@ type Config struct {
 	// short wait the tick asks for is as long: the next poll comes at the
 	// interval anyway.
 	Interval time.Duration
+	// HumanIdle is how long after a human's last input at the agent they
+	// count as there: nothing is paged and nothing is nudged (a question
+	// waiting HumanQuestionWait is paged anyway). 0 turns the rule off;
+	// no key is typed within KeyboardQuiet of a human's input either way.
+	HumanIdle time.Duration
 }
 
 // Input is one poll.
@@ -90,6 +96,8 @@ type Input struct {
 	// the hooks on the host can wake this watcher ("" for a local target,
 	// or while the relay has not said).
 	HostWake HostWake
+	// Humans is what the multiplexer says of the humans at the pane.
+	Humans Humans
 }
 
 // HostWake is where the wake relay of a remote target stands, as the tick
@@ -157,6 +165,10 @@ type State struct {
 	// LastNudge is when the last nudge was handed over: however often
 	// wakes bring polls, no other is typed within an interval of it.
 	LastNudge time.Time `json:"last_nudge,omitzero"`
+
+	// HumansUnknown is why the multiplexer could not say who is at the
+	// agent, as said last: said again only when it changes.
+	HumansUnknown string `json:"humans_unknown,omitempty"`
 
 	// UsageHold is the key (LineKey) of the usage-limit line being waited
 	// out, not the line, which a pane wrote; UsageUntil is when its limit
@@ -307,6 +319,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	next.CaptureFailures, next.CaptureFailingSince, next.TargetGone = 0, time.Time{}, false
 	st := in.Screen.State
 	p.witness()
+	p.humans()
 	p.progress()
 	p.screenChanges()
 	name := st.String()
@@ -367,7 +380,11 @@ func (p *poll) pace(settled bool) {
 		}
 	}
 	if q := next.QuestionSeen; q != nil {
-		left := q.At.Add(QuestionSettle).Sub(p.in.Now)
+		at := q.At.Add(QuestionSettle)
+		if !p.lookAt.IsZero() {
+			at = p.lookAt // held for a human: when the hold could end
+		}
+		left := at.Sub(p.in.Now)
 		// Past the settle already (a clock that moved back): look
 		// again soon, not at once.
 		left = max(left.Round(100*time.Millisecond), 100*time.Millisecond)
@@ -423,6 +440,14 @@ type poll struct {
 	events  []Event
 	reset   string // the budget reset, said on this poll
 	veto    string // why the agent's own status forbids a nudge
+	// human says a human is at the agent: nothing is paged or nudged,
+	// and humanUntil is when they would no longer count as there. typing
+	// says a human's input came within KeyboardQuiet: nothing is typed.
+	human      string
+	humanUntil time.Time
+	typing     string
+	// lookAt is when a question held for a human is looked at again.
+	lookAt time.Time
 	// nudgedAt is the index in line of the part that says a nudge went
 	// out, or -1.
 	nudgedAt int
@@ -594,17 +619,37 @@ func (p *poll) question() {
 		p.line = []string{"NOT answered, escalated if still up at " + seen.At.Add(QuestionSettle).Format("15:04:05")}
 		return
 	}
+	said := "escalated to the operator, NOT answered"
+	if p.human != "" {
+		// Whoever is at the agent sees the dialog; one still up after
+		// HumanQuestionWait has not been answered there, and is paged.
+		anyway := seen.At.Add(HumanQuestionWait)
+		if now.Before(anyway) {
+			p.lookAt = anyway
+			if p.humanUntil.Before(anyway) {
+				p.lookAt = p.humanUntil
+			}
+			p.line = []string{"NOT answered, not paged: " + p.human + "; paged at " + anyway.Format("15:04:05") + " if it still waits"}
+			return
+		}
+		said += ": it has waited " + roundDuration(now.Sub(seen.At)) + " with a human at the agent"
+	}
 	p.next.QuestionSeen = nil
 	p.next.QuestionLatch = &QuestionLatch{Key: key, Escalated: now, LastSeen: now}
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: q})
 	p.event(event.Escalate, "QUESTION", map[string]any{"kind": "question", "key": key, "evidence": p.in.Screen.Evidence.Text})
-	p.line = []string{"escalated to the operator, NOT answered"}
+	p.line = []string{said}
 }
 
 func (p *poll) blocked() {
 	p.line = []string{"work=" + p.in.Work.String()}
 	if at := p.next.BlockedLatch; at != nil {
 		p.line = append(p.line, "not nudged (escalated "+at.Format("15:04:05")+")")
+		return
+	}
+	if p.human != "" {
+		// Not latched: paged once the human is gone, if still blocked.
+		p.line = append(p.line, "not nudged, not paged: "+p.human)
 		return
 	}
 	now := p.in.Now
@@ -630,6 +675,11 @@ func (p *poll) stalled() {
 	s := p.in.Screen
 	if p.veto != "" {
 		p.line = append(p.line, "not nudged: "+p.veto)
+		return
+	}
+	// Before anything is typed or paged, an Enter of ours among them.
+	if why := cmp.Or(p.human, p.typing); why != "" {
+		p.line = append(p.line, "not nudged: "+why)
 		return
 	}
 	if p.next.Unconfirmed != "" && !p.unconfirmed() {

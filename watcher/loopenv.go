@@ -200,6 +200,7 @@ func (e *LoopEnv) settings() map[string]string {
 		"nudge_budget": strconv.Itoa(e.flags.NudgeBudget),
 		"nudge_text":   e.nudgeText(),
 		"call_timeout": strconv.Itoa(e.timeout),
+		"human_idle":   strconv.Itoa(e.flags.HumanIdle),
 	}
 	for k, v := range map[string]string{"work_probe": e.flags.WorkProbe, "progress_probe": e.flags.ProgressProbe,
 		"mux": e.mux, "ssh_config": e.flags.SSHConfig, "probe_dir": e.flags.ProbeDir, "funnel": e.funnel, "pane": e.flags.Pane} {
@@ -299,7 +300,7 @@ func (e *LoopEnv) Shell() string {
 	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
 	statusDir := filepath.Join(e.home, ".claude", "sessions")
 	tickArgs := append([]string{e.bin, "tick"}, common...)
-	tickArgs = append(tickArgs, "--frame", "--interval", strconv.Itoa(e.flags.Interval))
+	tickArgs = append(tickArgs, "--frame", "--interval", strconv.Itoa(e.flags.Interval), "--human-idle", strconv.Itoa(e.flags.HumanIdle))
 	if e.target.Local() {
 		tickArgs = append(tickArgs, "--agent-status-dir", statusDir)
 	}

@@ -22,6 +22,9 @@ type Settings struct {
 	NudgeTextSet                        bool // --nudge-text was given, even empty
 	NudgeBudget, Interval               int
 	Mux, SSHConfig, ProbeDir            string
+	// HumanIdle is how long, in seconds, a human's last input at the agent
+	// counts them there: nothing paged, nothing nudged (0: off).
+	HumanIdle int
 	// Pane is the pane the watcher follows, by its id (%N): watch pins
 	// the session's active pane when it starts, so that switching windows
 	// never moves the nudges to another pane.
@@ -40,6 +43,8 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	f.Interval = 60
 	fs.Var((*cmdline.Seconds)(&f.Interval), "interval", "`seconds` between polls, 1 to 86400 (30, or 30s, 2m)")
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
+	f.HumanIdle = 60
+	fs.Var((*cmdline.Seconds)(&f.HumanIdle), "human-idle", "`seconds` a human counts as at the agent after their last input at a client showing its pane, 0 to 3600 (60, or 1m): nothing is paged or nudged meanwhile (a question waiting 10 minutes is paged anyway); 0: off (no key is typed within 5 s of a human's input either way)")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
 	fs.StringVar(&f.ProbeDir, "probe-dir", "", "the `dir`ectory the probes run in (default: the pane's working directory; for an ssh target, the current one)")
@@ -76,6 +81,9 @@ func (f *Settings) Check(getenv func(string) string) error {
 	}
 	if f.NudgeBudget < 0 || f.NudgeBudget > poll.MaxNudgeBudget {
 		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", poll.MaxNudgeBudget, f.NudgeBudget)
+	}
+	if f.HumanIdle < 0 || f.HumanIdle > poll.MaxHumanIdle {
+		return fmt.Errorf("--human-idle must be a whole number of seconds from 0 (off) to %d; got %d", poll.MaxHumanIdle, f.HumanIdle)
 	}
 	if f.NudgeTextSet {
 		if err := poll.CheckNudgeText(f.NudgeText); err != nil {

@@ -225,6 +225,7 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		"progress-probe": f.ProgressProbe,
 		"nudge-budget":   strconv.Itoa(f.NudgeBudget),
 		"interval":       strconv.Itoa(f.Interval),
+		"human-idle":     strconv.Itoa(f.HumanIdle),
 		"nudge-text":     f.NudgeText,
 		"mux":            f.Mux,
 		"ssh-config":     f.SSHConfig,

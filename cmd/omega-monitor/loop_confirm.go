@@ -20,9 +20,9 @@ const confirmUsage = `usage: omega-monitor confirm --state DIR --target T --nudg
 The poll loop's check of a fresh capture before it types a nudge (--stage
 before) and before it presses Enter (--stage typed). Exits 0 when the loop
 may go on. Otherwise it prints why in a MONITOR line, records
-nudge_not_typed (nothing typed: the budget is given back) or enter_withheld
-(the text was typed and is spent; nothing more is typed until the box reads
-back) in the history, removes the action file, and exits 1.
+nudge_not_typed (nothing typed: budget given back), enter_withheld (typed,
+spent; nothing more until the box reads back) or nudge_collided (a human
+typed too) in the history, removes the action file, and exits 1.
 
 For an answer from the chat (NNN.answer), the stages are: answer, before
 the first key (the dialog must be the one the answer was accepted for, in

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,4 +162,103 @@ func TestOwnTextInTheBoxGetsOnlyEnter(t *testing.T) {
 	other := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
 	got, errs, _ = tickOnce(t, stuck, "--state", other, "--target", "agent", "--work", "5", "--nudge-text", "continue")
 	assert.Assert(t, strings.Contains(got, "not nudged: a human's draft"), got+errs)
+}
+
+// humanFrame is a capture frame whose multiplexer line says a client shows
+// the pane's window, its last input idle seconds before the multiplexer's
+// now (-1: no client at all).
+func humanFrame(pane string, idle int) string {
+	mux := "[omega-monitor:mux] 1000 @0 0:1@0"
+	if idle >= 0 {
+		mux = "[omega-monitor:mux] 1000 @0 1:" + strconv.Itoa(1000-idle) + "@0"
+	}
+	return mux + "\n" + frameOf(pane)
+}
+
+// boxHolding is the stalled golden pane with lines in its input box.
+func boxHolding(t *testing.T, lines ...string) string {
+	t.Helper()
+	pane := readPane(t, "GOLDEN-stalled-real")
+	const empty = "❯\u00a0\n"
+	assert.Assert(t, strings.Contains(pane, empty))
+	return strings.Replace(pane, empty, "❯ "+strings.Join(lines, "\n  ")+"\n", 1)
+}
+
+// TestHumanKeysHoldOurs: through the commands the loop calls, with the
+// multiplexer's line in the frame: a human at the agent holds the nudge
+// (the line says why); a human's keys just before our typing hold the
+// typing, its budget given back; a human's text in the box beside ours
+// after our typing is a collision, said once in the line, the history and
+// the log, the Enter withheld and the box left to them (no page about an
+// unseen nudge, no second collision on the polls after).
+func TestHumanKeysHoldOurs(t *testing.T) {
+	t.Parallel()
+	state := filepath.Join(fs.NewDir(t, "human").Path(), "w")
+	const text = "keep going"
+	stalled := readPane(t, "GOLDEN-stalled-real")
+	action := filepath.Join(state, "actions", "001.nudge")
+	judge := func(frame string) string {
+		t.Helper()
+		out, errs, code := tickOnce(t, frame, "--state", state, "--target", "agent", "--work", "7", "--nudge-text", text, "--frame", "--human-idle", "60")
+		assert.Equal(t, code, 0, errs)
+		return out
+	}
+	confirm := func(stage, frame string) (string, int) {
+		var out, errb bytes.Buffer
+		code := run([]string{"confirm", "--state", state, "--target", "agent", "--nudge-text", text, "--action", action, "--stage", stage},
+			strings.NewReader(frame), &out, &errb)
+		return out.String() + errb.String(), code
+	}
+	count := func(name string) int {
+		n := 0
+		for _, e := range historyEvents(t, state) {
+			if e == name {
+				n++
+			}
+		}
+		return n
+	}
+
+	out := judge(humanFrame(stalled, 30))
+	assert.Assert(t, strings.Contains(out, "STALLED · work=7 · progress=? · not nudged: a human is at the agent (input 30s ago)"), out)
+	_, err := os.Stat(action)
+	assert.Assert(t, os.IsNotExist(err), "a nudge was handed over with a human at the agent")
+
+	// A minute without input: nudged; but the human's keys come just
+	// before the typing.
+	out = judge(humanFrame(stalled, 60))
+	assert.Assert(t, strings.Contains(out, "nudged (1/5)"), out)
+	out, code := confirm("before", humanFrame(stalled, 1))
+	assert.Equal(t, code, 1, out)
+	assert.Assert(t, strings.Contains(out, "nudge not typed: a human typed at the agent 1s ago"), out)
+	assert.Equal(t, budgetUsed(t, state), 0)
+
+	// Typed into a quiet box; the human typed as it was: their text
+	// and ours.
+	out = judge(humanFrame(stalled, 90))
+	assert.Assert(t, strings.Contains(out, "nudged (1/5)"), out)
+	out, code = confirm("before", humanFrame(stalled, 90))
+	assert.Equal(t, code, 0, out)
+	out, code = confirm("typed", humanFrame(boxHolding(t, "wait, wrong branch", text), 0))
+	assert.Equal(t, code, 1, out)
+	assert.Assert(t, strings.Contains(out, "nudge collided with a human's typing, Enter withheld"), out)
+	assert.Assert(t, strings.Contains(out, "our text and a human's"), out)
+	assert.Equal(t, budgetUsed(t, state), 1)
+	log, err := os.ReadFile(filepath.Join(state, "monitor.log"))
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(log), "nudge collided"), string(log))
+
+	// The polls after: held for the human, then for their draft; said
+	// once, paged never.
+	for _, idle := range []int{3, 200} {
+		out = judge(humanFrame(boxHolding(t, "wait, wrong branch", text), idle))
+		assert.Assert(t, strings.Contains(out, "not nudged"), out)
+		assert.Assert(t, !strings.Contains(out, "escalated"), out)
+		t.Log(out)
+	}
+	assert.Equal(t, count("nudge_collided"), 1)
+	assert.Equal(t, count("enter_withheld"), 0)
+	assert.Equal(t, count("escalate"), 0)
+	alerts, _ := os.ReadDir(filepath.Join(state, "outbox"))
+	assert.Equal(t, len(alerts), 0)
 }

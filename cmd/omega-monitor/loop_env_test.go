@@ -30,7 +30,7 @@ func TestLoopEnvAssignments(t *testing.T) {
 			text := `-don't stop: "run" it; $HOME ✓`
 			var out, errb bytes.Buffer
 			pid := os.Getpid()
-			args := []string{"loop-env", target, "--interval", "7", "--nudge-text", text, "--work-probe", `ls "$x" | wc -l`, "--pid", strconv.Itoa(pid)}
+			args := []string{"loop-env", target, "--interval", "7", "--nudge-text", text, "--work-probe", `ls "$x" | wc -l`, "--human-idle", "90", "--pid", strconv.Itoa(pid)}
 			if code := env.run(args, nil, &out, &errb); code != 0 {
 				t.Fatalf("loop-env = %d: %s", code, &errb)
 			}
@@ -39,7 +39,7 @@ func TestLoopEnvAssignments(t *testing.T) {
 			}
 			script := out.String() + `
 printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste" "${#capture[@]}" "${type_text[@]: -1}" \
-	"${load_answer[1]}" "${paste_answer[@]: -1}" "${key_tab[@]: -1}"`
+	"${load_answer[1]}" "${paste_answer[@]: -1}" "${key_tab[@]: -1}" "${tick[*]}"`
 			got, err := exec.Command(bash, "-c", script).Output()
 			if err != nil {
 				t.Fatal(err)
@@ -60,7 +60,10 @@ printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste
 					t.Errorf("over ssh, the words' buffer is loaded by %q, pasted by %q", load, words[9])
 				}
 			}
-			want := []string{target, state, "7", text, `ls "$x" | wc -l`, "1", words[6], last, load, paste, tab}
+			if !strings.Contains(words[11], " --human-idle 90") {
+				t.Errorf("the tick's command line does not pass --human-idle 90: %s", words[11])
+			}
+			want := []string{target, state, "7", text, `ls "$x" | wc -l`, "1", words[6], last, load, paste, tab, words[11]}
 			if diff := cmp.Diff(want, words); diff != "" {
 				t.Errorf("evaluated (-want +got):\n%s", diff)
 			}
@@ -73,7 +76,7 @@ printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste
 				t.Fatal(err)
 			}
 			tok, _ := board.SystemProcs{}.StartToken(pid)
-			if rec.Pid != pid || rec.StartToken == "" || rec.StartToken != tok || rec.IntervalS != 7 || rec.Target != target || rec.Settings["nudge_text"] != text {
+			if rec.Pid != pid || rec.StartToken == "" || rec.StartToken != tok || rec.IntervalS != 7 || rec.Target != target || rec.Settings["nudge_text"] != text || rec.Settings["human_idle"] != "90" {
 				t.Errorf("loop.json = %+v", rec)
 			}
 			if fi, err := os.Stat(filepath.Join(state, "loop.json")); err != nil || fi.Mode().Perm() != 0o600 {
@@ -92,6 +95,7 @@ func TestLoopEnvRefuses(t *testing.T) {
 		{"my.agent", "--pid", "1"}, {"box:a:b", "--pid", "1"}, {"-t", "--pid", "1"},
 		{"agent", "--interval", "0", "--pid", "1"}, {"agent", "--nudge-budget", "-1", "--pid", "1"},
 		{"agent"}, {"a", "b", "--pid", "1"}, {"agent", "--nudge-text", "two\nlines", "--pid", "1"},
+		{"agent", "--human-idle", "-1", "--pid", "1"}, {"agent", "--human-idle", "3601", "--pid", "1"},
 	} {
 		var out, errb bytes.Buffer
 		if code := env.run(append([]string{"loop-env"}, args...), nil, &out, &errb); code != 2 || out.Len() != 0 {

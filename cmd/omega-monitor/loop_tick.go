@@ -62,6 +62,7 @@ line tick prints).
   --diff-error TEXT      that command failed: why (recorded as not measured)
   --interval N           the watcher's interval in seconds: no shorter wait
                          it asks for is as long
+  --human-idle N         seconds a human's input holds pages, nudges (0: off)
   --woken                a wake (an agent's hook, an answer) brought this
                          poll: the screen is looked at again at a short,
                          growing pace until it settles

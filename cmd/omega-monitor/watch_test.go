@@ -263,6 +263,7 @@ func TestWatchUsage(t *testing.T) {
 		{"huge interval", []string{"agent", "--interval", "99999999999"}, 2, "", "--interval must be a whole number of seconds from 1 to 86400; got 99999999999"},
 		{"bad budget", []string{"agent", "--nudge-budget", "-1"}, 2, "", "--nudge-budget"},
 		{"huge budget", []string{"agent", "--nudge-budget", "99999999999"}, 2, "", "--nudge-budget must be a whole number from 0 to 1000"},
+		{"negative human idle", []string{"agent", "--human-idle", "-1"}, 2, "", "--human-idle must be a whole number of seconds from 0 (off) to 3600; got -1"},
 		{"empty nudge", []string{"agent", "--nudge-text", ""}, 2, "", "--nudge-text: the text of a nudge must not be empty"},
 		{"blank nudge", []string{"agent", "--nudge-text", "  "}, 2, "", "must not be empty"},
 		{"nudge with newline", []string{"agent", "--nudge-text", "go on\nnow"}, 2, "", "must be one line"},

@@ -32,6 +32,10 @@ const (
 	EnterWithheld     = "enter_withheld"
 	AlertDelivered    = "alert_delivered"
 	AlertNotDelivered = "alert_not_delivered"
+	// NudgeCollided: our typing met a human's (the box holds their text
+	// and ours); Enter withheld, the box left to them. Said once, for
+	// that typing.
+	NudgeCollided = "nudge_collided"
 )
 
 // The answers an operator gave from the chat: accepted by a poll for the
