@@ -38,7 +38,7 @@ log() {
 # render STATE DETAIL: a MONITOR line of the loop's own, for what the tick
 # could not say.
 render() {
-	printf 'MONITOR · %s · %s · %s · %(%H:%M:%S)T\n' "$target" "$1" "$2" -1
+	printf '%(%H:%M:%S)T MONITOR · %s · %s · %s\n' -1 "$target" "$1" "$2"
 }
 
 # run_bounded SECONDS IN OUT ERR COMMAND...: runs COMMAND with standard input
@@ -185,7 +185,7 @@ judge() {
 		log "$2: $line"
 	fi
 	read_capped "$work/judge.out"
-	[[ -z $line ]] || printf '%s\n' "$line"
+	[[ -z $line ]] || printf '%(%H:%M:%S)T %s\n' -1 "$line"
 	case $rc in
 	0) return 0 ;;
 	1) return 1 ;;
@@ -388,6 +388,12 @@ start_relay() {
 	set +m
 }
 
+# on_interrupt: Ctrl-C in the watcher's own session, where an operator who
+# attached to read it pressed it: it does not stop the watcher (stop does).
+on_interrupt() {
+	printf '%(%H:%M:%S)T Ctrl-C does not stop this watcher of %s: detach with Ctrl-b d; stop it with: omega-monitor stop %s\n' -1 "$target" "$target"
+}
+
 # on_signal NAME NUMBER: the watcher is being stopped. Whatever runs now is
 # ended with its process group, the wake relay with its own (before the ssh
 # master it uses), the ssh master is closed, and the loop exits.
@@ -396,6 +402,7 @@ on_signal() {
 	[[ -z $running ]] || kill -TERM -- "-$running" 2>/dev/null
 	# Said first: whoever stopped the watcher may be removing its files.
 	log "stopped by SIG$1"
+	printf '%(%Y-%m-%d %H:%M:%S)T MONITOR · %s · stopped (SIG%s)\n' -1 "$target" "$1" >>"$state/monitor.log" 2>/dev/null
 	if [[ -n $running ]]; then
 		for _ in 1 2 3 4 5; do kill -0 -- "-$running" 2>/dev/null && read -r -t 0.2 -u 9 _; done
 		kill -KILL -- "-$running" 2>/dev/null
@@ -444,6 +451,12 @@ main() {
 	trap 'on_signal TERM 15' TERM
 	trap on_wake USR1
 	log "watching $target every ${interval}s (pid $$; wall clock ${call_timeout}s); settings: $settings_said"
+	# In its own session (watch started it), the pane says what it is.
+	if [[ -n ${OMEGA_MONITOR_SESSION:-} ]]; then
+		trap on_interrupt INT
+		printf 'This is the watcher of %s: its lines follow. Detach with Ctrl-b d (it goes on);\n' "$target"
+		printf 'stop it with: omega-monitor stop %s. Ctrl-C here does not stop it.\n' "$target"
+	fi
 	while :; do
 		next_pause=$interval
 		poll

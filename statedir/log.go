@@ -27,11 +27,21 @@ func (d Dir) TailLog(n int, w io.Writer) (int64, error) {
 // FollowLog writes the whole lines appended to d's monitor.log after
 // offset, looking every interval, until ctx ends. A log that shrank or was
 // replaced (rotated to monitor.log.1) is read again from its start; one not
-// written yet is waited for.
-func (d Dir) FollowLog(ctx context.Context, offset int64, w io.Writer, interval time.Duration) error {
+// written yet is waited for. When running is not nil, it is asked at each
+// look whether the watcher runs, and said is told each time the answer
+// changes (first at the first look): a follower of a stopped watcher is
+// not left waiting in silence.
+func (d Dir) FollowLog(ctx context.Context, offset int64, w io.Writer, interval time.Duration, running func() bool, said func(running bool)) error {
 	path := d.Path(Log)
 	var cur os.FileInfo
+	known, was := false, false
 	for {
+		if running != nil {
+			if now := running(); !known || now != was {
+				known, was = true, now
+				said(now)
+			}
+		}
 		fi, err := os.Stat(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

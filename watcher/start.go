@@ -209,6 +209,7 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		"OMEGA_MONITOR_BIN="+self,
 		"OMEGA_MONITOR_HOME="+home,
 		"OMEGA_MONITOR_WATCHER="+watcher,
+		"OMEGA_MONITOR_SESSION=1", // the loop's pane is an operator's to attach to
 		"OMEGA_MONITOR_STATE="+filepath.Join(home, watcher),
 	)
 	if mux := getenv("OMEGA_MONITOR_MUX"); mux != "" {

@@ -18,6 +18,18 @@ import (
 // ErrNotRunning is Wake's answer for a watcher whose loop does not run.
 var ErrNotRunning = errors.New("its loop does not run")
 
+// Running says whether the loop of the watcher whose state directory is
+// dir runs: the process loop.json names, with the start token recorded
+// there.
+func Running(dir string) bool {
+	var rec statedir.LoopRecord
+	if statedir.Dir(dir).ReadRecord(statedir.Loop, &rec) != nil || rec.StartToken == "" {
+		return false
+	}
+	token, running := board.SystemProcs{}.StartToken(rec.Pid)
+	return running && token == rec.StartToken
+}
+
 // Wake makes the loop of the watcher whose state directory is dir poll now
 // rather than at the end of its pause: it signals the process loop.json
 // names (SIGUSR1, which the loop takes as a line on its clock), only when

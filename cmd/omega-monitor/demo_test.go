@@ -99,7 +99,7 @@ func TestDemoInterrupted(t *testing.T) {
 	var seen []string
 	for sc.Scan() {
 		seen = append(seen, sc.Text())
-		if strings.HasPrefix(sc.Text(), "MONITOR · ") {
+		if strings.Contains(sc.Text(), "MONITOR · ") {
 			break
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 const logsUsage = `usage: omega-monitor logs <target | watcher> [-f] [-n N] [--raw]
@@ -66,7 +67,15 @@ func runLogs(e *Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt)
 	defer stop()
-	if err := d.FollowLog(ctx, offset, out, logsPoll); err != nil {
+	running := func() bool { return watcher.Running(string(d)) }
+	said := func(running bool) {
+		if running {
+			fmt.Fprintf(e.Stderr, "omega-monitor: the watcher of %s runs; following its lines (Ctrl-C ends)\n", target)
+			return
+		}
+		fmt.Fprintf(e.Stderr, "omega-monitor: the watcher of %s is stopped; its next lines come when it starts again (Ctrl-C ends)\n", target)
+	}
+	if err := d.FollowLog(ctx, offset, out, logsPoll, running, said); err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", d.Path(statedir.Log), err)
 		return 1
 	}

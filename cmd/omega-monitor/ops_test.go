@@ -125,6 +125,8 @@ func TestLogs(t *testing.T) {
 	tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
 	waitFor(3)
 	assert.Assert(t, strings.Contains(followed.String(), " · QUESTION · "), followed.String())
+	// No loop runs here: said once, not waited on in silence.
+	assert.Equal(t, strings.Count(followed.String(), "the watcher of agent is stopped; its next lines come when it starts again"), 1, followed.String())
 }
 
 // TestInstall: install puts the embedded funnel in ~/.omega/bin with mode

@@ -198,6 +198,42 @@ func TestWatchTriesItsProbesWhereTheAgentWorks(t *testing.T) {
 	f.run(t, "stop", "other").Assert(t, icmd.Success)
 }
 
+// TestCtrlCInTheWatchersPaneDoesNotStopIt: an operator attached to the
+// watcher's session reads what it is and how to leave; Ctrl-C there is
+// answered with a notice, the watcher goes on polling, and stop stops it.
+func TestCtrlCInTheWatchersPaneDoesNotStopIt(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	f.run(t, "agent", "--interval", "1").Assert(t, icmd.Success)
+	pane := func() string { return f.tmux.Run(t, "capture-pane", "-p", "-t", coord.Exact("monitor-agent")) }
+	waitPane := func(want string) {
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			if strings.Contains(pane(), want) {
+				return poll.Success()
+			}
+			return poll.Continue("the watcher's pane lacks %q:\n%s", want, pane())
+		}, poll.WithTimeout(30*time.Second))
+	}
+	waitPane("This is the watcher of agent")
+	waitPane("MONITOR · agent")
+	f.tmux.Run(t, "send-keys", "-t", coord.Exact("monitor-agent"), "C-c")
+	waitPane("Ctrl-C does not stop this watcher of agent")
+	// Still polling: a line more after the Ctrl-C.
+	before := strings.Count(pane(), "MONITOR · agent")
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if strings.Count(pane(), "MONITOR · agent") > before {
+			return poll.Success()
+		}
+		return poll.Continue("no poll since Ctrl-C:\n%s", pane())
+	}, poll.WithTimeout(30*time.Second))
+	f.run(t, "stop", "agent").Assert(t, icmd.Success)
+	log, err := os.ReadFile(filepath.Join(f.state, "monitor-agent", "monitor.log"))
+	assert.NilError(t, err)
+	for _, mark := range []string{"MONITOR · agent · started (pid ", "MONITOR · agent · stopped (SIGHUP)"} {
+		assert.Assert(t, strings.Contains(string(log), mark), "monitor.log lacks %q:\n%s", mark, log)
+	}
+}
+
 func TestWatchSessionNamedLikeACommand(t *testing.T) {
 	f := newFleet(t)
 	f.tmux.NewSession(t, "list", "sleep 300")

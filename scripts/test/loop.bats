@@ -303,7 +303,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	work_probe='echo 7' progress_probe='echo oops >&2; exit 4'
 	run poll
 	echo "$output"
-	[ "$output" = "MONITOR · agent · STALLED · work=3 · nudged (1/5)" ]
+	[[ $output =~ ^[0-9]{2}:[0-9]{2}:[0-9]{2}\ MONITOR\ ·\ agent\ ·\ STALLED\ ·\ work=3\ ·\ nudged\ \(1/5\)$ ]]
 	[ "$(calls)" = "$(printf '%s\n' 'capture' "tick <--work> <7> <--progress-error> <oops (exit 4)>")" ]
 	[ "$(cat "$T/tick.stdin")" = "$(printf 'agent:@0.%%0\t/home\n[omega-monitor:pane]\nthe pane')" ]
 }
@@ -349,7 +349,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 
 @test "poll: a tick that fails is rendered, and nothing is acted on" {
 	FAKE_ACTION=001.nudge FAKE_TICK_STATUS=3 run poll
-	[[ $output == *"MONITOR · agent · ERROR · omega-monitor tick failed: "*"(exit 3) · "* ]]
+	[[ $output == *" MONITOR · agent · ERROR · omega-monitor tick failed: "*"(exit 3)" ]]
 	[[ $(calls) != *type_text* && $(calls) != *enter* ]]
 }
 
