@@ -138,6 +138,18 @@ func digits(s string) bool {
 // SendMessage is Send, and says which message the funnel sent, when it
 // said so on its standard output (ParseSent; the first 64 KiB are read).
 func SendMessage(ctx context.Context, funnel string, env []string, msg string, args ...string) (Sent, error) {
+	return sendMessage(ctx, funnel, env, msg, nil, args...)
+}
+
+// SendSaying is Send for one who waits on it (install --test-alert): what
+// the funnel says on its standard error while it tries (each retry, and
+// why) is copied to said as it comes.
+func SendSaying(ctx context.Context, funnel string, env []string, msg string, said io.Writer) error {
+	_, err := sendMessage(ctx, funnel, env, msg, said)
+	return err
+}
+
+func sendMessage(ctx context.Context, funnel string, env []string, msg string, said io.Writer, args ...string) (Sent, error) {
 	// A pipe of our own, not an io.Reader that exec would copy and close:
 	// this end stays open here, so that what the funnel left unread can
 	// be seen once it has exited.
@@ -152,6 +164,9 @@ func SendMessage(ctx context.Context, funnel string, env []string, msg string, a
 	procgroup.Set(cmd, time.Second)
 	var outb, errb cappedBuffer
 	cmd.Stdout, cmd.Stderr = &outb, &errb
+	if said != nil {
+		cmd.Stderr = io.MultiWriter(&errb, quiet{said})
+	}
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return Sent{}, &FunnelError{Code: -1, Err: err}
@@ -193,6 +208,15 @@ func pipeHolds(r *os.File) bool {
 
 // cappedBuffer keeps the first 64 KiB written to it and drops the rest, so
 // that a funnel that floods its standard error costs a bounded memory.
+// quiet is a writer whose failures are not the funnel's: it is never
+// stopped by one.
+type quiet struct{ w io.Writer }
+
+func (q quiet) Write(p []byte) (int, error) {
+	q.w.Write(p)
+	return len(p), nil
+}
+
 type cappedBuffer struct{ b bytes.Buffer }
 
 func (c *cappedBuffer) Write(p []byte) (int, error) {

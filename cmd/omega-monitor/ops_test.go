@@ -191,9 +191,10 @@ func TestInstallTestAlert(t *testing.T) {
 	assert.Assert(t, strings.Contains(tg.messages()[0], "test alert from"), tg.messages()[0])
 
 	tg.fail(500, `{"ok":false,"description":"Internal Server Error"}`)
+	// Each try is said as it comes, not after the last.
 	res = icmd.RunCmd(icmd.Command(omegaMonitor(t), "install", "--test-alert"),
-		icmd.WithEnv(append(env, "OMEGA_ALERT_TRIES=1")...))
-	res.Assert(t, icmd.Expected{ExitCode: 1, Err: "test alert NOT delivered"})
+		icmd.WithEnv(append(env, "OMEGA_ALERT_TRIES=2", "OMEGA_ALERT_BACKOFF=0")...))
+	res.Assert(t, icmd.Expected{ExitCode: 1, Out: "try 1: HTTP 500", Err: "test alert NOT delivered"})
 }
 
 // TestLoopEnvRefusesALoopOfAnotherVersion: a loop script stamped by another

@@ -225,17 +225,19 @@ func sendTestAlert(ctx context.Context, env Env, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "sending a test alert through %s to the chat of %s (it retries for up to %s)…\n", funnel, env.conf(), testAlertWait)
 	// As a watcher sends: the test is also of the funnel's contract, the
 	// message on its standard input (a funnel of the old one fails here).
-	if err := alert.Send(ctx, funnel, append(environ, "OMEGA_ALERT_TEST=1"), msg); err != nil {
+	if err := alert.SendSaying(ctx, funnel, append(environ, "OMEGA_ALERT_TEST=1"), msg, stdout); err != nil {
 		var fe *alert.FunnelError
 		switch {
 		case errors.Is(err, alert.ErrUnread):
 			return &AlertError{Err: alert.ErrUnread, Output: funnel + " takes the message as $1, as funnels did before --stdin" +
 				" (it may have sent the word --stdin): called with --stdin, a funnel reads the message from its standard input (docs/alerts.md)"}
+		// What the funnel said was shown as it came: its last line, the
+		// reason, is said again with the verdict.
 		case errors.As(err, &fe) && strings.Contains(fe.Stderr, "chat"):
 			// Telegram's "chat not found", or a chat_id refused.
-			return &AlertError{Err: fe.Err, Output: fe.Stderr + "\n" + ChatIDHelp(env.conf())}
+			return &AlertError{Err: fe.Err, Output: fe.Said + "\n" + ChatIDHelp(env.conf())}
 		case errors.As(err, &fe):
-			return &AlertError{Err: fe.Err, Output: fe.Stderr}
+			return &AlertError{Err: fe.Err, Output: fe.Said}
 		}
 		return &AlertError{Err: err}
 	}
