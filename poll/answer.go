@@ -56,6 +56,8 @@ type answerAction struct {
 	From   string       `json:"from,omitempty"`
 	FromID int64        `json:"from_id,omitempty"`
 	Field  *fieldAction `json:"field,omitempty"`
+	// Esc says the answer is the dialog's Esc, with no Enter after it.
+	Esc bool `json:"esc,omitempty"`
 }
 
 // offer writes the offers of the question relayed on this poll, when its
@@ -81,6 +83,15 @@ func (d stateDirectory) offer(screen classify.Result, pane string, now time.Time
 		rec.Offers = append(rec.Offers, statedir.Offer{Nonce: nonce, Pos: o.Pos,
 			Label: label, Widens: o.Widens, Expires: now.Add(statedir.OfferLife)})
 		buttons = append(buttons, alert.Button{Label: fmt.Sprintf("%d. %s", o.Pos, label), Data: nonce})
+	}
+	if m.Esc {
+		nonce, err := statedir.NewNonce()
+		if err != nil {
+			return nil, "", err
+		}
+		label := "Esc: " + alert.Scrub(m.EscAction)
+		rec.Offers = append(rec.Offers, statedir.Offer{Nonce: nonce, Label: label, Esc: true, Expires: now.Add(statedir.OfferLife)})
+		buttons = append(buttons, alert.Button{Label: label, Data: nonce})
 	}
 	if freeText {
 		o, b, ok, err := fieldOffer(m, now)
@@ -146,6 +157,9 @@ func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr st
 		}
 		if why == "" {
 			moves, _ := answer.Moves(m, o.Pos)
+			if o.Esc {
+				moves = []string{"Esc"}
+			}
 			var field *fieldAction
 			if r.Text != "" {
 				field = &fieldAction{Tab: f.Tab, Label: f.Label, Prefix: f.Prefix, Key: m.FieldKey(f), Text: r.Text}
@@ -199,6 +213,12 @@ func acceptable(r statedir.AnswerRequest, offers statedir.OffersRecord, m answer
 	case offers.Pane != "" && pane != "" && offers.Pane != pane:
 		return o, "the question is not in the pane it was asked in"
 	}
+	if o.Esc {
+		if !m.Esc {
+			return o, "the dialog on the screen offers no Esc"
+		}
+		return o, ""
+	}
 	if _, err := answer.Moves(m, o.Pos); err != nil {
 		return o, strings.TrimPrefix(err.Error(), "answer: ")
 	}
@@ -219,7 +239,10 @@ func offerIndex(offers statedir.OffersRecord, nonce string) int {
 // checks compare.
 func (d stateDirectory) writeAnswer(offers statedir.OffersRecord, o statedir.Offer, r statedir.AnswerRequest, moves []string, field *fieldAction) error {
 	keys := "none 0"
-	if len(moves) > 0 {
+	switch {
+	case o.Esc:
+		keys = "esc 1"
+	case len(moves) > 0:
 		keys = fmt.Sprintf("%s %d", strings.ToLower(moves[0]), len(moves))
 	}
 	if field != nil {
@@ -230,7 +253,7 @@ func (d stateDirectory) writeAnswer(offers statedir.OffersRecord, o statedir.Off
 		}
 		keys += " " + form + "\n" + field.Text
 	}
-	data, err := json.Marshal(answerAction{Nonce: r.Nonce, Key: offers.Key, Pane: offers.Pane, Pos: o.Pos, Label: o.Label, From: r.From, FromID: r.FromID, Field: field})
+	data, err := json.Marshal(answerAction{Nonce: r.Nonce, Key: offers.Key, Pane: offers.Pane, Pos: o.Pos, Label: o.Label, From: r.From, FromID: r.FromID, Field: field, Esc: o.Esc})
 	if err != nil {
 		return err
 	}
@@ -240,6 +263,9 @@ func (d stateDirectory) writeAnswer(offers statedir.OffersRecord, o statedir.Off
 // answerKeys are the keys an answer sends, for the history: the moves,
 // Tab where it opens the field, the words (said so), Enter.
 func answerKeys(moves []string, field *fieldAction) []string {
+	if len(moves) == 1 && moves[0] == "Esc" {
+		return moves // Esc is the whole answer: no Enter follows
+	}
 	keys := append([]string(nil), moves...)
 	if field != nil {
 		if field.Tab {
@@ -327,8 +353,12 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 				why = confirmField(a, string(r.Stage), s)
 			}
 		case AnswerDone:
+			key := "Enter"
+			if a.Esc {
+				key = "Esc"
+			}
 			if same || samePane && stillField(a, s) {
-				why = "Enter was pressed, but the dialog is still on the screen"
+				why = key + " was pressed, but the dialog is still on the screen"
 			}
 		default:
 			why = fmt.Sprintf("no stage %q of an answer", r.Stage)

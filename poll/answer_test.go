@@ -137,7 +137,7 @@ func TestRelayedQuestionOffersItsOptions(t *testing.T) {
 	if w.offer.Key == "" {
 		t.Error("the offers are bound to no dialog")
 	}
-	want := []string{"Yes", "Yes, and don't ask again for go test commands in /root/work", "Yes, and switch to auto mode · shift+tab", "No"}
+	want := []string{"Yes", "Yes, and don't ask again for go test commands in /root/work", "Yes, and switch to auto mode · shift+tab", "No", "Esc: cancel"}
 	if diff := cmp.Diff(want, labels); diff != "" {
 		t.Errorf("offers (-want +got):\n%s", diff)
 	}
@@ -158,8 +158,31 @@ func TestRelayedQuestionOffersItsOptions(t *testing.T) {
 	if err := json.Unmarshal(markup, &m); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.InlineKeyboard) != 4 || m.InlineKeyboard[3][0].Text != "4. No" || m.InlineKeyboard[3][0].CallbackData != w.offer.Offers[3].Nonce {
+	if len(m.InlineKeyboard) != 5 || m.InlineKeyboard[3][0].Text != "4. No" || m.InlineKeyboard[3][0].CallbackData != w.offer.Offers[3].Nonce {
 		t.Errorf("markup: %s", markup)
+	}
+	// The dialog offers Esc: its own button, last, saying what it does.
+	if esc := m.InlineKeyboard[4][0]; esc.Text != "Esc: cancel" || esc.CallbackData != w.offer.Offers[4].Nonce || !w.offer.Offers[4].Esc {
+		t.Errorf("the Esc button: %s", markup)
+	}
+}
+
+// TestAnswerByEsc: the dialog's Esc, tapped, becomes the action "esc 1",
+// no Enter after it; after it the dialog must be gone, and one still there
+// is said as an Esc that did not take.
+func TestAnswerByEsc(t *testing.T) {
+	t.Parallel()
+	w := relayed(t)
+	if err := w.d.WriteRequest(statedir.AnswerRequest{Nonce: w.offer.Offers[4].Nonce, From: "op", FromID: 42, ChatID: 42, At: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	line := tickAt(t, string(w.d), w.pane, t0.Add(time.Minute))
+	if !strings.Contains(line, `answer from op taken: "Esc: cancel", to be typed`) {
+		t.Errorf("line: %s", line)
+	}
+	keys, a, ok := w.answerAction()
+	if !ok || keys != "esc 1" || !a.Esc || a.Pos != 0 {
+		t.Fatalf("answer action %q %+v %v", keys, a, ok)
 	}
 }
 

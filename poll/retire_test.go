@@ -84,7 +84,7 @@ func TestRetiredWhenTheQuestionLeaves(t *testing.T) {
 			if strings.Contains(first, "withdrawn") || len(w.retires()) != 0 {
 				t.Fatalf("retired at the first look: %s", first)
 			}
-			if offers, _ := w.d.ReadOffers(); len(offers.Offers) != 4 || !offers.Gone.Equal(t0.Add(5*time.Second)) {
+			if offers, _ := w.d.ReadOffers(); len(offers.Offers) != 5 || !offers.Gone.Equal(t0.Add(5*time.Second)) {
 				t.Errorf("offers after the first look: %+v", offers)
 			}
 			if got := w.waitAction(); got != "2" {
@@ -150,7 +150,7 @@ func TestRetireRecordForTheMessage(t *testing.T) {
 		t.Fatalf("the same question asked again is not relayed again: %s", line)
 	}
 	again, _ := w.d.ReadOffers()
-	if len(again.Offers) != 4 || again.MessageID != 0 {
+	if len(again.Offers) != 5 || again.MessageID != 0 {
 		t.Fatalf("offers of the question asked again: %+v", again)
 	}
 	for i, o := range again.Offers {
@@ -186,7 +186,7 @@ func TestNotRetiredOnOneLook(t *testing.T) {
 			t.Fatalf("look %d: %s", i+1, line)
 		}
 	}
-	if offers, _ := w.d.ReadOffers(); len(offers.Offers) != 4 || offers.Gone.IsZero() {
+	if offers, _ := w.d.ReadOffers(); len(offers.Offers) != 5 || offers.Gone.IsZero() {
 		t.Errorf("offers: %+v", offers)
 	}
 	if got := w.retires(); len(got) != 0 {
@@ -222,7 +222,7 @@ func TestNotRetiredWithoutAScreen(t *testing.T) {
 			t.Fatalf("failed capture %d: %s %v", i+1, line, err)
 		}
 	}
-	if offers, _ := w.d.ReadOffers(); len(offers.Offers) != 4 || !offers.Gone.IsZero() {
+	if offers, _ := w.d.ReadOffers(); len(offers.Offers) != 5 || !offers.Gone.IsZero() {
 		t.Errorf("offers: %+v", offers)
 	}
 }
@@ -327,7 +327,7 @@ func TestDeliverRecordsTheMessage(t *testing.T) {
 			t.Errorf("the funnel's arguments: %q", b)
 		}
 		offers, _ := w.d.ReadOffers()
-		if offers.ChatID != -100500 || offers.MessageID != 1234 || len(offers.Offers) != 4 {
+		if offers.ChatID != -100500 || offers.MessageID != 1234 || len(offers.Offers) != 5 {
 			t.Errorf("offers: %+v", offers)
 		}
 	})
@@ -336,7 +336,7 @@ func TestDeliverRecordsTheMessage(t *testing.T) {
 			w := relayed(t)
 			path, _ := funnel(t, said)
 			deliverAll(t, w, path)
-			if offers, _ := w.d.ReadOffers(); offers.MessageID != 0 || offers.ChatID != 0 || len(offers.Offers) != 4 {
+			if offers, _ := w.d.ReadOffers(); offers.MessageID != 0 || offers.ChatID != 0 || len(offers.Offers) != 5 {
 				t.Errorf("%q: offers %+v", said, offers)
 			}
 		}

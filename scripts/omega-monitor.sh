@@ -238,16 +238,21 @@ nudge() {
 # on that option) and after it (the dialog must have moved on); a refusal is
 # recorded by the judge. FILE's first line is the keys: up|down COUNT, and
 # field or tab when the option takes the operator's words, which are its
-# second line (see fill).
+# second line (see fill); or esc 1, the dialog's Esc, with no Enter after.
 answer() {
 	local file=$1 key n form words
 	{ read -r key n form && IFS= read -r words; } <"$file"
-	[[ $key =~ ^(up|down)$ && $n =~ ^[0-9]{1,2}$ ]] || n=0
+	[[ $key =~ ^(up|down|esc)$ && $n =~ ^[0-9]{1,2}$ ]] || n=0
 	step answer "$work/fresh" || return
 	rc=0
 	while ((n-- > 0 && rc == 0)); do call "key_$key"; done
 	((rc == 0)) || { judge /dev/null "${ack[@]}" --action "$file" answer_refused "$why"; return; }
 	rest 1
+	# Esc is the whole answer: the dialog must be gone after it.
+	if [[ $key == esc ]]; then
+		step answered "$work/after" && judge /dev/null "${ack[@]}" --action "$file" answer_typed
+		return
+	fi
 	step selected "$work/typed" || return
 	if [[ $form == field || $form == tab ]]; then
 		fill "$form" "$words" || return

@@ -60,6 +60,9 @@ type Offer struct {
 	// Widens says the option widens what the agent may do without
 	// asking: it takes a second tap to confirm.
 	Widens bool `json:"widens,omitempty"`
+	// Esc says the button is the dialog's Esc (its hint line offers it;
+	// Label says what it does there): Pos is 0, and the key is Esc.
+	Esc bool `json:"esc,omitempty"`
 	// FreeText says the option takes the operator's own words: a
 	// reply to the question's message, typed into the option's field
 	// (package answer's Field). Its button, if any, only says so.

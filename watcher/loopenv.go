@@ -342,6 +342,7 @@ func (e *LoopEnv) Shell() string {
 	// with the answer, the keys are fixed here.
 	array("key_up", e.call(false, "send-keys", "-t", exact, "Up"))
 	array("key_down", e.call(false, "send-keys", "-t", exact, "Down"))
+	array("key_esc", e.call(false, "send-keys", "-t", exact, "Escape"))
 	// The operator's words for a dialog's field: always through a paste
 	// buffer of their own, which no argument parser sees (the nudge's
 	// is the nudge's).

@@ -72,6 +72,8 @@ func TestRealClaudeAnswersFromTheChat(t *testing.T) {
 	}{
 		{"No", false, false},
 		{"Yes", true, true},
+		// The dialog's Esc, a button of its own: the command never runs.
+		{"Esc: cancel", false, false},
 	} {
 		t.Run(c.label, func(t *testing.T) {
 			api := fakeapi.New(t)

@@ -332,7 +332,8 @@ func TestLoopTypesAnAnswerIntoItsDialog(t *testing.T) {
 	r.waitLine("escalated to the operator", 30*time.Second)
 	d := statedir.Dir(r.state)
 	offers, err := d.ReadOffers()
-	if err != nil || len(offers.Offers) != 3 {
+	// The three options, and the dialog's Esc.
+	if err != nil || len(offers.Offers) != 4 || !offers.Offers[3].Esc {
 		t.Fatalf("offers: %+v, %v", offers, err)
 	}
 	var markup []byte
