@@ -297,3 +297,14 @@ func (s SSH) LoopOptions(control string, persist int) []string {
 	args = args[1 : len(args)-3] // neither -n nor "--", alias and command
 	return append(args, "-o", "ControlMaster=auto", "-o", "ControlPath="+control, "-o", fmt.Sprintf("ControlPersist=%d", persist))
 }
+
+// ClientOptions are LoopOptions for a process beside the loop (the wake
+// relay) that uses the loop's ControlMaster and never becomes one: a
+// master it started would outlive it, and the loop's stop, which closes
+// the loop's own. Without a master it connects on its own, and leaves
+// nothing behind when it ends.
+func (s SSH) ClientOptions(control string) []string {
+	args := s.Args("", "")
+	args = args[1 : len(args)-3]
+	return append(args, "-o", "ControlMaster=no", "-o", "ControlPath="+control)
+}

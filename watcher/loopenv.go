@@ -378,7 +378,7 @@ func (e *LoopEnv) wakeRelay() []string {
 	if e.target.Local() {
 		return nil
 	}
-	listen := append([]string{"ssh", "-T"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
+	listen := append([]string{"ssh", "-T"}, e.ssh.ClientOptions(e.control)...)
 	listen = append(listen, "--", e.target.Host, remotewake.ListenCommand(e.paneTarget()))
 	return append([]string{e.bin, "wake", "--relay", "--state", e.state, "--timeout", strconv.Itoa(e.timeout), "--"}, listen...)
 }

@@ -200,7 +200,7 @@ func TestWakeRelayCommandLine(t *testing.T) {
 			}
 			opts := strings.Join(got[len(want):len(got)-3], " ")
 			for _, o := range []string{"-a -x", "ForwardAgent=no", "ClearAllForwardings=yes", "Tunnel=no", "PermitLocalCommand=no",
-				"BatchMode=yes", "ControlMaster=auto", "ControlPath=" + coord.ControlPath(state, os.Getuid())} {
+				"BatchMode=yes", "ControlMaster=no", "ControlPath=" + coord.ControlPath(state, os.Getuid())} {
 				if !strings.Contains(opts, o) {
 					t.Errorf("ssh options %q lack %q", opts, o)
 				}

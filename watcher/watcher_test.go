@@ -54,6 +54,7 @@ func TestWatchLoopCommandWords(t *testing.T) {
 		"OMEGA_MONITOR_BIN=/bin/omega monitor",
 		"OMEGA_MONITOR_HOME=/st ate",
 		"OMEGA_MONITOR_WATCHER=monitor-box-agent",
+		"OMEGA_MONITOR_SESSION=1",
 		"OMEGA_MONITOR_STATE=/st ate/monitor-box-agent",
 	)
 	if mux := os.Getenv("OMEGA_MONITOR_MUX"); mux != "" {

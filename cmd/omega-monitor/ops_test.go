@@ -29,7 +29,9 @@ func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		var out, errb bytes.Buffer
 		assert.Equal(t, run(args, nil, &out, &errb), 0, errb.String())
-		assert.Equal(t, out.String(), "omega-monitor "+cmdline.Version()+"\n")
+		first, rest, _ := strings.Cut(out.String(), "\n")
+		assert.Equal(t, first, "omega-monitor "+cmdline.Version())
+		assert.Assert(t, strings.Contains(rest, "  built with go") && strings.Contains(rest, "  running from /"), out.String())
 	}
 	assert.Assert(t, cmdline.Version() != "" && cmdline.Version() != "unknown", cmdline.Version())
 	var out, errb bytes.Buffer
