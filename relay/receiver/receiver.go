@@ -265,13 +265,11 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 	}
 	name := filepath.Base(dir)
 	now := r.now()
+	if why, saw := spentOrExpired(offer, now); why != "" {
+		t.refuse(why, saw)
+		return
+	}
 	switch {
-	case !now.Before(offer.Expires):
-		t.refuse(fmt.Sprintf("this question expired at %s: nothing was typed", offer.Expires.Local().Format("15:04")), "expired")
-		return
-	case offer.Spent:
-		t.refuse("this question was already answered", "spent")
-		return
 	case offer.FreeText:
 		t.explain(offer)
 		return
@@ -314,6 +312,18 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 	t.answer(fmt.Sprintf("sent to %s…%s", name, woke))
 	r.say("update %d: %s asked %s to answer %q (%s…)", u.ID, req.From, name, alert.ButtonLabel(offer.Label), t.nonce[:8])
 	r.followResult(in)
+}
+
+// spentOrExpired says why an offer can no longer be answered, for the
+// chat and for the log; "" when it can.
+func spentOrExpired(offer statedir.Offer, now time.Time) (why, saw string) {
+	switch {
+	case !now.Before(offer.Expires):
+		return fmt.Sprintf("this question expired at %s: nothing was typed", offer.Expires.Local().Format("15:04")), "expired"
+	case offer.Spent:
+		return "this question was already answered: nothing was typed", "spent"
+	}
+	return "", ""
 }
 
 // allowRate says whether the watcher name may be sent another answer now.

@@ -91,12 +91,8 @@ func (r *Receiver) applyReply(ctx context.Context, u *models.Update) {
 	}
 	name := filepath.Base(dir)
 	now := r.now()
-	switch {
-	case !now.Before(offer.Expires):
-		p.refuse(fmt.Sprintf("this question expired at %s: nothing was typed", offer.Expires.Local().Format("15:04")), "expired")
-		return
-	case offer.Spent:
-		p.refuse("this question was already answered: nothing was typed", "spent")
+	if why, saw := spentOrExpired(offer, now); why != "" {
+		p.refuse(why, saw)
 		return
 	}
 	if !r.allowRate(name, now) {
