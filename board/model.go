@@ -184,8 +184,8 @@ type Watcher struct {
 	// Vitals is the agent's own activity over the last hour, counted from
 	// its own record (vitals.json); null where no record is readable, and
 	// VitalsError then says why.
-	Vitals      *Vitals `json:"vitals"`
-	VitalsError string  `json:"vitals_error,omitempty"`
+	Vitals      *Vitals  `json:"vitals"`
+	VitalsError string   `json:"vitals_error,omitempty"`
 	Log         LogCount `json:"log"`
 	// LastLine is the last MONITOR line the tick printed.
 	LastLine       string      `json:"last_line,omitempty"`
