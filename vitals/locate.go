@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/omega-monitor/omega-monitor/capture"
 )
@@ -70,17 +72,22 @@ func safeID(id string) bool {
 }
 
 // ProjectDir is the name Claude Code gives a working directory's folder
-// under ~/.claude/projects: every character but a letter or a digit is a
-// dash (/tmp/a.b → -tmp-a-b). Nothing of the name is left to reach
-// outside that folder.
+// under ~/.claude/projects: every character but an ASCII letter or digit is
+// a dash, one a UTF-16 unit as JavaScript counts them (/tmp/a.b → -tmp-a-b).
+// Nothing of the name is left to reach outside that folder.
 func ProjectDir(cwd string) string {
-	b := []byte(cwd)
-	for i, c := range b {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			b[i] = '-'
+	var b strings.Builder
+	for _, r := range cwd {
+		switch {
+		case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9':
+			b.WriteRune(r)
+		case utf16.RuneLen(r) == 2:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
 		}
 	}
-	return string(b)
+	return b.String()
 }
 
 // CodexSource finds Codex CLI's session log for a pane in dir: of the
