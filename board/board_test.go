@@ -294,6 +294,11 @@ func appendFile(t *testing.T, path, s string) {
 	}
 }
 
+// vitalsJSON is a vitals.json read at at, with the minutes given.
+func vitalsJSON(at time.Time, agent, source, minutes string) string {
+	return fmt.Sprintf(`{"agent":%q,"source":%q,"at":%q,"minutes":[%s],"cursor":{"offset":100}}`, agent, source, at.Format(time.RFC3339), minutes)
+}
+
 // fleet builds the fleet of the golden files: every liveness, every need,
 // a diff that is known, one that is not, a degraded directory.
 func fleet(t *testing.T) Fleet {
@@ -307,6 +312,10 @@ func fleet(t *testing.T) Fleet {
 		"state.json":  stateJSON("QUESTION", at(-3), at(-1), alertJSON),
 		"diff.json":   fmt.Sprintf(`{"added":382,"removed":45,"at":%q,"dir":"/src/api","base":"origin/main"}`, at(-4).Format(time.RFC3339)),
 		"monitor.log": strings.Repeat("MONITOR · api · WORKING\n", 540),
+		// Seed 004's line: an hour ago and before is not counted.
+		"vitals.json": vitalsJSON(at(0), "claude", "/home/op/.claude/projects/-src-api/s.jsonl",
+			fmt.Sprintf(`{"minute":%d,"tools":5},{"minute":%d,"tools":30,"reason":4,"text":100,"wait":1},{"minute":%d,"tools":9,"text":12,"wait":1}`,
+				at(-60).Unix()/60, at(-30).Unix()/60, at(-2).Unix()/60)),
 		"history.jsonl": historyLine(at(-200), "budget_reset") + historyLine(at(-62), "budget_reset") + historyLine(at(-30), "nudge") +
 			historyLine(at(-20), "budget_reset") + historyLine(at(-3), "escalate"),
 	})
@@ -314,11 +323,15 @@ func fleet(t *testing.T) Fleet {
 		"loop.json":  loopJSON(102, "12", at(-200), 30, "build-box:web"),
 		"state.json": stateJSON("WORKING", at(-23), at(0), `,"agent":"codex","work":"3","recent_polls":[{"m":`+fmt.Sprint(at(-2).Unix()/60)+`,"c":{"WORKING":2}},{"m":`+fmt.Sprint(at(-1).Unix()/60)+`,"c":{"WORKING":1,"STALLED":1}}]`),
 		"diff.json":  fmt.Sprintf(`{"added":0,"removed":0,"at":%q,"dir":"/srv/web","base":"origin/master"}`, at(-1).Format(time.RFC3339)),
+		"vitals.json": vitalsJSON(at(-1), "codex", "/home/op/.codex/sessions/2026/01/02/rollout-x.jsonl",
+			fmt.Sprintf(`{"minute":%d,"tools":3,"reason":2,"text":1}`, at(-5).Unix()/60)),
 	})
 	writeDir(t, tmp, "monitor-docs", map[string]string{
 		"loop.json":  loopJSON(103, "13", at(-100), 60, "docs"),
 		"state.json": fmt.Sprintf(`{"version":1,"budget":{"limit":3,"used":3},"budget_latch":true,"state":"STALLED","state_since":%q,"last_poll":%q,"work":"?"}`, at(-40).Format(time.RFC3339), at(0).Format(time.RFC3339)),
 		"diff.json":  fmt.Sprintf(`{"added":0,"removed":0,"at":%q,"dir":"/tmp","error":"not a git worktree"}`, at(-1).Format(time.RFC3339)),
+		// No record readable: "-", never 0.
+		"vitals.json": fmt.Sprintf(`{"error":"vitals: no record of the agent found","at":%q,"minutes":null,"cursor":{"offset":0}}`, at(0).Format(time.RFC3339)),
 	})
 	writeDir(t, tmp, "monitor-frozen", map[string]string{
 		"loop.json":  loopJSON(104, "14", at(-90), 60, "frozen"),

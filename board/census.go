@@ -343,6 +343,13 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		w.HostWake = &hw
 	}
 
+	var vr statedir.VitalsRecord
+	if ok, err := readJSON(statedir.Vitals, &vr); err != nil {
+		fail(statedir.Vitals, err)
+	} else if ok {
+		w.Vitals, w.VitalsError = vitalsOf(vr, now)
+	}
+
 	var d Diff
 	if ok, err := readJSON(diffFile, &d); err != nil {
 		fail(diffFile, err)

@@ -68,6 +68,8 @@ var columns = []column{
 			}
 			return DiffText(w.Diff)
 		}},
+	{head: "VITALS", keep: 6, legend: "VITALS: the agent's own tool calls, reasoning blocks, text replies, waits for you, last hour (- no record)",
+		cell: func(w Watcher) string { return vitalsText(w.Vitals) }},
 	{head: "LAST HOUR", keep: 8, legend: "LAST HOUR: polls by state (W working, Q question, S stalled, B blocked, ? no screen), " +
 		"nudges, esc escalations, fail failures, dis disagreed with the agent",
 		cell: func(w Watcher) string { return activityCell(w.Activity) }},

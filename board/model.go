@@ -181,6 +181,11 @@ type Watcher struct {
 	// no watcher before it in Watchers counted the same worktree.
 	DiffCounted bool     `json:"diff_counted"`
 	Activity    Activity `json:"activity"`
+	// Vitals is the agent's own activity over the last hour, counted from
+	// its own record (vitals.json); null where no record is readable, and
+	// VitalsError then says why.
+	Vitals      *Vitals  `json:"vitals"`
+	VitalsError string   `json:"vitals_error,omitempty"`
 	Log         LogCount `json:"log"`
 	// LastLine is the last MONITOR line the tick printed.
 	LastLine       string      `json:"last_line,omitempty"`
@@ -220,6 +225,27 @@ type Activity struct {
 	Failures      int `json:"failures"`
 	Disagreements int `json:"disagreements"`
 	Advances      int `json:"advances"`
+}
+
+// Vitals are seed 004's WorkerVitals: what the agent itself did in the
+// last WindowS seconds, as its own record tells (Claude Code's transcript,
+// Codex's session log), read by the watcher's polls.
+type Vitals struct {
+	WindowS int `json:"window_s"`
+	// Tools counts tool calls; Reason reasoning blocks; Text text replies;
+	// Wait the times it handed over to the human (a turn ended, a
+	// question asked).
+	Tools  int `json:"tools"`
+	Reason int `json:"reason"`
+	Text   int `json:"text"`
+	Wait   int `json:"wait"`
+	// Agent and Source are the record's agent and path; ReadAt when a poll
+	// last read it; Behind the bytes it has yet to read (reads are
+	// bounded).
+	Agent  string    `json:"agent"`
+	Source string    `json:"source"`
+	ReadAt time.Time `json:"read_at"`
+	Behind int64     `json:"behind,omitempty"`
 }
 
 // A LogCount is the watcher's log of MONITOR lines: Lines in all, New since

@@ -49,7 +49,7 @@ func codexLogs(home, dir string, now time.Time) [][]byte {
 		logs, _ := filepath.Glob(filepath.Join(day, "rollout-*.jsonl"))
 		for _, p := range logs {
 			fi, err := os.Stat(p)
-			if err != nil || now.Sub(fi.ModTime()) > tick.WitnessMaxAge || codexLogDir(p) != dir {
+			if err != nil || now.Sub(fi.ModTime()) > tick.WitnessMaxAge || CodexLogDir(p) != dir {
 				continue
 			}
 			if tail := readTail(p, MaxStatusFile); tail != nil {
@@ -60,9 +60,9 @@ func codexLogs(home, dir string, now time.Time) [][]byte {
 	return out
 }
 
-// codexLogDir returns the working directory a session log names on its
-// first line.
-func codexLogDir(path string) string {
+// CodexLogDir returns the working directory a session log names on its
+// first line; "" when it names none.
+func CodexLogDir(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

@@ -143,6 +143,9 @@ func Tick(r Request, pane io.Reader) (string, error) {
 		problems = append(problems, err.Error())
 		next, out = tick.Withhold(next, out, "the state could not be saved")
 	}
+	if err := d.updateVitals(c, r.Capture, captureErr, now); err != nil {
+		problems = append(problems, err.Error())
+	}
 	// A poll that records a measure asks for none: diff.json is not read
 	// back right after it is written.
 	diffCmd := ""

@@ -52,6 +52,9 @@ const (
 	// RemoteWake is where the wake relay of a remote target stands
 	// (RemoteWakeRecord); removed at the loop's start.
 	RemoteWake = "wake.json"
+	// Vitals is the watched agent's own activity, counted from its own
+	// records through a cursor (VitalsRecord).
+	Vitals = "vitals.json"
 )
 
 // The files of the state home itself.

@@ -137,6 +137,7 @@ type watcherOut struct {
 	DiffCounted    bool             `json:"diff_counted" jsonschema:"whether the diff is in the fleet's sum: the loop runs, and no other watcher counted the same worktree"`
 	Activity       board.Activity   `json:"activity"`
 	Log            board.LogCount   `json:"log"`
+	Vitals         *vitalsOut       `json:"vitals" jsonschema:"the agent's own activity over the last hour, counted from its own record (Claude Code's transcript, Codex's session log); null where no record is readable (why is in untrusted_text), never zeros"`
 	LastTransition *changeMark      `json:"last_transition" jsonschema:"the last change of state; its line is in untrusted_text"`
 	LastAlert      *alertMark       `json:"last_alert" jsonschema:"the last alert handed to the funnel; its text is in untrusted_text"`
 	Ended          *time.Time       `json:"ended"`
@@ -156,6 +157,20 @@ type watcherText struct {
 	DiffBase       string `json:"diff_base,omitempty" jsonschema:"what the diff is measured from"`
 	DiffError      string `json:"diff_error,omitempty" jsonschema:"why there is no diff figure"`
 	Worktree       string `json:"worktree,omitempty" jsonschema:"the worktree the diff is of, by its real path (host:path for a remote one)"`
+	VitalsSource   string `json:"vitals_source,omitempty" jsonschema:"the agent's record the vitals are counted from"`
+	VitalsError    string `json:"vitals_error,omitempty" jsonschema:"why no record of the agent is readable"`
+}
+
+// vitalsOut is seed 004's WorkerVitals: counts only.
+type vitalsOut struct {
+	WindowS int       `json:"window_s"`
+	Tools   int       `json:"tools" jsonschema:"tool calls"`
+	Reason  int       `json:"reason" jsonschema:"reasoning blocks"`
+	Text    int       `json:"text" jsonschema:"text replies"`
+	Wait    int       `json:"wait" jsonschema:"times the agent handed over to the human: a turn ended, a question asked"`
+	Agent   string    `json:"agent" jsonschema:"claude or codex: whose record"`
+	ReadAt  time.Time `json:"read_at" jsonschema:"when a poll last read the record"`
+	Behind  int64     `json:"behind,omitempty" jsonschema:"bytes of the record still to read (each poll reads a bounded part)"`
 }
 
 type undeliveredMark struct {
@@ -261,6 +276,12 @@ func watcherAnswer(w board.Watcher) watcherOut {
 		out.UntrustedText.DiffDir, out.UntrustedText.DiffBase, out.UntrustedText.DiffError = untrusted(d.Dir), untrusted(d.Base), untrusted(d.Error)
 		out.DiffCounted, out.UntrustedText.Worktree = w.DiffCounted, untrusted(w.Worktree)
 	}
+	if v := w.Vitals; v != nil {
+		out.Vitals = &vitalsOut{WindowS: v.WindowS, Tools: v.Tools, Reason: v.Reason, Text: v.Text, Wait: v.Wait,
+			Agent: untrusted(v.Agent), ReadAt: v.ReadAt, Behind: v.Behind}
+		out.UntrustedText.VitalsSource = untrusted(v.Source)
+	}
+	out.UntrustedText.VitalsError = untrusted(w.VitalsError)
 	if t := w.LastTransition; t != nil {
 		out.LastTransition = &changeMark{At: t.At, From: t.From, To: t.To}
 		out.UntrustedText.LastTransition = untrusted(t.Line)

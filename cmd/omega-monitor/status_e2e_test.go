@@ -163,7 +163,7 @@ func TestStatusOfRealWatchers(t *testing.T) {
 			rows++
 		}
 	}
-	if rows != len(targets) || !strings.Contains(res.Stdout(), "\nTARGET ") || !strings.Contains(res.Stdout(), "\nNUDGES: ") {
+	if rows != len(targets) || !strings.Contains(res.Stdout(), "\nTARGET ") || !strings.Contains(res.Stdout(), "NUDGES: typed/budget") {
 		t.Errorf("--once printed %d rows, want %d, under the headings and with the legend:\n%s", rows, len(targets), res.Stdout())
 	}
 	t.Logf("status --once:\n%s", res.Stdout())
