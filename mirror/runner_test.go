@@ -1,6 +1,7 @@
 package mirror_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -104,6 +105,22 @@ func TestMonitorAgentPrompt(t *testing.T) {
 		got, err := mirror.MonitorAgentPrompt(c.mode, c.watcher)
 		if err == nil || err.Error() != c.err || got != "" {
 			t.Errorf("MonitorAgentPrompt(%q, %q) = %q, %v; want %s", c.mode, c.watcher, got, err, c.err)
+		}
+	}
+}
+
+// TestNoticesInDocs: the README and the MCP page give the two notices word
+// for word, as the monitor agent's launcher says them.
+func TestNoticesInDocs(t *testing.T) {
+	for _, path := range []string{"../README.md", "../docs/mcp.md"} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{mirror.NoticeSpawned, mirror.NoticeNoSpawn, "codex_monitor_agent", "status --once"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks %q", path, want)
+			}
 		}
 	}
 }
