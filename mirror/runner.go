@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -62,5 +63,9 @@ func CapabilityOf(runner string) (Capability, error) {
 			return c, nil
 		}
 	}
-	return Capability{}, fmt.Errorf("mirror: unknown runner %q: the known runners are %s", runner, strings.Join(Runners(), ", "))
+	known := strings.Join(Runners(), ", ")
+	if runner == "" {
+		return Capability{}, errors.New("mirror: no runner given: the known runners are " + known)
+	}
+	return Capability{}, fmt.Errorf("mirror: unknown runner %q: the known runners are %s", runner, known)
 }

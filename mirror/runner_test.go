@@ -25,7 +25,7 @@ func TestRunnerMatrix(t *testing.T) {
 		{"bare", mirror.Capability{Runner: "bare", Surface: "none"}, ""},
 		{"gemini", mirror.Capability{}, `mirror: unknown runner "gemini": the known runners are claude, codex, headless, bare`},
 		{"Claude", mirror.Capability{}, `mirror: unknown runner "Claude": the known runners are claude, codex, headless, bare`},
-		{"", mirror.Capability{}, `mirror: unknown runner "": the known runners are claude, codex, headless, bare`},
+		{"", mirror.Capability{}, `mirror: no runner given: the known runners are claude, codex, headless, bare`},
 		{"native-task", mirror.Capability{}, `mirror: unknown runner "native-task": the known runners are claude, codex, headless, bare`},
 		{"claude ", mirror.Capability{}, `mirror: unknown runner "claude ": the known runners are claude, codex, headless, bare`},
 	} {

@@ -19,10 +19,9 @@ brings the agent's task list to the watchers' state, one task per watcher.
 Stdin holds the tasks the agent already tracks, one
 {"key":"<watcher>","phase":"<word in the title's brackets>","stage":"<description after stage: >"}
 a line; empty stdin plans cold (a task for every live watcher). Nothing
-changed prints nothing. Only Claude Code has task tools: --runner codex
-prints an empty plan and one notice line on stderr (its mirror is the board
-and a read-only monitor agent, the MCP tool codex_monitor_agent), and
---runner headless or bare an empty plan, silently.
+changed prints nothing. Only Claude Code has task tools: codex prints no plan
+and one notice (its mirror is the monitor agent of the MCP tool
+codex_monitor_agent), headless and bare no plan, silently.
 
 flags:
 `
@@ -38,16 +37,11 @@ func runMirrorPlan(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan takes no arguments, got %q; %s\n", positional[0], cmdline.HelpHint("mirror-plan"))
 		return 2
 	}
-	if *runner == "" {
-		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan needs --runner, one of %s\n", strings.Join(mirror.Runners(), ", "))
-		return 2
-	}
 	capability, err := mirror.CapabilityOf(*runner)
 	if err != nil {
 		return e.fail(2, err)
 	}
-	if capability.Surface != mirror.NativeTask {
-		// No task tools: an empty plan, and the runner's notice if it has one.
+	if capability.Surface != mirror.NativeTask { // no task tools: no plan, and its notice if any
 		if capability.Notice != "" {
 			fmt.Fprintln(e.Stderr, "omega-monitor: "+capability.Notice)
 		}
