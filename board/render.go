@@ -34,12 +34,25 @@ func HeaderLines(f Fleet, width int) []string {
 	switch {
 	case width <= 0 || Width(lines[last])+Width(" · ")+Width(sp) <= width:
 		lines[last] += " · " + sp
-	case width >= wideBoard:
-		if sp, ok := sparkFit(s.Sparkline, width); ok {
-			lines = append(lines, sp)
+	case Width(sp) <= width:
+		lines = append(lines, sp)
+	default:
+		// Too narrow for 48 glyphs: the last hours that fit, and the 48
+		// hours' count and peak all the same; never no sparkline at all.
+		part, ok := sparkFit(s.Sparkline, width)
+		if ok && width >= wideBoard {
+			lines = append(lines, part)
 		}
+		lines = append(lines, pack([]string{SparkCount(s.Sparkline)}, " · ", width)...)
 	}
 	return lines
+}
+
+// SparkCount is the sparkline's count without its glyphs: "48h: 3
+// advances, peak 2/h".
+func SparkCount(sp Sparkline) string {
+	_, total, peak := draw(sp.Counts)
+	return fmt.Sprintf("%dh: %s, peak %d/h", len(sp.Counts), plural(total, "advance"), peak)
 }
 
 // wideBoard is the width from which the sparkline takes a line of its own.

@@ -37,6 +37,11 @@ tools:
   history {watcher,days}  a watcher's history events over the last days (1 by default)
   explain {watcher}       a watcher's last verdict and why
   logs    {watcher,lines} the last lines of a watcher's log of MONITOR lines (50 by default)
+  codex_monitor_agent {mode,watcher}
+                          for Codex: the read-only monitor agent's prompt (mode run
+                          for one watcher, fleet for all); it spawns nothing
+
+Inside an agent's transcript, show the board with omega-monitor status --once.
 
 Register it with Claude Code: claude mcp add --scope user omega-monitor -- omega-monitor mcp
 or run omega-monitor install --claude.

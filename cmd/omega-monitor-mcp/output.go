@@ -518,3 +518,14 @@ func logsAnswer(watcher string, n int, lines []string) logsOut {
 	}
 	return out
 }
+
+// monitorAgentOut is the codex_monitor_agent tool's answer. It quotes
+// nothing a watched agent printed: the prompt is this program's own text,
+// and the watcher's name a state directory's.
+type monitorAgentOut struct {
+	Mode          string `json:"mode" jsonschema:"run or fleet, as asked"`
+	Watcher       string `json:"watcher,omitempty" jsonschema:"with mode run: the watcher's name the prompt watches"`
+	Prompt        string `json:"prompt" jsonschema:"the monitor agent's prompt: spawn exactly one sub-agent with it, as it is"`
+	NoticeSpawned string `json:"notice_spawned" jsonschema:"the one line to tell the user once the agent is spawned"`
+	NoticeNoSpawn string `json:"notice_no_spawn" jsonschema:"the one line to tell the user instead when there is no spawn primitive"`
+}

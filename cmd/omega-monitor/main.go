@@ -63,7 +63,7 @@ func groups() []group {
 		}},
 		{"for agents", []command{
 			{"mcp", "serve the fleet read-only over MCP on stdio, for an agent (runs omega-monitor-mcp)", runMCP},
-			{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex)", runMirrorPlan},
+			{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex|headless|bare)", runMirrorPlan},
 			{"wake", "what an agent's hook runs: the watcher of the pane it runs in polls now (silent, exit 0)", runWake},
 			{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 		}},

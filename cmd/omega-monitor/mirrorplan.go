@@ -11,23 +11,24 @@ import (
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-const mirrorPlanUsage = `usage: omega-monitor mirror-plan --runner claude|codex < tracked.jsonl
+const mirrorPlanUsage = `usage: omega-monitor mirror-plan --runner claude|codex|headless|bare < tracked.jsonl
 
 Prints the task-mirror call plan: one JSON line per task-tool call
 (TaskCreate or TaskUpdate, each with key, title, description and state) that
 brings the agent's task list to the watchers' state, one task per watcher.
 Stdin holds the tasks the agent already tracks, one
 {"key":"<watcher>","phase":"<word in the title's brackets>","stage":"<description after stage: >"}
-a line; empty e.Stdin plans cold (a task for every live watcher). Nothing
-changed prints nothing. Codex has no task surface: --runner codex prints an
-empty plan and one notice line on e.Stderr.
+a line; empty stdin plans cold (a task for every live watcher). Nothing
+changed prints nothing. Only Claude Code has task tools: codex prints no plan
+and one notice (its mirror is the monitor agent of the MCP tool
+codex_monitor_agent), headless and bare no plan, silently.
 
 flags:
 `
 
 func runMirrorPlan(e *Env, args []string) int {
 	fs := flag.NewFlagSet("mirror-plan", flag.ContinueOnError)
-	runner := fs.String("runner", "", "the agent that applies the plan: `claude` or codex (required)")
+	runner := fs.String("runner", "", "the agent that applies the plan: `claude`, codex, headless or bare (required)")
 	positional, code, ok := e.parse(fs, args, mirrorPlanUsage)
 	if !ok {
 		return code
@@ -36,17 +37,15 @@ func runMirrorPlan(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan takes no arguments, got %q; %s\n", positional[0], cmdline.HelpHint("mirror-plan"))
 		return 2
 	}
-	switch *runner {
-	case "claude":
-	case "codex":
-		fmt.Fprintln(e.Stderr, "omega-monitor: codex has no task surface; no mirror calls, read the board (omega-monitor status --once)")
+	capability, err := mirror.CapabilityOf(*runner)
+	if err != nil {
+		return e.fail(2, err)
+	}
+	if capability.Surface != mirror.NativeTask { // no task tools: no plan, and its notice if any
+		if capability.Notice != "" {
+			fmt.Fprintln(e.Stderr, "omega-monitor: "+capability.Notice)
+		}
 		return 0
-	case "":
-		fmt.Fprintln(e.Stderr, "omega-monitor: mirror-plan needs --runner claude or --runner codex")
-		return 2
-	default:
-		fmt.Fprintf(e.Stderr, "omega-monitor: unknown runner %q: mirror-plan knows claude and codex\n", *runner)
-		return 2
 	}
 	tracked, err := mirror.ReadTracked(e.Stdin)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
+	"github.com/omega-monitor/omega-monitor/mirror"
 )
 
 // mirrorPlan runs the built binary's mirror-plan over the fleet under state.
@@ -38,9 +39,20 @@ func TestMirrorPlanCommand(t *testing.T) {
 		t.Errorf("nothing changed: exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout(), res.Stderr())
 	}
 
-	res := mirrorPlan(t, state, tracked, "--runner", "codex")
-	if res.ExitCode != 0 || res.Stdout() != "" || strings.Count(res.Stderr(), "\n") != 1 || !strings.Contains(res.Stderr(), "codex has no task surface") {
-		t.Errorf("codex: exit %d, stdout %q, stderr %q; want an empty plan and one notice line", res.ExitCode, res.Stdout(), res.Stderr())
+	// The runner matrix: Claude Code plans (above); Codex has an empty
+	// plan and one notice naming its monitor agent; a headless or bare
+	// runner an empty plan, said nowhere.
+	for _, c := range []struct{ runner, notice string }{
+		{"codex", "omega-monitor: " + mirror.CodexNotice + "\n"},
+		{"headless", ""},
+		{"bare", ""},
+	} {
+		for _, stdin := range []string{"", tracked} {
+			mirrorPlan(t, state, stdin, "--runner", c.runner).Assert(t, icmd.Expected{Err: c.notice})
+			if res := mirrorPlan(t, state, stdin, "--runner", c.runner); res.Stdout() != "" || res.Stderr() != c.notice {
+				t.Errorf("--runner %s: stdout %q stderr %q, want no plan and %q", c.runner, res.Stdout(), res.Stderr(), c.notice)
+			}
+		}
 	}
 
 	for _, c := range []struct {
@@ -48,9 +60,11 @@ func TestMirrorPlanCommand(t *testing.T) {
 		args  []string
 		want  icmd.Expected
 	}{
-		{"", []string{"--runner", "gemini"}, icmd.Expected{ExitCode: 2, Err: `omega-monitor: unknown runner "gemini": mirror-plan knows claude and codex`}},
+		{"", []string{"--runner", "gemini"}, icmd.Expected{ExitCode: 2, Err: `omega-monitor: mirror: unknown runner "gemini": the known runners are claude, codex, headless, bare` + "\n"}},
+		{"", []string{"--runner", "none"}, icmd.Expected{ExitCode: 2, Err: `unknown runner "none"`}},
+		{"", []string{"--runner", ""}, icmd.Expected{ExitCode: 2, Err: "omega-monitor: mirror: no runner given: the known runners are claude, codex, headless, bare\n"}},
 		{"", []string{"--runner", "Claude"}, icmd.Expected{ExitCode: 2, Err: `unknown runner "Claude"`}},
-		{"", nil, icmd.Expected{ExitCode: 2, Err: "mirror-plan needs --runner claude or --runner codex"}},
+		{"", nil, icmd.Expected{ExitCode: 2, Err: "omega-monitor: mirror: no runner given: the known runners are claude, codex, headless, bare\n"}},
 		{"", []string{"--runner", "claude", "extra"}, icmd.Expected{ExitCode: 2, Err: `mirror-plan takes no arguments, got "extra"`}},
 		{"{\"key\":\"a\"}\nnot json\n", []string{"--runner", "claude"}, icmd.Expected{ExitCode: 1, Err: "omega-monitor: mirror: tracked line 2: invalid character"}},
 		{`{"key":"a"}` + "\n" + `{"key":"a"}`, []string{"--runner", "claude"}, icmd.Expected{ExitCode: 1, Err: `key "a" already on line 1`}},

@@ -164,10 +164,16 @@ func (s *Server) streamResponses(w http.ResponseWriter, r *http.Request, model s
 	}
 	if ok && reply.Tool != nil {
 		name, args := codexTool(reply.Tool)
-		ok = send("response.output_item.done", map[string]any{"output_index": index, "item": map[string]any{
+		item := map[string]any{
 			"type": "function_call", "id": s.id("fc"), "call_id": s.id("call"), "status": "completed",
 			"name": name, "arguments": args,
-		}})
+		}
+		// A tool of a namespace (an MCP server's, the sub-agents') is
+		// called by its namespace and its name.
+		if i := strings.LastIndex(name, "__"); i > 0 {
+			item["namespace"], item["name"] = name[:i], name[i+2:]
+		}
+		ok = send("response.output_item.done", map[string]any{"output_index": index, "item": item})
 	}
 	_ = ok && send("response.completed", map[string]any{"response": map[string]any{
 		"id": id, "model": model, "status": "completed",
@@ -180,7 +186,8 @@ func (s *Server) streamResponses(w http.ResponseWriter, r *http.Request, model s
 }
 
 // codexTool translates a scripted tool call into Codex's own: Bash becomes
-// exec_command with its command as cmd; any other passes as it is.
+// exec_command with its command as cmd; any other passes as it is, a
+// NAMESPACE__TOOL name called as TOOL of NAMESPACE.
 func codexTool(tu *ToolUse) (name, args string) {
 	name = tu.Name
 	input := tu.Input

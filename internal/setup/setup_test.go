@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	alertpkg "github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/mirror"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 
@@ -372,5 +373,22 @@ func TestChatIDHelpRuns(t *testing.T) {
 	argv, _ := os.ReadFile(filepath.Join(dir, "argv"))
 	if want := `url = "https://api.telegram.org/bot123456:AAsecret-token_x/getUpdates"` + "\n"; string(config) != want || strings.Contains(string(argv), "secret") {
 		t.Errorf("curl's config %q (want %q), its arguments %q", config, want, argv)
+	}
+}
+
+// TestMonitorCommandNotices: /monitor carries the runner matrix's two
+// one-line notices word for word, as the mirror package words them, and
+// says --once for a board read inside a transcript.
+func TestMonitorCommandNotices(t *testing.T) {
+	for _, want := range []string{
+		"`" + mirror.NoticeSpawned + "`",
+		"`" + mirror.NoticeNoSpawn + "`",
+		"codex_monitor_agent",
+		"`@OMEGA_MONITOR@ status --once`",
+		"Inside a transcript always say `--once`",
+	} {
+		if !strings.Contains(claudeCommand, want) {
+			t.Errorf("monitor.md lacks %q", want)
+		}
 	}
 }
