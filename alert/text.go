@@ -73,13 +73,13 @@ func fenceClose(style TextStyle) string {
 // pane text is broken so that it cannot close the fence it is in, and
 // outside a fence markdown's own marks are escaped.
 func piece(s string, style TextStyle, inPre bool) string {
-	s = html.UnescapeString(s)
+	// A chat's own link and mention syntax (Slack's <!channel>, Discord's
+	// <@id>) is broken wherever it is, in a fence or out, and in plain
+	// text too: a generic webhook may hand it on to such a chat.
+	s = chatSyntax.Replace(html.UnescapeString(s))
 	if style != Markdown {
 		return s
 	}
-	// A chat's own link and mention syntax (Slack's <!channel>, Discord's
-	// <@id>) is broken wherever it is, in a fence or out.
-	s = chatSyntax.Replace(s)
 	if inPre {
 		return strings.ReplaceAll(s, "`", "`\u200b")
 	}
