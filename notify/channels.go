@@ -213,7 +213,7 @@ func service(c *Channel) (types.Service, error) {
 	base, _, _ := strings.Cut(strings.ToLower(u.Scheme), "+")
 	c.Scheme, c.host = base, u.Host
 	if base == "logger" {
-		return nil, errors.New("logger:// writes to this process's own log, which no one reads: name a channel that reaches you")
+		return nil, errors.New("the logger service writes to this process's own log, which no one reads: name a channel that reaches you")
 	}
 	svc, err := shoutrrr.NewService(base)
 	if err != nil {

@@ -88,7 +88,7 @@ func (r Result) Line() string {
 // (killed, out of time) sends it again to none of them; one that gave up
 // has the alert kept in alert-failed.log of the state home, with its name
 // and why (never its URL). sent "" keeps no record: every channel is sent
-// to (install --test-alert).
+// to; home "" keeps nothing in alert-failed.log (install --test-alert).
 func Deliver(ctx context.Context, chans []Channel, msg, sent, home string, o Options) ([]Result, error) {
 	had, err := readRecord(sent)
 	if err != nil {
@@ -115,6 +115,9 @@ func Deliver(ctx context.Context, chans []Channel, msg, sent, home string, o Opt
 			mark := "delivered"
 			if !r.Delivered {
 				mark = "gave-up"
+				if home == "" {
+					return
+				}
 				if err := statedir.KeepFailed(home, "not delivered to "+c.Name()+": "+r.Why, []byte(msg)); err != nil {
 					mu.Lock()
 					recErr = errors.Join(recErr, fmt.Errorf("notify: alert-failed.log: %w", err))

@@ -23,7 +23,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-const usage = `usage: omega-monitor-notify send --home DIR [--record FILE] [--all-faults] < alert
+const usage = `usage: omega-monitor-notify send --home DIR [--record FILE] [--test] < alert
        omega-monitor-notify check FILE
 
 send delivers the alert on standard input (Telegram HTML, as a watcher's
@@ -31,7 +31,8 @@ outbox holds it) to each channel of DIR/channels not named in the record
 FILE, and appends each that has it or gave up there; one that gave up has
 the alert kept in DIR/alert-failed.log. It prints one line a channel
 (delivered:, had it already:, not delivered:) and one for each fault of the
-channels file not reported before (bad:; every fault with --all-faults).
+channels file not reported before (bad:). --test: every channel is sent
+to, every fault printed, and nothing kept in alert-failed.log.
 Exit 0: every channel has the alert or gave up; 3: cut short (the record
 says which have it); 2: usage.
 
@@ -100,12 +101,12 @@ func send(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 	fs.SetOutput(stderr)
 	home := fs.String("home", "", "the state home")
 	record := fs.String("record", "", "the alert's record of the channels that have it")
-	all := fs.Bool("all-faults", false, "print every fault of the channels file, not only new ones")
+	test := fs.Bool("test", false, "a test alert: send to every channel, print every fault, keep nothing")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *home == "" || fs.NArg() > 0 {
-		io.WriteString(stderr, "usage: omega-monitor-notify send --home DIR [--record FILE] [--all-faults] < alert\n")
+		io.WriteString(stderr, "usage: omega-monitor-notify send --home DIR [--record FILE] [--test] < alert\n")
 		return 2
 	}
 	o, err := notify.OptionsFrom(getenv)
@@ -124,9 +125,12 @@ func send(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		return 0 // no channels: nothing to do
 	}
 	refused := err
-	faults := report(*home, bad, refused, *all, stderr)
+	faults := report(*home, bad, refused, *test, stderr)
 	for _, f := range faults {
 		fmt.Fprintln(stdout, "bad: "+f)
+	}
+	if refused != nil && *test {
+		return 0 // said above, as a bad: line
 	}
 	if refused != nil {
 		// No channel can be read: the alert is kept for them, as one that
@@ -137,7 +141,11 @@ func send(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		}
 		return 0
 	}
-	results, err := notify.Deliver(context.Background(), chans, string(msg), *record, *home, o)
+	keep := *home
+	if *test {
+		*record, keep = "", ""
+	}
+	results, err := notify.Deliver(context.Background(), chans, string(msg), *record, keep, o)
 	for _, r := range results {
 		fmt.Fprintln(stdout, r.Line())
 	}
