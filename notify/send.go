@@ -148,7 +148,7 @@ func sendTries(ctx context.Context, c Channel, text string, o Options) (ok bool,
 		}
 		why = c.Scrub(err.Error())
 		if tries >= o.Tries || ctx.Err() != nil {
-			return false, fmt.Sprintf("%s (%d tries)", why, tries), tries
+			return false, fmt.Sprintf("%s (%s)", why, triesSaid(tries)), tries
 		}
 		select {
 		case <-time.After(o.Backoff * time.Duration(tries)):
@@ -260,4 +260,11 @@ func FirstReports(home string, bad []LineError, refused error) ([]string, error)
 		fresh = append(fresh, f.say)
 	}
 	return fresh, nil
+}
+
+func triesSaid(n int) string {
+	if n == 1 {
+		return "1 try"
+	}
+	return strconv.Itoa(n) + " tries"
 }
