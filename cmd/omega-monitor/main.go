@@ -81,6 +81,7 @@ func groups() []group {
 			{"ack", "record what the loop did with an action", runAck},
 			{"ledger", "record text sent into a watched session (ledger record FILE TEXT)", runLedger},
 			{"deliver", "deliver the alerts waiting in a watcher's outbox", runDeliver},
+			{"on-change", "run the operator's command for a change of state (started by tick, not waited for)", runOnChange},
 			{"sweep", "keep the last 10,000 lines of a watcher's history (run at the loop's start)", runSweep},
 		}},
 	}
