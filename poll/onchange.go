@@ -66,13 +66,17 @@ func changeOf(dir, target string, events []tick.Event, in tick.Input) (Change, b
 	return Change{}, false
 }
 
+// onChangeBinary is the binary whose on-change command runs the operator's
+// command: this one (a test sets another).
+var onChangeBinary = os.Executable
+
 // startOnChange starts, and does not wait for, this binary's on-change
 // command (RunOnChange), which runs cmd for the change c under a clock of
 // timeout seconds: the poll goes on at once, whatever the command does. It
 // is a session of its own, reading and writing nothing of the loop's, so
 // that it holds none of the loop's pipes.
 func startOnChange(dir, cmd string, timeout int, c Change) error {
-	self, err := os.Executable()
+	self, err := onChangeBinary()
 	if err != nil {
 		return fmt.Errorf("on-change: %w", err)
 	}
