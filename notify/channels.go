@@ -82,11 +82,19 @@ func hostIsName(h string) bool {
 func (c Channel) Scrub(s string) string {
 	var secrets []string
 	add := func(v string) {
-		if len(v) >= 3 {
-			secrets = append(secrets, v, url.PathEscape(v), url.QueryEscape(v))
+		if len(v) < 3 {
+			return
+		}
+		secrets = append(secrets, v, url.PathEscape(v), url.QueryEscape(v))
+		// A service may quote a token in parts (Slack's hook:A-B-C is
+		// sent as /services/A/B/C): each long part is one too.
+		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune("-_.:/,;+~@", r) }) {
+			if len(part) >= 6 && part != v {
+				secrets = append(secrets, part)
+			}
 		}
 	}
-	add(c.URL)
+	secrets = append(secrets, c.URL) // whole: its parts are added below
 	if u, err := url.Parse(c.URL); err == nil {
 		add(u.User.Username())
 		if p, ok := u.User.Password(); ok {
