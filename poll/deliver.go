@@ -1,17 +1,22 @@
 package poll
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/statedir/event"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -77,10 +82,42 @@ func Deliver(dir, target, funnel, stateHome string, environ []string) (lines []s
 				args = []string{"--reply-markup", path + statedir.MarkupSuffix}
 			}
 		}
-		ev, why, done, sent := deliverOne(funnel, stateHome, environ, msg, args...)
+		// With channels besides the funnel, each has the alert once: the
+		// record beside it says who has it, so that a channel that fails
+		// is tried again without paging those that had it twice.
+		record := path + statedir.RecordSuffix
+		channels := hasChannels(stateHome)
+		var (
+			ev, why string
+			done    bool
+			sent    alert.Sent
+		)
+		if channels && recordHas(record, funnelMark) {
+			ev, done = event.AlertDelivered, true
+		} else {
+			ev, why, done, sent = deliverOne(funnel, stateHome, environ, msg, args...)
+			if done && channels {
+				if err := appendLine(record, funnelMark+" done"); err != nil {
+					why, done = joinWhy(why, "the alert's record: "+err.Error()+"; kept in the outbox"), false
+				}
+			}
+		}
+		if channels {
+			said, cdone := deliverChannels(stateHome, record, environ, msg)
+			for _, s := range said {
+				line := alert.Redact(tick.Line(target, "?", s))
+				lines = append(lines, line)
+				d.AppendLog(time.Now(), line)
+			}
+			if !cdone {
+				ok = false
+			}
+			done = done && cdone
+		}
 		if done {
 			os.Remove(path)
 			os.Remove(path + statedir.MarkupSuffix)
+			os.Remove(record)
 		}
 		if ev == event.AlertDelivered && len(args) > 0 {
 			if err := noteMessage(d, nonces, sent, time.Now()); err != nil {
@@ -157,4 +194,100 @@ func deliverOne(funnel, stateHome string, environ []string, msg []byte, args ...
 	default:
 		return event.AlertNotDelivered, err.Error() + "; kept in the outbox", false, sent
 	}
+}
+
+// funnelMark names the funnel in an alert's record.
+const funnelMark = "funnel"
+
+// hasChannels says whether the state home has a channels file (whatever
+// it holds: omega-monitor-notify says what is wrong with it).
+func hasChannels(stateHome string) bool {
+	_, err := os.Lstat(filepath.Join(stateHome, statedir.Channels))
+	return err == nil
+}
+
+// recordHas says whether an alert's record names who.
+func recordHas(record, who string) bool {
+	b, err := fsutil.ReadCapped(record, 64<<10)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if w, _, _ := strings.Cut(line, " "); w == who {
+			return true
+		}
+	}
+	return false
+}
+
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(f, line)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func joinWhy(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// deliverChannels hands msg to omega-monitor-notify, which sends it to
+// each channel the record does not name (docs/alerts.md, "Other
+// channels"). It runs only here, when an alert waits, so that no poll's
+// start pays for the notification library. said is what to tell: the
+// channels that did not have it and the faults of the channels file not
+// told before, each naming a channel by its line, never its secret; done
+// says every channel has the alert or gave up.
+func deliverChannels(stateHome, record string, environ []string, msg []byte) (said []string, done bool) {
+	bin, err := companion.Find(companion.Notify)
+	if err != nil {
+		why := "alert NOT delivered to the channels: " + err.Error()
+		if err := statedir.KeepFailed(stateHome, why, msg); err != nil {
+			return []string{why + "; and not kept: " + err.Error()}, false
+		}
+		return []string{why + "; kept in alert-failed.log"}, true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deliverTimeout)
+	defer cancel()
+	// Only paths on the command line: the channels' secrets stay in their
+	// file, and the message goes on standard input.
+	cmd := exec.CommandContext(ctx, bin, "send", "--home", stateHome, "--record", record)
+	cmd.Env = environ
+	cmd.Stdin = bytes.NewReader(msg)
+	procgroup.Set(cmd, time.Second)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	for _, line := range strings.Split(out.String(), "\n") {
+		switch {
+		case strings.HasPrefix(line, "not delivered: "):
+			said = append(said, "alert NOT delivered to "+strings.TrimPrefix(line, "not delivered: ")+"; kept in alert-failed.log")
+		case strings.HasPrefix(line, "bad: "):
+			said = append(said, "channels file: "+strings.TrimPrefix(line, "bad: "))
+		}
+	}
+	if err != nil {
+		why := strings.TrimSpace(errb.String())
+		if i := strings.LastIndexByte(why, '\n'); i >= 0 {
+			why = why[i+1:]
+		}
+		if ctx.Err() != nil {
+			why = fmt.Sprintf("did not finish within %v", deliverTimeout)
+		} else if why == "" {
+			why = err.Error()
+		}
+		return append(said, "alert NOT delivered to every channel: "+companion.Notify+": "+why+"; kept in the outbox for those without it"), false
+	}
+	return said, true
 }

@@ -39,20 +39,26 @@ type Flags struct {
 	Local *classify.Local
 	// HostWake is where a remote target's wake relay stands (wake.json).
 	HostWake tick.HostWake
+	// onChange is the operator's command for each change of state, run
+	// under a clock of onChangeTimeout seconds (onchange.go).
+	onChange        *string
+	onChangeTimeout *int
 }
 
 func AddFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{
-		target:       fs.String("target", "", "the watched target"),
-		budget:       fs.Int("nudge-budget", 5, "nudges without progress"),
-		nudgeText:    fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
-		workErr:      fs.String("work-error", "", "the work probe failed"),
-		progressErr:  fs.String("progress-error", "", "the progress probe failed"),
-		workSaid:     fs.String("work-stderr", "", "what the work probe said on standard error"),
-		progressSaid: fs.String("progress-stderr", "", "what the progress probe said on standard error"),
-		interval:     fs.Int("interval", 0, "the watcher's interval in `seconds`, which no wait the tick asks for exceeds when it is shorter (0: not said)"),
-		woken:        fs.Bool("woken", false, "a wake (an agent's hook, an answer) brought this poll: the screen is looked at again at a short, growing pace until it settles"),
-		humanIdle:    fs.Int("human-idle", int(tick.DefaultHumanIdle/time.Second), "`seconds` after a human's last input at the agent (a client showing its window) during which nothing is paged or nudged; 0: off"),
+		target:          fs.String("target", "", "the watched target"),
+		budget:          fs.Int("nudge-budget", 5, "nudges without progress"),
+		nudgeText:       fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
+		workErr:         fs.String("work-error", "", "the work probe failed"),
+		progressErr:     fs.String("progress-error", "", "the progress probe failed"),
+		workSaid:        fs.String("work-stderr", "", "what the work probe said on standard error"),
+		progressSaid:    fs.String("progress-stderr", "", "what the progress probe said on standard error"),
+		interval:        fs.Int("interval", 0, "the watcher's interval in `seconds`, which no wait the tick asks for exceeds when it is shorter (0: not said)"),
+		woken:           fs.Bool("woken", false, "a wake (an agent's hook, an answer) brought this poll: the screen is looked at again at a short, growing pace until it settles"),
+		onChange:        fs.String("on-change", "", "shell `command` run once per change of state, not waited for, with the watcher, target, old and new state, rule, work and progress in its environment (OMEGA_MONITOR_*)"),
+		onChangeTimeout: fs.Int("on-change-timeout", 20, "the on-change command's wall clock, in `seconds`: past it its process group is killed"),
+		humanIdle:       fs.Int("human-idle", int(tick.DefaultHumanIdle/time.Second), "`seconds` after a human's last input at the agent (a client showing its window) during which nothing is paged or nudged; 0: off"),
 	}
 	fs.Var(&f.work, "work", "the work probe's output")
 	fs.Var(&f.progress, "progress", "the progress probe's output")

@@ -163,6 +163,15 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	if err := d.sd().AppendHistory(now, *f.target, redactEvents(out.Events)); err != nil {
 		problems = append(problems, err.Error())
 	}
+	// The operator's command for a change of state: started, not waited
+	// for, under its own clock.
+	if *f.onChange != "" {
+		if c, ok := changeOf(string(d), *f.target, out.Events, in); ok {
+			if err := startOnChange(string(d), *f.onChange, *f.onChangeTimeout, c); err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
+	}
 	line := out.Line + answerNotes(answered) + retired
 	if len(rearmed) > 0 {
 		line += fmt.Sprintf(" · budget re-armed by %s (was %v)", rearmed[0].Fields["by"], rearmed[0].Fields["from"])

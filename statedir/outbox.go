@@ -43,6 +43,12 @@ func (d Dir) QueueUrgent(now time.Time, msgs []string) error {
 // Telegram reply markup), written before the alert and removed after it.
 const MarkupSuffix = ".markup"
 
+// RecordSuffix names the file beside an alert that records who has it
+// already when there are channels besides the funnel: "funnel", and each
+// channel by a digest of its URL, a line each. Who is named there is not
+// sent the alert again; the alert leaves the outbox when all are.
+const RecordSuffix = ".sent"
+
 // QueueQuestion queues an urgent alert with its buttons.
 func (d Dir) QueueQuestion(now time.Time, msg string, markup []byte) error {
 	return d.queueMarked(now, urgentMark, []string{msg}, markup)
@@ -101,6 +107,7 @@ func (d Dir) capOutbox(now time.Time) error {
 			continue
 		}
 		if os.Remove(filepath.Join(d.Path(Outbox), name)) == nil {
+			os.Remove(filepath.Join(d.Path(Outbox), name+RecordSuffix))
 			dropped++
 		}
 	}

@@ -62,6 +62,7 @@ const (
 	Audits       = "audits"           // one directory per audit, with AuditFile
 	AuditFile    = "last.json"        // the latest run of an audit (AuditRecord)
 	FailedAlerts = "alert-failed.log" // alerts that could not be delivered
+	Channels     = "channels"         // the operator's channels other than Telegram, one URL a line (0600)
 	Rules        = "rules.json"       // the operator's rules (classify)
 	Hosts        = "hosts"            // the ssh aliases list may reach, one a line
 	BoardCursors = ".board-cursors.json"

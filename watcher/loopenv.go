@@ -310,6 +310,9 @@ func (e *LoopEnv) Shell() string {
 	if e.set["nudge-text"] {
 		tickArgs = append(tickArgs, "--nudge-text", e.flags.NudgeText)
 	}
+	if cmd := e.onChange(); cmd != "" {
+		tickArgs = append(tickArgs, "--on-change", cmd, "--on-change-timeout", strconv.Itoa(e.timeout))
+	}
 	if e.answers {
 		tickArgs = append(tickArgs, "--answers")
 	}
@@ -391,4 +394,13 @@ func startToken(pid int) (string, error) {
 		return "", fmt.Errorf("no process %d runs", pid)
 	}
 	return token, nil
+}
+
+// onChange is the watcher's on-change command: its own, else every
+// watcher's ($OMEGA_MONITOR_ON_CHANGE, checked with the settings).
+func (e *LoopEnv) onChange() string {
+	if e.flags.OnChange != "" {
+		return e.flags.OnChange
+	}
+	return e.env["OMEGA_MONITOR_ON_CHANGE"]
 }

@@ -19,9 +19,12 @@ import (
 // handed to the loop as they were given.
 type Settings struct {
 	WorkProbe, ProgressProbe, NudgeText string
-	NudgeTextSet                        bool // --nudge-text was given, even empty
-	NudgeBudget, Interval               int
-	Mux, SSHConfig, ProbeDir            string
+	// OnChange is a shell command run once per change of state (poll's
+	// on-change); $OMEGA_MONITOR_ON_CHANGE is every watcher's.
+	OnChange                 string
+	NudgeTextSet             bool // --nudge-text was given, even empty
+	NudgeBudget, Interval    int
+	Mux, SSHConfig, ProbeDir string
 	// HumanIdle is how long, in seconds, a human's last input at the agent
 	// counts them there: nothing paged, nothing nudged (0: off).
 	HumanIdle int
@@ -45,6 +48,7 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
 	f.HumanIdle = 60
 	fs.Var((*cmdline.Seconds)(&f.HumanIdle), "human-idle", "`seconds` a human counts as at the agent after their last input at a client showing its pane, 0 to 3600 (60, or 1m): nothing is paged or nudged meanwhile (a question waiting 10 minutes is paged anyway); 0: off (no key is typed within 5 s of a human's input either way)")
+	fs.StringVar(&f.OnChange, "on-change", "", "shell `command` run once per change of state, never waited for, under the probes' clock, with OMEGA_MONITOR_WATCHER, _TARGET, _OLD_STATE, _NEW_STATE, _RULE, _WORK and _PROGRESS in its environment (default $OMEGA_MONITOR_ON_CHANGE)")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
 	fs.StringVar(&f.ProbeDir, "probe-dir", "", "the `dir`ectory the probes run in (default: the pane's working directory; for an ssh target, the current one)")
@@ -109,6 +113,9 @@ func (f *Settings) Check(getenv func(string) string) error {
 			return fmt.Errorf("--probe-dir %s is not a directory", f.ProbeDir)
 		}
 	}
+	if _, err := checkCommand(f.OnChange); err != nil {
+		return fmt.Errorf("--on-change: %w", err)
+	}
 	if f.Pane != "" && !isPaneID(f.Pane) {
 		return fmt.Errorf("--pane takes a pane id, %%N (tmux display-message -p '#{pane_id}' prints it); got %q", f.Pane)
 	}
@@ -147,6 +154,19 @@ var envSettingList = []envSetting{
 	{"OMEGA_ALERT_DEADLINE", checkCount("OMEGA_ALERT_DEADLINE", 1, 3600)},
 	{"OMEGA_ALERT_BACKOFF", checkCount("OMEGA_ALERT_BACKOFF", 0, 600)},
 	{"OMEGA_ALERT_TIMEOUT", checkCount("OMEGA_ALERT_TIMEOUT", 1, 600)},
+	{"OMEGA_MONITOR_ON_CHANGE", checkCommand},
+	{"OMEGA_NOTIFY_TRIES", checkCount("OMEGA_NOTIFY_TRIES", 1, 10)},
+	{"OMEGA_NOTIFY_TIMEOUT", checkCount("OMEGA_NOTIFY_TIMEOUT", 1, 60)},
+	{"OMEGA_NOTIFY_BACKOFF", checkCount("OMEGA_NOTIFY_BACKOFF", 0, 30)},
+}
+
+// checkCommand accepts a shell command of one line: a newline would end
+// the loop's settings line it travels in.
+func checkCommand(v string) (string, error) {
+	if strings.ContainsFunc(v, unicode.IsControl) {
+		return "", fmt.Errorf("want a command of one line, without control characters; got %q", v)
+	}
+	return v, nil
 }
 
 // EnvSettings reads and checks the environment settings: name to value, for

@@ -228,6 +228,7 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		"interval":       strconv.Itoa(f.Interval),
 		"human-idle":     strconv.Itoa(f.HumanIdle),
 		"nudge-text":     f.NudgeText,
+		"on-change":      f.OnChange,
 		"mux":            f.Mux,
 		"ssh-config":     f.SSHConfig,
 		"pane":           f.Pane,

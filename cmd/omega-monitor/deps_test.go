@@ -13,7 +13,8 @@ import (
 // several times a poll: the audit sandbox's proxy is omega-monitor-sandbox,
 // the MCP server omega-monitor-mcp. A package that brings them back fails
 // here, with the imports it came by. The answer receiver's Telegram client
-// is omega-monitor-relay's alone, for the same reason.
+// is omega-monitor-relay's alone, and the notification library
+// omega-monitor-notify's, for the same reason.
 func TestSandboxNetworkStaysOutOfThisBinary(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, ".").Output()
@@ -27,7 +28,7 @@ func TestSandboxNetworkStaysOutOfThisBinary(t *testing.T) {
 		f := strings.Fields(line)
 		root, imports[f[0]] = f[0], f[1:]
 	}
-	for _, heavy := range []string{"net/http", "crypto/tls", "github.com/go-telegram/bot", "github.com/omega-monitor/omega-monitor/relay/receiver"} {
+	for _, heavy := range []string{"net/http", "crypto/tls", "github.com/go-telegram/bot", "github.com/nicholas-fedor/shoutrrr/pkg/router", "github.com/omega-monitor/omega-monitor/notify", "github.com/omega-monitor/omega-monitor/relay/receiver"} {
 		if _, ok := imports[heavy]; ok {
 			t.Errorf("omega-monitor links %s: %s", heavy, strings.Join(importPath(imports, root, heavy), " -> "))
 		}

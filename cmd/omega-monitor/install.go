@@ -85,7 +85,8 @@ func runInstall(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor install: %v\n", err)
 		return 1
 	}
-	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, Environ: e.Environ, FindMCPServer: func() (string, error) { return companion.Find(companion.MCPServer) }}
+	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, Environ: e.Environ, FindMCPServer: func() (string, error) { return companion.Find(companion.MCPServer) },
+		FindNotify: func() (string, error) { return companion.Find(companion.Notify) }}
 	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Uninstall: *uninstall}
 	if *hooks {
 		opts = setup.Options{Hooks: true, Uninstall: *uninstall, HookAgents: setup.HookSelection(*claude, *codex, *gemini)}

@@ -151,3 +151,5 @@ func parseNow(e *Env, flagValue string) (time.Time, bool) {
 	}
 	return t, true
 }
+
+func runOnChange(e *Env, args []string) int { return poll.RunOnChange(args, e.Getenv, e.Stderr) }

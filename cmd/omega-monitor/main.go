@@ -59,6 +59,7 @@ func groups() []group {
 			{"install", "the alert funnel, a test alert, the agents' hooks and /monitor (install --help)", runInstall},
 			{"relay", "start, stop or report the receiver of answers from Telegram (relay start|stop|status)", runRelay},
 			{"rules", "check or list an operator's own rules (rules check FILE, rules list)", runRules},
+			{"channels", "check a channels file, the other channels than Telegram (channels check FILE)", runChannels},
 			{"version", "print the version and build of this binary", runVersion},
 		}},
 		{"for agents", []command{
@@ -80,6 +81,7 @@ func groups() []group {
 			{"ack", "record what the loop did with an action", runAck},
 			{"ledger", "record text sent into a watched session (ledger record FILE TEXT)", runLedger},
 			{"deliver", "deliver the alerts waiting in a watcher's outbox", runDeliver},
+			{"on-change", "run the operator's command for a change of state (started by tick, not waited for)", runOnChange},
 			{"sweep", "keep the last 10,000 lines of a watcher's history (run at the loop's start)", runSweep},
 		}},
 	}

@@ -11,12 +11,25 @@ import (
 // arguments and environment: its e.Stdin and e.Stdout are the client's. The
 // server is a binary of its own so that this one does not link the MCP SDK,
 // whose package initialisation would cost every start about 6 ms of CPU.
-func runMCP(e *Env, args []string) int {
-	path, err := companion.Find(companion.MCPServer)
+func runMCP(e *Env, args []string) int { return execCompanion(e, companion.MCPServer, "mcp", args) }
+
+// runChannels runs omega-monitor-notify, which links the notification
+// library, for channels check FILE.
+func runChannels(e *Env, args []string) int {
+	if len(args) != 2 || args[0] != "check" {
+		fmt.Fprintln(e.Stderr, "usage: omega-monitor channels check FILE")
+		return 2
+	}
+	return execCompanion(e, companion.Notify, "channels", args)
+}
+
+// execCompanion runs the companion name in this process's place, with args.
+func execCompanion(e *Env, name, cmd string, args []string) int {
+	path, err := companion.Find(name)
 	if err == nil {
 		err = syscall.Exec(path, append([]string{path}, args...), e.Environ())
 		err = fmt.Errorf("cannot run %s: %w", path, err)
 	}
-	fmt.Fprintf(e.Stderr, "omega-monitor: mcp: %v\n", err)
+	fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", cmd, err)
 	return 1
 }

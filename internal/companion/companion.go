@@ -1,7 +1,7 @@
 // Package companion finds omega-monitor's other binaries: the MCP server,
-// the audit sandbox's helper and the answer receiver, each a binary of its
-// own so that no poll's start pays for what only it links. It finds them;
-// it does not run them.
+// the audit sandbox's helper, the answer receiver and the channels'
+// deliverer, each a binary of its own so that no poll's start pays for what
+// only it links. It finds them; it does not run them.
 package companion
 
 import (
@@ -17,6 +17,7 @@ const (
 	MCPServer = "omega-monitor-mcp"
 	Sandbox   = "omega-monitor-sandbox"
 	Relay     = "omega-monitor-relay"
+	Notify    = "omega-monitor-notify"
 )
 
 // InstallAll is how a user installs all of omega-monitor's binaries, from
@@ -28,6 +29,7 @@ var what = map[string]string{
 	MCPServer: "the MCP server",
 	Sandbox:   "the audit sandbox's helper",
 	Relay:     "the answer receiver",
+	Notify:    "the channels' deliverer",
 }
 
 // Find returns the path of the companion name: beside this process's

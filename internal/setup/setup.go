@@ -19,14 +19,17 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 	"github.com/omega-monitor/omega-monitor/relay"
 	"github.com/omega-monitor/omega-monitor/scripts"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // Env is where setup puts things, and what it reads of the environment.
@@ -47,6 +50,10 @@ type Env struct {
 	// there is none; Options.Claude installs nothing without it. Nil
 	// means no check.
 	FindMCPServer func() (string, error)
+	// FindNotify returns the path of omega-monitor-notify, which a test
+	// alert runs to reach the channels of the state home's channels file,
+	// when there is one. Nil: the test alert says it cannot reach them.
+	FindNotify func() (string, error)
 }
 
 func (e Env) getenv(name string) string {
@@ -225,6 +232,21 @@ func sendTestAlert(ctx context.Context, env Env, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "sending a test alert through %s to the chat of %s (it retries for up to %s)…\n", funnel, env.conf(), testAlertWait)
 	// As a watcher sends: the test is also of the funnel's contract, the
 	// message on its standard input (a funnel of the old one fails here).
+	err := funnelTest(ctx, env, funnel, environ, msg, stdout)
+	if err == nil {
+		fmt.Fprintf(stdout, "test alert delivered through %s\n", funnel)
+		fmt.Fprintln(stdout, answersSaid(env))
+	}
+	// The other channels, each said delivered or why not, whatever the
+	// funnel did.
+	if cerr := channelsTest(ctx, env, environ, msg, stdout); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// funnelTest is the test alert's try through the funnel.
+func funnelTest(ctx context.Context, env Env, funnel string, environ []string, msg string, stdout io.Writer) error {
 	if err := alert.SendSaying(ctx, funnel, append(environ, "OMEGA_ALERT_TEST=1"), msg, stdout); err != nil {
 		var fe *alert.FunnelError
 		switch {
@@ -241,8 +263,46 @@ func sendTestAlert(ctx context.Context, env Env, stdout io.Writer) error {
 		}
 		return &AlertError{Err: err}
 	}
-	fmt.Fprintf(stdout, "test alert delivered through %s\n", funnel)
-	fmt.Fprintln(stdout, answersSaid(env))
+	return nil
+}
+
+// ErrChannels is a test alert that some channel of the channels file did
+// not have.
+var ErrChannels = errors.New("not every channel of the channels file has it")
+
+// channelsTest sends the test alert to each channel of the state home's
+// channels file, if there is one, through omega-monitor-notify (which
+// links the notification library, so that this binary does not), and
+// prints a line a channel: delivered, or why not; and every fault of the
+// file. The channels' secrets stay in their file: the command line holds
+// its directory only.
+func channelsTest(ctx context.Context, env Env, environ []string, msg string, stdout io.Writer) error {
+	if _, err := os.Lstat(filepath.Join(env.State, statedir.Channels)); err != nil {
+		return nil
+	}
+	fmt.Fprintf(stdout, "sending the test alert to each channel of %s…\n", filepath.Join(env.State, statedir.Channels))
+	if env.FindNotify == nil {
+		return &AlertError{Err: ErrChannels, Output: "omega-monitor-notify is not found"}
+	}
+	path, err := env.FindNotify()
+	if err != nil {
+		return &AlertError{Err: ErrChannels, Output: err.Error()}
+	}
+	cmd := exec.CommandContext(ctx, path, "send", "--home", env.State, "--test")
+	cmd.Env = environ
+	cmd.Stdin = strings.NewReader(msg)
+	procgroup.Set(cmd, time.Second)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	runErr := cmd.Run()
+	io.WriteString(stdout, out.String())
+	failed := strings.Contains(out.String(), "not delivered: ") || strings.Contains(out.String(), "bad: ")
+	switch {
+	case runErr != nil:
+		return &AlertError{Err: ErrChannels, Output: strings.TrimSpace(errb.String() + " " + runErr.Error())}
+	case failed:
+		return &AlertError{Err: ErrChannels}
+	}
 	return nil
 }
 
