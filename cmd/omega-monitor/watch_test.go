@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // beside it, as an install puts them.
 func omegaMonitor(t *testing.T) string {
 	t.Helper()
-	dir := testenv.Build(t, ".", "../omega-monitor-mcp", "../omega-monitor-sandbox", "../omega-monitor-relay")
+	dir := testenv.Build(t, ".", "../omega-monitor-mcp", "../omega-monitor-sandbox", "../omega-monitor-relay", "../omega-monitor-notify")
 	return filepath.Join(dir, "omega-monitor")
 }
 
