@@ -40,8 +40,7 @@ invariants its docs state), each citing file:line, every citation checked.
 
 func runAudit(e *Env, args []string) int {
 	if len(args) == 0 {
-		io.WriteString(e.Stderr, auditUsage)
-		return 2
+		return e.usageError("audit", "plan, check, run or stop?")
 	}
 	switch args[0] {
 	case "plan":
@@ -56,9 +55,7 @@ func runAudit(e *Env, args []string) int {
 		io.WriteString(e.Stdout, auditUsage)
 		return 0
 	}
-	fmt.Fprintf(e.Stderr, "omega-monitor: audit: unknown subcommand %q\n", args[0])
-	io.WriteString(e.Stderr, auditUsage)
-	return 2
+	return e.usageError("audit", fmt.Sprintf("unknown subcommand %q (plan, check, run or stop)", args[0]))
 }
 
 // auditMessage is err as the audit commands print it after their own name:

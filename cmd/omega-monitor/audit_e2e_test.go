@@ -453,7 +453,7 @@ func TestAuditUsage(t *testing.T) {
 	} {
 		var out, errs strings.Builder
 		code := run(args, strings.NewReader(""), &out, &errs)
-		if code != 2 || !strings.HasPrefix(errs.String(), "omega-monitor: ") && !strings.HasPrefix(errs.String(), "usage: ") {
+		if code != 2 || !strings.HasPrefix(errs.String(), "omega-monitor") {
 			t.Errorf("%q: exit %d, want 2; stderr:\n%s", args, code, errs.String())
 		}
 	}

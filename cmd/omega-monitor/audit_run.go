@@ -49,9 +49,10 @@ func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 	fs.StringVar(&f.bin, "bin", "", "the agent's executable `path` (default: its name on PATH)")
 	fs.IntVar(&f.parallel, "parallel", 2, "auditors running at once")
 	fs.IntVar(&f.max, "max", audit.MaxDimensions, "at most `N` dimensions")
-	fs.DurationVar(&f.timeout, "timeout", 20*time.Minute, "each auditor's wall clock")
-	fs.DurationVar(&f.every, "every", 0, "run on this schedule in a detached session audit-NAME (10m and up)")
-	fs.DurationVar(&f.repeat, "repeat", 0, "run now and again after each `DURATION`, in the foreground (what --every's session runs)")
+	f.timeout = 20 * time.Minute
+	fs.Var((*cmdline.Duration)(&f.timeout), "timeout", "each auditor's wall clock, a `duration`")
+	fs.Var((*cmdline.Duration)(&f.every), "every", "run on this schedule in a detached session audit-NAME (10m and up), a `duration`")
+	fs.Var((*cmdline.Duration)(&f.repeat), "repeat", "run now and again after each `duration`, in the foreground (what --every's session runs)")
 	fs.StringVar(&f.name, "name", "", "the audit's name (default: DIR's base name)")
 	fs.BoolVar(&f.noDeliver, "no-deliver", false, "write the report, but send nothing")
 	fs.StringVar(&f.isolation, "isolation", auditrun.IsolateAuto, "what surrounds each auditor besides its copy, home and environment: auto (bubblewrap where it works), bwrap (required), none")

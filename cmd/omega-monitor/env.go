@@ -88,6 +88,13 @@ func (e *Env) LookPath(name string) (string, error) {
 	return companion.LookPath(name, e.Getenv("PATH"))
 }
 
+// usageError says why a command line is wrong, in one line that says where
+// its usage is, and returns 2: the usage itself would bury the line.
+func (e *Env) usageError(command, why string) int {
+	fmt.Fprintf(e.Stderr, "omega-monitor %s: %s; %s\n", command, why, cmdline.HelpHint(command))
+	return 2
+}
+
 // fail says err on e's standard error, as every command says its errors,
 // and returns code.
 func (e *Env) fail(code int, err error) int {

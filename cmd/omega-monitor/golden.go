@@ -52,8 +52,7 @@ func runGolden(e *Env, args []string) int {
 			io.WriteString(e.Stdout, goldenUsage)
 			return 0
 		}
-		io.WriteString(e.Stderr, goldenUsage)
-		return 2
+		return e.usageError("golden", "golden add NAME --want STATE < pane")
 	}
 	fs := newFlagSet("golden add")
 	want := fs.String("want", "", "expected state")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
@@ -35,7 +36,9 @@ func runList(e *Env, args []string) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	sshConfig := fs.String("ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
-	timeout := fs.Duration("timeout", listTimeout, "wall clock of each host's probe")
+	timeout := new(time.Duration)
+	*timeout = listTimeout
+	fs.Var((*cmdline.Duration)(timeout), "timeout", "wall clock of each host's probe, a `duration`")
 	allHosts := fs.Bool("all-hosts", false, "reach every concrete alias of the ssh config, not only those opted into")
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	positional, code, ok := e.parse(fs, args, listUsage)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -65,8 +64,7 @@ func runConfirm(e *Env, args []string) int {
 		stages = poll.AnswerStages
 	}
 	if *stateDir == "" || *target == "" || *action == "" || !slices.Contains(stages, st) || len(positional) > 0 {
-		io.WriteString(e.Stderr, confirmUsage)
-		return 2
+		return e.usageError("confirm", "--state, --target, --action and a --stage of the action are needed, and nothing else")
 	}
 	now, ok := parseNow(e, *nowFlag)
 	if !ok {
@@ -103,8 +101,7 @@ func runAck(e *Env, args []string) int {
 		return code
 	}
 	if *stateDir == "" || *target == "" || *action == "" || len(positional) < 1 || len(positional) > 2 {
-		io.WriteString(e.Stderr, ackUsage)
-		return 2
+		return e.usageError("ack", "--state, --target, --action and OUTCOME [WHY] are needed")
 	}
 	event, why := positional[0], ""
 	if len(positional) == 2 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/poll"
@@ -41,8 +40,7 @@ func runDeliver(e *Env, args []string) int {
 		return code
 	}
 	if *stateDir == "" || *target == "" || len(positional) > 0 {
-		io.WriteString(e.Stderr, deliverUsage)
-		return 2
+		return e.usageError("deliver", "--state and --target are needed, and nothing else")
 	}
 	funnel := *funnelFlag
 	if funnel == "" {

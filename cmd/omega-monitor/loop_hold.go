@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/statedir"
@@ -30,8 +29,7 @@ func runHold(e *Env, args []string) int {
 		return code
 	}
 	if *fd < 3 || *state == "" || *pid <= 0 || len(positional) > 0 {
-		io.WriteString(e.Stderr, holdUsage)
-		return 2
+		return e.usageError("hold", "--fd 3 or more, --state and --pid are needed, and nothing else")
 	}
 	d := statedir.Dir(*state)
 	err := d.Hold(*fd, statedir.HolderRecord{PID: *pid, Watcher: *watcher, Target: *target, Since: e.Now().UTC().Format(time.RFC3339)})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -22,8 +21,7 @@ func runSweep(e *Env, args []string) int {
 		return code
 	}
 	if *dir == "" || len(positional) > 0 {
-		io.WriteString(e.Stderr, sweepUsage)
-		return 2
+		return e.usageError("sweep", "--state is needed, and nothing else")
 	}
 	dropped, err := statedir.Dir(*dir).SweepHistory(statedir.HistoryKeep)
 	if err != nil {

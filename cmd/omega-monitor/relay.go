@@ -32,7 +32,9 @@ flags:
 func runRelay(e *Env, args []string) int {
 	fs := flag.NewFlagSet("relay", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
-	wait := fs.Duration("wait", 30*time.Second, "how long stop waits for the receiver to finish (a `duration`)")
+	wait := new(time.Duration)
+	*wait = 30 * time.Second
+	fs.Var((*cmdline.Duration)(wait), "wait", "how long stop waits for the receiver to finish, a `duration`")
 	positional, code, ok := e.parse(fs, args, relayUsage)
 	if !ok {
 		return code

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"golang.org/x/tools/txtar"
 
@@ -45,8 +44,7 @@ func runReplay(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) != 1 {
-		io.WriteString(e.Stderr, replayUsage)
-		return 2
+		return e.usageError("replay", fmt.Sprintf("one recorded session is needed, got %d", len(positional)))
 	}
 	// A recorded session is a few hundred kilobytes; a device or a file
 	// far past that is not one.

@@ -35,14 +35,12 @@ func runRules(e *Env, args []string) int {
 			io.WriteString(e.Stdout, rulesUsage)
 			return 0
 		}
-		io.WriteString(e.Stderr, rulesUsage)
-		return 2
+		return e.usageError("rules", "rules check FILE, or rules list [FILE]")
 	}
 	verb, rest := args[0], args[1:]
 	switch {
 	case verb == "check" && len(rest) != 1, verb == "list" && len(rest) > 1:
-		io.WriteString(e.Stderr, rulesUsage)
-		return 2
+		return e.usageError("rules", "rules check FILE, or rules list [FILE]")
 	}
 	path := ""
 	if len(rest) == 1 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -23,7 +24,9 @@ flags:
 func runStop(e *Env, args []string) int {
 	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
-	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the loop's cleanup (a `duration`)")
+	wait := new(time.Duration)
+	*wait = 30 * time.Second
+	fs.Var((*cmdline.Duration)(wait), "wait", "how long to wait for the loop's cleanup, a `duration`")
 	positional, code, ok := e.parse(fs, args, stopUsage)
 	if !ok {
 		return code
