@@ -1,10 +1,11 @@
 package vitals
 
 import (
-	"github.com/omega-monitor/omega-monitor/statedir"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // TestUpdateTail: a host's sizes and tails that do not fit, and a cursor
