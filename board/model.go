@@ -241,11 +241,13 @@ type Vitals struct {
 	Wait   int `json:"wait"`
 	// Agent and Source are the record's agent and path; ReadAt when a poll
 	// last read it; Behind the bytes it has yet to read (reads are
-	// bounded).
+	// bounded); Gap the bytes never read, of a record over ssh that grew
+	// between two polls by more than a poll carries.
 	Agent  string    `json:"agent"`
 	Source string    `json:"source"`
 	ReadAt time.Time `json:"read_at"`
 	Behind int64     `json:"behind,omitempty"`
+	Gap    int64     `json:"gap,omitempty"`
 }
 
 // A LogCount is the watcher's log of MONITOR lines: Lines in all, New since

@@ -22,7 +22,7 @@ func vitalsOf(r statedir.VitalsRecord, now time.Time) (*Vitals, string) {
 		return nil, "the agent's record was not read in the last hour"
 	}
 	v := &Vitals{WindowS: int(vitalsWindow / time.Second), Agent: printable.String(r.Agent),
-		Source: printable.String(r.Source), ReadAt: r.At, Behind: r.Cursor.Behind}
+		Source: printable.String(r.Source), ReadAt: r.At, Behind: r.Cursor.Behind, Gap: r.Cursor.Gap}
 	from, to := now.Add(-vitalsWindow).Unix()/60, now.Unix()/60
 	for _, m := range r.Minutes {
 		if m.Minute <= from || m.Minute > to {

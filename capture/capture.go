@@ -8,9 +8,11 @@
 //
 // A frame is the multiplexer's line on who is at the pane (MuxFormat; a
 // frame without it says nothing of them); one header line (the pane's
-// coordinate and working directory, separated by a tab: PaneFormat); then
-// each status file of the agent that
-// names the pane, each followed by a StatusEnd line; then a PaneMark line;
+// coordinate and working directory, separated by a tab: PaneFormat); from a
+// remote host, the end of the agent's transcript (a VitalsMark line, base64
+// lines, a VitalsEnd line; remoteTranscript); then each status file of the
+// agent that names the pane, each followed by a StatusEnd line; then a
+// PaneMark line;
 // then the pane as capture-pane -p -J -e prints it. The agent's status comes
 // before the pane, so nothing the pane shows can pose as one.
 //
@@ -30,6 +32,16 @@ const (
 	PaneFormat = "#{session_name}:#{window_id}.#{pane_id}\t#{pane_current_path}"
 	StatusEnd  = "[omega-monitor:status-end]"
 	PaneMark   = "[omega-monitor:pane]"
+	VitalsMark = "[omega-monitor:vitals]"
+	VitalsEnd  = "[omega-monitor:vitals-end]"
+)
+
+// VitalsTail is how many of the last bytes of the agent's transcript a
+// remote frame carries: the host is told no cursor, so every poll sends
+// them, and more written between two polls is a gap (package vitals).
+const (
+	VitalsTail     = 256 << 10
+	vitalsTailText = "262144"
 )
 
 // statusKey is the field by which an agent's status file names its pane:
@@ -64,12 +76,43 @@ func Args(t string) []string {
 const remoteFrame = coord.RemoteFindMux +
 	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + MuxFormat + `' ';' display-message -p -t "$1" '` + PaneFormat + `') || exit; ` +
 	remoteMuxLine + remoteOneLine +
-	`printf '%s\n' "$h"; id=${h%%	*}; ` +
+	`printf '%s\n' "$h"; id=${h%%	*}; o=; b=; bu=; ` +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
-	`case $c in *'"` + statusKey + `":"'"$id"'"'*) printf '%s\n%s\n' "$c" '` + StatusEnd + `' ;; esac; done; ` +
+	`case $c in *'"` + statusKey + `":"'"$id"'"'*) o="$o$c` + "\n" + StatusEnd + "\n" + `"; ` + remoteFreshest + `;; esac; done; ` +
+	remoteTranscript + `printf '%s' "$o"; ` +
 	remoteCodexLogs +
 	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
+
+// remoteFreshest keeps in $b the session id of the freshest status file
+// naming the pane (the largest updatedAt, the first of equals: the pick
+// the witness makes, tick.FreshestWitness), and its time in $bu. An id
+// that is not letters, digits and dashes is passed over, as a time that is
+// not at most 18 digits counts as 0: no word of the file reaches a path or
+// an arithmetic the shell could fail on. The Go side checks the id the
+// host chose against its own pick before it counts anything.
+const remoteFreshest = `i=${c#*'"sessionId":"'}; [ "$i" = "$c" ] && i=; i=${i%%'"'*}; ` +
+	`u=${c#*'"updatedAt":'}; [ "$u" = "$c" ] && u=; u=${u%%[!0-9]*}; ` +
+	`case $u in ''|???????????????????*) u=0 ;; esac; ` +
+	`case $i in ''|*[!A-Za-z0-9-]*) ;; *) if [ -z "$b" ] || [ "$u" -gt "$bu" ]; then b=$i bu=$u; fi ;; esac; `
+
+// remoteTranscript sends the end of Claude Code's transcript of session
+// $b, ~/.claude/projects/<dir>/$b.jsonl (package vitals counts it): a
+// VitalsMark line with the file's size, the session id and the folder's
+// name ("-" when it is not Claude Code's [A-Za-z0-9-] form), then its last
+// VitalsTail bytes as measured, in base64 (nothing in the transcript can
+// pose as a frame line), then a VitalsEnd line. It comes before the status
+// files: once a status line is read, no later line opens a record. The
+// host keeps no cursor (the script is the same every poll); the Go side
+// takes the bytes past what it read before, and says a gap where more was
+// written between two polls than the tail holds.
+const remoteTranscript = `[ -n "$b" ] && for f in "$HOME"/.claude/projects/*/"$b".jsonl; do ` +
+	`[ -f "$f" ] && [ ! -h "$f" ] || continue; z=$(wc -c <"$f" 2>/dev/null); z=${z##*[!0-9]}; ` +
+	`case $z in ''|???????????????????*) break ;; esac; n=` + vitalsTailText + `; [ "$z" -ge "$n" ] || n=$z; ` +
+	`d=${f%/*}; d=${d##*/}; case $d in *[!A-Za-z0-9-]*) d=- ;; esac; ` +
+	`printf '%s %s %s %s\n' '` + VitalsMark + `' "$z" "$b" "$d"; ` +
+	`tail -c +$((z - n + 1)) "$f" 2>/dev/null | head -c "$n" | base64 2>/dev/null; ` +
+	`printf '%s\n' '` + VitalsEnd + `'; break; done; `
 
 // remoteMuxLine prints the first line of the two display-message printed,
 // the multiplexer's on who is at the pane, and leaves the header in $h; a

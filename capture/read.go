@@ -3,11 +3,13 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -40,6 +42,20 @@ type Capture struct {
 	// Humans is what the multiplexer said of the humans at the pane;
 	// the zero value when the frame did not ask.
 	Humans tick.Humans
+	// Transcript is the end of the agent's transcript a remote frame
+	// carried; nil when it carried none.
+	Transcript *Transcript
+}
+
+// A Transcript is the end of Claude Code's transcript of a session, as a
+// remote host sent it: the file's size when measured, and its last bytes
+// (at most VitalsTail; all of them, unless Err says why not).
+type Transcript struct {
+	Session string // the session id, letters, digits and dashes
+	Dir     string // the folder under ~/.claude/projects; "-" when not Claude Code's form
+	Size    int64
+	Tail    []byte
+	Err     error
 }
 
 // Options say how to read a capture.
@@ -99,11 +115,21 @@ func Read(r io.Reader, o Options) (Capture, error) {
 	local, dirBroken := o.StatusDir != "", false
 	var cur bytes.Buffer
 	size := 0
+	// A transcript is read only right after the header: past it, a line is
+	// the status files' or the logs', which may say anything.
+	first := true
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
 		if err != nil {
 			return c, errors.New("capture frame: no pane after the header")
 		}
+		if first && !local && strings.HasPrefix(line, VitalsMark+" ") {
+			if c.Transcript, err = readTranscript(br, line); err != nil {
+				return c, err
+			}
+			continue
+		}
+		first = false
 		switch {
 		case line == PaneMark:
 			s, err := classify.ReadScreen(br)
@@ -138,6 +164,63 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		cur.WriteString(line)
 		cur.WriteByte('\n')
 	}
+}
+
+// readTranscript reads a transcript's block, its mark line given: the
+// base64 lines up to VitalsEnd, at most what VitalsTail bytes take. What
+// does not decode, or is not the whole tail the mark line measured, is a
+// transcript with Err set; only a block without its end fails the frame.
+func readTranscript(br *bufio.Reader, mark string) (*Transcript, error) {
+	t := &Transcript{}
+	f := strings.Fields(strings.TrimPrefix(mark, VitalsMark+" "))
+	var enc []byte
+	over := false
+	for {
+		line, full, err := readLine(br, 2*VitalsTail)
+		if err != nil {
+			return nil, errors.New("capture frame: a transcript without its end")
+		}
+		if line == VitalsEnd {
+			break
+		}
+		if !full || len(enc)+len(line) > 2*VitalsTail {
+			over = true
+			continue
+		}
+		enc = append(enc, line...)
+	}
+	size, err := strconv.ParseInt(fieldOr(f, 0), 10, 64)
+	switch {
+	case len(f) != 3 || err != nil || size < 0:
+		t.Err = errors.New("capture: the host's transcript line is not \"size session folder\"")
+		return t, nil
+	case over:
+		t.Err = fmt.Errorf("capture: the host sent more than %d bytes of transcript", VitalsTail)
+		return t, nil
+	}
+	t.Session, t.Dir, t.Size = f[1], f[2], size
+	if strings.ContainsFunc(t.Dir, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
+	}) {
+		t.Dir = "-"
+	}
+	tail, err := base64.StdEncoding.DecodeString(string(enc))
+	switch want := min(size, VitalsTail); {
+	case err != nil:
+		t.Err = errors.New("capture: the host's transcript is not base64")
+	case int64(len(tail)) != want:
+		t.Err = fmt.Errorf("capture: the host sent %d of the transcript's last %d bytes", len(tail), want)
+	default:
+		t.Tail = tail
+	}
+	return t, nil
+}
+
+func fieldOr(f []string, i int) string {
+	if i < len(f) {
+		return f[i]
+	}
+	return ""
 }
 
 // splitHeader splits a frame header into the pane's coordinate and its

@@ -2,6 +2,7 @@ package poll
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"time"
@@ -13,7 +14,8 @@ import (
 
 // updateVitals counts what the watched agent's own record added since the
 // last poll (package vitals) and keeps it in vitals.json. The record of a
-// local pane is found on this machine: Claude Code's transcript through the
+// remote pane is the end of its transcript the frame carried
+// (remoteVitals); the record of a local pane is found on this machine: Claude Code's transcript through the
 // status file that names the pane, else the Codex log of the pane's
 // directory. A poll without a screen leaves the record as it was (its
 // minutes age out on the board). What cannot be read is said in the record,
@@ -30,7 +32,8 @@ func (d stateDirectory) updateVitals(c capture.Capture, o capture.Options, captu
 	var why error
 	switch {
 	case o.StatusDir == "":
-		why = errors.New("vitals: the agent's record is not read over ssh")
+		next := remoteVitals(prev, c, now)
+		return d.sd().WriteRecord(statedir.Vitals, next)
 	default:
 		src, why = vitals.ClaudeSource(filepath.Dir(o.StatusDir), c.Statuses, c.Pane)
 		if src.Agent == "" {
@@ -39,4 +42,27 @@ func (d stateDirectory) updateVitals(c capture.Capture, o capture.Options, captu
 	}
 	next := vitals.Update(prev, src, why, now)
 	return d.sd().WriteRecord(statedir.Vitals, next)
+}
+
+// remoteVitals counts the end of Claude Code's transcript a remote frame
+// carried, once it is the transcript of the session this side picks from
+// the same frame's status files (the host's shell picked it: a host that
+// sent another's is not believed). Codex's session log is not read over
+// ssh: its pane says why.
+func remoteVitals(prev statedir.VitalsRecord, c capture.Capture, now time.Time) statedir.VitalsRecord {
+	id, err := vitals.ClaudeSession(c.Statuses, c.Pane)
+	t := c.Transcript
+	switch {
+	case err != nil:
+		return vitals.Update(prev, vitals.Source{Agent: vitals.Claude}, err, now)
+	case id == "":
+		return vitals.Update(prev, vitals.Source{}, errors.New("vitals: no Claude Code status file names the pane on the host (a Codex log is not read over ssh)"), now)
+	case t == nil:
+		return vitals.Update(prev, vitals.Source{Agent: vitals.Claude}, fmt.Errorf("vitals: the host sent no transcript of session %s", id), now)
+	case t.Session != id:
+		return vitals.Update(prev, vitals.Source{Agent: vitals.Claude}, fmt.Errorf("vitals: the host sent the transcript of another session than %s", id), now)
+	case t.Err != nil:
+		return vitals.Update(prev, vitals.Source{Agent: vitals.Claude}, t.Err, now)
+	}
+	return vitals.UpdateTail(prev, vitals.ClaudeSourceOn(id, t.Dir), t.Size, t.Tail, now)
 }

@@ -52,4 +52,12 @@ type VitalsCursor struct {
 	// LastWait is the message whose turn's end was counted as a wait: the
 	// agent writes one line a block, each carrying the message's end.
 	LastWait string `json:"last_wait,omitempty"`
+	// Of a record read over ssh (its host sends its size and its last
+	// bytes, and keeps no cursor): Tail is a hash of the TailLen bytes
+	// before Offset, found again in the next poll's bytes when the
+	// record only grew; Gap counts the bytes written between two polls
+	// beyond what a poll carries, never read.
+	Tail    string `json:"tail,omitempty"`
+	TailLen int    `json:"tail_len,omitempty"`
+	Gap     int64  `json:"gap,omitempty"`
 }

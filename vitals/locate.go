@@ -21,6 +21,39 @@ import (
 // Only a session id of letters, digits and dashes is taken: a status file
 // is the agent's, and a name like "../x" must open nothing.
 func ClaudeSource(home string, statuses [][]byte, pane string) (Source, error) {
+	id, cwd, err := claudeSession(statuses, pane)
+	if id == "" {
+		return Source{Agent: claudeIf(err)}, err
+	}
+	p := filepath.Join(home, "projects", ProjectDir(cwd), id+".jsonl")
+	if _, err := os.Lstat(p); err == nil {
+		return Source{Agent: Claude, Path: p}, nil
+	}
+	// Another version may name its directories otherwise: the session's
+	// id is unique under projects/.
+	if m, _ := filepath.Glob(filepath.Join(home, "projects", "*", id+".jsonl")); len(m) > 0 {
+		sort.Strings(m)
+		return Source{Agent: Claude, Path: m[0]}, nil
+	}
+	return Source{Agent: Claude}, fmt.Errorf("vitals: no transcript of session %s", id)
+}
+
+func claudeIf(err error) string {
+	if err != nil {
+		return Claude
+	}
+	return ""
+}
+
+// ClaudeSession is the session of Claude Code in pane, as its freshest
+// status file among statuses names it: "" and no error where no status
+// file names the pane.
+func ClaudeSession(statuses [][]byte, pane string) (string, error) {
+	id, _, err := claudeSession(statuses, pane)
+	return id, err
+}
+
+func claudeSession(statuses [][]byte, pane string) (id, cwd string, err error) {
 	type status struct {
 		SessionID string `json:"sessionId"`
 		Cwd       string `json:"cwd"`
@@ -39,22 +72,18 @@ func ClaudeSource(home string, statuses [][]byte, pane string) (Source, error) {
 		}
 	}
 	if !found {
-		return Source{}, nil
+		return "", "", nil
 	}
 	if !safeID(best.SessionID) {
-		return Source{Agent: Claude}, errors.New("vitals: the agent's status file names no usable session id")
+		return "", "", errors.New("vitals: the agent's status file names no usable session id")
 	}
-	p := filepath.Join(home, "projects", ProjectDir(best.Cwd), best.SessionID+".jsonl")
-	if _, err := os.Lstat(p); err == nil {
-		return Source{Agent: Claude, Path: p}, nil
-	}
-	// Another version may name its directories otherwise: the session's
-	// id is unique under projects/.
-	if m, _ := filepath.Glob(filepath.Join(home, "projects", "*", best.SessionID+".jsonl")); len(m) > 0 {
-		sort.Strings(m)
-		return Source{Agent: Claude, Path: m[0]}, nil
-	}
-	return Source{Agent: Claude}, fmt.Errorf("vitals: no transcript of session %s", best.SessionID)
+	return best.SessionID, best.Cwd, nil
+}
+
+// ClaudeSourceOn names the transcript of session id in folder dir of
+// ~/.claude/projects on the agent's host.
+func ClaudeSourceOn(id, dir string) Source {
+	return Source{Agent: Claude, Path: "~/.claude/projects/" + dir + "/" + id + ".jsonl"}
 }
 
 // safeID says id is a session id as Claude Code writes them (a UUID): no

@@ -200,6 +200,20 @@ func read(src Source, cur statedir.VitalsCursor) (next statedir.VitalsCursor, ev
 		return cur, nil, false, fmt.Errorf("vitals: %w", err)
 	}
 	buf = buf[:got]
+	events, consumed := scan(src.Agent, buf, &cur)
+	cur.Offset += consumed
+	cur.Behind = size - cur.Offset
+	if cur.HeadLen < headLen && len(head) > cur.HeadLen && cur.Offset >= int64(len(head)) {
+		cur.HeadLen, cur.Head = len(head), sum(head) // a record that grew past its first bytes
+	}
+	return cur, events, again, nil
+}
+
+// scan counts the whole lines of buf, read at cur, and returns their
+// events and how many bytes of buf it is done with: all but a last line
+// with no end yet, unless that one is already too long to count (it is then
+// dropped to its end, cur.Skip).
+func scan(agent string, buf []byte, cur *statedir.VitalsCursor) (events []event, consumed int64) {
 	rest := buf
 	for {
 		i := bytes.IndexByte(rest, '\n')
@@ -215,22 +229,15 @@ func read(src Source, cur statedir.VitalsCursor) (next statedir.VitalsCursor, ev
 		if len(line) > MaxLine {
 			continue
 		}
-		if e := parse(src.Agent, line, &cur); e.tools+e.reason+e.text+e.wait > 0 {
+		if e := parse(agent, line, cur); e.tools+e.reason+e.text+e.wait > 0 {
 			events = append(events, e)
 		}
 	}
-	consumed := int64(len(buf) - len(rest))
-	// What is left has no line end yet: read again next time, unless it is
-	// already too long to count, then dropped to its end.
-	if len(rest) > MaxLine {
+	consumed = int64(len(buf) - len(rest))
+	if len(rest) > MaxLine || cur.Skip && len(rest) > 0 {
 		consumed, cur.Skip = int64(len(buf)), true
 	}
-	cur.Offset += consumed
-	cur.Behind = size - cur.Offset
-	if cur.HeadLen < headLen && len(head) > cur.HeadLen && cur.Offset >= int64(len(head)) {
-		cur.HeadLen, cur.Head = len(head), sum(head) // a record that grew past its first bytes
-	}
-	return cur, events, again, nil
+	return events, consumed
 }
 
 func sum(b []byte) string {

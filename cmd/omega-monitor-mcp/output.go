@@ -171,6 +171,7 @@ type vitalsOut struct {
 	Agent   string    `json:"agent" jsonschema:"claude or codex: whose record"`
 	ReadAt  time.Time `json:"read_at" jsonschema:"when a poll last read the record"`
 	Behind  int64     `json:"behind,omitempty" jsonschema:"bytes of the record still to read (each poll reads a bounded part)"`
+	Gap     int64     `json:"gap,omitempty" jsonschema:"bytes of a record on an ssh host never read: it grew between two polls by more than a poll carries"`
 }
 
 type undeliveredMark struct {
@@ -278,7 +279,7 @@ func watcherAnswer(w board.Watcher) watcherOut {
 	}
 	if v := w.Vitals; v != nil {
 		out.Vitals = &vitalsOut{WindowS: v.WindowS, Tools: v.Tools, Reason: v.Reason, Text: v.Text, Wait: v.Wait,
-			Agent: untrusted(v.Agent), ReadAt: v.ReadAt, Behind: v.Behind}
+			Agent: untrusted(v.Agent), ReadAt: v.ReadAt, Behind: v.Behind, Gap: v.Gap}
 		out.UntrustedText.VitalsSource = untrusted(v.Source)
 	}
 	out.UntrustedText.VitalsError = untrusted(w.VitalsError)
