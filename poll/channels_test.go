@@ -14,6 +14,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
@@ -339,4 +340,30 @@ func TestChannelsFileFaultsToldOnce(t *testing.T) {
 		assert.Assert(t, strings.Contains(w.read(t, filepath.Join(w.home, statedir.FailedAlerts)), "not delivered to the channels"))
 		assert.DeepEqual(t, w.waiting(t), []string(nil))
 	})
+}
+
+// TestChannelsWithoutTelegram: an operator whose channels are their only
+// way to be paged (the default funnel, and no Telegram config) gets each
+// alert on the channels, and no line, log or kept copy about a Telegram
+// they never set up; with the config in place, the funnel is tried again.
+func TestChannelsWithoutTelegram(t *testing.T) {
+	hook := newFakeChannel(t)
+	w := newChannelWorld(t, "generic+"+hook.URL+"/hook/abc")
+	user := t.TempDir()
+	env := append(os.Environ(), "HOME="+user, "OMEGA_TELEGRAM_CONF=")
+	lines, ok := Deliver(w.dir, "box:agent", alert.DefaultFunnel(user), w.home, env)
+	assert.Assert(t, ok, "%q", lines)
+	assert.DeepEqual(t, lines, []string(nil))
+	assert.Equal(t, len(hook.got()), 1)
+	assert.DeepEqual(t, w.waiting(t), []string(nil))
+	_, err := os.Stat(filepath.Join(w.home, statedir.FailedAlerts))
+	assert.Assert(t, os.IsNotExist(err), "a Telegram never set up was logged as a failure")
+
+	// With the config there, the default funnel is the operator's: a
+	// missing one is said.
+	assert.NilError(t, os.MkdirAll(filepath.Join(user, ".omega"), 0o700))
+	assert.NilError(t, os.WriteFile(filepath.Join(user, ".omega", "telegram.conf"), []byte("bot_token=1:x\nchat_id=1\n"), 0o600))
+	assert.NilError(t, statedir.Dir(w.dir).QueueUrgent(time.Now(), []string{channelAlert}))
+	lines, _ = Deliver(w.dir, "box:agent", alert.DefaultFunnel(user), w.home, env)
+	assert.Assert(t, len(lines) > 0 && strings.Contains(strings.Join(lines, "\n"), "no alert funnel"), "%q", lines)
 }

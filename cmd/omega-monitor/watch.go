@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/relay"
+	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -84,7 +86,9 @@ func runWatch(e *Env, args []string) int {
 	} else if said != "" {
 		fmt.Fprintln(e.Stdout, said)
 	}
-	if why := alert.Undeliverable(e.Getenv, e.Home()); why != "" {
+	home, _ := statedir.Home(e.Getenv)
+	_, channelsErr := os.Lstat(filepath.Join(home, statedir.Channels))
+	if why := alert.Undeliverable(e.Getenv, e.Home()); why != "" && channelsErr != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: warning: alerts cannot be delivered: %s; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered\n", why)
 	} else if who := alert.Audience(e.Getenv, e.Home()); who != "" {
 		fmt.Fprintf(e.Stderr, "omega-monitor: warning: alerts reach more than you: %s\n", who)
