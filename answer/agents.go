@@ -48,8 +48,9 @@ type table struct {
 	// amend are hint texts (lower case) saying Tab amends the option the
 	// cursor is on with the human's words.
 	amend []string
-	// fields are the text fields drawn in an option's own row, each seen
-	// typed into with the real program; closes are label prefixes of
+	// fields are the text fields that take the human's words with an
+	// option (drawn in its own row, or the dialog's notes line), each
+	// seen typed into with the real program; closes are label prefixes of
 	// free-text options seen to close the dialog and leave the words for
 	// the agent's input box.
 	fields []fieldRule
@@ -61,13 +62,19 @@ type fieldRule struct {
 	// label is the option's label (exact) or its start.
 	label string
 	exact bool
-	// tab says Tab opens it, in a dialog whose hint offers to amend.
+	// desc is the start of the option's description, "" for any.
+	desc string
+	// tab says Tab opens it, in a dialog whose hint offers to amend, or,
+	// with notes, to add notes.
 	tab bool
 	// open is the row while the field is open and empty; "" when it is
 	// the option's own label.
 	open string
 	// prefix is what the row keeps before the words typed.
 	prefix string
+	// notes is the placeholder of the dialog's notes line, where the
+	// words go instead of the option's row.
+	notes string
 }
 
 // A style says how the lines drawn under an option's first line read.
@@ -91,9 +98,12 @@ type styleRule struct {
 }
 
 // A refusal is a form of dialog that no cursor and Enter can answer.
+// notesLine marks the refusal of an open notes line, which the watcher
+// reads once it opened the line itself to type into it (ReadField).
 type refusal struct {
-	err  error
-	when func(d *dialog) bool
+	err       error
+	when      func(d *dialog) bool
+	notesLine bool
 }
 
 // tables returns every agent's table.
@@ -191,17 +201,22 @@ var codexCLI = sync.OnceValue(func() *table {
 		refusals: []refusal{
 			// The notes field opened under a radio list holds the keyboard,
 			// and what it holds is a human's (codex-ask-notes-with-text-80).
-			{ErrNotesOpen, questionLine(func(t string) bool {
+			{err: ErrNotesOpen, when: questionLine(func(t string) bool {
 				return strings.HasPrefix(t, "Notes for ") && strings.HasSuffix(t, "(optional)")
 			})},
+			// Codex 0.171 opens its notes line under the options on Tab:
+			// Enter would send what it holds (a human's words) with the
+			// option, and Tab would clear them
+			// (codex-171-100-notes-typed, codex-171-60-notes-open).
+			{err: ErrNotesOpen, when: notesOpen, notesLine: true},
 			// On the last of several questions Enter submits every answer,
 			// the earlier ones unseen (codex-ask-multi-last-80).
-			{ErrSubmitsAll, hintsHave("submit all")},
+			{err: ErrSubmitsAll, when: hintsHave("submit all")},
 			// Newer releases draw the options as radio buttons, "( )" and
 			// "(x)", with no cursor glyph: which option the cursor is on is
 			// not in the text (codex-ask-options-radio-80,
 			// codex-question-radio-short).
-			{ErrNoCursor, questionLine(func(t string) bool {
+			{err: ErrNoCursor, when: questionLine(func(t string) bool {
 				return hasAnyPrefix(t, []string{"( ) ", "(x) ", "(X) ", "(•) "})
 			})},
 		},
@@ -213,6 +228,16 @@ var codexCLI = sync.OnceValue(func() *table {
 		// Codex 0.171 cancels the command and leaves its composer for the
 		// words (real-codex/codex-60-approval).
 		closes: []string{"No, and tell Codex what to do differently"},
+		// request_user_input's own last option, "None of the above", says
+		// to add details in notes; Tab opens the notes line under the
+		// options ("› Add notes", dim) and Enter sends the option with the
+		// words, which the model hears as "user_note: …"
+		// (codex-171-100-notes-none, codex-171-100-notes-open,
+		// codex-171-60-notes-typed). Its approval takes no notes: Tab
+		// there does nothing (internal/codex TestCaptureNotes).
+		fields: []fieldRule{
+			{label: "None of the above", exact: true, desc: "Optionally, add details in notes", tab: true, notes: "Add notes"},
+		},
 		widens: []string{
 			"Yes, and don't ask again", // codex-approval-run-command, real-codex/codex-60-approval
 			// Trusting a folder lets its settings run code without a
@@ -261,6 +286,54 @@ func userTurn(l string, markers ...string) bool {
 }
 
 func hasStep(d *dialog) bool { return d.step != "" }
+
+// codexNotesHint is the hint Codex draws while its notes line is open.
+const codexNotesHint = "to clear notes"
+
+// notesOpen says Codex's notes line is open under the options: its hint
+// says so, or a line under the options starts with the cursor glyph (read
+// broadly: a refusal).
+func notesOpen(d *dialog) bool {
+	for _, h := range d.hints {
+		if strings.HasPrefix(h, "›") {
+			return true
+		}
+	}
+	return anyHint(d.hints, []string{codexNotesHint})
+}
+
+// notesLines returns the lines of the notes line drawn under the options,
+// trimmed, without the glyph, and the hint line under them: the line that
+// starts with glyph and a space, and those under it until the hint that
+// says how to clear the notes. ok is false unless exactly one line starts
+// so, it is the first line under the options, and that hint follows it.
+func (d *dialog) notesLines(glyph string) (lines []string, hint string, ok bool) {
+	start := -1
+	for i, h := range d.hints {
+		if h == glyph || strings.HasPrefix(h, glyph+" ") {
+			if start >= 0 {
+				return nil, "", false
+			}
+			start = i
+		}
+	}
+	if start < 0 || start != d.under {
+		return nil, "", false
+	}
+	for i := start; i < len(d.hints); i++ {
+		h := d.hints[i]
+		if i > start && strings.Contains(strings.ToLower(h), codexNotesHint) {
+			return lines, h, true
+		}
+		if i == start {
+			h = strings.TrimSpace(strings.TrimPrefix(h, glyph))
+		}
+		if h != "" {
+			lines = append(lines, h)
+		}
+	}
+	return nil, "", false
+}
 
 // hintsHave says a hint line holds one of the texts, in any case.
 func hintsHave(texts ...string) func(d *dialog) bool {

@@ -126,12 +126,13 @@ func Read(r classify.Result) (Menu, bool) {
 // Inspect reads the menu as Read does, and says why there is none: one of
 // the Err values of this package.
 func Inspect(r classify.Result) (Menu, error) {
-	m, _, err := inspect(r)
+	m, _, err := inspect(r, false)
 	return m, err
 }
 
-// inspect is Inspect, with the dialog read.
-func inspect(r classify.Result) (Menu, *dialog, error) {
+// inspect is Inspect, with the dialog read; notes reads a dialog whose
+// notes line is open, as the watcher reads it once it opened it itself.
+func inspect(r classify.Result, notes bool) (Menu, *dialog, error) {
 	switch {
 	case r.Dialog == nil || r.State != classify.Question:
 		return Menu{}, nil, ErrNoDialog
@@ -153,7 +154,7 @@ func inspect(r classify.Result) (Menu, *dialog, error) {
 		return Menu{}, nil, ErrUnreadable
 	}
 	for _, f := range t.refusals {
-		if f.when(d) {
+		if f.when(d) && !(notes && f.notesLine) {
 			return Menu{}, nil, f.err
 		}
 	}

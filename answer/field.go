@@ -11,10 +11,11 @@ import (
 )
 
 // A Field is where a dialog takes the human's own words: a text field the
-// agent draws in one option's own row. Text typed there is read back from
-// the screen before Enter, so the watcher types an operator's words only
-// into a field whose row it can see hold exactly them. What each agent
-// draws is data, in agents.go, each form seen with the real program.
+// agent draws in one option's own row, or the dialog's notes line, sent
+// with one option. Text typed there is read back from the screen before
+// Enter, so the watcher types an operator's words only into a field whose
+// row it can see hold exactly them. What each agent draws is data, in
+// agents.go, each form seen with the real program.
 type Field struct {
 	// Pos is the option whose row holds the field.
 	Pos int
@@ -28,6 +29,12 @@ type Field struct {
 	// Prefix is what the row keeps before the words typed: "No, " in the
 	// field Tab opens on No; "" where the words take the label's place.
 	Prefix string
+	// Notes, when not empty, says the words go into the dialog's notes
+	// line under the options, which Tab opens, and not into the option's
+	// row: Notes is that line's placeholder while it is open and empty
+	// (Codex's request_user_input: "› Add notes"). The option's row does
+	// not change; Enter sends the option with the words.
+	Notes string
 }
 
 // Why a menu has no Field. FieldOf returns one of these.
@@ -35,7 +42,7 @@ var (
 	ErrNoField     = errors.New("answer: no option of the dialog takes the human's own words")
 	ErrFieldCloses = errors.New("answer: the free-text option closes the dialog: its words would go to the agent's input box, not into a field of the dialog")
 	ErrFieldUnseen = errors.New("answer: the free-text option's field was never seen typed into with the real program: where its words go cannot be checked")
-	ErrNotesField  = errors.New("answer: the dialog takes words only as a note on a line of its own after Tab, which is not read back")
+	ErrNotesField  = errors.New("answer: the dialog takes words only as a note to an option, and none of its options is the one whose note is the answer (None of the above)")
 	ErrFields      = errors.New("answer: more than one option takes the human's own words: a reply could not say which")
 )
 
@@ -50,10 +57,10 @@ func FieldOf(m Menu) (Field, error) {
 	var fields []Field
 	closes, unseen := false, false
 	for _, o := range m.Options {
-		r, ok := t.fieldOf(o.Label, m.Amend)
+		r, ok := t.fieldOf(o, m)
 		switch {
 		case ok:
-			f := Field{Pos: o.Pos, Tab: r.tab, Label: r.open, Prefix: r.prefix}
+			f := Field{Pos: o.Pos, Tab: r.tab, Label: r.open, Prefix: r.prefix, Notes: r.notes}
 			if f.Label == "" {
 				f.Label = o.Label
 			}
@@ -79,14 +86,18 @@ func FieldOf(m Menu) (Field, error) {
 	return Field{}, ErrNoField
 }
 
-// fieldOf finds the rule of the field drawn in the row of an option
-// labelled label; amend says the dialog offers Tab to amend.
-func (t *table) fieldOf(label string, amend bool) (fieldRule, bool) {
+// fieldOf finds the rule of the field of the option o of the menu m: a
+// rule opened by Tab needs the dialog's hint to offer it (to amend, or to
+// add notes).
+func (t *table) fieldOf(o Option, m Menu) (fieldRule, bool) {
 	for _, r := range t.fields {
-		if r.tab && !amend {
+		switch {
+		case r.tab && r.notes == "" && !m.Amend, r.notes != "" && !m.Notes:
+			continue
+		case r.desc != "" && !strings.HasPrefix(o.Description, r.desc):
 			continue
 		}
-		if r.exact && label == r.label || !r.exact && strings.HasPrefix(label, r.label) {
+		if r.exact && o.Label == r.label || !r.exact && strings.HasPrefix(o.Label, r.label) {
 			return r, true
 		}
 	}
@@ -95,8 +106,14 @@ func (t *table) fieldOf(label string, amend bool) (fieldRule, bool) {
 
 // FieldKey is the dialog's Key with the field's row left out: it stays
 // the same while words are typed into the field, and changes with any
-// other text of the dialog.
-func (m Menu) FieldKey(f Field) string { return m.key(f.Pos) }
+// other text of the dialog. A notes line is not an option's row: its key
+// is the whole dialog's.
+func (m Menu) FieldKey(f Field) string {
+	if f.Notes != "" {
+		return m.Key()
+	}
+	return m.key(f.Pos)
+}
 
 // A FieldView is what a screen shows of a field.
 type FieldView struct {
@@ -113,7 +130,7 @@ type FieldView struct {
 // its row. An error says the screen shows no menu (Inspect's reason), or
 // none with f's option.
 func ReadField(r classify.Result, f Field) (FieldView, error) {
-	m, d, err := inspect(r)
+	m, d, err := inspect(r, f.Notes != "")
 	if err != nil {
 		return FieldView{}, err
 	}
@@ -121,6 +138,18 @@ func ReadField(r classify.Result, f Field) (FieldView, error) {
 		return FieldView{}, fmt.Errorf("answer: no option %d in a menu of %d", f.Pos, len(m.Options))
 	}
 	v := FieldView{Key: m.FieldKey(f), Cursor: m.Options[f.Pos-1].Cursor}
+	if f.Notes != "" {
+		// Only a notes line the dialog's own hint says is open: with
+		// none, no lines, and the field reads neither open nor holding.
+		t := tableOf(m.Agent)
+		for _, g := range t.cursors {
+			if lines, _, ok := d.notesLines(g); ok {
+				v.Lines = lines
+				break
+			}
+		}
+		return v, nil
+	}
 	for _, l := range d.rows[f.Pos-1] {
 		if l = strings.TrimSpace(l); l != "" && !boxDrawing(strings.ReplaceAll(l, " ", "")) {
 			v.Lines = append(v.Lines, l)
@@ -150,14 +179,26 @@ func (v FieldView) Shows(s string) bool {
 }
 
 // Open says the field is open and empty: the cursor on its option, and
-// its row reading the field's own label.
-func (v FieldView) Open(f Field) bool { return v.Cursor && v.Shows(f.Label) }
+// its row reading the field's own label (a notes line, its placeholder).
+func (v FieldView) Open(f Field) bool { return v.Cursor && v.Shows(f.placeholder()) }
 
 // Holds says the field holds exactly text: the cursor on its option, and
 // its row reading the field's prefix and the text.
 func (v FieldView) Holds(f Field, text string) bool {
-	return v.Cursor && v.Shows(f.Prefix+text) && !v.Shows(f.Label)
+	return v.Cursor && v.Shows(f.Prefix+text) && !v.Shows(f.placeholder())
 }
+
+// placeholder is what the field reads while it is open and empty.
+func (f Field) placeholder() string {
+	if f.Notes != "" {
+		return f.Notes
+	}
+	return f.Label
+}
+
+// Placeholder says the words typed into f would read as the field open
+// and empty: they could not be told from no words.
+func (f Field) Placeholder(text string) bool { return f.Prefix+text == f.placeholder() }
 
 // MaxText is the most characters of the human's own words typed into a
 // field.

@@ -65,6 +65,18 @@ func TestFieldReadBack(t *testing.T) {
 			want:  answer.Field{Pos: 3, Label: "Type something."},
 		},
 		{
+			name:  "Codex's notes line, 100 columns",
+			asked: "panes/codex-171-100-notes-none", open: "panes/codex-171-100-notes-open", typed: "panes/codex-171-100-notes-typed",
+			words: codexNotes,
+			want:  answer.Field{Pos: 3, Tab: true, Label: "None of the above", Notes: "Add notes"},
+		},
+		{
+			name:  "Codex's notes line, 60 columns, wrapped",
+			asked: "panes/codex-171-60-notes-none", open: "panes/codex-171-60-notes-open", typed: "panes/codex-171-60-notes-typed",
+			words: codexNotes,
+			want:  answer.Field{Pos: 3, Tab: true, Label: "None of the above", Notes: "Add notes"},
+		},
+		{
 			name: "permission, Tab on No, 100 columns",
 			open: "panes/claude-332-100-permission-amend-open", typed: "panes/claude-332-100-permission-amend-typed",
 			words: "use ls instead, and explain why the marker file is needed before you touch anything else in this folder",
@@ -151,6 +163,75 @@ func TestFieldNotHeld(t *testing.T) {
 	}
 }
 
+// codexNotes are the words typed into Codex's notes line in the captures
+// (internal/codex TestCaptureNotes).
+const codexNotes = `use CSV; keep "quoted" $HOME as is, ünïcödé ✓ and wrap this note past sixty columns`
+
+// TestNotesLineHostile: Codex's notes line is read only as the dialog
+// draws it open: the cursor on the option, one line starting with the
+// cursor glyph under the options, the hint that says how to clear it under
+// that. A screen that draws anything else around the words never reads as
+// holding them, and a dialog changed around them has another key.
+func TestNotesLineHostile(t *testing.T) {
+	f := answer.Field{Pos: 3, Tab: true, Label: "None of the above", Notes: "Add notes"}
+	m, err := answer.Inspect(screen(t, "panes/codex-171-60-notes-none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "golden", "panes", "codex-171-60-notes-typed.pane"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed := string(data)
+	read := func(pane string) answer.FieldView {
+		t.Helper()
+		v, err := answer.ReadField(classify.Classify(classify.ParseScreen([]byte(pane)), classify.Options{}), f)
+		if err != nil {
+			return answer.FieldView{}
+		}
+		return v
+	}
+	if v := read(typed); !v.Holds(f, codexNotes) || v.Key != m.FieldKey(f) {
+		t.Fatalf("the capture itself does not read: %+v", v)
+	}
+	for _, c := range []struct{ name, from, to string }{
+		{"no hint under the words", "tab or esc to clear notes | enter to submit answer", "enter to submit answer"},
+		{"the hint above the words", "  › use CSV", "  tab or esc to clear notes\n  › use CSV"},
+		{"a second line with the glyph", "    wrap this note past sixty columns", "  › wrap this note past sixty columns"},
+		{"a line more under the words", "    wrap this note past sixty columns", "    wrap this note past sixty columns\n    and more"},
+		{"the cursor on another option", "  › 3. None of the above", "    3. None of the above"},
+		{"a word of the question changed", "Which format should the history use?", "Which format should the history keep?"},
+		{"an option changed", "2. SQLite", "2. SQLitf"},
+		{"another agent's glyph", "  › use CSV", "  ❯ use CSV"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pane := strings.Replace(typed, c.from, c.to, 1)
+			if pane == typed {
+				t.Fatalf("%q is not in the capture", c.from)
+			}
+			if v := read(pane); v.Holds(f, codexNotes) && v.Key == m.FieldKey(f) {
+				t.Errorf("reads as the dialog relayed, holding the words:\n%s", pane)
+			}
+		})
+	}
+	// The words left there while the cursor moved to another option:
+	// Enter would send them with that option.
+	if v := read(string(must(os.ReadFile(filepath.Join("..", "golden", "panes", "codex-171-60-notes-typed-away.pane"))))); v.Holds(f, codexNotes) {
+		t.Error("the notes read as held for None of the above while the cursor is on SQLite")
+	}
+	// The placeholder typed as words could not be told from none.
+	if !f.Placeholder("Add notes") || f.Placeholder("Add notes now") {
+		t.Error("Placeholder")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // TestFieldOf: a menu offers its one field; none where no option takes
 // words, where the option's words go elsewhere, or where two options
 // take them and a reply could not say which.
@@ -178,6 +259,14 @@ func TestFieldOf(t *testing.T) {
 		{"never seen", claude("Yes", "No, and tell Claude what to do differently (esc)"), answer.Field{}, answer.ErrFieldUnseen},
 		{"codex closes", answer.Menu{Agent: "Codex CLI", Options: []answer.Option{{Pos: 1, Label: "Yes, proceed (y)", Cursor: true}, {Pos: 2, Label: "No, and tell Codex what to do differently (esc)", FreeText: true}}}, answer.Field{}, answer.ErrFieldCloses},
 		{"codex notes", answer.Menu{Agent: "Codex CLI", Notes: true, Options: []answer.Option{{Pos: 1, Label: "A", Cursor: true}}}, answer.Field{}, answer.ErrNotesField},
+		{"codex notes, none of the above", codexNotesMenu(true, "Optionally, add details in notes (tab)"), answer.Field{Pos: 2, Tab: true, Label: "None of the above", Notes: "Add notes"}, nil},
+		{"codex, none of the above without the notes hint", codexNotesMenu(false, "Optionally, add details in notes (tab)"), answer.Field{}, answer.ErrNoField},
+		{"codex, a model's own none of the above", codexNotesMenu(true, "Pick this if nothing fits."), answer.Field{}, answer.ErrNotesField},
+		{"codex, two of them", func() answer.Menu {
+			m := codexNotesMenu(true, "Optionally, add details in notes (tab)")
+			m.Options = append(m.Options, answer.Option{Pos: 3, Label: "None of the above", Description: "Optionally, add details in notes (tab)"})
+			return m
+		}(), answer.Field{}, answer.ErrFields},
 		{"unknown agent", answer.Menu{Agent: "Other"}, answer.Field{}, answer.ErrNoAgent},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -190,6 +279,14 @@ func TestFieldOf(t *testing.T) {
 			}
 		})
 	}
+}
+
+// codexNotesMenu is a request_user_input menu whose last option is "None
+// of the above" with the description desc; notes says its hint offers
+// notes.
+func codexNotesMenu(notes bool, desc string) answer.Menu {
+	return answer.Menu{Agent: "Codex CLI", Notes: notes, Options: []answer.Option{
+		{Pos: 1, Label: "JSON Lines", Cursor: true}, {Pos: 2, Label: "None of the above", Description: desc}}}
 }
 
 // TestShows: a row wrapped at any place reads as its words, and as

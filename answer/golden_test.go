@@ -82,32 +82,40 @@ var notAnswerable = map[string]struct {
 }{
 	// Claude Code's AskUserQuestion with multiSelect: "[ ]" checkboxes,
 	// Enter toggles one, and a Next row moves on.
-	"panes/GOLDEN-question-real":               {answer.ErrMultiSelect, "AskUserQuestion, multi-select checkboxes"},
-	"real/claude-auto-100-question-many":       {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-auto-160-question-many":       {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-auto-60-question-many":        {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-bypass-100-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-bypass-160-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-bypass-60-question-many":      {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-manual-100-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-manual-160-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-manual-60-question-many":      {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
-	"real/claude-auto-100-auto-check":          {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line (Enter, shift+Tab, Esc), no options"},
-	"real/claude-auto-160-auto-check":          {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line, no options"},
-	"real/claude-auto-60-auto-check":           {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line, no options"},
-	"panes/codex-allow-command-old":            {answer.ErrNoOptions, "old Codex approval: letter keys on one line (Yes (y) Always (a) …), no cursor menu"},
-	"real-gemini/gemini-120-api-key":           {answer.ErrNoOptions, "Gemini's API key entry: a secret's text field, never typed from a chat"},
-	"real-gemini/gemini-60-api-key":            {answer.ErrNoOptions, "Gemini's API key entry: a secret's text field, never typed from a chat"},
-	"panes/codex-ask-hidden-options-40":        {answer.ErrHiddenOptions, "Codex request_user_input scrolled: options 2-4 of 5 drawn"},
-	"panes/codex-ask-hidden-options-80":        {answer.ErrHiddenOptions, "Codex request_user_input scrolled: options 2-4 of 5 drawn"},
-	"panes/codex-ask-multiline-approval-40":    {answer.ErrHiddenOptions, "Codex request_user_input: option 1/3, two drawn"},
-	"panes/codex-ask-multiline-approval-80":    {answer.ErrHiddenOptions, "Codex request_user_input: option 1/3, two drawn"},
-	"panes/codex-ask-multi-last-40":            {answer.ErrSubmitsAll, "Codex's last question of two: Enter submits all answers"},
-	"panes/codex-ask-multi-last-80":            {answer.ErrSubmitsAll, "Codex's last question of two: Enter submits all answers"},
-	"panes/codex-ask-notes-visible-40":         {answer.ErrNotesOpen, "Codex's notes field open under a radio list"},
-	"panes/codex-ask-notes-visible-80":         {answer.ErrNotesOpen, "Codex's notes field open under a radio list"},
-	"panes/codex-ask-notes-with-text-40":       {answer.ErrNotesOpen, "Codex's notes field open, holding a human's text"},
-	"panes/codex-ask-notes-with-text-80":       {answer.ErrNotesOpen, "Codex's notes field open, holding a human's text"},
+	"panes/GOLDEN-question-real":            {answer.ErrMultiSelect, "AskUserQuestion, multi-select checkboxes"},
+	"real/claude-auto-100-question-many":    {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-auto-160-question-many":    {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-auto-60-question-many":     {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-bypass-100-question-many":  {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-bypass-160-question-many":  {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-bypass-60-question-many":   {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-manual-100-question-many":  {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-manual-160-question-many":  {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-manual-60-question-many":   {answer.ErrMultiSelect, "AskUserQuestion of two questions, multi-select checkboxes"},
+	"real/claude-auto-100-auto-check":       {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line (Enter, shift+Tab, Esc), no options"},
+	"real/claude-auto-160-auto-check":       {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line, no options"},
+	"real/claude-auto-60-auto-check":        {answer.ErrNoOptions, "auto mode's check notice: keys named in its hint line, no options"},
+	"panes/codex-allow-command-old":         {answer.ErrNoOptions, "old Codex approval: letter keys on one line (Yes (y) Always (a) …), no cursor menu"},
+	"real-gemini/gemini-120-api-key":        {answer.ErrNoOptions, "Gemini's API key entry: a secret's text field, never typed from a chat"},
+	"real-gemini/gemini-60-api-key":         {answer.ErrNoOptions, "Gemini's API key entry: a secret's text field, never typed from a chat"},
+	"panes/codex-ask-hidden-options-40":     {answer.ErrHiddenOptions, "Codex request_user_input scrolled: options 2-4 of 5 drawn"},
+	"panes/codex-ask-hidden-options-80":     {answer.ErrHiddenOptions, "Codex request_user_input scrolled: options 2-4 of 5 drawn"},
+	"panes/codex-ask-multiline-approval-40": {answer.ErrHiddenOptions, "Codex request_user_input: option 1/3, two drawn"},
+	"panes/codex-ask-multiline-approval-80": {answer.ErrHiddenOptions, "Codex request_user_input: option 1/3, two drawn"},
+	"panes/codex-ask-multi-last-40":         {answer.ErrSubmitsAll, "Codex's last question of two: Enter submits all answers"},
+	"panes/codex-ask-multi-last-80":         {answer.ErrSubmitsAll, "Codex's last question of two: Enter submits all answers"},
+	"panes/codex-ask-notes-visible-40":      {answer.ErrNotesOpen, "Codex's notes field open under a radio list"},
+	"panes/codex-ask-notes-visible-80":      {answer.ErrNotesOpen, "Codex's notes field open under a radio list"},
+	"panes/codex-ask-notes-with-text-40":    {answer.ErrNotesOpen, "Codex's notes field open, holding a human's text"},
+	"panes/codex-ask-notes-with-text-80":    {answer.ErrNotesOpen, "Codex's notes field open, holding a human's text"},
+	// The real Codex 0.171's notes line, open under the options: Enter
+	// would send what it holds with the option, and Tab clear it.
+	"panes/codex-171-100-notes-open":           {answer.ErrNotesOpen, "Codex 0.171's notes line open, empty"},
+	"panes/codex-171-60-notes-open":            {answer.ErrNotesOpen, "Codex 0.171's notes line open, empty"},
+	"panes/codex-171-100-notes-typed":          {answer.ErrNotesOpen, "Codex 0.171's notes line open, holding words"},
+	"panes/codex-171-60-notes-typed":           {answer.ErrNotesOpen, "Codex 0.171's notes line open, holding words (wrapped)"},
+	"panes/codex-171-100-notes-typed-away":     {answer.ErrNotesOpen, "Codex 0.171's notes line holding words, the cursor moved to another option"},
+	"panes/codex-171-60-notes-typed-away":      {answer.ErrNotesOpen, "Codex 0.171's notes line holding words, the cursor moved to another option"},
 	"panes/codex-ask-multi-first-40":           {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
 	"panes/codex-ask-multi-first-80":           {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
 	"panes/codex-ask-options-radio-40":         {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
@@ -230,6 +238,9 @@ func render(m answer.Menu) string {
 		}
 		if f.Prefix != "" {
 			fmt.Fprintf(&b, ", words after %q", f.Prefix)
+		}
+		if f.Notes != "" {
+			fmt.Fprintf(&b, ", words in the notes line under the options (open: %q)", f.Notes)
 		}
 		b.WriteString("\n")
 	}

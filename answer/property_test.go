@@ -176,7 +176,9 @@ func TestWidthsShareAKey(t *testing.T) {
 		// Words typed into the field, the cursor on it or moved off it.
 		{"panes/claude-332-100-ask-field-%s", "typed", "typed-away"},
 		{"real-codex/codex-%s-approval", "60", "120", "0.169-60", "0.169-120"},
-		{"real-codex/codex-%s-plan-question", "60", "120", "0.169-60", "0.169-120"},
+		// The cursor moved to "None of the above": the same dialog.
+		{"%s", "real-codex/codex-60-plan-question", "real-codex/codex-120-plan-question", "real-codex/codex-0.169-60-plan-question",
+			"real-codex/codex-0.169-120-plan-question", "panes/codex-171-100-notes-none", "panes/codex-171-60-notes-none"},
 		{"real-codex/codex-%s-plan-questions", "60", "120", "0.169-60", "0.169-120"},
 		{"real-gemini/gemini-%s-loop", "60", "120"},
 		{"real-gemini/gemini-%s-trust", "60", "120"},

@@ -17,6 +17,9 @@ type dialog struct {
 	// hints are the hint line and the lines drawn under the options that
 	// belong to none (a wrapped or second footer, a box's bottom edge).
 	hints []string
+	// under is the index in hints of the first line drawn under the
+	// options (the hints before it are classify's hint line).
+	under int
 	// stray are lines classify gave as options, above the first line
 	// read as one: classify took another line for the cursor's.
 	stray []string
@@ -80,6 +83,7 @@ func (t *table) read(dt *classify.DialogText) *dialog {
 	if dt.Hint != "" {
 		d.hints = append(d.hints, dt.Hint)
 	}
+	d.under = len(d.hints)
 	d.step = t.step(d.question)
 	var groups []group
 	lines := dt.Options

@@ -162,7 +162,7 @@ func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr st
 			}
 			var field *fieldAction
 			if r.Text != "" {
-				field = &fieldAction{Tab: f.Tab, Label: f.Label, Prefix: f.Prefix, Key: m.FieldKey(f), Text: r.Text}
+				field = &fieldAction{Tab: f.Tab, Label: f.Label, Prefix: f.Prefix, Notes: f.Notes, Key: m.FieldKey(f), Text: r.Text}
 			}
 			if err := d.writeAnswer(offers, o, r, moves, field); err != nil {
 				why = "not handed to the loop: " + err.Error()
@@ -344,8 +344,10 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 				why = typing + ", as the cursor moved; Enter withheld"
 			}
 		case AnswerOpened, AnswerFilled:
+			// Codex's open notes line is no Menu to Read: the screen's
+			// agent is the dialog's.
 			switch {
-			case !witnessWaits(w, m.Agent):
+			case !witnessWaits(w, s.Agent):
 				why = "the agent's own status says it is " + w.Status + ", not waiting for an answer; Enter withheld"
 			case !samePane:
 				why = "the question is not in the pane it was asked in; Enter withheld"

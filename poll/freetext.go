@@ -55,12 +55,15 @@ type fieldAction struct {
 	Tab    bool   `json:"tab,omitempty"`
 	Label  string `json:"label"`
 	Prefix string `json:"prefix,omitempty"`
-	Key    string `json:"key"`
-	Text   string `json:"text"`
+	// Notes is the placeholder of the dialog's notes line, where the
+	// words go (answer.Field's Notes).
+	Notes string `json:"notes,omitempty"`
+	Key   string `json:"key"`
+	Text  string `json:"text"`
 }
 
 func (f *fieldAction) field(pos int) answer.Field {
-	return answer.Field{Pos: pos, Tab: f.Tab, Label: f.Label, Prefix: f.Prefix}
+	return answer.Field{Pos: pos, Tab: f.Tab, Label: f.Label, Prefix: f.Prefix, Notes: f.Notes}
 }
 
 // fieldOffer is the offer of the menu's field, and its button, which only
@@ -103,7 +106,7 @@ func acceptText(r statedir.AnswerRequest, o statedir.Offer, m answer.Menu, freeT
 		return f, strings.TrimPrefix(err.Error(), "answer: ")
 	case f.Pos != o.Pos:
 		return f, "the option that takes words is not the one offered"
-	case f.Prefix+r.Text == f.Label:
+	case f.Placeholder(r.Text):
 		return f, "the words are the field's own placeholder: typed, they could not be told from an empty field"
 	}
 	return f, ""

@@ -15,7 +15,10 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
+	"github.com/omega-monitor/omega-monitor/internal/codex"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/termagent"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
@@ -180,5 +183,66 @@ func TestRealClaudeRefusedWithWords(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	if _, err := os.Stat(filepath.Join(s.Dir, fakeapi.BashMarker)); err == nil {
 		t.Errorf("answered No with words, and %s ran", fakeapi.BashCommand)
+	}
+}
+
+// TestRealCodexAnsweredByNotes: the real Codex CLI's request_user_input
+// (Plan mode), answered from the chat with words: the watcher offers its
+// notes line as the words of "None of the above", moves the cursor there,
+// presses Tab, sees the notes line open and empty under the same dialog,
+// pastes the words, sees exactly them there, and presses Enter; the model
+// hears the option and the words together, as Codex sends them.
+func TestRealCodexAnsweredByNotes(t *testing.T) {
+	api := fakeapi.NewResponses(t)
+	omegaMonitor(t)
+	bin := codex.Pin.Binary(t)
+	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
+	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
+	// Shift+Tab into Plan mode, where its question tool works; a press
+	// while Codex still draws its start is lost, so until it shows.
+	for i := 0; !strings.Contains(s.Capture(t), "Plan mode"); i++ {
+		if i == 10 {
+			t.Fatalf("Codex never showed Plan mode:\n%s", s.Capture(t))
+		}
+		s.Keys(t, "BTab")
+		time.Sleep(2 * time.Second)
+	}
+	s.Type(t, "please "+fakeapi.TriggerAsk)
+	s.Settle(t, realTimeout, "the question", true, termagent.Contains("Which format should the history use?", "tab to add notes"))
+	conf := filepath.Join(t.TempDir(), "telegram.conf")
+	if err := os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=42\nanswers=on\nfree_text=on\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startLoop(t, loopOptions{target: s.Launch.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + conf},
+		flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
+	r.waitLine("escalated to the operator", realTimeout)
+	d := statedir.Dir(r.state)
+	offers, err := d.ReadOffers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(offers.Offers, func(o statedir.Offer) bool { return o.FreeText })
+	if i < 0 || offers.Offers[i].Label != "None of the above" || offers.Offers[i].Pos != 3 {
+		t.Fatalf("no notes offered with None of the above: %+v\nscreen:\n%s", offers.Offers, s.Capture(t))
+	}
+	if err := d.WriteRequest(statedir.AnswerRequest{Nonce: offers.Offers[i].Nonce, From: "op", FromID: 42, ChatID: 42, At: time.Now(), Text: freeWords}); err != nil {
+		t.Fatal(err)
+	}
+	if err := watcher.Wake(r.state); err != nil {
+		t.Fatal(err)
+	}
+	r.waitLine("answer typed: None of the above", realTimeout)
+	// The tool's output is JSON: the words' quotes arrive escaped.
+	got := resultWith(t, api, "user_note: ")
+	want := `{"answers":{"q1":{"answers":["None of the above","user_note: ` + strings.ReplaceAll(freeWords, `"`, `\"`) + `"]}}}`
+	if got != want {
+		t.Errorf("the model heard %s\nwant %s", got, want)
+	}
+	h, err := os.ReadFile(filepath.Join(r.state, statedir.History))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(h), `"keys":["Down","Down","Tab","(the words, pasted)","Enter"]`) {
+		t.Errorf("the history does not record the keys sent:\n%s", h)
 	}
 }

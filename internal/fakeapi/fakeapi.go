@@ -202,7 +202,8 @@ type Request struct {
 	Text    string
 	HasText bool
 	// ToolResult says the last user message carries a tool result;
-	// Results holds the text of its tool results (Messages API only).
+	// Results holds the text of its tool results (for the Responses API,
+	// the outputs of the function calls after the last user input).
 	ToolResult bool
 	Results    []string
 	// Status is the HTTP status the server answered.

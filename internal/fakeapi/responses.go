@@ -76,6 +76,7 @@ type responsesRequest struct {
 		Type    string          `json:"type"`
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
+		Output  json.RawMessage `json:"output"`
 	} `json:"input"`
 }
 
@@ -108,6 +109,28 @@ func lastInputText(req *responsesRequest) (text string, ok, toolResult bool) {
 	return "", false, false
 }
 
+// lastOutputs returns the output of each function call after the last
+// user input item, as text: a string output as it is, any other JSON as
+// its text.
+func lastOutputs(req *responsesRequest) []string {
+	var out []string
+	for i := len(req.Input) - 1; i >= 0; i-- {
+		it := req.Input[i]
+		if it.Role == "user" {
+			break
+		}
+		if it.Type != "function_call_output" && it.Type != "custom_tool_call_output" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(it.Output, &s) != nil {
+			s = string(it.Output)
+		}
+		out = append([]string{s}, out...)
+	}
+	return out
+}
+
 func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
 		s.unknownRequest(w, r)
@@ -122,7 +145,7 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 	text, hasText, toolResult := lastInputText(&req)
 	rec := Request{
 		Method: r.Method, Path: r.URL.Path, Model: req.Model, Stream: req.Stream, Tools: len(req.Tools),
-		Text: text, HasText: hasText, ToolResult: toolResult, Time: time.Now(),
+		Text: text, HasText: hasText, ToolResult: toolResult, Results: lastOutputs(&req), Time: time.Now(),
 	}
 	reply := s.choose(rec)
 	if s.recordAnswer(rec, reply) != 200 {
