@@ -16,6 +16,7 @@ import (
 	"gotest.tools/v3/fs"
 
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 func readPane(t *testing.T, name string) string {
@@ -283,7 +284,9 @@ func TestTickWritesMonitorLog(t *testing.T) {
 	}
 	log, err := os.ReadFile(filepath.Join(state, "monitor.log"))
 	assert.NilError(t, err)
-	assert.Equal(t, string(log), strings.Join(lines, ""))
+	// The log holds each line the tick printed, after its date and time.
+	when := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC).Local().Format(statedir.LogTime) + " "
+	assert.Equal(t, string(log), when+strings.Join(lines, when))
 	assert.Equal(t, mode(t, filepath.Join(state, "monitor.log")), os.FileMode(0o600))
 }
 
