@@ -363,6 +363,39 @@ func TestLoopTypesAnAnswerIntoItsDialog(t *testing.T) {
 	}
 }
 
+// TestLoopTypesAnAnswerOverSSH: an answer from the chat reaches an agent on
+// an ssh host as it reaches a local one: through the watcher's connection,
+// with the same looks before each key; the Esc button is offered there too.
+func TestLoopTypesAnAnswerOverSSH(t *testing.T) {
+	testenv.Need(t, "ssh")
+	s := testenv.Tmux(t)
+	cfg := testenv.NewSSHConfig(t)
+	testenv.SSHD(t, cfg, "box", "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8")
+	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu")
+	conf := filepath.Join(t.TempDir(), "telegram.conf")
+	if err := os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=42\nanswers=on\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startLoop(t, loopOptions{target: "box:agent", env: []string{"OMEGA_TELEGRAM_CONF=" + conf},
+		flags: []string{"--ssh-config", cfg.Path, "--interval", "60", "--work-probe", "echo 5"}})
+	r.waitLine("escalated to the operator", 60*time.Second)
+	d := statedir.Dir(r.state)
+	offers, err := d.ReadOffers()
+	if err != nil || len(offers.Offers) != 4 || !offers.Offers[3].Esc || offers.Offers[2].Label != "No" {
+		t.Fatalf("offers: %+v, %v", offers, err)
+	}
+	if err := d.WriteRequest(statedir.AnswerRequest{Nonce: offers.Offers[2].Nonce, From: "op", FromID: 42, ChatID: 42, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := watcher.Wake(r.state); err != nil {
+		t.Fatal(err)
+	}
+	r.waitLine("answer typed: No", 60*time.Second)
+	if diff := cmp.Diff([]string{"ANSWER 3 No"}, received(t, log)); diff != "" {
+		t.Errorf("what the remote agent got (-want +got):\n%s", diff)
+	}
+}
+
 // TestLoopWakesAtOnce: a loop pausing a minute between polls polls again
 // within seconds of a wake, and once for a burst of wakes; a wake for a
 // watcher whose loop is gone is refused, and signals nothing.
