@@ -34,6 +34,9 @@ const (
 	PaneMark   = "[omega-monitor:pane]"
 	VitalsMark = "[omega-monitor:vitals]"
 	VitalsEnd  = "[omega-monitor:vitals-end]"
+	// VitalsCodexMark opens the block of a Codex session log's end, as
+	// VitalsMark opens Claude Code's transcript's.
+	VitalsCodexMark = "[omega-monitor:vitals-codex]"
 )
 
 // VitalsTail is how many of the last bytes of the agent's transcript a
@@ -80,7 +83,7 @@ const remoteFrame = coord.RemoteFindMux +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
 	`case $c in *'"` + statusKey + `":"'"$id"'"'*) o="$o$c` + "\n" + StatusEnd + "\n" + `"; ` + remoteFreshest + `;; esac; done; ` +
-	remoteTranscript + `printf '%s' "$o"; ` +
+	remoteTranscript + remoteCodexFind + remoteCodexVitals + `printf '%s' "$o"; ` +
 	remoteCodexLogs +
 	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
 
@@ -125,16 +128,44 @@ const remoteMuxLine = `case $h in '` + MuxMark + ` '*'` + "\n" + `'*) printf '%s
 // directory is then unknown.
 const remoteOneLine = `case $h in *'` + "\n" + `'*) h="${h%%	*}	" ;; esac; `
 
-// remoteCodexLogs adds Codex CLI's own word to the remote frame: the tail of
-// each session log under $CODEX_HOME/sessions (default ~/.codex) written in
-// the last 5 minutes whose first line names the pane's working directory
+// remoteCodexFind finds, in one find, Codex CLI's session logs under
+// $CODEX_HOME/sessions (default ~/.codex) whose first line names the pane's
+// working directory: the one written last within the hour in $g (its
+// activity is counted, remoteCodexVitals), and in $w, one a line, those
+// written in the last 5 minutes (their tails are the second witness,
+// remoteCodexLogs). find prints a log a second time when it was written in
+// the last 5 minutes: no second find, and no process per log. Only regular
+// files are taken (-type f): a FIFO planted under that name would hold the
+// shell's read until the script's time runs out, and a link could lead
+// anywhere. Newer is told by the shell's -nt, no process either; no name
+// is globbed (set -f).
+const remoteCodexFind = `d=${h#*	}; x=${CODEX_HOME:-$HOME/.codex}/sessions; g=; w=; p=; q=; ` +
+	`if [ -d "$x" ]; then set -f; IFS='
+'; for f in $(find "$x" -name 'rollout-*.jsonl' -type f -mmin -60 -print -mmin -5 -print 2>/dev/null); do ` +
+	`if [ "$f" = "$p" ]; then [ -z "$q" ] || w="$w$f
+"; continue; fi; p=$f q=; ` +
+	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) q=1; ` +
+	`if [ -z "$g" ] || [ "$f" -nt "$g" ]; then g=$f; fi ;; esac; done; unset IFS; set +f; fi; `
+
+// remoteCodexVitals sends, for a pane no Claude Code status file names,
+// the end of the Codex log remoteCodexFind picked ($g), as remoteTranscript
+// sends Claude Code's transcript: a VitalsCodexMark line with the log's
+// size and its path under the sessions folder (YYYY/MM/DD/rollout-*.jsonl,
+// "-" when it is not of that form), its last VitalsTail bytes in base64,
+// then a VitalsEnd line.
+const remoteCodexVitals = `[ -z "$b" ] && [ -n "$g" ] && { z=$(wc -c <"$g" 2>/dev/null); z=${z##*[!0-9]}; ` +
+	`case $z in ''|???????????????????*) ;; *) n=` + vitalsTailText + `; [ "$z" -ge "$n" ] || n=$z; ` +
+	`r=${g#"$x"/}; case $r in [0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]/rollout-*.jsonl) ;; *) r=- ;; esac; ` +
+	`printf '%s %s %s\n' '` + VitalsCodexMark + `' "$z" "$r"; ` +
+	`tail -c +$((z - n + 1)) "$g" 2>/dev/null | head -c "$n" | base64 2>/dev/null; ` +
+	`printf '%s\n' '` + VitalsEnd + `' ;; esac; }; `
+
+// remoteCodexLogs adds Codex CLI's own word to the remote frame: the last
+// 64 KiB of each log remoteCodexFind found written in the last 5 minutes
 // (codexLogs reads them for a local pane). The tail may start mid-line; the
-// tick skips what it cannot read. One find, and a tail only for a log that
-// counts.
-const remoteCodexLogs = `d=${h#*	}; x=${CODEX_HOME:-$HOME/.codex}/sessions; ` +
-	`if [ -d "$x" ]; then IFS='
-'; for f in $(find "$x" -name 'rollout-*.jsonl' -mmin -5 2>/dev/null); do ` +
-	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) tail -c 65536 "$f"; printf '\n%s\n' '` + StatusEnd + `' ;; esac; done; unset IFS; fi; `
+// tick skips what it cannot read.
+const remoteCodexLogs = `set -f; IFS='
+'; for f in $w; do tail -c 65536 "$f"; printf '\n%s\n' '` + StatusEnd + `'; done; unset IFS; set +f; `
 
 // Remote is the command line for ssh that prints a capture frame of the
 // pane t names (as Args), bounded on the remote side by secs.

@@ -1,10 +1,13 @@
 package capture
 
 import (
+	"encoding/base64"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -62,7 +65,11 @@ esac
 // two formats, as one that knows no second command of a call would: the
 // frame then says nothing of the humans): the remote frame carries the tail of
 // each recent Codex session log whose working directory is the pane's, and
-// no other: not one for another directory, not one older than 5 minutes.
+// no other: not one for another directory, not one older than 5 minutes;
+// and, before the statuses, the end of the newest of them as the agent's
+// record (its size, its name under sessions, its bytes in base64). A FIFO
+// and a link planted under a log's name are passed over: the frame comes
+// whole, without waiting on the FIFO.
 func TestRemoteFrameCodexLogs(t *testing.T) {
 	sh := testenv.Need(t, "sh", "find", "tail")[0]
 	home := t.TempDir()
@@ -84,13 +91,28 @@ func TestRemoteFrameCodexLogs(t *testing.T) {
 	if err := os.Chtimes(old, past, past); err != nil {
 		t.Fatal(err)
 	}
+	if err := syscall.Mkfifo(filepath.Join(day, "rollout-d.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(day, "rollout-a.jsonl"), filepath.Join(day, "rollout-e.jsonl")); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
 	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, "codex"), "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("remote capture: %v", err)
 	}
-	want := "agent:@1.%2\t/w d\n" + ours + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
+	enc := base64.StdEncoding.EncodeToString([]byte(ours))
+	var lines strings.Builder
+	for len(enc) > 76 {
+		lines.WriteString(enc[:76] + "\n")
+		enc = enc[76:]
+	}
+	lines.WriteString(enc + "\n")
+	want := "agent:@1.%2\t/w d\n" +
+		fmt.Sprintf("%s %d 2026/11/30/rollout-a.jsonl\n", VitalsCodexMark, len(ours)) + lines.String() + VitalsEnd + "\n" +
+		ours + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
 	if diff := cmp.Diff(want, string(out)); diff != "" {
 		t.Errorf("frame (-want +got):\n%s", diff)
 	}

@@ -47,15 +47,20 @@ type Capture struct {
 	Transcript *Transcript
 }
 
-// A Transcript is the end of Claude Code's transcript of a session, as a
-// remote host sent it: the file's size when measured, and its last bytes
-// (at most VitalsTail; all of them, unless Err says why not).
+// A Transcript is the end of the agent's own record as a remote host sent
+// it: Claude Code's transcript of a session, or Codex CLI's session log
+// (Log set); the file's size when measured, and its last bytes (at most
+// VitalsTail; all of them, unless Err says why not).
 type Transcript struct {
-	Session string // the session id, letters, digits and dashes
+	Session string // Claude Code's session id, letters, digits and dashes
 	Dir     string // the folder under ~/.claude/projects; "-" when not Claude Code's form
-	Size    int64
-	Tail    []byte
-	Err     error
+	// Log is Codex's session log, its path under the sessions folder,
+	// YYYY/MM/DD/rollout-<id>.jsonl, <id> letters, digits and dashes; ""
+	// for Claude Code's transcript.
+	Log  string
+	Size int64
+	Tail []byte
+	Err  error
 }
 
 // Options say how to read a capture.
@@ -123,10 +128,17 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		if err != nil {
 			return c, errors.New("capture frame: no pane after the header")
 		}
-		if first && !local && strings.HasPrefix(line, VitalsMark+" ") {
-			if c.Transcript, err = readTranscript(br, line); err != nil {
+		if first && !local && (strings.HasPrefix(line, VitalsMark+" ") || strings.HasPrefix(line, VitalsCodexMark+" ")) {
+			t, err := readTranscript(br, line)
+			if err != nil {
 				return c, err
 			}
+			if c.Transcript != nil {
+				// The script sends one record at most: a host that sent
+				// two is believed on neither.
+				t = &Transcript{Err: errors.New("capture: the host sent two records of the agent")}
+			}
+			c.Transcript = t
 			continue
 		}
 		first = false
@@ -172,7 +184,8 @@ func Read(r io.Reader, o Options) (Capture, error) {
 // transcript with Err set; only a block without its end fails the frame.
 func readTranscript(br *bufio.Reader, mark string) (*Transcript, error) {
 	t := &Transcript{}
-	f := strings.Fields(strings.TrimPrefix(mark, VitalsMark+" "))
+	codex := strings.HasPrefix(mark, VitalsCodexMark+" ")
+	f := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(mark, VitalsMark+" "), VitalsCodexMark+" "))
 	var enc []byte
 	over := false
 	for {
@@ -191,18 +204,26 @@ func readTranscript(br *bufio.Reader, mark string) (*Transcript, error) {
 	}
 	size, err := strconv.ParseInt(fieldOr(f, 0), 10, 64)
 	switch {
-	case len(f) != 3 || err != nil || size < 0:
+	case codex && (len(f) != 2 || err != nil || size < 0):
+		t.Err = errors.New("capture: the host's Codex log line is not \"size log\"")
+		return t, nil
+	case codex && !CodexLogName(f[1]):
+		t.Err = errors.New("capture: the host's Codex log is not named as Codex names them (YYYY/MM/DD/rollout-<id>.jsonl)")
+		return t, nil
+	case !codex && (len(f) != 3 || err != nil || size < 0):
 		t.Err = errors.New("capture: the host's transcript line is not \"size session folder\"")
 		return t, nil
 	case over:
 		t.Err = fmt.Errorf("capture: the host sent more than %d bytes of transcript", VitalsTail)
 		return t, nil
 	}
-	t.Session, t.Dir, t.Size = f[1], f[2], size
-	if strings.ContainsFunc(t.Dir, func(r rune) bool {
-		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
-	}) {
-		t.Dir = "-"
+	if codex {
+		t.Log, t.Size = f[1], size
+	} else {
+		t.Session, t.Dir, t.Size = f[1], f[2], size
+		if strings.ContainsFunc(t.Dir, notIDRune) {
+			t.Dir = "-"
+		}
 	}
 	tail, err := base64.StdEncoding.DecodeString(string(enc))
 	switch want := min(size, VitalsTail); {
@@ -214,6 +235,29 @@ func readTranscript(br *bufio.Reader, mark string) (*Transcript, error) {
 		t.Tail = tail
 	}
 	return t, nil
+}
+
+func notIDRune(r rune) bool {
+	return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
+}
+
+// CodexLogName says rel is the path of a session log under Codex's
+// sessions folder as Codex names them, YYYY/MM/DD/rollout-<id>.jsonl with
+// <id> of letters, digits and dashes (at most 128): a name from a host,
+// shown as it is, that can say nothing else.
+func CodexLogName(rel string) bool {
+	parts := strings.Split(rel, "/")
+	if len(parts) != 4 || len(parts[0]) != 4 || len(parts[1]) != 2 || len(parts[2]) != 2 {
+		return false
+	}
+	for _, p := range parts[:3] {
+		if strings.ContainsFunc(p, func(r rune) bool { return r < '0' || r > '9' }) {
+			return false
+		}
+	}
+	id, ok := strings.CutPrefix(parts[3], "rollout-")
+	id, ok2 := strings.CutSuffix(id, ".jsonl")
+	return ok && ok2 && id != "" && len(id) <= 128 && !strings.ContainsFunc(id, notIDRune)
 }
 
 func fieldOr(f []string, i int) string {
