@@ -14,7 +14,7 @@ import (
 
 // updateVitals counts what the watched agent's own record added since the
 // last poll (package vitals) and keeps it in vitals.json. The record of a
-// remote pane is the end of its transcript the frame carried
+// remote pane is the end of its transcript or Codex log the frame carried
 // (remoteVitals); the record of a local pane is found on this machine: Claude Code's transcript through the
 // status file that names the pane, else the Codex log of the pane's
 // directory. A poll without a screen leaves the record as it was (its
@@ -44,19 +44,27 @@ func (d stateDirectory) updateVitals(c capture.Capture, o capture.Options, captu
 	return d.sd().WriteRecord(statedir.Vitals, next)
 }
 
-// remoteVitals counts the end of Claude Code's transcript a remote frame
-// carried, once it is the transcript of the session this side picks from
-// the same frame's status files (the host's shell picked it: a host that
-// sent another's is not believed). Codex's session log is not read over
-// ssh: its pane says why.
+// remoteVitals counts the end of the agent's record a remote frame carried:
+// Claude Code's transcript, once it is the transcript of the session this
+// side picks from the same frame's status files (the host's shell picked
+// it: a host that sent another's is not believed); else, where no status
+// file names the pane, the newest Codex session log of the pane's
+// directory the host's shell found (its name checked by capture; the
+// host's bytes are only counted, no path of them opened).
 func remoteVitals(prev statedir.VitalsRecord, c capture.Capture, now time.Time) statedir.VitalsRecord {
 	id, err := vitals.ClaudeSession(c.Statuses, c.Pane)
 	t := c.Transcript
 	switch {
 	case err != nil:
 		return vitals.Update(prev, vitals.Source{Agent: vitals.Claude}, err, now)
+	case id == "" && t == nil:
+		return vitals.Update(prev, vitals.Source{}, errors.New("vitals: on the host, no Claude Code status file names the pane and no Codex log of its directory was written in the last hour"), now)
+	case id == "" && t.Err != nil:
+		return vitals.Update(prev, vitals.Source{Agent: vitals.Codex}, t.Err, now)
+	case id == "" && t.Log == "":
+		return vitals.Update(prev, vitals.Source{}, errors.New("vitals: the host sent a Claude Code transcript where no status file names the pane"), now)
 	case id == "":
-		return vitals.Update(prev, vitals.Source{}, errors.New("vitals: no Claude Code status file names the pane on the host (a Codex log is not read over ssh)"), now)
+		return vitals.UpdateTail(prev, vitals.CodexSourceOn(t.Log), t.Size, t.Tail, now)
 	case t == nil:
 		return vitals.Update(prev, vitals.Source{Agent: vitals.Claude}, fmt.Errorf("vitals: the host sent no transcript of session %s", id), now)
 	case t.Session != id:

@@ -27,6 +27,7 @@ type remoteHost struct {
 	transcript string
 	pane       string
 	mux        string
+	tmux       *testenv.TmuxServer
 }
 
 const remoteSession = "0b6c3a52-9d1e-4f7a-8c2b-1e2f3a4b5c6d"
@@ -36,7 +37,7 @@ func newRemoteHost(t *testing.T) *remoteHost {
 	testenv.Need(t, "wc", "tail", "head", "base64")
 	s := testenv.Tmux(t)
 	s.NewSession(t, "agent", "printf 'the real pane\\n'; exec sleep 600")
-	h := &remoteHost{cfg: testenv.NewSSHConfig(t), home: t.TempDir(), mux: s.Mux}
+	h := &remoteHost{cfg: testenv.NewSSHConfig(t), home: t.TempDir(), mux: s.Mux, tmux: s}
 	testenv.SSHD(t, h.cfg, "box", "HOME="+h.home, "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8")
 	h.pane = strings.TrimSpace(s.Run(t, "display-message", "-p", "-t", "=agent:", "#{session_name}:#{window_id}.#{pane_id}"))
 	h.status(t, "4242", remoteSession, 2)

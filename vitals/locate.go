@@ -86,6 +86,12 @@ func ClaudeSourceOn(id, dir string) Source {
 	return Source{Agent: Claude, Path: "~/.claude/projects/" + dir + "/" + id + ".jsonl"}
 }
 
+// CodexSourceOn names Codex's session log rel (YYYY/MM/DD/rollout-*.jsonl,
+// as capture checked it) under the sessions folder on the agent's host.
+func CodexSourceOn(rel string) Source {
+	return Source{Agent: Codex, Path: "$CODEX_HOME/sessions/" + rel}
+}
+
 // safeID says id is a session id as Claude Code writes them (a UUID): no
 // path separator, dot or glob character can be in it.
 func safeID(id string) bool {
