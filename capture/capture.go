@@ -9,8 +9,10 @@
 // A frame is the multiplexer's line on who is at the pane (MuxFormat; a
 // frame without it says nothing of them); one header line (the pane's
 // coordinate and working directory, separated by a tab: PaneFormat); from a
-// remote host, the end of the agent's transcript (a VitalsMark line, base64
-// lines, a VitalsEnd line; remoteTranscript); then each status file of the
+// remote host, the end of the agent's own record (a VitalsMark line for
+// Claude Code's transcript, remoteTranscript, or a VitalsCodexMark line for
+// Codex's session log, remoteCodexVitals; base64 lines; a VitalsEnd line);
+// then each status file of the
 // agent that names the pane, each followed by a StatusEnd line; then a
 // PaneMark line;
 // then the pane as capture-pane -p -J -e prints it. The agent's status comes

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -28,7 +29,6 @@ func TestRemoteVitalsCost(t *testing.T) {
 	if os.Getenv("OMEGA_MONITOR_MEASURE") == "" {
 		t.Skip("set OMEGA_MONITOR_MEASURE=1 to measure")
 	}
-	const rounds = 40
 	h := newRemoteHost(t)
 	var data strings.Builder
 	at := time.Now().Add(-time.Minute)
@@ -37,6 +37,48 @@ func TestRemoteVitalsCost(t *testing.T) {
 	}
 	appendFile(t, h.transcript, data.String())
 	away := h.transcript + ".away"
+	measureVitals(t, h, func(on bool) {
+		if on {
+			os.Rename(away, h.transcript)
+		} else {
+			os.Rename(h.transcript, away)
+		}
+	})
+}
+
+// TestRemoteCodexVitalsCost measures what Codex's session log adds to a
+// remote capture, as TestRemoteVitalsCost does for Claude Code's
+// transcript: a log of 1 MiB of the pane's directory, written within the
+// last 5 minutes, so that the capture's find, its reading of the log's
+// first line and the witness's tail of it run either way; on the side
+// without, a Claude Code status file names the pane (its transcript
+// missing), which sends no Codex block. The difference is the block alone.
+func TestRemoteCodexVitalsCost(t *testing.T) {
+	if os.Getenv("OMEGA_MONITOR_MEASURE") == "" {
+		t.Skip("set OMEGA_MONITOR_MEASURE=1 to measure")
+	}
+	h := newCodexHost(t)
+	at := time.Now().Add(-time.Minute)
+	var data strings.Builder
+	data.WriteString(codexMeta(h.dir, at))
+	for data.Len() < 1<<20 {
+		data.WriteString(codexItem("function_call", at))
+	}
+	appendFile(t, filepath.Join(h.day, "rollout-2026-03-04T12-00-00-0199a213.jsonl"), data.String())
+	status := filepath.Join(h.home, ".claude", "sessions", "4242.json")
+	measureVitals(t, h.remoteHost, func(on bool) {
+		if on {
+			os.Remove(status)
+		} else {
+			h.status(t, "4242", remoteSession, 2)
+		}
+	})
+}
+
+// measureVitals alternates captures of h with the record on and off
+// (toggle), and logs the medians of each side's CPU and the frame's size.
+func measureVitals(t *testing.T, h *remoteHost, toggle func(on bool)) {
+	const rounds = 40
 	type run struct{ ssh, script, read time.Duration }
 	var with, without []run
 	var sizeWith, sizeWithout int
@@ -45,9 +87,7 @@ func TestRemoteVitalsCost(t *testing.T) {
 	stateWith, stateWithout := t.TempDir(), t.TempDir()
 	for i := range 2 * rounds {
 		has := i%2 == 0
-		if !has {
-			os.Rename(h.transcript, away)
-		}
+		toggle(has)
 		cmd := exec.Command("ssh", "-F", h.cfg.Path, "-n", "-o", "BatchMode=yes", "--", "box", capture.Remote(20, coord.Exact("agent")))
 		frame, err := cmd.Output()
 		if err != nil {
@@ -74,7 +114,6 @@ func TestRemoteVitalsCost(t *testing.T) {
 			with, sizeWith = append(with, r), len(frame)
 		} else {
 			without, sizeWithout = append(without, r), len(frame)
-			os.Rename(away, h.transcript)
 		}
 	}
 	median := func(rs []run, f func(run) time.Duration) time.Duration {
