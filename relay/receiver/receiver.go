@@ -301,17 +301,24 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 		in.Text = msg.Text
 		in.Entities, _ = json.Marshal(msg.Entities)
 	}
-	if err := relay.WriteInflight(r.dir, in); err != nil {
-		r.say("update %d: %v (the result will be reported only while this receiver runs)", u.ID, err)
-	}
-	woke := ""
-	if err := watcher.Wake(dir); err != nil {
-		woke = " (its loop does not run now: the answer waits for it)"
-		r.say("update %d: %v", u.ID, err)
-	}
+	woke := r.handOver(u.ID, dir, in)
 	t.answer(fmt.Sprintf("sent to %s…%s", name, woke))
 	r.say("update %d: %s asked %s to answer %q (%s…)", u.ID, req.From, name, alert.ButtonLabel(offer.Label), t.nonce[:8])
 	r.followResult(in)
+}
+
+// handOver records the answer in flight and wakes the watcher of dir for
+// it; it returns what to add to the chat's "sent" when the watcher's loop
+// does not run.
+func (r *Receiver) handOver(update int64, dir string, in relay.InflightRecord) (woke string) {
+	if err := relay.WriteInflight(r.dir, in); err != nil {
+		r.say("update %d: %v (the result will be reported only while this receiver runs)", update, err)
+	}
+	if err := watcher.Wake(dir); err != nil {
+		woke = " (its loop does not run now: the answer waits for it)"
+		r.say("update %d: %v", update, err)
+	}
+	return woke
 }
 
 // spentOrExpired says why an offer can no longer be answered, for the

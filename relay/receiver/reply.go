@@ -17,7 +17,6 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/relay"
 	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 // A reply to a question's message is the operator's own words for the
@@ -114,14 +113,7 @@ func (r *Receiver) applyReply(ctx context.Context, u *models.Update) {
 	in := relay.InflightRecord{Nonce: offer.Nonce, Watcher: name, ChatID: p.chat, MessageID: q.ID, From: req.From,
 		Label: offer.Label, At: req.At, Text: q.Text, Typed: text}
 	in.Entities, _ = json.Marshal(q.Entities)
-	if err := relay.WriteInflight(r.dir, in); err != nil {
-		r.say("update %d: %v (the result will be reported only while this receiver runs)", u.ID, err)
-	}
-	woke := ""
-	if err := watcher.Wake(dir); err != nil {
-		woke = " (its loop does not run now: the answer waits for it)"
-		r.say("update %d: %v", u.ID, err)
-	}
+	woke := r.handOver(u.ID, dir, in)
 	p.send(fmt.Sprintf("sent to %s: your words for “%s”…%s", name, alert.ButtonLabel(offer.Label), woke))
 	r.say("update %d: %s asked %s to type %d characters into %q (%s…)", u.ID, req.From, name, len([]rune(text)), alert.ButtonLabel(offer.Label), offer.Nonce[:8])
 	r.followResult(in)
