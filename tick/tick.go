@@ -348,9 +348,12 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	if p.reset != "" && st != classify.Working && st != classify.Stalled {
 		p.notes = append(p.notes, p.reset) // said on every state it happens in
 	}
-	// Settled: a stop, or a question escalated; a turn running or a
-	// question not yet escalated may yet change.
-	p.pace(st != classify.Working && next.QuestionSeen == nil)
+	// Settled: a stop seen on two looks in a row, or a question
+	// escalated; a turn running or a question not yet escalated may yet
+	// change. A stop seen once may be a redraw: the real Gemini CLI clears
+	// its screen just before it draws a permission dialog, when its
+	// Notification hook fires, and that screen reads as a stop.
+	p.pace(st != classify.Working && next.QuestionSeen == nil && name == prev.Last)
 	return next, p.outcome(name)
 }
 

@@ -59,6 +59,12 @@ type Config struct {
 	// Retries is how often Codex retries a failed request; 1 when zero.
 	Retries int
 	Name    string
+	// Env holds more NAME=value entries for Codex's environment.
+	Env []string
+	// Prepare, when set, runs once CODEX_HOME and its config.toml are
+	// written and before Codex starts, to put in place what it reads at
+	// start (hooks.json, a notify).
+	Prepare func(codexHome string) error
 }
 
 // Start starts Codex with -a on-request (it asks before a command that
@@ -91,10 +97,15 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *termagent.Sessio
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(conf.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if cfg.Prepare != nil {
+		if err := cfg.Prepare(codexHome); err != nil {
+			t.Fatalf("codex: preparing %s: %v", codexHome, err)
+		}
+	}
 	return termagent.Start(t, tmux, termagent.Launch{
 		Name: cfg.Name, Binary: cfg.Binary, Args: []string{"--no-daemon", "-a", "on-request"},
 		Home: home, Dir: dir, Width: cfg.Width, Height: cfg.Height,
-		Env: []string{"CODEX_HOME=" + codexHome, "OPENAI_API_KEY=" + APIKey},
+		Env: append([]string{"CODEX_HOME=" + codexHome, "OPENAI_API_KEY=" + APIKey}, cfg.Env...),
 	})
 }
 

@@ -47,6 +47,10 @@ type Config struct {
 	// NoKey gives no API key, so that the key entry box shows at start.
 	NoKey bool
 	Name  string
+	// Prepare, when set, runs once HOME and its .gemini/settings.json are
+	// written and before Gemini CLI starts, to put in place what it reads
+	// at start (hooks).
+	Prepare func(home string) error
 }
 
 // Start starts Gemini CLI in its default approval mode (it asks before a
@@ -68,6 +72,11 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *termagent.Sessio
 	})
 	if !cfg.Untrusted {
 		writeJSON(t, filepath.Join(conf, "trustedFolders.json"), map[string]any{dir: "TRUST_FOLDER"})
+	}
+	if cfg.Prepare != nil {
+		if err := cfg.Prepare(home); err != nil {
+			t.Fatalf("gemini: preparing %s: %v", home, err)
+		}
 	}
 	env := []string{"GOOGLE_GEMINI_BASE_URL=" + cfg.API}
 	if !cfg.NoKey {

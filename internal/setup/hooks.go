@@ -49,10 +49,12 @@ func hookSpecs(home string, getenv func(string) string) map[string]hookSpec {
 		HookClaude: {HookClaude, filepath.Join(home, ".claude", "settings.json"),
 			[]string{"Notification", "PermissionRequest", "Stop", "StopFailure", "UserPromptSubmit"},
 			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }},
-		// Codex: hooks.json beside its user config.toml (hooks a user adds
-		// run once trusted in /hooks); timeout in seconds.
+		// Codex: hooks.json beside its user config.toml; timeout in
+		// seconds. A user's hooks run once trusted: Codex asks at its next
+		// start (Hooks need review), or in /hooks. Interrupt is a turn
+		// ended by Esc, where no Stop comes.
 		HookCodex: {HookCodex, filepath.Join(codexHome, "hooks.json"),
-			[]string{"PermissionRequest", "Stop", "UserPromptSubmit"},
+			[]string{"PermissionRequest", "Stop", "UserPromptSubmit", "Interrupt"},
 			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }},
 		// Gemini CLI: ~/.gemini/settings.json; timeout in milliseconds.
 		HookGemini: {HookGemini, filepath.Join(home, ".gemini", "settings.json"),
@@ -130,20 +132,38 @@ func shellWords(line string) []string {
 
 // editHooks rewrites the hooks object of a settings file: every handler of
 // ours is taken out, wherever it is; with add, one handler of ours is put
-// back in a group of its own under each of events. Every other handler,
-// group and event stays as it was.
+// back in a group of its own under each of events. A group of ours already
+// as add would write it stays where it is: Codex keys the trust a user gave
+// a hook by its place (the event, the group's index, the handler's), so a
+// group moved, ours or one after it, would be asked about again. Every
+// other handler, group and event stays as it was.
 func editHooks(hooks map[string]json.RawMessage, events []string, add map[string]any) error {
+	var want []byte // our group, as it is written
+	if add != nil {
+		b, err := json.Marshal(map[string]any{"hooks": []any{add}})
+		if err != nil {
+			return err
+		}
+		want = b
+	}
+	kept := map[string]bool{} // the events whose group of ours stays in place
 	for event, raw := range hooks {
 		var groups []map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &groups); err != nil {
 			continue // not the shape we write: not ours to touch
 		}
-		var kept []map[string]json.RawMessage
+		ours := add != nil && slices.Contains(events, event)
+		var out []map[string]json.RawMessage
 		took := false
 		for _, g := range groups {
+			if ours && !kept[event] && isGroup(g, want) {
+				kept[event] = true
+				out = append(out, g)
+				continue
+			}
 			var handlers []map[string]json.RawMessage
 			if json.Unmarshal(g["hooks"], &handlers) != nil {
-				kept = append(kept, g)
+				out = append(out, g)
 				continue
 			}
 			others := slices.DeleteFunc(slices.Clone(handlers), func(h map[string]json.RawMessage) bool {
@@ -151,7 +171,7 @@ func editHooks(hooks map[string]json.RawMessage, events []string, add map[string
 				return json.Unmarshal(h["command"], &c) == nil && IsWakeCommand(c)
 			})
 			if len(others) == len(handlers) {
-				kept = append(kept, g)
+				out = append(out, g)
 				continue
 			}
 			took = true
@@ -163,15 +183,15 @@ func editHooks(hooks map[string]json.RawMessage, events []string, add map[string
 				return err
 			}
 			g["hooks"] = b
-			kept = append(kept, g)
+			out = append(out, g)
 		}
 		if !took {
 			continue
 		}
-		if len(kept) == 0 {
+		if len(out) == 0 {
 			delete(hooks, event)
 		} else {
-			b, err := json.Marshal(kept)
+			b, err := json.Marshal(out)
 			if err != nil {
 				return err
 			}
@@ -179,8 +199,8 @@ func editHooks(hooks map[string]json.RawMessage, events []string, add map[string
 		}
 	}
 	for _, event := range events {
-		if add == nil {
-			break
+		if add == nil || kept[event] {
+			continue
 		}
 		var groups []json.RawMessage
 		if raw, ok := hooks[event]; ok {
@@ -188,17 +208,19 @@ func editHooks(hooks map[string]json.RawMessage, events []string, add map[string
 				return fmt.Errorf("hooks.%s is not a list: left as it is", event)
 			}
 		}
-		ours, err := json.Marshal(map[string]any{"hooks": []any{add}})
-		if err != nil {
-			return err
-		}
-		b, err := json.Marshal(append(groups, ours))
+		b, err := json.Marshal(append(groups, want))
 		if err != nil {
 			return err
 		}
 		hooks[event] = b
 	}
 	return nil
+}
+
+// isGroup says whether the group g is, as JSON, the group want.
+func isGroup(g map[string]json.RawMessage, want []byte) bool {
+	b, err := json.Marshal(g)
+	return err == nil && sameJSON(b, want)
 }
 
 // installHooks adds our hook to the user settings of agent, or with
@@ -248,7 +270,7 @@ func installHooks(env Env, agent string, uninstall bool) (string, error) {
 			said = append(said, did)
 		}
 		if !uninstall && len(said) > 0 {
-			said = append(said, "Codex runs the hooks of hooks.json once you trust them in its /hooks (notify runs at once)")
+			said = append(said, "Codex runs the hooks of hooks.json once you trust them: at its next start it asks (Hooks need review: Trust all and continue), or in /hooks; until then notify alone wakes the watcher, at a turn's end")
 		}
 	}
 	if len(said) > 0 && !uninstall {

@@ -50,7 +50,7 @@ func TestHooksInstallIntoAnEmptyHome(t *testing.T) {
 	gemini := filepath.Join(env.Home, ".gemini", "settings.json")
 	for _, want := range []string{
 		"claude hooks: wrote our hook for Notification, PermissionRequest, Stop, StopFailure, UserPromptSubmit into " + claude,
-		"codex hooks: wrote our hook for PermissionRequest, Stop, UserPromptSubmit into " + codex + "; set notify in " + toml,
+		"codex hooks: wrote our hook for PermissionRequest, Stop, UserPromptSubmit, Interrupt into " + codex + "; set notify in " + toml,
 		"gemini hooks: wrote our hook for Notification, AfterAgent, BeforeAgent into " + gemini,
 	} {
 		if !strings.Contains(out, want) {
@@ -161,6 +161,60 @@ func TestHooksMergeAndUninstall(t *testing.T) {
 	if HooksInstalled(env.Home, env.getenv)[HookClaude] {
 		t.Error("HooksInstalled says installed after uninstall")
 	}
+}
+
+// TestHooksKeepTheirPlace: Codex keys the trust a user gave each hook by
+// its place (event, group, handler), so a group of ours already as install
+// writes it stays where it is, and so do the user's groups after it; one
+// that is not (an older path) is replaced, and the new one goes last.
+func TestHooksKeepTheirPlace(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	codex := filepath.Join(env.Home, ".codex", "hooks.json")
+	ours := `{"hooks": [{"type": "command", "command": "'/opt/omega/omega-monitor' wake", "timeout": 10}]}`
+	old := `{"hooks": [{"type": "command", "command": "'/old/omega-monitor' wake", "timeout": 10}]}`
+	theirs := `{"matcher": "", "hooks": [{"type": "command", "command": "tell-me.sh"}]}`
+	writeFile(t, codex, `{"hooks": {
+  "Stop": [`+ours+`, `+theirs+`],
+  "UserPromptSubmit": [`+ours+`],
+  "Interrupt": [`+ours+`, `+theirs+`],
+  "PermissionRequest": [`+old+`, `+theirs+`]
+}}`)
+	if _, err := install(t, env, Options{Hooks: true, HookAgents: []string{HookCodex}}); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]map[string][]any
+	if err := json.Unmarshal([]byte(readFileString(t, codex)), &got); err != nil {
+		t.Fatal(err)
+	}
+	var o, th any
+	json.Unmarshal([]byte(ours), &o)
+	json.Unmarshal([]byte(theirs), &th)
+	want := map[string][]any{
+		"Stop":              {o, th},
+		"UserPromptSubmit":  {o},
+		"Interrupt":         {o, th},
+		"PermissionRequest": {th, o},
+	}
+	if diff := cmp.Diff(want, got["hooks"]); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	before := readFileString(t, codex)
+	if out, err := install(t, env, Options{Hooks: true, HookAgents: []string{HookCodex}}); err != nil || out != "codex hooks: up to date\n" {
+		t.Errorf("install again: %q, %v", out, err)
+	}
+	if now := readFileString(t, codex); now != before {
+		t.Errorf("install again changed hooks.json:\n%s", now)
+	}
+}
+
+func readFileString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestHooksRefuseWhatTheyCannotRead(t *testing.T) {
