@@ -10,7 +10,8 @@
 #
 #   -n  events a figure (20)
 #   -m  minutes of the CPU run (10)
-#   -p  parts, a comma list of dialogs, nudges, cpu (all)
+#   -p  parts, a comma list of dialogs, dialogs-nohooks, nudges,
+#       nudges-nohooks, cpu (all)
 #
 # Figures (goals from issue 25, at --interval 60 with hooks installed):
 #   dialog drawn -> its alert     median <= 3 s, worst <= 6 s
@@ -20,7 +21,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
-events=20 minutes=10 parts=dialogs,nudges,cpu
+events=20 minutes=10 parts=dialogs,dialogs-nohooks,nudges,nudges-nohooks,cpu
 while getopts n:m:p: opt; do
 	case $opt in
 	n) events=$OPTARG ;;

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,8 @@ import (
 //
 // OMEGA_HOOK_BENCH_EVENTS (20) is the events of each figure;
 // OMEGA_HOOK_BENCH_CPU_MINUTES (10) the length of the CPU run;
-// OMEGA_HOOK_BENCH_PARTS (dialogs,nudges,cpu) which parts run.
+// OMEGA_HOOK_BENCH_PARTS (dialogs,dialogs-nohooks,nudges,nudges-nohooks,cpu)
+// which parts run.
 
 // benchAgent is one real agent as the bench drives it.
 type benchAgent struct {
@@ -137,7 +139,7 @@ func TestHookFigures(t *testing.T) {
 	cpuMinutes := benchEnvInt(t, "OMEGA_HOOK_BENCH_CPU_MINUTES", 10)
 	parts := os.Getenv("OMEGA_HOOK_BENCH_PARTS")
 	if parts == "" {
-		parts = "dialogs,nudges,cpu"
+		parts = "dialogs,dialogs-nohooks,nudges,nudges-nohooks,cpu"
 	}
 	bin := omegaMonitor(t)
 	claudecode.Binary(t)
@@ -153,18 +155,26 @@ func TestHookFigures(t *testing.T) {
 			}
 			// What the dialog's figure owes to the prompt's wake.
 			benchDialogs(t, bin, claude, true, "UserPromptSubmit", 60, n)
-			benchDialogs(t, bin, claude, false, "", 10, n)
 		})
 	}
-	if on("nudges") {
-		// The chains wait a minute an event, mostly idle: side by side.
-		t.Run("nudges", func(t *testing.T) {
+	if on("dialogs-nohooks") {
+		t.Run("dialogs-nohooks", func(t *testing.T) { benchDialogs(t, bin, claude, false, "", 10, n) })
+	}
+	// The chains wait a minute an event, mostly idle: side by side.
+	for _, part := range []string{"nudges", "nudges-nohooks"} {
+		if !on(part) {
+			continue
+		}
+		t.Run(part, func(t *testing.T) {
 			for _, c := range []struct {
 				a        benchAgent
 				hooks    bool
 				interval int
 			}{{claude, true, 60}, {cdx, true, 60}, {claude, false, 10}} {
-				t.Run(fmt.Sprintf("%s-hooks-%v", c.a.name, c.hooks), func(t *testing.T) {
+				if c.hooks != (part == "nudges") {
+					continue
+				}
+				t.Run(c.a.name, func(t *testing.T) {
 					t.Parallel()
 					benchNudges(t, bin, c.a, c.hooks, c.interval, n)
 				})
@@ -201,6 +211,14 @@ func benchDialogs(t *testing.T, bin string, a benchAgent, hooks bool, drop strin
 	time.Sleep(3 * time.Second)
 	var paged, seen []time.Duration
 	for i := 1; i <= n; i++ {
+		// Each event at a moment of its own in the loop's pause: the
+		// events would otherwise keep one phase with the polls, each
+		// starting a fixed time after the last page.
+		jitter := 5 * time.Second
+		if !hooks {
+			jitter = time.Duration(interval) * time.Second
+		}
+		time.Sleep(rand.N(jitter))
 		questions := countQuestions(r.alerts())
 		from := lw.count()
 		s.typeText(fmt.Sprintf("bench dialog %02d", i))
@@ -236,7 +254,9 @@ func benchDialogs(t *testing.T, bin string, a benchAgent, hooks bool, drop strin
 // benchNudges: a chain of turns, each ending with work left: the nudge
 // asks for a slow answer that lasts longer than the interval (no nudge is
 // typed within an interval of the last), whose end is the next event. The
-// loop's first nudge, at its start, begins the chain.
+// loop's first nudge, at its start, begins the chain. Without hooks, the
+// chain keeps one phase with the polls: each end comes just after a poll,
+// and waits nearly the whole interval for the next (the worst case).
 func benchNudges(t *testing.T, bin string, a benchAgent, hooks bool, interval, n int) {
 	t.Helper()
 	slow := time.Duration(interval+1) * time.Second
@@ -245,13 +265,15 @@ func benchNudges(t *testing.T, bin string, a benchAgent, hooks bool, interval, n
 	api := a.newAPI(t, fakeapi.Rule{Match: "keep going slowly", Reply: fakeapi.Slow(slow)})
 	home := t.TempDir()
 	s := a.start(t, bin, home, api, hooks, nil)
-	startLoop(t, loopOptions{target: s.target, home: home, flags: []string{
+	r := startLoop(t, loopOptions{target: s.target, home: home, flags: []string{
 		"--mux", s.mux, "--interval", strconv.Itoa(interval), "--pane", s.pane, "--work-probe", "echo 3",
 		"--nudge-budget", "100", "--nudge-text", nudge}})
+	lw := watchLines(t, r)
 	opt := classify.Options{Work: classify.WorkReading(probe.Read("3", true)), WorkPresent: true}
-	var lat []time.Duration
+	var lat, polled []time.Duration
 	sent := nudgeAt(t, api, nudge, 1, realTimeout)
 	for k := 1; k <= n; k++ {
+		from := lw.count()
 		// The answer streams for slow: look from a little before its end.
 		time.Sleep(time.Until(sent.Add(slow - 3*time.Second)))
 		ended := sampleUntil(t, s.capture, fmt.Sprintf("the end of turn %d", k), func(screen string) bool {
@@ -260,13 +282,17 @@ func benchNudges(t *testing.T, bin string, a benchAgent, hooks bool, interval, n
 		})
 		sent = nudgeAt(t, api, nudge, k+1, time.Duration(interval+30)*time.Second)
 		lat = append(lat, sent.Sub(ended))
+		if l, ok := lw.first(from, " · nudged ("); ok {
+			polled = append(polled, l.Sub(ended))
+		}
 	}
 	how := "hooks"
 	if !hooks {
 		how = "no hooks"
 	}
-	figure(t, "%s, %s, --interval %d: a turn's end with work left → the nudge's text at the model: %s; all within the interval: %v",
-		a.name, how, interval, spread(lat), slices.Max(lat) <= time.Duration(interval)*time.Second)
+	figure(t, "%s, %s, --interval %d: a turn's end with work left → the poll that nudged: %s; all within the interval: %v",
+		a.name, how, interval, spread(polled), len(polled) == n && slices.Max(polled) <= time.Duration(interval)*time.Second)
+	figure(t, "%s, %s, --interval %d: a turn's end with work left → the nudge's text at the model: %s", a.name, how, interval, spread(lat))
 }
 
 // nudgeAt waits for the k-th request carrying the nudge and returns when
