@@ -79,21 +79,21 @@ func TestPaceAndQuestionSettle(t *testing.T) {
 		{"another question is seen anew", minute,
 			[]look{{0, permission, false}, {2 * s, otherQuestion, false}, {4 * s, otherQuestion, false}},
 			[]paced{{Wait: 2 * s}, {Wait: 2 * s}, {Page: true}}},
-		{"after a wake a running turn is looked at 0.5, 1, 2, 4s apart, then at the interval", minute,
-			[]look{{0, busy, true}, {500 * ms, busy, false}, {1500 * ms, busy, false}, {3500 * ms, busy, false}, {7500 * ms, busy, false}},
-			[]paced{{Wait: 500 * ms}, {Wait: s}, {Wait: 2 * s}, {Wait: 4 * s}, {}}},
+		{"after a wake a running turn is looked at 0.5 and 1s apart, then at the interval", minute,
+			[]look{{0, busy, true}, {500 * ms, busy, false}, {1500 * ms, busy, false}, {61500 * ms, busy, false}},
+			[]paced{{Wait: 500 * ms}, {Wait: s}, {}, {}}},
 		{"a wake, then the dialog its hook announced: paged 2s after it is drawn", minute,
 			[]look{{0, busy, true}, {500 * ms, permission, false}, {1500 * ms, permission, false}, {2500 * ms, permission, false}},
 			[]paced{{Wait: 500 * ms}, {Wait: s}, {Wait: s}, {Page: true}}},
-		{"a wake on a stop: nudged as at any poll, settled once seen again", minute,
-			[]look{{0, idle, true}, {500 * ms, idle, false}, {60 * s, idle, false}},
-			[]paced{{Nudge: true, Wait: 500 * ms}, {}, {Nudge: true}}},
-		{"a turn ending during the looks settles them once seen again", minute,
+		{"a wake on a stop: nudged once the next look sees it too, then settled", minute,
+			[]look{{0, idle, true}, {500 * ms, idle, false}, {60500 * ms, idle, false}},
+			[]paced{{Wait: 500 * ms}, {Nudge: true}, {Nudge: true}}},
+		{"a turn ending during the looks: nudged once seen on two looks, which settles them", minute,
 			[]look{{0, busy, true}, {500 * ms, idle, false}, {1500 * ms, idle, false}},
-			[]paced{{Wait: 500 * ms}, {Nudge: true, Wait: s}, {}}},
-		{"a stop drawn for a moment before the dialog a hook announced: looked at again, the dialog paged", minute,
+			[]paced{{Wait: 500 * ms}, {Wait: s}, {Nudge: true}}},
+		{"a stop drawn for a moment before the dialog a hook announced: never nudged, the dialog paged", minute,
 			[]look{{0, busy, true}, {500 * ms, idle, true}, {s, permission, false}, {2 * s, permission, false}, {3 * s, permission, false}},
-			[]paced{{Wait: 500 * ms}, {Nudge: true, Wait: 500 * ms}, {Wait: s}, {Wait: s}, {Page: true}}},
+			[]paced{{Wait: 500 * ms}, {Wait: 500 * ms}, {Wait: s}, {Wait: s}, {Page: true}}},
 		{"a wake restarts the pace", minute,
 			[]look{{0, busy, true}, {500 * ms, busy, false}, {1 * s, busy, true}},
 			[]paced{{Wait: 500 * ms}, {Wait: s}, {Wait: 500 * ms}}},
@@ -170,5 +170,38 @@ func TestNudgesKeepTheInterval(t *testing.T) {
 	s, _ = Step(State{}, cfg, in(t0))
 	if _, o = Step(s, cfg, in(t0.Add(time.Second))); nudges(o) != 1 {
 		t.Errorf("no interval known: %s", o.Line)
+	}
+}
+
+// TestAStopSeenOnceAfterAWakeWaits: a block (work 0) seen on the first look
+// after a wake is neither paged nor latched; the next look, seeing it too,
+// pages it once.
+func TestAStopSeenOnceAfterAWakeWaits(t *testing.T) {
+	c := cfg
+	c.Interval = time.Minute
+	opt := classify.Options{Work: classify.WorkReading(probe.Read("0", true)), WorkPresent: true}
+	in := func(at time.Duration, pane string, woken bool) Input {
+		return Input{Now: t0.Add(at), Screen: classify.ClassifyText(pane, opt), Work: probe.Read("0", true), WorkPresent: true, Woken: woken}
+	}
+	var s State
+	s, _ = Step(s, c, in(0, busy, false))
+	s, o := Step(s, c, in(10*time.Second, idle, true))
+	for _, a := range o.Actions {
+		if a.Kind == Alert {
+			t.Fatalf("a stop seen once after a wake was paged: %s", o.Line)
+		}
+	}
+	if !strings.Contains(o.Line, "a stop seen once since a wake") || s.BlockedLatch != nil {
+		t.Errorf("line %q, latch %v", o.Line, s.BlockedLatch)
+	}
+	_, o = Step(s, c, in(10500*time.Millisecond, idle, false))
+	pages := 0
+	for _, a := range o.Actions {
+		if a.Kind == Alert {
+			pages++
+		}
+	}
+	if pages != 1 {
+		t.Errorf("the next look, seeing the block too: %d pages, want 1 (%s)", pages, o.Line)
 	}
 }

@@ -222,6 +222,10 @@ const QuestionSettle = 2 * time.Second
 // its dialog is drawn).
 var SettlePace = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 
+// workingLooks is how many looks at SettlePace a running turn gets after a
+// wake before the interval's pace returns.
+const workingLooks = 2
+
 // StateVersion is the version of State this package writes.
 const StateVersion = 1
 
@@ -336,6 +340,12 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		// window. Never nudged, never paged as a stall or a block.
 		name = NoAgent
 		p.line = append(p.figures(), "no agent recognised: is the agent in this pane?")
+	case (st == classify.Blocked || st == classify.Stalled) && (in.Woken || prev.Settling != nil) && name != prev.Last:
+		// A stop on the first look after a wake may be a redraw: the
+		// real Gemini CLI clears its screen as its Notification hook
+		// fires, just before it draws a dialog. Nothing is typed or
+		// paged until the next look, SettlePace away, sees it too.
+		p.line = append(p.figures(), "not nudged yet: a stop seen once since a wake; the next look decides")
 	case st == classify.Blocked:
 		p.blocked()
 	case st == classify.Stalled:
@@ -353,7 +363,12 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	// change. A stop seen once may be a redraw: the real Gemini CLI clears
 	// its screen just before it draws a permission dialog, when its
 	// Notification hook fires, and that screen reads as a stop.
-	p.pace(st != classify.Working && next.QuestionSeen == nil && name == prev.Last)
+	// A turn seen running on the wake's look and the two after it (1.5 s)
+	// is settled too: a hook comes at most about a second before the
+	// screen shows what it announces, and more looks at a running turn
+	// only cost (each is a poll).
+	working := st == classify.Working && !in.Woken && next.Settling != nil && *next.Settling >= workingLooks
+	p.pace(working || st != classify.Working && next.QuestionSeen == nil && name == prev.Last)
 	return next, p.outcome(name)
 }
 

@@ -27,7 +27,7 @@ func TestInstallHooksCommand(t *testing.T) {
 	res := installIn(t, home, state, "--hooks", "--claude")
 	res.Assert(t, icmd.Success)
 	settings := filepath.Join(home, ".claude", "settings.json")
-	if want := "claude hooks: wrote our hook for Notification, PermissionRequest, Stop, StopFailure, UserPromptSubmit into " + settings; !strings.Contains(res.Stdout(), want) {
+	if want := "claude hooks: wrote our hook for Notification, PermissionRequest, Stop, StopFailure into " + settings; !strings.Contains(res.Stdout(), want) {
 		t.Errorf("install --hooks --claude said %q, want %q", res.Stdout(), want)
 	}
 	if _, err := os.Stat(filepath.Join(home, ".gemini")); err == nil {
@@ -41,7 +41,7 @@ func TestInstallHooksCommand(t *testing.T) {
 // TestRealClaudeHookWakesTheWatcher: with our hooks installed in the real
 // Claude Code's user settings and the watcher at a minute's interval, a
 // permission dialog is paged within seconds of being drawn, where the poll
-// alone would take up to the minute: the prompt's UserPromptSubmit and the
+// alone would take up to the minute: the
 // PermissionRequest hook woke the loop, and the looks after the wake found
 // the dialog as it was drawn.
 func TestRealClaudeHookWakesTheWatcher(t *testing.T) {

@@ -34,11 +34,10 @@ is the binary omega-monitor-mcp, beside this one or on PATH; without it,
 
 --hooks adds our hook, omega-monitor wake, to the agents' USER settings
 (never a project's): Claude Code's ~/.claude/settings.json (Notification,
-PermissionRequest, Stop, StopFailure, UserPromptSubmit), Codex's
-$CODEX_HOME/hooks.json (PermissionRequest, Stop, UserPromptSubmit; trust them
-once in Codex's /hooks) and notify in its config.toml (unless it runs a
-program of yours), Gemini CLI's ~/.gemini/settings.json (Notification,
-AfterAgent, BeforeAgent). With --claude, --codex or --gemini, only those
+PermissionRequest, Stop, StopFailure), Codex's $CODEX_HOME/hooks.json
+(PermissionRequest, Stop, Interrupt; trust them once in Codex's /hooks) and
+notify in its config.toml (unless it runs a program of yours), Gemini CLI's
+~/.gemini/settings.json (Notification, AfterAgent). With --claude, --codex or --gemini, only those
 agents; with none, all three. Every hook that is not ours stays; run again,
 it changes nothing; --uninstall removes ours alone. A hook only makes the
 watcher of its pane look now: the screen decides, and the poll goes on

@@ -28,7 +28,10 @@ var HookAgents = []string{HookClaude, HookCodex, HookGemini}
 // A hookSpec is where one agent keeps its user hooks, and which of its
 // events wake the watcher. Each agent's own documentation and source fix
 // these names: an event is a moment the screen may be about to need the
-// watcher (a dialog, a turn's end, a prompt sent).
+// watcher (a dialog, a turn's end). A prompt sent (UserPromptSubmit,
+// BeforeAgent) is not one: the turn it starts needs nothing, and its
+// looks were four in ten of the polls a busy agent's hooks brought
+// (docs/figures.md, the hooks' bench).
 type hookSpec struct {
 	agent  string
 	file   string   // the user's hooks file (JSON, with a "hooks" object)
@@ -47,18 +50,18 @@ func hookSpecs(home string, getenv func(string) string) map[string]hookSpec {
 	return map[string]hookSpec{
 		// Claude Code: ~/.claude/settings.json; timeout in seconds.
 		HookClaude: {HookClaude, filepath.Join(home, ".claude", "settings.json"),
-			[]string{"Notification", "PermissionRequest", "Stop", "StopFailure", "UserPromptSubmit"},
+			[]string{"Notification", "PermissionRequest", "Stop", "StopFailure"},
 			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }},
 		// Codex: hooks.json beside its user config.toml; timeout in
 		// seconds. A user's hooks run once trusted: Codex asks at its next
 		// start (Hooks need review), or in /hooks. Interrupt is a turn
 		// ended by Esc, where no Stop comes.
 		HookCodex: {HookCodex, filepath.Join(codexHome, "hooks.json"),
-			[]string{"PermissionRequest", "Stop", "UserPromptSubmit", "Interrupt"},
+			[]string{"PermissionRequest", "Stop", "Interrupt"},
 			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }},
 		// Gemini CLI: ~/.gemini/settings.json; timeout in milliseconds.
 		HookGemini: {HookGemini, filepath.Join(home, ".gemini", "settings.json"),
-			[]string{"Notification", "AfterAgent", "BeforeAgent"},
+			[]string{"Notification", "AfterAgent"},
 			func(c string) map[string]any {
 				return map[string]any{"type": "command", "command": c, "name": "omega-monitor-wake", "timeout": 10000}
 			}},

@@ -49,9 +49,9 @@ func TestHooksInstallIntoAnEmptyHome(t *testing.T) {
 	toml := filepath.Join(env.Home, ".codex", "config.toml")
 	gemini := filepath.Join(env.Home, ".gemini", "settings.json")
 	for _, want := range []string{
-		"claude hooks: wrote our hook for Notification, PermissionRequest, Stop, StopFailure, UserPromptSubmit into " + claude,
-		"codex hooks: wrote our hook for PermissionRequest, Stop, UserPromptSubmit, Interrupt into " + codex + "; set notify in " + toml,
-		"gemini hooks: wrote our hook for Notification, AfterAgent, BeforeAgent into " + gemini,
+		"claude hooks: wrote our hook for Notification, PermissionRequest, Stop, StopFailure into " + claude,
+		"codex hooks: wrote our hook for PermissionRequest, Stop, Interrupt into " + codex + "; set notify in " + toml,
+		"gemini hooks: wrote our hook for Notification, AfterAgent into " + gemini,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -66,7 +66,7 @@ func TestHooksInstallIntoAnEmptyHome(t *testing.T) {
 		}
 	}
 	want := map[string]any{"hooks": map[string]any{}}
-	for _, e := range []string{"Notification", "PermissionRequest", "Stop", "StopFailure", "UserPromptSubmit"} {
+	for _, e := range []string{"Notification", "PermissionRequest", "Stop", "StopFailure"} {
 		want["hooks"].(map[string]any)[e] = []any{map[string]any{"hooks": []any{
 			map[string]any{"type": "command", "command": "'/opt/omega/omega-monitor' wake", "timeout": 10.0}}}}
 	}
@@ -190,9 +190,9 @@ func TestHooksKeepTheirPlace(t *testing.T) {
 	var o, th any
 	json.Unmarshal([]byte(ours), &o)
 	json.Unmarshal([]byte(theirs), &th)
+	// UserPromptSubmit, which an older install hooked, loses ours.
 	want := map[string][]any{
 		"Stop":              {o, th},
-		"UserPromptSubmit":  {o},
 		"Interrupt":         {o, th},
 		"PermissionRequest": {th, o},
 	}
