@@ -224,7 +224,7 @@ var SettlePace = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.S
 
 // workingLooks is how many looks at SettlePace a running turn gets after a
 // wake before the interval's pace returns.
-const workingLooks = 2
+const workingLooks = 3
 
 // StateVersion is the version of State this package writes.
 const StateVersion = 1
@@ -363,10 +363,10 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	// change. A stop seen once may be a redraw: the real Gemini CLI clears
 	// its screen just before it draws a permission dialog, when its
 	// Notification hook fires, and that screen reads as a stop.
-	// A turn seen running on the wake's look and the two after it (1.5 s)
-	// is settled too: a hook comes at most about a second before the
-	// screen shows what it announces, and more looks at a running turn
-	// only cost (each is a poll).
+	// A turn seen running on the wake's look and the three after it (3.5
+	// s) is settled too: a hook came at most 0.9 s before the screen showed
+	// what it announced, in all three agents, and more looks at a running
+	// turn only cost (each is a poll).
 	working := st == classify.Working && !in.Woken && next.Settling != nil && *next.Settling >= workingLooks
 	p.pace(working || st != classify.Working && next.QuestionSeen == nil && name == prev.Last)
 	return next, p.outcome(name)
