@@ -153,8 +153,6 @@ func TestHookFigures(t *testing.T) {
 			for _, a := range []benchAgent{claude, cdx} {
 				benchDialogs(t, bin, a, true, "", 60, n)
 			}
-			// What the dialog's figure owes to the prompt's wake.
-			benchDialogs(t, bin, claude, true, "UserPromptSubmit", 60, n)
 		})
 	}
 	if on("dialogs-nohooks") {
@@ -315,9 +313,8 @@ func nudgeAt(t *testing.T, api *fakeapi.Server, nudge string, k int, within time
 	return at
 }
 
-// benchCPU: Claude Codes side by side, one with our hooks, one with them
-// but UserPromptSubmit (whose wake looks at a turn that has just begun),
-// one without, each watched by a loop at --interval 60 (budget 0: the loops
+// benchCPU: Claude Codes side by side, one with our hooks, one without,
+// each watched by a loop at --interval 60 (budget 0: the loops
 // never type, so the sessions live the same turns), driven through the same
 // minute-long cycles: a prompt whose answer streams for 20 s, then a
 // permission dialog refused after 10 s. The CPU of each loop's process
@@ -336,12 +333,11 @@ func benchCPU(t *testing.T, bin string, a benchAgent, length time.Duration) {
 	type side struct {
 		name  string
 		hooks bool
-		drop  string // an event whose hook of ours is taken out
 		s     *benchSession
 		r     *loopRun
 		count string // the wrapper's count of wakes
 	}
-	sides := []*side{{name: "hooks", hooks: true}, {name: "hooks but UserPromptSubmit", hooks: true, drop: "UserPromptSubmit"}, {name: "no hooks"}}
+	sides := []*side{{name: "hooks", hooks: true}, {name: "no hooks"}}
 	for _, sd := range sides {
 		api := a.newAPI(t, rules...)
 		home := t.TempDir()
@@ -350,11 +346,7 @@ func benchCPU(t *testing.T, bin string, a benchAgent, length time.Duration) {
 			dir := t.TempDir()
 			sd.count = filepath.Join(dir, "wakes")
 			prepare = func(agentHome string) {
-				settings := filepath.Join(agentHome, ".claude", "settings.json")
-				if sd.drop != "" {
-					dropHook(t, settings, sd.drop)
-				}
-				countWakes(t, settings, bin, dir, sd.count)
+				countWakes(t, filepath.Join(agentHome, ".claude", "settings.json"), bin, dir, sd.count)
 			}
 		}
 		sd.s = a.start(t, bin, home, api, sd.hooks, prepare)
