@@ -3,13 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
-	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/expect"
 	"github.com/omega-monitor/omega-monitor/poll"
@@ -40,11 +36,6 @@ What looks like a secret is masked before the case is written (it says
 so); a secret wrapped over lines or drawn in a box is refused, to be
 masked by hand.
 `
-
-// Compiled on first use: a pattern at package init costs every subcommand's start.
-var goldenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`) })
-
-var holds = map[string]bool{"draft": true, "interrupt": true, "keyboard": true, "usage-limit": true, "no-input-box": true, "turn-open": true}
 
 func runGolden(e *Env, args []string) int {
 	if len(args) == 0 || args[0] != "add" {
@@ -78,68 +69,30 @@ func runGolden(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: unexpected argument %q\n", positional[0])
 		return 2
 	}
-	state, ok := classify.ParseState(*want)
-	switch {
-	case !goldenName().MatchString(name):
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: name %q must be lower-case letters, digits and hyphens\n", name)
-		return 2
-	case !ok:
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --want %q must be WORKING, QUESTION, STALLED or BLOCKED\n", *want)
-		return 2
-	case *hold != "" && !holds[*hold]:
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --hold %q must be draft, interrupt, keyboard, usage-limit, no-input-box or turn-open\n", *hold)
-		return 2
-	case *hold != "" && state != classify.Stalled && state != classify.Blocked:
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --hold is for a stopped pane (STALLED or BLOCKED), not %s\n", state)
-		return 2
-	case strings.ContainsAny(*why+work.Value, "\n\r"):
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --why and --work are one line each\n")
+	req := expect.Request{Name: name, Want: *want, Hold: *hold, Why: *why, Dir: *dir, Work: work.Value, HasWork: work.Given}
+	if _, err := req.Check(); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), expect.ErrUsage.Error()+": "))
 		return 2
 	}
-	// The corpus lives in a checkout: a missing directory means the command
-	// runs somewhere else, and creating ./golden/ there helps nobody.
-	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: no corpus directory %s here: run it at the root of an omega-monitor checkout, or give --dir\n", *dir)
-		return 1
-	}
-	pane, masked, err := expect.ReadPane(e.Stdin)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
-		return 1
-	}
-	if masked > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: masked what looks like a secret on %d line(s); check that the case still shows what it proves\n", masked)
-	}
-	var local *classify.Local
-	var rulesData []byte
 	if *rulesPath != "" {
 		// The rules are checked as a watcher's are: the user's own file.
-		if local, rulesData, err = poll.ReadRulesData(*rulesPath); err == nil && local == nil {
+		var err error
+		if req.Rules, req.RulesData, err = poll.ReadRulesData(*rulesPath); err == nil && req.Rules == nil {
 			err = fmt.Errorf("%s: no such file", *rulesPath)
 		}
-	}
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: --rules: %v\n", err)
-		return 1
-	}
-	spec := expect.Want{State: state.String(), Work: work.Value, HasWork: work.Given, Hold: *hold, Why: *why}
-	opt := poll.ClassifyOptions(work.Value, work.Given, nil)
-	opt.Local = local
-	r := classify.Classify(classify.ParseScreen(pane), opt)
-	agrees := r.State == state && string(r.Hold) == *hold
-	if agrees {
-		// The case asserts the reason too; the person adding it reads
-		// the reason printed below.
-		spec.Agent, spec.Rule, spec.HoldRule = r.Agent, r.Rule, r.HoldRule
-		if spec.Agent == "" {
-			spec.Agent = "unknown"
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "omega-monitor golden add: --rules: %v\n", err)
+			return 1
 		}
 	}
-	base := filepath.Join(*dir, name)
-	if err := expect.AddCase(base, pane, spec, rulesData); err != nil {
+	said, warning, err := expect.Add(req, e.Stdin, poll.ClassifyOptions(work.Value, work.Given, nil))
+	if warning != "" {
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", warning)
+	}
+	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
 		return 1
 	}
-	io.WriteString(e.Stdout, expect.Added(base, spec, expect.Want{State: r.State.String(), Hold: string(r.Hold)}, r.Explain()))
+	io.WriteString(e.Stdout, said)
 	return 0
 }

@@ -113,12 +113,18 @@ or monitor-<host>-<session>): monitor.log (every MONITOR line; read it with
 omega-monitor logs TARGET), watcher.log (the loop's own log), state.json,
 history.jsonl, outbox/. Undelivered alerts: ~/.omega/monitor/alert-failed.log.
 
-Environment: OMEGA_MONITOR_HOME, OMEGA_MONITOR_MUX (or --mux), OMEGA_MONITOR_TIMEOUT
-(each call's clock, seconds), OMEGA_MONITOR_ALERT_SEND (the alert funnel, default
+` + envHelp
+
+// envHelp names the settings a watcher takes from the environment, for the
+// usage of omega-monitor and of watch.
+const envHelp = `Environment, handed to a watcher as set where it starts: OMEGA_MONITOR_HOME,
+OMEGA_MONITOR_MUX (or --mux), OMEGA_MONITOR_TIMEOUT (each call's clock, seconds,
+default 20), OMEGA_MONITOR_ALERT_SEND (the alert funnel, default
 ~/.omega/bin/omega-alert-send.sh; run as FUNNEL --stdin, the message on its
-standard input), OMEGA_TELEGRAM_CONF (default
-~/.omega/telegram.conf), OMEGA_TELEGRAM_API, OMEGA_ALERT_TRIES,
-OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF, OMEGA_ALERT_TIMEOUT.
+standard input), OMEGA_TELEGRAM_CONF (default ~/.omega/telegram.conf),
+OMEGA_TELEGRAM_API, OMEGA_ALERT_TRIES, OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF,
+OMEGA_ALERT_TIMEOUT, OMEGA_MONITOR_ON_CHANGE, OMEGA_NOTIFY_TRIES,
+OMEGA_NOTIFY_TIMEOUT, OMEGA_NOTIFY_BACKOFF.
 `
 
 func writeUsage(w io.Writer) {

@@ -39,14 +39,7 @@ The watcher's files are in $OMEGA_MONITOR_HOME/<watcher>/ (default
 (omega-monitor logs TARGET prints it), watcher.log the loop's own log,
 state.json and history.jsonl what it decided.
 
-Environment, handed to the watcher as set here: OMEGA_MONITOR_HOME,
-OMEGA_MONITOR_MUX, OMEGA_MONITOR_TIMEOUT (each call's clock, seconds, default
-20), OMEGA_MONITOR_ALERT_SEND (the alert funnel, default
-~/.omega/bin/omega-alert-send.sh; run as FUNNEL --stdin, the message on its
-standard input), OMEGA_TELEGRAM_CONF (default
-~/.omega/telegram.conf), OMEGA_TELEGRAM_API, OMEGA_ALERT_TRIES,
-OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF, OMEGA_ALERT_TIMEOUT.
-
+` + envHelp + `
 flags:
 `
 

@@ -1,0 +1,91 @@
+package expect
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+)
+
+// A Request is a golden case to add, as "omega-monitor golden add" takes it.
+type Request struct {
+	Name, Want, Hold, Why, Dir string
+	Work                       string
+	HasWork                    bool
+	// Rules is an operator's rules file's compiled rules and its data, kept
+	// beside the case; nil when the case needs none.
+	Rules     *classify.Local
+	RulesData []byte
+}
+
+// ErrUsage marks a Request that is wrong as given (exit 2), not a failure.
+var ErrUsage = errors.New("expect: usage")
+
+// Compiled on first use: a pattern at package init costs every subcommand's start.
+var goldenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`) })
+
+var holds = map[string]bool{"draft": true, "interrupt": true, "keyboard": true, "usage-limit": true, "no-input-box": true, "turn-open": true}
+
+// Check says what is wrong with r as given, wrapping ErrUsage; and the
+// state it wants.
+func (r Request) Check() (classify.State, error) {
+	state, ok := classify.ParseState(r.Want)
+	switch {
+	case !goldenName().MatchString(r.Name):
+		return state, fmt.Errorf("%w: name %q must be lower-case letters, digits and hyphens", ErrUsage, r.Name)
+	case !ok:
+		return state, fmt.Errorf("%w: --want %q must be WORKING, QUESTION, STALLED or BLOCKED", ErrUsage, r.Want)
+	case r.Hold != "" && !holds[r.Hold]:
+		return state, fmt.Errorf("%w: --hold %q must be draft, interrupt, keyboard, usage-limit, no-input-box or turn-open", ErrUsage, r.Hold)
+	case r.Hold != "" && state != classify.Stalled && state != classify.Blocked:
+		return state, fmt.Errorf("%w: --hold is for a stopped pane (STALLED or BLOCKED), not %s", ErrUsage, state)
+	case strings.ContainsAny(r.Why+r.Work, "\n\r"):
+		return state, fmt.Errorf("%w: --why and --work are one line each", ErrUsage)
+	}
+	return state, nil
+}
+
+// Add reads a pane from in, classifies it with opt (the case's rules
+// added), and writes it as a case of r.Dir with its expectation: the
+// reason too when the classifier agrees today. It returns what to tell
+// the operator, and a warning when secrets were masked.
+func Add(r Request, in io.Reader, opt classify.Options) (said, warning string, err error) {
+	state, err := r.Check()
+	if err != nil {
+		return "", "", err
+	}
+	// The corpus lives in a checkout: a missing directory means the command
+	// runs somewhere else, and creating ./golden/ there helps nobody.
+	if fi, err := os.Stat(r.Dir); err != nil || !fi.IsDir() {
+		return "", "", fmt.Errorf("no corpus directory %s here: run it at the root of an omega-monitor checkout, or give --dir", r.Dir)
+	}
+	pane, masked, err := ReadPane(in)
+	if err != nil {
+		return "", "", err
+	}
+	if masked > 0 {
+		warning = fmt.Sprintf("masked what looks like a secret on %d line(s); check that the case still shows what it proves", masked)
+	}
+	spec := Want{State: state.String(), Work: r.Work, HasWork: r.HasWork, Hold: r.Hold, Why: r.Why}
+	opt.Local = r.Rules
+	got := classify.Classify(classify.ParseScreen(pane), opt)
+	if got.State == state && string(got.Hold) == r.Hold {
+		// The case asserts the reason too; the person adding it reads
+		// the reason printed below.
+		spec.Agent, spec.Rule, spec.HoldRule = got.Agent, got.Rule, got.HoldRule
+		if spec.Agent == "" {
+			spec.Agent = "unknown"
+		}
+	}
+	base := filepath.Join(r.Dir, r.Name)
+	if err := AddCase(base, pane, spec, r.RulesData); err != nil {
+		return "", warning, err
+	}
+	return Added(base, spec, Want{State: got.State.String(), Hold: string(got.Hold)}, got.Explain()), warning, nil
+}
