@@ -2,9 +2,12 @@ package auditrun
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/companion"
 )
 
 // MinEvery is the shortest schedule: an audit is the expensive layer, run
@@ -38,4 +41,30 @@ func CheckSchedule(every, repeat time.Duration) error {
 		return fmt.Errorf("--every starts a session that repeats; --repeat is what it runs, not both")
 	}
 	return nil
+}
+
+// Executables finds, once and before anything runs, the agent's binary
+// (bin, else the agent's name, looked up with lookPath) and, unless
+// isolation is none, the sandbox's helper where it really is (it is bound
+// into the sandbox): a missing one is one clear line, and a scheduled
+// session runs the same binaries whatever its PATH.
+func Executables(agent, bin, isolation string, lookPath func(string) (string, error)) (agentBin, helper string, err error) {
+	if bin == "" {
+		bin = agent
+	}
+	if agentBin, err = lookPath(bin); err == nil {
+		agentBin, err = filepath.Abs(agentBin)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("no %s to run (install it, or pass --bin PATH): %v", agent, err)
+	}
+	if isolation != IsolateNone {
+		if helper, err = companion.Find(HelperName); err == nil {
+			helper, err = filepath.EvalSymlinks(helper)
+		}
+		if err != nil {
+			return "", "", err
+		}
+	}
+	return agentBin, helper, nil
 }

@@ -9,14 +9,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/audit"
 	"github.com/omega-monitor/omega-monitor/auditrun"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -92,30 +90,9 @@ func runAuditRun(args []string, e *Env) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --name may hold only letters, digits, - and _; got %q\n", f.name)
 		return 2
 	}
-	// The agent is found now, not by each auditor: a missing one is one
-	// clear line, and a scheduled session runs the same binary whatever
-	// its PATH.
-	if f.bin == "" {
-		f.bin = f.agent
-	}
-	if f.bin, err = e.LookPath(f.bin); err == nil {
-		f.bin, err = filepath.Abs(f.bin)
-	}
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: no %s to run (install it, or pass --bin PATH): %v\n", f.agent, err)
+	if f.bin, f.helper, err = auditrun.Executables(f.agent, f.bin, f.isolation, e.LookPath); err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
 		return 1
-	}
-	// The sandbox's helper is found now too, where it really is (it is
-	// bound into the sandbox): without it there is no sandbox, and a
-	// scheduled session would fail at each run.
-	if f.isolation != auditrun.IsolateNone {
-		if f.helper, err = companion.Find(auditrun.HelperName); err == nil {
-			f.helper, err = filepath.EvalSymlinks(f.helper)
-		}
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
-			return 1
-		}
 	}
 	home, err := statedir.Home(e.Getenv)
 	if err != nil {
