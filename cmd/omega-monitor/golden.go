@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/expect"
+	"github.com/omega-monitor/omega-monitor/internal/goldenadd"
 	"github.com/omega-monitor/omega-monitor/poll"
 )
 
@@ -69,9 +69,9 @@ func runGolden(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: unexpected argument %q\n", positional[0])
 		return 2
 	}
-	req := expect.Request{Name: name, Want: *want, Hold: *hold, Why: *why, Dir: *dir, Work: work.Value, HasWork: work.Given}
+	req := goldenadd.Request{Name: name, Want: *want, Hold: *hold, Why: *why, Dir: *dir, Work: work.Value, HasWork: work.Given}
 	if _, err := req.Check(); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), expect.ErrUsage.Error()+": "))
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), goldenadd.ErrUsage.Error()+": "))
 		return 2
 	}
 	if *rulesPath != "" {
@@ -85,7 +85,7 @@ func runGolden(e *Env, args []string) int {
 			return 1
 		}
 	}
-	said, warning, err := expect.Add(req, e.Stdin, poll.ClassifyOptions(work.Value, work.Given, nil))
+	said, warning, err := goldenadd.Add(req, e.Stdin, poll.ClassifyOptions(work.Value, work.Given, nil))
 	if warning != "" {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", warning)
 	}

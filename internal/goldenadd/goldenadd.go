@@ -1,4 +1,8 @@
-package expect
+// Package goldenadd adds a captured pane to the golden corpus ("omega-monitor
+// golden add"): it checks the case as given, reads what the classifier says
+// of the pane today, and writes the case and its expectation (package
+// expect). It is apart from expect, which classify's own tests import.
+package goldenadd
 
 import (
 	"errors"
@@ -11,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/expect"
 )
 
 // A Request is a golden case to add, as "omega-monitor golden add" takes it.
@@ -25,7 +30,7 @@ type Request struct {
 }
 
 // ErrUsage marks a Request that is wrong as given (exit 2), not a failure.
-var ErrUsage = errors.New("expect: usage")
+var ErrUsage = errors.New("goldenadd: usage")
 
 // Compiled on first use: a pattern at package init costs every subcommand's start.
 var goldenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`) })
@@ -65,14 +70,14 @@ func Add(r Request, in io.Reader, opt classify.Options) (said, warning string, e
 	if fi, err := os.Stat(r.Dir); err != nil || !fi.IsDir() {
 		return "", "", fmt.Errorf("no corpus directory %s here: run it at the root of an omega-monitor checkout, or give --dir", r.Dir)
 	}
-	pane, masked, err := ReadPane(in)
+	pane, masked, err := expect.ReadPane(in)
 	if err != nil {
 		return "", "", err
 	}
 	if masked > 0 {
 		warning = fmt.Sprintf("masked what looks like a secret on %d line(s); check that the case still shows what it proves", masked)
 	}
-	spec := Want{State: state.String(), Work: r.Work, HasWork: r.HasWork, Hold: r.Hold, Why: r.Why}
+	spec := expect.Want{State: state.String(), Work: r.Work, HasWork: r.HasWork, Hold: r.Hold, Why: r.Why}
 	opt.Local = r.Rules
 	got := classify.Classify(classify.ParseScreen(pane), opt)
 	if got.State == state && string(got.Hold) == r.Hold {
@@ -84,8 +89,8 @@ func Add(r Request, in io.Reader, opt classify.Options) (said, warning string, e
 		}
 	}
 	base := filepath.Join(r.Dir, r.Name)
-	if err := AddCase(base, pane, spec, r.RulesData); err != nil {
+	if err := expect.AddCase(base, pane, spec, r.RulesData); err != nil {
 		return "", warning, err
 	}
-	return Added(base, spec, Want{State: got.State.String(), Hold: string(got.Hold)}, got.Explain()), warning, nil
+	return expect.Added(base, spec, expect.Want{State: got.State.String(), Hold: string(got.Hold)}, got.Explain()), warning, nil
 }
