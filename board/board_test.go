@@ -77,6 +77,14 @@ func TestLiveness(t *testing.T) {
 			"loop.json":  loopJSON(200, "6000", started, 60, "b"),
 			"state.json": stateJSON("WORKING", started, now.Add(-121*time.Second), ""),
 		}, Quiet, "no poll for 2m1s"},
+		{"a slower pace asked for, not yet an interval late", map[string]string{
+			"loop.json":  loopJSON(200, "6000", started, 60, "b"),
+			"state.json": stateJSON("WORKING", started, now.Add(-5*time.Minute), fmt.Sprintf(`,"next_poll":%q`, now.Add(-50*time.Second).Format(time.RFC3339))),
+		}, Live, "last poll 5m0s ago"},
+		{"a slower pace asked for, over an interval late", map[string]string{
+			"loop.json":  loopJSON(200, "6000", started, 60, "b"),
+			"state.json": stateJSON("WORKING", started, now.Add(-7*time.Minute), fmt.Sprintf(`,"next_poll":%q`, now.Add(-61*time.Second).Format(time.RFC3339))),
+		}, Quiet, "no poll for 7m0s"},
 		{"just started, no poll yet", map[string]string{
 			"loop.json": loopJSON(100, "5000", now.Add(-5*time.Second), 60, "a"),
 		}, Live, "started 5s ago"},

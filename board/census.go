@@ -187,6 +187,7 @@ type stateFields struct {
 	State          string        `json:"state"`
 	StateSince     time.Time     `json:"state_since"`
 	LastPoll       time.Time     `json:"last_poll"`
+	NextPoll       time.Time     `json:"next_poll"`
 	Agent          string        `json:"agent"`
 	Work           string        `json:"work"`
 	Progress       string        `json:"progress"`
@@ -321,7 +322,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	if hasEnded && (!hasLoop || !ended.At.Before(loop.StartedAt)) {
 		w.Ended = timePtr(ended.At)
 	}
-	w.Liveness, w.LivenessReason = liveness(opts.Procs, hasLoop, loop, w.LastPoll, w.Ended, now)
+	w.Liveness, w.LivenessReason = liveness(opts.Procs, hasLoop, loop, w.LastPoll, timePtr(st.NextPoll), w.Ended, now)
 	w.StateUntil, w.StateForS = stateSpan(w, now)
 	if st.TargetGone {
 		w.LivenessReason += "; the watched session is gone"

@@ -68,8 +68,10 @@ func ParseStat(stat string) (token, state string, err error) {
 	return fields[19], fields[0], nil
 }
 
-// liveness decides live, quiet, stale or gone, and says why.
-func liveness(p Procs, hasLoop bool, loop LoopRecord, lastPoll, ended *time.Time, now time.Time) (string, string) {
+// liveness decides live, quiet, stale or gone, and says why. A loop is
+// live while its last poll is at most two intervals old, or the poll it
+// asked for (nextPoll: a slower pace of its own) at most one interval late.
+func liveness(p Procs, hasLoop bool, loop LoopRecord, lastPoll, nextPoll, ended *time.Time, now time.Time) (string, string) {
 	if !hasLoop {
 		if ended != nil {
 			return Gone, "stopped " + ago(now, *ended)
@@ -83,7 +85,7 @@ func liveness(p Procs, hasLoop bool, loop LoopRecord, lastPoll, ended *time.Time
 		if lastPoll != nil && lastPoll.After(ref) {
 			ref, what = *lastPoll, "last poll"
 		}
-		if now.Sub(ref) <= 2*interval {
+		if now.Sub(ref) <= 2*interval || nextPoll != nil && nextPoll.After(ref) && now.Sub(*nextPoll) <= interval {
 			return Live, fmt.Sprintf("pid %d runs, %s %s", loop.Pid, what, ago(now, ref))
 		}
 		return Quiet, fmt.Sprintf("pid %d runs, but no poll for %s (interval %s): a call hangs or the loop is stopped",

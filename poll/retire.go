@@ -160,11 +160,13 @@ func (d stateDirectory) retire(offers statedir.OffersRecord, reason string, now 
 }
 
 // lookAgain asks for the next poll within in, unless the interval comes
-// first: the one wait of the poll is shortened, or added.
+// first: the one wait of the poll is shortened, or added; a wait longer
+// than the interval (a running turn while the hooks are heard) gives way
+// to the interval.
 func lookAgain(actions []tick.Action, in, interval time.Duration) []tick.Action {
 	in = max(in.Round(100*time.Millisecond), 100*time.Millisecond)
 	if interval > 0 && in >= interval {
-		return actions
+		return slices.DeleteFunc(actions, func(a tick.Action) bool { return a.Kind == tick.Wait && a.Wait > interval })
 	}
 	for i, a := range actions {
 		if a.Kind == tick.Wait {

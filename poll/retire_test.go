@@ -289,6 +289,8 @@ func TestLookAgain(t *testing.T) {
 		{"a shorter one kept", []tick.Action{wait(500 * time.Millisecond)}, 2 * time.Second, time.Minute, []tick.Action{wait(500 * time.Millisecond)}},
 		{"the interval first", nil, 2 * time.Second, time.Second, nil},
 		{"at least 100 ms", nil, 0, time.Minute, []tick.Action{wait(100 * time.Millisecond)}},
+		{"a slower pace shortened", []tick.Action{nudge, wait(5 * time.Minute)}, 2 * time.Second, time.Minute, []tick.Action{nudge, wait(2 * time.Second)}},
+		{"a slower pace gives way to the interval", []tick.Action{nudge, wait(5 * time.Minute)}, 2 * time.Minute, time.Minute, []tick.Action{nudge}},
 	} {
 		got := lookAgain(slices.Clone(c.actions), c.in, c.ival)
 		if diff := cmp.Diff(c.want, got); diff != "" {

@@ -6,10 +6,12 @@
 # kept in a file it names. About an hour; it needs tmux, node and npm, and
 # the pinned agents in the cache (.ci/run installs them).
 #
-#   scripts/bench-hooks.sh [-n EVENTS] [-m CPU_MINUTES] [-p PARTS]
+#   scripts/bench-hooks.sh [-n EVENTS] [-m CPU_MINUTES] [-c CYCLE_MINUTES] [-p PARTS]
 #
 #   -n  events a figure (20)
 #   -m  minutes of the CPU run (10)
+#   -c  minutes of each cycle of the CPU run (1): a turn that ends 40 s
+#       before the cycle does, then a dialog refused 10 s after it is asked
 #   -p  parts, a comma list of dialogs, dialogs-nohooks, nudges,
 #       nudges-nohooks, cpu (all)
 #
@@ -21,11 +23,12 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
-events=20 minutes=10 parts=dialogs,dialogs-nohooks,nudges,nudges-nohooks,cpu
-while getopts n:m:p: opt; do
+events=20 minutes=10 cycle=1 parts=dialogs,dialogs-nohooks,nudges,nudges-nohooks,cpu
+while getopts n:m:c:p: opt; do
 	case $opt in
 	n) events=$OPTARG ;;
 	m) minutes=$OPTARG ;;
+	c) cycle=$OPTARG ;;
 	p) parts=$OPTARG ;;
 	*) exit 2 ;;
 	esac
@@ -34,6 +37,7 @@ done
 log=$(mktemp "${TMPDIR:-/tmp}/bench-hooks.XXXXXX")
 printf 'bench-hooks: the whole log in %s\n' "$log" >&2
 OMEGA_HOOK_BENCH=1 OMEGA_HOOK_BENCH_EVENTS=$events OMEGA_HOOK_BENCH_CPU_MINUTES=$minutes \
+	OMEGA_HOOK_BENCH_CPU_CYCLE=$cycle \
 	OMEGA_HOOK_BENCH_PARTS=$parts \
 	go test ./cmd/omega-monitor -run '^TestHookFigures$' -count=1 -v -timeout 4h >"$log" 2>&1
 rc=$?

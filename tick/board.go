@@ -18,6 +18,11 @@ type Board struct {
 	State      string    `json:"state,omitempty"`
 	StateSince time.Time `json:"state_since,omitzero"`
 	LastPoll   time.Time `json:"last_poll,omitzero"`
+	// NextPoll is when the poll asked for the next one, when it asked for
+	// a pace of its own (a wake's looks, a question's second look, a
+	// running turn while the hooks are heard, a session gone); zero when
+	// the next comes at the interval.
+	NextPoll time.Time `json:"next_poll,omitzero"`
 	// Agent is the agent recognised on the screen.
 	Agent string `json:"agent,omitempty"`
 	// Work and Progress are the probes' readings as the line prints them
@@ -78,6 +83,12 @@ func MarkBoard(prev Board, in Input, out Outcome, state, explain string) Board {
 	}
 	b.State = state
 	b.LastPoll = now
+	b.NextPoll = time.Time{}
+	for _, a := range out.Actions {
+		if a.Kind == Wait {
+			b.NextPoll = now.Add(a.Wait)
+		}
+	}
 	if in.CaptureError == "" && in.Screen.Agent != "" {
 		b.Agent = in.Screen.Agent
 	}

@@ -72,3 +72,15 @@ func TestMarkBoardKeepsPaneTextScrubbed(t *testing.T) {
 		t.Errorf("board (-want +got):\n%s", diff)
 	}
 }
+
+func TestMarkBoardSaysTheNextPollAskedFor(t *testing.T) {
+	in := Input{Now: t0}
+	b := MarkBoard(Board{}, in, Outcome{Actions: []Action{{Kind: Wait, Wait: 5 * time.Minute}}}, "WORKING", "")
+	if want := t0.Add(5 * time.Minute); !b.NextPoll.Equal(want) {
+		t.Errorf("NextPoll %v, want %v", b.NextPoll, want)
+	}
+	in.Now = t0.Add(5 * time.Minute)
+	if b = MarkBoard(b, in, Outcome{}, "WORKING", ""); !b.NextPoll.IsZero() {
+		t.Errorf("at the interval's pace NextPoll is %v, want none", b.NextPoll)
+	}
+}

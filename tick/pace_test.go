@@ -205,3 +205,94 @@ func TestAStopSeenOnceAfterAWakeWaits(t *testing.T) {
 		t.Errorf("the next look, seeing the block too: %d pages, want 1 (%s)", pages, o.Line)
 	}
 }
+
+// TestHeardHooksSlowTheNet: once a running turn's end was first seen on a
+// look a wake brought, a running turn is looked at every HeardInterval;
+// an end first seen by an interval's poll brings the interval back; with
+// no wake ever, the pace never leaves the interval.
+func TestHeardHooksSlowTheNet(t *testing.T) {
+	s, ms := time.Second, time.Millisecond
+	heard := HeardInterval(time.Minute)
+	if heard != 5*time.Minute {
+		t.Fatalf("HeardInterval(1m) = %v, want 5m", heard)
+	}
+	for _, tc := range []struct {
+		name  string
+		looks []look
+		want  []paced
+	}{
+		{"a stop its hook announced: the running turns after it are looked at every five intervals",
+			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Wait: heard}}},
+		{"a stop the net found: the interval again",
+			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, idle, false}, {430500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Nudge: true}, {}}},
+		{"a question its hook announced counts too, and is paged as ever",
+			[]look{{0, busy, false}, {10 * s, busy, true}, {10500 * ms, permission, false}, {11500 * ms, permission, false}, {12500 * ms, permission, false}, {72500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Wait: s}, {Wait: s}, {Page: true}, {Wait: heard}}},
+		{"a question the net found: the interval",
+			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, permission, false}, {372500 * ms, permission, false}, {432500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Wait: 2 * s}, {Page: true}, {}}},
+		{"no wake, no slower net",
+			[]look{{0, busy, false}, {60 * s, idle, false}, {120 * s, busy, false}, {180 * s, permission, false}, {182 * s, permission, false}, {242 * s, busy, false}},
+			[]paced{{}, {Nudge: true}, {}, {Wait: 2 * s}, {Page: true}, {}}},
+		{"a wake's looks at a running turn come first",
+			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, true}, {71 * s, busy, false}, {72 * s, busy, false}, {74 * s, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: 500 * ms}, {Wait: s}, {Wait: 2 * s}, {Wait: heard}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			c.Interval = time.Minute
+			if diff := cmp.Diff(tc.want, pace(t, c, tc.looks)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHeardHooksSaidOnceEachChange: the line says when the hooks are
+// heard and when a turn's end came unannounced, once each; a remote host
+// whose hooks can no longer reach the watcher stops the slower net.
+func TestHeardHooksSaidOnceEachChange(t *testing.T) {
+	c := cfg
+	c.Interval = time.Minute
+	opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
+	in := func(at time.Duration, pane string, woken bool) Input {
+		return Input{Now: t0.Add(at), Screen: classify.ClassifyText(pane, opt), Work: probe.Read("7", true), WorkPresent: true, Woken: woken}
+	}
+	var st State
+	var lines []string
+	step := func(i Input) {
+		var o Outcome
+		st, o = Step(st, c, i)
+		lines = append(lines, o.Line)
+	}
+	step(in(0, busy, false))
+	step(in(10*time.Second, idle, true))
+	step(in(11*time.Second, busy, false))
+	step(in(20*time.Second, idle, true))
+	step(in(21*time.Second, busy, false))
+	heard, unheard := "the agent's hooks are heard", "no hook announced"
+	count := func(s string) int {
+		n := 0
+		for _, l := range lines {
+			n += strings.Count(l, s)
+		}
+		return n
+	}
+	if count(heard) != 1 || count(unheard) != 0 || !st.HooksHeard {
+		t.Fatalf("after two announced stops: heard said %d times, unheard %d, state %v:\n%s", count(heard), count(unheard), st.HooksHeard, strings.Join(lines, "\n"))
+	}
+	remote := in(30*time.Second, busy, false)
+	remote.HostWake = HostWakeAbsent
+	step(remote)
+	step(in(34*time.Second, busy, false)) // the wake's looks end
+	if st.HooksHeard || st.Settling != nil {
+		t.Errorf("a host whose hooks cannot wake the watcher left the hooks heard")
+	}
+	st.HooksHeard = true
+	step(in(90*time.Second, idle, false))
+	if count(unheard) != 1 || st.HooksHeard {
+		t.Errorf("a stop the net found: unheard said %d times, state %v:\n%s", count(unheard), st.HooksHeard, strings.Join(lines, "\n"))
+	}
+}

@@ -195,6 +195,14 @@ type State struct {
 	// HostWakeSaid is where the wake relay stood when the line last said
 	// it (Input.HostWake).
 	HostWakeSaid HostWake `json:"host_wake_said,omitempty"`
+
+	// HooksHeard says the agent's hooks announced the last end of a
+	// running turn (a stop or a question first seen on a look a wake
+	// brought): while it holds, a running turn is looked at every
+	// HeardInterval instead of every interval. An end first seen by an
+	// interval's poll clears it, and so does a remote host whose hooks
+	// can no longer reach the watcher.
+	HooksHeard bool `json:"hooks_heard,omitempty"`
 }
 
 // A QuestionLatch remembers one escalated question.
@@ -221,6 +229,15 @@ const QuestionSettle = 2 * time.Second
 // announces (Claude Code's PermissionRequest, about half a second before
 // its dialog is drawn).
 var SettlePace = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
+
+// HeardInterval is the pace of the looks at a running turn while the
+// agent's hooks are heard (State.HooksHeard): five intervals, at most ten
+// minutes (never less than the interval). Wakes replace the polls they
+// make needless; the poll stays as the net under them, slower, and back
+// at the interval as soon as a turn's end comes unannounced.
+func HeardInterval(interval time.Duration) time.Duration {
+	return max(interval, min(5*interval, 10*time.Minute))
+}
 
 // workingLooks is how many looks at SettlePace a running turn gets after a
 // wake before the interval's pace returns.
@@ -354,6 +371,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	if name != prev.Last {
 		p.event(event.State, name, map[string]any{"from": prev.Last, "rule": in.Screen.Rule})
 	}
+	p.hooksHeard(prev, name)
 	next.Last = name
 	if p.reset != "" && st != classify.Working && st != classify.Stalled {
 		p.notes = append(p.notes, p.reset) // said on every state it happens in
@@ -369,7 +387,45 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	// turn only cost (each is a poll).
 	working := st == classify.Working && !in.Woken && next.Settling != nil && *next.Settling >= workingLooks
 	p.pace(working || st != classify.Working && next.QuestionSeen == nil && name == prev.Last)
+	p.heardPace(st)
 	return next, p.outcome(name)
+}
+
+// hooksHeard keeps State.HooksHeard: a running turn's end (any other state
+// after WORKING) first seen on a look a wake brought says the hooks are
+// heard; one first seen on an interval's poll says they missed it. The
+// line says each change, once.
+func (p *poll) hooksHeard(prev State, name string) {
+	if prev.Last != classify.Working.String() || name == prev.Last {
+		return
+	}
+	heard := p.in.Woken || prev.Settling != nil
+	if heard == p.next.HooksHeard {
+		return
+	}
+	p.next.HooksHeard = heard
+	if heard {
+		p.notes = append(p.notes, fmt.Sprintf("the agent's hooks are heard: a running turn is looked at every %s, a hook wakes the watcher sooner",
+			HeardInterval(p.cfg.Interval)))
+		return
+	}
+	p.notes = append(p.notes, fmt.Sprintf("a turn's end no hook announced: a running turn is looked at every %s again", p.cfg.Interval))
+}
+
+// heardPace asks for the next look at a running turn HeardInterval away
+// while the hooks are heard and no look sooner is due.
+func (p *poll) heardPace(st classify.State) {
+	next := p.next
+	if st != classify.Working || !next.HooksHeard || p.cfg.Interval <= 0 ||
+		next.Settling != nil || next.QuestionSeen != nil || next.TargetGone {
+		return
+	}
+	for _, a := range p.actions {
+		if a.Kind == Wait {
+			return
+		}
+	}
+	p.actions = append(p.actions, Action{Kind: Wait, Wait: HeardInterval(p.cfg.Interval)})
 }
 
 // pace asks for the next poll sooner than the interval when the screen may
@@ -504,6 +560,9 @@ func (p *poll) hostWake() {
 		return
 	}
 	p.next.HostWakeSaid = w
+	if w != HostWakeListening {
+		p.next.HooksHeard = false
+	}
 	host, _, _ := strings.Cut(p.cfg.Target, ":")
 	every := "at its interval"
 	if p.cfg.Interval > 0 {

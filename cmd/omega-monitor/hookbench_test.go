@@ -43,7 +43,8 @@ import (
 //     hooks and without, over the same scripted activity, side by side.
 //
 // OMEGA_HOOK_BENCH_EVENTS (20) is the events of each figure;
-// OMEGA_HOOK_BENCH_CPU_MINUTES (10) the length of the CPU run;
+// OMEGA_HOOK_BENCH_CPU_MINUTES (10) the length of the CPU run, and
+// OMEGA_HOOK_BENCH_CPU_CYCLE (1) the minutes of each of its cycles;
 // OMEGA_HOOK_BENCH_PARTS (dialogs,dialogs-nohooks,nudges,nudges-nohooks,cpu)
 // which parts run.
 
@@ -137,6 +138,7 @@ func TestHookFigures(t *testing.T) {
 	}
 	n := benchEnvInt(t, "OMEGA_HOOK_BENCH_EVENTS", 20)
 	cpuMinutes := benchEnvInt(t, "OMEGA_HOOK_BENCH_CPU_MINUTES", 10)
+	cpuCycle := benchEnvInt(t, "OMEGA_HOOK_BENCH_CPU_CYCLE", 1)
 	parts := os.Getenv("OMEGA_HOOK_BENCH_PARTS")
 	if parts == "" {
 		parts = "dialogs,dialogs-nohooks,nudges,nudges-nohooks,cpu"
@@ -180,7 +182,7 @@ func TestHookFigures(t *testing.T) {
 		})
 	}
 	if on("cpu") {
-		t.Run("cpu", func(t *testing.T) { benchCPU(t, bin, claude, time.Duration(cpuMinutes)*time.Minute) })
+		t.Run("cpu", func(t *testing.T) { benchCPU(t, bin, claude, time.Duration(cpuMinutes)*time.Minute, time.Duration(cpuCycle)*time.Minute) })
 	}
 	figure(t, "load average at the end %s", loadAverage())
 }
@@ -316,20 +318,20 @@ func nudgeAt(t *testing.T, api *fakeapi.Server, nudge string, k int, within time
 // benchCPU: Claude Codes side by side, one with our hooks, one without,
 // each watched by a loop at --interval 60 (budget 0: the loops
 // never type, so the sessions live the same turns), driven through the same
-// minute-long cycles: a prompt whose answer streams for 20 s, then a
-// permission dialog refused after 10 s. The CPU of each loop's process
+// cycles: a prompt whose answer streams until 40 s before the cycle's end
+// (20 s in a one-minute cycle), then a permission dialog, refused 10 s
+// later. The CPU of each loop's process
 // group (the loop, and its children once done) is read from /proc at the
 // end; the hooks' own cost is their wakes, counted by a wrapper, times the
 // CPU of one wake measured here.
-func benchCPU(t *testing.T, bin string, a benchAgent, length time.Duration) {
+func benchCPU(t *testing.T, bin string, a benchAgent, length, cycle time.Duration) {
 	t.Helper()
-	const cycle = time.Minute
 	var rules []fakeapi.Rule
 	cycles := int(length / cycle)
 	for i := 1; i <= cycles; i++ {
 		rules = append(rules, a.dialogRule(fmt.Sprintf("bench dialog %02d", i), fmt.Sprintf("touch omega-bench-%02d", i)))
 	}
-	rules = append(rules, fakeapi.Rule{Match: "bench work", Reply: fakeapi.Slow(20 * time.Second)})
+	rules = append(rules, fakeapi.Rule{Match: "bench work", Reply: fakeapi.Slow(cycle - 40*time.Second)})
 	type side struct {
 		name  string
 		hooks bool
@@ -364,9 +366,9 @@ func benchCPU(t *testing.T, bin string, a benchAgent, length time.Duration) {
 		at := start.Add(time.Duration(c-1) * cycle)
 		time.Sleep(time.Until(at))
 		each(func(sd *side) { sd.s.typeText("bench work " + strconv.Itoa(c)) })
-		time.Sleep(time.Until(at.Add(30 * time.Second)))
+		time.Sleep(time.Until(at.Add(cycle - 30*time.Second)))
 		each(func(sd *side) { sd.s.typeText(fmt.Sprintf("bench dialog %02d", c)) })
-		time.Sleep(time.Until(at.Add(40 * time.Second)))
+		time.Sleep(time.Until(at.Add(cycle - 20*time.Second)))
 		each(func(sd *side) { sd.s.keys("Escape") })
 	}
 	time.Sleep(time.Until(start.Add(time.Duration(cycles) * cycle)))
@@ -390,8 +392,8 @@ func benchCPU(t *testing.T, bin string, a benchAgent, length time.Duration) {
 		}
 		said = append([]string{text + ")"}, said...)
 	}
-	figure(t, "cpu per agent-hour, loop and children, --interval 60, %d one-minute cycles (a 20 s turn, a dialog refused after 10 s), side by side: %s (goal ≤ ×1.10)",
-		cycles, strings.Join(said, "; "))
+	figure(t, "cpu per agent-hour, loop and children, --interval 60, %d cycles of %s (a %s turn, a dialog refused after 10 s), side by side: %s (goal ≤ ×1.10)",
+		cycles, cycle, cycle-40*time.Second, strings.Join(said, "; "))
 }
 
 // dropHook takes the hooks of event out of a Claude Code settings file.

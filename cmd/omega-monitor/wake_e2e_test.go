@@ -177,3 +177,67 @@ func TestWakeCPU(t *testing.T) {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// TestHeardHooksSlowTheNetInTheLoop: the demo agent runs a Stop hook at
+// each turn's end, as Claude Code does. Once a stop is first seen on the
+// look its hook brought, the loop looks at the running turn after the
+// nudge every five intervals, not every interval; when the hook stops
+// firing, the next stop is found by the net, the line says so, and the
+// turn after it is looked at every interval again.
+func TestHeardHooksSlowTheNetInTheLoop(t *testing.T) {
+	s := testenv.Tmux(t)
+	bin := omegaMonitor(t)
+	home, off := t.TempDir(), filepath.Join(t.TempDir(), "hook-off")
+	hook := "[ -e " + coord.ShellQuote(off) + " ] || echo '{\"hook_event_name\":\"Stop\"}' | OMEGA_MONITOR_HOME=" +
+		coord.ShellQuote(home) + " " + coord.ShellQuote(bin) + " wake"
+	startAgent(t, s, "agent", "AGENT_WORK=10", "AGENT_STOP_HOOK="+hook)
+	pane := strings.TrimSpace(s.Run(t, "display-message", "-p", "-t", "agent", "#{pane_id}"))
+	r := startLoop(t, loopOptions{target: "agent", home: home, flags: []string{
+		"--mux", s.Mux, "--interval", "2", "--pane", pane, "--nudge-budget", "5", "--work-probe", "echo 5"}})
+
+	working := func(lines []string) int {
+		n := 0
+		for _, l := range lines {
+			if strings.Contains(l, " · WORKING · ") {
+				n++
+			}
+		}
+		return n
+	}
+	// next waits for a line holding want after line from, and says which.
+	next := func(want string, from int) int {
+		deadline := time.Now().Add(90 * time.Second)
+		for {
+			lines := r.waitLines(1, time.Minute)
+			for i := from + 1; i < len(lines); i++ {
+				if strings.Contains(lines[i], want) {
+					return i
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no line with %q after line %d:\n%s", want, from, strings.Join(lines, "\n"))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	heard := next("the agent's hooks are heard", -1)
+	// The turn the first nudge started ends with its hook: the loop
+	// looked at it once or twice (10 s at a 2 s interval: five times).
+	second := next("a stop seen once since a wake", heard)
+	lines := r.waitLines(second+1, time.Second)
+	if n := working(lines[heard:second]); n > 2 {
+		t.Errorf("a 10 s turn after a heard stop was looked at %d times, want at most 2:\n%s", n, strings.Join(lines[heard:second+1], "\n"))
+	}
+	if err := os.WriteFile(off, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The next turn's end is found by the net, which nudges: the turn
+	// after it runs 10 s at the interval's pace again.
+	unheard := next("no hook announced", second)
+	end := next(" · STALLED · ", unheard)
+	lines = r.waitLines(end+1, time.Second)
+	if n := working(lines[unheard:end]); n < 3 {
+		t.Errorf("a 10 s turn after an unannounced stop was looked at %d times, want the interval's pace (4 or 5):\n%s", n, strings.Join(lines[unheard:end+1], "\n"))
+	}
+	r.stop()
+}

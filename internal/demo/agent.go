@@ -14,6 +14,8 @@ package demo
 // AGENT_BOX says how the input box shows what is typed: echo (as typed),
 // noecho (never: a release that draws its box elsewhere), placeholder (as
 // "[Pasted text #1 +3 lines]", as Claude Code collapses a long paste).
+// AGENT_STOP_HOOK is a command line run, as Claude Code runs its Stop hook,
+// each time a turn ends and the idle screen is drawn (its output dropped).
 //
 // It is the demo's agent and the end-to-end tests' agent alike, and runs on
 // bash 3.2.
@@ -26,6 +28,7 @@ mode=${AGENT_MODE:-work}
 draft=${AGENT_DRAFT:-half a thought I am still typing}
 box=${AGENT_BOX:-echo}
 dialog=${AGENT_DIALOG:-}
+stop_hook=${AGENT_STOP_HOOK:-}
 rule=''
 for i in 1 2 3 4 5 6 7 8 9 10; do rule=$rule'──────────'; done
 body1='⏺ Read 3 files (ctrl+o to expand)'
@@ -53,6 +56,7 @@ working() {
 		sleep 1
 	done
 	add "⏺ Done: step $((received + 1)) of the plan is in place."
+	stopped=1
 }
 
 # idle [PROMPT]: the stopped screen, the cursor in the input box.
@@ -142,6 +146,10 @@ idle) ;;
 esac
 while :; do
 	idle ''
+	if [ -n "$stop_hook" ] && [ -n "${stopped:-}" ]; then
+		(eval "$stop_hook") </dev/null >/dev/null 2>&1
+	fi
+	stopped=''
 	if ((ask_after > 0 && received >= ask_after)); then
 		if ! IFS= read -r -t "$ask_idle" line; then
 			question
