@@ -182,7 +182,9 @@ func TestHookFigures(t *testing.T) {
 		})
 	}
 	if on("cpu") {
-		t.Run("cpu", func(t *testing.T) { benchCPU(t, bin, claude, time.Duration(cpuMinutes)*time.Minute, time.Duration(cpuCycle)*time.Minute) })
+		t.Run("cpu", func(t *testing.T) {
+			benchCPU(t, bin, claude, time.Duration(cpuMinutes)*time.Minute, time.Duration(cpuCycle)*time.Minute)
+		})
 	}
 	figure(t, "load average at the end %s", loadAverage())
 }
