@@ -227,8 +227,10 @@ const QuestionSettle = 2 * time.Second
 // SettlePace is the pace of the looks after a wake, one wait after another,
 // until the screen settles: a hook can fire before the screen shows what it
 // announces (Claude Code's PermissionRequest, about half a second before
-// its dialog is drawn).
-var SettlePace = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
+// its dialog is drawn, Codex's about 0.9 s), so the first second is looked
+// at twice; a dialog seen is then looked at once more, QuestionSettle
+// later, and paged.
+var SettlePace = []time.Duration{500 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 
 // HeardInterval is the pace of the looks at a running turn while the
 // agent's hooks are heard (State.HooksHeard): five intervals, at most ten
@@ -240,8 +242,8 @@ func HeardInterval(interval time.Duration) time.Duration {
 }
 
 // workingLooks is how many looks at SettlePace a running turn gets after a
-// wake before the interval's pace returns.
-const workingLooks = 3
+// wake before the interval's pace returns (the last 4 s after the wake).
+const workingLooks = 4
 
 // StateVersion is the version of State this package writes.
 const StateVersion = 1
@@ -381,8 +383,8 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	// change. A stop seen once may be a redraw: the real Gemini CLI clears
 	// its screen just before it draws a permission dialog, when its
 	// Notification hook fires, and that screen reads as a stop.
-	// A turn seen running on the wake's look and the three after it (3.5
-	// s) is settled too: a hook came at most 0.9 s before the screen showed
+	// A turn seen running on the wake's look and the four after it (4 s)
+	// is settled too: a hook came at most 0.9 s before the screen showed
 	// what it announced, in all three agents, and more looks at a running
 	// turn only cost (each is a poll).
 	working := st == classify.Working && !in.Woken && next.Settling != nil && *next.Settling >= workingLooks
@@ -460,11 +462,9 @@ func (p *poll) pace(settled bool) {
 		}
 		left := at.Sub(p.in.Now)
 		// Past the settle already (a clock that moved back): look
-		// again soon, not at once.
-		left = max(left.Round(100*time.Millisecond), 100*time.Millisecond)
-		if wait == 0 || left < wait {
-			wait = left
-		}
+		// again soon, not at once. The question's own look replaces
+		// the wake's pace: what else may change is seen then.
+		wait = max(left.Round(100*time.Millisecond), 100*time.Millisecond)
 	}
 	if wait == 0 || p.cfg.Interval > 0 && wait >= p.cfg.Interval {
 		return
