@@ -297,7 +297,8 @@ step() {
 # act: does what the tick wrote in the actions directory, in lexical order.
 # Each action's ack removes its file; a wait only sets the next pause (in
 # seconds, a fraction allowed: the tick sets the pace, shorter than the
-# interval after a wake, longer when the session is gone); a
+# interval after a wake, longer for a running turn while the agent's hooks
+# are heard and when the session is gone); a
 # diff is run, here or on the host, and what it said goes to the next tick.
 act() {
 	local f

@@ -26,13 +26,18 @@ type paced struct {
 	Wait        time.Duration
 }
 
+// lookInput is a poll at t0+at of pane, the work probe reading work.
+func lookInput(at time.Duration, pane, work string, woken bool) Input {
+	opt := classify.Options{Work: classify.WorkReading(probe.Read(work, true)), WorkPresent: true}
+	return Input{Now: t0.Add(at), Screen: classify.ClassifyText(pane, opt), Work: probe.Read(work, true), WorkPresent: true, Woken: woken}
+}
+
 func pace(t *testing.T, c Config, looks []look) []paced {
 	t.Helper()
 	var s State
 	var got []paced
 	for _, l := range looks {
-		opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
-		in := Input{Now: t0.Add(l.at), Screen: classify.ClassifyText(l.pane, opt), Work: probe.Read("7", true), WorkPresent: true, Woken: l.woken}
+		in := lookInput(l.at, l.pane, "7", l.woken)
 		var o Outcome
 		s, o = Step(s, c, in)
 		var p paced
@@ -59,6 +64,7 @@ func pace(t *testing.T, c Config, looks []look) []paced {
 func TestPaceAndQuestionSettle(t *testing.T) {
 	s, ms := time.Second, time.Millisecond
 	minute := 60 * s
+	heard := HeardInterval(minute)
 	c := cfg
 	c.Interval = minute
 	for _, tc := range []struct {
@@ -103,6 +109,28 @@ func TestPaceAndQuestionSettle(t *testing.T) {
 		{"an escalated question is settled: a wake brings no more looks", minute,
 			[]look{{0, permission, false}, {2 * s, permission, false}, {30 * s, permission, true}},
 			[]paced{{Wait: 2 * s}, {Page: true}, {}}},
+		// Once a running turn's end was first seen on a look a wake
+		// brought, a running turn is looked at every HeardInterval; an
+		// end first seen by an interval's poll brings the interval back;
+		// with no wake ever, the pace never leaves the interval.
+		{"a stop its hook announced: the running turns after it are looked at every five intervals", minute,
+			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Wait: heard}}},
+		{"a stop the net found: the interval again", minute,
+			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, idle, false}, {430500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Nudge: true}, {}}},
+		{"a question its hook announced counts too, and is paged as ever", minute,
+			[]look{{0, busy, false}, {10 * s, busy, true}, {10500 * ms, permission, false}, {12500 * ms, permission, false}, {72500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Wait: 2 * s}, {Page: true}, {Wait: heard}}},
+		{"a question the net found: the interval", minute,
+			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, permission, false}, {372500 * ms, permission, false}, {432500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Wait: 2 * s}, {Page: true}, {}}},
+		{"no wake, no slower net", minute,
+			[]look{{0, busy, false}, {60 * s, idle, false}, {120 * s, busy, false}, {180 * s, permission, false}, {182 * s, permission, false}, {242 * s, busy, false}},
+			[]paced{{}, {Nudge: true}, {}, {Wait: 2 * s}, {Page: true}, {}}},
+		{"a wake's looks at a running turn come first", minute,
+			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, true}, {71 * s, busy, false}, {71500 * ms, busy, false}, {72500 * ms, busy, false}, {74500 * ms, busy, false}},
+			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: 500 * ms}, {Wait: 500 * ms}, {Wait: s}, {Wait: 2 * s}, {Wait: heard}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := c
@@ -179,10 +207,7 @@ func TestNudgesKeepTheInterval(t *testing.T) {
 func TestAStopSeenOnceAfterAWakeWaits(t *testing.T) {
 	c := cfg
 	c.Interval = time.Minute
-	opt := classify.Options{Work: classify.WorkReading(probe.Read("0", true)), WorkPresent: true}
-	in := func(at time.Duration, pane string, woken bool) Input {
-		return Input{Now: t0.Add(at), Screen: classify.ClassifyText(pane, opt), Work: probe.Read("0", true), WorkPresent: true, Woken: woken}
-	}
+	in := func(at time.Duration, pane string, woken bool) Input { return lookInput(at, pane, "0", woken) }
 	var s State
 	s, _ = Step(s, c, in(0, busy, false))
 	s, o := Step(s, c, in(10*time.Second, idle, true))
@@ -206,47 +231,16 @@ func TestAStopSeenOnceAfterAWakeWaits(t *testing.T) {
 	}
 }
 
-// TestHeardHooksSlowTheNet: once a running turn's end was first seen on a
-// look a wake brought, a running turn is looked at every HeardInterval;
-// an end first seen by an interval's poll brings the interval back; with
-// no wake ever, the pace never leaves the interval.
-func TestHeardHooksSlowTheNet(t *testing.T) {
-	s, ms := time.Second, time.Millisecond
-	heard := HeardInterval(time.Minute)
-	if heard != 5*time.Minute {
-		t.Fatalf("HeardInterval(1m) = %v, want 5m", heard)
-	}
-	for _, tc := range []struct {
-		name  string
-		looks []look
-		want  []paced
-	}{
-		{"a stop its hook announced: the running turns after it are looked at every five intervals",
-			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, busy, false}},
-			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Wait: heard}}},
-		{"a stop the net found: the interval again",
-			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, idle, false}, {430500 * ms, busy, false}},
-			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Nudge: true}, {}}},
-		{"a question its hook announced counts too, and is paged as ever",
-			[]look{{0, busy, false}, {10 * s, busy, true}, {10500 * ms, permission, false}, {12500 * ms, permission, false}, {72500 * ms, busy, false}},
-			[]paced{{}, {Wait: 500 * ms}, {Wait: 2 * s}, {Page: true}, {Wait: heard}}},
-		{"a question the net found: the interval",
-			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, false}, {370500 * ms, permission, false}, {372500 * ms, permission, false}, {432500 * ms, busy, false}},
-			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: heard}, {Wait: 2 * s}, {Page: true}, {}}},
-		{"no wake, no slower net",
-			[]look{{0, busy, false}, {60 * s, idle, false}, {120 * s, busy, false}, {180 * s, permission, false}, {182 * s, permission, false}, {242 * s, busy, false}},
-			[]paced{{}, {Nudge: true}, {}, {Wait: 2 * s}, {Page: true}, {}}},
-		{"a wake's looks at a running turn come first",
-			[]look{{0, busy, false}, {10 * s, idle, true}, {10500 * ms, idle, false}, {70500 * ms, busy, true}, {71 * s, busy, false}, {71500 * ms, busy, false}, {72500 * ms, busy, false}, {74500 * ms, busy, false}},
-			[]paced{{}, {Wait: 500 * ms}, {Nudge: true}, {Wait: 500 * ms}, {Wait: 500 * ms}, {Wait: s}, {Wait: 2 * s}, {Wait: heard}}},
+// TestHeardInterval: five intervals, at most ten minutes, never less
+// than the interval.
+func TestHeardInterval(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{
+		2 * time.Second: 10 * time.Second, time.Minute: 5 * time.Minute,
+		5 * time.Minute: 10 * time.Minute, 20 * time.Minute: 20 * time.Minute,
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := cfg
-			c.Interval = time.Minute
-			if diff := cmp.Diff(tc.want, pace(t, c, tc.looks)); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
+		if got := HeardInterval(in); got != want {
+			t.Errorf("HeardInterval(%v) = %v, want %v", in, got, want)
+		}
 	}
 }
 
@@ -256,10 +250,7 @@ func TestHeardHooksSlowTheNet(t *testing.T) {
 func TestHeardHooksSaidOnceEachChange(t *testing.T) {
 	c := cfg
 	c.Interval = time.Minute
-	opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
-	in := func(at time.Duration, pane string, woken bool) Input {
-		return Input{Now: t0.Add(at), Screen: classify.ClassifyText(pane, opt), Work: probe.Read("7", true), WorkPresent: true, Woken: woken}
-	}
+	in := func(at time.Duration, pane string, woken bool) Input { return lookInput(at, pane, "7", woken) }
 	var st State
 	var lines []string
 	step := func(i Input) {

@@ -19,9 +19,11 @@ written to DIR/actions/ as files, in the order to act on them:
               already recorded in the echo ledger DIR/ledger
   NNN.enter   our text is in the input box already: Enter only
   NNN.wait    the seconds to wait before the next poll, instead of the
-              interval: shorter after a wake (0.5, 1, 2, 4 until the
-              screen settles) and for a question not yet seen twice 2s
-              apart; longer once the watched session is gone
+              interval: shorter after a wake (0.5, 0.5, 1, 2, 4 until
+              the screen settles) and for a question not yet seen twice
+              2s apart; longer for a running turn while the agent's hooks
+              are heard (five intervals) and once the watched session is
+              gone
   NNN.diff    a command (for sh -c, or for ssh to the target's host) that
               measures the diff of the pane's working directory, at most
               every 5 minutes; the next tick records its output
