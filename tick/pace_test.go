@@ -263,7 +263,7 @@ func TestHeardHooksSaidOnceEachChange(t *testing.T) {
 	step(in(11*time.Second, busy, false))
 	step(in(20*time.Second, idle, true))
 	step(in(21*time.Second, busy, false))
-	heard, unheard := "the agent's hooks are heard", "no hook announced"
+	heard, unheard := "the agent's hooks are heard: a running turn is looked at every 5m,", "no hook announced: a running turn is looked at every 60s again"
 	count := func(s string) int {
 		n := 0
 		for _, l := range lines {

@@ -407,11 +407,19 @@ func (p *poll) hooksHeard(prev State, name string) {
 	}
 	p.next.HooksHeard = heard
 	if heard {
-		p.notes = append(p.notes, fmt.Sprintf("the agent's hooks are heard: a running turn is looked at every %s, a hook wakes the watcher sooner",
-			HeardInterval(p.cfg.Interval)))
+		p.notes = append(p.notes, "the agent's hooks are heard: a running turn is looked at every "+
+			every(HeardInterval(p.cfg.Interval))+", a hook wakes the watcher sooner")
 		return
 	}
-	p.notes = append(p.notes, fmt.Sprintf("a turn's end no hook announced: a running turn is looked at every %s again", p.cfg.Interval))
+	p.notes = append(p.notes, "a turn's end no hook announced: a running turn is looked at every "+every(p.cfg.Interval)+" again")
+}
+
+// every says a pace: in seconds below two minutes, else as roundDuration.
+func every(d time.Duration) string {
+	if d < 2*time.Minute {
+		return fmt.Sprintf("%.0fs", d.Seconds())
+	}
+	return roundDuration(d)
 }
 
 // heardPace asks for the next look at a running turn HeardInterval away
