@@ -322,10 +322,9 @@ func nudgeAt(t *testing.T, api *fakeapi.Server, nudge string, k int, within time
 // never type, so the sessions live the same turns), driven through the same
 // cycles: a prompt whose answer streams until 40 s before the cycle's end
 // (20 s in a one-minute cycle), then a permission dialog, refused 10 s
-// later. The CPU of each loop's process
-// group (the loop, and its children once done) is read from /proc at the
-// end; the hooks' own cost is their wakes, counted by a wrapper, times the
-// CPU of one wake measured here.
+// later. The CPU of each loop's process group (the loop, and its children
+// once done) is read from /proc at the end; the hooks' own cost is their
+// wakes, counted by a wrapper, times the CPU of one wake measured here.
 func benchCPU(t *testing.T, bin string, a benchAgent, length, cycle time.Duration) {
 	t.Helper()
 	var rules []fakeapi.Rule
