@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"io/fs"
@@ -367,4 +368,63 @@ func TestDeliverRecordsTheMessage(t *testing.T) {
 			t.Errorf("records: %+v, refused %+v", got, refused)
 		}
 	})
+}
+
+// TestHooksHeardForgottenByARestart: a state that says the agent's hooks
+// are heard keeps saying it while the loop that wrote it runs, and a loop
+// started after its last poll learns it anew: a running turn is looked at
+// the interval's pace until a hook announces a turn's end again.
+func TestHooksHeardForgottenByARestart(t *testing.T) {
+	t.Parallel()
+	const busy = "⏺ Working on it.\n\n✻ Crunching… (3s · ↑ 1.2k tokens)\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n" +
+		"  ⏵⏵ accept edits on (shift+tab to cycle) · esc to interrupt\n"
+	dir := t.TempDir()
+	d := statedir.Dir(dir)
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	heard := func() bool {
+		t.Helper()
+		var st tick.State
+		if err := d.ReadRecord(statedir.State, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.HooksHeard
+	}
+	setHeard := func() {
+		t.Helper()
+		var st map[string]any
+		if err := d.ReadRecord(statedir.State, &st); err != nil {
+			t.Fatal(err)
+		}
+		st["hooks_heard"] = true
+		b, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, statedir.State), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeLoop := func(started time.Time) {
+		t.Helper()
+		b, err := json.Marshal(statedir.LoopRecord{Pid: 1, StartedAt: started})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, statedir.Loop), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeLoop(t0.Add(-time.Hour))
+	tickAt(t, dir, busy, t0)
+	setHeard()
+	tickAt(t, dir, busy, t0.Add(time.Minute))
+	if !heard() {
+		t.Fatal("the loop that heard the hooks forgot them")
+	}
+	writeLoop(t0.Add(90 * time.Second))
+	tickAt(t, dir, busy, t0.Add(2*time.Minute))
+	if heard() {
+		t.Error("a loop started after the last poll kept the hooks heard")
+	}
 }

@@ -92,6 +92,12 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	if !usable {
 		unusable = "the state file is unusable"
 	}
+	// What the hooks proved is this loop's to learn: a watcher started
+	// again (its agent's hooks perhaps removed meanwhile) looks at a
+	// running turn at the interval until a hook announces a turn's end.
+	if prev.HooksHeard && d.startedAfter(prev.LastPoll) {
+		prev.HooksHeard = false
+	}
 	if msg := reportRulesOnce(r.Dir, r.RulesErr); msg != "" {
 		problems = append(problems, msg)
 	}
@@ -265,6 +271,13 @@ func (d stateDirectory) sd() statedir.Dir        { return statedir.Dir(d) }
 // left where it is and unusable. A state that cannot be read or kept aside
 // (a directory, a file without permission) is unusable: usable is false,
 // and the caller sends no nudge, since the budget could not count it.
+// startedAfter says the loop that runs the tick (loop.json) started
+// after t; false when no loop record is read.
+func (d stateDirectory) startedAfter(t time.Time) bool {
+	var rec statedir.LoopRecord
+	return d.sd().ReadRecord(statedir.Loop, &rec) == nil && rec.StartedAt.After(t)
+}
+
 func (d stateDirectory) loadState(now time.Time, limit int, setAside bool) (s tick.State, usable bool, err error) {
 	path := d.path(statedir.State)
 	data, err := fsutil.ReadCapped(path, statedir.MaxState)
