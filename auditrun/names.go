@@ -43,3 +43,24 @@ func ProjectDir(dir string) (string, error) {
 	}
 	return abs, nil
 }
+
+// Prepare completes s for the project dir, as the operator gave it, and
+// checks it before anything runs: Check, then Dir made absolute (a
+// directory), then Name taken from it unless given, and a given one only
+// letters, digits, - and _. Its message names the flag.
+func (s *Settings) Prepare(dir string) error {
+	if err := s.Check(); err != nil {
+		return err
+	}
+	abs, err := ProjectDir(dir)
+	if err != nil {
+		return err
+	}
+	s.Dir = abs
+	if s.Name == "" {
+		s.Name = Name(abs)
+	} else if Name(s.Name) != s.Name {
+		return fmt.Errorf("--name may hold only letters, digits, - and _; got %q", s.Name)
+	}
+	return nil
+}

@@ -156,6 +156,24 @@ type ConfirmRequest struct {
 	Now               time.Time
 }
 
+// ConfirmStages are the stages a check of the action file may be asked
+// for: an answer's (AnswerStages), or a nudge's.
+func ConfirmStages(action string) []tick.Stage {
+	if strings.HasSuffix(action, AnswerSuffix) {
+		return AnswerStages
+	}
+	return []tick.Stage{tick.BeforeTyping, tick.BeforeEnter}
+}
+
+// ConfirmAction is ConfirmAnswer for an answer's action file, and Confirm
+// for a nudge's.
+func ConfirmAction(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
+	if strings.HasSuffix(r.Action, AnswerSuffix) {
+		return ConfirmAnswer(r, frame)
+	}
+	return Confirm(r, frame)
+}
+
 // Confirm says whether the loop may go on with the action: ok, or the
 // MONITOR line that says why not, after it recorded nudge_not_typed or
 // enter_withheld, gave the nudge's budget back and removed the action file.

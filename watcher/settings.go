@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/poll"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -257,3 +258,29 @@ func isPort(s string) bool {
 // holds the same line, so that no address the funnel refuses is used to
 // carry the bot token.
 func CheckAPI(v string) (string, error) { return checkAPI(v) }
+
+// Target reads a watcher's one target argument once fs has parsed f, for
+// watch (window: a session:window[.pane] is taken too, resolved when the
+// watcher starts) and for the loop's own start (loop-env), so that both
+// refuse the same things: a target unsafe by coord's rules, and a flag's
+// value out of range. Without --probe-dir, the loop's probes run in its
+// current directory; watch leaves it to Start, which takes the pane's.
+// The message is a usage error's, naming the flag.
+func (f *Settings) Target(arg string, fs *flag.FlagSet, window bool, getenv func(string) string) (coord.Target, error) {
+	target, err := coord.ParseTarget(arg)
+	if w, win := WindowTarget(arg); win != "" && window {
+		target, err, f.Window = w, nil, win
+	}
+	if err != nil {
+		return coord.Target{}, fmt.Errorf("refusing target %q: %v", arg, err)
+	}
+	f.Parsed(fs)
+	if f.ProbeDir == "" && !window {
+		wd, err := os.Getwd()
+		if err != nil {
+			return coord.Target{}, fmt.Errorf("no current directory for the probes (give --probe-dir): %v", err)
+		}
+		f.ProbeDir = wd
+	}
+	return target, f.Check(getenv)
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -352,4 +353,19 @@ func ResolveWindow(ctx context.Context, m coord.Mux, t coord.Target, f *Settings
 	}
 	f.Pane = pane
 	return t, nil
+}
+
+// DeliveryWarning is what the start of a watcher says of its alerts: that
+// none can be delivered (no funnel set up, and no channels file), or that
+// they reach more people than the operator; "" when neither.
+func DeliveryWarning(getenv func(string) string, userHome string) string {
+	home, _ := statedir.Home(getenv)
+	_, channelsErr := os.Lstat(filepath.Join(home, statedir.Channels))
+	if why := alert.Undeliverable(getenv, userHome); why != "" && channelsErr != nil {
+		return "alerts cannot be delivered: " + why + "; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered"
+	}
+	if who := alert.Audience(getenv, userHome); who != "" {
+		return "alerts reach more than you: " + who
+	}
+	return ""
 }

@@ -18,44 +18,30 @@ import (
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-// auditFlags are the flags of audit run.
+// auditFlags are the flags of audit run: the audit's settings, and how
+// it is run.
 type auditFlags struct {
-	agent, bin, name, mux string
-	parallel, max         int
-	timeout, every        time.Duration
-	repeat                time.Duration
-	noDeliver             bool
-	isolation             string
-	helper                string // omega-monitor-sandbox, unless --isolation none
-	keepEnv, codexConfig  cmdline.Strings
-}
-
-// settings are the audit's settings from its flags, for dir and the state
-// home home.
-func (f auditFlags) settings(e *Env, dir, home string) auditrun.Settings {
-	return auditrun.Settings{
-		Dir: dir, Home: home, Name: f.name, Agent: f.agent, Bin: f.bin,
-		Parallel: f.parallel, Max: f.max, Timeout: f.timeout,
-		Isolation: f.isolation, KeepEnv: f.keepEnv, CodexConfig: f.codexConfig,
-		Environ: e.Environ(), Deliver: !f.noDeliver, Helper: f.helper,
-	}
+	auditrun.Settings
+	every, repeat time.Duration
+	noDeliver     bool
+	mux           string
 }
 
 func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("audit run", flag.ContinueOnError)
-	fs.StringVar(&f.agent, "agent", "", "the agent that audits: claude, codex or gemini")
-	fs.StringVar(&f.bin, "bin", "", "the agent's executable `path` (default: its name on PATH)")
-	fs.IntVar(&f.parallel, "parallel", 2, "auditors running at once")
-	fs.IntVar(&f.max, "max", audit.MaxDimensions, "at most `N` dimensions")
-	f.timeout = 20 * time.Minute
-	fs.Var((*cmdline.Duration)(&f.timeout), "timeout", "each auditor's wall clock, a `duration`")
+	fs.StringVar(&f.Agent, "agent", "", "the agent that audits: claude, codex or gemini")
+	fs.StringVar(&f.Bin, "bin", "", "the agent's executable `path` (default: its name on PATH)")
+	fs.IntVar(&f.Parallel, "parallel", 2, "auditors running at once")
+	fs.IntVar(&f.Max, "max", audit.MaxDimensions, "at most `N` dimensions")
+	f.Timeout = 20 * time.Minute
+	fs.Var((*cmdline.Duration)(&f.Timeout), "timeout", "each auditor's wall clock, a `duration`")
 	fs.Var((*cmdline.Duration)(&f.every), "every", "run on this schedule in a detached session audit-NAME (10m and up), a `duration`")
 	fs.Var((*cmdline.Duration)(&f.repeat), "repeat", "run now and again after each `duration`, in the foreground (what --every's session runs)")
-	fs.StringVar(&f.name, "name", "", "the audit's name (default: DIR's base name)")
+	fs.StringVar(&f.Name, "name", "", "the audit's name (default: DIR's base name)")
 	fs.BoolVar(&f.noDeliver, "no-deliver", false, "write the report, but send nothing")
-	fs.StringVar(&f.isolation, "isolation", auditrun.IsolateAuto, "what surrounds each auditor besides its copy, home and environment: auto (bubblewrap where it works), bwrap (required), none")
-	fs.Var(&f.keepEnv, "keep-env", "hand the environment variable `NAME` to the auditors too (a model provider's key); repeatable")
-	fs.Var(&f.codexConfig, "codex-config", "hand a Codex auditor the setting `KEY=VALUE` (its model or provider: your config.toml is not loaded); repeatable")
+	fs.StringVar(&f.Isolation, "isolation", auditrun.IsolateAuto, "what surrounds each auditor besides its copy, home and environment: auto (bubblewrap where it works), bwrap (required), none")
+	fs.Var((*cmdline.Strings)(&f.KeepEnv), "keep-env", "hand the environment variable `NAME` to the auditors too (a model provider's key); repeatable")
+	fs.Var((*cmdline.Strings)(&f.CodexConfig), "codex-config", "hand a Codex auditor the setting `KEY=VALUE` (its model or provider: your config.toml is not loaded); repeatable")
 	fs.StringVar(&f.mux, "mux", "", "multiplexer binary `path` for --every (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	return fs
 }
@@ -71,52 +57,41 @@ func runAuditRun(args []string, e *Env) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit run takes one DIR, got %d\n", len(positional))
 		return 2
 	}
-	if err := f.settings(e, "", "").Check(); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
-		return 2
+	err := auditrun.CheckSchedule(f.every, f.repeat)
+	if err == nil {
+		err = f.Prepare(positional[0])
 	}
-	if err := auditrun.CheckSchedule(f.every, f.repeat); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
-		return 2
-	}
-	dir, err := auditrun.ProjectDir(positional[0])
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
 		return 2
 	}
-	if f.name == "" {
-		f.name = auditrun.Name(dir)
-	} else if auditrun.Name(f.name) != f.name {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: --name may hold only letters, digits, - and _; got %q\n", f.name)
-		return 2
-	}
-	if f.bin, f.helper, err = auditrun.Executables(f.agent, f.bin, f.isolation, e.LookPath); err != nil {
+	if f.Bin, f.Helper, err = auditrun.Executables(f.Agent, f.Bin, f.Isolation, e.LookPath); err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
 		return 1
 	}
-	home, err := statedir.Home(e.Getenv)
-	if err != nil {
+	if f.Home, err = statedir.Home(e.Getenv); err != nil {
 		return e.fail(1, err)
 	}
+	f.Environ, f.Deliver = e.Environ(), !f.noDeliver
 	if f.every != 0 {
-		return startScheduledAudit(dir, home, fs, f, e)
+		return startScheduledAudit(fs, f, e)
 	}
 	if f.repeat != 0 {
 		// The scheduled session: never exits on error, an error is a line.
 		for {
-			code := auditOnce(dir, home, f, e)
-			fmt.Fprintf(e.Stdout, "audit %s: exit %d; next run in %v\n", f.name, code, f.repeat)
+			code := auditOnce(f, e)
+			fmt.Fprintf(e.Stdout, "audit %s: exit %d; next run in %v\n", f.Name, code, f.repeat)
 			time.Sleep(f.repeat)
 		}
 	}
-	return auditOnce(dir, home, f, e)
+	return auditOnce(f, e)
 }
 
 // startScheduledAudit starts the detached session audit-NAME that runs the
 // audit with --repeat: this binary, with the flags given but those that
 // start the session.
-func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, e *Env) int {
-	if err := coord.CheckSession(auditrun.Session(f.name)); err != nil {
+func startScheduledAudit(fs *flag.FlagSet, f auditFlags, e *Env) int {
+	if err := coord.CheckSession(auditrun.Session(f.Name)); err != nil {
 		return e.fail(2, err)
 	}
 	m, err := resolveMux(e, f.mux, "", coord.DefaultTimeout)
@@ -128,17 +103,17 @@ func startScheduledAudit(dir, home string, fs *flag.FlagSet, f auditFlags, e *En
 		fmt.Fprintf(e.Stderr, "omega-monitor: cannot find this binary: %v\n", err)
 		return 1
 	}
-	argv := auditrun.RepeatArgv(self, dir, f.every, f.name, f.bin, fs)
-	session, err := auditrun.Schedule(e.Ctx, m, f.name, home, e.Environ(), argv)
+	argv := auditrun.RepeatArgv(self, f.Dir, f.every, f.Name, f.Bin, fs)
+	session, err := auditrun.Schedule(e.Ctx, m, f.Name, f.Home, f.Environ, argv)
 	switch {
 	case errors.Is(err, auditrun.ErrScheduled):
-		fmt.Fprintf(e.Stderr, "omega-monitor: the audit %s is already scheduled in %s (stop it with: omega-monitor audit stop %s)\n", f.name, session, f.name)
+		fmt.Fprintf(e.Stderr, "omega-monitor: the audit %s is already scheduled in %s (stop it with: omega-monitor audit stop %s)\n", f.Name, session, f.Name)
 		return 1
 	case err != nil:
 		fmt.Fprintf(e.Stderr, "omega-monitor: %s\n", auditMessage(err))
 		return 1
 	}
-	fmt.Fprintf(e.Stdout, "auditing %s every %v in %s (stop it with: omega-monitor audit stop %s)\n", dir, f.every, session, f.name)
+	fmt.Fprintf(e.Stdout, "auditing %s every %v in %s (stop it with: omega-monitor audit stop %s)\n", f.Dir, f.every, session, f.Name)
 	return 0
 }
 
@@ -169,8 +144,8 @@ func runAuditStop(args []string, e *Env) int {
 // auditOnce runs one audit of dir and returns the exit status: 0 when it ran
 // and delivered, 1 when the tree changed, no dimension got a verdict, or the
 // report could not be written or delivered.
-func auditOnce(dir, home string, f auditFlags, e *Env) int {
-	last, err := auditrun.Once(f.settings(e, dir, home))
+func auditOnce(f auditFlags, e *Env) int {
+	last, err := auditrun.Once(f.Settings)
 	if last.DeliveryError != "" {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit: the report was not delivered: %s\n", last.DeliveryError)
 	}
@@ -178,7 +153,7 @@ func auditOnce(dir, home string, f auditFlags, e *Env) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit: %s\n", auditMessage(err))
 		return 1
 	}
-	fmt.Fprintf(e.Stdout, "audit %s: %s\nreport: %s\n", f.name, last.Summary, last.Report)
+	fmt.Fprintf(e.Stdout, "audit %s: %s\nreport: %s\n", f.Name, last.Summary, last.Report)
 	if len(last.Violations) > 0 || last.Findings+last.Clean == 0 || last.DeliveryError != "" {
 		return 1
 	}

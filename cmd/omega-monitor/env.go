@@ -102,6 +102,16 @@ func (e *Env) fail(code int, err error) int {
 	return code
 }
 
+// said prints what a command did, one line on standard output, or says
+// its error and returns 1.
+func (e *Env) said(said string, err error) int {
+	if err != nil {
+		return e.fail(1, err)
+	}
+	fmt.Fprintln(e.Stdout, said)
+	return 0
+}
+
 // watcherOf reads the one positional argument of a command about one
 // watcher (stop, logs, reset): its target, or the watcher's own name. When
 // code is not 0 it was said, and the command returns it.

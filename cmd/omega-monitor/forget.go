@@ -44,10 +44,5 @@ func runForget(e *Env, args []string) int {
 	if err != nil {
 		return e.fail(1, err)
 	}
-	said, err := watcher.Forget(e.Ctx, m, home, name, e.Now())
-	if err != nil {
-		return e.fail(1, err)
-	}
-	fmt.Fprintln(e.Stdout, said)
-	return 0
+	return e.said(watcher.Forget(e.Ctx, m, home, name, e.Now()))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/capture"
@@ -58,12 +57,7 @@ func runConfirm(e *Env, args []string) int {
 		return code
 	}
 	st := tick.Stage(*stage)
-	answering := strings.HasSuffix(*action, poll.AnswerSuffix)
-	stages := []tick.Stage{tick.BeforeTyping, tick.BeforeEnter}
-	if answering {
-		stages = poll.AnswerStages
-	}
-	if *stateDir == "" || *target == "" || *action == "" || !slices.Contains(stages, st) || len(positional) > 0 {
+	if *stateDir == "" || *target == "" || *action == "" || !slices.Contains(poll.ConfirmStages(*action), st) || len(positional) > 0 {
 		return e.usageError("confirm", "--state, --target, --action and a --stage of the action are needed, and nothing else")
 	}
 	now, ok := parseNow(e, *nowFlag)
@@ -77,11 +71,7 @@ func runConfirm(e *Env, args []string) int {
 			Capture: captureOptions(e, *framed, *statusDir),
 			Local:   local, Now: now,
 		}
-		confirm := poll.Confirm
-		if answering {
-			confirm = poll.ConfirmAnswer
-		}
-		line, ok := confirm(req, e.Stdin)
+		line, ok := poll.ConfirmAction(req, e.Stdin)
 		if ok {
 			return 0
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
@@ -32,10 +31,5 @@ func runReset(e *Env, args []string) int {
 	if code != 0 {
 		return code
 	}
-	said, err := watcher.Reset(home, target, "omega-monitor reset", wait)
-	if err != nil {
-		return e.fail(1, err)
-	}
-	fmt.Fprintln(e.Stdout, said)
-	return 0
+	return e.said(watcher.Reset(home, target, "omega-monitor reset", wait))
 }

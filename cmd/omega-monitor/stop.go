@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -39,10 +38,5 @@ func runStop(e *Env, args []string) int {
 	if err != nil {
 		return e.fail(1, err)
 	}
-	said, err := watcher.Stop(e.Ctx, m, home, target, *wait)
-	if err != nil {
-		return e.fail(1, err)
-	}
-	fmt.Fprintln(e.Stdout, said)
-	return 0
+	return e.said(watcher.Stop(e.Ctx, m, home, target, *wait))
 }

@@ -4,17 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/relay"
-	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
@@ -79,12 +75,8 @@ func runWatch(e *Env, args []string) int {
 	} else if said != "" {
 		fmt.Fprintln(e.Stdout, said)
 	}
-	home, _ := statedir.Home(e.Getenv)
-	_, channelsErr := os.Lstat(filepath.Join(home, statedir.Channels))
-	if why := alert.Undeliverable(e.Getenv, e.Home()); why != "" && channelsErr != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: warning: alerts cannot be delivered: %s; escalations are kept in alert-failed.log and the watcher's lines say NOT delivered\n", why)
-	} else if who := alert.Audience(e.Getenv, e.Home()); who != "" {
-		fmt.Fprintf(e.Stderr, "omega-monitor: warning: alerts reach more than you: %s\n", who)
+	if warning := watcher.DeliveryWarning(e.Getenv, e.Home()); warning != "" {
+		fmt.Fprintf(e.Stderr, "omega-monitor: warning: %s\n", warning)
 	}
 	return 0
 }
@@ -102,27 +94,8 @@ func parseWatchArgs(name string, fs *flag.FlagSet, f *watcher.Settings, args []s
 		fmt.Fprintf(e.Stderr, "omega-monitor: %s takes one target, got %d; %s\n", name, len(positional), cmdline.HelpHint(name))
 		return coord.Target{}, 2, false
 	}
-	target, err := coord.ParseTarget(positional[0])
-	if w, window := watcher.WindowTarget(positional[0]); window != "" && name == "watch" {
-		// session:window[.pane], as tmux names a pane: resolved against
-		// the ssh config and the sessions when the watcher starts.
-		target, err, f.Window = w, nil, window
-	}
+	target, err := f.Target(positional[0], fs, name == "watch", e.Getenv)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: refusing target %q: %v\n", positional[0], err)
-		return coord.Target{}, 2, false
-	}
-	f.Parsed(fs)
-	// watch leaves it to Start, which takes the pane's directory.
-	if f.ProbeDir == "" && name != "watch" {
-		wd, err := os.Getwd()
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor: no current directory for the probes (give --probe-dir): %v\n", err)
-			return coord.Target{}, 2, false
-		}
-		f.ProbeDir = wd
-	}
-	if err := f.Check(e.Getenv); err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
 		return coord.Target{}, 2, false
 	}
