@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -87,33 +85,27 @@ func TestRemoteCodexVitalsOverSSHD(t *testing.T) {
 		t.Fatalf("no log: %+v, want an error and no counts", r)
 	}
 
-	steps := []struct {
-		name string
-		do   func()
-		log  string
-		want vitalsCounts
-		gap  bool
-	}{
+	steps := []followStep{
 		{"first read", func() {
 			appendFile(t, log, codexMeta(h.dir, ago)+codexItem("user", ago)+codexItem("reasoning", ago)+codexItem("message", ago)+codexItem("function_call", ago))
-		}, log, vitalsCounts{Tools: 1, Reason: 1, Text: 1}, false},
-		{"nothing new", func() {}, log, vitalsCounts{Tools: 1, Reason: 1, Text: 1}, false},
+		}, vitalsCounts{Tools: 1, Reason: 1, Text: 1}, false},
+		{"nothing new", func() {}, vitalsCounts{Tools: 1, Reason: 1, Text: 1}, false},
 		{"appended, the last line cut in half", func() {
 			appendFile(t, log, codexItem("message", ago)+codexItem("task_complete", ago)[:30])
-		}, log, vitalsCounts{Tools: 1, Reason: 1, Text: 2}, false},
+		}, vitalsCounts{Tools: 1, Reason: 1, Text: 2}, false},
 		{"the half line ends", func() {
 			appendFile(t, log, codexItem("task_complete", ago)[30:])
-		}, log, vitalsCounts{Tools: 1, Reason: 1, Text: 2, Wait: 1}, false},
+		}, vitalsCounts{Tools: 1, Reason: 1, Text: 2, Wait: 1}, false},
 		{"more than a frame carries", func() {
 			big := fmt.Sprintf(`{"timestamp":%q,"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"%s"}}`+"\n",
 				ago.UTC().Format(time.RFC3339Nano), strings.Repeat("x", capture.VitalsTail))
 			appendFile(t, log, codexItem("function_call", ago)+big+codexItem("function_call", ago))
-		}, log, vitalsCounts{Tools: 2, Reason: 1, Text: 2, Wait: 1}, true},
+		}, vitalsCounts{Tools: 2, Reason: 1, Text: 2, Wait: 1}, true},
 		{"truncated", func() {
 			if err := os.WriteFile(log, []byte(codexMeta(h.dir, ago)+codexItem("message", ago)), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, log, vitalsCounts{Text: 1}, false},
+		}, vitalsCounts{Text: 1}, false},
 		{"replaced by another file", func() {
 			tmp := filepath.Join(h.home, "new.jsonl")
 			data := codexMeta(h.dir, ago) + codexItem("function_call", ago) + codexItem("function_call", ago) + codexItem("message", ago) + codexItem("task_complete", ago)
@@ -123,14 +115,14 @@ func TestRemoteCodexVitalsOverSSHD(t *testing.T) {
 			if err := os.Rename(tmp, log); err != nil {
 				t.Fatal(err)
 			}
-		}, log, vitalsCounts{Tools: 2, Text: 1, Wait: 1}, false},
+		}, vitalsCounts{Tools: 2, Text: 1, Wait: 1}, false},
 		{"rewritten in place, longer", func() {
 			data := codexMeta(h.dir, ago) + codexItem("reasoning", ago) + codexItem("reasoning", ago) + codexItem("reasoning", ago) +
 				codexItem("message", ago) + codexItem("message", ago) + codexItem("task_complete", ago)
 			if err := os.WriteFile(log, []byte(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, log, vitalsCounts{Reason: 3, Text: 2, Wait: 1}, false},
+		}, vitalsCounts{Reason: 3, Text: 2, Wait: 1}, false},
 		{"a newer log of the directory", func() {
 			next := filepath.Join(h.day, "rollout-2026-03-04T12-30-00-0199a213-81c0-7800-8aa1-000000000002.jsonl")
 			appendFile(t, next, codexMeta(h.dir, ago)+codexItem("function_call", ago))
@@ -140,7 +132,7 @@ func TestRemoteCodexVitalsOverSSHD(t *testing.T) {
 			}
 			log = next
 			rel = "2026/03/04/" + filepath.Base(next)
-		}, "", vitalsCounts{Tools: 1}, false},
+		}, vitalsCounts{Tools: 1}, false},
 		{"a log of another directory, newer still", func() {
 			other := filepath.Join(h.day, "rollout-2026-03-04T12-40-00-0199a213-81c0-7800-8aa1-000000000003.jsonl")
 			appendFile(t, other, codexMeta(h.dir+"/elsewhere", ago)+codexItem("reasoning", ago))
@@ -148,34 +140,14 @@ func TestRemoteCodexVitalsOverSSHD(t *testing.T) {
 			if err := os.Chtimes(other, later, later); err != nil {
 				t.Fatal(err)
 			}
-		}, "", vitalsCounts{Tools: 1}, false},
+		}, vitalsCounts{Tools: 1}, false},
 	}
 	var gap int64
 	for _, s := range steps {
 		before := r.Cursor.Offset
 		s.do()
 		r = h.poll(t, state, now)
-		if r.Error != "" {
-			t.Fatalf("%s: %s", s.name, r.Error)
-		}
-		if diff := cmp.Diff(s.want, countsOf(r)); diff != "" {
-			t.Errorf("%s: counts (-want +got):\n%s", s.name, diff)
-		}
-		if got := r.Cursor.Gap > gap; got != s.gap {
-			t.Errorf("%s: gap %d after %d, want a new gap %v", s.name, r.Cursor.Gap, gap, s.gap)
-		}
-		gap = r.Cursor.Gap
-		fi, err := os.Stat(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Cursor.Offset+r.Cursor.Behind != fi.Size() {
-			t.Errorf("%s: cursor at %d, %d behind, of a log of %d bytes", s.name, r.Cursor.Offset, r.Cursor.Behind, fi.Size())
-		}
-		if want := "$CODEX_HOME/sessions/" + rel; r.Source != want || r.Agent != "codex" {
-			t.Errorf("%s: source %s %s, want codex %s", s.name, r.Agent, r.Source, want)
-		}
-		t.Logf("%s: offset %d → %d, gap %d, %+v", s.name, before, r.Cursor.Offset, r.Cursor.Gap, countsOf(r))
+		checkStep(t, s.name, r, s.want, s.gap, &gap, log, "codex", "$CODEX_HOME/sessions/"+rel, before)
 	}
 }
 

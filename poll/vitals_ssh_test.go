@@ -94,6 +94,43 @@ func (h *remoteHost) poll(t *testing.T, state string, now time.Time) statedir.Vi
 
 type vitalsCounts struct{ Tools, Reason, Text, Wait int }
 
+// A followStep is one change to a followed file: what the record must
+// count after it, and whether a new gap must open.
+type followStep struct {
+	name string
+	do   func()
+	want vitalsCounts
+	gap  bool
+}
+
+// checkStep checks the record one step of a followed file left: no error,
+// its counts, a new gap or none (gap is the last step's, updated), its
+// cursor at the file's end, and its agent and source.
+func checkStep(t *testing.T, step string, r statedir.VitalsRecord, want vitalsCounts, newGap bool, gap *int64, file, agent, source string, before int64) {
+	t.Helper()
+	if r.Error != "" {
+		t.Fatalf("%s: %s", step, r.Error)
+	}
+	if diff := cmp.Diff(want, countsOf(r)); diff != "" {
+		t.Errorf("%s: counts (-want +got):\n%s", step, diff)
+	}
+	if got := r.Cursor.Gap > *gap; got != newGap {
+		t.Errorf("%s: gap %d after %d, want a new gap %v", step, r.Cursor.Gap, *gap, newGap)
+	}
+	*gap = r.Cursor.Gap
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Cursor.Offset+r.Cursor.Behind != fi.Size() {
+		t.Errorf("%s: cursor at %d, %d behind, of a file of %d bytes", step, r.Cursor.Offset, r.Cursor.Behind, fi.Size())
+	}
+	if r.Source != source || r.Agent != agent {
+		t.Errorf("%s: source %s %s, want %s %s", step, r.Agent, r.Source, agent, source)
+	}
+	t.Logf("%s: offset %d → %d, gap %d, %+v", step, before, r.Cursor.Offset, r.Cursor.Gap, countsOf(r))
+}
+
 func countsOf(r statedir.VitalsRecord) vitalsCounts {
 	var c vitalsCounts
 	for _, m := range r.Minutes {
@@ -148,12 +185,7 @@ func TestRemoteVitalsOverSSHD(t *testing.T) {
 		t.Fatalf("no transcript: %+v, want an error and no counts", r)
 	}
 
-	steps := []struct {
-		name string
-		do   func()
-		want vitalsCounts
-		gap  bool
-	}{
+	steps := []followStep{
 		{"first read", func() {
 			appendFile(t, h.transcript, claudeLine("m1", "tool_use", textBlock, ago)+claudeLine("m1", "tool_use", bashBlock, ago))
 		}, vitalsCounts{Tools: 1, Text: 1}, false},
@@ -198,27 +230,7 @@ func TestRemoteVitalsOverSSHD(t *testing.T) {
 		before := r.Cursor.Offset
 		s.do()
 		r = h.poll(t, state, now)
-		if r.Error != "" {
-			t.Fatalf("%s: %s", s.name, r.Error)
-		}
-		if diff := cmp.Diff(s.want, countsOf(r)); diff != "" {
-			t.Errorf("%s: counts (-want +got):\n%s", s.name, diff)
-		}
-		if got := r.Cursor.Gap > gap; got != s.gap {
-			t.Errorf("%s: gap %d after %d, want a new gap %v", s.name, r.Cursor.Gap, gap, s.gap)
-		}
-		gap = r.Cursor.Gap
-		fi, err := os.Stat(h.transcript)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Cursor.Offset+r.Cursor.Behind != fi.Size() {
-			t.Errorf("%s: cursor at %d, %d behind, of a record of %d bytes", s.name, r.Cursor.Offset, r.Cursor.Behind, fi.Size())
-		}
-		if want := "~/.claude/projects/-w-repo/" + remoteSession + ".jsonl"; r.Source != want || r.Agent != "claude" {
-			t.Errorf("%s: source %s %s, want claude %s", s.name, r.Agent, r.Source, want)
-		}
-		t.Logf("%s: offset %d → %d, gap %d, %+v", s.name, before, r.Cursor.Offset, r.Cursor.Gap, countsOf(r))
+		checkStep(t, s.name, r, s.want, s.gap, &gap, h.transcript, "claude", "~/.claude/projects/-w-repo/"+remoteSession+".jsonl", before)
 	}
 }
 

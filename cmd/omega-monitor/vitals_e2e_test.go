@@ -50,13 +50,7 @@ func TestRealClaudeVitals(t *testing.T) {
 	r.waitLines(2, realTimeout)
 	r.stop()
 
-	cmd := exec.Command(omegaMonitor(t), "status", "--json")
-	cmd.Env = []string{"HOME=" + s.Home, "OMEGA_MONITOR_HOME=" + filepath.Dir(r.state), "PATH=/usr/bin:/bin"}
-	out, _ := cmd.Output() // exit 3: the watcher no longer runs
-	var f board.Fleet
-	if err := json.Unmarshal(out, &f); err != nil || len(f.Watchers) != 1 {
-		t.Fatalf("status --json: %v\n%s", err, out)
-	}
+	f, out := oneWatcherFleet(t, s.Home, r.state)
 	w := f.Watchers[0]
 	if w.Vitals == nil {
 		t.Fatalf("no vitals (%s)\n%s", w.VitalsError, out)
@@ -114,13 +108,7 @@ func TestRealCodexVitals(t *testing.T) {
 		t.Helper()
 		r.waitLines(2, realTimeout)
 		r.stop()
-		cmd := exec.Command(omegaMonitor(t), "status", "--json")
-		cmd.Env = []string{"HOME=" + s.Launch.Home, "OMEGA_MONITOR_HOME=" + filepath.Dir(r.state), "PATH=/usr/bin:/bin"}
-		out, _ := cmd.Output() // exit 3: the watcher no longer runs
-		var f board.Fleet
-		if err := json.Unmarshal(out, &f); err != nil || len(f.Watchers) != 1 {
-			t.Fatalf("status --json: %v\n%s", err, out)
-		}
+		f, out := oneWatcherFleet(t, s.Launch.Home, r.state)
 		w := f.Watchers[0]
 		if w.Vitals == nil {
 			t.Fatalf("no vitals (%s)\n%s\nthe log:\n%s", w.VitalsError, out, readFile(t, logs[0]))
@@ -164,4 +152,18 @@ func readFile(t *testing.T, path string) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// oneWatcherFleet is the fleet status --json shows, one watcher, under the
+// state home of state with the agent's HOME home, and the JSON it came in.
+func oneWatcherFleet(t *testing.T, home, state string) (board.Fleet, []byte) {
+	t.Helper()
+	cmd := exec.Command(omegaMonitor(t), "status", "--json")
+	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_HOME=" + filepath.Dir(state), "PATH=/usr/bin:/bin"}
+	out, _ := cmd.Output() // exit 3: the watcher no longer runs
+	var f board.Fleet
+	if err := json.Unmarshal(out, &f); err != nil || len(f.Watchers) != 1 {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	return f, out
 }
