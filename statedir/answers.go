@@ -125,7 +125,13 @@ type AnswerResult struct {
 	Outcome string    `json:"outcome"`
 	Why     string    `json:"why,omitempty"`
 	Label   string    `json:"label,omitempty"`
-	At      time.Time `json:"at"`
+	// Note says more of a typed answer: what the screen showed after it
+	// ("typed; the agent asked again: see the next message"). Keys says,
+	// for a refused answer, which keys of it reached the terminal before
+	// it stopped (none: empty).
+	Note string    `json:"note,omitempty"`
+	Keys []string  `json:"keys,omitempty"`
+	At   time.Time `json:"at"`
 }
 
 // NewNonce returns 128 random bits in hex, from the kernel's generator.
@@ -293,4 +299,48 @@ func createOnce(path string, v any) error {
 		return fmt.Errorf("statedir: %w", err)
 	}
 	return nil
+}
+
+// ConfirmSuffix names, in Answers, the record of a first tap on an option
+// that widens what the agent may do (Offer.Widens): the receiver writes it
+// when it asks for the second tap, and the poll types a confirmed answer
+// only when it finds it, from the same user, written before the request.
+// A client that sends a confirming tap's data without the first tap (a
+// modified one can send any data) finds none.
+const ConfirmSuffix = ".confirm"
+
+// A ConfirmAsked is a first tap on a widening option: who tapped, when,
+// and on which message.
+type ConfirmAsked struct {
+	Nonce     string    `json:"nonce"`
+	FromID    int64     `json:"from_id"`
+	ChatID    int64     `json:"chat_id"`
+	MessageID int       `json:"message_id"`
+	At        time.Time `json:"at"`
+}
+
+// WriteConfirmAsked records c, replacing an earlier first tap on the same
+// button.
+func (d Dir) WriteConfirmAsked(c ConfirmAsked) error {
+	if !IsNonce(c.Nonce) {
+		return fmt.Errorf("statedir: %q is not a nonce", c.Nonce)
+	}
+	if _, err := d.answersDir(); err != nil {
+		return err
+	}
+	return d.WriteRecord(filepath.Join(Answers, c.Nonce+ConfirmSuffix), c)
+}
+
+// ReadConfirmAsked reads the first tap on the button nonce; none is an
+// error that is fs.ErrNotExist.
+func (d Dir) ReadConfirmAsked(nonce string) (ConfirmAsked, error) {
+	var c ConfirmAsked
+	if !IsNonce(nonce) {
+		return c, fmt.Errorf("statedir: %q is not a nonce", nonce)
+	}
+	err := d.ReadRecord(filepath.Join(Answers, nonce+ConfirmSuffix), &c)
+	if err == nil && c.Nonce != nonce {
+		return ConfirmAsked{}, fmt.Errorf("statedir: the confirmation record of %s names another button", nonce[:8])
+	}
+	return c, err
 }
