@@ -121,10 +121,10 @@ const (
 
 // An AnswerResult is what became of a request.
 type AnswerResult struct {
-	Nonce   string    `json:"nonce"`
-	Outcome string    `json:"outcome"`
-	Why     string    `json:"why,omitempty"`
-	Label   string    `json:"label,omitempty"`
+	Nonce   string `json:"nonce"`
+	Outcome string `json:"outcome"`
+	Why     string `json:"why,omitempty"`
+	Label   string `json:"label,omitempty"`
 	// Note says more of a typed answer: what the screen showed after it
 	// ("typed; the agent asked again: see the next message"). Keys says,
 	// for a refused answer, which keys of it reached the terminal before
