@@ -29,7 +29,7 @@ import (
 
 // The frame's format and marks.
 const (
-	MuxFormat  = MuxMark + " %s #{window_id}#{S: #{session_attached}:#{session_activity}#{window_id}}"
+	MuxFormat  = MuxMark + " %s #{window_id} #{pane_pid} #{cursor_x}.#{cursor_y}.#{pane_width}.#{pane_height}.#{pane_in_mode}#{S: #{session_attached}:#{session_activity}#{window_id}}"
 	MuxMark    = "[omega-monitor:mux]"
 	PaneFormat = "#{session_name}:#{window_id}.#{pane_id}\t#{pane_current_path}"
 	StatusEnd  = "[omega-monitor:status-end]"
@@ -39,6 +39,12 @@ const (
 	// VitalsCodexMark opens the block of a Codex session log's end, as
 	// VitalsMark opens Claude Code's transcript's.
 	VitalsCodexMark = "[omega-monitor:vitals-codex]"
+	// ForegroundMark opens a remote frame's block on the pane's
+	// foreground process group (remoteForeground): one ProcMark line a
+	// process, then a ForegroundEnd line.
+	ForegroundMark = "[omega-monitor:fg]"
+	ProcMark       = "[omega-monitor:proc]"
+	ForegroundEnd  = "[omega-monitor:fg-end]"
 )
 
 // VitalsTail is how many of the last bytes of the agent's transcript a
@@ -82,6 +88,7 @@ const remoteFrame = coord.RemoteFindMux +
 	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + MuxFormat + `' ';' display-message -p -t "$1" '` + PaneFormat + `') || exit; ` +
 	remoteMuxLine + remoteOneLine +
 	`printf '%s\n' "$h"; id=${h%%	*}; o=; b=; bu=; ` +
+	remoteForeground +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
 	`case $c in *'"` + statusKey + `":"'"$id"'"'*) o="$o$c` + "\n" + StatusEnd + "\n" + `"; ` + remoteFreshest + `;; esac; done; ` +
@@ -122,7 +129,29 @@ const remoteTranscript = `[ -n "$b" ] && for f in "$HOME"/.claude/projects/*/"$b
 // remoteMuxLine prints the first line of the two display-message printed,
 // the multiplexer's on who is at the pane, and leaves the header in $h; a
 // multiplexer that printed one line gave the header alone.
-const remoteMuxLine = `case $h in '` + MuxMark + ` '*'` + "\n" + `'*) printf '%s\n' "${h%%` + "\n" + `*}"; h=${h#*` + "\n" + `} ;; esac; `
+const remoteMuxLine = `mx=; case $h in '` + MuxMark + ` '*'` + "\n" + `'*) mx=${h%%` + "\n" + `*}; printf '%s\n' "$mx"; h=${h#*` + "\n" + `} ;; esac; `
+
+// remoteForeground sends the pane's foreground process group, read from
+// /proc with builtins (a host without it sends the block empty): the pane's
+// own process (the mux line's fourth word, $mx) and its descendants, at most
+// eight, breadth first, through the kernel's children lists; each that is
+// in the group of the terminal's foreground (tpgid) is a ProcMark line of
+// its id, its start time and group (words 20 and 3 of its stat after the
+// name), then, after a unit separator, its name and its command line with
+// its NULs and line breaks made unit separators (one tr a process). What a
+// process's name or arguments say is read as hostile: a name or an argument
+// cannot end the line, and the Go side caps and checks each word.
+const remoteForeground = `printf '%s\n' '` + ForegroundMark + `'; pp=; us='` + "\x1f" + `'; ` +
+	`if [ -n "$mx" ]; then set -f; set -- $mx; pp=$4; set +f; fi; case $pp in ''|*[!0-9]*) pp= ;; esac; ` +
+	`if [ -n "$pp" ] && IFS= read -r l <"/proc/$pp/stat" 2>/dev/null; then ` +
+	`r=${l##*) }; set -f; set -- $r; set +f; tp=$6; q=$pp; n=0; ` +
+	`while [ "$n" -lt 8 ]; do set -f; set -- $q; set +f; [ $# -gt 0 ] || break; c=$1; shift; q=$*; n=$((n + 1)); ` +
+	`case $c in ''|*[!0-9]*) continue ;; esac; IFS= read -r l <"/proc/$c/stat" 2>/dev/null || continue; ` +
+	`cm=${l#*(}; cm=${cm%)*}; case $cm in *"$us"*) cm='?' ;; esac; r=${l##*) }; set -f; set -- $r; set +f; ` +
+	`if [ "$3" = "$tp" ]; then a=$(tr '\037\n\000' '??\037' <"/proc/$c/cmdline" 2>/dev/null); ` +
+	`printf '%s %s %s %s\037%s\037%s\n' '` + ProcMark + `' "$c" "${20}" "$3" "$cm" "$a"; fi; ` +
+	`k=; IFS= read -r k <"/proc/$c/task/$c/children" 2>/dev/null; q="$q $k"; done; fi; ` +
+	`printf '%s\n' '` + ForegroundEnd + `'; `
 
 // remoteOneLine keeps the header one line: a working directory whose name
 // holds a line break (a repository can ship one) would go on as frame

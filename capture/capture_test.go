@@ -52,7 +52,7 @@ esac
 	if err != nil {
 		t.Fatalf("remote capture: %v", err)
 	}
-	want := "[omega-monitor:mux] 100 @1 1:99@1 0:50@2\nagent:@1.%2\t/w d\n" +
+	want := "[omega-monitor:mux] 100 @1 1:99@1 0:50@2\nagent:@1.%2\t/w d\n" + ForegroundMark + "\n" + ForegroundEnd + "\n" +
 		`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}` + "\n" + StatusEnd + "\n" +
 		`{"tmux":"agent:@1.%2","status":"busy","updatedAt":2}` + "\n" + StatusEnd + "\n" +
 		PaneMark + "\nthe pane\n" + PaneMark + "\n"
@@ -110,7 +110,7 @@ func TestRemoteFrameCodexLogs(t *testing.T) {
 		enc = enc[76:]
 	}
 	lines.WriteString(enc + "\n")
-	want := "agent:@1.%2\t/w d\n" +
+	want := "agent:@1.%2\t/w d\n" + ForegroundMark + "\n" + ForegroundEnd + "\n" +
 		fmt.Sprintf("%s %d 2026/11/30/rollout-a.jsonl\n", VitalsCodexMark, len(ours)) + lines.String() + VitalsEnd + "\n" +
 		ours + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
 	if diff := cmp.Diff(want, string(out)); diff != "" {

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,34 @@ const maxSessions = 10000
 // session lists at least the watched one, so a line listing none is one
 // the multiplexer did not fill, never "nobody".
 func ReadHumans(line string, full bool) tick.Humans {
-	unknown := func(why string) tick.Humans { return tick.Humans{Unknown: why} }
+	h, _ := readMux(line, full)
+	return h
+}
+
+// A PaneState is what the multiplexer's line says of the pane as it was
+// captured, for the condition every key of ours is sent on (KeyCondition):
+// a key goes only while the pane is still as the last check saw it.
+type PaneState struct {
+	// PID is the pane's own process (the shell, or the program the pane
+	// runs), where the pane's foreground process group is looked for.
+	PID int
+	// Token is the cursor's column and row, the pane's width and height
+	// and whether it is in a mode (copy mode: a key would go to the mode),
+	// joined by dots as the multiplexer printed them.
+	Token string
+	// InMode says the pane is in a mode.
+	InMode bool
+	// Window is the pane's window; Activity the last activity of every
+	// session that shows it, each followed by a colon, in the
+	// multiplexer's order.
+	Window, Activity string
+}
+
+// readMux reads the multiplexer's line: the humans, and the pane's state
+// when the line carries it (a line of an older frame does not: its state
+// is the zero value).
+func readMux(line string, full bool) (tick.Humans, PaneState) {
+	unknown := func(why string) (tick.Humans, PaneState) { return tick.Humans{Unknown: why}, PaneState{} }
 	if !full {
 		return unknown("the multiplexer's line passes " + strconv.Itoa(MaxMuxLine) + " bytes")
 	}
@@ -40,15 +68,24 @@ func ReadHumans(line string, full bool) tick.Humans {
 		return unknown("the multiplexer does not say its time (display-message %s)")
 	case !windowID(first(f, 1)):
 		return unknown("the multiplexer does not say the pane's window (#{window_id})")
-	case len(f) < 3:
-		return unknown("the multiplexer does not list its sessions' clients (#{S:...}, #{session_attached})")
-	case len(f)-2 > maxSessions:
-		return unknown("the multiplexer lists more than " + strconv.Itoa(maxSessions) + " sessions")
 	}
 	window := f[1]
+	var ps PaneState
+	sessions := f[2:]
+	if pid, ok := seconds(first(f, 2)); ok && paneToken(first(f, 3)) {
+		ps = PaneState{PID: int(pid), Token: f[3], InMode: !strings.HasSuffix(f[3], ".0"), Window: window}
+		sessions = f[4:]
+	}
+	switch {
+	case len(sessions) == 0:
+		return unknown("the multiplexer does not list its sessions' clients (#{S:...}, #{session_attached})")
+	case len(sessions) > maxSessions:
+		return unknown("the multiplexer lists more than " + strconv.Itoa(maxSessions) + " sessions")
+	}
 	h := tick.Humans{Known: true}
 	var last int64
-	for _, s := range f[2:] {
+	var activity strings.Builder
+	for _, s := range sessions {
 		n, rest, ok1 := strings.Cut(s, ":")
 		at, win, ok2 := strings.Cut(rest, "@")
 		clients, err := strconv.Atoi(n)
@@ -56,7 +93,11 @@ func ReadHumans(line string, full bool) tick.Humans {
 		if !ok1 || !ok2 || err != nil || clients < 0 || clients > maxSessions || !ok3 || !windowID("@"+win) {
 			return unknown("the multiplexer's line does not read as its format: " + strconv.Quote(cut(s, 40)))
 		}
-		if "@"+win != window || clients == 0 {
+		if "@"+win != window {
+			continue
+		}
+		activity.WriteString(at + ":")
+		if clients == 0 {
 			continue
 		}
 		h.Clients += clients
@@ -67,7 +108,47 @@ func ReadHumans(line string, full bool) tick.Humans {
 		// input now.
 		h.Idle = time.Duration(max(now-last, 0)) * time.Second
 	}
-	return h
+	if ps.Token != "" {
+		ps.Activity = activity.String()
+	}
+	return h, ps
+}
+
+// paneToken says whether s reads as the pane's state in MuxFormat: five
+// numbers joined by dots, the last 0 or 1.
+func paneToken(s string) bool {
+	f := strings.Split(s, ".")
+	if len(f) != 5 || (f[4] != "0" && f[4] != "1") {
+		return false
+	}
+	for _, n := range f {
+		if _, ok := seconds(n); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// keyFormat is what the multiplexer compares, in the command that sends a
+// key of ours, with what the last check's capture said of the pane: the
+// pane's state as MuxFormat prints it, and the activity of each session
+// that shows window WINDOW. A human's key moves their session's activity
+// (and, in the agent's box, the cursor); a resize, a mode or another client
+// on the window changes the rest. %s is the window.
+const keyFormat = "#{cursor_x}.#{cursor_y}.#{pane_width}.#{pane_height}.#{pane_in_mode}.#{S:#{?#{==:#{window_id},%s},#{session_activity}:,}}"
+
+// KeyCondition is the condition, in the multiplexer's formats, that holds
+// while the pane is as this capture saw it: the key it guards is sent in
+// the same command only if it holds, so that a keystroke of anyone else's
+// between the look and the key cancels ours. ok is false when the capture
+// could not say (a bare pane, an older frame, a multiplexer that does not
+// fill its formats).
+func (c Capture) KeyCondition() (cond string, ok bool) {
+	ps := c.PaneState
+	if ps.Token == "" || !windowID(ps.Window) {
+		return "", false
+	}
+	return "#{==:" + fmt.Sprintf(keyFormat, ps.Window) + "," + ps.Token + "." + ps.Activity + "}", true
 }
 
 // seconds reads a time in whole seconds since the epoch, as tmux prints it.

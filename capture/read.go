@@ -45,6 +45,12 @@ type Capture struct {
 	// Transcript is the end of the agent's transcript a remote frame
 	// carried; nil when it carried none.
 	Transcript *Transcript
+	// PaneState is what the multiplexer said of the pane (its cursor,
+	// size, mode and process), for the condition keys are sent on.
+	PaneState PaneState
+	// Foreground is the pane's foreground process group: read from /proc
+	// for a local frame, sent by the host for a remote one.
+	Foreground tick.Foreground
 }
 
 // A Transcript is the end of the agent's own record as a remote host sent
@@ -80,12 +86,21 @@ type Options struct {
 	CodexHome string
 	// Now is the time against which a Codex log counts as recent.
 	Now time.Time
+	// Procs reads a local pane's processes (nil: /proc).
+	Procs ProcReader
+	// Foreground is the foreground group of a bare pane's terminal, as
+	// a test or a caller that read it says (nil: unknown).
+	Foreground *tick.Foreground
 }
 
 // Read reads a capture from r.
 func Read(r io.Reader, o Options) (Capture, error) {
 	c := Capture{Pane: o.Pane}
 	if !o.Framed {
+		c.Foreground = tick.Foreground{Unknown: "a bare pane says nothing of its processes"}
+		if o.Foreground != nil {
+			c.Foreground = *o.Foreground
+		}
 		s, err := classify.ReadScreen(r)
 		if err != nil {
 			return c, fmt.Errorf("reading the pane: %v", err)
@@ -104,7 +119,7 @@ func Read(r io.Reader, o Options) (Capture, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	header, full, err := readLine(br, MaxMuxLine)
 	if err == nil && strings.HasPrefix(header, MuxMark) {
-		c.Humans = ReadHumans(header, full)
+		c.Humans, c.PaneState = readMux(header, full)
 		header, full, err = readLine(br, MaxHeader)
 	}
 	switch {
@@ -122,11 +137,21 @@ func Read(r io.Reader, o Options) (Capture, error) {
 	size := 0
 	// A transcript is read only right after the header: past it, a line is
 	// the status files' or the logs', which may say anything.
-	first := true
+	first, fgRead := true, false
+	c.Foreground = tick.Foreground{Unknown: "the frame does not say the pane's processes"}
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
 		if err != nil {
 			return c, errors.New("capture frame: no pane after the header")
+		}
+		if first && !local && line == ForegroundMark && !fgRead {
+			fgRead = true
+			// Right after the header only: past it a line may be a
+			// status file's, which may say anything.
+			if c.Foreground, err = readForegroundBlock(br); err != nil {
+				return c, err
+			}
+			continue
 		}
 		if first && !local && (strings.HasPrefix(line, VitalsMark+" ") || strings.HasPrefix(line, VitalsCodexMark+" ")) {
 			t, err := readTranscript(br, line)
@@ -155,6 +180,11 @@ func Read(r io.Reader, o Options) (Capture, error) {
 				c.Dir = ""
 			}
 			if local {
+				procs := o.Procs
+				if procs == nil {
+					procs = Proc{}
+				}
+				c.Foreground = ReadForeground(procs, c.PaneState.PID)
 				c.Statuses = statusFiles(o.StatusDir, c.Pane)
 				c.Statuses = append(c.Statuses, codexLogs(o.CodexHome, c.Dir, o.Now)...)
 			}
