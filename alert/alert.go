@@ -90,6 +90,10 @@ type Alert struct {
 	// characters it takes: the message says so under the options.
 	Reply    string
 	ReplyMax int
+	// NoButtons, when set, says why a question that answers from the
+	// chat are on for carries no buttons ("the pane's foreground process
+	// is bash (pid 12), not Claude Code"): the message says so.
+	NoButtons string
 
 	// Blocked and BudgetExhausted: the work probe's figure as the MONITOR
 	// line prints it ("0", "7", "?"), and the last in-progress transition

@@ -68,6 +68,9 @@ func (a Alert) HTML() []string {
 			add(plainBlock(join(plain("✍ A reply to this message is typed as your own words for "), bold(r),
 				plain(fmt.Sprintf(": one line, at most %d characters.", a.ReplyMax)))))
 		}
+		if r := cutRunes(oneLine(Redact(a.NoButtons)), MaxLineLen); r != "" {
+			add(plainBlock(italic("No buttons: " + r + ". Answer it at the terminal.")))
+		}
 	case Blocked:
 		add(plainBlock(plain("The session has stopped and the work probe reports no work left, so the watcher does not nudge it. A human needs to decide what comes next.")))
 		a.addTransition(add)

@@ -88,8 +88,9 @@ type Options struct {
 	Now time.Time
 	// Procs reads a local pane's processes (nil: /proc).
 	Procs ProcReader
-	// Foreground is the foreground group of a bare pane's terminal, as
-	// a test or a caller that read it says (nil: unknown).
+	// Foreground is the foreground group of the pane's terminal, as a
+	// test or a caller that read it says: it stands for what the frame
+	// says, or /proc (nil: what they say; unknown for a bare pane).
 	Foreground *tick.Foreground
 }
 
@@ -179,12 +180,16 @@ func Read(r io.Reader, o Options) (Capture, error) {
 			if dirBroken || local && showsLine(s, PaneMark) || strings.ContainsFunc(c.Dir, unicode.IsControl) {
 				c.Dir = ""
 			}
-			if local {
+			if o.Foreground != nil {
+				c.Foreground = *o.Foreground
+			} else if local {
 				procs := o.Procs
 				if procs == nil {
 					procs = Proc{}
 				}
 				c.Foreground = ReadForeground(procs, c.PaneState.PID)
+			}
+			if local {
 				c.Statuses = statusFiles(o.StatusDir, c.Pane)
 				c.Statuses = append(c.Statuses, codexLogs(o.CodexHome, c.Dir, o.Now)...)
 			}

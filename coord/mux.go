@@ -308,3 +308,25 @@ func (s SSH) ClientOptions(control string) []string {
 	args = args[1 : len(args)-3]
 	return append(args, "-o", "ControlMaster=no", "-o", "ControlPath="+control)
 }
+
+// KeyCancelled is the multiplexer option a conditional key's other branch
+// asks for (IfScript): no one sets it, so the multiplexer exits 1 and
+// names it, and that says the key was not sent because the pane was no
+// longer as the last check saw it.
+const KeyCancelled = "@omega-monitor-key-cancelled"
+
+// ifBody has the multiplexer "$m" run the command "$2" on the pane "$1"
+// only while the condition read from standard input holds: if-shell -F
+// tests it and runs the command within one command of the multiplexer's,
+// so that no key of anyone else's comes between the test and the key. An
+// empty standard input sends nothing.
+const ifBody = `IFS= read -r c && [ -n "$c" ] && exec "$m" if-shell -F -t "$1" "$c" "$2" 'show-options -gv ` + KeyCancelled + `'`
+
+// IfScript is ifBody for sh -c on this machine, the multiplexer "$0".
+const IfScript = `m=$0; ` + ifBody
+
+// RemoteIf is ifBody as RemoteScript runs it on a host, bounded there by
+// secs: the pane t and the command cmd are its arguments.
+func RemoteIf(secs int, t, cmd string) string {
+	return RemoteScript(secs, RemoteFindMux+ifBody, t, cmd)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/capture"
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/statedir/event"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -30,7 +31,7 @@ func goldenPane(t *testing.T, name string) string {
 }
 
 // tickAt runs one poll over pane at now, with answers on, and returns its
-// line.
+// line. The pane is the agent's own (asAgent).
 func tickAt(t *testing.T, dir, pane string, now time.Time) string {
 	t.Helper()
 	fs := flag.NewFlagSet("tick", flag.ContinueOnError)
@@ -38,11 +39,56 @@ func tickAt(t *testing.T, dir, pane string, now time.Time) string {
 	if err := fs.Parse([]string{"--target", "agent", "--work", "7"}); err != nil {
 		t.Fatal(err)
 	}
-	line, err := Tick(Request{Dir: dir, Flags: f, Now: now, Answers: true, Capture: capture.Options{Now: now}}, strings.NewReader(pane))
+	line, err := Tick(Request{Dir: dir, Flags: f, Now: now, Answers: true, Capture: asAgent(t, pane, now)}, strings.NewReader(pane))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return line
+}
+
+// agentPID is the process the tests' agents run as.
+const agentPID = 4242
+
+// asAgent is how a test's bare pane reads as the agent's own, as a real
+// one does: the agent whose screen it is runs in the pane's foreground (a
+// process named as its program), and where it keeps its own status, that
+// says what the screen shows: Claude Code's status file waiting on a
+// question, busy on a turn, idle else; Codex's session log with its turn
+// open on a question or a turn, ended else.
+func asAgent(t testing.TB, pane string, now time.Time) capture.Options {
+	t.Helper()
+	s, err := classify.ReadScreen(strings.NewReader(pane))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := classify.Classify(s, classify.Options{})
+	program := map[string]string{"Claude Code": "claude", "Codex CLI": "codex", "Gemini CLI": "gemini"}[r.Agent]
+	fg := tick.Foreground{Known: true, Procs: []tick.Process{{PID: agentPID, Start: "77", Comm: program, Args: []string{program}}}}
+	o := capture.Options{Now: now, Foreground: &fg}
+	status := map[classify.State]string{classify.Question: "waiting", classify.Working: "busy"}[r.State]
+	if status == "" {
+		status = "idle"
+	}
+	var data string
+	switch r.Agent {
+	case "Claude Code":
+		data = fmt.Sprintf(`{"status":%q,"updatedAt":%d,"statusUpdatedAt":%d}`, status, now.UnixMilli(), t0.Add(-time.Hour).UnixMilli())
+	case "Codex CLI":
+		ts := now.UTC().Format(time.RFC3339Nano)
+		turn := "task_started"
+		if status == "idle" {
+			turn = "task_complete"
+		}
+		data = `{"timestamp":"` + ts + `","type":"session_meta","payload":{"cli_version":"0.171.0"}}` + "\n" +
+			`{"timestamp":"` + ts + `","type":"event_msg","payload":{"type":"` + turn + `"}}` + "\n"
+	default:
+		return o
+	}
+	o.StatusFile = filepath.Join(t.TempDir(), "status.json")
+	if err := os.WriteFile(o.StatusFile, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // cursorOn moves a Claude Code dialog's cursor to option pos, as a key
@@ -106,19 +152,20 @@ func (w *answerWorld) result(nonce string) statedir.AnswerResult {
 	return r
 }
 
-func (w *answerWorld) answerAction() (keys string, a answerAction, ok bool) {
+// answerAction is the answer handed to the loop: its steps, and its
+// record.
+func (w *answerWorld) answerAction() (steps string, a answerAction, ok bool) {
 	w.t.Helper()
 	path := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", a, false
 	}
-	keys, _, _ = strings.Cut(string(data), "\n")
-	a, err = readAnswer(path)
+	a, err = stateDirectory(w.d).readAnswer(path)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return keys, a, true
+	return string(data), a, true
 }
 
 // TestRelayedQuestionOffersItsOptions: a question whose dialog can be
@@ -167,9 +214,8 @@ func TestRelayedQuestionOffersItsOptions(t *testing.T) {
 	}
 }
 
-// TestAnswerByEsc: the dialog's Esc, tapped, becomes the action "esc 1",
-// no Enter after it; after it the dialog must be gone, and one still there
-// is said as an Esc that did not take.
+// TestAnswerByEsc: the dialog's Esc, tapped, becomes an answer whose one
+// key is Escape, with no Enter after it, and a look after it.
 func TestAnswerByEsc(t *testing.T) {
 	t.Parallel()
 	w := relayed(t)
@@ -180,9 +226,10 @@ func TestAnswerByEsc(t *testing.T) {
 	if !strings.Contains(line, `answer from op taken: "Esc: cancel", to be typed`) {
 		t.Errorf("line: %s", line)
 	}
-	keys, a, ok := w.answerAction()
-	if !ok || keys != "esc 1" || !a.Esc || a.Pos != 0 {
-		t.Fatalf("answer action %q %+v %v", keys, a, ok)
+	steps, a, ok := w.answerAction()
+	want := "capture fresh\nconfirm answer fresh 0\nkeys Escape\ncapture after\nconfirm answered after 200000\nack answer_typed\n"
+	if diff := cmp.Diff(want, steps); !ok || diff != "" || !a.Esc || a.Pos != 0 {
+		t.Fatalf("answer action %+v %v, steps (-want +got):\n%s", a, ok, diff)
 	}
 }
 
@@ -197,9 +244,18 @@ func TestAnswerAcceptedForTheSameDialog(t *testing.T) {
 	if !strings.Contains(line, `answer from op taken: "No", to be typed`) {
 		t.Errorf("line: %s", line)
 	}
-	keys, a, ok := w.answerAction()
-	if !ok || keys != "down 3" || a.Pos != 4 || a.Nonce != r.Nonce || a.Key != w.offer.Key {
-		t.Fatalf("answer action %q %+v %v", keys, a, ok)
+	steps, a, ok := w.answerAction()
+	if !ok || a.Pos != 4 || a.Nonce != r.Nonce || a.Key != w.offer.Key || a.Start != 1 || a.Agent.PID != agentPID {
+		t.Fatalf("answer action %+v %v", a, ok)
+	}
+	// One key at a time, each looked at before the next.
+	want := "capture fresh\nconfirm answer fresh 0\n" +
+		"keys Down\ncapture move1\nconfirm at:2 move1 200000\n" +
+		"keys Down\ncapture move2\nconfirm at:3 move2 200000\n" +
+		"keys Down\ncapture move3\nconfirm selected move3 200000\n" +
+		"keys Enter\ncapture after\nconfirm answered after 200000\nack answer_typed\n"
+	if diff := cmp.Diff(want, steps); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
 	}
 	if rs, _ := w.d.Requests(); len(rs) != 0 {
 		t.Errorf("the request was not taken: %+v", rs)
@@ -290,9 +346,12 @@ func TestAnswerTakenOnce(t *testing.T) {
 	}
 }
 
-// TestConfirmAnswerStages: the checks around an answer's keys: the same
-// dialog before the first key, the cursor on the option before Enter, the
-// dialog gone after it; each refusal is the answer's result.
+// TestConfirmAnswerStages: the looks around an answer's keys: the same
+// dialog before the first key, its cursor where it was; the cursor one
+// step on after each move (a screen not yet redrawn is looked at again);
+// on the option before Enter; after Enter, the answer is typed whatever
+// shows (the same dialog still there: asked again); each refusal is the
+// answer's result.
 func TestConfirmAnswerStages(t *testing.T) {
 	t.Parallel()
 	stalled := goldenPane(t, "GOLDEN-stalled-real")
@@ -303,23 +362,36 @@ func TestConfirmAnswerStages(t *testing.T) {
 		// idle, when not 0, frames the pane with the multiplexer's line:
 		// a client on the pane's window, its last input idle seconds ago.
 		idle int
+		// settle says the step looks again at a screen still redrawn:
+		// code 3, nothing recorded.
+		settle bool
+		// again says the answer is typed, the same dialog still there.
+		again bool
 	}{
-		{"same dialog", AnswerBefore, func(w *answerWorld) string { return w.pane }, "", 0},
+		{"same dialog", AnswerBefore, func(w *answerWorld) string { return w.pane }, "", 0, false, false},
 		{"changed", AnswerBefore, func(w *answerWorld) string { return strings.Replace(w.pane, "go test", "rm -rf", 1) },
-			"the question on the screen changed before the answer was typed", 0},
-		{"cursor there", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 4) }, "", 0},
-		{"cursor elsewhere", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 3) },
-			"the cursor is on option 3, not on 4; Enter withheld", 0},
-		{"moved on", AnswerDone, func(*answerWorld) string { return stalled }, "", 0},
-		{"still there", AnswerDone, func(w *answerWorld) string { return cursorOn(w.pane, 4) },
-			"Enter was pressed, but the dialog is still on the screen", 0},
+			"the question on the screen changed before the answer was typed", 0, false, false},
+		{"cursor moved since", AnswerBefore, func(w *answerWorld) string { return cursorOn(w.pane, 2) },
+			"the cursor moved to option 2 since the answer was taken; nothing typed", 0, false, false},
+		{"one step on", stageAt(2), func(w *answerWorld) string { return cursorOn(w.pane, 2) }, "", 0, false, false},
+		{"not yet redrawn", stageAt(2), func(w *answerWorld) string { return w.pane }, "", 0, true, false},
+		{"not yet redrawn, no more looks", stageAt(2), func(w *answerWorld) string { return w.pane },
+			"the cursor is still on option 1 after the key, not on 2; nothing more typed", 0, false, false},
+		{"two steps on", stageAt(2), func(w *answerWorld) string { return cursorOn(w.pane, 3) },
+			"the cursor is on option 3, not on 2; nothing more typed", 0, false, false},
+		{"cursor there", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 4) }, "", 0, false, false},
+		{"cursor elsewhere", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 2) },
+			"the cursor is on option 2, not on 4; Enter withheld", 0, false, false},
+		{"moved on", AnswerDone, func(*answerWorld) string { return stalled }, "", 0, false, false},
+		{"still there, looked at again", AnswerDone, func(w *answerWorld) string { return cursorOn(w.pane, 4) }, "", 0, true, false},
+		{"still there at the last look: asked again", AnswerDone, func(w *answerWorld) string { return cursorOn(w.pane, 4) }, "", 0, false, true},
 		// The operator's own answer is not held for a human at the agent;
 		// it waits out a human's keys, which would meet its own.
-		{"a human at the agent, quiet", AnswerBefore, func(w *answerWorld) string { return w.pane }, "", 30},
+		{"a human at the agent, quiet", AnswerBefore, func(w *answerWorld) string { return w.pane }, "", 30, false, false},
 		{"a human typing, before the first key", AnswerBefore, func(w *answerWorld) string { return w.pane },
-			"a human typed at the agent 2s ago: the dialog may be being answered there", 2},
+			"a human typed at the agent 2s ago: the dialog may be being answered there", 2, false, false},
 		{"a human typing, before Enter", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 4) },
-			"a human typed at the agent 1s ago, as the cursor moved; Enter withheld", 1},
+			"a human typed at the agent 1s ago: the dialog may be being answered there; Enter withheld", 1, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -327,17 +399,35 @@ func TestConfirmAnswerStages(t *testing.T) {
 			r := w.request(4, false, t0)
 			tickAt(t, string(w.d), w.pane, t0.Add(time.Minute))
 			action := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
-			pane, opt := c.pane(w), capture.Options{}
+			now := t0.Add(time.Minute)
+			pane := c.pane(w)
+			opt := asAgent(t, w.pane, now) // the agent waits, whatever the screen
 			if c.idle > 0 {
-				pane = fmt.Sprintf("[omega-monitor:mux] 1000 @0 1:%d@0\nagent:@0.%%0\t/w\n%s\n%s", 1000-c.idle, capture.PaneMark, pane)
-				opt.Framed = true
+				status, _ := os.ReadFile(opt.StatusFile)
+				status = []byte(strings.Replace(string(status), "{", `{"tmux":"agent:@0.%0",`, 1))
+				pane = fmt.Sprintf("[omega-monitor:mux] 1000 @0 1:%d@0\nagent:@0.%%0\t/w\n%s\n%s\n%s\n%s", 1000-c.idle, status, capture.StatusEnd, capture.PaneMark, pane)
+				opt.Framed, opt.StatusFile = true, ""
 			}
-			line, ok := ConfirmAnswer(ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action,
-				Stage: tick.Stage(c.stage), Now: t0.Add(time.Minute), Capture: opt}, strings.NewReader(pane))
-			if ok != (c.why == "") {
-				t.Fatalf("ok = %v, line %q; want refusal %q", ok, line, c.why)
+			req := ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action, Stage: tick.Stage(c.stage), Now: now, Capture: opt, Try: 1}
+			if c.settle {
+				req.settle = true
 			}
-			if ok {
+			line, code := ConfirmStep(req, strings.NewReader(pane))
+			switch {
+			case c.settle:
+				if code != 3 || line != "" {
+					t.Fatalf("code %d, line %q; want 3, a look again", code, line)
+				}
+				return
+			case (code == 0) != (c.why == ""):
+				t.Fatalf("code %d, line %q; want refusal %q", code, line, c.why)
+			case code == 0:
+				if a, _ := stateDirectory(w.d).readAnswer(action); a.Again != c.again {
+					t.Errorf("again = %v, want %v", a.Again, c.again)
+				}
+				if _, err := os.Stat(stateDirectory(w.d).conditionPath()); err != nil {
+					t.Errorf("no condition written for the next key: %v", err)
+				}
 				return
 			}
 			if got := w.result(r.Nonce); got.Outcome != statedir.AnswerRefused || got.Why != c.why {
@@ -349,6 +439,9 @@ func TestConfirmAnswerStages(t *testing.T) {
 			h, _ := os.ReadFile(w.d.Path(statedir.History))
 			if !strings.Contains(string(h), `"event":"`+event.AnswerRefused+`"`) {
 				t.Errorf("history: %s", h)
+			}
+			if l, _ := os.ReadFile(w.d.Path(statedir.Log)); !strings.Contains(string(l), line) {
+				t.Errorf("the line %q is not in monitor.log:\n%s", line, l)
 			}
 		})
 	}
@@ -378,25 +471,32 @@ func TestAnswerTypedIsAcked(t *testing.T) {
 	}
 }
 
-func TestWitnessWaits(t *testing.T) {
+// TestAgentWaits: an answer's keys go only while the agent's own word,
+// where it keeps one, says it waits for a human: Claude Code's status file
+// must be there and say so; Codex's log must be there, its turn open;
+// Gemini CLI keeps none.
+func TestAgentWaits(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		status, agent string
 		want          bool
 	}{
-		{"", "Claude Code", true}, // no witness: the screen decides
+		{"", "Claude Code", false}, // no status file: nothing says it waits
 		{"waiting", "Claude Code", true},
 		{"busy", "Claude Code", false},
 		{"idle", "Claude Code", false},
-		{"busy", "Codex", true}, // its turn is open while it asks
-		{"idle", "Codex", false},
+		{"", "Codex CLI", false},
+		{"busy", "Codex CLI", true}, // its turn is open while it asks
+		{"idle", "Codex CLI", false},
+		{"", "Gemini CLI", true},
+		{"idle", "Gemini CLI", false},
 	} {
 		var w *tick.Witness
 		if c.status != "" {
 			w = &tick.Witness{Status: c.status}
 		}
-		if got := witnessWaits(w, c.agent); got != c.want {
-			t.Errorf("witnessWaits(%q, %q) = %v, want %v", c.status, c.agent, got, c.want)
+		if why := agentWaits(w, c.agent); (why == "") != c.want {
+			t.Errorf("agentWaits(%q, %q) = %q, want waiting %v", c.status, c.agent, why, c.want)
 		}
 	}
 }

@@ -120,7 +120,10 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	for _, p := range problems {
 		line += " · error: " + printable.String(p)
 	}
-	return alert.Redact(line), 1
+	// Every line the loop prints is in the watcher's log too.
+	line = alert.Redact(line)
+	d.sd().AppendLog(now, line)
+	return line, 1
 }
 
 // writePending keeps the nudge handed over and the screen it was judged
@@ -145,15 +148,24 @@ func (d stateDirectory) readPending() (tick.Pending, error) {
 	return p, nil
 }
 
-// A ConfirmRequest is the loop's check of a fresh capture before it types a
-// nudge (tick.BeforeTyping) or presses Enter (tick.BeforeEnter).
+// A ConfirmRequest is the loop's look at a fresh capture, at a confirm
+// step of an action: before it types a nudge (tick.BeforeTyping) or
+// presses its Enter (tick.BeforeEnter), or at a stage of an answer.
 type ConfirmRequest struct {
 	Dir, Target, Text string
 	Action            string // the action file
-	Stage             tick.Stage
-	Capture           capture.Options
-	Local             *classify.Local // the operator's rules, or nil
-	Now               time.Time
+	// Step is the confirm step of the action (from 1) the look is for: it
+	// names the stage. Without one (0), Stage says it.
+	Step  int
+	Stage tick.Stage
+	// Try counts the looks at this step (from 1): a screen still being
+	// redrawn after a key is looked at again, up to maxTries.
+	Try     int
+	Capture capture.Options
+	Local   *classify.Local // the operator's rules, or nil
+	Now     time.Time
+	// settle says the step lets the loop look again.
+	settle bool
 }
 
 // ConfirmStages are the stages a check of the action file may be asked
@@ -165,49 +177,47 @@ func ConfirmStages(action string) []tick.Stage {
 	return []tick.Stage{tick.BeforeTyping, tick.BeforeEnter}
 }
 
-// ConfirmAction is ConfirmAnswer for an answer's action file, and Confirm
-// for a nudge's.
+// ConfirmAction is ConfirmStep, for a caller that needs only whether the
+// loop may go on.
 func ConfirmAction(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
-	if strings.HasSuffix(r.Action, AnswerSuffix) {
-		return ConfirmAnswer(r, frame)
-	}
-	return Confirm(r, frame)
+	line, code := ConfirmStep(r, frame)
+	return line, code == 0
 }
 
-// Confirm says whether the loop may go on with the action: ok, or the
-// MONITOR line that says why not, after it recorded nudge_not_typed or
-// enter_withheld, gave the nudge's budget back and removed the action file.
-func Confirm(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
-	d := stateDirectory(r.Dir)
+// confirmNudge judges the capture c (or why it could not be read) for a
+// nudge: go on (0), or the line that says why not (1), after it recorded
+// nudge_not_typed or enter_withheld, gave the nudge's budget back and
+// removed the action file.
+func confirmNudge(d stateDirectory, r ConfirmRequest, c capture.Capture, readErr error) (line string, code int) {
 	why, collided := "", false
 	p, err := d.readPending()
 	switch {
 	case err != nil:
 		why = err.Error()
-	case p.Action != filepath.Base(r.Action) || p.Text != r.Text:
+	case p.Action != filepath.Base(r.Action) || r.Text != "" && p.Text != r.Text:
 		why = "the pending nudge is not this action"
+	case readErr != nil:
+		why = readErr.Error()
 	}
 	if why == "" {
-		c, err := capture.Read(frame, r.Capture)
-		if err != nil {
-			why = err.Error()
-		} else {
-			echo, _ := LoadLedger(d.path(statedir.Ledger))
-			// The operator's rules count here too: a dialog only a
-			// local rule recognises must stop the typing. A bad file
-			// was reported by the tick; the built-in rules apply.
-			opt := classify.Options{Ledger: echo, Local: r.Local}
-			masked := classify.Classify(c.Screen, opt)
-			raw := masked
-			if echo != nil {
-				raw = classify.Classify(c.Screen, classify.Options{Local: r.Local})
-			}
-			w, _ := c.Witness(r.Now)
-			why, collided = tick.Confirm(r.Stage, p, masked, raw, w, c.Humans)
+		echo, _ := LoadLedger(d.path(statedir.Ledger))
+		// The operator's rules count here too: a dialog only a local rule
+		// recognises must stop the typing. A bad file was reported by the
+		// tick; the built-in rules apply.
+		opt := classify.Options{Ledger: echo, Local: r.Local}
+		masked := classify.Classify(c.Screen, opt)
+		raw := masked
+		if echo != nil {
+			raw = classify.Classify(c.Screen, classify.Options{Local: r.Local})
+		}
+		w, _ := c.Witness(r.Now)
+		why, collided = tick.Confirm(r.Stage, p, masked, raw, w, c.Humans)
+		if why == "" && c.PaneState.InMode {
+			why = "the pane is in a mode (copy mode): a key would go to the mode"
 		}
 	}
 	if why == "" {
-		return "", true
+		return "", 0
 	}
 	ev := event.NudgeNotTyped
 	switch {
@@ -217,11 +227,7 @@ func Confirm(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 		ev = event.EnterWithheld
 	}
 	line, _ = d.outcome(r.Now, r.Target, r.Action, ev, why)
-	if collided {
-		// Said in the watcher's log too, where its lines are read.
-		d.sd().AppendLog(r.Now, line)
-	}
-	return line, false
+	return line, 1
 }
 
 // Ack records what the loop did with an action (one of AckEvents, and why),

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/statedir"
 	"github.com/omega-monitor/omega-monitor/statedir/event"
@@ -25,7 +24,7 @@ func tickWords(t *testing.T, dir, pane string, now time.Time, freeText bool) str
 	if err := fs.Parse([]string{"--target", "agent", "--work", "7"}); err != nil {
 		t.Fatal(err)
 	}
-	line, err := Tick(Request{Dir: dir, Flags: f, Now: now, Answers: true, FreeText: freeText, Capture: capture.Options{Now: now}}, strings.NewReader(pane))
+	line, err := Tick(Request{Dir: dir, Flags: f, Now: now, Answers: true, FreeText: freeText, Capture: asAgent(t, pane, now)}, strings.NewReader(pane))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,8 +178,8 @@ func TestFreeTextAccepted(t *testing.T) {
 	for _, c := range []struct {
 		name, pane, words, keys string
 	}{
-		{"question", "real/claude-manual-100-question", askWords, "down 2 field"},
-		{"permission", "", amendWords, "down 3 tab"},
+		{"question", "real/claude-manual-100-question", askWords, "Down Down (the words, pasted) Enter"},
+		{"permission", "", amendWords, "Down Down Down Tab (the words, pasted) Enter"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -194,15 +193,16 @@ func TestFreeTextAccepted(t *testing.T) {
 			if !strings.Contains(line, "to be typed with the words ") {
 				t.Errorf("line: %s", line)
 			}
-			data, err := os.ReadFile(w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix)))
-			if err != nil {
-				t.Fatalf("no answer action: %v; line %s", err, line)
+			_, a, ok := w.answerAction()
+			if !ok {
+				t.Fatalf("no answer action; line %s", line)
 			}
-			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-			if len(lines) != 3 || lines[0] != c.keys || lines[1] != c.words {
-				t.Errorf("answer action:\n%s", data)
+			if keys := strings.Join(answerKeys(a), " "); keys != c.keys {
+				t.Errorf("answer's keys %q, want %q", keys, c.keys)
 			}
-			_, a, _ := w.answerAction()
+			if p, _ := w.d.ReadPaste(answerWords); string(p) != c.words {
+				t.Errorf("the words to paste: %q", p)
+			}
 			if a.Field == nil || a.Field.Text != c.words || a.Nonce != r.Nonce {
 				t.Errorf("answer action's checks: %+v", a)
 			}
@@ -312,8 +312,9 @@ func TestConfirmFieldStages(t *testing.T) {
 		{"question: filled, another question", AnswerFilled, false, "panes/claude-328-ask-question",
 			"the question on the screen changed before the words were typed; Enter withheld"},
 		{"question: answered", AnswerDone, false, "GOLDEN-stalled-real", ""},
-		{"question: answered, the field still there", AnswerDone, false, "panes/claude-332-100-ask-field-typed",
-			"Enter was pressed, but the dialog is still on the screen"},
+		// Enter reached the field: typed, and the question, still there,
+		// is taken as asked again.
+		{"question: answered, the field still there", AnswerDone, false, "panes/claude-332-100-ask-field-typed", ""},
 		{"permission: opened", AnswerOpened, true, "panes/claude-332-100-permission-amend-open", ""},
 		{"permission: opened, Tab did not open it", AnswerOpened, true, "",
 			"the cursor is not on option 4; Enter withheld"},
@@ -341,7 +342,7 @@ func TestConfirmFieldStages(t *testing.T) {
 				screen = corpusPane(t, c.pane)
 			}
 			line, ok := ConfirmAnswer(ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action,
-				Stage: tick.Stage(c.stage), Now: t0.Add(time.Minute)}, strings.NewReader(screen))
+				Stage: tick.Stage(c.stage), Now: t0.Add(time.Minute), Capture: asAgent(t, w.pane, t0.Add(time.Minute))}, strings.NewReader(screen))
 			if ok != (c.why == "") {
 				t.Fatalf("ok = %v, line %q; want refusal %q", ok, line, c.why)
 			}
@@ -383,15 +384,21 @@ func TestFreeTextTypedIsAcked(t *testing.T) {
 	}
 }
 
-// TestPlantedWordsRefused: an answer action whose words line is not the
-// words checked (changed, or a control character planted) is refused
-// before any key.
+// TestPlantedWordsRefused: an answer whose words, as its record keeps them
+// or as the paste the loop types, are not the words checked (changed, a
+// control character planted, a line more) is refused before any key.
 func TestPlantedWordsRefused(t *testing.T) {
 	t.Parallel()
-	for name, edit := range map[string]func(string) string{
-		"changed":  func(s string) string { return strings.Replace(s, "\n"+askWords+"\n", "\nrm -rf /\n", 1) },
-		"control":  func(s string) string { return strings.Replace(s, "\n"+askWords+"\n", "\n"+askWords+"\x03\n", 1) },
-		"two more": func(s string) string { return strings.Replace(s, "\n"+askWords+"\n", "\n"+askWords+"\nmore\n", 1) },
+	for name, c := range map[string]struct {
+		file func(d statedir.Dir) string
+		edit func(string) string
+	}{
+		"the paste changed": {func(d statedir.Dir) string { return d.Path(filepath.Join(statedir.Pastes, answerWords)) },
+			func(s string) string { return "rm -rf /" }},
+		"a line more in the paste": {func(d statedir.Dir) string { return d.Path(filepath.Join(statedir.Pastes, answerWords)) },
+			func(s string) string { return s + "\nmore" }},
+		"a control character in the record": {func(d statedir.Dir) string { return d.Path(statedir.Answering) },
+			func(s string) string { return strings.Replace(s, "ünïcödé", `ünïcödé\u0003`, 1) }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -399,12 +406,13 @@ func TestPlantedWordsRefused(t *testing.T) {
 			w.words(w.field(), askWords)
 			tickWords(t, string(w.d), w.pane, t0.Add(time.Minute), true)
 			action := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
-			if err := os.WriteFile(action, []byte(edit(string(mustRead(t, action)))), 0o600); err != nil {
+			file := c.file(w.d)
+			if err := os.WriteFile(file, []byte(c.edit(string(mustRead(t, file)))), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if line, ok := ConfirmAnswer(ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action,
-				Stage: AnswerBefore, Now: t0.Add(time.Minute)}, strings.NewReader(w.pane)); ok {
-				t.Errorf("a planted answer action was let through: %s", line)
+				Stage: AnswerBefore, Now: t0.Add(time.Minute), Capture: asAgent(t, w.pane, t0.Add(time.Minute))}, strings.NewReader(w.pane)); ok {
+				t.Errorf("a planted answer was let through: %s", line)
 			}
 		})
 	}

@@ -1,7 +1,7 @@
 package poll
 
 import (
-	"encoding/json"
+	"github.com/google/go-cmp/cmp"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,14 +35,17 @@ func TestNotesOffered(t *testing.T) {
 	if !strings.Contains(line, "to be typed") {
 		t.Fatalf("the words were not taken: %s", line)
 	}
-	data := string(mustRead(t, w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))))
-	lines := strings.Split(strings.TrimRight(data, "\n"), "\n")
-	if len(lines) != 3 || lines[0] != "none 0 tab" || lines[1] != notesWords {
-		t.Fatalf("the action: %q", lines)
+	steps, a, _ := w.answerAction()
+	// The cursor is on the option already: Tab, a look, the words, a look.
+	want := "capture fresh\nconfirm answer fresh 0\nconfirm selected fresh 0\n" +
+		"keys Tab\ncapture opened\nconfirm opened opened 200000\n" +
+		"paste 000.words\ncapture filled\nconfirm filled filled 200000\n" +
+		"keys Enter\ncapture after\nconfirm answered after 200000\nack answer_typed\n"
+	if diff := cmp.Diff(want, steps); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
 	}
-	var a answerAction
-	if err := json.Unmarshal([]byte(lines[2]), &a); err != nil {
-		t.Fatal(err)
+	if p, _ := w.d.ReadPaste(answerWords); string(p) != notesWords {
+		t.Errorf("the words to paste: %q", p)
 	}
 	if a.Field == nil || a.Field.Notes != "Add notes" || !a.Field.Tab || a.Field.Key != w.offer.Key {
 		t.Errorf("the action's checks: %+v (the offers' key %s)", a.Field, w.offer.Key)
@@ -103,8 +106,8 @@ func TestConfirmNotesStages(t *testing.T) {
 		{"filled, another question", AnswerFilled, "real-codex/codex-60-plan-questions",
 			"the question on the screen changed before the words were typed; Enter withheld"},
 		{"answered", AnswerDone, "panes/codex-171-100-notes-answered", ""},
-		{"answered, the notes still there", AnswerDone, "panes/codex-171-100-notes-typed",
-			"Enter was pressed, but the dialog is still on the screen"},
+		// Enter reached the dialog: typed; still there, asked again.
+		{"answered, the notes still there", AnswerDone, "panes/codex-171-100-notes-typed", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -113,7 +116,7 @@ func TestConfirmNotesStages(t *testing.T) {
 			tickWords(t, string(w.d), w.pane, t0.Add(time.Minute), true)
 			action := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
 			line, ok := ConfirmAnswer(ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action,
-				Stage: tick.Stage(c.stage), Now: t0.Add(time.Minute)}, strings.NewReader(corpusPane(t, c.pane)))
+				Stage: tick.Stage(c.stage), Now: t0.Add(time.Minute), Capture: asAgent(t, w.pane, t0.Add(time.Minute))}, strings.NewReader(corpusPane(t, c.pane)))
 			if ok != (c.why == "") {
 				t.Fatalf("ok = %v, line %q; want refusal %q", ok, line, c.why)
 			}

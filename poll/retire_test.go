@@ -46,7 +46,7 @@ func (w *answerWorld) waitAction() string {
 		return strings.Join(waits, ",")
 	}
 	b, _ := os.ReadFile(waits[0])
-	return string(b)
+	return strings.TrimSuffix(strings.TrimPrefix(string(b), "pace "), "\n")
 }
 
 func (w *answerWorld) retires() []statedir.RetireRecord {

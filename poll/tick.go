@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -139,6 +138,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	if c.Pane != "" {
 		next.Pane, next.PaneDir = c.Pane, c.Dir
 	}
+	halfNote := halfTypedOver(&next, screen, captureErr, c.Foreground)
 	if unusable != "" {
 		next, out = tick.Withhold(next, out, unusable)
 	}
@@ -165,7 +165,8 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	problems = append(problems, answerProblems...)
 	out.Events = append(out.Events, answered...)
 	retired := d.retireStep(&next, &out, f.Config().Interval, screen, c.Pane, captureErr, now, &problems)
-	d.handOver(out, screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: r.Answers, freeText: r.Answers && r.FreeText}, &problems)
+	d.handOver(out, screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: r.Answers, freeText: r.Answers && r.FreeText,
+		fg: c.Foreground, witness: witness, half: next.HalfTyped}, &problems)
 	if err := d.sd().AppendHistory(now, *f.target, redactEvents(out.Events)); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -178,7 +179,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 			}
 		}
 	}
-	line := out.Line + answerNotes(answered) + retired
+	line := out.Line + answerNotes(answered) + retired + halfNote
 	if len(rearmed) > 0 {
 		line += fmt.Sprintf(" · budget re-armed by %s (was %v)", rearmed[0].Fields["by"], rearmed[0].Fields["from"])
 	}
@@ -407,6 +408,12 @@ type handOverOptions struct {
 	pane     string
 	answers  bool
 	freeText bool
+	// fg, witness and half are what a question's buttons are offered on:
+	// the pane's foreground process group, the agent's own status, and an
+	// answer stopped half typed (offerGate).
+	fg      tick.Foreground
+	witness *tick.Witness
+	half    *tick.HalfTyped
 }
 
 func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o handOverOptions, problems *[]string) {
@@ -414,6 +421,7 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 	seq := 0
 	os.Remove(d.path(statedir.Pending))
 	var alerts, urgent []string
+	sd := d.sd()
 	for _, a := range out.Actions {
 		switch a.Kind {
 		case tick.Nudge, tick.Enter:
@@ -426,7 +434,8 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 				continue
 			}
-			if err := writeAtomic(filepath.Join(d.path(statedir.Actions), name), []byte(a.Text)); err != nil {
+			steps, pastes := nudgeSteps(name, a.Text, a.Kind == tick.Enter)
+			if err := sd.WriteSteps(name, steps, pastes); err != nil {
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 			}
 		case tick.Alert:
@@ -439,16 +448,15 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 			}
 		case tick.Wait:
 			seq++
-			// Seconds, to the millisecond, never in exponent form.
-			secs := strconv.FormatFloat(a.Wait.Round(time.Millisecond).Seconds(), 'f', -1, 64)
-			if err := writeAtomic(filepath.Join(d.path(statedir.Actions), fmt.Sprintf("%03d.wait", seq)), []byte(secs)); err != nil {
+			if err := sd.WriteSteps(fmt.Sprintf("%03d.wait", seq), waitSteps(a.Wait), nil); err != nil {
 				*problems = append(*problems, "wait not handed over: "+err.Error())
 			}
 		}
 	}
 	if diffCmd != "" {
 		seq++
-		if err := writeAtomic(filepath.Join(d.path(statedir.Actions), fmt.Sprintf("%03d.diff", seq)), []byte(diffCmd)); err != nil {
+		name := fmt.Sprintf("%03d.diff", seq)
+		if err := sd.WriteSteps(name, measureSteps(name+".sh"), map[string][]byte{name + ".sh": []byte(diffCmd)}); err != nil {
 			*problems = append(*problems, "diff not handed over: "+err.Error())
 		}
 	}

@@ -76,10 +76,14 @@ type Offer struct {
 // its dialog: an answer is typed only into a dialog with Key (package
 // answer's), in the pane Pane it was asked in.
 type OffersRecord struct {
-	Key    string    `json:"key"`
-	Pane   string    `json:"pane,omitempty"`
-	At     time.Time `json:"at"`
-	Offers []Offer   `json:"offers"`
+	Key  string `json:"key"`
+	Pane string `json:"pane,omitempty"`
+	// Agent is the agent's process the question was asked by, as the
+	// poll found it in the pane's foreground process group: an answer's
+	// keys go only while the group still holds it.
+	Agent  *AgentProcess `json:"agent,omitempty"`
+	At     time.Time     `json:"at"`
+	Offers []Offer       `json:"offers"`
 	// ChatID and MessageID are the message whose buttons these are, as
 	// the funnel said when it sent it (zero when it did not say): the
 	// one a RetireRecord names when the question leaves the screen.
@@ -89,6 +93,14 @@ type OffersRecord struct {
 	// look a moment later that still does not find it retires the
 	// offers (retire.go). Zero while the question shows.
 	Gone time.Time `json:"gone,omitzero"`
+}
+
+// An AgentProcess is an agent's process: its id, its start (which tells it
+// apart from a later process with the same id) and how the line names it.
+type AgentProcess struct {
+	PID   int    `json:"pid"`
+	Start string `json:"start"`
+	Name  string `json:"name"`
 }
 
 // An AnswerRequest is a tap on a button, as the relay receiver got it.

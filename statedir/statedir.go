@@ -40,12 +40,20 @@ const (
 	Undelivered = "undelivered.json"
 	Target      = "target"       // the watched target
 	Ledger      = "ledger"       // the echo ledger (package ledger)
-	Actions     = "actions"      // what the tick hands the loop: NNN.nudge, .enter, .wait, .diff
+	Actions     = "actions"      // what the tick hands the loop, as steps (steps.go): NNN.nudge, .enter, .answer, .wait, .diff
 	Pending     = "pending.json" // the nudge handed over and the screen it was judged on
-	Outbox      = "outbox"       // escalations waiting for delivery, NNN.alert
-	OutboxLock  = "outbox.lock"  // held by the one deliverer
-	Holder      = "loop.lock"    // held by the watcher's loop for its whole life
-	PollDir     = "poll"         // the loop's scratch files of one poll
+	// Answering is the answer handed over (its option, its keys, the
+	// dialog and the agent's process it is for), which each check of its
+	// steps compares with the screen.
+	Answering  = "answering.json"
+	Outbox     = "outbox"      // escalations waiting for delivery, NNN.alert
+	OutboxLock = "outbox.lock" // held by the one deliverer
+	Holder     = "loop.lock"   // held by the watcher's loop for its whole life
+	PollDir    = "poll"        // the loop's scratch files of one poll
+	// Condition, in PollDir, is the condition (in the multiplexer's
+	// formats) the next key or paste is sent on: written by each check
+	// that lets the loop go on, given by the loop to the multiplexer.
+	Condition = "condition"
 	// RulesReported holds the rules file's error last said, so that it
 	// is said once.
 	RulesReported = "rules.reported"
@@ -154,6 +162,7 @@ func (d Dir) DropStaleActions() error {
 			dropped = append(dropped, e.Name())
 		}
 	}
+	d.DropPastes()
 	if len(dropped) > 0 {
 		return fmt.Errorf("dropped %d stale action(s) the shell never carried out: %s", len(dropped), strings.Join(dropped, ", "))
 	}

@@ -196,6 +196,12 @@ type State struct {
 	// it (Input.HostWake).
 	HostWakeSaid HostWake `json:"host_wake_said,omitempty"`
 
+	// HalfTyped is an answer from the chat that stopped after some of its
+	// keys reached the terminal: the screen changed under it. No question
+	// is offered with buttons again until a poll sees the agent's own
+	// screen back (poll's).
+	HalfTyped *HalfTyped `json:"half_typed,omitempty"`
+
 	// HooksHeard says the agent's hooks announced the last end of a
 	// running turn (a stop or a question first seen on a look a wake
 	// brought): while it holds, a running turn is looked at every
@@ -210,6 +216,18 @@ type QuestionLatch struct {
 	Key       string    `json:"key"`
 	Escalated time.Time `json:"escalated"`
 	LastSeen  time.Time `json:"last_seen"`
+	// WitnessChanged is when the agent's own status had last changed
+	// when the question was paged (Witness.Changed): another value later
+	// says the agent left the question and asked again, as the agent's
+	// clock says it, whatever ours says.
+	WitnessChanged time.Time `json:"witness_changed,omitzero"`
+}
+
+// A HalfTyped is an answer stopped half typed: when, and the keys that
+// reached the terminal.
+type HalfTyped struct {
+	At   time.Time `json:"at"`
+	Keys []string  `json:"keys"`
 }
 
 // A QuestionSeen is a question on screen, waiting to be seen again before
@@ -689,7 +707,7 @@ func (p *poll) question() {
 	q := questionAlert(p.cfg.Target, now, p.in.Screen.Dialog)
 	key := questionKey(q, p.in.Screen, p.in.Ledger)
 	latch := p.next.QuestionLatch
-	if latch != nil && latch.Key == key && now.Sub(latch.LastSeen) <= QuestionWindow {
+	if latch != nil && latch.Key == key && now.Sub(latch.LastSeen) <= QuestionWindow && !p.askedAgain(latch) {
 		latch.LastSeen = now
 		p.next.QuestionSeen = nil
 		p.line = []string{"waiting for the operator, NOT answered (escalated " + latch.Escalated.Format("15:04:05") + ")"}
@@ -721,9 +739,22 @@ func (p *poll) question() {
 	}
 	p.next.QuestionSeen = nil
 	p.next.QuestionLatch = &QuestionLatch{Key: key, Escalated: now, LastSeen: now}
+	if w := p.in.Witness; w != nil {
+		p.next.QuestionLatch.WitnessChanged = w.Changed
+	}
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: q})
 	p.event(event.Escalate, "QUESTION", map[string]any{"kind": "question", "key": key, "evidence": p.in.Screen.Evidence.Text})
 	p.line = []string{said}
+}
+
+// askedAgain says the agent's own status changed since the question latch
+// was paged: it left that question (it was answered, at the terminal or
+// from the chat) and now asks one that reads the same. That is a new
+// question, relayed anew, however the screen looked between two polls.
+func (p *poll) askedAgain(latch *QuestionLatch) bool {
+	w := p.in.Witness
+	return w != nil && w.Status == "waiting" && !w.Changed.IsZero() && !latch.WitnessChanged.IsZero() &&
+		!w.Changed.Equal(latch.WitnessChanged)
 }
 
 func (p *poll) blocked() {

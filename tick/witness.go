@@ -17,6 +17,11 @@ type Witness struct {
 	Pane       string    // the tmux pane it runs in, session:@window.%pane
 	Version    string    // the agent's version
 	Updated    time.Time // when the agent last wrote it
+	// Changed is when its status last changed (Claude Code's
+	// statusUpdatedAt), zero where it does not say: a question on the
+	// screen whose status changed since it was paged is a new question,
+	// asked again, whatever the screen shows between two polls.
+	Changed time.Time
 }
 
 // WitnessMaxAge is how old a witness may be and still count: an agent that
@@ -37,11 +42,15 @@ func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
 		Tmux       string `json:"tmux"`
 		Version    string `json:"version"`
 		UpdatedAt  int64  `json:"updatedAt"`
+		Changed    int64  `json:"statusUpdatedAt"`
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return Witness{}, fmt.Errorf("tick: agent status: not a status file: %v", err)
 	}
 	w := Witness{Status: f.Status, WaitingFor: f.WaitingFor, Pane: f.Tmux, Version: f.Version, Updated: time.UnixMilli(f.UpdatedAt)}
+	if f.Changed > 0 {
+		w.Changed = time.UnixMilli(f.Changed)
+	}
 	switch {
 	case w.Status != "busy" && w.Status != "waiting" && w.Status != "idle":
 		return Witness{}, fmt.Errorf("tick: agent status: unknown status %q", w.Status)

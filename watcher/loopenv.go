@@ -278,7 +278,6 @@ func (e *LoopEnv) Shell() string {
 	array := func(name string, words []string) { fmt.Fprintf(&b, "%s=(%s)\n", name, coord.ShellJoin(words...)) }
 	exact := e.paneTarget()
 	buffer := "omega-monitor-" + strconv.Itoa(e.pid)
-	text := e.nudgeText()
 
 	scalar("target", e.target.String())
 	scalar("host", e.target.Host)
@@ -289,10 +288,14 @@ func (e *LoopEnv) Shell() string {
 	scalar("work_probe", e.flags.WorkProbe)
 	scalar("progress_probe", e.flags.ProgressProbe)
 	scalar("funnel", e.funnel)
-	scalar("nudge_text", text)
 	scalar("mux_error", e.muxErr)
 	scalar("probe_dir", e.flags.ProbeDir)
 	scalar("settings_said", e.describe())
+	// What the pane of the watcher's own session says of itself, and of a
+	// Ctrl-C typed there.
+	scalar("banner", "This is the watcher of "+e.target.String()+": its lines follow. Detach with Ctrl-b d (it goes on);\n"+
+		"stop it with: omega-monitor stop "+e.target.String()+". Ctrl-C here does not stop it.")
+	scalar("interrupt_said", "Ctrl-C does not stop this watcher of "+e.target.String()+": detach with Ctrl-b d; stop it with: omega-monitor stop "+e.target.String())
 	// The wakes that come within this of the first make one poll.
 	scalar("wake_gather_us", strconv.Itoa(int(wakeGather/time.Microsecond)))
 
@@ -320,7 +323,7 @@ func (e *LoopEnv) Shell() string {
 		tickArgs = append(tickArgs, "--free-text")
 	}
 	array("tick", tickArgs)
-	confirm := append(append([]string{e.bin, "confirm"}, common...), "--nudge-text", text)
+	confirm := append([]string{e.bin, "confirm"}, common...)
 	if e.target.Local() {
 		confirm = append(confirm, "--agent-status-dir", statusDir)
 	}
@@ -330,28 +333,17 @@ func (e *LoopEnv) Shell() string {
 	array("hold", append(append([]string{e.bin, "hold", "--fd", "8"}, common[:2]...),
 		"--pid", strconv.Itoa(e.pid), "--watcher", e.watcher, "--target", e.target.String()))
 	array("capture", e.capture())
-	if coord.NeedsPaste(text) {
-		scalar("paste", "1")
-		array("load_buffer", e.call(true, "load-buffer", "-b", buffer, "-"))
-		// -r: a newline stays a newline, not an Enter in mid-text.
-		array("type_text", e.call(false, "paste-buffer", "-d", "-r", "-b", buffer, "-t", exact))
-	} else {
-		scalar("paste", "")
-		array("load_buffer", nil)
-		array("type_text", e.call(false, "send-keys", "-t", exact, "-l", text))
+	scalar("pastes", filepath.Join(e.state, statedir.Pastes))
+	// Every key and paste of ours is sent only while the pane is as the
+	// last look saw it (the condition the look wrote, on standard input):
+	// the multiplexer tests it and sends the key in one command. Text goes
+	// through a paste buffer of the loop's own, which no argument parser
+	// sees; loading it types nothing.
+	array("load_buffer", e.call(true, "load-buffer", "-b", buffer, "-"))
+	array("paste_if", e.conditional("paste-buffer -d -r -b "+coord.ShellQuote(buffer)+" -t "+coord.ShellQuote(exact)))
+	for _, k := range statedir.Keys {
+		array("key_"+k, e.conditional("send-keys -t "+coord.ShellQuote(exact)+" "+k))
 	}
-	array("enter", e.call(false, "send-keys", "-t", exact, "Enter"))
-	// An answer moves a dialog's cursor one key a call: the count comes
-	// with the answer, the keys are fixed here.
-	array("key_up", e.call(false, "send-keys", "-t", exact, "Up"))
-	array("key_down", e.call(false, "send-keys", "-t", exact, "Down"))
-	array("key_esc", e.call(false, "send-keys", "-t", exact, "Escape"))
-	// The operator's words for a dialog's field: always through a paste
-	// buffer of their own, which no argument parser sees (the nudge's
-	// is the nudge's).
-	array("key_tab", e.call(false, "send-keys", "-t", exact, "Tab"))
-	array("load_answer", e.call(true, "load-buffer", "-b", buffer+"-answer", "-"))
-	array("paste_answer", e.call(false, "paste-buffer", "-d", "-r", "-b", buffer+"-answer", "-t", exact))
 	// The diff of the pane's worktree, when the tick asks for it (a NNN.diff
 	// action): diff_run runs its command here or on the host, over the
 	// loop's ssh connection.
@@ -368,6 +360,18 @@ func (e *LoopEnv) Shell() string {
 	}
 	array("wake_relay", e.wakeRelay())
 	return b.String()
+}
+
+// conditional is the command line that has the multiplexer run cmd (one
+// of its commands, as its own command parser reads it) on the pane only
+// while the condition on the call's standard input holds (coord.IfScript):
+// here, or on the host over the loop's connection.
+func (e *LoopEnv) conditional(cmd string) []string {
+	if e.target.Local() {
+		return []string{"sh", "-c", coord.IfScript, e.mux, e.paneTarget(), cmd}
+	}
+	words := append([]string{"ssh"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
+	return append(words, "--", e.target.Host, coord.RemoteIf(e.remoteSecs(), e.paneTarget(), cmd))
 }
 
 // wakeRelay is the command line of a remote target's wake relay, which the

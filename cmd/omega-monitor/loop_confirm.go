@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/capture"
@@ -10,45 +11,75 @@ import (
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
-const confirmUsage = `usage: omega-monitor confirm --state DIR --target T --nudge-text TEXT
-                            --action FILE --stage before|typed [--frame] < capture
-       omega-monitor confirm --state DIR --target T --action NNN.answer
-             --stage answer|selected|opened|filled|answered [--frame] < capture
+const confirmUsage = `usage: omega-monitor confirm --state DIR --target T --action FILE
+                            --step N [--try K] [--frame] < capture
+       omega-monitor confirm --state DIR --target T --action FILE
+                            --stage STAGE [--frame] < capture
 
-The poll loop's check of a fresh capture before it types a nudge (--stage
-before) and before it presses Enter (--stage typed). Exits 0 when the loop
-may go on. Otherwise it prints why in a MONITOR line, records
+The poll loop's look at a fresh capture, at the confirm step N of an
+action's steps (the step names the stage), before a key of ours. Exits 0
+when the loop may go on, having written the condition the next key is sent
+on (the pane as this capture saw it: the multiplexer sends the key only
+while it holds). Exits 3 when the screen is still being redrawn after a
+key: the loop captures again and asks with --try K+1 (Go bounds the
+tries). Otherwise it prints why in a MONITOR line (also in monitor.log),
+records the outcome, removes the action, and exits 1.
+
+A nudge's stages: before (the same STALLED screen, an empty box) and typed
+(before Enter: the box holds exactly our text). A refusal records
 nudge_not_typed (nothing typed: budget given back), enter_withheld (typed,
 spent; nothing more until the box reads back) or nudge_collided (a human
-typed too) in the history, removes the action file, and exits 1.
+typed too).
 
-For an answer from the chat (NNN.answer), the stages are: answer, before
-the first key (the dialog must be the one the answer was accepted for, in
-its pane); selected, before Enter (and its cursor on the option chosen);
-for the operator's words, opened (after Tab: the field open and empty) and
-filled (the field holding exactly the words, before Enter); answered, after
-Enter (the dialog must be gone or another). A refusal is
-recorded as answer_refused, with its result for the relay.
+An answer's (NNN.answer) stages: answer, before the first key (the dialog
+the answer was accepted for, in its pane, the agent's process in the pane's
+foreground, its own status waiting, its cursor where it was); at:N, after
+each move (the cursor on option N); selected, before Enter (on the option
+chosen); opened and filled, for the operator's words (after Tab, the field
+open and empty; before Enter, holding exactly the words); answered, after
+Enter. A refusal records answer_refused, with the keys that had reached the
+terminal, as its result for the relay.
 `
 
 const ackUsage = `usage: omega-monitor ack --state DIR --target T --action FILE EVENT [WHY]
+       omega-monitor ack --state DIR --target T --action FILE --failed-step N WHY
+       omega-monitor ack --state DIR --target T --failed-call NAME WHY
+       omega-monitor ack --state DIR --target T --stopped SIGNAL
 
 Records what the poll loop did with an action, and removes its file. EVENT
 is nudge_typed, nudge_not_typed, enter_withheld, alert_delivered,
-alert_not_delivered, answer_typed or answer_refused (or unknown, for a file
-the loop does not know). Only a nudge whose text never reached the terminal
-(nudge_not_typed) gives its budget back. An answer's outcome is also its
-result, which the relay reports in the chat. A failure is said in a MONITOR
-line.
+alert_not_delivered, answer_typed or answer_refused (or unknown). Only a
+nudge whose text never reached the terminal (nudge_not_typed) gives its
+budget back. An answer's outcome is also its result, which the relay
+reports in the chat.
+
+--failed-step N: step N of the action's steps (a capture, a key or a
+paste) failed, for the reason WHY the loop read (the multiplexer's or
+ssh's last word): the outcome is Go's to say (a nudge not typed before its
+text was pasted, Enter withheld after; an answer refused, with the keys
+that had reached the terminal). A key the multiplexer did not send because
+the pane changed since the last look is said as cancelled. Any failure is
+said in a MONITOR line, which monitor.log keeps too.
+
+--failed-call NAME: the loop's call of omega-monitor NAME (tick, confirm,
+ack, deliver) failed or ran past its deadline, for the reason WHY: said in
+an ERROR line, which monitor.log keeps too, so that logs and the board show
+it.
+
+--stopped SIGNAL: the loop is being stopped by SIGNAL (SIGTERM, SIGHUP,
+SIGINT): said in monitor.log, and recorded as a stop (ended.json), so that
+the board shows the watcher gone, not stale.
 `
 
 func runConfirm(e *Env, args []string) int {
 	fs := newFlagSet("confirm")
 	stateDir := fs.String("state", "", "state directory")
 	target := fs.String("target", "", "the watched target")
-	text := fs.String("nudge-text", tick.DefaultNudgeText, "what the nudge types")
+	text := fs.String("nudge-text", "", "what the nudge types (checked against the pending nudge when given)")
 	action := fs.String("action", "", "the action file")
-	stage := fs.String("stage", "", "before or typed")
+	stage := fs.String("stage", "", "the stage, when no --step names it")
+	step := fs.Int("step", 0, "the confirm step of the action's steps, from 1")
+	try := fs.Int("try", 1, "the look at this step, from 1")
 	framed := fs.Bool("frame", true, "standard input is a capture frame")
 	statusDir := fs.String("agent-status-dir", "", "the agent's status files, on this machine")
 	nowFlag := fs.String("now", "", "the time, RFC 3339 (for tests)")
@@ -57,8 +88,10 @@ func runConfirm(e *Env, args []string) int {
 		return code
 	}
 	st := tick.Stage(*stage)
-	if *stateDir == "" || *target == "" || *action == "" || !slices.Contains(poll.ConfirmStages(*action), st) || len(positional) > 0 {
-		return e.usageError("confirm", "--state, --target, --action and a --stage of the action are needed, and nothing else")
+	stageOK := slices.Contains(poll.ConfirmStages(*action), st) || strings.HasPrefix(*stage, "at:")
+	if *stateDir == "" || *target == "" || *action == "" || (*step <= 0) == (*stage == "") || *stage != "" && !stageOK ||
+		*try < 1 || len(positional) > 0 {
+		return e.usageError("confirm", "--state, --target, --action and either a --step of the action or a --stage are needed, and nothing else")
 	}
 	now, ok := parseNow(e, *nowFlag)
 	if !ok {
@@ -67,16 +100,15 @@ func runConfirm(e *Env, args []string) int {
 	return withDeadline(e, callDeadline, func(e *Env) int {
 		local, _ := poll.WatcherRules(e.Getenv) // a bad file was reported by the tick
 		req := poll.ConfirmRequest{
-			Dir: *stateDir, Target: *target, Text: *text, Action: *action, Stage: st,
+			Dir: *stateDir, Target: *target, Text: *text, Action: *action, Step: *step, Stage: st, Try: *try,
 			Capture: captureOptions(e, *framed, *statusDir),
 			Local:   local, Now: now,
 		}
-		line, ok := poll.ConfirmAction(req, e.Stdin)
-		if ok {
-			return 0
+		line, code := poll.ConfirmStep(req, e.Stdin)
+		if line != "" {
+			fmt.Fprintln(e.Stdout, line)
 		}
-		fmt.Fprintln(e.Stdout, line)
-		return 1
+		return code
 	})
 }
 
@@ -85,10 +117,50 @@ func runAck(e *Env, args []string) int {
 	stateDir := fs.String("state", "", "state directory")
 	target := fs.String("target", "", "the watched target")
 	action := fs.String("action", "", "the action file")
+	failedStep := fs.Int("failed-step", 0, "the step of the action that failed, from 1; WHY follows")
+	failedCall := fs.String("failed-call", "", "the loop's call of omega-monitor that failed; WHY follows")
+	stopped := fs.String("stopped", "", "the signal that is stopping the loop")
 	nowFlag := fs.String("now", "", "the time, RFC 3339 (for tests)")
 	positional, code, ok := e.parse(fs, args, ackUsage)
 	if !ok {
 		return code
+	}
+	if *stopped != "" {
+		if *stateDir == "" || *target == "" || *action != "" || len(positional) != 0 || !strings.HasPrefix(*stopped, "SIG") {
+			return e.usageError("ack", "--state, --target and --stopped SIGNAL are needed, and nothing else")
+		}
+		now, ok := parseNow(e, *nowFlag)
+		if !ok {
+			return 2
+		}
+		if err := poll.Stopped(*stateDir, *target, *stopped, now); err != nil {
+			return e.fail(1, err)
+		}
+		return 0
+	}
+	if *failedCall != "" {
+		if *stateDir == "" || *target == "" || *action != "" || len(positional) != 1 {
+			return e.usageError("ack", "--state, --target, --failed-call NAME and WHY are needed, and no --action")
+		}
+		now, ok := parseNow(e, *nowFlag)
+		if !ok {
+			return 2
+		}
+		fmt.Fprintln(e.Stdout, poll.FailedCall(*stateDir, *target, *failedCall, positional[0], now))
+		return 0
+	}
+	if *failedStep > 0 {
+		if *stateDir == "" || *target == "" || *action == "" || len(positional) != 1 {
+			return e.usageError("ack", "--state, --target, --action, --failed-step N and WHY are needed")
+		}
+		now, ok := parseNow(e, *nowFlag)
+		if !ok {
+			return 2
+		}
+		return withDeadline(e, callDeadline, func(e *Env) int {
+			fmt.Fprintln(e.Stdout, poll.FailedStep(*stateDir, *target, *action, *failedStep, positional[0], now))
+			return 0
+		})
 	}
 	if *stateDir == "" || *target == "" || *action == "" || len(positional) < 1 || len(positional) > 2 {
 		return e.usageError("ack", "--state, --target, --action and OUTCOME [WHY] are needed")

@@ -57,6 +57,9 @@ type loopOptions struct {
 	// home is the state home, when the test needs to know it before the
 	// loop starts (a hook names it); the watcher's directory is in it.
 	home string
+	// userHome is the loop's HOME, where it reads the agents' own status
+	// files (an agent started with AGENT_STATUS_DIR in it keeps one).
+	userHome string
 }
 
 // startLoop runs the embedded loop script on opt.target. It is stopped by
@@ -94,8 +97,12 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 		path = os.Getenv("PATH")
 	}
 	r.cmd = exec.Command(bashPath(t), append([]string{loop, opt.target}, opt.flags...)...)
+	userHome := dir
+	if opt.userHome != "" {
+		userHome = opt.userHome
+	}
 	r.cmd.Env = append([]string{
-		"HOME=" + dir,
+		"HOME=" + userHome,
 		"PATH=" + path,
 		"LANG=C.UTF-8",
 		"OMEGA_MONITOR_BIN=" + bin,
@@ -208,11 +215,13 @@ func bashPath(t *testing.T) string {
 }
 
 // startAgent runs the demo's scripted agent in session name of s, its
-// received lines logged to the returned file.
+// received lines logged to the returned file. Its file is named claude, as
+// Claude Code's program is: the process a watcher finds in the pane's
+// foreground is the agent's.
 func startAgent(t *testing.T, s *testenv.TmuxServer, name string, env ...string) (log string) {
 	t.Helper()
 	dir := t.TempDir()
-	script := filepath.Join(dir, "agent.sh")
+	script := filepath.Join(dir, "claude")
 	if err := os.WriteFile(script, []byte(agentScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -221,6 +230,14 @@ func startAgent(t *testing.T, s *testenv.TmuxServer, name string, env ...string)
 	words = append(words, bashPath(t), script)
 	s.NewSession(t, name, "exec "+coord.ShellJoin(words...))
 	return log
+}
+
+// agentHome is a HOME for a loop and the demo's agent to share: the agent
+// keeps its own status in it (the env to start it with), as Claude Code
+// does, and the loop reads it there.
+func agentHome(t *testing.T) (home, env string) {
+	home = t.TempDir()
+	return home, "AGENT_STATUS_DIR=" + filepath.Join(home, ".claude", "sessions")
 }
 
 // received returns the lines the agent read.
@@ -322,12 +339,13 @@ func TestLoopQuestionGetsNothing(t *testing.T) {
 // answer and no other key.
 func TestLoopTypesAnAnswerIntoItsDialog(t *testing.T) {
 	s := testenv.Tmux(t)
-	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu")
+	home, status := agentHome(t)
+	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu", status)
 	conf := filepath.Join(t.TempDir(), "telegram.conf")
 	if err := os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=42\nanswers=on\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := startLoop(t, loopOptions{target: "agent", env: []string{"OMEGA_TELEGRAM_CONF=" + conf},
+	r := startLoop(t, loopOptions{target: "agent", env: []string{"OMEGA_TELEGRAM_CONF=" + conf}, userHome: home,
 		flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 5"}})
 	r.waitLine("escalated to the operator", 30*time.Second)
 	d := statedir.Dir(r.state)

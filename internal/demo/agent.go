@@ -16,6 +16,12 @@ package demo
 // "[Pasted text #1 +3 lines]", as Claude Code collapses a long paste).
 // AGENT_STOP_HOOK is a command line run, as Claude Code runs its Stop hook,
 // each time a turn ends and the idle screen is drawn (its output dropped).
+// AGENT_STATUS_DIR, when set, is where it keeps its own status as Claude
+// Code does (<pid>.json: busy, waiting on its dialog, idle; its pane; when
+// written and when its status last changed). AGENT_REASK=N asks the same
+// question again N times after an answer, AGENT_REASK_WORK seconds of work
+// (default 0) between, as a model that retries the same command does.
+// Run from a file named claude, its process is named as Claude Code's is.
 //
 // It is the demo's agent and the end-to-end tests' agent alike, and runs on
 // bash 3.2.
@@ -29,6 +35,13 @@ draft=${AGENT_DRAFT:-half a thought I am still typing}
 box=${AGENT_BOX:-echo}
 dialog=${AGENT_DIALOG:-}
 stop_hook=${AGENT_STOP_HOOK:-}
+reask=${AGENT_REASK:-0}
+reask_work=${AGENT_REASK_WORK:-0}
+status_file='' pane='' last_status='' changed=0
+if [ -n "${AGENT_STATUS_DIR:-}" ] && mkdir -p "$AGENT_STATUS_DIR"; then
+	status_file=$AGENT_STATUS_DIR/$$.json
+	pane=$(tmux display-message -p -t "$TMUX_PANE" '#{session_name}:#{window_id}.#{pane_id}')
+fi
 rule=''
 for i in 1 2 3 4 5 6 7 8 9 10; do rule=$rule'──────────'; done
 body1='⏺ Read 3 files (ctrl+o to expand)'
@@ -43,6 +56,18 @@ screen() {
 	printf '%s\n' "$@"
 }
 
+# status STATUS [WAITING_FOR]: the agent's own status, as Claude Code keeps
+# it, when AGENT_STATUS_DIR asks for it.
+status() {
+	[ -n "$status_file" ] || return 0
+	local now
+	now=$(date +%s)000
+	[ "$1" = "$last_status" ] || changed=$now
+	last_status=$1
+	printf '{"pid":%d,"status":"%s","waitingFor":"%s","tmux":"%s","updatedAt":%s,"statusUpdatedAt":%s}\n' \
+		$$ "$1" "${2:-}" "$pane" "$now" "$changed" >"$status_file.tmp" && mv "$status_file.tmp" "$status_file"
+}
+
 # add TEXT: a line of conversation, the oldest one scrolling away.
 add() {
 	body1=$body2 body2=$body3 body3=$1
@@ -50,7 +75,8 @@ add() {
 
 working() {
 	local s
-	for ((s = 1; s <= work; s++)); do
+	for ((s = 1; s <= ${1:-$work}; s++)); do
+		status busy
 		screen "$body1" "$body2" "$body3" '' "✻ Crunching… (${s}s · ↑ ${tokens} tokens)" '' "$rule" '❯ ' "$rule" \
 			'  ⏵⏵ accept edits on (shift+tab to cycle) · esc to interrupt'
 		sleep 1
@@ -61,6 +87,7 @@ working() {
 
 # idle [PROMPT]: the stopped screen, the cursor in the input box.
 idle() {
+	status idle
 	screen "$body1" "$body2" "$body3" '' "✻ Brewed for 12s" '' "$rule" "❯ $1" "$rule" \
 		'  ⏵⏵ accept edits on (shift+tab to cycle)'
 	printf '\033[8;%dH' $((3 + ${#1}))
@@ -76,6 +103,7 @@ question() {
 			((i == at)) && mark='❯ '
 			opts+=(" $mark$i. ${labels[i - 1]}")
 		done
+		status waiting 'permission prompt'
 		screen "$body1" "$body2" '' "$rule" ' Bash command' '' '   rm -rf build/' '   Remove the build directory' '' \
 			' Do you want to proceed?' "${opts[@]}" '' ' Esc to cancel · Tab to amend'
 		IFS= read -r -s -n 1 key || continue
@@ -92,7 +120,11 @@ question() {
 			'')
 				printf 'ANSWER %d %s\n' "$at" "${labels[at - 1]}" >>"$log"
 				add "⏺ Bash(rm -rf build/) answered: ${labels[at - 1]}"
-				return
+				((reask > 0)) || return
+				reask=$((reask - 1)) at=1
+				status busy
+				((reask_work == 0)) || working "$reask_work"
+				continue
 				;;
 			esac
 		fi
