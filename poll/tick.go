@@ -65,7 +65,13 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	// unusable says why no nudge may go out on this poll: without a state
 	// that is read and saved, the budget cannot count it.
 	var unusable string
-	if err := d.sd().Prepare(); err != nil {
+	if err := d.sd().Prepare(); errors.Is(err, statedir.ErrNotPrivate) {
+		// A directory another user can write may hold planted actions,
+		// state or links: nothing is read from it or written into it,
+		// and nothing is typed or paged on its word.
+		return tick.Line(*r.Flags.target, "ERROR", printable.String(err.Error())+
+			": nothing written, nothing typed, nothing paged until it is yours alone", now.Format("15:04:05")), nil
+	} else if err != nil {
 		problems = append(problems, err.Error())
 	}
 	// The state lock covers the read-modify-write of the state and the

@@ -1,10 +1,23 @@
 package statedir
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
 )
+
+// ErrNotPrivate is what CheckPrivate's refusals are (errors.Is tells them
+// from a directory that only cannot be read): a directory another user
+// owns or can write, or a link in its place. Nothing is written into one.
+var ErrNotPrivate = errors.New("statedir: not a private directory")
+
+// notPrivate is a refusal of CheckPrivate's: its message, and
+// ErrNotPrivate.
+type notPrivate string
+
+func (e notPrivate) Error() string        { return string(e) }
+func (e notPrivate) Is(target error) bool { return target == ErrNotPrivate }
 
 // CheckPrivate says what is wrong with dir as a directory of this user's:
 // it must be a directory, not a symbolic link to one, owned by the
@@ -19,15 +32,15 @@ func CheckPrivate(dir string) error {
 	}
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("statedir: %s is a symbolic link; refusing it (make it a directory of your own)", dir)
+		return notPrivate(fmt.Sprintf("statedir: %s is a symbolic link; refusing it (make it a directory of your own)", dir))
 	case !fi.IsDir():
 		return fmt.Errorf("statedir: %s is not a directory", dir)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("statedir: %s belongs to uid %d, not to you (uid %d); refusing it", dir, st.Uid, os.Geteuid())
+		return notPrivate(fmt.Sprintf("statedir: %s belongs to uid %d, not to you (uid %d); refusing it", dir, st.Uid, os.Geteuid()))
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("statedir: %s is writable by others (mode %v); refusing it (chmod go-w %s)", dir, fi.Mode().Perm(), dir)
+		return notPrivate(fmt.Sprintf("statedir: %s is writable by others (mode %v); refusing it (chmod go-w %s)", dir, fi.Mode().Perm(), dir))
 	}
 	return nil
 }

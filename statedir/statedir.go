@@ -116,14 +116,22 @@ type Dir string
 func (d Dir) Path(name string) string { return filepath.Join(string(d), name) }
 
 // Prepare creates d and its actions directory, 0700, and refuses a d,
-// or a state home above it, that is not the user's alone (CheckPrivate).
+// or a state home above it, that is not the user's alone (CheckPrivate,
+// an error that is ErrNotPrivate): those that exist are checked before
+// anything is made in them.
 func (d Dir) Prepare() error {
+	dirs := []string{filepath.Dir(string(d)), string(d), d.Path(Actions)}
+	for _, dir := range dirs {
+		if err := CheckPrivate(dir); errors.Is(err, ErrNotPrivate) {
+			return fmt.Errorf("state directory: %w", err)
+		}
+	}
 	if err := os.MkdirAll(d.Path(Actions), 0o700); err != nil {
 		return fmt.Errorf("state directory: %v", err)
 	}
-	for _, dir := range []string{filepath.Dir(string(d)), string(d), d.Path(Actions)} {
+	for _, dir := range dirs {
 		if err := CheckPrivate(dir); err != nil {
-			return fmt.Errorf("state directory: %v", err)
+			return fmt.Errorf("state directory: %w", err)
 		}
 	}
 	os.Chmod(string(d), 0o700)

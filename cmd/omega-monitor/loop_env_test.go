@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
@@ -38,34 +40,47 @@ func TestLoopEnvAssignments(t *testing.T) {
 				t.Fatalf("bash -n: %v\n%s", err, &out)
 			}
 			script := out.String() + `
-printf '%s\0' "$target" "$state" "$interval" "$nudge_text" "$work_probe" "$paste" "${#capture[@]}" "${type_text[@]: -1}" \
-	"${load_answer[1]}" "${paste_answer[@]: -1}" "${key_tab[@]: -1}" "${tick[*]}"`
+printf '%s\0' "$target" "$state" "$interval" "$work_probe" "${#capture[@]}" "$pastes" "${load_buffer[*]}" "${paste_if[@]: -1}" \
+	"${key_Enter[@]: -1}" "${key_Up[@]: -1}" "${key_Down[@]: -1}" "${key_Escape[@]: -1}" "${key_Tab[@]: -1}" "${tick[@]}"`
 			got, err := exec.Command(bash, "-c", script).Output()
 			if err != nil {
 				t.Fatal(err)
 			}
 			words := strings.Split(strings.TrimSuffix(string(got), "\x00"), "\x00")
 			state := filepath.Join(home, "monitor-agent")
-			last := "=agent:" // paste-buffer -t =agent:
 			if target != "agent" {
 				state = filepath.Join(home, "monitor-box-agent")
-				last = words[7] // the remote command line, checked in coord
 			}
-			// The operator's words go through a paste buffer of their
-			// own, its text on standard input (over ssh too: no -n).
-			load, paste, tab := "load-buffer", last, "Tab"
-			if target != "agent" {
-				load, paste, tab = words[8], words[9], words[10]
-				if load == "-n" || !strings.Contains(words[9], "paste-buffer") || !strings.Contains(words[9], "-answer") {
-					t.Errorf("over ssh, the words' buffer is loaded by %q, pasted by %q", load, words[9])
+			want := []string{target, state, "7", `ls "$x" | wc -l`, words[4], filepath.Join(state, "pastes")}
+			if diff := cmp.Diff(want, words[:6]); diff != "" {
+				t.Errorf("evaluated (-want +got):\n%s", diff)
+			}
+			// Text goes through a paste buffer, loaded from standard input
+			// (over ssh too: no -n), pasted on the look's condition; each
+			// key likewise, the multiplexer's command naming the key.
+			if load := words[6]; !strings.Contains(load, "load-buffer -b omega-monitor-") && !strings.Contains(load, "'load-buffer' '-b' 'omega-monitor-") ||
+				strings.HasPrefix(load, "ssh -n ") {
+				t.Errorf("the buffer is loaded by %q", load)
+			}
+			conditional := func(last, cmd string) {
+				t.Helper()
+				if target == "agent" {
+					if last != cmd {
+						t.Errorf("the conditional command is %q, want %q", last, cmd)
+					}
+					return
+				}
+				if !strings.Contains(last, "if-shell -F") || !strings.Contains(last, coord.ShellQuote(cmd)) {
+					t.Errorf("over ssh, the conditional command is %q, want one that runs %q", last, cmd)
 				}
 			}
-			if !strings.Contains(words[11], " --human-idle 90") {
-				t.Errorf("the tick's command line does not pass --human-idle 90: %s", words[11])
+			conditional(words[7], "paste-buffer -d -r -b 'omega-monitor-"+strconv.Itoa(pid)+"' -t '=agent:'")
+			for i, k := range statedir.Keys {
+				conditional(words[8+i], "send-keys -t '=agent:' "+k)
 			}
-			want := []string{target, state, "7", text, `ls "$x" | wc -l`, "1", words[6], last, load, paste, tab, words[11]}
-			if diff := cmp.Diff(want, words); diff != "" {
-				t.Errorf("evaluated (-want +got):\n%s", diff)
+			tick := strings.Join(words[13:], " ")
+			if !strings.Contains(tick, " --human-idle 90") || !slices.Contains(words[13:], text) {
+				t.Errorf("the tick's command line does not pass --human-idle 90 and the nudge text: %q", words[13:])
 			}
 			data, err := os.ReadFile(filepath.Join(state, "loop.json"))
 			if err != nil {

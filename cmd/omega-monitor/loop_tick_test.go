@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,11 @@ func TestTickNudgesAndHandsOver(t *testing.T) {
 	assert.Equal(t, out, "MONITOR · agent · STALLED · work=7 · progress=? · nudged (1/5) · no progress probe: the nudge budget cannot reset\n")
 	nudge, err := os.ReadFile(filepath.Join(state, "actions", "001.nudge"))
 	assert.NilError(t, err)
-	assert.Equal(t, string(nudge), "keep going")
+	assert.Equal(t, string(nudge), "capture fresh\nconfirm before fresh 0\npaste 001.nudge.text\nrest 1000000\n"+
+		"capture typed\nconfirm typed typed 0\nkeys Enter\nack nudge_typed\n")
+	text, err := os.ReadFile(filepath.Join(state, "pastes", "001.nudge.text"))
+	assert.NilError(t, err)
+	assert.Equal(t, string(text), "keep going")
 	ledgerText, err := os.ReadFile(filepath.Join(state, "ledger"))
 	assert.NilError(t, err)
 	assert.Assert(t, strings.HasSuffix(string(ledgerText), "\nkeep going\n"), "the nudge is in the ledger before it is handed over")
@@ -61,7 +66,7 @@ func TestTickNudgesAndHandsOver(t *testing.T) {
 	assert.Assert(t, strings.Contains(out, "dropped 1 stale action(s)"), out)
 	wait, err := os.ReadFile(filepath.Join(state, "actions", "001.wait"))
 	assert.NilError(t, err)
-	assert.Equal(t, string(wait), "2")
+	assert.Equal(t, string(wait), "pace 2\n")
 	out, _, _ = tickOnce(t, readPane(t, "GOLDEN-question-real"), "--state", state, "--target", "agent", "--now", "2026-01-05T09:00:02Z")
 	assert.Assert(t, strings.Contains(out, "QUESTION · escalated to the operator, NOT answered"), out)
 	entries, err := os.ReadDir(filepath.Join(state, "actions"))
@@ -106,6 +111,60 @@ func TestTickUnusableStateDirectory(t *testing.T) {
 	assert.Assert(t, strings.Contains(out, "not nudged (the state file is unusable)"), out)
 	assert.Assert(t, strings.Contains(out, "error: state directory:"), out)
 	assert.Assert(t, strings.Contains(out, "error: state not saved:"), out)
+}
+
+// TestTickRefusesAStateHomeOthersCanWrite: a state home, or a watcher's
+// directory, that has become writable by another user (or is another
+// user's, or a link) is refused: the line says so, and nothing is written
+// in it, no action, no state, no history, no log, so nothing is typed or
+// paged on the word of a file someone else could have planted.
+func TestTickRefusesAStateHomeOthersCanWrite(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		setup func(home, state string)
+	}{
+		{"the home writable by others", func(home, state string) { os.Chmod(home, 0o777) }},
+		{"the watcher's directory writable by its group", func(home, state string) {
+			os.Mkdir(state, 0o700)
+			os.Chmod(state, 0o770)
+		}},
+		{"the actions directory writable by others", func(home, state string) {
+			os.MkdirAll(filepath.Join(state, "actions"), 0o700)
+			os.Chmod(filepath.Join(state, "actions"), 0o777)
+		}},
+		{"the watcher's directory a link", func(home, state string) {
+			other := filepath.Join(home, "elsewhere")
+			os.Mkdir(other, 0o700)
+			os.Symlink(other, state)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			home := filepath.Join(t.TempDir(), "home")
+			assert.NilError(t, os.Mkdir(home, 0o700))
+			state := filepath.Join(home, "w")
+			c.setup(home, state)
+			before := listTree(t, home)
+			out, _, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
+			assert.Equal(t, code, 0)
+			assert.Assert(t, strings.Contains(out, "MONITOR · agent · ERROR · state directory: statedir: "), out)
+			assert.Assert(t, strings.Contains(out, "nothing written, nothing typed, nothing paged until it is yours alone"), out)
+			assert.DeepEqual(t, listTree(t, home), before)
+		})
+	}
+}
+
+// listTree lists every path under root, for a test that nothing was
+// written.
+func listTree(t *testing.T, root string) []string {
+	t.Helper()
+	var paths []string
+	filepath.WalkDir(root, func(p string, d iofs.DirEntry, err error) error {
+		paths = append(paths, p)
+		return nil
+	})
+	return paths
 }
 
 func TestTickFullDisk(t *testing.T) {
