@@ -1,8 +1,9 @@
 // Package relay is the answer receiver's side that the omega-monitor
 // binary links: its configuration (the funnel's telegram.conf with the
 // keys answers=, free_text= and allow_users=), the files it keeps in the state home
-// (its lock, its update offset, relay.json, the answers in flight), and
-// starting, stopping and reporting it as a detached multiplexer session.
+// (its lock, its update offset, relay.json, the answers in flight, its
+// log), and starting, stopping and reporting it as a detached multiplexer
+// session, and printing its log.
 // The receiver itself, with its Telegram client, is relay/receiver, in the
 // binary omega-monitor-relay: nothing here links the client, so that no
 // poll pays for it.

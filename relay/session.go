@@ -187,7 +187,16 @@ func Status(home string, getenv func(string) string, now time.Time) (report stri
 	if n := len(entries); n > 0 {
 		fmt.Fprintf(&b, "answers in flight: %d\n", n)
 	}
+	if log := filepath.Join(home, Dir, LogFile); fileThere(log) {
+		fmt.Fprintf(&b, "log: %s (omega-monitor relay logs)\n", log)
+	}
 	return b.String(), running, nil
+}
+
+// fileThere says whether path names something, not following a link.
+func fileThere(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // ago says how long before now t was, to the second.
@@ -217,7 +226,7 @@ func Ensure(ctx context.Context, m coord.Mux, find func() (string, error), geten
 }
 
 // ErrUsage is Do's answer for a verb it does not know.
-var ErrUsage = errors.New("relay: want start, stop or status")
+var ErrUsage = errors.New("relay: want start, stop, status or logs")
 
 // Using is what Do works with: the multiplexer (or why there is none), the
 // environment, the time, how long stop waits, and how the receiver's
@@ -231,8 +240,8 @@ type Using struct {
 	Find   func() (string, error)
 }
 
-// Do carries out the relay verb (start, stop or status) and returns what
-// to print. When no receiver runs, status's report and stop come with
+// Do carries out the relay verb (start, stop or status; logs is Logs')
+// and returns what to print. When no receiver runs, status's report and stop come with
 // ErrNotRunning.
 func Do(ctx context.Context, verb string, u Using) (string, error) {
 	home, err := statedir.Home(u.Getenv)

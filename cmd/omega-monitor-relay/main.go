@@ -21,7 +21,8 @@ import (
 )
 
 const usage = `usage: omega-monitor-relay serve
-       (omega-monitor relay start|stop|status runs and reports it)
+       (omega-monitor relay start|stop|status runs and reports it,
+       omega-monitor relay logs [-n N] [-f] prints its log)
 
 serve receives, in the foreground, the operator's answers to the questions
 the watchers relayed to Telegram: a tap on a question's button, by a user
@@ -29,7 +30,9 @@ allowed to answer, is written as an answer request into its watcher's state
 directory, and the watcher is woken to type it, after its own checks; the
 message is then edited to say who answered what, or why it was not typed.
 It long-polls the Bot API (no webhook), one receiver a state home, and ends
-on SIGTERM or SIGINT.
+on SIGTERM or SIGINT. Every line it says, on standard error, goes with its
+date to relay/relay.log in the state home too (mode 0600; past 1 MiB it
+moves to relay.log.1, replacing the one before).
 
 Config: the funnel's $OMEGA_TELEGRAM_CONF (default ~/.omega/telegram.conf,
 yours, mode 0600): bot_token=, chat_id=, and

@@ -5,15 +5,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/relay"
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 const relayUsage = `usage: omega-monitor relay start|stop|status [--mux PATH] [--wait D]
+       omega-monitor relay logs [-n N] [-f]
 
 The answer receiver carries the operator's taps on a relayed question's
 buttons, in Telegram, to the watcher that asked it, which types the answer
@@ -25,11 +30,29 @@ session omega-relay (omega-monitor-relay serve).
   stop    end it, and wait until it has let go of its lock
   status  whether it runs, since when, its last update, and the config's
           answer settings (exit 3 when it does not run)
+  logs    the last lines it said (why a tap was refused, what was sent to
+          whom), from relay/relay.log in the state home; -f follows them
+          (omega-monitor relay logs --help)
+
+flags:
+`
+
+const relayLogsUsage = `usage: omega-monitor relay logs [-n N] [-f]
+
+Prints the last lines the answer receiver said, oldest first, from
+$OMEGA_MONITOR_HOME/relay/relay.log (default ~/.omega/monitor/), and
+relay.log.1 before it: every line it says in its pane goes there too, with
+the date (why a tap was refused, what was sent to which watcher, what came
+of it). The log moves to relay.log.1 past 1 MiB, so it keeps the last one
+to two. The receiver need not run; no log yet is said, and exits 0.
 
 flags:
 `
 
 func runRelay(e *Env, args []string) int {
+	if len(args) > 0 && args[0] == "logs" {
+		return runRelayLogs(e, args[1:])
+	}
 	fs := flag.NewFlagSet("relay", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	wait := new(time.Duration)
@@ -40,7 +63,11 @@ func runRelay(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: relay takes one of start, stop, status; %s\n", cmdline.HelpHint("relay"))
+		fmt.Fprintf(e.Stderr, "omega-monitor: relay takes one of start, stop, status, logs; %s\n", cmdline.HelpHint("relay"))
+		return 2
+	}
+	if positional[0] == "logs" {
+		fmt.Fprintf(e.Stderr, "omega-monitor: relay logs takes its own flags, after it: omega-monitor relay logs [-n N] [-f]\n")
 		return 2
 	}
 	m, muxErr := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
@@ -56,6 +83,39 @@ func runRelay(e *Env, args []string) int {
 		}
 		return 3
 	case err != nil:
+		return e.fail(1, err)
+	}
+	return 0
+}
+
+func runRelayLogs(e *Env, args []string) int {
+	fs := flag.NewFlagSet("relay logs", flag.ContinueOnError)
+	n := fs.Int("n", 50, "print the last `N` lines (0: all)")
+	follow := fs.Bool("f", false, "keep printing lines as they are written, until interrupted")
+	positional, code, ok := e.parse(fs, args, relayLogsUsage)
+	if !ok {
+		return code
+	}
+	switch {
+	case len(positional) > 0:
+		fmt.Fprintf(e.Stderr, "omega-monitor: relay logs takes no arguments; got %q; %s\n", positional[0], cmdline.HelpHint("relay logs"))
+		return 2
+	case *n < 0:
+		fmt.Fprintf(e.Stderr, "omega-monitor: relay logs -n must be 0 or more; got %d\n", *n)
+		return 2
+	}
+	home, err := statedir.Home(e.Getenv)
+	if err != nil {
+		return e.fail(1, err)
+	}
+	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt)
+	defer stop()
+	// Nothing the log holds reaches the terminal as an escape sequence.
+	out := printable.NewWriter(e.Stdout)
+	defer out.Flush()
+	err = relay.Logs(ctx, home, relay.LogsUsing{N: *n, Follow: *follow, Out: out,
+		Note: func(s string) { fmt.Fprintf(e.Stderr, "omega-monitor: %s\n", s) }})
+	if err != nil {
 		return e.fail(1, err)
 	}
 	return 0

@@ -1,14 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/icmd"
+	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/relay"
 )
 
 const relayToken = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
@@ -71,6 +79,9 @@ func TestRelayStartStopStatus(t *testing.T) {
 		}
 	}
 	f.relay(t, "start").Assert(t, icmd.Expected{ExitCode: 1, Err: "the receiver already runs (pid "})
+	// What it said in its pane is in its log.
+	f.relay(t, "logs").Assert(t, icmd.Expected{Out: " receiving answers for answers=on, "})
+	f.relay(t, "status").Assert(t, icmd.Expected{Out: "log: " + filepath.Join(f.state, "relay", "relay.log")})
 
 	f.relay(t, "stop").Assert(t, icmd.Expected{Out: "stopped the answer receiver"})
 	if f.has(t, "omega-relay") {
@@ -122,4 +133,140 @@ func TestWatchStartsTheReceiver(t *testing.T) {
 	}
 	f.run(t, "stop", "agent").Assert(t, icmd.Success)
 	f.run(t, "stop", "second").Assert(t, icmd.Success)
+}
+
+// TestRelayLogs: relay logs prints the last lines of the receiver's log,
+// relay.log.1's before relay.log's; says in one line, exit 0, that there
+// is none yet, creating nothing; refuses a log that is a link; and its
+// usage answers --help.
+func TestRelayLogs(t *testing.T) {
+	t.Parallel()
+	state := filepath.Join(t.TempDir(), "state")
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + state)
+	run := func(args ...string) (code int, stdout, stderr string) {
+		var out, errb bytes.Buffer
+		code = env.run(append([]string{"relay"}, args...), nil, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+
+	code, out, errs := run("logs")
+	if code != 0 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "the answer receiver has no log yet") {
+		t.Errorf("no log: exit %d, stdout %q, stderr %q; want 0 and one line saying so", code, out, errs)
+	}
+	if _, err := os.Lstat(state); !os.IsNotExist(err) {
+		t.Errorf("relay logs created the state home: %v", err)
+	}
+
+	dir := filepath.Join(state, relay.Dir)
+	os.MkdirAll(dir, 0o700)
+	var older, newer []string
+	for i := range 30 {
+		older = append(older, fmt.Sprintf("2026-12-01 09:00:%02d update %d: refused a tap by user 43: user 43 is not allowed", i, i))
+	}
+	for i := range 60 {
+		newer = append(newer, fmt.Sprintf("2026-12-01 10:%02d:00 update %d: Ada asked monitor-agent to answer \"Yes\" (1a1a1a1a…)", i, 100+i))
+	}
+	os.WriteFile(filepath.Join(dir, relay.LogFile+".1"), []byte(strings.Join(older, "\n")+"\n"), 0o600)
+	// An escape sequence planted in a line does not reach the terminal.
+	os.WriteFile(filepath.Join(dir, relay.LogFile), []byte(strings.Join(newer, "\n")+"\x1b]0;owned\x07\nhalf"), 0o600)
+	all := append(append([]string{}, older...), newer...)
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"logs"}, newer[10:]},
+		{[]string{"logs", "-n", "3"}, newer[57:]},
+		{[]string{"logs", "-n", "70"}, all[20:]},
+		{[]string{"logs", "-n", "0"}, all},
+	} {
+		code, out, errs := run(tt.args...)
+		if code != 0 || errs != "" {
+			t.Errorf("%q: exit %d, stderr %q", tt.args, code, errs)
+		}
+		if diff := cmp.Diff(strings.Join(tt.want, "\n")+"\n", out); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.args, diff)
+		}
+	}
+
+	for _, args := range [][]string{{"logs", "-n", "-1"}, {"logs", "extra"}, {"logs", "--bogus"}, {"--wait", "1s", "logs"}} {
+		if code, _, errs := run(args...); code != 2 || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line", args, code, errs)
+		}
+	}
+	code, out, _ = run("logs", "--help")
+	if code != 0 || !strings.Contains(out, "usage: omega-monitor relay logs [-n N] [-f]") || !strings.Contains(out, "-f") || !strings.Contains(out, "-n N") {
+		t.Errorf("relay logs --help: exit %d: %s", code, out)
+	}
+	code, out, _ = run("--help")
+	if code != 0 || !strings.Contains(out, "omega-monitor relay logs [-n N] [-f]") || !strings.Contains(out, "  logs ") {
+		t.Errorf("relay --help does not list logs: exit %d: %s", code, out)
+	}
+
+	// A log that is a link is not followed.
+	os.Remove(filepath.Join(dir, relay.LogFile))
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("secret\n"), 0o600)
+	os.Symlink(secret, filepath.Join(dir, relay.LogFile))
+	code, out, errs = run("logs")
+	if code != 1 || strings.Contains(out, "secret") || !strings.Contains(errs, "is a symbolic link; refusing it") {
+		t.Errorf("a log that is a link: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestRelayLogsFollow: relay logs -f, as a user runs it: the last lines,
+// then those written later, across a rotation, until Ctrl-C, which ends it
+// with exit 0; with no log yet it says so and waits for one.
+func TestRelayLogsFollow(t *testing.T) {
+	t.Parallel()
+	state := filepath.Join(t.TempDir(), "state")
+	dir := filepath.Join(state, relay.Dir)
+	os.MkdirAll(dir, 0o700)
+	cmd := exec.Command(omegaMonitor(t), "relay", "logs", "-f", "-n", "1")
+	cmd.Env = append(os.Environ(), "OMEGA_MONITOR_HOME="+state)
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Kill()
+		<-done
+	}()
+	waitFor := func(what string, in *syncBuffer) {
+		t.Helper()
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			if strings.Contains(in.String(), what) {
+				return poll.Success()
+			}
+			return poll.Continue("no %q yet:\n%s\n%s", what, stdout.String(), stderr.String())
+		}, poll.WithTimeout(20*time.Second))
+	}
+	waitFor("the answer receiver has no log yet; waiting for", &stderr)
+	waitFor("the answer receiver does not run; its next lines come when it starts again (Ctrl-C ends)", &stderr)
+	l := relay.NewLog(dir)
+	for _, line := range []string{"first", "second"} {
+		if err := l.Append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor("first\nsecond\n", &stdout)
+	// Rotated by hand, as the receiver rotates it.
+	os.Rename(filepath.Join(dir, relay.LogFile), filepath.Join(dir, relay.LogFile+".1"))
+	l.Append("third")
+	waitFor("first\nsecond\nthird\n", &stdout)
+	syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Errorf("relay logs -f after Ctrl-C: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("relay logs -f did not end on Ctrl-C")
+	}
+	if got := stdout.String(); got != "first\nsecond\nthird\n" {
+		t.Errorf("followed %q, want each line once", got)
+	}
 }

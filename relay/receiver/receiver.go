@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-telegram/bot"
@@ -58,6 +59,10 @@ type Receiver struct {
 	dir  string // the receiver's own directory in it
 	out  io.Writer
 	now  func() time.Time
+
+	sayMu     sync.Mutex  // one line at a time, in the same order in both places
+	log       *relay.Log  // relay.log: every line said, nil before the lock is held
+	logBroken atomic.Bool // relay.log could not be written: said once in the pane
 
 	mu     sync.Mutex
 	offset int64                 // the last update handled
@@ -111,6 +116,7 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	// The rate and the messages edited outlive a restart: a stop and a
 	// start must not give a watcher a fresh minute.
 	r := &Receiver{cfg: cfg, home: home, dir: dir, out: out, now: time.Now, offset: offset,
+		log:  relay.NewLog(dir),
 		sent: relay.ReadRate(dir, time.Now()), edited: relay.ReadEdited(dir, time.Now())}
 	token, _ := board.SystemProcs{}.StartToken(os.Getpid())
 	r.rec = relay.RecordFile{Pid: os.Getpid(), StartToken: token, Since: r.now().UTC(), Offset: offset}
@@ -160,17 +166,38 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fatal != nil {
+		// The pane gets it from main, as every error Serve returns; the
+		// log, only from here.
+		r.log.Append(r.now().Format(statedir.LogTime) + " " + oneLine(r.scrub(r.fatal.Error())))
 		return r.fatal
 	}
 	r.say("stopped at update %d", r.offset)
 	return nil
 }
 
-// say writes one line: the time and what happened, the token masked.
+// say writes one line, the token masked: to the pane, the time and what
+// happened; to relay.log, the same after the date too, since the log
+// outlives the day. A log that cannot be written is said once in the pane
+// (and again once it could be written and cannot again): the pane keeps
+// every line either way.
 func (r *Receiver) say(format string, args ...any) {
-	line := r.scrub(fmt.Sprintf(format, args...))
-	fmt.Fprintf(r.out, "%s %s\n", r.now().Format("15:04:05"), strings.Join(strings.Fields(printable.String(line)), " "))
+	line := oneLine(r.scrub(fmt.Sprintf(format, args...)))
+	r.sayMu.Lock()
+	defer r.sayMu.Unlock()
+	now := r.now()
+	fmt.Fprintf(r.out, "%s %s\n", now.Format("15:04:05"), line)
+	if r.log == nil {
+		return
+	}
+	if err := r.log.Append(now.Format(statedir.LogTime) + " " + line); err == nil {
+		r.logBroken.Store(false)
+	} else if !r.logBroken.Swap(true) {
+		fmt.Fprintf(r.out, "%s %s not written: %s (its lines go on here only)\n", now.Format("15:04:05"), relay.LogFile, oneLine(err.Error()))
+	}
 }
+
+// oneLine is s as one printable line.
+func oneLine(s string) string { return strings.Join(strings.Fields(printable.String(s)), " ") }
 
 // scrub masks the bot token in s.
 func (r *Receiver) scrub(s string) string { return scrub(r.cfg.Token(), s) }
