@@ -281,7 +281,10 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 		return
 	}
 	t.nonce = data
-	dir, offer, err := relay.FindOffer(r.home, t.nonce)
+	// From here on the tapper is allowed to answer, and the message is
+	// the bot's own in the configured chat: what the tap is told may say
+	// what became of the question.
+	found, err := relay.FindOffer(r.home, t.nonce)
 	if errors.Is(err, relay.ErrUnknown) {
 		t.refuse("this question is gone or was replaced: nothing was typed", "unknown nonce")
 		return
@@ -290,10 +293,16 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 		t.refuse("not answered: "+strings.TrimPrefix(err.Error(), "relay: "), err.Error())
 		return
 	}
+	dir, offer := found.Dir, found.Offer
 	name := filepath.Base(dir)
 	now := r.now()
 	if why, saw := spentOrExpired(offer, now); why != "" {
 		t.refuse(why, saw)
+		return
+	}
+	if !found.OnMessage(t.chat, t.message) {
+		t.refuse(tapOlder+": the question was asked again, see the newer message; nothing was typed",
+			fmt.Sprintf("a button of message %d in chat %d, tapped on message %d", found.Record.MessageID, found.Record.ChatID, t.message))
 		return
 	}
 	switch {
@@ -359,6 +368,13 @@ func spentOrExpired(offer statedir.Offer, now time.Time) (why, saw string) {
 	}
 	return "", ""
 }
+
+// How the chat names a message of a question asked again since, for a
+// tap on its button and for a reply to it.
+const (
+	tapOlder   = "this button belongs to an older message"
+	replyOlder = "this is an older message of the question"
+)
 
 // allowRate says whether the watcher name may be sent another answer now.
 func (r *Receiver) allowRate(name string, now time.Time) bool {

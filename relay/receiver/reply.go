@@ -83,7 +83,7 @@ func (r *Receiver) applyReply(ctx context.Context, u *models.Update) {
 		p.refuse("not typed: "+err.Error(), err.Error())
 		return
 	}
-	dir, offer, why, saw := findField(r.home, q)
+	dir, offer, why, saw := r.findField(q)
 	if why != "" {
 		p.refuse(why, saw)
 		return
@@ -122,7 +122,7 @@ func (r *Receiver) applyReply(ctx context.Context, u *models.Update) {
 // findField finds the free-text offer of the question message q, through
 // the nonces of its buttons: the watcher's directory and the offer, or why
 // there is none (said in the chat) and what the receiver saw (logged).
-func findField(home string, q *models.Message) (dir string, o statedir.Offer, why, saw string) {
+func (r *Receiver) findField(q *models.Message) (dir string, o statedir.Offer, why, saw string) {
 	var nonces []string
 	if q.ReplyMarkup != nil {
 		for _, row := range q.ReplyMarkup.InlineKeyboard {
@@ -138,19 +138,23 @@ func findField(home string, q *models.Message) (dir string, o statedir.Offer, wh
 	}
 	found := false
 	for _, n := range nonces {
-		d, off, err := relay.FindOffer(home, n)
+		f, err := relay.FindOffer(r.home, n)
 		if errors.Is(err, relay.ErrUnknown) {
 			continue
 		}
 		if err != nil {
 			return "", o, "not answered: " + strings.TrimPrefix(err.Error(), "relay: "), err.Error()
 		}
-		if found && d != dir {
+		if found && f.Dir != dir {
 			return "", o, "not a question of this watcher: nothing was typed", "a keyboard of two watchers' buttons"
 		}
-		found, dir = true, d
-		if off.FreeText {
-			o = off
+		if !f.OnMessage(q.Chat.ID, q.ID) {
+			return "", o, replyOlder + ": the question was asked again, see the newer message; nothing was typed",
+				fmt.Sprintf("a reply to message %d, whose buttons are message %d's in chat %d", q.ID, f.Record.MessageID, f.Record.ChatID)
+		}
+		found, dir = true, f.Dir
+		if f.Offer.FreeText {
+			o = f.Offer
 		}
 	}
 	switch {
