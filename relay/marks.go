@@ -79,12 +79,18 @@ func WriteRate(dir string, rec RateRecord) error {
 	return nil
 }
 
-// An EditedMessage is a message the receiver edited with an answer's
-// outcome.
+// An EditedMessage is a message the receiver edited with an outcome: an
+// answer's, or a retirement's. A later tap on one of its buttons is told
+// what it said.
 type EditedMessage struct {
 	ChatID    int64     `json:"chat_id"`
 	MessageID int       `json:"message_id"`
 	At        time.Time `json:"at"`
+	// Reason is the reason of the retire record the edit applied
+	// (statedir.RetireGone, ...), and Since when the question left the
+	// screen; "" for an answer's outcome.
+	Reason string    `json:"reason,omitempty"`
+	Since  time.Time `json:"since,omitzero"`
 }
 
 // ReadEdited reads the edited messages in dir, as of now: those within
@@ -102,15 +108,32 @@ func ReadEdited(dir string, now time.Time) []EditedMessage {
 }
 
 // AddEdited returns edited with the message chat/msg added as edited at
-// now, and the old ones pruned.
+// now with an answer's outcome, and the old ones pruned.
 func AddEdited(edited []EditedMessage, chat int64, msg int, now time.Time) []EditedMessage {
-	edited = slices.DeleteFunc(slices.Clone(edited), func(e EditedMessage) bool { return e.ChatID == chat && e.MessageID == msg })
-	return pruneEdited(append(edited, EditedMessage{ChatID: chat, MessageID: msg, At: now.UTC()}), now)
+	return AddEditedAs(edited, EditedMessage{ChatID: chat, MessageID: msg}, now)
+}
+
+// AddEditedAs returns edited with e added as edited at now (its At), in
+// place of an earlier edit of its message, and the old ones pruned.
+func AddEditedAs(edited []EditedMessage, e EditedMessage, now time.Time) []EditedMessage {
+	edited = slices.DeleteFunc(slices.Clone(edited), func(x EditedMessage) bool { return x.ChatID == e.ChatID && x.MessageID == e.MessageID })
+	e.At = now.UTC()
+	return pruneEdited(append(edited, e), now)
 }
 
 // WasEdited says whether chat/msg is among edited.
 func WasEdited(edited []EditedMessage, chat int64, msg int) bool {
-	return slices.ContainsFunc(edited, func(e EditedMessage) bool { return e.ChatID == chat && e.MessageID == msg })
+	_, ok := FindEdited(edited, chat, msg)
+	return ok
+}
+
+// FindEdited returns the edit of chat/msg among edited.
+func FindEdited(edited []EditedMessage, chat int64, msg int) (EditedMessage, bool) {
+	i := slices.IndexFunc(edited, func(e EditedMessage) bool { return e.ChatID == chat && e.MessageID == msg })
+	if i < 0 {
+		return EditedMessage{}, false
+	}
+	return edited[i], true
 }
 
 // WriteEdited writes the edited messages in dir, atomically.
@@ -121,10 +144,19 @@ func WriteEdited(dir string, edited []EditedMessage) error {
 	return nil
 }
 
+// retireReasons are the reasons an EditedMessage may give: "" (an
+// answer's outcome) and a retire record's.
+var retireReasons = []string{"", statedir.RetireGone, statedir.RetireAnswered, statedir.RetireReplaced, statedir.RetireAgain}
+
 func pruneEdited(all []EditedMessage, now time.Time) []EditedMessage {
 	var out []EditedMessage
 	for _, e := range all {
 		if e.ChatID != 0 && e.MessageID > 0 && now.Sub(e.At) <= statedir.RetireLife && e.At.Sub(now) < time.Minute {
+			if !slices.Contains(retireReasons, e.Reason) {
+				// Out of shape: it says only that the message
+				// was edited.
+				e.Reason, e.Since = "", time.Time{}
+			}
 			out = append(out, e)
 		}
 	}

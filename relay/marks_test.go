@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 func TestRateRecord(t *testing.T) {
@@ -69,5 +71,38 @@ func TestEditedMessages(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, Edited), []byte("junk"), 0o600)
 	if got := ReadEdited(dir, now); got != nil {
 		t.Errorf("junk read as %v", got)
+	}
+}
+
+// TestEditedWhy: an edit remembers the retirement it applied, and why,
+// across a write and a read; a later edit of the same message replaces it;
+// a reason out of shape is read as an answer's outcome, its time dropped.
+func TestEditedWhy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	left := now.Add(-2 * time.Minute)
+	var e []EditedMessage
+	e = AddEditedAs(e, EditedMessage{ChatID: 42, MessageID: 1001, Reason: statedir.RetireAgain, Since: left}, now.Add(-time.Minute))
+	e = AddEditedAs(e, EditedMessage{ChatID: 42, MessageID: 1002, Reason: statedir.RetireGone, Since: left}, now)
+	e = AddEdited(e, 42, 1002, now) // then an answer's outcome
+	planted := EditedMessage{ChatID: 42, MessageID: 1003, At: now, Reason: "<b>owned</b>", Since: left}
+	if err := WriteEdited(dir, append(e, planted)); err != nil {
+		t.Fatal(err)
+	}
+	got := ReadEdited(dir, now)
+	want := []EditedMessage{
+		{ChatID: 42, MessageID: 1001, At: now.Add(-time.Minute), Reason: statedir.RetireAgain, Since: left},
+		{ChatID: 42, MessageID: 1002, At: now},
+		{ChatID: 42, MessageID: 1003, At: now},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("edited (-want +got):\n%s", diff)
+	}
+	if f, ok := FindEdited(got, 42, 1001); !ok || f.Reason != statedir.RetireAgain {
+		t.Errorf("FindEdited(1001) = %v, %v", f, ok)
+	}
+	if _, ok := FindEdited(got, 43, 1001); ok {
+		t.Error("FindEdited found a message of another chat")
 	}
 }

@@ -286,7 +286,8 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 	// what became of the question.
 	found, err := relay.FindOffer(r.home, t.nonce)
 	if errors.Is(err, relay.ErrUnknown) {
-		t.refuse("this question is gone or was replaced: nothing was typed", "unknown nonce")
+		why, saw := r.whyGone(t.chat, t.message, tapOlder)
+		t.refuse(why, "unknown nonce"+saw)
 		return
 	}
 	if err != nil {
@@ -358,13 +359,14 @@ func (r *Receiver) handOver(update int64, dir string, in relay.InflightRecord) (
 }
 
 // spentOrExpired says why an offer can no longer be answered, for the
-// chat and for the log; "" when it can.
+// chat and for the log; "" when it can. Spent is said first: an offer
+// answered and expired since was answered.
 func spentOrExpired(offer statedir.Offer, now time.Time) (why, saw string) {
 	switch {
-	case !now.Before(offer.Expires):
-		return fmt.Sprintf("this question expired at %s: nothing was typed", offer.Expires.Local().Format("15:04")), "expired"
 	case offer.Spent:
 		return "this question was already answered: nothing was typed", "spent"
+	case !now.Before(offer.Expires):
+		return fmt.Sprintf("this question expired at %s: nothing was typed", offer.Expires.Local().Format("15:04")), "expired"
 	}
 	return "", ""
 }
@@ -375,6 +377,61 @@ const (
 	tapOlder   = "this button belongs to an older message"
 	replyOlder = "this is an older message of the question"
 )
+
+// whyGone says why no watcher offers the buttons of the message msg of
+// chat any more, for the chat, and what the receiver found, for the log.
+// Only the receiver's own memory is read: the messages it edited (with an
+// answer's outcome, or a retirement), and the retire records waiting; a
+// message it knows nothing of gets the words of old. older is how a
+// message of a question asked again is named.
+func (r *Receiver) whyGone(chat int64, msg int, older string) (why, saw string) {
+	e, ok := r.editedAs(chat, msg)
+	if !ok {
+		rec, found := r.pendingRetire(chat, msg)
+		if !found {
+			return "this question is gone or was replaced: nothing was typed", ""
+		}
+		e = relay.EditedMessage{ChatID: chat, MessageID: msg, Reason: rec.Reason, Since: rec.At}
+	}
+	at := e.Since.Local().Format("15:04")
+	switch e.Reason {
+	case "":
+		return "this question was already answered from this chat (see its message): nothing was typed", ", the message edited with an answer's outcome"
+	case statedir.RetireAgain:
+		return older + ": the question was asked again at " + at + ", see the newer message; nothing was typed", ", asked again"
+	case statedir.RetireReplaced:
+		return "another question took this one's place on the screen at " + at + ": nothing was typed", ", replaced"
+	case statedir.RetireAnswered:
+		return "this question was answered at the terminal at " + at + ": nothing was typed", ", answered at the terminal"
+	}
+	return "this question left the screen at " + at + " without an answer: nothing was typed", ", gone"
+}
+
+// pendingRetire finds a retire record waiting for the message msg of chat
+// in a watcher's directory: a tap can come between the poll that retired
+// the question and the sweep that applies it.
+func (r *Receiver) pendingRetire(chat int64, msg int) (statedir.RetireRecord, bool) {
+	entries, err := os.ReadDir(r.home)
+	if err != nil {
+		return statedir.RetireRecord{}, false
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !coord.IsWatcher(e.Name()) {
+			continue
+		}
+		path := filepath.Join(r.home, e.Name())
+		if statedir.CheckPrivate(path) != nil || statedir.CheckPrivate(filepath.Join(path, statedir.Answers)) != nil {
+			continue
+		}
+		recs, _ := statedir.Dir(path).Retires(r.now())
+		for _, rec := range recs {
+			if rec.ChatID == chat && rec.MessageID == msg {
+				return rec, true
+			}
+		}
+	}
+	return statedir.RetireRecord{}, false
+}
 
 // allowRate says whether the watcher name may be sent another answer now.
 func (r *Receiver) allowRate(name string, now time.Time) bool {

@@ -121,7 +121,8 @@ func (r *Receiver) applyReply(ctx context.Context, u *models.Update) {
 
 // findField finds the free-text offer of the question message q, through
 // the nonces of its buttons: the watcher's directory and the offer, or why
-// there is none (said in the chat) and what the receiver saw (logged).
+// there is none (said in the chat) and what the receiver saw (logged). The
+// replier is allowed to answer: why may say what became of the question.
 func (r *Receiver) findField(q *models.Message) (dir string, o statedir.Offer, why, saw string) {
 	var nonces []string
 	if q.ReplyMarkup != nil {
@@ -134,6 +135,11 @@ func (r *Receiver) findField(q *models.Message) (dir string, o statedir.Offer, w
 		}
 	}
 	if len(nonces) == 0 {
+		// Its buttons went with an answer's outcome or a retirement the
+		// receiver remembers, or in a way it does not know.
+		if why, saw := r.whyGone(q.Chat.ID, q.ID, replyOlder); saw != "" {
+			return "", o, why, "no keyboard" + saw
+		}
 		return "", o, "this question has no buttons left: it was answered, or is gone; nothing was typed", "no keyboard"
 	}
 	found := false
@@ -159,7 +165,8 @@ func (r *Receiver) findField(q *models.Message) (dir string, o statedir.Offer, w
 	}
 	switch {
 	case !found:
-		return "", o, "this question is gone or was replaced: nothing was typed", "unknown nonces"
+		why, saw := r.whyGone(q.Chat.ID, q.ID, replyOlder)
+		return "", o, why, "unknown nonces" + saw
 	case o.Nonce == "":
 		return "", o, "this question takes no words: tap one of its buttons; nothing was typed", "no free-text offer"
 	}

@@ -106,14 +106,15 @@ func (r *Receiver) retire(watcher string, rec statedir.RetireRecord) bool {
 	switch {
 	case errors.Is(err, bot.ErrorBadRequest), errors.Is(err, bot.ErrorNotFound), errors.Is(err, bot.ErrorForbidden):
 		// Its buttons are gone already ("message is not modified"), or
-		// the message is: nothing is said.
+		// the message is: nothing is said. A tap on one is told why.
 		r.say("%s: editMessageReplyMarkup: %v: left as it is", said, err)
+		r.markRetired(rec)
 		return true
 	case err != nil:
 		r.say("%s: editMessageReplyMarkup: %v: tried again in %v", said, err, retireEvery)
 		return false
 	}
-	r.markEdited(rec.ChatID, rec.MessageID)
+	r.markRetired(rec)
 	line := retireLine(rec)
 	if text := msg.Text + "\n\n" + line; msg.Text != "" && utf16Len(text) <= maxText {
 		_, err := r.bot.EditMessageText(ctx, &bot.EditMessageTextParams{
@@ -159,18 +160,36 @@ func (r *Receiver) answering(chat int64, msg int) bool {
 }
 
 // markEdited remembers that the message chat/msg was edited with an
-// outcome (an answer's, or a retirement's), across restarts.
+// answer's outcome, across restarts.
 func (r *Receiver) markEdited(chat int64, msg int) {
+	r.mark(relay.EditedMessage{ChatID: chat, MessageID: msg})
+}
+
+// markRetired remembers that the message of rec was edited with its
+// retirement, and why, across restarts: a tap on one of its buttons is
+// told.
+func (r *Receiver) markRetired(rec statedir.RetireRecord) {
+	r.mark(relay.EditedMessage{ChatID: rec.ChatID, MessageID: rec.MessageID, Reason: rec.Reason, Since: rec.At})
+}
+
+func (r *Receiver) mark(e relay.EditedMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.edited = relay.AddEdited(r.edited, chat, msg, r.now())
+	r.edited = relay.AddEditedAs(r.edited, e, r.now())
 	if err := relay.WriteEdited(r.dir, r.edited); err != nil {
 		r.say("%v (a restart would not know the message was edited)", err)
 	}
 }
 
 func (r *Receiver) wasEdited(chat int64, msg int) bool {
+	_, ok := r.editedAs(chat, msg)
+	return ok
+}
+
+// editedAs returns what the receiver remembers of its edit of the message
+// chat/msg.
+func (r *Receiver) editedAs(chat int64, msg int) (relay.EditedMessage, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return relay.WasEdited(r.edited, chat, msg)
+	return relay.FindEdited(r.edited, chat, msg)
 }
