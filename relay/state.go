@@ -41,13 +41,16 @@ type RecordFile struct {
 // An InflightRecord is an answer the receiver has written and not yet
 // reported: enough to edit its message after a restart.
 type InflightRecord struct {
-	Nonce     string    `json:"nonce"`
-	Watcher   string    `json:"watcher"`
-	ChatID    int64     `json:"chat_id"`
-	MessageID int       `json:"message_id"`
-	From      string    `json:"from"`
-	Label     string    `json:"label"`
-	At        time.Time `json:"at"`
+	Nonce     string `json:"nonce"`
+	Watcher   string `json:"watcher"`
+	ChatID    int64  `json:"chat_id"`
+	MessageID int    `json:"message_id"`
+	From      string `json:"from"`
+	// FromID is the Telegram id of the one who answered: a watcher that
+	// asks for a confirmation is given one only from them.
+	FromID int64     `json:"from_id,omitempty"`
+	Label  string    `json:"label"`
+	At     time.Time `json:"at"`
 	// Text and Entities are the message as the tap showed it, to append
 	// the outcome to.
 	Text     string          `json:"text,omitempty"`

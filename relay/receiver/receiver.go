@@ -314,8 +314,13 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 		t.refuse("not a button of this watcher", "a confirmation of an option that takes none")
 		return
 	case offer.Widens && !confirmed:
-		t.askConfirm(offer)
+		t.askConfirm(statedir.Dir(dir), offer, now)
 		return
+	case confirmed:
+		if saw := firstTap(statedir.Dir(dir), &t, now); saw != "" {
+			t.refuse("tap the option first, then confirm it: nothing was typed", saw)
+			return
+		}
 	}
 	if !r.allowRate(name, now) {
 		t.refuse(fmt.Sprintf("too many answers to %s this minute (at most %d): tap again in a minute", name, RatePerMinute), "rate")
@@ -333,7 +338,7 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 		return
 	}
 	r.sentAt(name, now)
-	in := relay.InflightRecord{Nonce: t.nonce, Watcher: name, ChatID: t.chat, MessageID: t.message, From: req.From, Label: offer.Label, At: req.At}
+	in := relay.InflightRecord{Nonce: t.nonce, Watcher: name, ChatID: t.chat, MessageID: t.message, From: req.From, FromID: req.FromID, Label: offer.Label, At: req.At}
 	if msg != nil {
 		in.Text = msg.Text
 		in.Entities, _ = json.Marshal(msg.Entities)
@@ -433,6 +438,30 @@ func (r *Receiver) pendingRetire(chat int64, msg int) (statedir.RetireRecord, bo
 	return statedir.RetireRecord{}, false
 }
 
+// firstTap says what is wrong with the first tap the confirming tap t
+// confirms (the ConfirmAsked record askConfirm wrote in d), for the log;
+// "" when there is nothing wrong: it is there, by the same user, on the
+// same message, before now and within statedir.OfferLife of it. A client
+// can send a confirming tap's data without the first tap: it finds none.
+func firstTap(d statedir.Dir, t *tap, now time.Time) (saw string) {
+	c, err := d.ReadConfirmAsked(t.nonce)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "a confirmation with no first tap recorded"
+	case err != nil:
+		return "a confirmation whose first tap cannot be read: " + err.Error()
+	case c.FromID != t.cq.From.ID:
+		return fmt.Sprintf("a confirmation of the first tap of user %d", c.FromID)
+	case c.ChatID != t.chat || c.MessageID != t.message:
+		return fmt.Sprintf("a confirmation on message %d of a first tap on message %d in chat %d", t.message, c.MessageID, c.ChatID)
+	case !c.At.Before(now):
+		return fmt.Sprintf("a confirmation of a first tap recorded at %s, not before it", c.At.Format(time.RFC3339))
+	case now.Sub(c.At) > statedir.OfferLife:
+		return fmt.Sprintf("a confirmation of a first tap more than %v old", statedir.OfferLife)
+	}
+	return ""
+}
+
 // allowRate says whether the watcher name may be sent another answer now.
 func (r *Receiver) allowRate(name string, now time.Time) bool {
 	r.mu.Lock()
@@ -490,9 +519,17 @@ func (t *tap) refuse(why, saw string) {
 }
 
 // askConfirm answers the first tap on an option that widens what the
-// agent may do: the message gets a button to confirm it, whose data is
-// the nonce with confirmPrefix; nothing is written.
-func (t *tap) askConfirm(o statedir.Offer) {
+// agent may do: it is recorded in the watcher's directory d (a
+// ConfirmAsked, which the confirming tap, and the watcher, look for), and
+// the message gets a button to confirm it, whose data is the nonce with
+// confirmPrefix. No request is written. A first tap that cannot be
+// recorded is refused: its confirmation would be.
+func (t *tap) askConfirm(d statedir.Dir, o statedir.Offer, now time.Time) {
+	asked := statedir.ConfirmAsked{Nonce: o.Nonce, FromID: t.cq.From.ID, ChatID: t.chat, MessageID: t.message, At: now.UTC()}
+	if err := d.WriteConfirmAsked(asked); err != nil {
+		t.refuse("not answered: the watcher's directory cannot be written", err.Error())
+		return
+	}
 	label := alert.ButtonLabel("Confirm: " + o.Label)
 	confirm := models.InlineKeyboardButton{Text: label, CallbackData: confirmPrefix + o.Nonce}
 	var rows [][]models.InlineKeyboardButton
@@ -582,6 +619,14 @@ func (r *Receiver) report(in relay.InflightRecord, dir statedir.Dir, res statedi
 	case statedir.AnswerTyped:
 		line = fmt.Sprintf("✅ %s answered “%s”%s at %s", in.From, label, typedSaid(in), at.Local().Format("15:04:05"))
 	case statedir.AnswerConfirm:
+		// The tap carried was the first: recorded as askConfirm records
+		// one, or its confirmation would be refused.
+		if in.FromID != 0 {
+			asked := statedir.ConfirmAsked{Nonce: in.Nonce, FromID: in.FromID, ChatID: in.ChatID, MessageID: in.MessageID, At: r.now().UTC()}
+			if err := dir.WriteConfirmAsked(asked); err != nil {
+				r.say("answer %s…: %v (its confirmation will be refused)", in.Nonce[:8], err)
+			}
+		}
 		confirm := models.InlineKeyboardButton{Text: alert.ButtonLabel("Confirm: " + label), CallbackData: confirmPrefix + in.Nonce}
 		if _, err := r.bot.EditMessageReplyMarkup(ctx, &bot.EditMessageReplyMarkupParams{ChatID: in.ChatID, MessageID: in.MessageID,
 			ReplyMarkup: models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{confirm}}}}); err != nil {

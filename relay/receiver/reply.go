@@ -110,7 +110,7 @@ func (r *Receiver) applyReply(ctx context.Context, u *models.Update) {
 		return
 	}
 	r.sentAt(name, now)
-	in := relay.InflightRecord{Nonce: offer.Nonce, Watcher: name, ChatID: p.chat, MessageID: q.ID, From: req.From,
+	in := relay.InflightRecord{Nonce: offer.Nonce, Watcher: name, ChatID: p.chat, MessageID: q.ID, From: req.From, FromID: req.FromID,
 		Label: offer.Label, At: req.At, Text: q.Text, Typed: text}
 	in.Entities, _ = json.Marshal(q.Entities)
 	woke := r.handOver(u.ID, dir, in)
