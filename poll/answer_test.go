@@ -227,7 +227,7 @@ func TestAnswerByEsc(t *testing.T) {
 		t.Errorf("line: %s", line)
 	}
 	steps, a, ok := w.answerAction()
-	want := "capture fresh\nconfirm answer fresh 0\nkeys Escape\ncapture after\nconfirm answered after 200000\nack answer_typed\n"
+	want := "capture fresh\nconfirm answer fresh 0\nkeys Escape\ncapture after\nconfirm answered after 200000\nwake\nack answer_typed\n"
 	if diff := cmp.Diff(want, steps); !ok || diff != "" || !a.Esc || a.Pos != 0 {
 		t.Fatalf("answer action %+v %v, steps (-want +got):\n%s", a, ok, diff)
 	}
@@ -253,7 +253,7 @@ func TestAnswerAcceptedForTheSameDialog(t *testing.T) {
 		"keys Down\ncapture move1\nconfirm at:2 move1 200000\n" +
 		"keys Down\ncapture move2\nconfirm at:3 move2 200000\n" +
 		"keys Down\ncapture move3\nconfirm selected move3 200000\n" +
-		"keys Enter\ncapture after\nconfirm answered after 200000\nack answer_typed\n"
+		"keys Enter\ncapture after\nconfirm answered after 200000\nwake\nack answer_typed\n"
 	if diff := cmp.Diff(want, steps); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -341,6 +342,8 @@ func TestStepsTheLoopKnows(t *testing.T) {
 	for _, o := range statedir.Ops {
 		ops = append(ops, string(o))
 	}
+	slices.Sort(ops)
+	slices.Sort(labels)
 	if diff := cmp.Diff(ops, labels); diff != "" {
 		t.Errorf("the loop's steps (-Go's +the loop's):\n%s", diff)
 	}

@@ -40,7 +40,7 @@ func TestNotesOffered(t *testing.T) {
 	want := "capture fresh\nconfirm answer fresh 0\nconfirm selected fresh 0\n" +
 		"keys Tab\ncapture opened\nconfirm opened opened 200000\n" +
 		"paste 000.words\ncapture filled\nconfirm filled filled 200000\n" +
-		"keys Enter\ncapture after\nconfirm answered after 200000\nack answer_typed\n"
+		"keys Enter\ncapture after\nconfirm answered after 200000\nwake\nack answer_typed\n"
 	if diff := cmp.Diff(want, steps); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
 	}

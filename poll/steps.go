@@ -82,7 +82,9 @@ func nudgeSteps(name, text string, enterOnly bool) ([]statedir.Step, map[string]
 // each move of the cursor, then a look that finds the cursor one step on
 // (stageAt, the last one stageSelected); for words, Tab where it opens the
 // field and a look at it open, the words pasted and a look at them in it;
-// then Enter (or the dialog's Esc alone) and a look after it.
+// then Enter (or the dialog's Esc alone) and a look after it; the next
+// poll comes at once, as after a wake: the agent is about to go on, or to
+// ask again.
 func answerSteps(a answerAction) ([]statedir.Step, map[string][]byte) {
 	steps := []statedir.Step{
 		step(statedir.OpCapture, lookFresh),
@@ -93,6 +95,7 @@ func answerSteps(a answerAction) ([]statedir.Step, map[string][]byte) {
 			step(statedir.OpKeys, "Escape"),
 			step(statedir.OpCapture, lookAfter),
 			step(statedir.OpConfirm, AnswerDone, lookAfter, settleUsecs),
+			step(statedir.OpWake),
 			step(statedir.OpAck, event.AnswerTyped)), nil
 	}
 	at := a.Start
@@ -126,6 +129,7 @@ func answerSteps(a answerAction) ([]statedir.Step, map[string][]byte) {
 		step(statedir.OpKeys, "Enter"),
 		step(statedir.OpCapture, lookAfter),
 		step(statedir.OpConfirm, AnswerDone, lookAfter, settleUsecs),
+		step(statedir.OpWake),
 		step(statedir.OpAck, event.AnswerTyped)), pastes
 }
 

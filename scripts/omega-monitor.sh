@@ -187,6 +187,7 @@ steps() {
 		rest) rest "$a" ;;
 		ack) judge /dev/null "${ack[@]}" --action "$file" "$a" && return ;;
 		pace) next_pause=$a ;;
+		wake) on_wake ;;
 		measure)
 			IFS= read -r -d '' line <"$pastes/$a" || :
 			run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" "${diff_run[@]}" "$line"

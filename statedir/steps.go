@@ -35,6 +35,8 @@ import (
 //	rest USECS              a wait of USECS microseconds, whatever wakes come
 //	ack EVENT               the outcome: the action is done
 //	pace SECONDS            the pause before the next poll (a fraction allowed)
+//	wake                    the next poll comes at once, as after a wake (the
+//	                        screen is about to change: an answer was typed)
 //	measure NAME            runs the diff command in the file NAME of Pastes;
 //	                        what it printed goes to the next tick
 //
@@ -53,10 +55,11 @@ const (
 	OpAck     Op = "ack"
 	OpPace    Op = "pace"
 	OpMeasure Op = "measure"
+	OpWake    Op = "wake"
 )
 
 // Ops are the steps the loop knows, in the order the doc above lists them.
-var Ops = []Op{OpCapture, OpConfirm, OpKeys, OpPaste, OpRest, OpAck, OpPace, OpMeasure}
+var Ops = []Op{OpCapture, OpConfirm, OpKeys, OpPaste, OpRest, OpAck, OpPace, OpMeasure, OpWake}
 
 // Keys are the keys a keys step may send: the names the multiplexer's
 // send-keys takes, one command line each in the loop's settings.
@@ -73,7 +76,7 @@ type Step struct {
 }
 
 // arity is how many words each step takes after its name.
-var arity = map[Op]int{OpCapture: 1, OpConfirm: 3, OpKeys: 1, OpPaste: 1, OpRest: 1, OpAck: 1, OpPace: 1, OpMeasure: 1}
+var arity = map[Op]int{OpCapture: 1, OpConfirm: 3, OpKeys: 1, OpPaste: 1, OpRest: 1, OpAck: 1, OpPace: 1, OpMeasure: 1, OpWake: 0}
 
 // Check says what is wrong with s, or nil: an unknown step, a word count
 // the loop does not read, a word it cannot carry (empty, or holding a

@@ -225,6 +225,18 @@ type Server struct {
 	requests []Request
 	unknown  []string
 	nextID   int
+	// afterResults are the replies to the next requests that carry only
+	// a tool result, in order (AfterResults); then the default.
+	afterResults []Reply
+}
+
+// AfterResults has the model answer the next requests that carry only a
+// tool's result with replies, one each, in order: Bash again, as a model
+// that retries the same command does, asks the same question again.
+func (s *Server) AfterResults(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.afterResults = append(s.afterResults, replies...)
 }
 
 // New starts a fake API on 127.0.0.1 answering by rules (DefaultRules when
@@ -446,6 +458,13 @@ func (s *Server) choose(r Request) Reply {
 		return Text("Fake title")
 	}
 	if !r.HasText {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if r.ToolResult && len(s.afterResults) > 0 {
+			next := s.afterResults[0]
+			s.afterResults = s.afterResults[1:]
+			return next
+		}
 		return Text("The command finished.")
 	}
 	for _, ru := range s.rules {
