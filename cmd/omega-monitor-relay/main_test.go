@@ -636,3 +636,42 @@ func TestRefusesToStart(t *testing.T) {
 		}
 	})
 }
+
+// TestReportSaysWhatTheWatcherSaw: the chat's report of an answer says
+// what the watcher saw, truthfully: typed, and the same question on the
+// screen again (its next message carries it); refused, and which keys of
+// it had reached the terminal before it stopped.
+func TestReportSaysWhatTheWatcherSaw(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		result statedir.AnswerResult
+		want   string
+	}{
+		{"typed, asked again", statedir.AnswerResult{Outcome: statedir.AnswerTyped, Label: "Yes",
+			Note: "typed; the same question is on the screen again: if the agent asked it again, the next message carries it"},
+			"✅ Ada answered “Yes” at "},
+		{"refused half typed", statedir.AnswerResult{Outcome: statedir.AnswerRefused, Label: "Yes",
+			Why: "Down cancelled: the pane changed between the look and the key", Keys: []string{"Down", "Down"}},
+			"not typed: Down cancelled: the pane changed between the look and the key; Down and Down had reached the terminal"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, "chat_id=42\nanswers=on\n")
+			w.start(t)
+			w.handled(t, w.tg.Push(tap(private, private, nYes)))
+			c.result.Nonce, c.result.At = nYes, time.Now()
+			agent := statedir.Dir(filepath.Join(w.state, "monitor-agent"))
+			if err := agent.WriteResult(c.result); err != nil {
+				t.Fatal(err)
+			}
+			poll.WaitOn(t, func(poll.LogT) poll.Result {
+				for _, e := range w.tg.Calls("editMessageText") {
+					text := e.Form.Get("text")
+					if strings.Contains(text, c.want) && strings.Contains(text, c.result.Note) {
+						return poll.Success()
+					}
+				}
+				return poll.Continue("no report with %q and the note: %v", c.want, w.tg.Calls("editMessageText"))
+			})
+		})
+	}
+}

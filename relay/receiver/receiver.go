@@ -618,6 +618,11 @@ func (r *Receiver) report(in relay.InflightRecord, dir statedir.Dir, res statedi
 	switch res.Outcome {
 	case statedir.AnswerTyped:
 		line = fmt.Sprintf("✅ %s answered “%s”%s at %s", in.From, label, typedSaid(in), at.Local().Format("15:04:05"))
+		// What the screen showed after it, as the watcher said it: the
+		// same question asked again is in a newer message.
+		if note := strings.TrimSpace(printable.String(res.Note)); note != "" {
+			line += " (" + note + ")"
+		}
 	case statedir.AnswerConfirm:
 		// The tap carried was the first: recorded as askConfirm records
 		// one, or its confirmation would be refused.
@@ -646,12 +651,36 @@ func (r *Receiver) report(in relay.InflightRecord, dir statedir.Dir, res statedi
 			verb = "answered"
 		}
 		line = fmt.Sprintf("✖ %s %s “%s”%s at %s: not typed: %s", in.From, verb, label, typedSaid(in), in.At.Local().Format("15:04:05"), why)
+		// Which keys of it had reached the terminal before it stopped:
+		// the chat is told exactly.
+		if keys := reachedSaid(res.Keys); keys != "" {
+			line += "; " + keys + " had reached the terminal"
+		}
 	}
 	r.edit(ctx, in, line)
 	r.markEdited(in.ChatID, in.MessageID)
 	r.say("answer %s… to %s: %s", in.Nonce[:8], in.Watcher, line)
 	dir.Settle(in.Nonce)
 	relay.DropInflight(r.dir, in.Nonce)
+}
+
+// reachedSaid names the keys of a refused answer that had reached the
+// terminal ("Down and Down"), each a key's name the watcher wrote, made
+// printable; "" for none.
+func reachedSaid(keys []string) string {
+	var said []string
+	for _, k := range keys {
+		if k = alert.ButtonLabel(k); k != "" {
+			said = append(said, k)
+		}
+	}
+	switch len(said) {
+	case 0:
+		return ""
+	case 1:
+		return said[0]
+	}
+	return strings.Join(said[:len(said)-1], ", ") + " and " + said[len(said)-1]
 }
 
 // maxText is the Bot API's limit on a message's text, in UTF-16 units.
