@@ -213,7 +213,7 @@ func TestRealCodexAnsweredByNotes(t *testing.T) {
 	if err := os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=42\nanswers=on\nfree_text=on\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := startLoop(t, loopOptions{target: s.Launch.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + conf},
+	r := startLoop(t, loopOptions{target: s.Launch.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + conf}, userHome: s.Launch.Home,
 		flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
 	r.waitLine("escalated to the operator", realTimeout)
 	d := statedir.Dir(r.state)

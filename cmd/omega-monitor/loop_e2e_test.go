@@ -388,8 +388,11 @@ func TestLoopTypesAnAnswerOverSSH(t *testing.T) {
 	testenv.Need(t, "ssh")
 	s := testenv.Tmux(t)
 	cfg := testenv.NewSSHConfig(t)
-	testenv.SSHD(t, cfg, "box", "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8")
-	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu")
+	// The host's HOME holds the agent's own status, as Claude Code keeps
+	// it there: the remote frame carries it.
+	remoteHome, status := agentHome(t)
+	testenv.SSHD(t, cfg, "box", "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8", "HOME="+remoteHome)
+	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu", status)
 	conf := filepath.Join(t.TempDir(), "telegram.conf")
 	if err := os.WriteFile(conf, []byte("bot_token=1:x\nchat_id=42\nanswers=on\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -31,7 +31,8 @@ import (
 // is typed.
 func TestQuestionLeavesTheScreenAndItsButtonsGo(t *testing.T) {
 	s := testenv.Tmux(t)
-	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu", "AGENT_ASK_AFTER=1", "AGENT_ASK_IDLE=2", "AGENT_WORK=1")
+	agentHome, status := agentHome(t)
+	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu", "AGENT_ASK_AFTER=1", "AGENT_ASK_IDLE=2", "AGENT_WORK=1", status)
 
 	const chat = 42
 	tg := fakeapi.NewTelegram(t, "123456789:AAHfakeTokenForTheRetireTest0123456")
@@ -63,7 +64,7 @@ func TestQuestionLeavesTheScreenAndItsButtonsGo(t *testing.T) {
 	})
 
 	// work=0: the idle screen after the answer is BLOCKED, never nudged.
-	r := startLoop(t, loopOptions{target: "agent", env: env,
+	r := startLoop(t, loopOptions{target: "agent", env: env, userHome: agentHome,
 		flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 0"}})
 	r.waitLine("escalated to the operator", 30*time.Second)
 	d := statedir.Dir(state)
