@@ -70,7 +70,8 @@ watchdog() {
 	done
 }
 start_watchdog() {
-	watchdog "$BASHPID" </dev/null >/dev/null 2>&1 8>&- 9>&- &
+	local loop=$BASHPID # the loop's, not the child's
+	watchdog "$loop" </dev/null >/dev/null 2>&1 8>&- 9>&- &
 	watchdog=$!
 }
 
@@ -164,7 +165,7 @@ steps() {
 	mapfile -t all <"$file"
 	for s in "${all[@]}"; do
 		read -r op a b c <<<"$s"
-		((n++))
+		((++n))
 		case $op in
 		capture) capture "$work/$a" || { failed "$file" "$n" && return; } ;;
 		confirm)
@@ -172,7 +173,7 @@ steps() {
 			while judge "$work/$b" "${confirm[@]}" --action "$file" --step "$n" --try "$try" && ((rc == 3)); do
 				rest "$c"
 				capture "$work/$b" || { failed "$file" "$n" && return; }
-				((try++))
+				((++try))
 			done
 			((rc == 0)) || return
 			;;
@@ -213,7 +214,7 @@ failed() { judge /dev/null "${ack[@]}" --action "$1" --failed-step "$2" "$why" &
 # act: carries out what the tick handed over, in lexical order.
 act() {
 	local f
-	for f in "$state/actions/"*; do [[ -f $f ]] && steps "$f"; done
+	for f in "$state/actions/"*; do [[ ! -f $f ]] || steps "$f"; done
 }
 
 # poll: one tick of the loop. The probes run first, so the screen judged is

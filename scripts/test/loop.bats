@@ -17,8 +17,10 @@ setup() {
 	T=$BATS_TEST_TMPDIR
 	state=$T/state
 	work=$state/poll
-	mkdir -p "$work" "$state/actions"
-	call_timeout=5 target=agent mux_error='' paste='' funnel=$T/none
+	mkdir -p "$work" "$state/actions" "$state/pastes"
+	# What Go's looks write before each key: the fake confirm writes none.
+	printf '1\n' >"$work/condition"
+	call_timeout=5 target=agent mux_error='' funnel=$T/none pastes=$state/pastes
 	work_probe='' progress_probe='' probe_dir=$T next_pause=0 interval=60
 	wake_gather_us=250000 woken=''
 	load_buffer=() close_master=()
@@ -60,8 +62,10 @@ marked() {
 }
 
 # recorder: every command line of the loop (capture, tick, confirm, ack,
-# type_text, enter) is a script that records its name and arguments in
-# $T/calls, one line each, and answers as the variables FAKE_<NAME> say.
+# the keys, the paste) is a script that records its name and arguments in
+# $T/calls, one line each, keeps what a key or a paste read on its standard
+# input, and answers as the variables FAKE_<NAME> say. FAKE_CONFIRM lists
+# the codes of the looks, in order (0 when it runs out).
 recorder() {
 	cat >"$T/rec" <<EOF
 #!/bin/sh
@@ -71,15 +75,17 @@ case \$name in
 capture) printf 'agent:@0.%%0\t/home\n[omega-monitor:pane]\nthe pane\n' ;;
 tick) cat >"$T/tick.stdin"; echo "MONITOR · agent · STALLED · work=3 · nudged (1/5)"
 	[ -z "\$FAKE_ACTION" ] || printf '%s' "\${FAKE_ACTION_TEXT:-the text}" >"$state/actions/\$FAKE_ACTION" ;;
-confirm) cat >"$T/confirm.stdin.\$(grep -c confirm "$T/calls")"
-	if [ -n "\$FAKE_REFUSE" ]; then echo "MONITOR · agent · ERROR · \$FAKE_REFUSE"; exit 1; fi ;;
+confirm) n=\$(grep -c '^confirm' "$T/calls"); cat >"$T/confirm.stdin.\$n"
+	if [ -n "\$FAKE_REFUSE" ]; then echo "MONITOR · agent · ERROR · \$FAKE_REFUSE"; exit 1; fi
+	code=\$(echo \$FAKE_CONFIRM | cut -d' ' -f\$n); exit \${code:-0} ;;
+load_buffer|paste_if|key_*) cat >"$T/\$name.stdin" ;;
 ack) for a in "\$@"; do case \$a in *.nudge|*.enter|*.alert|*.answer) rm -f "\$a" ;; esac; done ;;
 esac
 eval "exit \\\${FAKE_\$(echo "\$name" | tr a-z A-Z)_STATUS:-0}"
 EOF
 	chmod +x "$T/rec"
 	local n
-	for n in capture tick confirm ack type_text enter key_up key_down load_buffer deliver diff_run; do
+	for n in capture tick confirm ack load_buffer paste_if key_Enter key_Up key_Down key_Escape key_Tab deliver diff_run; do
 		eval "$n=(\"$T/rec\" $n)"
 	done
 }
@@ -282,7 +288,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	(
 		trap on_wake USR1
 		start=${EPOCHREALTIME/./}
-		rest 1
+		rest 1000000
 		(( ${EPOCHREALTIME/./} - start >= 1000000 )) || exit 3
 		# The wakes it took make the next pause end at once.
 		start=$SECONDS
@@ -347,86 +353,85 @@ calls() { cat "$T/calls" 2>/dev/null; }
 	[[ $(calls) == *"tick"* ]]
 }
 
-@test "poll: a tick that fails is rendered, and nothing is acted on" {
-	FAKE_ACTION=001.nudge FAKE_TICK_STATUS=3 run poll
-	[[ $output == *" MONITOR · agent · ERROR · omega-monitor tick failed: "*"(exit 3)" ]]
-	[[ $(calls) != *type_text* && $(calls) != *enter* ]]
+@test "poll: a tick that fails is said through Go, and nothing is acted on" {
+	FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$'keys Enter\n' FAKE_TICK_STATUS=4 run poll
+	[[ $(calls) == *"ack <--failed-call> <tick> <no message (exit 4)>"* ]]
+	[[ $(calls) != *key_* ]]
 }
 
-# --- a nudge -----------------------------------------------------------------
+# --- an action's steps -------------------------------------------------------
 
-@test "a nudge: fresh capture, confirm, type, capture, confirm typed, Enter, ack, in that order" {
-	FAKE_ACTION=001.nudge run poll
+# steps_of TEXT: an action with the steps TEXT, as the tick hands it over.
+nudge_steps=$'capture fresh\nconfirm before fresh 0\npaste 001.text\nrest 1000\ncapture typed\nconfirm typed typed 0\nkeys Enter\nack nudge_typed\n'
+
+@test "steps: each in order; the looks by their step's number; a paste from its file; keys and pastes on the last look's condition" {
+	printf 'the text' >"$pastes/001.text"
+	printf 'the condition\n' >"$work/condition"
+	FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$nudge_steps run poll
 	echo "$output"
 	a=$state/actions/001.nudge
 	[ "$(calls)" = "$(printf '%s\n' capture tick capture \
-		"confirm <--action> <$a> <--stage> <before>" type_text capture \
-		"confirm <--action> <$a> <--stage> <typed>" enter \
+		"confirm <--action> <$a> <--step> <2> <--try> <1>" load_buffer paste_if capture \
+		"confirm <--action> <$a> <--step> <6> <--try> <1>" key_Enter \
 		"ack <--action> <$a> <nudge_typed>")" ]
 	[ "$(cat "$T/confirm.stdin.1")" = "$(printf 'agent:@0.%%0\t/home\n[omega-monitor:pane]\nthe pane')" ]
+	[ "$(cat "$T/load_buffer.stdin")" = 'the text' ]
+	[ "$(cat "$T/paste_if.stdin")" = 'the condition' ]
+	[ "$(cat "$T/key_Enter.stdin")" = 'the condition' ]
 	[ -z "$(ls "$state/actions")" ]
 }
 
-@test "a nudge the fresh screen refuses is never typed" {
-	FAKE_ACTION=001.nudge FAKE_REFUSE='nudge not typed: the screen changed' run poll
+@test "steps: a look that refuses ends the action, and no key goes" {
+	FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$nudge_steps FAKE_REFUSE='nudge not typed: the screen changed' run poll
 	[[ $output == *"ERROR · nudge not typed: the screen changed"* ]]
-	[[ $(calls) != *type_text* && $(calls) != *enter* ]]
+	[[ $(calls) != *paste_if* && $(calls) != *key_* && $(calls) != *"ack <--action>"* ]]
 }
 
-@test "text in the paste buffer: load_buffer reads the action file, then type_text pastes" {
-	paste=1
-	FAKE_ACTION=001.nudge run poll
-	[[ $(calls) == *$'load_buffer\ntype_text\n'* ]]
+@test "steps: a look that says 3 is asked again on a fresh capture, its try counted" {
+	FAKE_ACTION=001.answer FAKE_ACTION_TEXT=$'keys Down\ncapture m1\nconfirm at:2 m1 1000\nkeys Enter\nack answer_typed\n' \
+		FAKE_CONFIRM='3 3 0' run poll
+	a=$state/actions/001.answer
+	[ "$(calls | grep -v '^tick')" = "$(printf '%s\n' capture key_Down capture \
+		"confirm <--action> <$a> <--step> <3> <--try> <1>" capture \
+		"confirm <--action> <$a> <--step> <3> <--try> <2>" capture \
+		"confirm <--action> <$a> <--step> <3> <--try> <3>" key_Enter \
+		"ack <--action> <$a> <answer_typed>")" ]
 }
 
-@test "an enter-only action types nothing, and presses Enter after both checks" {
-	FAKE_ACTION=001.enter run poll
-	[[ $(calls) != *type_text* ]]
-	[[ $(calls) == *"<--stage> <before>"*"<--stage> <typed>"*enter* ]]
+@test "steps: a key, a paste or a capture that fails ends the action, said to Go with its step" {
+	printf 'the text' >"$pastes/001.text"
+	FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$nudge_steps FAKE_KEY_ENTER_STATUS=1 run poll
+	[[ $(calls) == *"ack <--action> <$state/actions/001.nudge> <--failed-step> <7> <exit 1>" ]]
+	: >"$T/calls"
+	FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$nudge_steps FAKE_PASTE_IF_STATUS=1 run poll
+	[[ $(calls) == *"ack <--action> <$state/actions/001.nudge> <--failed-step> <3> <exit 1>" ]]
+	[[ $(calls) != *key_Enter* ]]
+	: >"$T/calls"
+	FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$nudge_steps FAKE_CAPTURE_STATUS=2 run poll
+	[[ $(calls) == *"ack <--action> <$state/actions/001.nudge> <--failed-step> <1> <exit 2>" ]]
+	[ -z "$(ls "$state/actions")" ]
 }
 
-@test "a nudge that cannot be typed is acked as not typed, with no Enter" {
-	FAKE_ACTION=001.nudge FAKE_TYPE_TEXT_STATUS=1 run poll
-	[[ $(calls) == *"ack <--action> <$state/actions/001.nudge> <nudge_not_typed> <exit 1>"* ]]
-	[[ $(calls) != *$'\n'enter* ]]
+@test "steps: a step or a key the loop does not know ends the action, said to Go" {
+	FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$'frobnicate a b\nkeys Enter\n' run poll
+	[[ $(calls) == *"<--failed-step> <1> <a step this loop does not know: frobnicate>" ]]
+	[[ $(calls) != *key_Enter* ]]
+	: >"$T/calls"
+	FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$'keys Left\nkeys Enter\n' run poll
+	[[ $(calls) == *"<--failed-step> <1> <no such key: Left>" ]]
+	[[ $(calls) != *key_Enter* ]]
 }
 
-@test "a failed Enter is acked as withheld" {
-	FAKE_ACTION=001.nudge FAKE_ENTER_STATUS=1 run poll
-	[[ $(calls) == *"ack <--action> <$state/actions/001.nudge> <enter_withheld> <Enter not sent: exit 1>"* ]]
-}
-
-@test "an answer: judged before the keys, before Enter and after it, then acked, in that order" {
-	FAKE_ACTION=001.answer FAKE_ACTION_TEXT=$'down 2\n{}' run poll
-	local a=$state/actions/001.answer
-	[ "$(calls | grep -v '^tick\|^capture')" = "confirm <--action> <$a> <--stage> <answer>
-key_down
-key_down
-confirm <--action> <$a> <--stage> <selected>
-enter
-confirm <--action> <$a> <--stage> <answered>
-ack <--action> <$a> <answer_typed>" ]
-	[ "$(calls | grep -c '^capture')" -eq 4 ]
-}
-
-@test "an answer the fresh screen refuses gets no key" {
-	FAKE_ACTION=001.answer FAKE_ACTION_TEXT='up 1' FAKE_REFUSE=changed run poll
-	[ "$(calls | grep -c '^key_\|^enter')" -eq 0 ]
-}
-
-@test "an answer's keys are up or down and a count, or none are sent" {
-	for keys in 'left 3' 'down 3;id' 'down 100' 'down -1' '$(id) 2'; do
-		: >"$T/calls"
-		FAKE_ACTION=001.answer FAKE_ACTION_TEXT=$keys run poll
-		[ "$(calls | grep -c '^key_')" -eq 0 ]
-		calls | grep -q '^enter'
-	done
-}
-
-@test "a key that cannot be sent is acked as refused, with no Enter" {
-	FAKE_ACTION=001.answer FAKE_ACTION_TEXT='down 1' FAKE_KEY_DOWN_STATUS=1 run poll
-	[[ $(calls) == *"ack <--action> <$state/actions/001.answer> <answer_refused> <exit 1>"* ]]
-	[ "$(calls | grep -c '^enter')" -eq 0 ]
+@test "steps: a wake makes the next pause end at once" {
+	(
+		trap on_wake USR1
+		printf 'wake\n' >"$state/actions/001.answer"
+		act
+		start=$SECONDS
+		pause 60
+		((SECONDS - start <= 2)) || exit 4
+		[ -n "$woken" ] || exit 5
+	)
 }
 
 # --- alerts ------------------------------------------------------------------
@@ -440,32 +445,25 @@ ack <--action> <$a> <answer_typed>" ]
 	[[ $(calls) == *$'\ndeliver' ]]
 }
 
-@test "a wait action sets the next pause, shorter or longer, and is removed" {
-	printf '300' >"$state/actions/001.wait"
+@test "a pace sets the next pause, shorter or longer, and its action is removed" {
+	printf 'pace 300\n' >"$state/actions/001.wait"
 	act
 	[ "$next_pause" = 300 ]
 	[ ! -e "$state/actions/001.wait" ]
-	printf '0.5' >"$state/actions/001.wait"
+	printf 'pace 0.5\n' >"$state/actions/001.wait"
 	act
 	[ "$next_pause" = 0.5 ]
-	printf '1e3' >"$state/actions/001.wait"
-	next_pause=60
-	act
-	[ "$next_pause" = 60 ]
-	printf 'soon' >"$state/actions/002.wait"
-	next_pause=60
-	act
-	[ "$next_pause" = 60 ]
 }
 
-@test "a diff action runs its command, and the next tick reads what it printed, or why it failed" {
-	FAKE_ACTION=001.diff poll
+@test "a measure runs its command, and the next tick reads what it printed, or why it failed" {
+	printf 'the command' >"$pastes/001.diff.sh"
+	FAKE_ACTION=001.diff FAKE_ACTION_TEXT=$'measure 001.diff.sh\n' poll
 	[ ! -e "$state/actions/001.diff" ]
-	[[ $(calls) == *$'\ndiff_run <the text>' ]]
+	[[ $(calls) == *$'\ndiff_run <the command>' ]]
 	[[ $(calls) != *"--diff"* ]]
 	: >"$T/calls"
-	FAKE_DIFF_RUN_STATUS=3 FAKE_ACTION=002.diff poll
-	[[ $(calls) == *"tick"*"<--diff-output> <$work/diff.out>"*$'\ndiff_run <the text>' ]]
+	FAKE_DIFF_RUN_STATUS=3 FAKE_ACTION=002.diff FAKE_ACTION_TEXT=$'measure 001.diff.sh\n' poll
+	[[ $(calls) == *"tick"*"<--diff-output> <$work/diff.out>"*$'\ndiff_run <the command>' ]]
 	: >"$T/calls"
 	poll
 	[[ $(calls) == *"tick"*"<--diff-error> <exit 3>"* ]]
@@ -489,8 +487,8 @@ ack <--action> <$a> <answer_typed>" ]
 	cat >"$T/bin" <<EOF
 #!/bin/sh
 if [ "\$1" = loop-env ]; then
-	printf 'target=agent state=%s interval=1 call_timeout=5 work_probe=%s progress_probe= funnel= nudge_text=x mux_error= paste=\n' '$state' "'sleep $MARK'"
-	printf 'tick=(%s tick) confirm=(%s confirm) ack=(%s ack) capture=(%s capture) type_text=() load_buffer=() enter=() close_master=()\n' "$T/rec" "$T/rec" "$T/rec" "$T/rec"
+	printf 'target=agent state=%s interval=1 call_timeout=5 work_probe=%s progress_probe= funnel= mux_error= pastes=\n' '$state' "'sleep $MARK'"
+	printf 'tick=(%s tick) confirm=(%s confirm) ack=(%s ack) capture=(%s capture) load_buffer=() paste_if=() close_master=()\n' "$T/rec" "$T/rec" "$T/rec" "$T/rec"
 	printf 'deliver=(%s deliver) hold=(true) diff_run=(true) probe_dir=%s settings_said=\n' "$T/rec" "$T"
 	exit 0
 fi
@@ -507,4 +505,6 @@ EOF
 	sleep 0.5
 	[ -z "$(marked)" ]
 	grep -q 'stopped by SIGTERM' "$state/watcher.log"
+	# Said to Go, which logs it and records the stop.
+	[[ $(calls) == *"ack <--stopped> <SIGTERM>"* ]]
 }
