@@ -193,8 +193,10 @@ func TestRealGeminiSwallowedEnterIsNotRetyped(t *testing.T) {
 	dir := t.TempDir()
 	dropped := filepath.Join(dir, "dropped")
 	lossy := filepath.Join(dir, "mux")
-	wrapper := "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\n" +
-		`if [ "$1" = send-keys ] && [ "$last" = Enter ] && [ ! -e ` + coord.ShellQuote(dropped) + ` ]; then : >` + coord.ShellQuote(dropped) + "; exit 0; fi\n" +
+	// The key goes as the multiplexer's if-shell, its command the
+	// send-keys: the first one that sends Enter is dropped.
+	wrapper := "#!/bin/sh\nenter=; for a in \"$@\"; do case $a in 'send-keys '*' Enter') enter=1 ;; esac; done\n" +
+		`if [ "$1" = if-shell ] && [ -n "$enter" ] && [ ! -e ` + coord.ShellQuote(dropped) + ` ]; then : >` + coord.ShellQuote(dropped) + "; exit 0; fi\n" +
 		"exec " + coord.ShellQuote(s.Tmux.Mux) + " \"$@\"\n"
 	if err := os.WriteFile(lossy, []byte(wrapper), 0o700); err != nil {
 		t.Fatal(err)

@@ -52,9 +52,12 @@ func TestTickAsksForTheDiffAndRecordsIt(t *testing.T) {
 	if diff := cmp.Diff([]string{"001.diff"}, actions); diff != "" {
 		t.Fatalf("actions (-want +got):\n%s", diff)
 	}
-	cmd, err := os.ReadFile(filepath.Join(state, "actions", "001.diff"))
-	if err != nil || string(cmd) != poll.DiffCommand("/w") {
-		t.Errorf("the diff action holds %q, %v", cmd, err)
+	steps, err := os.ReadFile(filepath.Join(state, "actions", "001.diff"))
+	if err != nil || string(steps) != "measure 001.diff.sh\n" {
+		t.Errorf("the diff action holds %q, %v", steps, err)
+	}
+	if cmd, err := os.ReadFile(filepath.Join(state, "pastes", "001.diff.sh")); err != nil || string(cmd) != poll.DiffCommand("/w") {
+		t.Errorf("the diff command is %q, %v", cmd, err)
 	}
 	os.Remove(filepath.Join(state, "actions", "001.diff")) // as the loop does
 	output := filepath.Join(t.TempDir(), "diff.out")

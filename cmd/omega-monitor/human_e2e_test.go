@@ -200,7 +200,7 @@ func TestQuestionPagedAfterTenMinutesWithAHuman(t *testing.T) {
 // TestRealClaudeNudgeCollidesWithAnOperator: against the real Claude Code,
 // an operator's keys arrive at their attached client just after the
 // watcher pasted its nudge (a wrapper of the multiplexer sends them once,
-// right after the paste-buffer). The box holds their text and ours: the
+// right after the command that pastes it). The box holds their text and ours: the
 // Enter is withheld, nothing reaches the model, and the collision is said
 // once, in a line, the history and the log, never again on the polls after,
 // which hold for the human and then for their draft.
@@ -216,7 +216,7 @@ func TestRealClaudeNudgeCollidesWithAnOperator(t *testing.T) {
 	mux := filepath.Join(dir, "mux")
 	const operator = "wait, wrong branch"
 	wrapper := "#!/bin/sh\n" + coord.ShellQuote(s.Tmux.Mux) + ` "$@"; rc=$?
-case $1 in paste-buffer) if [ ! -e ` + coord.ShellQuote(sent) + ` ]; then : >` + coord.ShellQuote(sent) + `
+case "$*" in if-shell*paste-buffer*) if [ ! -e ` + coord.ShellQuote(sent) + ` ]; then : >` + coord.ShellQuote(sent) + `
 	` + coord.ShellQuote(s.Tmux.Mux) + ` send-keys -t =viewer: -l ` + coord.ShellQuote(operator) + `; fi ;; esac
 exit $rc
 `
