@@ -253,27 +253,6 @@ func RemoteMux(secs int, args ...string) string {
 	return RemoteScript(secs, remoteMuxScript, args...)
 }
 
-// NeedsPaste reports whether send-keys could read text as something other
-// than literal text: a leading '-' (a flag), a trailing ';' (the command
-// separator), quotes, backslashes, '$', control characters or anything not
-// plain ASCII. Such text goes through the paste buffer, which no argument
-// parser sees.
-func NeedsPaste(text string) bool {
-	if strings.HasPrefix(text, "-") || strings.HasSuffix(text, ";") {
-		return true
-	}
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte(" .,:!?()/_+=@%#*&<>[]{}|~^-", c) >= 0:
-		default:
-			return true
-		}
-	}
-	return false
-}
-
 // ControlPath is the ssh ControlMaster socket of the watcher whose state
 // directory is state: in the directory where the path fits a unix socket
 // (about 100 bytes), else under a directory of this user's in the system's

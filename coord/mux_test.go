@@ -146,15 +146,3 @@ func FuzzCoordParseSessions(f *testing.F) {
 		}
 	})
 }
-
-func TestNeedsPaste(t *testing.T) {
-	for text, want := range map[string]bool{
-		"continue with the next step": false, "step 2/3: go on (50%), then #4 & more": false,
-		"-continue": true, "go on;": true, "it's": true, `say "now"`: true, `a\b`: true,
-		"cost $5": true, "go on; then stop": true, "weiter so, schön": true, "two\nlines": true,
-	} {
-		if got := NeedsPaste(text); got != want {
-			t.Errorf("NeedsPaste(%q) = %v, want %v", text, got, want)
-		}
-	}
-}
