@@ -235,3 +235,15 @@ func cutRunes(s string, n int) string {
 	}
 	return string([]rune(s)[:n-1]) + "…"
 }
+
+// And joins items for a sentence: "Up", "Up and Down", "Up, Up and Enter";
+// "" for none.
+func And(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}

@@ -339,13 +339,10 @@ func answerKeys(a answerAction) []string {
 
 // keysSaid names keys for a sentence: "Up, Up and Enter", "no key".
 func keysSaid(keys []string) string {
-	switch len(keys) {
-	case 0:
+	if len(keys) == 0 {
 		return "no key"
-	case 1:
-		return keys[0]
 	}
-	return strings.Join(keys[:len(keys)-1], ", ") + " and " + keys[len(keys)-1]
+	return alert.And(keys)
 }
 
 // readAnswer reads the answer handed over, for the action file path.

@@ -91,12 +91,7 @@ func answerSteps(a answerAction) ([]statedir.Step, map[string][]byte) {
 		step(statedir.OpConfirm, AnswerBefore, lookFresh, "0"),
 	}
 	if a.Esc {
-		return append(steps,
-			step(statedir.OpKeys, "Escape"),
-			step(statedir.OpCapture, lookAfter),
-			step(statedir.OpConfirm, AnswerDone, lookAfter, settleUsecs),
-			step(statedir.OpWake),
-			step(statedir.OpAck, event.AnswerTyped)), nil
+		return append(steps, lastKey("Escape")...), nil
 	}
 	at := a.Start
 	for i, k := range a.Moves {
@@ -125,12 +120,19 @@ func answerSteps(a answerAction) ([]statedir.Step, map[string][]byte) {
 		steps = append(steps, step(statedir.OpPaste, answerWords), step(statedir.OpCapture, lookFilled),
 			step(statedir.OpConfirm, AnswerFilled, lookFilled, settleUsecs))
 	}
-	return append(steps,
-		step(statedir.OpKeys, "Enter"),
+	return append(steps, lastKey("Enter")...), pastes
+}
+
+// lastKey are an answer's last steps: its key (Enter, or the dialog's Esc
+// alone), a look after it, the next poll at once, the outcome.
+func lastKey(key string) []statedir.Step {
+	return []statedir.Step{
+		step(statedir.OpKeys, key),
 		step(statedir.OpCapture, lookAfter),
 		step(statedir.OpConfirm, AnswerDone, lookAfter, settleUsecs),
 		step(statedir.OpWake),
-		step(statedir.OpAck, event.AnswerTyped)), pastes
+		step(statedir.OpAck, event.AnswerTyped),
+	}
 }
 
 // answerWords names the paste of an operator's words.

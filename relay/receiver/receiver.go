@@ -674,13 +674,7 @@ func reachedSaid(keys []string) string {
 			said = append(said, k)
 		}
 	}
-	switch len(said) {
-	case 0:
-		return ""
-	case 1:
-		return said[0]
-	}
-	return strings.Join(said[:len(said)-1], ", ") + " and " + said[len(said)-1]
+	return alert.And(said)
 }
 
 // maxText is the Bot API's limit on a message's text, in UTF-16 units.
