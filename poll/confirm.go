@@ -245,3 +245,62 @@ func Ack(dir, target, action, ev, why string, now time.Time) string {
 	line, _ := d.outcome(now, target, action, ev, why)
 	return line
 }
+
+// An AckRequest is what the loop says of an action, or of itself: an
+// action's outcome (Args: EVENT [WHY]), a step of it that failed
+// (FailedStep, Args: WHY), a call of the binary that failed (FailedCall,
+// Args: WHY), or its stop (Stopped, the signal).
+type AckRequest struct {
+	Dir, Target, Action string
+	FailedStep          int
+	FailedCall, Stopped string
+	Args                []string
+	Now                 time.Time
+}
+
+// Check says what is wrong with r's words, for a usage error; nil when
+// they make one request.
+func (r AckRequest) Check() error {
+	switch {
+	case r.Dir == "" || r.Target == "":
+		return errors.New("--state and --target are needed")
+	case r.Stopped != "":
+		if r.Action != "" || len(r.Args) != 0 || !strings.HasPrefix(r.Stopped, "SIG") {
+			return errors.New("--stopped SIGNAL takes nothing else")
+		}
+	case r.FailedCall != "":
+		if r.Action != "" || len(r.Args) != 1 {
+			return errors.New("--failed-call NAME takes WHY, and no --action")
+		}
+	case r.Action == "":
+		return errors.New("--action is needed")
+	case r.FailedStep > 0:
+		if len(r.Args) != 1 {
+			return errors.New("--failed-step N takes WHY")
+		}
+	case len(r.Args) < 1 || len(r.Args) > 2:
+		return errors.New("OUTCOME [WHY] is needed")
+	default:
+		if _, ok := AckEvents[r.Args[0]]; !ok {
+			return fmt.Errorf("unknown event %q", r.Args[0])
+		}
+	}
+	return nil
+}
+
+// Do records what r says, and returns the line to print, or "".
+func (r AckRequest) Do() (string, error) {
+	switch {
+	case r.Stopped != "":
+		return "", Stopped(r.Dir, r.Target, r.Stopped, r.Now)
+	case r.FailedCall != "":
+		return FailedCall(r.Dir, r.Target, r.FailedCall, r.Args[0], r.Now), nil
+	case r.FailedStep > 0:
+		return FailedStep(r.Dir, r.Target, r.Action, r.FailedStep, r.Args[0], r.Now), nil
+	}
+	why := ""
+	if len(r.Args) == 2 {
+		why = r.Args[1]
+	}
+	return Ack(r.Dir, r.Target, r.Action, r.Args[0], why, r.Now), nil
+}

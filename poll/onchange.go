@@ -94,13 +94,21 @@ func startOnChange(dir, cmd string, timeout int, c Change) error {
 // clock (--timeout seconds) kills whole, and logs a failure or an overrun
 // in the watcher's log (--state). It never fails the poll: it is not
 // waited for.
+// OnChangeUsage is on-change's help.
+const OnChangeUsage = `usage: omega-monitor on-change --state DIR --timeout SECONDS
+
+Runs the operator's command for a change of state (--on-change CMD of
+watch), with the change in its environment; tick starts it in a session of
+its own and does not wait for it. Not for an operator to run.
+`
+
 func RunOnChange(args []string, getenv func(string) string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("on-change", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("state", "", "the watcher's state directory")
 	timeout := fs.Int("timeout", 20, "the command's wall clock, in `seconds`")
 	if err := fs.Parse(args); err != nil || *dir == "" || fs.NArg() > 0 || *timeout < 1 {
-		fmt.Fprintln(stderr, "usage: omega-monitor on-change --state DIR --timeout SECONDS (run by tick, with the command in its environment)")
+		io.WriteString(stderr, OnChangeUsage)
 		return 2
 	}
 	cmdText := getenv(envCommand)

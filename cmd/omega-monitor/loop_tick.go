@@ -2,86 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/poll"
 )
-
-const tickUsage = `usage: omega-monitor tick --state DIR --target T [--work RAW | --work-error TEXT]
-                         [--progress RAW | --progress-error TEXT] [--nudge-budget N]
-                         [--nudge-text TEXT] [--capture-error TEXT] < pane
-
-One poll's judgement over a captured pane (capture-pane -p -J, with -e for
-the faint attribute). Prints one MONITOR line. What the shell must do is
-written to DIR/actions/ as files, in the order to act on them:
-
-  NNN.nudge   the exact text to type, then Enter as a separate call; it is
-              already recorded in the echo ledger DIR/ledger
-  NNN.enter   our text is in the input box already: Enter only
-  NNN.wait    the seconds to wait before the next poll, instead of the
-              interval: shorter after a wake (0.5, 0.5, 1, 2, 4 until
-              the screen settles) and for a question not yet seen twice
-              2s apart; longer for a running turn while the agent's hooks
-              are heard (five intervals) and once the watched session is
-              gone
-  NNN.diff    a command (for sh -c, or for ssh to the target's host) that
-              measures the diff of the pane's working directory, at most
-              every 5 minutes; the next tick records its output
-
-Leftover action files from an earlier poll are deleted first: a stale nudge
-is unsafe. An escalation goes to DIR/outbox/ instead, one Telegram HTML
-message a file, which no poll clears: omega-monitor deliver sends it. DIR
-also holds state.json (written atomically, under DIR/state.lock),
-history.jsonl (append-only, one JSON object a line) and monitor.log (every
-line tick prints).
-
-  --state DIR            the watcher's state directory (created 0700)
-  --target T             session or host:session, as the MONITOR line names it
-  --work RAW             the work probe's output (it exited 0 in time)
-  --work-error TEXT      the work probe failed: the reading is unknown (fails open)
-  --progress RAW         the progress probe's output
-  --progress-error TEXT  the progress probe failed
-  --work-e.Stderr TEXT     what the work probe said on standard error: the
-                         reason given in the line when its output is no count
-  --progress-e.Stderr TEXT the same for the progress probe
-  --nudge-budget N       nudges allowed without progress (default 5)
-  --nudge-text TEXT      what a nudge types
-  --capture-error TEXT   the capture failed; standard input is not read
-  --agent-status FILE    the agent's own status file (Claude Code's
-                         ~/.claude/sessions/<pid>.json): a second witness that
-                         can only stop a nudge; missing, stale or for another
-                         pane, it changes nothing
-  --pane ID              the watched pane as session:@window.%pane, which the
-                         status file must name
-  --frame                standard input is a capture frame (the pane's
-                         coordinate and directory, the agent's status files,
-                         then the pane), as the loop's capture prints it
-  --agent-status-dir DIR the agent's status files on this machine (Claude
-                         Code's ~/.claude/sessions): those naming the framed
-                         pane are its own word
-  --diff-output FILE     what the last poll's NNN.diff command printed: the
-                         figure, into DIR/diff.json for the board
-  --diff-error TEXT      that command failed: why (recorded as not measured)
-  --interval N           the watcher's interval in seconds: no shorter wait
-                         it asks for is as long
-  --human-idle N         seconds a human's input holds pages, nudges (0: off)
-  --woken                a wake (an agent's hook, an answer) brought this
-                         poll: the screen is looked at again at a short,
-                         growing pace until it settles
-  --answers              the operator's chat answers questions (answers=on in
-                         the Telegram config): a question relayed whose
-                         dialog can be answered carries its options as
-                         buttons, and the answers the relay took are typed
-                         (a 000.answer action) when the screen still shows
-                         that dialog; with --free-text (free_text=on), a
-                         reply as the words of its free-text option too
-  --explain              say on standard error what the classifier read, and
-                         what the agent's own status said
-  --now TIME             the poll's time, RFC 3339 (for tests; default: now)
-
-It exits 0 after any judged poll, errors included (they are in the line),
-and 2 for a usage error.
-`
 
 func runTick(e *Env, args []string) int {
 	fs := newFlagSet("tick")
@@ -98,7 +23,7 @@ func runTick(e *Env, args []string) int {
 	diffFailed := fs.String("diff-error", "", "the last poll's diff command failed")
 	answers := fs.Bool("answers", false, "offer a relayed question's options as buttons")
 	freeText := fs.Bool("free-text", false, "take a reply as the words of a free-text option")
-	positional, code, ok := e.parse(fs, args, tickUsage)
+	positional, code, ok := e.parse(fs, args, poll.TickUsage)
 	if !ok {
 		return code
 	}
@@ -154,4 +79,15 @@ func parseNow(e *Env, flagValue string) (time.Time, bool) {
 	return t, true
 }
 
-func runOnChange(e *Env, args []string) int { return poll.RunOnChange(args, e.Getenv, e.Stderr) }
+func runOnChange(e *Env, args []string) int {
+	if wantsHelp(args) {
+		io.WriteString(e.Stdout, poll.OnChangeUsage)
+		return 0
+	}
+	return poll.RunOnChange(args, e.Getenv, e.Stderr)
+}
+
+// wantsHelp says args ask for a command's help and nothing else.
+func wantsHelp(args []string) bool {
+	return len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
+}

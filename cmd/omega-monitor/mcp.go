@@ -16,8 +16,13 @@ func runMCP(e *Env, args []string) int { return execCompanion(e, companion.MCPSe
 // runChannels runs omega-monitor-notify, which links the notification
 // library, for channels check FILE.
 func runChannels(e *Env, args []string) int {
+	const usage = "usage: omega-monitor channels check FILE\n\nChecks a channels file (one shoutrrr URL a line) as deliver reads it, through\nomega-monitor-notify, without sending anything."
+	if wantsHelp(args) {
+		fmt.Fprintln(e.Stdout, usage)
+		return 0
+	}
 	if len(args) != 2 || args[0] != "check" {
-		fmt.Fprintln(e.Stderr, "usage: omega-monitor channels check FILE")
+		fmt.Fprintln(e.Stderr, usage)
 		return 2
 	}
 	return execCompanion(e, companion.Notify, "channels", args)

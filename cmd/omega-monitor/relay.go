@@ -17,38 +17,6 @@ import (
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-const relayUsage = `usage: omega-monitor relay start|stop|status [--mux PATH] [--wait D]
-       omega-monitor relay logs [-n N] [-f]
-
-The answer receiver carries the operator's taps on a relayed question's
-buttons, in Telegram, to the watcher that asked it, which types the answer
-after its own checks. One runs per state home, in the detached multiplexer
-session omega-relay (omega-monitor-relay serve).
-
-  start   start it, once its config is checked (answers=on, and for a group
-          allow_users=ID[,ID...], in the funnel's telegram.conf)
-  stop    end it, and wait until it has let go of its lock
-  status  whether it runs, since when, its last update, and the config's
-          answer settings (exit 3 when it does not run)
-  logs    the last lines it said (why a tap was refused, what was sent to
-          whom), from relay/relay.log in the state home; -f follows them
-          (omega-monitor relay logs --help)
-
-flags:
-`
-
-const relayLogsUsage = `usage: omega-monitor relay logs [-n N] [-f]
-
-Prints the last lines the answer receiver said, oldest first, from
-$OMEGA_MONITOR_HOME/relay/relay.log (default ~/.omega/monitor/), and
-relay.log.1 before it: every line it says in its pane goes there too, with
-the date (why a tap was refused, what was sent to which watcher, what came
-of it). The log moves to relay.log.1 past 1 MiB, so it keeps the last one
-to two. The receiver need not run; no log yet is said, and exits 0.
-
-flags:
-`
-
 func runRelay(e *Env, args []string) int {
 	if len(args) > 0 && args[0] == "logs" {
 		return runRelayLogs(e, args[1:])
@@ -58,7 +26,7 @@ func runRelay(e *Env, args []string) int {
 	wait := new(time.Duration)
 	*wait = 30 * time.Second
 	fs.Var((*cmdline.Duration)(wait), "wait", "how long stop waits for the receiver to finish, a `duration`")
-	positional, code, ok := e.parse(fs, args, relayUsage)
+	positional, code, ok := e.parse(fs, args, relay.Usage)
 	if !ok {
 		return code
 	}
@@ -92,7 +60,7 @@ func runRelayLogs(e *Env, args []string) int {
 	fs := flag.NewFlagSet("relay logs", flag.ContinueOnError)
 	n := fs.Int("n", 50, "print the last `N` lines (0: all)")
 	follow := fs.Bool("f", false, "keep printing lines as they are written, until interrupted")
-	positional, code, ok := e.parse(fs, args, relayLogsUsage)
+	positional, code, ok := e.parse(fs, args, relay.LogsUsage)
 	if !ok {
 		return code
 	}

@@ -10,6 +10,10 @@ import (
 )
 
 func runVersion(e *Env, args []string) int {
+	if wantsHelp(args) {
+		fmt.Fprintln(e.Stdout, "usage: omega-monitor version\n\nPrints the version this binary is stamped with, where it is and when it was written.")
+		return 0
+	}
 	if len(args) > 0 {
 		fmt.Fprintf(e.Stderr, "omega-monitor version: takes no arguments\n")
 		return 2

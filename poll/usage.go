@@ -1,0 +1,143 @@
+package poll
+
+// The help of the commands the loop calls, which this package does the
+// work of: what each takes, and the codes it exits with.
+
+// TickUsage is omega-monitor tick's help.
+const TickUsage = `usage: omega-monitor tick --state DIR --target T [--work RAW | --work-error TEXT]
+                         [--progress RAW | --progress-error TEXT] [--nudge-budget N]
+                         [--nudge-text TEXT] [--capture-error TEXT] < pane
+
+One poll's judgement over a captured pane (capture-pane -p -J, with -e for
+the faint attribute). Prints one MONITOR line. What the shell must do is
+written to DIR/actions/ as files, in the order to act on them:
+
+  NNN.nudge   the exact text to type, then Enter as a separate call; it is
+              already recorded in the echo ledger DIR/ledger
+  NNN.enter   our text is in the input box already: Enter only
+  NNN.wait    the seconds to wait before the next poll, instead of the
+              interval: shorter after a wake (0.5, 0.5, 1, 2, 4 until
+              the screen settles) and for a question not yet seen twice
+              2s apart; longer for a running turn while the agent's hooks
+              are heard (five intervals) and once the watched session is
+              gone
+  NNN.diff    a command (for sh -c, or for ssh to the target's host) that
+              measures the diff of the pane's working directory, at most
+              every 5 minutes; the next tick records its output
+
+Leftover action files from an earlier poll are deleted first: a stale nudge
+is unsafe. An escalation goes to DIR/outbox/ instead, one Telegram HTML
+message a file, which no poll clears: omega-monitor deliver sends it. DIR
+also holds state.json (written atomically, under DIR/state.lock),
+history.jsonl (append-only, one JSON object a line) and monitor.log (every
+line tick prints).
+
+  --state DIR            the watcher's state directory (created 0700)
+  --target T             session or host:session, as the MONITOR line names it
+  --work RAW             the work probe's output (it exited 0 in time)
+  --work-error TEXT      the work probe failed: the reading is unknown (fails open)
+  --progress RAW         the progress probe's output
+  --progress-error TEXT  the progress probe failed
+  --work-stderr TEXT     what the work probe said on standard error: the
+                         reason given in the line when its output is no count
+  --progress-stderr TEXT the same for the progress probe
+  --nudge-budget N       nudges allowed without progress (default 5)
+  --nudge-text TEXT      what a nudge types
+  --capture-error TEXT   the capture failed; standard input is not read
+  --agent-status FILE    the agent's own status file (Claude Code's
+                         ~/.claude/sessions/<pid>.json): a second witness that
+                         can only stop a nudge; missing, stale or for another
+                         pane, it changes nothing
+  --pane ID              the watched pane as session:@window.%pane, which the
+                         status file must name
+  --frame                standard input is a capture frame (the pane's
+                         coordinate and directory, the agent's status files,
+                         then the pane), as the loop's capture prints it
+  --agent-status-dir DIR the agent's status files on this machine (Claude
+                         Code's ~/.claude/sessions): those naming the framed
+                         pane are its own word
+  --diff-output FILE     what the last poll's NNN.diff command printed: the
+                         figure, into DIR/diff.json for the board
+  --diff-error TEXT      that command failed: why (recorded as not measured)
+  --interval N           the watcher's interval in seconds: no shorter wait
+                         it asks for is as long
+  --human-idle N         seconds a human's input holds pages, nudges (0: off)
+  --woken                a wake (an agent's hook, an answer) brought this
+                         poll: the screen is looked at again at a short,
+                         growing pace until it settles
+  --answers              the operator's chat answers questions (answers=on in
+                         the Telegram config): a question relayed whose
+                         dialog can be answered carries its options as
+                         buttons, and the answers the relay took are typed
+                         (a 000.answer action) when the screen still shows
+                         that dialog; with --free-text (free_text=on), a
+                         reply as the words of its free-text option too
+  --explain              say on standard error what the classifier read, and
+                         what the agent's own status said
+  --now TIME             the poll's time, RFC 3339 (for tests; default: now)
+
+It exits 0 after any judged poll, errors included (they are in the line),
+and 2 for a usage error.
+`
+
+// ConfirmUsage is omega-monitor confirm's help.
+const ConfirmUsage = `usage: omega-monitor confirm --state DIR --target T --action FILE
+                            --step N [--try K] [--frame] < capture
+       omega-monitor confirm --state DIR --target T --action FILE
+                            --stage STAGE [--frame] < capture
+
+The poll loop's look at a fresh capture, at the confirm step N of an
+action's steps (the step names the stage), before a key of ours. Exits 0
+when the loop may go on, having written the condition the next key is sent
+on (the pane as this capture saw it: the multiplexer sends the key only
+while it holds). Exits 3 when the screen is still being redrawn after a
+key: the loop captures again and asks with --try K+1 (Go bounds the
+tries). Otherwise it prints why in a MONITOR line (also in monitor.log),
+records the outcome, removes the action, and exits 1.
+
+A nudge's stages: before (the same STALLED screen, an empty box) and typed
+(before Enter: the box holds exactly our text). A refusal records
+nudge_not_typed (nothing typed: budget given back), enter_withheld (typed,
+spent; nothing more until the box reads back) or nudge_collided (a human
+typed too).
+
+An answer's (NNN.answer) stages: answer, before the first key (the dialog
+the answer was accepted for, in its pane, the agent's process in the pane's
+foreground, its own status waiting, its cursor where it was); at:N, after
+each move (the cursor on option N); selected, before Enter (on the option
+chosen); opened and filled, for the operator's words (after Tab, the field
+open and empty; before Enter, holding exactly the words); answered, after
+Enter. A refusal records answer_refused, with the keys that had reached the
+terminal, as its result for the relay.
+`
+
+// AckUsage is omega-monitor ack's help.
+const AckUsage = `usage: omega-monitor ack --state DIR --target T --action FILE EVENT [WHY]
+       omega-monitor ack --state DIR --target T --action FILE --failed-step N WHY
+       omega-monitor ack --state DIR --target T --failed-call NAME WHY
+       omega-monitor ack --state DIR --target T --stopped SIGNAL
+
+Records what the poll loop did with an action, and removes its file. EVENT
+is nudge_typed, nudge_not_typed, enter_withheld, alert_delivered,
+alert_not_delivered, answer_typed or answer_refused (or unknown). Only a
+nudge whose text never reached the terminal (nudge_not_typed) gives its
+budget back. An answer's outcome is also its result, which the relay
+reports in the chat.
+
+--failed-step N: step N of the action's steps (a capture, a key or a
+paste) failed, for the reason WHY the loop read (the multiplexer's or
+ssh's last word): the outcome is Go's to say (a nudge not typed before its
+text was pasted, Enter withheld after; an answer refused, with the keys
+that had reached the terminal). A key the multiplexer did not send because
+the pane changed since the last look is said as cancelled. Any failure is
+said in a MONITOR line, which monitor.log keeps too.
+
+--failed-call NAME: the loop's call of omega-monitor NAME (tick, confirm,
+ack, deliver) failed or ran past its deadline, for the reason WHY: said in
+an ERROR line, which monitor.log keeps too, so that logs and the board show
+it.
+
+--stopped SIGNAL: the loop is being stopped by SIGNAL (SIGTERM, SIGHUP,
+SIGINT): said in monitor.log, and recorded as a stop (ended.json), so that
+the board shows the watcher gone, not stale.
+`
