@@ -163,6 +163,12 @@ type Result struct {
 	// Hold says why a nudge must wait, with the line that says so.
 	Hold     Hold
 	HoldLine Line
+	// Unsettled, on a stopped screen, names the rule that says the stop
+	// may not be one (an answer with no end line under it may still be
+	// streaming): never a verdict, only a reason to look again soon; the
+	// tick decides from the looks. UnsettledLine is the line it read.
+	Unsettled     string
+	UnsettledLine Line
 	// HoldRule names the rule that holds.
 	HoldRule string
 	// Live is the live region as read, after the ledger: the dialog for a
@@ -624,6 +630,17 @@ func decide(v *view) Result {
 	}
 	// Stopped. Say what was read, then whether anything may be typed.
 	r.Rule = "no live activity and no dialog: the agent is stopped"
+	for _, ru := range rules {
+		if !ru.verdict.unsettled {
+			continue
+		}
+		if lines := v.region(ru.region); len(lines) > 0 {
+			if ev, ok := ru.match.match(lines); ok {
+				r.Unsettled, r.UnsettledLine = ru.name, ev
+				break
+			}
+		}
+	}
 	if v.box != nil {
 		r.Region = Above
 		r.Live = v.region(Above)

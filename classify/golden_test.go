@@ -27,11 +27,12 @@ type goldenCase struct {
 
 // expectation is what a golden case checks: the answer and the reason.
 type expectation struct {
-	State    string
-	Hold     string
-	Agent    string
-	Rule     string
-	HoldRule string
+	State     string
+	Hold      string
+	Agent     string
+	Rule      string
+	HoldRule  string
+	Unsettled string
 }
 
 // corpus holds the hand-built and adversarial panes; real holds captures of
@@ -102,10 +103,10 @@ func TestGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := classify.Classify(classify.ParseScreen(c.pane), c.options())
-			got := expectation{State: r.State.String(), Hold: string(r.Hold), Agent: agentName(r), Rule: r.Rule, HoldRule: r.HoldRule}
+			got := expectation{State: r.State.String(), Hold: string(r.Hold), Agent: agentName(r), Rule: r.Rule, HoldRule: r.HoldRule, Unsettled: r.Unsettled}
 			if *update {
 				w := c.Want
-				w.Agent, w.Rule, w.HoldRule = got.Agent, got.Rule, got.HoldRule
+				w.Agent, w.Rule, w.HoldRule, w.Unsettled = got.Agent, got.Rule, got.HoldRule, got.Unsettled
 				// A person corrects the question and options a first
 				// fill wrote; later runs keep them.
 				if r.State != classify.Question {
@@ -118,7 +119,7 @@ func TestGolden(t *testing.T) {
 				}
 				return
 			}
-			want := expectation{c.State, c.Hold, c.Agent, c.Rule, c.HoldRule}
+			want := expectation{c.State, c.Hold, c.Agent, c.Rule, c.HoldRule, c.Unsettled}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s (-want +got):\n%s\nwhy this case exists: %s\nthe classifier's explanation:\n%s(go test ./classify -run TestGolden -update rewrites the reasons; read the diff)", c.name, diff, c.Why, r.Explain())
 			}

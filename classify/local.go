@@ -308,6 +308,8 @@ func (v verdict) String() string {
 		return v.state.String()
 	case v.first:
 		return "hold:" + string(v.hold) + " (before any dialog)"
+	case v.unsettled:
+		return "look again"
 	}
 	return "hold:" + string(v.hold)
 }

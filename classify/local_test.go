@@ -49,7 +49,7 @@ func TestLocalRuleAddsOverridesAndDisables(t *testing.T) {
 	local, err := classify.ParseLocal([]byte(`{"rules": [
   {"agent": "codex", "name": "status line of a later release", "region": "above",
    "pattern": "^• \\S.* \\(\\d+s, press esc to stop\\)$", "verdict": "working"},
-  {"agent": "codex", "name": "Codex turn with no end after its last answer (it may be streaming)", "disable": true}
+  {"agent": "codex", "name": "Codex turn with no end line after its last answer (it may be streaming: looked at again)", "disable": true}
 ]}`), "/home/op/.omega/monitor/rules.json")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestLocalRuleAddsOverridesAndDisables(t *testing.T) {
 	// The open turn alone reads a Codex screen as WORKING; with it off,
 	// the status line is all that says so.
 	openOff, err := classify.ParseLocal([]byte(`{"rules": [
-  {"agent": "codex", "name": "Codex turn with no end after its last answer (it may be streaming)", "disable": true}
+  {"agent": "codex", "name": "Codex turn with no end line after its last answer (it may be streaming: looked at again)", "disable": true}
 ]}`), "rules.json")
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestLocalRuleAddsOverridesAndDisables(t *testing.T) {
 	// A rule named as a built-in one replaces it; disable turns one off.
 	idle := "› fix it\n\n• Done.\n\n  Worked for 3s • 14:02\n\n› Ask Codex to do anything\n\n  ? for shortcuts\n"
 	local, err = classify.ParseLocal([]byte(`{"rules": [
-  {"agent": "codex", "name": "Codex turn with no end after its last answer (it may be streaming)", "disable": true},
+  {"agent": "codex", "name": "Codex turn with no end line after its last answer (it may be streaming: looked at again)", "disable": true},
   {"agent": "codex", "name": "Codex conversation interrupted", "region": "above", "pattern": "^  Worked for 3s", "verdict": "hold:interrupt"}
 ]}`), "rules.json")
 	if err != nil {

@@ -140,6 +140,43 @@ func (m optionMenuMatcher) match(lines []Line) (Line, bool) {
 	return lines[cursor], true
 }
 
+// continueMenuMatcher matches a start-up menu (an update offer, a sign-in
+// or trust choice): numbered options over a footer that says Enter goes on,
+// the footer the last thing on a screen with no input box. Its cursor may be
+// drawn as colour alone, which a capture without -e loses: the footer and
+// the options are its shape. It returns the first option.
+type continueMenuMatcher struct{ footer, option *pattern }
+
+func continueMenu(footer *pattern) matcher {
+	return continueMenuMatcher{footer: footer, option: re(`^ *(?:[›❯>●▶] *)?\d+\. +\S`)}
+}
+
+func (m continueMenuMatcher) match(lines []Line) (Line, bool) {
+	end := len(lines) - 1
+	for end >= 0 && isBlank(lines[end].Text) {
+		end--
+	}
+	if end < 0 || !m.footer.MatchString(lines[end].Text) {
+		return Line{}, false
+	}
+	first, options, tail := -1, 0, 0
+	for i := end - 1; i >= 0 && i >= end-menuHeight; i-- {
+		switch t := lines[i].Text; {
+		case m.option.MatchString(t):
+			first = i
+			options++
+		case options == 0 && !isBlank(t):
+			if tail++; tail > menuTail {
+				return Line{}, false
+			}
+		}
+	}
+	if options < 2 {
+		return Line{}, false
+	}
+	return lines[first], true
+}
+
 // menuHeight bounds how far above its last option a menu's cursor may be.
 const menuHeight = 40
 

@@ -83,6 +83,10 @@ type verdict struct {
 	state State // Working or Question; zero for a hold
 	hold  Hold  // why a nudge must wait, for rules that do not decide a state
 	first bool  // read before the dialogs and the activity
+	// unsettled says the rule reads a reason to look again soon, never a
+	// state: what it matches is the absence of a marker (no end line under
+	// an answer), which no verdict may rest on (Result.Unsettled).
+	unsettled bool
 }
 
 // A rule is one named observation, read in one region.
@@ -107,8 +111,9 @@ type rule struct {
 }
 
 var (
-	working  = verdict{state: Working}
-	question = verdict{state: Question}
+	working   = verdict{state: Working}
+	question  = verdict{state: Question}
+	unsettled = verdict{unsettled: true}
 	// overlay is a stop with nothing to type into, decided before any
 	// dialog is looked for.
 	overlay = verdict{hold: HoldNoInputBox, first: true}
@@ -366,6 +371,7 @@ func codexCLITable() *agent {
 			{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
 				match:  optionMenu("›"),
 				quoted: []string{"› 1. Yes, proceed (y)"}},
+			startupMenu,
 			{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
 				match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
 				quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
@@ -375,10 +381,13 @@ func codexCLITable() *agent {
 				match:  latest(re(codexStatus), re(codexTurnEnd)),
 				quoted: []string{"• Working (1m 16s • esc to interrupt)", "• Waiting for background terminal (0s • esc to …"}},
 			// Codex (0.169, 0.171) draws no status line while an answer
-			// streams, queued follow-ups or not: the turn is open, and the
-			// agent working, until the end of the turn (Worked for, a ■
-			// line) is drawn under its last answer.
-			{name: "Codex turn with no end after its last answer (it may be streaming)", region: Turn, verdict: working,
+			// streams, queued follow-ups or not; but other releases end a
+			// turn with no end line under its answer (the answer right above
+			// the composer, or a Worked for separator drawn above it), so a
+			// turn with no end line is no evidence of work: only a reason
+			// to look again, and a screen that does not change across the
+			// looks, with nothing else saying the agent works, is a stop.
+			{name: "Codex turn with no end line after its last answer (it may be streaming: looked at again)", region: Turn, verdict: unsettled,
 				match: openTurn(re(codexTurnEnd), re(`^(?:│ )? *>_ OpenAI Codex \(v`))},
 			{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
 				match:  anyLine(re(`^■ Conversation interrupted`)),
@@ -474,5 +483,18 @@ var shared = sync.OnceValue(func() []rule {
 	return []rule{
 		{name: "numbered options with a cursor, at the bottom of a screen with no input box", region: Dialog, verdict: question,
 			match: optionMenu("❯", "›", "●", ">")},
+		startupMenu,
 	}
 })
+
+// continueFooter is the footer of an agent's start-up menus: Enter goes on
+// with the option chosen (Codex's "Press enter to continue", "enter
+// continue · esc skip").
+const continueFooter = `(?i)^ *(?:press enter to continue|enter (?:to )?continue(?: · esc(?: to)? \w+)?)\.?$`
+
+// startupMenu is the screen an agent draws before or outside its composer
+// (an update offer, a sign-in or trust choice, a migration notice): a human
+// must choose, and Enter there may run an install. A QUESTION, whoever drew
+// it; never typed into.
+var startupMenu = rule{name: "a start-up menu: numbered options over a footer that says Enter goes on", region: Dialog, verdict: question,
+	match: continueMenu(re(continueFooter)), quoted: []string{"Press enter to continue"}}

@@ -358,6 +358,8 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		p.event(event.TargetBack, in.Screen.State.String(), map[string]any{"failures": next.CaptureFailures})
 	}
 	next.CaptureFailures, next.CaptureFailingSince, next.TargetGone = 0, time.Time{}, false
+	p.unsettled(prev)
+	in = p.in
 	st := in.Screen.State
 	p.witness()
 	p.humans()
@@ -377,6 +379,11 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		// window. Never nudged, never paged as a stall or a block.
 		name = NoAgent
 		p.line = append(p.figures(), "no agent recognised: is the agent in this pane?")
+	case (st == classify.Blocked || st == classify.Stalled) && p.lookAgain != "":
+		// A stop only a missing marker may contradict, seen once: the
+		// next look, UnsettledLook away, decides.
+		p.line = append(p.figures(), "not nudged yet: "+p.lookAgain+"; the next look decides")
+		p.waitAtMost(UnsettledLook)
 	case (st == classify.Blocked || st == classify.Stalled) && (in.Woken || prev.Settling != nil) && name != prev.Last:
 		// A stop on the first look after a wake may be a redraw: the
 		// real Gemini CLI clears its screen as its Notification hook
@@ -492,10 +499,10 @@ func (p *poll) pace(settled bool) {
 		// the wake's pace: what else may change is seen then.
 		wait = max(left.Round(100*time.Millisecond), 100*time.Millisecond)
 	}
-	if wait == 0 || p.cfg.Interval > 0 && wait >= p.cfg.Interval {
+	if wait == 0 {
 		return
 	}
-	p.actions = append(p.actions, Action{Kind: Wait, Wait: wait})
+	p.waitAtMost(wait)
 }
 
 // NoAgent is the reading of a stopped screen that no agent drew: the
@@ -528,6 +535,56 @@ func (p *poll) captureFailed() {
 	}
 }
 
+// UnsettledLook is how soon a stop that a missing marker may contradict
+// (classify's Unsettled: an answer with no end line under it) is looked at
+// again: an answer that streams changes the screen within it.
+const UnsettledLook = 3 * time.Second
+
+// unsettled judges a stop that a rule says may not be one: an answer with
+// no end line under it may still be streaming, or may be the end of a turn
+// a release drew without one. No verdict rests on the missing marker: the
+// agent's own status saying its turn is open is WORKING; the screen changed
+// since the last look is WORKING (an answer streams); a first sighting is
+// looked at again soon (lookAgain); the same screen on the next look, with
+// nothing else saying the agent works, is the stop it reads as.
+func (p *poll) unsettled(prev State) {
+	s := &p.in.Screen
+	if s.Unsettled == "" || s.State == classify.Working || s.State == classify.Question {
+		return
+	}
+	why := "the last answer has no end line under it"
+	if w := p.in.Witness; w != nil && w.Status == "busy" {
+		s.State, s.Rule = classify.Working, "the agent's own status says its turn is open ("+why+")"
+		return
+	}
+	if prev.Last != s.State.String() {
+		p.lookAgain = why + " (it may be streaming)"
+		return
+	}
+	keys := make([]string, 0, len(prev.Seen))
+	for _, l := range meaningful(*s) {
+		keys = append(keys, LineKey(l))
+	}
+	if !slices.Equal(keys, prev.Seen) {
+		s.State, s.Rule = classify.Working, "the screen changed since the last look ("+why+": an answer streams)"
+	}
+}
+
+// waitAtMost asks for the next look within d: the poll's one wait is
+// shortened, or added; none when the interval comes first.
+func (p *poll) waitAtMost(d time.Duration) {
+	if p.cfg.Interval > 0 && d >= p.cfg.Interval {
+		return
+	}
+	for i, a := range p.actions {
+		if a.Kind == Wait {
+			p.actions[i].Wait = min(a.Wait, d)
+			return
+		}
+	}
+	p.actions = append(p.actions, Action{Kind: Wait, Wait: d})
+}
+
 // A poll gathers one Step's line and actions.
 type poll struct {
 	cfg     Config
@@ -551,6 +608,9 @@ type poll struct {
 	// nudgedAt is the index in line of the part that says a nudge went
 	// out, or -1.
 	nudgedAt int
+	// lookAgain says why a stop is not yet taken for one: the next look
+	// decides (unsettled).
+	lookAgain string
 }
 
 // witness compares the agent's own status with the screen. Agreement is

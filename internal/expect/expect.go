@@ -27,6 +27,9 @@ type Want struct {
 	Agent    string
 	Rule     string
 	HoldRule string
+	// Unsettled names the rule that must say, of a stopped pane, that
+	// the stop may not be one (look again): a reason, never a verdict.
+	Unsettled string
 	// Question and Options are, for a QUESTION pane, the question
 	// sentence and each option's label, which the relayed alert must
 	// carry verbatim.
@@ -66,6 +69,8 @@ func Parse(data []byte) (Want, error) {
 			w.Agent = strings.TrimSpace(value)
 		case "rule":
 			w.Rule = strings.TrimSpace(value)
+		case "unsettled":
+			w.Unsettled = strings.TrimSpace(value)
 		case "hold-rule":
 			w.HoldRule = strings.TrimSpace(value)
 		case "question":
@@ -128,6 +133,9 @@ func (w Want) Format() string {
 	}
 	if w.HoldRule != "" {
 		fmt.Fprintf(&b, "hold-rule: %s\n", w.HoldRule)
+	}
+	if w.Unsettled != "" {
+		fmt.Fprintf(&b, "unsettled: %s\n", w.Unsettled)
 	}
 	if w.Question != "" {
 		fmt.Fprintf(&b, "question: %s\n", w.Question)
