@@ -162,6 +162,10 @@ type State struct {
 	Unconfirmed      string `json:"unconfirmed,omitempty"`
 	UnconfirmedLatch bool   `json:"unconfirmed_latch,omitempty"`
 
+	// LastLook is when the last screen was judged: a change since a look
+	// a moment ago is an answer growing (unsettled).
+	LastLook time.Time `json:"last_look,omitzero"`
+
 	// LastNudge is when the last nudge was handed over: however often
 	// wakes bring polls, no other is typed within an interval of it.
 	LastNudge time.Time `json:"last_nudge,omitzero"`
@@ -359,6 +363,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	}
 	next.CaptureFailures, next.CaptureFailingSince, next.TargetGone = 0, time.Time{}, false
 	p.unsettled(prev)
+	next.LastLook = in.Now
 	in = p.in
 	st := in.Screen.State
 	p.witness()
@@ -557,16 +562,19 @@ func (p *poll) unsettled(prev State) {
 		s.State, s.Rule = classify.Working, "the agent's own status says its turn is open ("+why+")"
 		return
 	}
-	if prev.Last != s.State.String() {
-		p.lookAgain = why + " (it may be streaming)"
-		return
-	}
 	keys := make([]string, 0, len(prev.Seen))
 	for _, l := range meaningful(*s) {
 		keys = append(keys, LineKey(l))
 	}
-	if !slices.Equal(keys, prev.Seen) {
+	changed := !slices.Equal(keys, prev.Seen)
+	// A change since a look a moment ago is the answer growing; one since
+	// a look an interval ago says only that something happened between.
+	recent := prev.Polls > 0 && !prev.LastLook.IsZero() && p.in.Now.Sub(prev.LastLook) <= 2*UnsettledLook
+	switch {
+	case changed && recent:
 		s.State, s.Rule = classify.Working, "the screen changed since the last look ("+why+": an answer streams)"
+	case changed || prev.Last != s.State.String():
+		p.lookAgain = why + " (it may be streaming)"
 	}
 }
 

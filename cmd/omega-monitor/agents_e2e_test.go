@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,35 +147,53 @@ func TestRealAgentsApprovalGetsNothing(t *testing.T) {
 }
 
 // TestRealCodexStreamGetsNothing: while the real Codex streams an answer
-// (no status line on its screen), the loop types nothing: the screen holds
-// the open turn, and Codex's own session log, read as the second witness,
-// says the turn is busy.
+// (no status line on its screen), the loop types nothing. With Codex's own
+// session log read as the second witness, the log says its turn is open:
+// WORKING. Without it, the screen with no end line under the answer is no
+// evidence by itself (issue 35): it is looked at again, and the answer
+// growing between the looks is WORKING.
 func TestRealCodexStreamGetsNothing(t *testing.T) {
-	api := fakeapi.NewResponses(t, append([]fakeapi.Rule{{Match: "stream", Reply: fakeapi.Slow(90 * time.Second)}}, fakeapi.DefaultRules()...)...)
-	omegaMonitor(t)
-	bin := codex.Pin.Binary(t)
-	t.Parallel()
-	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
-	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
-	s.Type(t, "please stream")
-	s.WaitFor(t, realTimeout, "the stream", termagent.Contains("step2"))
-	// The loop runs where Codex keeps its session logs.
-	r := startLoop(t, loopOptions{target: s.Launch.Name, env: []string{"CODEX_HOME=" + filepath.Join(s.Launch.Home, ".codex")},
-		flags: []string{"--mux", s.Tmux.Mux, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "2", "--nudge-text", agentNudge}})
-	lines := r.waitLines(5, realTimeout)
-	r.stop()
-	if got := nudgedLines(lines); len(got) > 0 {
-		t.Errorf("the loop nudged a streaming Codex:\n%s", strings.Join(lines, "\n"))
-	}
-	if got := api.Prompts(); !slices.Equal(got, []string{"please stream"}) {
-		t.Errorf("the fake API saw %q, want only the first prompt", got)
-	}
-	agreed, disagreed := witnessed(t, r)
-	if agreed+disagreed == 0 {
-		t.Errorf("Codex's session log was never read as the second witness")
-	}
-	if screen := s.Capture(t); !strings.Contains(screen, "step") || strings.Contains(screen, agentNudge) {
-		t.Errorf("the stream was disturbed:\n%s", screen)
+	for _, withLog := range []bool{true, false} {
+		t.Run(fmt.Sprintf("log %v", withLog), func(t *testing.T) {
+			api := fakeapi.NewResponses(t, append([]fakeapi.Rule{{Match: "stream", Reply: fakeapi.Slow(90 * time.Second)}}, fakeapi.DefaultRules()...)...)
+			omegaMonitor(t)
+			bin := codex.Pin.Binary(t)
+			t.Parallel()
+			s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
+			s.WaitFor(t, realTimeout, "the composer", codex.Idle)
+			s.Type(t, "please stream")
+			s.WaitFor(t, realTimeout, "the stream", termagent.Contains("step2"))
+			var env []string
+			if withLog {
+				// The loop runs where Codex keeps its session logs.
+				env = []string{"CODEX_HOME=" + filepath.Join(s.Launch.Home, ".codex")}
+			}
+			r := startLoop(t, loopOptions{target: s.Launch.Name, env: env,
+				flags: []string{"--mux", s.Tmux.Mux, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "2", "--nudge-text", agentNudge}})
+			lines := r.waitLines(6, realTimeout)
+			r.stop()
+			if got := nudgedLines(lines); len(got) > 0 {
+				t.Errorf("the loop nudged a streaming Codex:\n%s", strings.Join(lines, "\n"))
+			}
+			working := 0
+			for _, l := range lines {
+				if strings.Contains(l, " · WORKING · ") {
+					working++
+				}
+			}
+			if working < 3 {
+				t.Errorf("the stream read WORKING on %d of %d looks:\n%s", working, len(lines), strings.Join(lines, "\n"))
+			}
+			if got := api.Prompts(); !slices.Equal(got, []string{"please stream"}) {
+				t.Errorf("the fake API saw %q, want only the first prompt", got)
+			}
+			if agreed, disagreed := witnessed(t, r); withLog && agreed+disagreed == 0 {
+				t.Errorf("Codex's session log was never read as the second witness")
+			}
+			if screen := s.Capture(t); !strings.Contains(screen, "step") || strings.Contains(screen, agentNudge) {
+				t.Errorf("the stream was disturbed:\n%s", screen)
+			}
+		})
 	}
 }
 
