@@ -300,6 +300,9 @@ func TestAFailedStepSaysWhatReachedTheTerminal(t *testing.T) {
 			t.Parallel()
 			d := statedir.Dir(filepath.Join(t.TempDir(), "w"))
 			pane := goldenPane(t, "GOLDEN-stalled-real")
+			// The first look types nothing; the next, a moment later,
+			// nudges.
+			tickAt(t, string(d), pane, t0.Add(-tick.UnsettledLook))
 			if line := tickAt(t, string(d), pane, t0); !strings.Contains(line, "nudged (1/5)") {
 				t.Fatalf("no nudge: %s", line)
 			}

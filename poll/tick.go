@@ -100,7 +100,8 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	// What the hooks proved is this loop's to learn: a watcher started
 	// again (its agent's hooks perhaps removed meanwhile) looks at a
 	// running turn at the interval until a hook announces a turn's end.
-	if prev.HooksHeard && d.startedAfter(prev.LastPoll) {
+	restarted := prev.Polls > 0 && d.startedAfter(prev.LastPoll)
+	if prev.HooksHeard && restarted {
 		prev.HooksHeard = false
 	}
 	if msg := reportRulesOnce(r.Dir, r.RulesErr); msg != "" {
@@ -130,7 +131,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	if captureErr != "" {
 		witness, said = nil, "none"
 	}
-	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness, c.Humans)
+	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness, c.Humans, usable && unusable == "" && (prev.Polls == 0 || restarted))
 	out.Events = append(rearmed, out.Events...)
 	screen := in.Screen
 	if r.Explain != nil {
@@ -219,7 +220,11 @@ func (d stateDirectory) hostWake() tick.HostWake {
 // judge is one poll's step from a captured screen to the tick's outcome,
 // for tick and replay alike: classify with the echo ledger, look at the
 // input box as drawn, then tick.Step. screen is nil when the capture failed.
-func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans) (tick.State, tick.Outcome, tick.Input) {
+//
+// first says this is the watcher's first look (a fresh one's, or one whose
+// loop started since the last poll): it nudges and pages nothing
+// (tick.Input.FirstLook). A replay, offline, takes its first poll as any.
+func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans, first bool) (tick.State, tick.Outcome, tick.Input) {
 	var screen classify.Result
 	own := false
 	if captureErr == "" && s != nil {
@@ -229,6 +234,7 @@ func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classif
 		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
 	}
 	in := f.input(now, screen)
+	in.FirstLook = first
 	in.CaptureError = captureErr
 	in.Ledger = echo
 	in.Witness = w

@@ -98,6 +98,12 @@ type Input struct {
 	HostWake HostWake
 	// Humans is what the multiplexer says of the humans at the pane.
 	Humans Humans
+	// FirstLook says this is the watcher's first look (a fresh watcher's,
+	// or one started again): a stop it sees is looked at once more,
+	// UnsettledLook later, before anything is typed or paged, so that a
+	// watcher started on an idle agent types nothing in its first second,
+	// before the operator has read its start message.
+	FirstLook bool
 }
 
 // HostWake is where the wake relay of a remote target stands, as the tick
@@ -384,11 +390,6 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		// window. Never nudged, never paged as a stall or a block.
 		name = NoAgent
 		p.line = append(p.figures(), "no agent recognised: is the agent in this pane?")
-	case (st == classify.Blocked || st == classify.Stalled) && p.lookAgain != "":
-		// A stop only a missing marker may contradict, seen once: the
-		// next look, UnsettledLook away, decides.
-		p.line = append(p.figures(), "not nudged yet: "+p.lookAgain+"; the next look decides")
-		p.waitAtMost(UnsettledLook)
 	case (st == classify.Blocked || st == classify.Stalled) && (in.Woken || prev.Settling != nil) && name != prev.Last:
 		// A stop on the first look after a wake may be a redraw: the
 		// real Gemini CLI clears its screen as its Notification hook
@@ -576,6 +577,24 @@ func (p *poll) unsettled(prev State) {
 	case changed || prev.Last != s.State.String():
 		p.lookAgain = why + " (it may be streaming)"
 	}
+}
+
+// notYet holds what a stop would do (a nudge, a page) for one more look,
+// UnsettledLook away, when the stop is not yet taken for one: a missing
+// marker may contradict it (lookAgain), or it is the watcher's first look,
+// which types and pages nothing before the operator has read its start.
+// It says so in the line, with when the next look decides.
+func (p *poll) notYet() bool {
+	why := p.lookAgain
+	if why == "" && p.in.FirstLook {
+		why = "the watcher's first look"
+	}
+	if why == "" {
+		return false
+	}
+	p.line = append(p.line, "not nudged yet: "+why+"; the next look, at "+p.in.Now.Add(UnsettledLook).Format("15:04:05")+", decides")
+	p.waitAtMost(UnsettledLook)
+	return true
 }
 
 // waitAtMost asks for the next look within d: the poll's one wait is
@@ -836,6 +855,9 @@ func (p *poll) blocked() {
 		p.line = append(p.line, "not nudged, not paged: "+p.human)
 		return
 	}
+	if p.notYet() {
+		return
+	}
 	now := p.in.Now
 	p.next.BlockedLatch = &now
 	a := alert.Alert{Kind: alert.Blocked, Target: p.cfg.Target, State: "BLOCKED", Time: now,
@@ -892,6 +914,9 @@ func (p *poll) stalled() {
 		p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
 		p.event(event.Escalate, "STALLED", map[string]any{"kind": "budget-exhausted", "reason": b.Reason(), "budget": b.String()})
 		p.line = append(p.line, "not nudged: nudge budget spent ("+b.String()+") without progress, escalated: needs a human")
+		return
+	}
+	if p.notYet() {
 		return
 	}
 	if last := p.next.LastNudge; p.cfg.Interval > 0 && !p.in.OwnTextInBox {

@@ -53,7 +53,7 @@ func TestUnsettledStopsNeedLiveEvidence(t *testing.T) {
 		s, o = Step(s, c, lookInput(time.Duration(l)*3*time.Second, []string{idle, grown}[l], "7", false))
 		lines = append(lines, o.Line)
 	}
-	if !strings.Contains(lines[0], "STALLED · work=7 · progress=? · not nudged yet: the last answer has no end line under it (it may be streaming); the next look decides") ||
+	if !strings.Contains(lines[0], "STALLED · work=7 · progress=? · not nudged yet: the last answer has no end line under it (it may be streaming); the next look, at 09:00:03, decides") ||
 		!strings.Contains(lines[1], " · WORKING · ") {
 		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))
 	}

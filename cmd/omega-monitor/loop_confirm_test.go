@@ -73,6 +73,7 @@ func TestOutcomesReachTheHistory(t *testing.T) {
 	}
 
 	// A dialog came up after the judged capture: nothing is typed.
+	firstLook(t, stalled, "--state", state, "--target", "agent", "--work", "7", "--nudge-text", text)
 	poll()
 	out, code := confirm("before", question)
 	assert.Equal(t, code, 1, out)
@@ -130,6 +131,7 @@ func TestLedgerFailureLeavesNoNudgeEvent(t *testing.T) {
 	t.Parallel()
 	state := filepath.Join(fs.NewDir(t, "outcome").Path(), "w")
 	assert.NilError(t, os.MkdirAll(filepath.Join(state, "ledger"), 0o700)) // a directory: Record fails
+	firstLook(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
 	out, errs, code := tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
 	assert.Equal(t, code, 0, errs)
 	assert.Assert(t, strings.Contains(out, "not nudged (the echo ledger could not record it)"), out)
@@ -151,6 +153,7 @@ func TestOwnTextInTheBoxGetsOnlyEnter(t *testing.T) {
 	assert.NilError(t, os.MkdirAll(state, 0o700))
 	var out, errb bytes.Buffer
 	assert.Equal(t, run([]string{"ledger", "record", filepath.Join(state, "ledger"), text}, nil, &out, &errb), 0, errb.String())
+	firstLook(t, stuck, "--state", state, "--target", "agent", "--work", "5", "--nudge-text", text)
 	got, errs, code := tickOnce(t, stuck, "--state", state, "--target", "agent", "--work", "5", "--nudge-text", text)
 	assert.Equal(t, code, 0, errs)
 	assert.Assert(t, strings.Contains(got, "Enter only"), got)
