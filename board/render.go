@@ -228,10 +228,10 @@ func DiffText(d *Diff) string {
 }
 
 // stateLetters abbreviates the poll counts.
-var stateLetters = map[string]string{"WORKING": "W", "QUESTION": "Q", "STALLED": "S", "BLOCKED": "B", "?": "?"}
+var stateLetters = map[string]string{"WORKING": "W", "QUESTION": "Q", "STALLED": "S", "BLOCKED": "B", "NO AGENT": "N", "?": "?"}
 
 // ActivityText is the last hour's counters: polls by state (W working, Q
-// question, S stalled, B blocked, ? no capture), nudges, escalations,
+// question, S stalled, B blocked, N no agent, ? no capture), nudges, escalations,
 // failures, disagreements with the agent's own status.
 func ActivityText(a Activity) string { return "1h " + activityCell(a) }
 

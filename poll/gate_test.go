@@ -372,3 +372,24 @@ func TestStepsTheLoopKnows(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAgentReadsTheSameEverywhere: a stopped screen no agent drew (a
+// shell) is NO AGENT in the line and on the board (state.json, which the
+// board, the JSON status, the MCP server and the tmux segment read), never
+// STALLED there.
+func TestNoAgentReadsTheSameEverywhere(t *testing.T) {
+	t.Parallel()
+	d := statedir.Dir(filepath.Join(t.TempDir(), "w"))
+	shell := "$ ls\nREADME.md  go.mod  main.go\n$ \n"
+	line := tickAt(t, string(d), shell, t0)
+	if !strings.Contains(line, " · NO AGENT · ") {
+		t.Fatalf("line: %s", line)
+	}
+	var s tick.State
+	if err := d.ReadRecord(statedir.State, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Board.State != tick.NoAgent {
+		t.Errorf("the board reads %q, the line NO AGENT", s.Board.State)
+	}
+}

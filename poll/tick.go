@@ -150,7 +150,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 		next, out = tick.Withhold(next, out, unusable)
 	}
 	next, out = d.record(next, out, &problems)
-	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in), pollExplain(in))
+	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in, next), pollExplain(in))
 	next.Board.Tally = board.NextTally(string(d), now, prev.Board.Tally)
 	if err := d.saveState(next); err != nil {
 		problems = append(problems, err.Error())
@@ -484,10 +484,15 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 	}
 }
 
-// pollState is the poll's state name for the board, "?" without a screen.
-func pollState(in tick.Input) string {
+// pollState is the poll's state name for the board, as the line says it
+// (NO AGENT for a stopped screen no agent drew; WORKING for a stop the
+// looks found moving): "?" without a screen.
+func pollState(in tick.Input, next tick.State) string {
 	if in.CaptureError != "" {
 		return "?"
+	}
+	if next.Last != "" {
+		return next.Last
 	}
 	return in.Screen.State.String()
 }
