@@ -168,6 +168,13 @@ type State struct {
 	Unconfirmed      string `json:"unconfirmed,omitempty"`
 	UnconfirmedLatch bool   `json:"unconfirmed_latch,omitempty"`
 
+	// StillKey is the live region of the WORKING screen last seen, as a
+	// digest; StillSince since when it has not changed; StillLatch says
+	// the operator was told it has not moved for StillAfter.
+	StillKey   string    `json:"still_key,omitempty"`
+	StillSince time.Time `json:"still_since,omitzero"`
+	StillLatch bool      `json:"still_latch,omitempty"`
+
 	// LastLook is when the last screen was judged: a change since a look
 	// a moment ago is an answer growing (unsettled).
 	LastLook time.Time `json:"last_look,omitzero"`
@@ -400,6 +407,9 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		p.blocked()
 	case st == classify.Stalled:
 		p.stalled()
+	}
+	if st != classify.Working {
+		next.StillKey, next.StillSince, next.StillLatch = "", time.Time{}, false
 	}
 	if name != prev.Last {
 		p.event(event.State, name, map[string]any{"from": prev.Last, "rule": in.Screen.Rule})
@@ -782,11 +792,67 @@ func (p *poll) working() {
 	// A turn runs: whatever was in the box was taken.
 	p.next.Unconfirmed = ""
 	p.line = p.figures()
+	still := p.stillWorking()
 	if p.reset != "" {
 		p.line = append(p.line, p.reset)
-		return
+	} else {
+		p.line = append(p.line, "nudges "+p.next.Budget.String(), p.clock())
 	}
-	p.line = append(p.line, "nudges "+p.next.Budget.String(), p.clock())
+	if still != "" {
+		p.line = append(p.line, still)
+	}
+}
+
+// StillAfter is how long a screen that reads WORKING may stay exactly the
+// same, with nothing else saying the agent works, before the operator is
+// told: a working agent's spinner counts its seconds, so a screen that
+// has not moved for so long is a turn that may have hung, or a reading
+// that is wrong.
+const StillAfter = 10 * time.Minute
+
+// stillWorking keeps how long a WORKING screen has stayed the same (its
+// live region, spinner and meter included), and, once it has for
+// StillAfter while the agent's own status says its turn ended or there is
+// none, says so in the line and pages once: "looks busy, nothing has moved
+// for 10 minutes". A screen that moves, or the agent's own status saying
+// it is busy, ends the spell.
+func (p *poll) stillWorking() string {
+	next, now := p.next, p.in.Now
+	key := liveKey(p.in.Screen.Live)
+	w := p.in.Witness
+	if key != next.StillKey || next.StillSince.IsZero() || w != nil && w.Status == "busy" {
+		next.StillKey, next.StillSince, next.StillLatch = key, now, false
+		return ""
+	}
+	if now.Sub(next.StillSince) < StillAfter {
+		return ""
+	}
+	said := "looks busy, nothing has moved for " + roundDuration(now.Sub(next.StillSince))
+	if w == nil {
+		said += " (no word of the agent's own)"
+	} else {
+		said += " (the agent's own status says " + w.says() + ")"
+	}
+	if next.StillLatch {
+		return said
+	}
+	next.StillLatch = true
+	a := alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "WORKING", Time: now,
+		Text: "The screen reads WORKING, but nothing on it has moved since " + next.StillSince.Format("15:04:05 MST") +
+			", and nothing else says the agent works: the turn may have hung, or the reading is wrong. Look at the session."}
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+	p.event(event.Escalate, "WORKING", map[string]any{"kind": "still", "since": next.StillSince, "witness": w != nil})
+	return said + ", escalated"
+}
+
+// liveKey is a digest of the live region's lines, which a spinner's
+// counting seconds change.
+func liveKey(lines []classify.Line) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(LineKey(strings.TrimRight(l.Text, " ")))
+	}
+	return LineKey(b.String())
 }
 
 func (p *poll) question() {

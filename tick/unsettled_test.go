@@ -65,3 +65,45 @@ func TestUnsettledStopsNeedLiveEvidence(t *testing.T) {
 		t.Errorf("with the agent's log saying its turn is open: %s %+v", o.Line, o.Actions)
 	}
 }
+
+// TestStillWorkingIsSaidOnce: a screen that reads WORKING and does not
+// move at all (its spinner's seconds frozen) for StillAfter, with nothing
+// of the agent's own saying it works, is said in the line and paged once;
+// the agent's own status saying busy, or the screen moving, says nothing;
+// a stop ends the spell.
+func TestStillWorkingIsSaidOnce(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "golden", "panes", "GOLDEN-self-echo-false-question.pane"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen := string(b)
+	c := Config{Target: "agent", NudgeBudget: 5, Interval: time.Minute}
+	run := func(witness string) (pages int, lines []string) {
+		var s State
+		for m := 0; m <= 15; m++ {
+			in := lookInput(time.Duration(m)*time.Minute, frozen, "7", false)
+			if witness != "" {
+				in.Witness = &Witness{Status: witness, Updated: in.Now}
+			}
+			var o Outcome
+			s, o = Step(s, c, in)
+			lines = append(lines, o.Line)
+			for _, a := range o.Actions {
+				if a.Kind == Alert {
+					pages++
+				}
+			}
+		}
+		return pages, lines
+	}
+	if pages, lines := run(""); pages != 1 || !strings.Contains(lines[10], "looks busy, nothing has moved for 10m (no word of the agent's own), escalated") ||
+		!strings.Contains(lines[12], "looks busy, nothing has moved for 12m") || strings.Contains(lines[9], "looks busy") {
+		t.Errorf("no witness: %d pages, lines:\n%s", pages, strings.Join(lines, "\n"))
+	}
+	if pages, lines := run("idle"); pages != 1 || !strings.Contains(lines[10], "(the agent's own status says idle), escalated") {
+		t.Errorf("an idle witness: %d pages, lines:\n%s", pages, strings.Join(lines, "\n"))
+	}
+	if pages, lines := run("busy"); pages != 0 {
+		t.Errorf("a busy witness: %d pages, lines:\n%s", pages, strings.Join(lines, "\n"))
+	}
+}
