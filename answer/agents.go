@@ -212,6 +212,10 @@ var codexCLI = sync.OnceValue(func() *table {
 			// On the last of several questions Enter submits every answer,
 			// the earlier ones unseen (codex-ask-multi-last-80).
 			{err: ErrSubmitsAll, when: hintsHave("submit all")},
+			// Its update offer at start: its first option runs npm install
+			// -g. Relayed, never typed into from the chat
+			// (real-codex/codex-171-100-update-offer).
+			{err: ErrUpdateOffer, when: updateOffer},
 			// Newer releases draw the options as radio buttons, "( )" and
 			// "(x)", with no cursor glyph: which option the cursor is on is
 			// not in the text (codex-ask-options-radio-80,
@@ -341,6 +345,17 @@ func hintsHave(texts ...string) func(d *dialog) bool {
 		texts[i] = strings.ToLower(t)
 	}
 	return func(d *dialog) bool { return anyHint(d.hints, texts) }
+}
+
+// updateOffer says the dialog offers to update the agent: an option that
+// starts "Update now".
+func updateOffer(d *dialog) bool {
+	for _, r := range d.rows {
+		if len(r) > 0 && strings.HasPrefix(strings.TrimSpace(r[0]), "Update now") {
+			return true
+		}
+	}
+	return false
 }
 
 // questionLine says a line of the question, trimmed, passes f.
