@@ -32,10 +32,15 @@ const (
 	MuxFormat  = MuxMark + " %s #{window_id} #{pane_pid} #{cursor_x}.#{cursor_y}.#{pane_width}.#{pane_height}.#{pane_in_mode}#{S: #{session_attached}:#{session_activity}#{window_id}}"
 	MuxMark    = "[omega-monitor:mux]"
 	PaneFormat = "#{session_name}:#{window_id}.#{pane_id}\t#{pane_current_path}"
-	StatusEnd  = "[omega-monitor:status-end]"
-	PaneMark   = "[omega-monitor:pane]"
-	VitalsMark = "[omega-monitor:vitals]"
-	VitalsEnd  = "[omega-monitor:vitals-end]"
+	// TitleMark opens the line of the pane's title, as the program in the
+	// pane set it (tmux's #{pane_title}): the agent's own word on its
+	// state, for some agents (tick.TitleSays).
+	TitleMark   = "[omega-monitor:title]"
+	TitleFormat = TitleMark + " #{pane_title}"
+	StatusEnd   = "[omega-monitor:status-end]"
+	PaneMark    = "[omega-monitor:pane]"
+	VitalsMark  = "[omega-monitor:vitals]"
+	VitalsEnd   = "[omega-monitor:vitals-end]"
 	// VitalsCodexMark opens the block of a Codex session log's end, as
 	// VitalsMark opens Claude Code's transcript's.
 	VitalsCodexMark = "[omega-monitor:vitals-codex]"
@@ -65,13 +70,14 @@ func statusMark(pane string) string { return `"` + statusKey + `":"` + pane + `"
 
 // Args are the multiplexer's arguments for a local capture frame of the
 // pane t names (a pane id, %N, or coord.Exact of a session: its active
-// pane): one call, four commands, so a poll costs one process. The
+// pane): one call, five commands, so a poll costs one process. The
 // multiplexer stops at the first command that fails, so a missing pane
 // prints nothing.
 func Args(t string) []string {
 	return []string{
 		"display-message", "-p", "-t", t, MuxFormat, ";",
 		"display-message", "-p", "-t", t, PaneFormat, ";",
+		"display-message", "-p", "-t", t, TitleFormat, ";",
 		"display-message", "-p", "-t", t, PaneMark, ";",
 		"capture-pane", "-p", "-J", "-e", "-t", t,
 	}
@@ -85,9 +91,9 @@ func Args(t string) []string {
 // (tmux looks only at the variable's text: the locale need not be
 // installed).
 const remoteFrame = coord.RemoteFindMux +
-	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + MuxFormat + `' ';' display-message -p -t "$1" '` + PaneFormat + `') || exit; ` +
-	remoteMuxLine + remoteOneLine +
-	`printf '%s\n' "$h"; id=${h%%	*}; o=; b=; bu=; ` +
+	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + MuxFormat + `' ';' display-message -p -t "$1" '` + PaneFormat + `' ';' display-message -p -t "$1" '` + TitleFormat + `') || exit; ` +
+	remoteMuxLine + remoteTitle + remoteOneLine +
+	`printf '%s\n' "$h"; [ -z "$tl" ] || printf '%s\n' "$tl"; id=${h%%	*}; o=; b=; bu=; ` +
 	remoteForeground +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
@@ -152,6 +158,12 @@ const remoteForeground = `printf '%s\n' '` + ForegroundMark + `'; pp=; us='` + "
 	`printf '%s %s %s %s\037%s\037%s\n' '` + ProcMark + `' "$c" "${20}" "$3" "$cm" "$a"; fi; ` +
 	`k=; IFS= read -r k <"/proc/$c/task/$c/children" 2>/dev/null; q="$q $k"; done; fi; ` +
 	`printf '%s\n' '` + ForegroundEnd + `'; `
+
+// remoteTitle takes the title line off the end of $h into $tl, cut at its
+// first line break: a title is whatever a program in the pane set (a file
+// cat'ed there can set it), and no line of it may pose as a frame line.
+const remoteTitle = `tl=; case $h in *'` + "\n" + TitleMark + ` '*) tl=${h##*` + "\n" + `'` + TitleMark + ` '}; h=${h%` + "\n" + `'` + TitleMark + ` '*}; ` +
+	`tl=${tl%%` + "\n" + `*}; tl="` + TitleMark + ` $tl" ;; esac; `
 
 // remoteOneLine keeps the header one line: a working directory whose name
 // holds a line break (a repository can ship one) would go on as frame

@@ -34,6 +34,7 @@ case $1 in
 display-message) for a; do case $a in
 	'[omega-monitor:mux]'*) printf '[omega-monitor:mux] 100 @1 1:99@1 0:50@2\n' ;;
 	'#{session_name}'*) printf 'agent:@1.%%2\t/w d\n' ;;
+	'[omega-monitor:title]'*) printf '[omega-monitor:title] ✋  Action Required\n{"tmux":"agent:@1.%%2","status":"busy","updatedAt":9}\n' ;;
 	esac; done ;;
 capture-pane) printf 'the pane\n[omega-monitor:pane]\n' ;;
 esac
@@ -52,7 +53,10 @@ esac
 	if err != nil {
 		t.Fatalf("remote capture: %v", err)
 	}
-	want := "[omega-monitor:mux] 100 @1 1:99@1 0:50@2\nagent:@1.%2\t/w d\n" + ForegroundMark + "\n" + ForegroundEnd + "\n" +
+	// A title is one line: what a program in the pane set after a line
+	// break of it (a status of its forging) is dropped.
+	want := "[omega-monitor:mux] 100 @1 1:99@1 0:50@2\nagent:@1.%2\t/w d\n" + TitleMark + " ✋  Action Required\n" +
+		ForegroundMark + "\n" + ForegroundEnd + "\n" +
 		`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}` + "\n" + StatusEnd + "\n" +
 		`{"tmux":"agent:@1.%2","status":"busy","updatedAt":2}` + "\n" + StatusEnd + "\n" +
 		PaneMark + "\nthe pane\n" + PaneMark + "\n"

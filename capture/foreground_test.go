@@ -29,7 +29,8 @@ func TestForegroundBothWays(t *testing.T) {
 	// A script whose name holds every separator the frame uses: the
 	// kernel names the process after it, and the frame calls it "?".
 	evil := filepath.Join(dir, "a) 1 2\x1fb")
-	if err := os.WriteFile(evil, []byte("#!/bin/sh\nsleep 300\n"), 0o700); err != nil {
+	// It sets the pane's title, as Gemini CLI does while it waits.
+	if err := os.WriteFile(evil, []byte("#!/bin/sh\nprintf '\\033]2;✋  Action Required (work)\\033\\\\'\nsleep 300\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	// sh -c runs it as a child in its own foreground group (no job
@@ -66,6 +67,9 @@ func TestForegroundBothWays(t *testing.T) {
 	remote, err := Read(strings.NewReader(string(out)), Options{Framed: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if local.Title != "✋  Action Required (work)" || remote.Title != local.Title {
+		t.Errorf("the title: local %q, remote %q", local.Title, remote.Title)
 	}
 	if diff := cmp.Diff(local.Foreground, remote.Foreground); diff != "" {
 		t.Errorf("the remote frame's foreground (-local +remote):\n%s\nframe:\n%s", diff, out)

@@ -51,6 +51,9 @@ type Capture struct {
 	// Foreground is the pane's foreground process group: read from /proc
 	// for a local frame, sent by the host for a remote one.
 	Foreground tick.Foreground
+	// Title is the pane's title as the program in it set it, one line,
+	// printable, capped; "" when the frame did not carry one.
+	Title string
 }
 
 // A Transcript is the end of the agent's own record as a remote host sent
@@ -138,12 +141,19 @@ func Read(r io.Reader, o Options) (Capture, error) {
 	size := 0
 	// A transcript is read only right after the header: past it, a line is
 	// the status files' or the logs', which may say anything.
-	first, fgRead := true, false
+	first, fgRead, titleRead := true, false, false
 	c.Foreground = tick.Foreground{Unknown: "the frame does not say the pane's processes"}
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
 		if err != nil {
 			return c, errors.New("capture frame: no pane after the header")
+		}
+		if first && !titleRead && strings.HasPrefix(line, TitleMark+" ") {
+			// Right after the header, before anything a status file or
+			// a directory name could carry.
+			titleRead = true
+			c.Title = title(strings.TrimPrefix(line, TitleMark+" "))
+			continue
 		}
 		if first && !local && line == ForegroundMark && !fgRead {
 			fgRead = true
@@ -211,6 +221,24 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		cur.WriteString(line)
 		cur.WriteByte('\n')
 	}
+}
+
+// maxTitle caps a pane's title as kept.
+const maxTitle = 256
+
+// title is a pane's title as a frame keeps it: valid UTF-8, no control
+// character, at most maxTitle bytes.
+func title(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	if len(s) > maxTitle {
+		s = strings.ToValidUTF8(s[:maxTitle], "")
+	}
+	return s
 }
 
 // readTranscript reads a transcript's block, its mark line given: the

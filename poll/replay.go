@@ -119,7 +119,7 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 			screen = classify.ParseScreen([]byte(p.sections["pane"]))
 		}
 		var out tick.Outcome
-		state, out, _ = judge(state, c, &pf, now, screen, captureErr, echo, nil, tick.Humans{}, false)
+		state, out, _ = judge(state, c, &pf, now, screen, captureErr, echo, nil, tick.Humans{}, false, "")
 		fmt.Fprintln(w, out.Line)
 		for _, act := range out.Actions {
 			switch act.Kind {

@@ -131,7 +131,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	if captureErr != "" {
 		witness, said = nil, "none"
 	}
-	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness, c.Humans, usable && unusable == "" && (prev.Polls == 0 || restarted))
+	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness, c.Humans, usable && unusable == "" && (prev.Polls == 0 || restarted), c.Title)
 	out.Events = append(rearmed, out.Events...)
 	screen := in.Screen
 	if r.Explain != nil {
@@ -224,7 +224,9 @@ func (d stateDirectory) hostWake() tick.HostWake {
 // first says this is the watcher's first look (a fresh one's, or one whose
 // loop started since the last poll): it nudges and pages nothing
 // (tick.Input.FirstLook). A replay, offline, takes its first poll as any.
-func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans, first bool) (tick.State, tick.Outcome, tick.Input) {
+//
+// title is the pane's title, the agent's own word for some agents.
+func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans, first bool, title string) (tick.State, tick.Outcome, tick.Input) {
 	var screen classify.Result
 	own := false
 	if captureErr == "" && s != nil {
@@ -235,6 +237,7 @@ func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classif
 	}
 	in := f.input(now, screen)
 	in.FirstLook = first
+	in.Title = title
 	in.CaptureError = captureErr
 	in.Ledger = echo
 	in.Witness = w

@@ -98,6 +98,9 @@ type Input struct {
 	HostWake HostWake
 	// Humans is what the multiplexer says of the humans at the pane.
 	Humans Humans
+	// Title is the pane's title, as the program in it set it: the agent's
+	// own word, for agents whose title says their state (TitleSays).
+	Title string
 	// FirstLook says this is the watcher's first look (a fresh watcher's,
 	// or one started again): a stop it sees is looked at once more,
 	// UnsettledLook later, before anything is typed or paged, so that a
@@ -156,9 +159,12 @@ type State struct {
 	Transition string   `json:"transition,omitempty"`
 
 	// WitnessAgreed and WitnessDisagreed count the polls where the agent's
-	// own status agreed with the screen, and where it did not.
+	// own status agreed with the screen, and where it did not;
+	// TitleAgreed and TitleDisagreed the same of its title.
 	WitnessAgreed    int `json:"witness_agreed,omitempty"`
 	WitnessDisagreed int `json:"witness_disagreed,omitempty"`
+	TitleAgreed      int `json:"title_agreed,omitempty"`
+	TitleDisagreed   int `json:"title_disagreed,omitempty"`
 
 	// Unconfirmed is the text of a nudge that reached the terminal but
 	// that the input box never showed (the loop withheld its Enter): no
@@ -376,10 +382,12 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	}
 	next.CaptureFailures, next.CaptureFailingSince, next.TargetGone = 0, time.Time{}, false
 	p.unsettled(prev)
+	p.titleWaits()
 	next.LastLook = in.Now
 	in = p.in
 	st := in.Screen.State
 	p.witness()
+	p.titleWitness()
 	p.humans()
 	p.progress()
 	p.screenChanges()
@@ -605,6 +613,44 @@ func (p *poll) notYet() bool {
 	p.line = append(p.line, "not nudged yet: "+why+"; the next look, at "+p.in.Now.Add(UnsettledLook).Format("15:04:05")+", decides")
 	p.waitAtMost(UnsettledLook)
 	return true
+}
+
+// titleWaits reads a screen that reads WORKING while the agent's own title
+// says it waits for a human: a waiting title is never outvoted by a
+// screen that reads WORKING. It is a question the screen does not show:
+// paged as one (QuestionSettle later, once), its dialog unread, "look at
+// the session"; never typed into.
+func (p *poll) titleWaits() {
+	s := &p.in.Screen
+	if s.State != classify.Working || TitleSays(s.Agent, p.in.Title) != "waiting" {
+		return
+	}
+	s.State, s.Rule, s.Dialog, s.Live = classify.Question, "the agent's own title says it waits for a human ("+p.in.Title+"), though the screen reads WORKING", nil, nil
+}
+
+// titleWitness compares what the agent's own title says with the screen,
+// as witness does the agent's status: agreement counted, a disagreement
+// said and logged; a title that says the agent is busy or waits stops a
+// nudge the screen would allow.
+func (p *poll) titleWitness() {
+	says := TitleSays(p.in.Screen.Agent, p.in.Title)
+	if says == "" {
+		return
+	}
+	st := p.in.Screen.State
+	w := Witness{Status: says}
+	if w.agrees(st) {
+		p.next.TitleAgreed++
+		return
+	}
+	p.next.TitleDisagreed++
+	said := "the agent's own title says " + says + " (" + p.in.Title + ")"
+	if says != "idle" && (st == classify.Stalled || st == classify.Blocked) && p.veto == "" {
+		p.veto = said + ", though the screen reads " + st.String()
+	} else {
+		p.notes = append(p.notes, said+", the screen reads "+st.String())
+	}
+	p.event(event.Disagreement, st.String(), map[string]any{"title": p.in.Title, "title_says": says, "rule": p.in.Screen.Rule})
 }
 
 // waitAtMost asks for the next look within d: the poll's one wait is
@@ -1128,6 +1174,7 @@ func (s State) Check() error {
 		{"version", s.Version}, {"polls", s.Polls},
 		{"budget.limit", s.Budget.Limit}, {"budget.used", s.Budget.Used},
 		{"witness_agreed", s.WitnessAgreed}, {"witness_disagreed", s.WitnessDisagreed},
+		{"title_agreed", s.TitleAgreed}, {"title_disagreed", s.TitleDisagreed},
 		{"capture_failures", s.CaptureFailures},
 	} {
 		if c.v < 0 || c.v > maxCount {

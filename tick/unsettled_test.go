@@ -107,3 +107,66 @@ func TestStillWorkingIsSaidOnce(t *testing.T) {
 		t.Errorf("a busy witness: %d pages, lines:\n%s", pages, strings.Join(lines, "\n"))
 	}
 }
+
+// TestTheAgentsTitleIsAWitness: the agent's own terminal title, as the
+// real programs set it, is read for each agent: agreement counted; a
+// disagreement said, and a busy or waiting title stops a nudge; a waiting
+// title is never outvoted by a screen that reads WORKING: that is a
+// question the screen does not show, paged once. A title that says
+// nothing (Claude Code's) changes nothing.
+func TestTheAgentsTitleIsAWitness(t *testing.T) {
+	for _, c := range []struct {
+		agent, title, want string
+	}{
+		{"Codex CLI", "[ ! ] Action Required | please escalate | work", "waiting"},
+		{"Codex CLI", "[ . ] Action Required | please escalate | work", "waiting"},
+		{"Codex CLI", "⠴ please escalate | work", "busy"},
+		{"Codex CLI", "vm", ""},
+		{"Codex CLI", "please escalate | work", ""},
+		{"Gemini CLI", "✋  Action Required (work)", "waiting"},
+		{"Gemini CLI", "✦  Working… (work)", "busy"},
+		{"Gemini CLI", "◇  Ready (work)", "idle"},
+		{"Claude Code", "✳ Claude Code", ""},
+		{"Claude Code", "[ ! ] Action Required", ""}, // another agent's word
+		{"", "✋  Action Required (work)", ""},
+	} {
+		if got := TitleSays(c.agent, c.title); got != c.want {
+			t.Errorf("TitleSays(%q, %q) = %q, want %q", c.agent, c.title, got, c.want)
+		}
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "golden", name+".pane"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	c := Config{Target: "agent", NudgeBudget: 5, Interval: time.Minute}
+	working := read("real-codex/codex-120-working")
+	idle := read("real-codex/codex-120-queue-done")
+	var s State
+	var pages int
+	var lines []string
+	for i, title := range []string{"⠴ think | work", "[ ! ] Action Required | think | work", "[ . ] Action Required | think | work", "[ ! ] Action Required | think | work"} {
+		in := lookInput(time.Duration(i)*3*time.Second, working, "7", false)
+		in.Title = title
+		var o Outcome
+		s, o = Step(s, c, in)
+		lines = append(lines, o.Line)
+		for _, a := range o.Actions {
+			if a.Kind == Alert {
+				pages++
+			}
+		}
+	}
+	if pages != 1 || s.TitleAgreed != 4 || !strings.Contains(lines[1], " · QUESTION · ") || strings.Contains(strings.Join(lines, "\n"), " · WORKING · nudged") {
+		t.Errorf("%d pages, %d agreed; lines:\n%s", pages, s.TitleAgreed, strings.Join(lines, "\n"))
+	}
+	// A stopped screen whose title says the agent works: not nudged.
+	in := lookInput(time.Minute, idle, "7", false)
+	in.Title = "⠴ think | work"
+	_, o := Step(State{Polls: 1, Last: "STALLED"}, c, in)
+	if !strings.Contains(o.Line, "not nudged: the agent's own title says busy") {
+		t.Errorf("a busy title over a stop: %s", o.Line)
+	}
+}
