@@ -581,6 +581,10 @@ func (p *poll) unsettled(prev State) {
 		s.State, s.Rule = classify.Working, "the agent's own status says its turn is open ("+why+")"
 		return
 	}
+	if TitleSays(s.Agent, p.in.Title) == "busy" {
+		s.State, s.Rule = classify.Working, "the agent's own title says it works ("+p.in.Title+"; "+why+")"
+		return
+	}
 	keys := make([]string, 0, len(prev.Seen))
 	for _, l := range meaningful(*s) {
 		keys = append(keys, LineKey(l))

@@ -57,12 +57,18 @@ func TestUnsettledStopsNeedLiveEvidence(t *testing.T) {
 		!strings.Contains(lines[1], " · WORKING · ") {
 		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))
 	}
-	// The agent's own log says its turn is open: WORKING on the first look.
+	// The agent's own log says its turn is open, or its title's working
+	// mark: WORKING on the first look.
 	in := lookInput(0, idle, "7", false)
 	in.Witness = &Witness{Status: "busy", Updated: t0}
 	_, o := Step(State{}, c, in)
 	if !strings.Contains(o.Line, " · WORKING · ") || len(o.Actions) != 0 {
 		t.Errorf("with the agent's log saying its turn is open: %s %+v", o.Line, o.Actions)
+	}
+	in = lookInput(0, idle, "7", false)
+	in.Title = "⠙ find the flaky test | app"
+	if _, o := Step(State{}, c, in); !strings.Contains(o.Line, " · WORKING · ") || len(o.Actions) != 0 {
+		t.Errorf("with the agent's title saying it works: %s %+v", o.Line, o.Actions)
 	}
 }
 
