@@ -488,6 +488,8 @@ func TestResetRearmsASpentBudget(t *testing.T) {
 		os.RemoveAll(filepath.Join(state, "actions"))
 		return out.String()
 	}
+	first := tick("2026-01-05T08:59:57Z") // the watcher's first look types nothing
+	assert.Assert(t, strings.Contains(first, "not nudged yet: the watcher's first look"), first)
 	assert.Assert(t, strings.Contains(tick("2026-01-05T09:00:00Z"), "nudged (1/1)"))
 	assert.Assert(t, strings.Contains(tick("2026-01-05T09:01:00Z"), "escalated"))
 	third := tick("2026-01-05T09:02:00Z")

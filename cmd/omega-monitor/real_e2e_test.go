@@ -344,8 +344,12 @@ func TestRealClaudeOperatorTurnBetweenCaptureAndNudge(t *testing.T) {
 	slowMux := filepath.Join(dir, "mux")
 	// The capture's display-message, not loop-env's question for the
 	// server's socket at start.
+	// The watcher's first look types nothing: the capture judged for the
+	// nudge is its second.
+	count := filepath.Join(dir, "captures")
 	wrapper := "#!/bin/sh\n" + coord.ShellQuote(s.Tmux.Mux) + ` "$@"; rc=$?
-case "$1 $*" in display-message*socket_path*) ;; display-message*) : >` + coord.ShellQuote(captured) + `; sleep 3 ;; esac
+case "$1 $*" in display-message*socket_path*) ;; display-message*) n=$(cat ` + coord.ShellQuote(count) + ` 2>/dev/null); n=$((n + 1)); echo $n >` + coord.ShellQuote(count) + `
+	[ $n -lt 2 ] || : >` + coord.ShellQuote(captured) + `; sleep 3 ;; esac
 exit $rc
 `
 	if err := os.WriteFile(slowMux, []byte(wrapper), 0o700); err != nil {

@@ -79,7 +79,7 @@ func tour() []termagent.Step {
 		{Name: "streaming", Act: termagent.TypeText("please " + triggerStream), Check: termagent.Contains("step4"), Moving: true,
 			State: stalled,
 			Label: "sent a prompt the fake model answers slowly, a word a second",
-			Why: "Codex streams with no status line; the answer has no Worked for line after it yet. One screen of it reads as a stop that says to look again (issue 35: no verdict rests on a missing end line); the looks decide, the screen growing between them is WORKING (tick TestUnsettledStopsNeedLiveEvidence)"},
+			Why:   "Codex streams with no status line; the answer has no Worked for line after it yet. One screen of it reads as a stop that says to look again (issue 35: no verdict rests on a missing end line); the looks decide, the screen growing between them is WORKING (tick TestUnsettledStopsNeedLiveEvidence)"},
 		{Name: "stream-interrupted", Act: termagent.Press("Escape"), Check: termagent.Contains("Conversation interrupted"), State: stalled, Hold: classify.HoldInterrupt, EHold: classify.HoldInterrupt,
 			Label: "pressed Esc while the answer streamed", Why: "the interrupted stream: the human owns this stop"},
 		{Name: "approval", Act: termagent.TypeText("please " + triggerEscalate), Check: termagent.Contains("Would you like to run the following command?"), State: question,
