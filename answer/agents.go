@@ -212,10 +212,12 @@ var codexCLI = sync.OnceValue(func() *table {
 			// On the last of several questions Enter submits every answer,
 			// the earlier ones unseen (codex-ask-multi-last-80).
 			{err: ErrSubmitsAll, when: hintsHave("submit all")},
-			// Its update offer at start: its first option runs npm install
-			// -g. Relayed, never typed into from the chat
-			// (real-codex/codex-171-100-update-offer).
-			{err: ErrUpdateOffer, when: updateOffer},
+			// Its start-up menus: the update offer, whose first option
+			// runs npm install -g, and the sign-in choice, which opens a
+			// browser here. Relayed, never typed into from the chat
+			// (real-codex/codex-171-100-update-offer,
+			// real-codex/codex-171-100-sign-in).
+			{err: ErrStartup, when: startupMenu},
 			// Newer releases draw the options as radio buttons, "( )" and
 			// "(x)", with no cursor glyph: which option the cursor is on is
 			// not in the text (codex-ask-options-radio-80,
@@ -347,11 +349,11 @@ func hintsHave(texts ...string) func(d *dialog) bool {
 	return func(d *dialog) bool { return anyHint(d.hints, texts) }
 }
 
-// updateOffer says the dialog offers to update the agent: an option that
-// starts "Update now".
-func updateOffer(d *dialog) bool {
+// startupMenu says the dialog is an agent's start-up menu that no chat
+// should choose in: an option that starts "Update now" or "Sign in".
+func startupMenu(d *dialog) bool {
 	for _, r := range d.rows {
-		if len(r) > 0 && strings.HasPrefix(strings.TrimSpace(r[0]), "Update now") {
+		if len(r) > 0 && hasAnyPrefix(strings.TrimSpace(r[0]), []string{"Update now", "Sign in"}) {
 			return true
 		}
 	}

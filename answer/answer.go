@@ -113,7 +113,7 @@ var (
 	ErrMultiSelect   = errors.New("answer: a multi-select list: Enter toggles a checkbox, it does not answer")
 	ErrSubmitsAll    = errors.New("answer: Enter submits the answers of other questions, which are not on the screen")
 	ErrNotesOpen     = errors.New("answer: the dialog's notes field is open and holds the keyboard")
-	ErrUpdateOffer   = errors.New("answer: an update offer: its first option runs an install; answered at the terminal, never from the chat")
+	ErrStartup       = errors.New("answer: a start-up menu (an update offer, whose first option runs an install; a sign-in choice): answered at the terminal, never from the chat")
 )
 
 // Read returns the live dialog's menu, when the screen's live dialog is one

@@ -350,13 +350,18 @@ func look(lines []Line, attrs bool) view {
 // frame is what says who drew the screen. It returns nil when no agent's
 // frame is there.
 func dialogAgent(dialog []Line) *agent {
-	for _, a := range agents() {
-		for _, ru := range a.rules {
-			if ru.region != Dialog {
-				continue
-			}
-			if _, ok := ru.match.match(dialog); ok {
-				return a
+	// An agent's own marks (a footer, a hint) name it before a numbered
+	// menu with a cursor does, which more than one agent draws alike
+	// (Claude Code's older > and Codex's sign-in menu).
+	for _, generic := range []bool{false, true} {
+		for _, a := range agents() {
+			for _, ru := range a.rules {
+				if _, menu := ru.match.(optionMenuMatcher); ru.region != Dialog || menu != generic {
+					continue
+				}
+				if _, ok := ru.match.match(dialog); ok {
+					return a
+				}
 			}
 		}
 	}
