@@ -269,6 +269,9 @@ var geminiCLI = sync.OnceValue(func() *table {
 		// Gemini CLI 0.61 cancels the request and leaves its composer for
 		// the words (real-gemini/gemini-60-approval).
 		closes: []string{"No, suggest changes"},
+		// Its authentication choice at start: a sign-in here, never from
+		// the chat (real-gemini/gemini-061-100-auth-choice).
+		refusals: []refusal{{err: ErrStartup, when: startupMenu}},
 		widens: []string{
 			"Yes, allow always",      // gemini-dialog-allow
 			"Allow for this session", // real-gemini/gemini-60-approval
