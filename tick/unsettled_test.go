@@ -94,11 +94,7 @@ func TestStillWorkingIsSaidOnce(t *testing.T) {
 			var o Outcome
 			s, o = Step(s, c, in)
 			lines = append(lines, o.Line)
-			for _, a := range o.Actions {
-				if a.Kind == Alert {
-					pages++
-				}
-			}
+			pages += alerts(o)
 		}
 		return pages, lines
 	}
@@ -159,11 +155,7 @@ func TestTheAgentsTitleIsAWitness(t *testing.T) {
 		var o Outcome
 		s, o = Step(s, c, in)
 		lines = append(lines, o.Line)
-		for _, a := range o.Actions {
-			if a.Kind == Alert {
-				pages++
-			}
-		}
+		pages += alerts(o)
 	}
 	if pages != 1 || s.TitleAgreed != 4 || !strings.Contains(lines[1], " · QUESTION · ") || strings.Contains(strings.Join(lines, "\n"), " · WORKING · nudged") {
 		t.Errorf("%d pages, %d agreed; lines:\n%s", pages, s.TitleAgreed, strings.Join(lines, "\n"))
@@ -175,4 +167,15 @@ func TestTheAgentsTitleIsAWitness(t *testing.T) {
 	if !strings.Contains(o.Line, "not nudged: the agent's own title says busy") {
 		t.Errorf("a busy title over a stop: %s", o.Line)
 	}
+}
+
+// alerts counts the pages a poll asked for.
+func alerts(o Outcome) int {
+	n := 0
+	for _, a := range o.Actions {
+		if a.Kind == Alert {
+			n++
+		}
+	}
+	return n
 }
