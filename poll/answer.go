@@ -590,21 +590,21 @@ func (d stateDirectory) answerDone(now time.Time, target, action, ev, why string
 	return line, 1
 }
 
-// endQuestion is what an answer's keys leave, under the state lock:
-// typed, the question is over (every offer of it spent, its latch and its
-// first sighting cleared); stopped after keys reached the terminal, the
-// answer is half typed, and no question carries buttons until the agent's
-// own screen is back.
+// endQuestion is what an answer's keys leave, under the state lock: every
+// offer of the question is spent; typed, the question is over (its latch
+// and its first sighting cleared); stopped after keys reached the
+// terminal, the answer is half typed, and no question carries buttons
+// until the agent's own screen is back.
 func (d stateDirectory) endQuestion(now time.Time, typed bool, reached []string) error {
 	lock, err := fsutil.Lock(d.path(statedir.StateLock))
 	if err != nil {
 		return fmt.Errorf("state lock: %w", err)
 	}
 	defer lock.Close()
-	var errs []error
-	if typed {
-		errs = append(errs, d.sd().DropOffers())
-	}
+	// Every offer of the question is spent once any key of an answer to
+	// it reached the terminal: its message's buttons go with the
+	// receiver's report, and none of them answers what is drawn after.
+	errs := []error{d.sd().DropOffers()}
 	s, usable, err := d.loadState(now, 0, false)
 	if err != nil || !usable {
 		return errors.Join(append(errs, err)...)

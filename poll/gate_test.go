@@ -274,6 +274,10 @@ func TestAFailedStepSaysWhatReachedTheTerminal(t *testing.T) {
 		if l, _ := os.ReadFile(w.d.Path(statedir.Log)); !strings.Contains(string(l), want) {
 			t.Errorf("monitor.log does not say it:\n%s", l)
 		}
+		// Keys reached the terminal: every offer of the question is spent.
+		if offers, _ := w.d.ReadOffers(); len(offers.Offers) != 0 {
+			t.Errorf("the offers of a half-typed answer's question stayed: %+v", offers.Offers)
+		}
 		// The screen changed under it: the next question has no buttons.
 		other := strings.Replace(w.pane, "go test", "make build", 1)
 		tickAt(t, string(w.d), other, t0.Add(2*time.Minute))
