@@ -196,10 +196,15 @@ func TestRealClaudeOperatorTypingJustAfterALook(t *testing.T) {
 	dir := t.TempDir()
 	mux := filepath.Join(dir, "mux")
 	flag := filepath.Join(dir, "typed")
-	// The operator's keys come between the look and our key, once.
+	// The operator's keys come between the look and our key, once; the
+	// key goes on once the agent has drawn them (its cursor moved), however
+	// loaded the machine.
+	tmux := coord.ShellQuote(s.Tmux.Mux)
+	cursor := tmux + " display-message -p -t " + coord.ShellQuote(s.Pane) + " '#{cursor_x}.#{cursor_y}'"
 	script := "#!/bin/sh\ncase \"$1\" in if-shell) if [ ! -e " + coord.ShellQuote(flag) + " ]; then : >" + coord.ShellQuote(flag) + "; " +
-		coord.ShellQuote(s.Tmux.Mux) + " send-keys -t " + coord.ShellQuote(s.Pane) + " -l " + coord.ShellQuote(aside) + "; sleep 0.5; fi ;; esac\n" +
-		"exec " + coord.ShellQuote(s.Tmux.Mux) + " \"$@\"\n"
+		"c=$(" + cursor + "); " + tmux + " send-keys -t " + coord.ShellQuote(s.Pane) + " -l " + coord.ShellQuote(aside) + "; " +
+		"n=0; while [ \"$(" + cursor + ")\" = \"$c\" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done; fi ;; esac\n" +
+		"exec " + tmux + " \"$@\"\n"
 	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
