@@ -249,24 +249,36 @@ func (d Dir) Requests() ([]AnswerRequest, error) {
 
 // WriteResult writes the result of a request; the receiver reads it.
 func (d Dir) WriteResult(r AnswerResult) error {
-	if !IsNonce(r.Nonce) {
-		return fmt.Errorf("statedir: %q is not a nonce", r.Nonce)
-	}
-	if _, err := d.answersDir(); err != nil {
-		return err
-	}
-	return d.WriteRecord(filepath.Join(Answers, r.Nonce+ResultSuffix), r)
+	return d.writeNonceRecord(r.Nonce, ResultSuffix, r)
 }
 
 // ReadResult reads the result of the request of nonce; none yet is an
 // error that is fs.ErrNotExist.
 func (d Dir) ReadResult(nonce string) (AnswerResult, error) {
 	var r AnswerResult
-	if !IsNonce(nonce) {
-		return r, fmt.Errorf("statedir: %q is not a nonce", nonce)
-	}
-	err := d.ReadRecord(filepath.Join(Answers, nonce+ResultSuffix), &r)
+	err := d.readNonceRecord(nonce, ResultSuffix, &r)
 	return r, err
+}
+
+// writeNonceRecord writes v as the record of nonce with suffix in the
+// answers directory, which it makes the user's alone.
+func (d Dir) writeNonceRecord(nonce, suffix string, v any) error {
+	if !IsNonce(nonce) {
+		return fmt.Errorf("statedir: %q is not a nonce", nonce)
+	}
+	if _, err := d.answersDir(); err != nil {
+		return err
+	}
+	return d.WriteRecord(filepath.Join(Answers, nonce+suffix), v)
+}
+
+// readNonceRecord reads the record of nonce with suffix into v; none is
+// an error that is fs.ErrNotExist.
+func (d Dir) readNonceRecord(nonce, suffix string, v any) error {
+	if !IsNonce(nonce) {
+		return fmt.Errorf("statedir: %q is not a nonce", nonce)
+	}
+	return d.ReadRecord(filepath.Join(Answers, nonce+suffix), v)
 }
 
 // Take removes the request of nonce, which a poll has taken: it is never
@@ -334,23 +346,14 @@ type ConfirmAsked struct {
 // WriteConfirmAsked records c, replacing an earlier first tap on the same
 // button.
 func (d Dir) WriteConfirmAsked(c ConfirmAsked) error {
-	if !IsNonce(c.Nonce) {
-		return fmt.Errorf("statedir: %q is not a nonce", c.Nonce)
-	}
-	if _, err := d.answersDir(); err != nil {
-		return err
-	}
-	return d.WriteRecord(filepath.Join(Answers, c.Nonce+ConfirmSuffix), c)
+	return d.writeNonceRecord(c.Nonce, ConfirmSuffix, c)
 }
 
 // ReadConfirmAsked reads the first tap on the button nonce; none is an
 // error that is fs.ErrNotExist.
 func (d Dir) ReadConfirmAsked(nonce string) (ConfirmAsked, error) {
 	var c ConfirmAsked
-	if !IsNonce(nonce) {
-		return c, fmt.Errorf("statedir: %q is not a nonce", nonce)
-	}
-	err := d.ReadRecord(filepath.Join(Answers, nonce+ConfirmSuffix), &c)
+	err := d.readNonceRecord(nonce, ConfirmSuffix, &c)
 	if err == nil && c.Nonce != nonce {
 		return ConfirmAsked{}, fmt.Errorf("statedir: the confirmation record of %s names another button", nonce[:8])
 	}

@@ -96,14 +96,10 @@ func (d Dir) WriteRetire(r RetireRecord) error {
 	if err := r.check(); err != nil {
 		return fmt.Errorf("statedir: retire record: %w", err)
 	}
-	dir, err := d.answersDir()
-	if err != nil {
+	if err := d.writeNonceRecord(r.Nonce, RetireSuffix, r); err != nil {
 		return err
 	}
-	if err := d.WriteRecord(filepath.Join(Answers, r.Nonce+RetireSuffix), r); err != nil {
-		return err
-	}
-	d.capRetires(dir, r.At)
+	d.capRetires(d.Path(Answers), r.At)
 	return nil
 }
 

@@ -416,19 +416,8 @@ func (r *Receiver) whyGone(chat int64, msg int, older string) (why, saw string) 
 // in a watcher's directory: a tap can come between the poll that retired
 // the question and the sweep that applies it.
 func (r *Receiver) pendingRetire(chat int64, msg int) (statedir.RetireRecord, bool) {
-	entries, err := os.ReadDir(r.home)
-	if err != nil {
-		return statedir.RetireRecord{}, false
-	}
-	for _, e := range entries {
-		if !e.IsDir() || !coord.IsWatcher(e.Name()) {
-			continue
-		}
-		path := filepath.Join(r.home, e.Name())
-		if statedir.CheckPrivate(path) != nil || statedir.CheckPrivate(filepath.Join(path, statedir.Answers)) != nil {
-			continue
-		}
-		recs, _ := statedir.Dir(path).Retires(r.now())
+	for _, w := range r.privateWatchers() {
+		recs, _ := w.dir.Retires(r.now())
 		for _, rec := range recs {
 			if rec.ChatID == chat && rec.MessageID == msg {
 				return rec, true

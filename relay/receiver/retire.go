@@ -51,10 +51,38 @@ func (r *Receiver) sweepRetires() {
 // retireAll applies the retire records waiting in every watcher's
 // directory that is the user's alone, and drops those it refuses.
 func (r *Receiver) retireAll() {
+	for _, w := range r.privateWatchers() {
+		recs, refused := w.dir.Retires(r.now())
+		for _, f := range refused {
+			r.say("%s: retire record %q refused and removed: %s", w.name, f.Name, f.Why)
+			w.dir.DropRetire(f.Name)
+		}
+		for _, rec := range recs {
+			if r.life.Err() != nil {
+				return
+			}
+			if r.retire(w.name, rec) {
+				w.dir.DropRetire(rec.Nonce + statedir.RetireSuffix)
+			}
+		}
+	}
+}
+
+// watcherDir is one watcher's directory under the receiver's home.
+type watcherDir struct {
+	name string
+	dir  statedir.Dir
+}
+
+// privateWatchers lists the watchers' directories whose directory and
+// answers directory are the user's alone: a record in any other could
+// have been planted by another user, so none of it is read.
+func (r *Receiver) privateWatchers() []watcherDir {
 	entries, err := os.ReadDir(r.home)
 	if err != nil {
-		return
+		return nil
 	}
+	var out []watcherDir
 	for _, e := range entries {
 		if !e.IsDir() || !coord.IsWatcher(e.Name()) {
 			continue
@@ -63,21 +91,9 @@ func (r *Receiver) retireAll() {
 		if statedir.CheckPrivate(path) != nil || statedir.CheckPrivate(filepath.Join(path, statedir.Answers)) != nil {
 			continue
 		}
-		d := statedir.Dir(path)
-		recs, refused := d.Retires(r.now())
-		for _, f := range refused {
-			r.say("%s: retire record %q refused and removed: %s", e.Name(), f.Name, f.Why)
-			d.DropRetire(f.Name)
-		}
-		for _, rec := range recs {
-			if r.life.Err() != nil {
-				return
-			}
-			if r.retire(e.Name(), rec) {
-				d.DropRetire(rec.Nonce + statedir.RetireSuffix)
-			}
-		}
+		out = append(out, watcherDir{e.Name(), statedir.Dir(path)})
 	}
+	return out
 }
 
 // retire removes the buttons of the message rec names and appends the
