@@ -27,35 +27,35 @@ import (
 // (fs is the flag set they were parsed with) and the environment's settings
 // handed over. It refuses a target already watched or not there, and a
 // state directory another loop holds. It waits until the loop holds its
-// state directory, and returns what to tell the operator, and a warning
-// when the target's pane shows no agent.
-func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagSet, f Settings, getenv func(string) string) (said, warning string, err error) {
+// state directory, and returns what to tell the operator, and warnings: the
+// target's pane shows no agent, or the multiplexer hides its title.
+func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagSet, f Settings, getenv func(string) string) (said string, warnings []string, err error) {
 	if err := CheckFence(ctx, m, target, getenv); err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	watcher := coord.WatcherName(target)
 	watched, err := m.HasSession(ctx, coord.Target{Session: watcher})
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	if watched {
-		return "", "", fmt.Errorf("%s is already watched by %s (stop it with: omega-monitor stop %s)", target, watcher, target)
+		return "", nil, fmt.Errorf("%s is already watched by %s (stop it with: omega-monitor stop %s)", target, watcher, target)
 	}
 	exists, err := m.HasSession(ctx, target)
 	if err != nil {
-		return "", "", fmt.Errorf("cannot check %s: %v", target, err)
+		return "", nil, fmt.Errorf("cannot check %s: %v", target, err)
 	}
 	if !exists {
 		where := "here"
 		if !target.Local() {
 			where = "on " + target.Host
 		}
-		return "", "", fmt.Errorf("no session %s %s (omega-monitor list shows what is watchable)", target.Session, where)
+		return "", nil, fmt.Errorf("no session %s %s (omega-monitor list shows what is watchable)", target.Session, where)
 	}
 
 	pane, err := pinPane(ctx, m, target, f.Pane)
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	f.Pane = pane
 	if f.ProbeDir == "" {
@@ -66,29 +66,29 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 	probes := TryProbes(ctx, f, getenv("HOME"))
 	home, err := statedir.Home(getenv)
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	loop, err := InstallLoop(home)
 	if err == nil {
 		err = CheckLoopVersion(loop) // another watch may have rewritten it since
 	}
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	// A loop started by hand, or an old one still cleaning up, holds
 	// the state directory: two loops would type into one pane in turns.
 	if free, h, err := statedir.Dir(filepath.Join(home, watcher)).Free(); err != nil || !free {
 		if err != nil {
-			return "", "", err
+			return "", nil, err
 		}
-		return "", "", fmt.Errorf("%s is already watched: its state directory is held by %s", target, h)
+		return "", nil, fmt.Errorf("%s is already watched: its state directory is held by %s", target, h)
 	}
 	if err := WriteTarget(home, watcher, target); err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", "", fmt.Errorf("cannot find this binary: %v", err)
+		return "", nil, fmt.Errorf("cannot find this binary: %v", err)
 	}
 	settings, _ := EnvSettings(getenv) // checked with the flags
 	command := loopCommand(self, home, watcher, loop, target, fs, f, settings, getenv)
@@ -99,13 +99,13 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 		";", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "on"); err != nil {
 		var ce *coord.CallError
 		if errors.As(err, &ce) && strings.Contains(ce.Stderr, "duplicate session") {
-			return "", "", fmt.Errorf("%s is already watched by %s", target, watcher)
+			return "", nil, fmt.Errorf("%s is already watched by %s", target, watcher)
 		}
-		return "", "", fmt.Errorf("cannot start the watcher %s: %v", watcher, err)
+		return "", nil, fmt.Errorf("cannot start the watcher %s: %v", watcher, err)
 	}
 	started, why := awaitStart(ctx, m, watcher, filepath.Join(home, watcher), startWait)
 	if !started {
-		return "", "", fmt.Errorf("the watcher of %s died at start: %s", target, why)
+		return "", nil, fmt.Errorf("the watcher of %s died at start: %s", target, why)
 	}
 	m.Run(ctx, "", "set-option", "-w", "-t", coord.Exact(watcher), "remain-on-exit", "off")
 	said = fmt.Sprintf("watching %s in %s, pane %s (stop it with: omega-monitor stop %s)%s", target, watcher, pane, target, why)
@@ -113,9 +113,37 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 		said += "\n  " + printable.String(p)
 	}
 	if !agentOnScreen(ctx, m, target, pane) {
-		warning = "no agent recognised in its pane (a shell, an editor, another window?): is the agent in this pane? It will not be nudged"
+		warnings = append(warnings, "no agent recognised in its pane (a shell, an editor, another window?): is the agent in this pane? It will not be nudged")
 	}
-	return said, warning, nil
+	if titlesOff(ctx, m, target, pane) {
+		warnings = append(warnings, TitlesOffWarning)
+	}
+	return said, warnings, nil
+}
+
+// TitlesOffWarning is what watch says at start when the multiplexer does
+// not let the pane's programs set its title.
+const TitlesOffWarning = "the multiplexer keeps the agent from setting its pane's title (allow-set-title is off): " +
+	"the title's working and waiting marks, a second witness beside the screen, are unreadable here " +
+	"(tmux set-option -g allow-set-title on, then restart the agent)"
+
+// titlesOff reports whether the multiplexer says programs in the pane may
+// not set its title: tmux 3.4 and later print 0 for allow-set-title off.
+// An older tmux has no such option (the format prints nothing: titles are
+// always allowed) and an error says nothing against them.
+func titlesOff(ctx context.Context, m coord.Mux, target coord.Target, pane string) bool {
+	out, err := m.Run(ctx, target.Host, "display-message", "-p", "-t", pane, "#{allow-set-title}")
+	return err == nil && TitlesOff(string(out))
+}
+
+// TitlesOff reads the multiplexer's #{allow-set-title}: off only when it
+// says so.
+func TitlesOff(out string) bool {
+	switch strings.TrimSpace(out) {
+	case "0", "off":
+		return true
+	}
+	return false
 }
 
 // agentOnScreen reports whether the target's pane shows an agent (or its

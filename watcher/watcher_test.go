@@ -122,3 +122,17 @@ func TestCheckAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestTitlesOff: only the multiplexer's own word that titles are off counts;
+// a tmux without the option (nothing printed) or one that allows them does
+// not, nor does anything else it might print.
+func TestTitlesOff(t *testing.T) {
+	got := map[string]bool{}
+	for _, out := range []string{"0\n", "off", "1\n", "on", "", "\n", "#{allow-set-title}", "0 1"} {
+		got[out] = TitlesOff(out)
+	}
+	want := map[string]bool{"0\n": true, "off": true, "1\n": false, "on": false, "": false, "\n": false, "#{allow-set-title}": false, "0 1": false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("TitlesOff (-want +got):\n%s", diff)
+	}
+}

@@ -57,7 +57,7 @@ func runWatch(e *Env, args []string) int {
 		return e.fail(1, err)
 	}
 
-	said, warning, err := watcher.Start(e.Ctx, m, target, fs, f, e.Getenv)
+	said, warnings, err := watcher.Start(e.Ctx, m, target, fs, f, e.Getenv)
 	if errors.Is(err, watcher.ErrFence) {
 		fmt.Fprintf(e.Stderr, "omega-monitor: refusing target %s: %v\n", target, strings.TrimSuffix(err.Error(), ": "+watcher.ErrFence.Error()))
 		return 2
@@ -66,8 +66,8 @@ func runWatch(e *Env, args []string) int {
 		return e.fail(1, err)
 	}
 	fmt.Fprintln(e.Stdout, said)
-	if warning != "" {
-		fmt.Fprintf(e.Stderr, "omega-monitor: warning: %s\n", warning)
+	for _, w := range warnings {
+		fmt.Fprintf(e.Stderr, "omega-monitor: warning: %s\n", w)
 	}
 	// Answers on: the receiver that takes the taps runs with the watchers.
 	if said, err := relay.Ensure(e.Ctx, m, func() (string, error) { return companion.Find(companion.Relay) }, e.Getenv); err != nil {

@@ -487,6 +487,34 @@ func TestWatchRefusesItsOwnFence(t *testing.T) {
 	assert.Assert(t, strings.Contains(res.Stderr(), "omega-monitor: warning: alerts cannot be delivered: no alert funnel at "+filepath.Join(f.home, ".omega", "bin", "omega-alert-send.sh")), res.Stderr())
 }
 
+// TestWatchSaysOnceWhenTitlesAreOff: a tmux that keeps programs from
+// setting their pane's title (allow-set-title off, tmux 3.4 and later) is
+// said once at start, with the setting that turns titles on; the tmux here
+// (3.3a, titles always allowed, no such option) draws no warning. This
+// machine's tmux has no allow-set-title, so a wrapper answers that one
+// format as tmux 3.4 does with the option off, and runs the real tmux for
+// everything else.
+func TestWatchSaysOnceWhenTitlesAreOff(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	res := f.run(t, "agent", "--interval", "60")
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	assert.Assert(t, !strings.Contains(res.Stderr(), "allow-set-title"), res.Stderr())
+	f.run(t, "stop", "agent").Assert(t, icmd.Success)
+
+	wrapper := filepath.Join(t.TempDir(), "tmux34")
+	script := "#!/bin/sh\nfor a; do [ \"$a\" = '#{allow-set-title}' ] && { echo 0; exit 0; }; done\nexec " + coord.ShellQuote(f.tmux.Mux) + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	res = f.runEnv(t, []string{"OMEGA_MONITOR_MUX=" + wrapper}, "agent", "--interval", "60")
+	assert.Equal(t, res.ExitCode, 0, res.Combined())
+	t.Cleanup(func() { f.run(t, "stop", "agent") })
+	want := "omega-monitor: warning: " + watcher.TitlesOffWarning + "\n"
+	assert.Equal(t, strings.Count(res.Stderr(), want), 1, res.Stderr())
+	assert.Assert(t, strings.Contains(res.Stderr(), "omega-monitor: warning: no agent recognised in its pane"), res.Stderr())
+}
+
 // TestWatchSessionWindowTarget: agent:1 names window 1 of the local session
 // agent when no ssh alias is called agent (it was read as a host before);
 // its pane is pinned. A target whose host part is an alias stays remote.
