@@ -2,6 +2,7 @@ package answer
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -173,10 +174,6 @@ var claudeCode = sync.OnceValue(func() *table {
 			"Yes, and auto-accept edits",               // claude-b-plan-approval
 			"Yes, auto-accept edits",                   // claude-d-plan-approval
 			"Yes, clear context and auto-accept edits", // claude-d-plan-approval
-			"Yes, I accept",                            // claude-328-bypass-warning: bypass permissions mode
-			// Trusting a folder lets its settings (allow rules, hooks)
-			// act without asking.
-			"Yes, I trust this folder", // claude-328-trust-unnumbered, claude-d-trust-numbered
 		},
 	}
 })
@@ -212,12 +209,6 @@ var codexCLI = sync.OnceValue(func() *table {
 			// On the last of several questions Enter submits every answer,
 			// the earlier ones unseen (codex-ask-multi-last-80).
 			{err: ErrSubmitsAll, when: hintsHave("submit all")},
-			// Its start-up menus: the update offer, whose first option
-			// runs npm install -g, and the sign-in choice, which opens a
-			// browser here. Relayed, never typed into from the chat
-			// (real-codex/codex-171-100-update-offer,
-			// real-codex/codex-171-100-sign-in).
-			{err: ErrStartup, when: startupMenu},
 			// Newer releases draw the options as radio buttons, "( )" and
 			// "(x)", with no cursor glyph: which option the cursor is on is
 			// not in the text (codex-ask-options-radio-80,
@@ -246,10 +237,6 @@ var codexCLI = sync.OnceValue(func() *table {
 		},
 		widens: []string{
 			"Yes, and don't ask again", // codex-approval-run-command, real-codex/codex-60-approval
-			// Trusting a folder lets its settings run code without a
-			// model request (real-codex/codex-60-trust says so).
-			"Trust and continue", // real-codex/codex-60-trust
-			"Yes, continue",      // codex-trust ("Do you trust the contents of this directory?")
 		},
 	}
 })
@@ -269,16 +256,9 @@ var geminiCLI = sync.OnceValue(func() *table {
 		// Gemini CLI 0.61 cancels the request and leaves its composer for
 		// the words (real-gemini/gemini-60-approval).
 		closes: []string{"No, suggest changes"},
-		// Its authentication choice at start: a sign-in here, never from
-		// the chat (real-gemini/gemini-061-100-auth-choice).
-		refusals: []refusal{{err: ErrStartup, when: startupMenu}},
 		widens: []string{
 			"Yes, allow always",      // gemini-dialog-allow
 			"Allow for this session", // real-gemini/gemini-60-approval
-			// A trusted folder's configuration "could execute code on
-			// your behalf" (real-gemini/gemini-60-trust says so).
-			"Trust folder",        // gemini-061-trust-dialog, real-gemini/gemini-60-trust
-			"Trust parent folder", // gemini-061-trust-dialog, real-gemini/gemini-60-trust
 		},
 	}
 })
@@ -358,6 +338,60 @@ func startupMenu(d *dialog) bool {
 	for _, r := range d.rows {
 		if len(r) > 0 && hasAnyPrefix(strings.TrimSpace(r[0]), []string{"Update now", "Sign in"}) {
 			return true
+		}
+	}
+	return false
+}
+
+// startupOptions and startupQuestions are the agents' own words on the
+// screens they draw before or outside their composer: onboarding, a folder
+// to trust, a key to use, a way to log in, a mode to accept, an update. An
+// answer there trusts a folder's settings, approves a key, accepts that
+// every command runs unasked, or ends the agent ("No, exit"): a human
+// answers them at the terminal, never a chat.
+var (
+	startupOptions = []string{
+		"Update now", "Sign in", // codex-update-offer-no-cursor, real-codex/codex-171-100-sign-in
+		"No, exit", "No, quit", // claude-332-100-startup-trust, codex-trust
+		"Yes, I trust this folder", "Trust and continue", "Trust folder", "Trust parent folder", "Don't trust", // claude-d-trust-numbered, real-codex/codex-60-trust, gemini-061-trust-dialog
+		"Yes, I accept",                                                 // claude-332-100-startup-bypass-warning
+		"Claude account with subscription", "Anthropic Console account", // claude-332-100-startup-login-method
+		"Login with Google", "Use Gemini API Key", "Vertex AI", // real-gemini/gemini-061-100-auth-choice
+		// A usage limit's choice: a purchase, extra usage billed, or the
+		// turn ended (claude-d-usage-limit-menu,
+		// claude-startup-rate-limit-options).
+		"Upgrade your plan", "Switch to extra usage", "Stop and wait for limit to reset",
+	}
+	startupQuestions = []string{
+		"Choose the text style",                        // claude-332-100-startup-theme
+		"Do you want to use this API key?",             // claude-332-100-startup-api-key
+		"Security notes:",                              // claude-332-100-startup-security-notes
+		"Is this a project you created or one you",     // claude-332-60-startup-trust (wrapped there)
+		"Do you trust the files in this folder?",       // claude-d-trust-numbered
+		"running in Bypass Permissions mode",           // claude-332-100-startup-bypass-warning
+		"Select login method:",                         // claude-332-100-startup-login-method
+		"Do you trust the contents of this directory?", // codex-trust
+		"Do you trust this folder?",                    // gemini-061-trust-dialog
+		"Update available!",                            // real-codex/codex-171-100-update-offer
+	}
+)
+
+// startupScreen says the dialog is one of those screens: an option or a
+// line of the question in the agent's words for them.
+func startupScreen(d *dialog) bool {
+	if startupMenu(d) {
+		return true
+	}
+	for _, r := range d.rows {
+		if len(r) > 0 && hasAnyPrefix(strings.TrimSpace(r[0]), startupOptions) {
+			return true
+		}
+	}
+	for _, l := range append(slices.Clone(d.question), d.hints...) {
+		for _, w := range startupQuestions {
+			if strings.Contains(l, w) {
+				return true
+			}
 		}
 	}
 	return false

@@ -113,7 +113,7 @@ var (
 	ErrMultiSelect   = errors.New("answer: a multi-select list: Enter toggles a checkbox, it does not answer")
 	ErrSubmitsAll    = errors.New("answer: Enter submits the answers of other questions, which are not on the screen")
 	ErrNotesOpen     = errors.New("answer: the dialog's notes field is open and holds the keyboard")
-	ErrStartup       = errors.New("answer: a start-up menu (an update offer, whose first option runs an install; a sign-in choice): answered at the terminal, never from the chat")
+	ErrStartup       = errors.New("answer: a screen the agent draws before or outside its composer (onboarding, a folder to trust, a key to use, a login, bypass mode, an update offer, a usage limit's choice): answered at the terminal, never from the chat")
 )
 
 // Read returns the live dialog's menu, when the screen's live dialog is one
@@ -153,6 +153,12 @@ func inspect(r classify.Result, notes bool) (Menu, *dialog, error) {
 	}
 	if len(d.stray) > 0 {
 		return Menu{}, nil, ErrUnreadable
+	}
+	// Every agent's screens before or outside its composer (onboarding,
+	// trust, a key, a login, a mode, an update) are answered at the
+	// terminal, whatever their shape.
+	if r.Startup || startupScreen(d) {
+		return Menu{}, nil, ErrStartup
 	}
 	for _, f := range t.refusals {
 		if f.when(d) && !(notes && f.notesLine) {

@@ -181,7 +181,6 @@ func TestWidthsShareAKey(t *testing.T) {
 			"real-codex/codex-0.169-120-plan-question", "panes/codex-171-100-notes-none", "panes/codex-171-60-notes-none"},
 		{"real-codex/codex-%s-plan-questions", "60", "120", "0.169-60", "0.169-120"},
 		{"real-gemini/gemini-%s-loop", "60", "120"},
-		{"real-gemini/gemini-%s-trust", "60", "120"},
 		// The same question, its footer wrapped by a narrower pane.
 		{"panes/claude-d-%s", "esc-question", "question-narrow-footer-wrap"},
 	} {

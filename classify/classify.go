@@ -179,6 +179,10 @@ type Result struct {
 	// Source is FILE:LINE when the rule that decided, or held, came from
 	// an operator's rules file; empty for a built-in rule.
 	Source string
+	// Startup says the rule that found the QUESTION reads a screen the
+	// agent draws before or outside its composer (its onboarding, a
+	// start-up menu): a human answers it at the terminal.
+	Startup bool
 	// Dialog is the live dialog, read for relaying: non-nil exactly when a
 	// dialog is live anywhere on the screen (the State is then Question),
 	// so a caller checking that no dialog holds the keyboard tests it.
@@ -619,6 +623,7 @@ func decide(v *view) Result {
 			}
 			if ev, ok := ru.match.match(lines); ok {
 				r.State, r.Rule, r.Region, r.Evidence, r.Source = want, ru.name, ru.region, ev, ru.source
+				r.Startup = ru.startup
 				r.From, r.To = span(lines)
 				r.Live = lines
 				if want == Question {

@@ -233,3 +233,44 @@ func (m framelessMenuMatcher) match(lines []Line) (Line, bool) {
 	}
 	return lines[cur], true
 }
+
+// onboardingMatcher matches an agent's onboarding: its welcome banner at the
+// margin with the banner's own rule line under it, and below them a choice
+// (an option under the cursor) or a footer that says Enter goes on, on a
+// screen with no input box. A banner quoted in an answer is indented, and an
+// answer has an input box under it; the picker of Claude Code's first
+// screen has neither numbers nor a footer, so no menu rule sees it.
+type onboardingMatcher struct{ banner, rule, cursor, footer *pattern }
+
+func onboarding(banner, rule, cursor, footer *pattern) matcher {
+	return onboardingMatcher{banner, rule, cursor, footer}
+}
+
+func (m onboardingMatcher) match(lines []Line) (Line, bool) {
+	start := -1
+	for i := 0; i+1 < len(lines); i++ {
+		if m.banner.MatchString(lines[i].Text) && m.rule.MatchString(lines[i+1].Text) {
+			start = i + 2
+			break
+		}
+	}
+	if start < 0 {
+		return Line{}, false
+	}
+	end := len(lines) - 1
+	for end >= start && isBlank(lines[end].Text) {
+		end--
+	}
+	if end < start {
+		return Line{}, false
+	}
+	if m.footer.MatchString(lines[end].Text) {
+		return lines[end], true
+	}
+	for _, l := range lines[start : end+1] {
+		if m.cursor.MatchString(l.Text) {
+			return l, true
+		}
+	}
+	return Line{}, false
+}

@@ -105,6 +105,9 @@ type rule struct {
 	// tool says the agent itself draws this marker as a ⎿ line, so a ⎿
 	// line quoting it cannot be told from it and is not tested.
 	tool bool
+	// startup says the rule finds a screen drawn before or outside the
+	// composer (Result.Startup).
+	startup bool
 	// source is FILE:LINE for a rule from an operator's rules file; empty
 	// for a built-in rule.
 	source string
@@ -198,6 +201,16 @@ func claudeCodeTable() *agent {
 			{name: "an overlay (transcript, history search) hides the input box", region: Dialog, verdict: overlay,
 				match:  lastLines(1, re(`^ *(?:Showing detailed transcript · |ctrl\+r to toggle · |⌕ Search…)`)),
 				quoted: []string{"Showing detailed transcript · ctrl+o to toggle", "ctrl+r to toggle · enter to run · esc to cancel"}},
+
+			// Its onboarding, drawn under the Welcome banner before its
+			// first input box: the text style (an unnumbered picker, no
+			// footer: claude-332-100-startup-theme), the key found in the
+			// environment, the security notes (Press Enter to continue),
+			// the login method. A human goes through it at the terminal.
+			{name: "its onboarding under the Welcome banner (a choice under the ❯ cursor, or Press Enter to continue)", region: Dialog, verdict: question,
+				match: onboarding(re(`^Welcome to Claude Code v\d`).needs(containing("Welcome to Claude Code")), re(`^\.{10,}$`).needs(containing("..........")),
+					re(`^ *❯ \S`).needs(containing("❯")), re(continueFooter)),
+				quoted: []string{"Welcome to Claude Code v2.1.332"}, startup: true},
 
 			// A dialog a human must answer. Read at the bottom of a screen
 			// whose input box is gone; never in the scrollback.
@@ -368,10 +381,14 @@ func codexCLITable() *agent {
 			// a › line reads as its continuation, footer last.
 			{name: "Codex question footer (enter to submit answer)", region: Box, verdict: question,
 				match: lastLines(1, re(`(?i)^ {2}(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all) \| esc(?: to|:) interrupt$`))},
+			// Before its numbered options: a start-up menu (an update
+			// offer, a sign-in, a model migration) draws the same cursor
+			// over Press enter to continue, and is answered at the
+			// terminal (codex-startup-model-migration).
+			startupMenu,
 			{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
 				match:  optionMenu("›"),
 				quoted: []string{"› 1. Yes, proceed (y)"}},
-			startupMenu,
 			{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
 				match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
 				quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
@@ -497,4 +514,4 @@ const continueFooter = `(?i)^ *(?:press enter to continue|enter (?:to )?continue
 // must choose, and Enter there may run an install. A QUESTION, whoever drew
 // it; never typed into.
 var startupMenu = rule{name: "a start-up menu: numbered options over a footer that says Enter goes on", region: Dialog, verdict: question,
-	match: continueMenu(re(continueFooter)), quoted: []string{"Press enter to continue"}}
+	match: continueMenu(re(continueFooter)), quoted: []string{"Press enter to continue"}, startup: true}

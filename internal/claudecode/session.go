@@ -73,6 +73,15 @@ type Config struct {
 	// starts, to put in place what it reads at start (commands, MCP
 	// servers).
 	Prepare func(home string) error
+	// FirstRun starts Claude Code as on a new machine: onboarding not
+	// done, no folder trusted, no key approved, the bypass warning not
+	// accepted. Start then returns as soon as the pane runs, without
+	// waiting for the input box. Its onboarding checks the internet
+	// first: put a fakeapi.Hello's Env in Env.
+	FirstRun bool
+	// NoKey starts it with no API key: a first run then asks how to log
+	// in.
+	NoKey bool
 }
 
 // A Session is one Claude Code running in a pane of a private tmux server.
@@ -122,21 +131,23 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *Session {
 			t.Fatal(err)
 		}
 	}
-	writeJSON(t, filepath.Join(s.Home, ".claude.json"), map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses": map[string]any{
-			// Claude Code remembers an approved key by its last 20
-			// characters.
-			"approved": []string{APIKey[len(APIKey)-20:], APIKey},
-			"rejected": []string{},
-		},
-		"projects": map[string]any{
-			s.Dir: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true},
-		},
-	})
-	writeJSON(t, filepath.Join(s.Home, ".claude", "settings.json"), map[string]any{
-		"skipDangerousModePermissionPrompt": true,
-	})
+	if !cfg.FirstRun {
+		writeJSON(t, filepath.Join(s.Home, ".claude.json"), map[string]any{
+			"hasCompletedOnboarding": true,
+			"customApiKeyResponses": map[string]any{
+				// Claude Code remembers an approved key by its last 20
+				// characters.
+				"approved": []string{APIKey[len(APIKey)-20:], APIKey},
+				"rejected": []string{},
+			},
+			"projects": map[string]any{
+				s.Dir: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true},
+			},
+		})
+		writeJSON(t, filepath.Join(s.Home, ".claude", "settings.json"), map[string]any{
+			"skipDangerousModePermissionPrompt": true,
+		})
+	}
 	if cfg.Prepare != nil {
 		if err := cfg.Prepare(s.Home); err != nil {
 			t.Fatalf("claudecode: preparing %s: %v", s.Home, err)
@@ -158,11 +169,13 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *Session {
 		"TERM=xterm-256color",
 		"LANG=C.UTF-8",
 		"ANTHROPIC_BASE_URL=" + cfg.API,
-		"ANTHROPIC_API_KEY=" + APIKey,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1",
 		"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(cfg.MaxRetries),
 		"IS_SANDBOX=1",
+	}
+	if !cfg.NoKey {
+		env = append(env, "ANTHROPIC_API_KEY="+APIKey)
 	}
 	env = append(env, cfg.Env...)
 	// The pane runs a script that clears the environment, so nothing of
@@ -201,6 +214,9 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *Session {
 		termagent.EndGroup(pid)
 	})
 
+	if cfg.FirstRun {
+		return s
+	}
 	s.WaitFor(t, StartupTimeout, "Claude Code idle at its input box", func(st *Status, screen string) bool {
 		return st != nil && st.Status == "idle" && strings.Contains(screen, "❯")
 	})
@@ -221,7 +237,15 @@ func writeJSON(t testing.TB, path string, v any) {
 // pane is the session's pane as termagent drives any program's: typing,
 // keys and captures are the same whatever runs in it.
 func (s *Session) pane() *termagent.Session {
-	return &termagent.Session{Tmux: s.Tmux, Pane: s.Pane}
+	return &termagent.Session{Tmux: s.Tmux, Pane: s.Pane, Launch: termagent.Launch{Name: s.Name}}
+}
+
+// Settle waits until ok holds on a screen that stays still for a few polls,
+// and captures it both ways: a screen drawn before Claude Code writes any
+// status (its onboarding, its start-up dialogs).
+func (s *Session) Settle(t testing.TB, timeout time.Duration, what string, ok func(screen string) bool) termagent.Snapshot {
+	t.Helper()
+	return s.pane().Settle(t, timeout, what, true, ok)
 }
 
 // Type types text into the pane literally, waits until it shows, then
