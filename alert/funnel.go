@@ -241,7 +241,7 @@ func lastLine(s string) string {
 func Undeliverable(getenv func(string) string, home string) string {
 	funnel := FunnelPath(getenv, home)
 	if fi, err := os.Stat(funnel); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
-		return "no alert funnel at " + funnel + " (omega-monitor install puts it there)"
+		return "no alert funnel at " + funnel + " (" + FunnelFix(funnel, home) + ")"
 	}
 	// Only the default funnel, which install writes and rewrites, is read:
 	// one of the operator's own may read its standard input without naming
@@ -257,6 +257,17 @@ func Undeliverable(getenv func(string) string, home string) string {
 		return "no Telegram config at " + conf + " (bot_token= and chat_id= lines, mode 0600; then omega-monitor install --test-alert)"
 	}
 	return ""
+}
+
+// FunnelFix says how to put a funnel at funnel, where none is: install
+// writes only the default one (home's); another is the one
+// OMEGA_MONITOR_ALERT_SEND names, which install never writes.
+func FunnelFix(funnel, home string) string {
+	if funnel == DefaultFunnel(home) {
+		return "omega-monitor install puts it there"
+	}
+	return "OMEGA_MONITOR_ALERT_SEND names it, and install never writes there: put an executable funnel at that path, " +
+		"or unset OMEGA_MONITOR_ALERT_SEND and run omega-monitor install for the default one at " + DefaultFunnel(home)
 }
 
 // PrivateChat reports whether the funnel's config conf writes to a private

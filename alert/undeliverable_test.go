@@ -23,6 +23,11 @@ func TestUndeliverable(t *testing.T) {
 	}{
 		{name: "the embedded funnel and a config", funnel: scripts.AlertSend, conf: true},
 		{name: "no funnel", conf: true, want: "no alert funnel at "},
+		{name: "no default funnel: install writes it", conf: true, want: "/.omega/bin/omega-alert-send.sh (omega-monitor install puts it there)"},
+		// install never writes where OMEGA_MONITOR_ALERT_SEND points: the
+		// fix named is one that applies.
+		{name: "no custom funnel", custom: []byte{}, conf: true,
+			want: "custom.sh (OMEGA_MONITOR_ALERT_SEND names it, and install never writes there: put an executable funnel at that path, or unset OMEGA_MONITOR_ALERT_SEND and run omega-monitor install"},
 		{name: "no config", funnel: scripts.AlertSend, want: "no Telegram config at "},
 		{name: "the default funnel from before --stdin", funnel: old, conf: true,
 			want: "is older than this omega-monitor: it takes no --stdin and would send that word for each alert (omega-monitor install updates it)"},
@@ -43,8 +48,10 @@ func TestUndeliverable(t *testing.T) {
 			}
 			if tt.custom != nil {
 				env["OMEGA_MONITOR_ALERT_SEND"] = filepath.Join(home, "custom.sh")
-				if err := os.WriteFile(env["OMEGA_MONITOR_ALERT_SEND"], tt.custom, 0o700); err != nil {
-					t.Fatal(err)
+				if len(tt.custom) > 0 {
+					if err := os.WriteFile(env["OMEGA_MONITOR_ALERT_SEND"], tt.custom, 0o700); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			if tt.conf {

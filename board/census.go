@@ -337,6 +337,12 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	} else if ok {
 		w.Undelivered = &u
 	}
+	var dr statedir.DeliveryRecord
+	if ok, err := readJSON(statedir.Delivery, &dr); err != nil {
+		fail(statedir.Delivery, err)
+	} else if ok {
+		w.Delivery = &dr
+	}
 	var hw statedir.RemoteWakeRecord
 	if ok, err := readJSON(statedir.RemoteWake, &hw); err != nil {
 		fail(statedir.RemoteWake, err)
@@ -557,7 +563,7 @@ func summarize(ws []Watcher, now time.Time, hours map[int64]int) Summary {
 		case NeedsBudgetExhausted:
 			s.BudgetsExhausted++
 		}
-		s.Undelivered += w.Activity.Undelivered
+		s.Undelivered += max(w.Activity.Undelivered, Waiting(w))
 	}
 	s.Added, s.Removed, s.Worktrees = sumDiffs(ws)
 	s.Running = s.Live + s.Quiet

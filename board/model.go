@@ -145,6 +145,10 @@ type Watcher struct {
 	// Undelivered is the watcher's last alert that could not be delivered,
 	// and why, while it stands.
 	Undelivered *statedir.UndeliveredRecord `json:"undelivered,omitempty"`
+	// Delivery is what the deliverer last said of each channel
+	// (delivery.json): its queue, last delivery, last failure and the send
+	// under way.
+	Delivery *statedir.DeliveryRecord `json:"delivery,omitempty"`
 	// HostWake is where the wake relay of an ssh target stands (wake.json):
 	// whether the agent's hooks on the host can wake the watcher.
 	HostWake *statedir.RemoteWakeRecord `json:"host_wake,omitempty"`

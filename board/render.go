@@ -186,6 +186,9 @@ func CompactWidth(f Fleet, width int) string {
 			if u := w.Undelivered; u != nil {
 				line("  alert NOT delivered: " + oneLine(u.Why))
 			}
+			for _, l := range DeliveryLines(w, f.GeneratedAt) {
+				line("  " + l)
+			}
 		}
 		for _, l := range t.legend(f, width) {
 			line(l)
@@ -412,4 +415,47 @@ func Truncate(s string, width int) string {
 	}
 	b.WriteRune('…')
 	return b.String()
+}
+
+// DeliveryLines says, for a watcher whose deliverer is at work, each
+// channel that has a send under way ("delivering to NAME: try 2, 14s") or
+// alerts waiting after a failure, with its last delivery and failure: a
+// channel that hangs is told apart from a watcher that does.
+func DeliveryLines(w Watcher, now time.Time) []string {
+	if w.Delivery == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range w.Delivery.Channels {
+		switch {
+		case c.Sending != nil:
+			l := fmt.Sprintf("delivering to %s: try %d, for %s", oneLine(c.Name), c.Sending.Try, roundAge(max(now.Sub(c.Sending.Since), 0)))
+			if c.Sending.Try > 1 && c.Why != "" {
+				l += "; last failure: " + oneLine(c.Why)
+			}
+			out = append(out, l)
+		case c.Queued > 0 && c.FailedAt.After(c.DeliveredAt):
+			l := fmt.Sprintf("%s: %d alert(s) waiting; last failure %s: %s", oneLine(c.Name), c.Queued, ago(now, c.FailedAt), oneLine(c.Why))
+			if !c.DeliveredAt.IsZero() {
+				l += "; last delivered " + ago(now, c.DeliveredAt)
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Waiting counts the alerts a watcher's channels hold after a failure: the
+// most any one channel holds.
+func Waiting(w Watcher) int {
+	if w.Delivery == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range w.Delivery.Channels {
+		if c.FailedAt.After(c.DeliveredAt) {
+			n = max(n, c.Queued)
+		}
+	}
+	return n
 }

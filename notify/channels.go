@@ -22,6 +22,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nicholas-fedor/shoutrrr/pkg/format"
 	"github.com/nicholas-fedor/shoutrrr/pkg/router"
 	"github.com/nicholas-fedor/shoutrrr/pkg/types"
 
@@ -190,7 +191,7 @@ func Parse(b []byte, file string) ([]Channel, []LineError) {
 			continue
 		}
 		c := Channel{Line: n, URL: s}
-		if _, err := service(&c); err != nil {
+		if err := validate(&c); err != nil {
 			bad = append(bad, LineError{File: file, Line: n, Err: c.Scrub(err.Error()), text: s})
 			continue
 		}
@@ -207,41 +208,87 @@ func Parse(b []byte, file string) ([]Channel, []LineError) {
 // shoutrrr is the library's router, used for its table of services only.
 var shoutrrr = &router.ServiceRouter{}
 
+// loginAtStart are the services whose setup reaches the network: Matrix
+// logs in as it is made. A line of theirs is read by its configuration
+// alone, so that reading the channels file sends no credential anywhere,
+// and a server that is down is not taken for a bad line.
+var loginAtStart = map[string]bool{"matrix": true}
+
+// validate checks the channel's URL as its service reads it, without
+// reaching the network, and fills in the channel's scheme and host.
+func validate(c *Channel) error {
+	svc, conf, err := serviceOf(c)
+	if err != nil {
+		return err
+	}
+	if !loginAtStart[c.Scheme] {
+		err = svc.Initialize(conf, nil)
+	} else {
+		err = configOnly(svc, conf)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Scheme, err)
+	}
+	return nil
+}
+
+// configOnly reads conf into a fresh configuration of the service's own
+// type, which reaches nothing.
+func configOnly(svc types.Service, conf *url.URL) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = nil // a service with no configuration to read: it is checked at its first send
+		}
+	}()
+	return format.GetServiceConfig(svc).SetURL(conf)
+}
+
 // service makes the channel's service from its URL, as it is made to send,
 // and fills in the channel's scheme and host. Its error says what is wrong
-// with the line and may quote it: the caller scrubs it.
+// with the line and may quote it: the caller scrubs it. For a service that
+// logs in as it is made, an error may be the network's, not the line's.
 func service(c *Channel) (types.Service, error) {
+	svc, conf, err := serviceOf(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := svc.Initialize(conf, nil); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Scheme, err)
+	}
+	return svc, nil
+}
+
+// serviceOf makes the channel's service, not set up, and the URL it is set
+// up from.
+func serviceOf(c *Channel) (types.Service, *url.URL, error) {
 	u, err := url.Parse(c.URL)
 	if err != nil {
-		return nil, fmt.Errorf("not a URL: %w", err)
+		return nil, nil, fmt.Errorf("not a URL: %w", err)
 	}
 	if u.Scheme == "" || u.Opaque != "" && u.Host == "" && !strings.Contains(c.URL, "://") {
-		return nil, errors.New("not a channel URL: it takes the form SERVICE://..., as ntfy://, slack://, generic+https://")
+		return nil, nil, errors.New("not a channel URL: it takes the form SERVICE://..., as ntfy://, slack://, generic+https://")
 	}
 	base, _, _ := strings.Cut(strings.ToLower(u.Scheme), "+")
 	c.Scheme, c.host = base, u.Host
 	if base == "logger" {
-		return nil, errors.New("the logger service writes to this process's own log, which no one reads: name a channel that reaches you")
+		return nil, nil, errors.New("the logger service writes to this process's own log, which no one reads: name a channel that reaches you")
 	}
 	svc, err := shoutrrr.NewService(base)
 	if err != nil {
 		known := shoutrrr.ListServices()
 		slices.Sort(known)
 		known = slices.DeleteFunc(known, func(s string) bool { return s == "logger" })
-		return nil, fmt.Errorf("no service %q; known: %s", base, strings.Join(known, ", "))
+		return nil, nil, fmt.Errorf("no service %q; known: %s", base, strings.Join(known, ", "))
 	}
 	conf := u
 	if strings.ToLower(u.Scheme) != base {
 		custom, ok := svc.(types.CustomURLService)
 		if !ok {
-			return nil, fmt.Errorf("%s takes no custom URL (%s+...)", base, base)
+			return nil, nil, fmt.Errorf("%s takes no custom URL (%s+...)", base, base)
 		}
 		if conf, err = custom.GetConfigURLFromCustom(u); err != nil {
-			return nil, fmt.Errorf("%s: %w", base, err)
+			return nil, nil, fmt.Errorf("%s: %w", base, err)
 		}
 	}
-	if err := svc.Initialize(conf, nil); err != nil {
-		return nil, fmt.Errorf("%s: %w", base, err)
-	}
-	return svc, nil
+	return svc, conf, nil
 }

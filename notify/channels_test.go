@@ -1,7 +1,10 @@
 package notify
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,5 +62,35 @@ func TestParseLines(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Parse (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadingSendsNothing: reading a Matrix line, whose library logs in as
+// it is made, reaches no server and sends no password: a server that is
+// down is no bad line, and a malformed line of it still is.
+func TestReadingSendsNothing(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	text := "matrix://bot:pwSECRET8@" + host + "/?rooms=!room:example.com&disableTLS=yes\n" +
+		"matrix://bot:pw@127.0.0.1:1/?rooms=!room:example.com&disableTLS=yes\n" +
+		"matrix://bot:pw@" + host + "/?disableTLS=maybe\n"
+	chans, bad := Parse([]byte(text), "F")
+	var got []string
+	for _, c := range chans {
+		got = append(got, c.Name())
+	}
+	for _, e := range bad {
+		got = append(got, e.Error())
+	}
+	if len(got) != 3 || got[0] != "channel line 1 (matrix, "+host+")" || got[1] != "channel line 2 (matrix, 127.0.0.1:1)" || !strings.HasPrefix(got[2], "F:3: matrix: ") {
+		t.Errorf("Parse: %q", got)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("reading the lines reached the server %d times", n)
 	}
 }

@@ -268,3 +268,13 @@ func triesSaid(n int) string {
 	}
 	return strconv.Itoa(n) + " tries"
 }
+
+// SendOnce sends msg, an alert as the outbox holds it, to c once, as its
+// service reads text, given up after timeout. Its error is scrubbed of the
+// channel's secrets. The caller keeps the record and tries again.
+func SendOnce(ctx context.Context, c Channel, msg string, timeout time.Duration) error {
+	if err := sendOnce(ctx, c, alert.Text(msg, c.Style()), timeout); err != nil {
+		return errors.New(c.Scrub(err.Error()))
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -115,7 +116,12 @@ func (w *channelWorld) setFunnel(t *testing.T, then string) {
 
 func (w *channelWorld) deliver(t *testing.T) ([]string, bool) {
 	t.Helper()
-	return Deliver(w.dir, "box:agent", w.funnel, w.home, os.Environ())
+	return w.deliverWith(t, DeliverOptions{Retry: time.Millisecond})
+}
+
+func (w *channelWorld) deliverWith(t *testing.T, o DeliverOptions) ([]string, bool) {
+	t.Helper()
+	return Deliver(context.Background(), w.dir, "box:agent", w.funnel, w.home, os.Environ(), o)
 }
 
 func (w *channelWorld) funnelCount(t *testing.T) int {
@@ -179,12 +185,12 @@ func TestChannelsEachHaveTheAlertOnce(t *testing.T) {
 	assert.Equal(t, len(ntfy.got())+len(slack.got())+len(hook.got()), 3)
 }
 
-// TestChannelDownThenBack: a channel that fails and then answers has the
-// alert once, and so do the others. Within a run it is tried again; across
-// runs, the funnel that could not finish is tried again on the next poll,
-// and the channels that had the alert are not sent it twice.
+// TestChannelDownThenBack: a channel that fails stays queued for that
+// channel alone, and has the alert once when it answers again; the others
+// have it once, at once. An alert that waits longer than its expiry for a
+// channel is given up there, said, and kept in alert-failed.log.
 func TestChannelDownThenBack(t *testing.T) {
-	t.Run("within a run", func(t *testing.T) {
+	t.Run("a channel, down then back", func(t *testing.T) {
 		down, up := newFakeChannel(t), newFakeChannel(t)
 		down.fail = func(n int) int {
 			if n == 1 {
@@ -194,67 +200,80 @@ func TestChannelDownThenBack(t *testing.T) {
 		}
 		w := newChannelWorld(t, "generic+"+down.URL+"/a", "ntfy://"+up.hostPort()+"/t?disabletls=yes")
 		lines, ok := w.deliver(t)
+		assert.Assert(t, !ok)
+		assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "alert NOT delivered to channel line 1 (generic, "+down.hostPort()+"): ") &&
+			strings.Contains(lines[0], "503 Service Unavailable; queued for it"), "%q", lines)
+		assert.Equal(t, len(up.got()), 1)
+		assert.Equal(t, w.funnelCount(t), 1)
+		assert.Equal(t, len(w.waiting(t)), 1, "kept for the channel that failed")
+
+		time.Sleep(5 * time.Millisecond) // its backoff
+		lines, ok = w.deliver(t)
 		assert.Assert(t, ok, "%q", lines)
 		assert.Equal(t, len(down.bodies), 2)
 		assert.Equal(t, len(down.got()), 1)
-		assert.Equal(t, len(up.got()), 1)
-		assert.Equal(t, w.funnelCount(t), 1)
+		assert.Equal(t, len(up.got()), 1, "sent again to a channel that had it")
+		assert.Equal(t, w.funnelCount(t), 1, "sent again to the funnel that had it")
 		assert.DeepEqual(t, w.waiting(t), []string(nil))
 	})
 	t.Run("the funnel down for a poll", func(t *testing.T) {
 		ch := newFakeChannel(t)
 		w := newChannelWorld(t, "generic+"+ch.URL+"/a")
-		w.setFunnel(t, "echo 'Telegram unreachable' >&2; exit 3")
+		w.setFunnel(t, "echo 'Telegram unreachable' >&2; exit 1")
 		lines, ok := w.deliver(t)
 		assert.Assert(t, !ok)
-		assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "Telegram unreachable"), "%q", lines)
+		assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "to the funnel "+w.funnel+": Telegram unreachable; queued"), "%q", lines)
 		assert.Equal(t, len(w.waiting(t)), 1, "kept for the funnel")
 		assert.Equal(t, len(ch.got()), 1)
 
 		w.setFunnel(t, "exit 0")
+		time.Sleep(5 * time.Millisecond)
 		lines, ok = w.deliver(t)
 		assert.Assert(t, ok, "%q", lines)
 		assert.Equal(t, len(ch.got()), 1, "the channel that had it is not sent it again")
 		assert.Equal(t, w.funnelCount(t), 2)
 		assert.DeepEqual(t, w.waiting(t), []string(nil))
+		_, err := os.Stat(filepath.Join(w.home, statedir.FailedAlerts))
+		assert.Assert(t, os.IsNotExist(err), "an alert delivered late was kept as lost")
 	})
-	t.Run("a channel that gives up", func(t *testing.T) {
+	t.Run("a channel down past the alert's expiry", func(t *testing.T) {
 		ch := newFakeChannel(t)
-		ch.fail = func(n int) int {
-			if n <= 1 {
-				return http.StatusBadGateway
-			}
-			return 0
-		}
-		t.Setenv("OMEGA_NOTIFY_TRIES", "1")
+		ch.fail = func(int) int { return http.StatusBadGateway }
 		w := newChannelWorld(t, "generic+"+ch.URL+"/a")
-		// One try, failed: the channel gave up and the alert is kept in
-		// alert-failed.log, naming it.
-		lines, ok := w.deliver(t)
-		assert.Assert(t, ok, "%q", lines)
-		assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "alert NOT delivered to channel line 1 (generic, "+ch.hostPort()+")"), "%q", lines)
+		lines, ok := w.deliverWith(t, DeliverOptions{Retry: time.Millisecond, Expiry: time.Hour})
+		assert.Assert(t, !ok)
+		assert.Equal(t, len(w.waiting(t)), 1)
+		// An hour on: the alert is given up for that channel, said with
+		// the last failure, and kept.
+		old := time.Now().Add(-2 * time.Hour)
+		assert.NilError(t, os.Chtimes(filepath.Join(w.dir, statedir.Outbox, w.waiting(t)[0]), old, old))
+		lines, ok = w.deliverWith(t, DeliverOptions{Retry: time.Millisecond, Expiry: time.Hour})
+		assert.Assert(t, !ok)
+		assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "alert NOT delivered not delivered to channel line 1 (generic, "+ch.hostPort()+") within 1h0m0s: ") &&
+			strings.Contains(lines[0], "502 Bad Gateway") && strings.HasSuffix(lines[0], "kept in alert-failed.log"), "%q", lines)
 		assert.Assert(t, strings.Contains(w.read(t, filepath.Join(w.home, statedir.FailedAlerts)), "not delivered to channel line 1 (generic"))
 		assert.Equal(t, w.funnelCount(t), 1)
+		assert.Equal(t, len(ch.bodies), 1, "an expired alert was sent again")
 		assert.DeepEqual(t, w.waiting(t), []string(nil))
 	})
 }
 
 // TestChannelThatNeverAnswers: a channel that takes the request and never
-// answers costs its tries' clocks, not the poll: the delivery returns, the
-// others have the alert, and the one kept in alert-failed.log is named.
+// answers costs one attempt's clock, not the others': they have the alert,
+// and the alert waits for that one, said with why.
 func TestChannelThatNeverAnswers(t *testing.T) {
 	hung, up := newFakeChannel(t), newFakeChannel(t)
 	hung.hold = make(chan struct{})
 	t.Cleanup(func() { close(hung.hold) })
 	t.Setenv("OMEGA_NOTIFY_TIMEOUT", "1")
-	t.Setenv("OMEGA_NOTIFY_TRIES", "2")
 	w := newChannelWorld(t, "generic+"+hung.URL+"/never", "ntfy://"+up.hostPort()+"/t?disabletls=yes")
 	lines, ok := w.deliver(t)
-	assert.Assert(t, ok, "%q", lines)
+	assert.Assert(t, !ok)
 	assert.Equal(t, len(lines), 1, "%q", lines)
-	assert.Assert(t, strings.Contains(lines[0], "channel line 1 (generic, "+hung.hostPort()+"): no answer within 1s (2 tries)"), "%q", lines)
+	assert.Assert(t, strings.Contains(lines[0], "channel line 1 (generic, "+hung.hostPort()+"): no answer within 1s; queued"), "%q", lines)
 	assert.Equal(t, len(up.got()), 1)
-	assert.DeepEqual(t, w.waiting(t), []string(nil))
+	assert.Equal(t, w.funnelCount(t), 1)
+	assert.Equal(t, len(w.waiting(t)), 1)
 }
 
 // TestChannelSecretsShowNowhere: a channel's token, in its URL's path, its
@@ -268,10 +287,9 @@ func TestChannelSecretsShowNowhere(t *testing.T) {
 	t.Setenv("OMEGA_NOTIFY_TRIES", "1")
 	w := newChannelWorld(t, "generic+http://user:"+secret+"p@"+ch.hostPort()+"/hook/"+secret+"?token="+secret+"q")
 	done := make(chan struct{})
-	var lines []string
 	go func() {
 		defer close(done)
-		lines, _ = w.deliver(t)
+		w.deliverWith(t, DeliverOptions{Retry: time.Millisecond, Expiry: time.Hour})
 	}()
 	// While the channel holds the request, every process's command line.
 	for {
@@ -290,7 +308,14 @@ func TestChannelSecretsShowNowhere(t *testing.T) {
 	}
 	close(ch.hold)
 	<-done
+	// Past its expiry: kept in alert-failed.log, with why.
+	old := time.Now().Add(-2 * time.Hour)
+	assert.NilError(t, os.Chtimes(filepath.Join(w.dir, statedir.Outbox, w.waiting(t)[0]), old, old))
+	lines, _ := w.deliverWith(t, DeliverOptions{Retry: time.Millisecond, Expiry: time.Hour})
 	assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "401"), "%q", lines)
+	for _, f := range []string{filepath.Join(w.dir, statedir.Delivery)} {
+		assert.Assert(t, !strings.Contains(w.read(t, f), secret), "%s: %s", f, w.read(t, f))
+	}
 	for _, s := range lines {
 		assert.Assert(t, !strings.Contains(s, secret), "%q", s)
 	}
@@ -333,8 +358,8 @@ func TestChannelsFileFaultsToldOnce(t *testing.T) {
 		w := newChannelWorld(t, "generic+"+ch.URL+"/a")
 		assert.NilError(t, os.Chmod(filepath.Join(w.home, statedir.Channels), 0o644))
 		lines, ok := w.deliver(t)
-		assert.Assert(t, ok, "%q", lines)
-		assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "chmod 600"), "%q", lines)
+		assert.Assert(t, !ok)
+		assert.Assert(t, len(lines) == 2 && strings.Contains(lines[0], "chmod 600") && strings.Contains(lines[1], "kept in alert-failed.log"), "%q", lines)
 		assert.Equal(t, len(ch.got()), 0)
 		assert.Equal(t, w.funnelCount(t), 1)
 		assert.Assert(t, strings.Contains(w.read(t, filepath.Join(w.home, statedir.FailedAlerts)), "not delivered to the channels"))
@@ -351,7 +376,7 @@ func TestChannelsWithoutTelegram(t *testing.T) {
 	w := newChannelWorld(t, "generic+"+hook.URL+"/hook/abc")
 	user := t.TempDir()
 	env := append(os.Environ(), "HOME="+user, "OMEGA_TELEGRAM_CONF=")
-	lines, ok := Deliver(w.dir, "box:agent", alert.DefaultFunnel(user), w.home, env)
+	lines, ok := Deliver(context.Background(), w.dir, "box:agent", alert.DefaultFunnel(user), w.home, env, DeliverOptions{Retry: time.Millisecond})
 	assert.Assert(t, ok, "%q", lines)
 	assert.DeepEqual(t, lines, []string(nil))
 	assert.Equal(t, len(hook.got()), 1)
@@ -364,6 +389,6 @@ func TestChannelsWithoutTelegram(t *testing.T) {
 	assert.NilError(t, os.MkdirAll(filepath.Join(user, ".omega"), 0o700))
 	assert.NilError(t, os.WriteFile(filepath.Join(user, ".omega", "telegram.conf"), []byte("bot_token=1:x\nchat_id=1\n"), 0o600))
 	assert.NilError(t, statedir.Dir(w.dir).QueueUrgent(time.Now(), []string{channelAlert}))
-	lines, _ = Deliver(w.dir, "box:agent", alert.DefaultFunnel(user), w.home, env)
+	lines, _ = Deliver(context.Background(), w.dir, "box:agent", alert.DefaultFunnel(user), w.home, env, DeliverOptions{Retry: time.Millisecond})
 	assert.Assert(t, len(lines) > 0 && strings.Contains(strings.Join(lines, "\n"), "no alert funnel"), "%q", lines)
 }

@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -318,7 +319,7 @@ func TestDeliverRecordsTheMessage(t *testing.T) {
 	}
 	deliverAll := func(t *testing.T, w *answerWorld, path string) {
 		t.Helper()
-		if lines, ok := Deliver(string(w.d), "agent", path, t.TempDir(), nil); !ok {
+		if lines, ok := Deliver(context.Background(), string(w.d), "agent", path, t.TempDir(), nil, DeliverOptions{}); !ok {
 			t.Fatalf("not delivered: %q", lines)
 		}
 	}

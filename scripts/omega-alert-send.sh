@@ -52,7 +52,9 @@
 # OMEGA_ALERT_TRIES (5 requests per message), OMEGA_ALERT_DEADLINE (120 s per
 # message), OMEGA_ALERT_BACKOFF (2 s, doubled on each retry),
 # OMEGA_ALERT_TIMEOUT (20 s per request), OMEGA_ALERT_TEST (1 for a test
-# alert: one not sent is said, not logged).
+# alert: one not sent is said, not logged), OMEGA_ALERT_QUEUED (1 when the
+# caller keeps the message and tries again: one not sent is said, not
+# logged).
 #
 # Exit status: 0 sent, 1 not sent (and logged), 2 usage.
 
@@ -353,8 +355,10 @@ log_failed() {
 	local reason=$1 log dir m
 	shift
 	# A test's failure is said to the one who ran it; kept, it would read
-	# as an alert lost.
-	if [[ ${OMEGA_ALERT_TEST:-} == 1 ]]; then
+	# as an alert lost. A queued alert (OMEGA_ALERT_QUEUED=1: the
+	# watcher's deliverer) is tried again by its caller, which keeps it
+	# when it expires.
+	if [[ ${OMEGA_ALERT_TEST:-} == 1 || ${OMEGA_ALERT_QUEUED:-} == 1 ]]; then
 		return 0
 	fi
 	log=$(failed_log)

@@ -8,7 +8,8 @@
 # start (loop-env, whose assignments this script evals), locks the state
 # directory (hold), judges each poll (tick), writes each action as steps and
 # judges each look before a key (confirm), records what came of it (ack) and
-# hands the outbox to the funnel (deliver). The loop runs the steps.
+# starts the deliverer of the outbox (deliver --worker), which runs apart
+# from the poll. The loop runs the steps.
 #
 # A watcher that dies or freezes while claiming to watch is worse than none:
 # no set -e (every error is a rendered line), and every call runs in a process
@@ -21,7 +22,7 @@
 PROG=omega-monitor.sh
 
 # running: the process group of the call under way; watchdog: the clock's pid.
-running='' watchdog='' relay='' rc=0 why='' line='' next_pause=0 diff_said=() woken=''
+running='' watchdog='' relay='' deliverer='' rc=0 why='' line='' next_pause=0 diff_said=() woken=''
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
@@ -231,9 +232,21 @@ poll() {
 	judge "$in" "${args[@]}"
 	((rc == 0)) && act
 	# Alerts go whatever the tick said: one left by a stopped watcher too.
-	# An empty outbox costs no process.
+	start_deliverer
+}
+
+# start_deliverer: the deliverer of the outbox (deliver --worker), apart from
+# the poll, which never waits for it: a process group of its own, none of
+# the loop's descriptors, its errors in the watcher's log. It ends once the
+# outbox is empty; an empty outbox costs no process.
+start_deliverer() {
 	local waiting=("$state/outbox/"*.alert)
-	[[ ! -e ${waiting[0]} ]] || judge /dev/null "${deliver[@]}"
+	[[ -e ${waiting[0]} ]] || return 0
+	[[ -n $deliverer ]] && kill -0 "$deliverer" 2>/dev/null && return 0
+	set -m
+	"${deliver[@]}" --worker </dev/null >/dev/null 2>>"$state/watcher.log" 7>&- 8>&- 9>&- &
+	deliverer=$!
+	set +m
 }
 
 # on_wake: a wake (USR1: an answer to type, an agent's hook) is a line on the
@@ -297,6 +310,12 @@ on_signal() {
 		kill -KILL -- "-$was" 2>/dev/null
 	fi
 	[[ -z $relay ]] || kill -TERM -- "-$relay" 2>/dev/null
+	# The deliverer writes the send under way as not delivered, and goes;
+	# what it was sending goes from the next watcher's deliverer.
+	if [[ -n $deliverer ]] && kill -TERM -- "-$deliverer" 2>/dev/null; then
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- "-$deliverer" 2>/dev/null && read -r -t 0.2 -u 9 _; done
+		kill -KILL -- "-$deliverer" 2>/dev/null
+	fi
 	((${#close_master[@]} == 0)) || run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	kill "$watchdog" 2>/dev/null && wait "$watchdog"
 	trap - "$1"

@@ -63,6 +63,34 @@ type UndeliveredRecord struct {
 	Why   string    `json:"why"`
 }
 
+// A DeliveryRecord is delivery.json: the deliverer's view of each channel,
+// written as it works, for the board.
+type DeliveryRecord struct {
+	PID      int             `json:"pid"`
+	At       time.Time       `json:"at"`
+	Channels []ChannelHealth `json:"channels"`
+}
+
+// A ChannelHealth is one channel's delivery: named by its line, never its
+// URL.
+type ChannelHealth struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Queued      int       `json:"queued"`
+	Delivered   int       `json:"delivered"`
+	DeliveredAt time.Time `json:"delivered_at,omitzero"`
+	FailedAt    time.Time `json:"failed_at,omitzero"`
+	Why         string    `json:"why,omitempty"`
+	Sending     *Sending  `json:"sending,omitempty"`
+}
+
+// Sending is the send under way to a channel: the alert, its try, since.
+type Sending struct {
+	Alert string    `json:"alert"`
+	Try   int       `json:"try"`
+	Since time.Time `json:"since"`
+}
+
 // An AuditRecord is audits/NAME/last.json: what the latest run of an audit
 // found, for the board.
 type AuditRecord struct {

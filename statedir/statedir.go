@@ -38,10 +38,12 @@ const (
 	// Undelivered is the last alert the funnel could not deliver, and why
 	// (UndeliveredRecord); removed once every alert waiting is delivered.
 	Undelivered = "undelivered.json"
-	Target      = "target"       // the watched target
-	Ledger      = "ledger"       // the echo ledger (package ledger)
-	Actions     = "actions"      // what the tick hands the loop, as steps (steps.go): NNN.nudge, .enter, .answer, .wait, .diff
-	Pending     = "pending.json" // the nudge handed over and the screen it was judged on
+	// Delivery is what the deliverer says of each channel (DeliveryRecord).
+	Delivery = "delivery.json"
+	Target   = "target"       // the watched target
+	Ledger   = "ledger"       // the echo ledger (package ledger)
+	Actions  = "actions"      // what the tick hands the loop, as steps (steps.go): NNN.nudge, .enter, .answer, .wait, .diff
+	Pending  = "pending.json" // the nudge handed over and the screen it was judged on
 	// Answering is the answer handed over (its option, its keys, the
 	// dialog and the agent's process it is for), which each check of its
 	// steps compares with the screen.

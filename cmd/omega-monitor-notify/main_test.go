@@ -46,7 +46,8 @@ func TestCheckSaysEachBadLineOnce(t *testing.T) {
 		line, _, _ := strings.Cut(l, ": ")
 		got = append(got, line)
 	}
-	want := []string{file + ":4", file + ":5", file + ":6", file + ":9", file + ":10", file, file}
+	want := []string{file + ":4", file + ":5", file + ":6", file + ":9", file + ":10", file, file,
+		"nothing was sent (check --test sends a test message to each channel)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("check's lines (-want +got):\n%s\n%s", diff, out)
 	}

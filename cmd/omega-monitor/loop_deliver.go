@@ -2,32 +2,49 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/poll"
 	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
-const deliverUsage = `usage: omega-monitor deliver --state DIR --target T [--funnel PATH]
+const deliverUsage = `usage: omega-monitor deliver --state DIR --target T [--funnel PATH] [--worker]
 
-Delivers the alerts waiting in DIR/outbox/, oldest first, through the alert
+Delivers the alerts waiting in DIR/outbox/ to each channel: the alert
 funnel (--funnel, else $OMEGA_MONITOR_ALERT_SEND, else
-~/.omega/bin/omega-alert-send.sh). The tick writes every escalation there
-before anything tries to send it, so that none is lost when the watcher
-stops or restarts: the poll loop calls deliver after each tick, and a
-restarted watcher's first call delivers what the last one left.
+~/.omega/bin/omega-alert-send.sh) and each line of the state home's
+channels file (through omega-monitor-notify). The tick writes every
+escalation there before anything tries to send it; the poll loop starts
+deliver --worker when the outbox holds one, apart from the poll, and never
+waits for it: a channel that hangs or is down delays no poll.
+
+Each channel has its own queue, urgent alerts first, then the oldest. One
+that fails is tried again with backoff ($OMEGA_ALERT_RETRY, 2s by default,
+doubled, at most 30 s), the
+alerts behind it waiting in order, until it takes the alert or the alert
+is older than $OMEGA_ALERT_EXPIRY (a Go duration, 24h by default): then it
+is said, and kept in alert-failed.log. An unreachable channel is no bad
+line: it is tried again. An alert leaves the outbox once every channel has
+it or gave up.
+
+Each attempt is written in the alert's record (NAME.alert.sent) before it
+starts, and its outcome after: an alert reaches a channel at most once
+across stops, restarts and crashes. A send whose outcome was never written
+(the deliverer died mid-send) may have happened: it is said, not repeated.
+A stop (SIGTERM) ends the send under way and writes it as not delivered.
 
 The funnel is run as FUNNEL --stdin, with the alert on its standard input,
 never on its command line (which ps shows to every user); it must read it
-to the end, and exit 0 when it delivered, 1 when it gave up and kept it.
+to the end, and exit 0 when it delivered, 1 when it did not.
 
-An alert leaves the outbox only when the funnel delivered it, or when it
-gave up and kept it in alert-failed.log (without a funnel, deliver writes it
-there itself; a funnel that exits 0 with the alert unread, one written for
-the message as $1, is no delivery, and deliver keeps it there too). One the
-funnel could not finish (stopped, out of time) stays for the next call.
-Each outcome is a history event, alert_delivered or alert_not_delivered,
-and a failure is said in a MONITOR line.
+--worker: keep delivering until the outbox is empty, the loop that started
+it is gone, or a signal ends it; without it, each channel is tried once for
+each alert due. delivery.json in DIR says each channel's queue, last
+delivery, last failure and the send under way, for the board.
 `
 
 func runDeliver(e *Env, args []string) int {
@@ -35,12 +52,29 @@ func runDeliver(e *Env, args []string) int {
 	stateDir := fs.String("state", "", "state directory")
 	target := fs.String("target", "", "the watched target")
 	funnelFlag := fs.String("funnel", "", "the alert funnel")
+	worker := fs.Bool("worker", false, "keep delivering until the outbox is empty or the loop is gone")
 	positional, code, ok := e.parse(fs, args, deliverUsage)
 	if !ok {
 		return code
 	}
 	if *stateDir == "" || *target == "" || len(positional) > 0 {
 		return e.usageError("deliver", "--state and --target are needed, and nothing else")
+	}
+	expiry := poll.DefaultExpiry
+	if v := e.Getenv("OMEGA_ALERT_EXPIRY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return e.usageError("deliver", fmt.Sprintf("OMEGA_ALERT_EXPIRY=%q: want a duration of a second or more, as 24h or 90m", v))
+		}
+		expiry = d
+	}
+	retry := poll.DefaultRetry
+	if v := e.Getenv("OMEGA_ALERT_RETRY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Millisecond || d > time.Hour {
+			return e.usageError("deliver", fmt.Sprintf("OMEGA_ALERT_RETRY=%q: want a duration from 1ms to 1h, as 2s", v))
+		}
+		retry = d
 	}
 	funnel := *funnelFlag
 	if funnel == "" {
@@ -50,8 +84,10 @@ func runDeliver(e *Env, args []string) int {
 		}
 		funnel = alert.FunnelPath(e.Getenv, e.Home())
 	}
+	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
 	stateHome, _ := statedir.Home(e.Getenv)
-	lines, ok := poll.Deliver(*stateDir, *target, funnel, stateHome, e.Environ())
+	lines, ok := poll.Deliver(ctx, *stateDir, *target, funnel, stateHome, e.Environ(), poll.DeliverOptions{Worker: *worker, Expiry: expiry, Retry: retry})
 	for _, l := range lines {
 		fmt.Fprintln(e.Stdout, l)
 	}

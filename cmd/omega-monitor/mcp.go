@@ -16,12 +16,12 @@ func runMCP(e *Env, args []string) int { return execCompanion(e, companion.MCPSe
 // runChannels runs omega-monitor-notify, which links the notification
 // library, for channels check FILE.
 func runChannels(e *Env, args []string) int {
-	const usage = "usage: omega-monitor channels check FILE\n\nChecks a channels file (one shoutrrr URL a line) as deliver reads it, through\nomega-monitor-notify, without sending anything."
+	const usage = "usage: omega-monitor channels check [--test] FILE\n\nChecks a channels file (one shoutrrr URL a line) as the deliverer reads it,\nthrough omega-monitor-notify, reaching no service and sending no credential\n(a malformed line is named with its number, never its secrets). --test sends\na test message to each good channel and says which are unreachable."
 	if wantsHelp(args) {
 		fmt.Fprintln(e.Stdout, usage)
 		return 0
 	}
-	if len(args) != 2 || args[0] != "check" {
+	if !(len(args) == 2 || len(args) == 3 && args[1] == "--test") || args[0] != "check" {
 		fmt.Fprintln(e.Stderr, usage)
 		return 2
 	}
