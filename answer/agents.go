@@ -361,6 +361,12 @@ var (
 		// turn ended (claude-d-usage-limit-menu,
 		// claude-startup-rate-limit-options).
 		"Upgrade your plan", "Switch to extra usage", "Stop and wait for limit to reset",
+		// A model to change to, at start or at a usage limit's warning
+		// (real-codex/codex-171-100-model-migration,
+		// real-codex/codex-171-100-rate-limit-switch).
+		"Try new model", "Use existing model", "Keep current model",
+		"Import selected", "Customize selection", // real-codex/codex-171-100-import-setup
+		"Acknowledge and Enable", // real-gemini/gemini-061-100-new-agents
 	}
 	startupQuestions = []string{
 		"Choose the text style",                        // claude-332-100-startup-theme
@@ -373,6 +379,18 @@ var (
 		"Do you trust the contents of this directory?", // codex-trust
 		"Do you trust this folder?",                    // gemini-061-trust-dialog
 		"Update available!",                            // real-codex/codex-171-100-update-offer
+		// Screens that change the agent's model, provider, permissions or
+		// setup, or connect an IDE: answered at the terminal.
+		"Select an open-source provider",                       // real-codex/codex-171-100-oss-provider
+		"Bring over supported setup from another coding agent", // real-codex/codex-171-100-import-setup
+		"Choose an import source",                              // real-codex/codex-171-100-import-source
+		"Choose what to import",                                // real-codex/codex-171-100-import-customize
+		"Enable full access?",                                  // real-codex/codex-171-100-full-access-confirm
+		"Approaching rate limits",                              // real-codex/codex-171-100-rate-limit-switch
+		"New Agents Discovered",                                // real-gemini/gemini-061-100-new-agents
+		"Do you want to connect",                               // real-gemini/gemini-061-100-ide-prompt ("… Zed to Gemini CLI?")
+		"Select Theme",                                         // real-gemini/gemini-061-100-theme-dialog
+		"Gemini API Key Notice",                                // real-gemini/gemini-061-100-privacy-notice
 	}
 )
 

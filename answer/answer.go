@@ -141,24 +141,28 @@ func inspect(r classify.Result, notes bool) (Menu, *dialog, error) {
 		return Menu{}, nil, ErrLocalRule
 	}
 	t := tableOf(r.Agent)
-	switch {
-	case t == nil:
+	if t == nil {
 		return Menu{}, nil, ErrNoAgent
-	case r.HasBox || r.Region != classify.Dialog:
-		return Menu{}, nil, ErrInputBox
 	}
 	d := t.read(r.Dialog)
+	// Every agent's screens before or outside its composer (onboarding,
+	// trust, a key, a login, a mode, an update, a model, a provider, full
+	// access, an IDE) are answered at the terminal, whatever their shape
+	// and wherever they are drawn: over a live composer
+	// (real-codex/codex-171-100-full-access-confirm), under a title drawn
+	// like a message (real-gemini/gemini-061-100-theme-dialog), with lines
+	// that are no option (real-codex/codex-171-100-import-customize).
+	if r.Startup || startupScreen(d) {
+		return Menu{}, nil, ErrStartup
+	}
+	if r.HasBox || r.Region != classify.Dialog {
+		return Menu{}, nil, ErrInputBox
+	}
 	if t.underHead(append(slices.Clone(d.question), d.stray...)) {
 		return Menu{}, nil, ErrProse
 	}
 	if len(d.stray) > 0 {
 		return Menu{}, nil, ErrUnreadable
-	}
-	// Every agent's screens before or outside its composer (onboarding,
-	// trust, a key, a login, a mode, an update) are answered at the
-	// terminal, whatever their shape.
-	if r.Startup || startupScreen(d) {
-		return Menu{}, nil, ErrStartup
 	}
 	for _, f := range t.refusals {
 		if f.when(d) && !(notes && f.notesLine) {

@@ -110,34 +110,37 @@ var notAnswerable = map[string]struct {
 	"panes/codex-ask-notes-with-text-80":    {answer.ErrNotesOpen, "Codex's notes field open, holding a human's text"},
 	// The real Codex 0.171's notes line, open under the options: Enter
 	// would send what it holds with the option, and Tab clear it.
-	"panes/codex-171-100-notes-open":           {answer.ErrNotesOpen, "Codex 0.171's notes line open, empty"},
-	"panes/codex-171-60-notes-open":            {answer.ErrNotesOpen, "Codex 0.171's notes line open, empty"},
-	"panes/codex-171-100-notes-typed":          {answer.ErrNotesOpen, "Codex 0.171's notes line open, holding words"},
-	"panes/codex-171-60-notes-typed":           {answer.ErrNotesOpen, "Codex 0.171's notes line open, holding words (wrapped)"},
-	"panes/codex-171-100-notes-typed-away":     {answer.ErrNotesOpen, "Codex 0.171's notes line holding words, the cursor moved to another option"},
-	"panes/codex-171-60-notes-typed-away":      {answer.ErrNotesOpen, "Codex 0.171's notes line holding words, the cursor moved to another option"},
-	"panes/codex-ask-multi-first-40":           {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
-	"panes/codex-ask-multi-first-80":           {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
-	"panes/codex-ask-options-radio-40":         {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
-	"panes/codex-ask-options-radio-80":         {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
-	"panes/codex-ask-scrolling-options-40":     {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
-	"panes/codex-ask-scrolling-options-80":     {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
-	"panes/codex-ask-tight-height-40":          {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
-	"panes/codex-ask-tight-height-80":          {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
-	"panes/codex-ask-wrapped-options-40":       {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
-	"panes/codex-ask-wrapped-options-80":       {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
-	"panes/codex-question-radio-short":         {answer.ErrNoCursor, "Codex radio list, (•) on a choice: the cursor is not drawn"},
-	"panes/frame-ask-above-box":                {answer.ErrInputBox, "a dialog frame drawn over a live input box (issue 10.4)"},
-	"panes/frame-hint-only-above-box":          {answer.ErrInputBox, "a dialog's hint line left over a live input box"},
-	"panes/frame-options-no-hint-above-box":    {answer.ErrInputBox, "a dialog frame drawn over a live input box"},
-	"panes/frame-permission-above-box":         {answer.ErrInputBox, "a dialog frame drawn over a live input box"},
-	"panes/frame-permission-glued-to-box":      {answer.ErrInputBox, "a dialog frame glued to a live input box"},
-	"panes/frame-question-line-only-above-box": {answer.ErrInputBox, "a dialog's question line left over a live input box"},
-	"panes/frameless-dialog-cursor-moved":      {answer.ErrInputBox, "a dialog with no edge over a live input box"},
-	"panes/frameless-dialog-described-options": {answer.ErrInputBox, "a dialog with no edge over a live input box"},
-	"panes/frameless-dialog-plan":              {answer.ErrInputBox, "a dialog with no edge over a live input box"},
-	"panes/frameless-dialog-proceed":           {answer.ErrInputBox, "a dialog with no edge over a live input box"},
-	"panes/frameless-dialog-two-options":       {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/codex-171-100-notes-open":                  {answer.ErrNotesOpen, "Codex 0.171's notes line open, empty"},
+	"panes/codex-171-60-notes-open":                   {answer.ErrNotesOpen, "Codex 0.171's notes line open, empty"},
+	"panes/codex-171-100-notes-typed":                 {answer.ErrNotesOpen, "Codex 0.171's notes line open, holding words"},
+	"panes/codex-171-60-notes-typed":                  {answer.ErrNotesOpen, "Codex 0.171's notes line open, holding words (wrapped)"},
+	"panes/codex-171-100-notes-typed-away":            {answer.ErrNotesOpen, "Codex 0.171's notes line holding words, the cursor moved to another option"},
+	"panes/codex-171-60-notes-typed-away":             {answer.ErrNotesOpen, "Codex 0.171's notes line holding words, the cursor moved to another option"},
+	"panes/codex-ask-multi-first-40":                  {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-multi-first-80":                  {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-options-radio-40":                {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-options-radio-80":                {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-scrolling-options-40":            {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
+	"panes/codex-ask-scrolling-options-80":            {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
+	"panes/codex-ask-tight-height-40":                 {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-tight-height-80":                 {answer.ErrNoCursor, "Codex radio list: the cursor is not drawn"},
+	"panes/codex-ask-wrapped-options-40":              {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
+	"panes/codex-ask-wrapped-options-80":              {answer.ErrNoCursor, "Codex radio list, (x) on a choice: the cursor is not drawn"},
+	"panes/codex-question-radio-short":                {answer.ErrNoCursor, "Codex radio list, (•) on a choice: the cursor is not drawn"},
+	"panes/frame-ask-above-box":                       {answer.ErrInputBox, "a dialog frame drawn over a live input box (issue 10.4)"},
+	"panes/frame-hint-only-above-box":                 {answer.ErrInputBox, "a dialog's hint line left over a live input box"},
+	"panes/frame-options-no-hint-above-box":           {answer.ErrInputBox, "a dialog frame drawn over a live input box"},
+	"panes/frame-permission-above-box":                {answer.ErrInputBox, "a dialog frame drawn over a live input box"},
+	"panes/frame-permission-glued-to-box":             {answer.ErrInputBox, "a dialog frame glued to a live input box"},
+	"panes/frame-question-line-only-above-box":        {answer.ErrInputBox, "a dialog's question line left over a live input box"},
+	"panes/frameless-dialog-cursor-moved":             {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/frameless-dialog-described-options":        {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/frameless-dialog-plan":                     {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/frameless-dialog-proceed":                  {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/frameless-dialog-two-options":              {answer.ErrInputBox, "a dialog with no edge over a live input box"},
+	"panes/codex-picker-over-composer-model":          {answer.ErrInputBox, "a Codex picker drawn over its live composer"},
+	"panes/codex-picker-over-composer-permissions-50": {answer.ErrInputBox, "a Codex picker drawn over its live composer"},
+	"panes/gemini-notice-esc-to-close":                {answer.ErrNoOptions, "a Gemini notice in place of the composer: Esc leaves it, no options"},
 }
 
 // startupPane says, by its golden name, that a pane shows a screen an agent
@@ -146,7 +149,11 @@ var notAnswerable = map[string]struct {
 // ErrStartup, and no other pane is: a permission dialog taken for one
 // would never be answered from the chat.
 func startupPane(name string) bool {
-	for _, kind := range []string{"-startup-", "-trust", "bypass-warning", "api-key-dialog", "update-offer", "sign-in", "auth-choice", "startup-menu-", "usage-limit-menu"} {
+	for _, kind := range []string{"-startup-", "-trust", "bypass-warning", "api-key-dialog", "update-offer", "sign-in", "auth-choice", "startup-menu-", "usage-limit-menu",
+		// Screens that change the model, the provider, the permissions or
+		// the setup, or connect an IDE (real-codex/codex-171-*,
+		// real-gemini/gemini-061-*).
+		"model-migration", "oss-provider", "-import-", "full-access-confirm", "rate-limit-switch", "new-agents", "ide-prompt", "theme-dialog", "privacy-notice"} {
 		if strings.Contains(name, kind) {
 			return true
 		}

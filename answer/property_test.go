@@ -181,6 +181,8 @@ func TestWidthsShareAKey(t *testing.T) {
 			"real-codex/codex-0.169-120-plan-question", "panes/codex-171-100-notes-none", "panes/codex-171-60-notes-none"},
 		{"real-codex/codex-%s-plan-questions", "60", "120", "0.169-60", "0.169-120"},
 		{"real-gemini/gemini-%s-loop", "60", "120"},
+		// The same approval cut at 40 columns, its box's right edges gone.
+		{"%s", "real-gemini/gemini-60-approval", "panes/gemini-approval-clipped-right-edge"},
 		// The same question, its footer wrapped by a narrower pane.
 		{"panes/claude-d-%s", "esc-question", "question-narrow-footer-wrap"},
 	} {

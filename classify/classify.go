@@ -390,7 +390,7 @@ func frameAbove(lines []Line, a *agent) []Line {
 		if a.heads.MatchString(t) {
 			break
 		}
-		if a.frameTop.MatchString(t) {
+		if a.frameTop.MatchString(t) && !closedBox(lines[i:]) {
 			top = i
 		}
 	}
@@ -398,6 +398,27 @@ func frameAbove(lines []Line, a *agent) []Line {
 		return nil
 	}
 	return lines[top+1:]
+}
+
+// closedBox reports whether lines start with a rounded box's top edge whose
+// bottom edge closes it before other lines follow: a box of the transcript
+// (another agent's banner, a tool's output) with text under it, not a
+// dialog's frame drawn down to the input box.
+func closedBox(lines []Line) bool {
+	if !strings.HasPrefix(lines[0].Text, "╭") {
+		return false
+	}
+	for i := 1; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i].Text, "╰") {
+			for _, l := range lines[i+1:] {
+				if !isBlank(l.Text) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // marked reports whether lines show one of the agent's marks.
@@ -570,7 +591,11 @@ func allTransparent(block []Line, a *agent) bool {
 	return true
 }
 
-var borders = re(`^ *│ ?(.*?) ?│$`)
+// borders matches a line drawn inside a box, its content the first group.
+// The right border may be missing: a dialog box drawn with no right edge,
+// or clipped by the pane (Gemini 0.61's IDE prompt,
+// gemini-061-100-ide-prompt), is still the dialog.
+var borders = re(`^ *│ ?(.*?)(?: ?│)?$`)
 
 func stripBorders(lines []Line) []Line {
 	out := make([]Line, len(lines))
@@ -627,7 +652,13 @@ func decide(v *view) Result {
 				r.From, r.To = span(lines)
 				r.Live = lines
 				if want == Question {
-					if ru.region != Frame { // a frame is its dialog already
+					switch pm, ok := ru.match.(pickerMatcher); {
+					case ru.region == Frame: // a frame is its dialog already
+					case ok && pm.bound != nil:
+						// A picker over the composer starts under the
+						// line that ended or started the turn.
+						r.Live = pm.after(lines)
+					default:
 						r.Live = dialogOf(lines, ev, v.agent)
 					}
 					r.From, r.To = span(r.Live)
@@ -976,7 +1007,7 @@ func readDialog(lines []Line) *DialogText {
 	for end > 0 && isBlank(lines[end-1].Text) {
 		end--
 	}
-	if end > 0 && footerLine.MatchString(lines[end-1].Text) {
+	if end > 0 && (footerLine.MatchString(lines[end-1].Text) || pickerFooter.MatchString(lines[end-1].Text)) {
 		d.Hint = strings.TrimSpace(lines[end-1].Text)
 		end--
 	}
@@ -1021,8 +1052,13 @@ func matchesAny(res []*pattern, s string) bool {
 }
 
 var (
-	edge       = re(`^(?:─{3,}|╭─+╮?|╰─+╯?)`)
+	// edge is a dialog's edge: a rule, or a box's top or bottom, its
+	// corner indented where the box is (Gemini 0.61's IDE prompt).
+	edge       = re(`^(?:─{3,}| *╭─+╮?| *╰─+╯?)`)
 	optionLine = re(`^ *(?:[❯›●>] *)?\d+\. +\S`)
+	// pickerFooter is the key hints under Codex's pickers ("enter select ·
+	// esc back", "Use ↑/↓ to move, space to toggle, b to go back").
+	pickerFooter = re(codexPickerFooter)
 	// cursorLine is an unnumbered option under the cursor.
 	cursorLine = re(`^ *[❯›●] +\S`)
 	// footerLine is a dialog's line of key hints.

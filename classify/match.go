@@ -274,3 +274,108 @@ func (m onboardingMatcher) match(lines []Line) (Line, bool) {
 	}
 	return Line{}, false
 }
+
+// pickerMatcher matches a picker an agent draws with a selection cursor and
+// a footer of key hints: the footer is the last line of the region, and a
+// line under the cursor (a numbered option, a checklist item, a name)
+// stands above it. A picker need not number its items (Codex's checklist
+// "› [x] Settings" over "Use ↑/↓ to move, space to toggle"), so its shape is
+// the cursor and the footer together.
+//
+// Read above a live composer (bound set), the picker must also stand below
+// a line that ends or starts a turn (the turn's end line, the human's
+// message, the session banner), with no head of the transcript (an answer,
+// a tool call, a status line) between them and the footer: a picker quoted
+// in an answer sits under the answer's head, and one left in the scrollback
+// has the turn's lines under it. The human's message counts when the region
+// starts there, as the Turn region does.
+type pickerMatcher struct {
+	footer, cursor *pattern
+	// heads and bound are nil where no composer is drawn.
+	heads, bound *pattern
+}
+
+func picker(footer, cursor *pattern) matcher { return pickerMatcher{footer: footer, cursor: cursor} }
+
+// pickerOverComposer is picker read above a live composer.
+func pickerOverComposer(footer, cursor, heads, bound *pattern) matcher {
+	return pickerMatcher{footer, cursor, heads, bound}
+}
+
+func (m pickerMatcher) match(lines []Line) (Line, bool) {
+	_, cur, ok := m.find(lines)
+	if !ok {
+		return Line{}, false
+	}
+	return lines[cur], true
+}
+
+// find returns the index of the line the picker starts under (-1 for the
+// region's start) and of its cursor line.
+func (m pickerMatcher) find(lines []Line) (from, cur int, ok bool) {
+	end := len(lines) - 1
+	for end >= 0 && isBlank(lines[end].Text) {
+		end--
+	}
+	if end < 1 || !m.footer.MatchString(lines[end].Text) {
+		return 0, 0, false
+	}
+	cur = -1
+	for i := end - 1; i >= 0 && i >= end-menuHeight; i-- {
+		t := lines[i].Text
+		if m.heads != nil && m.heads.MatchString(t) {
+			return 0, 0, false
+		}
+		if m.cursor.MatchString(t) {
+			cur = i
+			break
+		}
+	}
+	if cur < 0 {
+		return 0, 0, false
+	}
+	if m.bound == nil {
+		return -1, cur, true
+	}
+	if cur == 0 {
+		// The region starts at the cursor: the turn was read back to it
+		// as to a human's message, and nothing of the transcript is in
+		// the region. Only a cursor at the margin is taken so; an
+		// answer's lines are indented.
+		return -1, cur, m.bound.MatchString(lines[0].Text)
+	}
+	for i := cur - 1; i >= 0; i-- {
+		t := lines[i].Text
+		if m.bound.MatchString(t) {
+			return i, cur, true
+		}
+		if m.heads.MatchString(t) {
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}
+
+// after returns the picker's lines: those under the line it starts under
+// and the rest of that line's paragraph (the banner's directory line, a
+// message's wrapped lines).
+func (m pickerMatcher) after(lines []Line) []Line {
+	from, cur, ok := m.find(lines)
+	if !ok {
+		return lines
+	}
+	from++
+	if from > 0 {
+		end := from
+		for end < cur && !isBlank(lines[end].Text) {
+			end++
+		}
+		if end < cur {
+			from = end // a blank line parts the paragraph from the picker
+		}
+	}
+	for from < cur && isBlank(lines[from].Text) {
+		from++
+	}
+	return lines[from:]
+}

@@ -1,6 +1,9 @@
 package classify
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // This file is the classifier's knowledge of the agents' screens, as data:
 // for each agent, how its input box is drawn and which rules are read in
@@ -318,6 +321,30 @@ const codexAskFooter = `(?i)^ {0,2}(?:` +
 	`|(?:no option selected|option \d+(?: of |/)\d+|tab(?: to|:)? add notes)(?: \||…)` +
 	`)`
 
+// codexBanner is the first line of the banner Codex draws when a session
+// starts (boxed in older releases).
+const codexBanner = `^(?:│ )? *>_ OpenAI Codex \(v`
+
+// codexPickerFooter matches the footer of key hints Codex draws under its
+// pickers (a selection list, a checklist, a confirmation), at any indent: a
+// picker drawn over the transcript is centred. Releases write it as hints
+// joined by " · " ("enter select · esc back", "↑/↓ choose · enter select ·
+// esc LM Studio · ^c exit"), or in words ("Use ↑/↓ to move, space to
+// toggle, b to go back", "Press enter to confirm or esc to go back").
+const codexPickerFooter = `(?i)^ *(?:` +
+	`(?:` + codexKey + `) [^·]*[^ ·](?: · (?:` + codexKey + `) [^·]*[^ ·])+` +
+	`|use ↑/↓ to move(?:, [^,]+ to [^,]+)+` +
+	`|press enter to confirm or esc to go back` +
+	`)$`
+
+// codexKey is a key as Codex's hints name it.
+const codexKey = `↑/↓|←/→|enter|esc|space|tab|\^[a-z]|ctrl ?\+ ?[a-z]`
+
+// codexPickerCursor is a line under the › cursor of a picker: on a numbered
+// option or a checklist item at any indent, or on any item off the margin
+// (the human's message is drawn with the same mark at the margin).
+const codexPickerCursor = `^(?: *› +(?:\d+\. |\[[ xX]\] )| +› +)\S`
+
 func codexCLITable() *agent {
 	return &agent{
 		name: "Codex CLI",
@@ -342,7 +369,11 @@ func codexCLITable() *agent {
 				last:           true,
 			},
 		},
-		userTurn: re(`^› \S`),
+		// The human's message, not a picker's line drawn with the same
+		// mark at the margin (a numbered option, a checklist item), so
+		// that a picker over the composer is read whole.
+		userTurn:     re(`^› (?:[^\d\s\[]|\d+(?:[^\d.]|\.[^ ]|\.?$)|\[(?:[^ xX]|[ xX][^\]]|[ xX]\][^ ]|[ xX]\]?$|$))`),
+		sessionStart: re(codexBanner),
 		// Codex rotates the composer's placeholder among suggestions, drawn
 		// faint: with -e the attribute decides, without it this list does.
 		placeholders: []*pattern{
@@ -389,6 +420,23 @@ func codexCLITable() *agent {
 			{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
 				match:  optionMenu("›"),
 				quoted: []string{"› 1. Yes, proceed (y)"}},
+			// A picker whose items are not numbered (the import
+			// checklist: "› [x] Settings" over "Use ↑/↓ to move, space to
+			// toggle, b to go back", codex-171-100-import-customize), or
+			// whose cursor is on no numbered option: the cursor and the
+			// footer together are its shape.
+			{name: "Codex picker: an item under the › cursor over its key-hint footer", region: Dialog, verdict: question,
+				match:  picker(re(codexPickerFooter), re(codexPickerCursor)),
+				quoted: []string{"enter select · esc back", "Use ↑/↓ to move, space to toggle, b to go back", "  › [x] Settings"}},
+			// The same picker drawn over the transcript while the composer
+			// still shows under it, its placeholder and all (the full
+			// access confirmation, codex-171-100-full-access-confirm): the
+			// keyboard is the picker's. Read through the last turn, below
+			// the line that ended or started it, with no answer between.
+			{name: "Codex picker drawn over its composer (an item under the › cursor, its key-hint footer last, below the turn's end)", region: Turn, verdict: question,
+				match: pickerOverComposer(re(codexPickerFooter), re(codexPickerCursor), re(`^[•◦] `),
+					re(`^(?:`+strings.TrimPrefix(codexTurnEnd, "^")+`|› \S|`+strings.TrimPrefix(codexBanner, "^")+`)`)),
+				quoted: []string{"› 1. Yes, continue anyway", "  2. Cancel", "enter select · esc back"}},
 			{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
 				match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
 				quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
@@ -472,6 +520,14 @@ func geminiCLITable() *agent {
 			{name: "Gemini API key entry (Press Enter to submit, Esc to cancel)", region: Dialog, verdict: question,
 				match:  lastLines(4, re(`^ *\(Press Enter to submit, Esc to cancel\b`)),
 				quoted: []string{"(Press Enter to submit, Esc to cancel, Ctrl+C to clear stored key)"}},
+			// A notice that replaces the composer and names the one key
+			// that leaves it (the Gemini API Key Notice of /privacy, "Press
+			// Esc to exit.", gemini-061-100-privacy-notice): the agent is
+			// held until a human presses it, and nothing typed reaches a
+			// composer.
+			{name: "Gemini notice in place of the composer, naming the key that leaves it (Press Esc to exit)", region: Dialog, verdict: question,
+				match:  lastLines(3, re(`(?i)^ *\(?(?:press )?esc to (?:exit|close|dismiss|go back)\.?\)?$`).needs(containingFold("c to "))),
+				quoted: []string{"Press Esc to exit.", "(Press Esc to close)"}},
 			// Working and retrying look alike: the spinner, a phrase, and
 			// (esc to cancel, Ns); 0.61 puts ? for shortcuts on the same line.
 			{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,

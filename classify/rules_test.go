@@ -52,7 +52,7 @@ func tablePatterns(t testing.TB) []*pattern {
 	walk(reflect.ValueOf(&rules).Elem())
 	// The structural patterns outside the tables: dialog edges and lines,
 	// box borders, transcript chrome, runners' failure lines, reset times.
-	out = append(out, borders, edge, optionLine, cursorLine, footerLine, completedTask, chrome, resetClock, resetIn)
+	out = append(out, borders, edge, optionLine, cursorLine, footerLine, pickerFooter, completedTask, chrome, resetClock, resetIn)
 	out = append(out, failureSignals...)
 	if len(out) < 30 {
 		t.Errorf("found %d patterns in the tables; the walk missed some", len(out))

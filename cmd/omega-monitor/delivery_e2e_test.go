@@ -166,7 +166,7 @@ func TestDeliveryNeverHoldsThePoll(t *testing.T) {
 	lines := r.waitLine("escalated to the operator", 60*time.Second)
 	escalated := time.Now()
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		if len(r.alerts()) == 0 {
+		if len(r.alertsNow()) == 0 {
 			return poll.Continue("the funnel has nothing yet")
 		}
 		return poll.Success()
@@ -195,7 +195,7 @@ func TestDeliveryNeverHoldsThePoll(t *testing.T) {
 	got, requests := hook.counts()
 	assert.Equal(t, len(got), 1, "the webhook had %q", got)
 	assert.Assert(t, strings.Contains(got[0], "QUESTION"), got[0])
-	assert.Equal(t, len(r.alerts()), 1, "the funnel had %q", r.alerts())
+	assert.Equal(t, len(r.alertsNow()), 1, "the funnel had %q", r.alertsNow())
 	t.Logf("the webhook was sent %d requests, %d of them held unanswered", requests, requests-1)
 	// Delivered everywhere: the outbox is empty and its deliverer gone.
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
@@ -257,7 +257,7 @@ func outageAndRestart(t *testing.T, mode, cause string) {
 	said := waitLog(t, r.state, "alert NOT delivered to channel line 1 (generic, "+hook.addr+")", 30*time.Second)
 	assert.Assert(t, strings.Contains(said, cause) && strings.Contains(said, "queued for it"), said)
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		if len(r.alerts()) == 0 {
+		if len(r.alertsNow()) == 0 {
 			return poll.Continue("the funnel has nothing yet")
 		}
 		return poll.Success()
@@ -266,7 +266,7 @@ func outageAndRestart(t *testing.T, mode, cause string) {
 
 	r.stop()
 	assert.DeepEqual(t, deliverers(r.state), []int(nil))
-	first := len(r.alerts())
+	first := len(r.alertsNow())
 
 	r2 := startLoop(t, opt)
 	r2.waitLines(2, 30*time.Second)
@@ -280,7 +280,7 @@ func outageAndRestart(t *testing.T, mode, cause string) {
 	r2.waitLines(len(r2.waitLines(1, time.Second))+3, 30*time.Second)
 	got, _ := hook.counts()
 	assert.Equal(t, len(got), 1, "the webhook had %q", got)
-	assert.Equal(t, first+len(r2.alerts()), 1, "the funnel had the question %d times", first+len(r2.alerts()))
+	assert.Equal(t, first+len(r2.alertsNow()), 1, "the funnel had the question %d times", first+len(r2.alertsNow()))
 	r2.stop()
 	assert.DeepEqual(t, deliverers(r2.state), []int(nil))
 }
@@ -322,7 +322,7 @@ func TestDeliveryCrashMidSendIsSaidNotRepeated(t *testing.T) {
 	r.waitLines(len(r.waitLines(1, time.Second))+3, 30*time.Second)
 	got, requests := hook.counts()
 	assert.Equal(t, requests, 1, "the webhook was sent the alert again: %q", got)
-	assert.Equal(t, len(r.alerts()), 1)
+	assert.Equal(t, len(r.alertsNow()), 1)
 	err := syscall.Kill(pid, 0)
 	assert.Assert(t, errors.Is(err, syscall.ESRCH), "the killed deliverer %d: %v", pid, err)
 }

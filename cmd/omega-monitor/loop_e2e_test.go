@@ -198,8 +198,20 @@ func (r *loopRun) waitLine(want string, within time.Duration) []string {
 	}
 }
 
-// alerts returns the messages the alert funnel was given.
+// alerts returns the messages the alert funnel was given, once the
+// watcher's deliverer, which runs apart from the loop, has emptied the
+// outbox (or after 20 s: a test of a failing channel reads it as it is).
 func (r *loopRun) alerts() []string {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if waiting, _ := filepath.Glob(filepath.Join(r.state, statedir.Outbox, "*.alert")); len(waiting) == 0 {
+			break
+		}
+	}
+	return r.alertsNow()
+}
+
+// alertsNow returns the messages the alert funnel was given so far.
+func (r *loopRun) alertsNow() []string {
 	data, _ := os.ReadFile(r.sent)
 	var msgs []string
 	for m := range strings.SplitSeq(string(data), "\n\036\n") {
