@@ -1,9 +1,13 @@
 package main
 
 import (
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,4 +93,44 @@ func TestSendUsage(t *testing.T) {
 	code, out, errs := runIt(t, "msg", nil, "send", "--home", t.TempDir())
 	assert.Equal(t, code, 0, errs)
 	assert.Equal(t, out, "")
+}
+
+// TestCheckSendsNothingUnlessAskedToTest: check reaches no service (the
+// webhook is sent nothing, the password of a Matrix line goes nowhere);
+// check --test sends a test message to each good channel and says the one
+// that cannot be reached apart from the malformed line.
+func TestCheckSendsNothingUnlessAskedToTest(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	assert.NilError(t, err)
+	refused := ln.Addr().String()
+	ln.Close()
+	file := filepath.Join(t.TempDir(), "channels")
+	text := strings.Join([]string{
+		"generic+" + srv.URL + "/in/SECRETok",
+		"generic+http://" + refused + "/in/SECRETdown",
+		"matrix://bot:SECRETpw@" + strings.TrimPrefix(srv.URL, "http://") + "/?rooms=!r:example.com&disableTLS=yes",
+		"nosuch://SECRETbad@host",
+	}, "\n")
+	assert.NilError(t, os.WriteFile(file, []byte(text), 0o600))
+
+	code, out, errs := runIt(t, "", nil, "check", file)
+	assert.Equal(t, code, 1, errs)
+	assert.Equal(t, hits.Load(), int32(0), "check reached the service")
+	assert.Assert(t, strings.Contains(out, file+":4: no service") && strings.Contains(out, "3 channel(s) good") &&
+		strings.Contains(out, "nothing was sent"), out)
+
+	code, out, _ = runIt(t, "", func(k string) string {
+		if k == "OMEGA_NOTIFY_TIMEOUT" {
+			return "2"
+		}
+		return ""
+	}, "check", "--test", file)
+	assert.Equal(t, code, 1)
+	assert.Assert(t, strings.Contains(out, "delivered: channel line 1 (generic, "+strings.TrimPrefix(srv.URL, "http://")+")"), out)
+	assert.Assert(t, strings.Contains(out, "unreachable: channel line 2 (generic, "+refused+"): ") && strings.Contains(out, "connection refused"), out)
+	assert.Assert(t, strings.Contains(out, file+":4: no service"), out)
+	assert.Assert(t, !strings.Contains(out, "SECRET"), out)
 }
