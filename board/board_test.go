@@ -651,3 +651,33 @@ func TestHumanIdleShown(t *testing.T) {
 		t.Errorf("compact form:\n%s", out)
 	}
 }
+
+// TestDeliveryOnTheBoard: a channel with a send under way is said as
+// such, with its try and how long; one holding alerts after a failure is
+// said with the failure; the tmux segment counts the alerts waiting.
+func TestDeliveryOnTheBoard(t *testing.T) {
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	w := Watcher{Delivery: &statedir.DeliveryRecord{PID: 1, At: now, Channels: []statedir.ChannelHealth{
+		{ID: "funnel", Name: "Telegram (the funnel)", Delivered: 3, DeliveredAt: now.Add(-time.Minute)},
+		{ID: "a1", Name: "channel line 1 (generic, hooks.example.com)", Queued: 2,
+			FailedAt: now.Add(-12 * time.Second), Why: "connection refused",
+			Sending: &statedir.Sending{Alert: "x.alert", Try: 3, Since: now.Add(-8 * time.Second)}},
+		{ID: "b2", Name: "channel line 2 (ntfy, ntfy.sh)", Queued: 2, FailedAt: now.Add(-30 * time.Second),
+			DeliveredAt: now.Add(-time.Hour), Why: "HTTP 502"},
+	}}}
+	got := DeliveryLines(w, now)
+	want := []string{
+		"delivering to channel line 1 (generic, hooks.example.com): try 3, for 8s; last failure: connection refused",
+		"channel line 2 (ntfy, ntfy.sh): 2 alert(s) waiting; last failure 30s ago: HTTP 502; last delivered 1h0m0s ago",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DeliveryLines (-want +got):\n%s", diff)
+	}
+	if n := Waiting(w); n != 2 {
+		t.Errorf("Waiting = %d, want 2", n)
+	}
+	f := Fleet{Fleet: Summary{Undelivered: Waiting(w)}}
+	if seg := Tmux(f); !strings.Contains(seg, "✉✗2") {
+		t.Errorf("tmux segment %q: no mark for the alerts waiting", seg)
+	}
+}
