@@ -72,6 +72,14 @@ line tick prints).
                          (a 000.answer action) when the screen still shows
                          that dialog; with --free-text (free_text=on), a
                          reply as the words of its free-text option too
+  --free-text            see --answers
+  --on-change CMD        the operator's shell command, run once per change of
+                         state (omega-monitor on-change, in a session of its
+                         own, not waited for), with the watcher, target, old
+                         and new state, rule, work and progress in its
+                         environment (OMEGA_MONITOR_*)
+  --on-change-timeout N  its wall clock in seconds (default 20): past it its
+                         process group is killed
   --explain              say on standard error what the classifier read, and
                          what the agent's own status said
   --now TIME             the poll's time, RFC 3339 (for tests; default: now)
@@ -95,6 +103,18 @@ key: the loop captures again and asks with --try K+1 (Go bounds the
 tries). Otherwise it prints why in a MONITOR line (also in monitor.log),
 records the outcome, removes the action, and exits 1.
 
+  --state DIR             the watcher's state directory
+  --target T              the watched target, as the MONITOR line names it
+  --action FILE           the action file whose steps are checked
+  --step N                the confirm step of the action's steps, from 1
+  --stage STAGE           the stage, when no --step names it
+  --try K                 the look at this step, from 1 (default 1)
+  --frame                 standard input is a capture frame (default true)
+  --nudge-text TEXT       what the nudge types: checked against the pending
+                          nudge when given
+  --agent-status-dir DIR  the agent's status files on this machine
+  --now TIME              the time, RFC 3339 (for tests; default: now)
+
 A nudge's stages: before (the same STALLED screen, an empty box) and typed
 (before Enter: the box holds exactly our text). A refusal records
 nudge_not_typed (nothing typed: budget given back), enter_withheld (typed,
@@ -112,7 +132,7 @@ terminal, as its result for the relay.
 `
 
 // AckUsage is omega-monitor ack's help.
-const AckUsage = `usage: omega-monitor ack --state DIR --target T --action FILE EVENT [WHY]
+const AckUsage = `usage: omega-monitor ack --state DIR --target T --action FILE EVENT [WHY] [--now TIME]
        omega-monitor ack --state DIR --target T --action FILE --failed-step N WHY
        omega-monitor ack --state DIR --target T --failed-call NAME WHY
        omega-monitor ack --state DIR --target T --stopped SIGNAL

@@ -58,6 +58,12 @@ func runAudit(e *Env, args []string) int {
 	return e.usageError("audit", fmt.Sprintf("unknown subcommand %q (plan, check, run or stop)", args[0]))
 }
 
+// auditSubUsage is an audit subcommand's usage: the audit's, then the
+// subcommand's own flags, listed.
+func auditSubUsage(fs *flag.FlagSet) string {
+	return auditUsage + "\nflags of " + fs.Name() + ":\n"
+}
+
 // auditMessage is err as the audit commands print it after their own name:
 // an auditrun.Error without the package's, so that the lines read as they
 // did before the package ran the audit.
@@ -72,7 +78,7 @@ func runAuditPlan(args []string, e *Env) int {
 	fs := flag.NewFlagSet("audit plan", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the plan as JSON, each dimension's brief included")
 	max := fs.Int("max", audit.MaxDimensions, "at most `N` dimensions")
-	positional, code, ok := e.parse(fs, args, auditUsage)
+	positional, code, ok := e.parse(fs, args, auditSubUsage(fs))
 	if !ok {
 		return code
 	}
@@ -104,7 +110,7 @@ func runAuditPlan(args []string, e *Env) int {
 func runAuditCheck(args []string, e *Env) int {
 	fs := flag.NewFlagSet("audit check", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the project `DIR` the report cites")
-	positional, code, ok := e.parse(fs, args, auditUsage)
+	positional, code, ok := e.parse(fs, args, auditSubUsage(fs))
 	if !ok {
 		return code
 	}

@@ -49,7 +49,7 @@ func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 func runAuditRun(args []string, e *Env) int {
 	var f auditFlags
 	fs := newAuditRunFlags(&f)
-	positional, code, ok := e.parse(fs, args, auditUsage)
+	positional, code, ok := e.parse(fs, args, auditSubUsage(fs))
 	if !ok {
 		return code
 	}
@@ -120,7 +120,7 @@ func startScheduledAudit(fs *flag.FlagSet, f auditFlags, e *Env) int {
 func runAuditStop(args []string, e *Env) int {
 	fs := flag.NewFlagSet("audit stop", flag.ContinueOnError)
 	muxFlag := fs.String("mux", "", "multiplexer binary `path`")
-	positional, code, ok := e.parse(fs, args, auditUsage)
+	positional, code, ok := e.parse(fs, args, auditSubUsage(fs))
 	if !ok {
 		return code
 	}

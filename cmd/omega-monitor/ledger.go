@@ -12,7 +12,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/ledger"
 )
 
-const ledgerUsage = `usage: omega-monitor ledger record [-max N] FILE TEXT
+const ledgerUsage = `usage: omega-monitor ledger record [--max N] FILE TEXT
        omega-monitor ledger list FILE
 
 record: records TEXT (or, if TEXT is -, standard input) as sent into a
@@ -57,6 +57,7 @@ func ledgerFlags(fs *flag.FlagSet, args []string, nargs int, e *Env) int {
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		writeLedgerUsage(e.Stdout)
+		cmdline.NoteHelp(fs)
 		return -1
 	case err != nil:
 		fmt.Fprintf(e.Stderr, "omega-monitor %s: %s; %s\n", fs.Name(), cmdline.FlagError(fs, err), cmdline.HelpHint("ledger"))
@@ -79,7 +80,7 @@ func ledgerRecord(e *Env, args []string) int {
 		return code
 	}
 	if *max < 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor ledger record: -max %d: want 1 or more\n", *max)
+		fmt.Fprintf(e.Stderr, "omega-monitor ledger record: --max %d: want 1 or more\n", *max)
 		return 2
 	}
 	file, text := fs.Arg(0), fs.Arg(1)

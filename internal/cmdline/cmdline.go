@@ -33,6 +33,7 @@ func ParseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, st
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
 			WriteUsage(stdout, fs, usage)
+			NoteHelp(fs)
 			return nil, 0, false
 		}
 		if err != nil {
@@ -51,6 +52,28 @@ func ParseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, st
 	}
 }
 
+// Helped, when set, is called with the flag set of each usage --help
+// printed, so that a test can hold every command's help to the flags it
+// parses (cmd/omega-monitor's TestHelpListsTheFlagsParsed).
+var Helped func(fs *flag.FlagSet)
+
+// NoteHelp tells Helped, when set, that fs's usage was printed: for a
+// command that answers --help itself.
+func NoteHelp(fs *flag.FlagSet) {
+	if Helped != nil {
+		Helped(fs)
+	}
+}
+
+// FlagName is a flag as the usage spells it and as it is typed: one dash
+// for a one-letter flag (-f, -n), two for the others (--interval).
+func FlagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
 // HelpHint is where a command's usage is, for the end of a usage error's
 // line: name is the flag set's, "omega-monitor" itself or a command.
 func HelpHint(name string) string {
@@ -66,21 +89,21 @@ func HelpHint(name string) string {
 func FlagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		s := "unknown flag --" + name
+		s := "unknown flag " + FlagName(name)
 		if near := nearest(fs, name); near != "" {
-			s += ": did you mean --" + near + "?"
+			s += ": did you mean " + FlagName(near) + "?"
 		}
 		return s
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return "--" + name + " needs a value"
+		return FlagName(name) + " needs a value"
 	}
 	// invalid value "x" for flag -interval: why
 	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
 		if i := strings.LastIndex(rest, " for flag -"); i >= 0 {
 			value, tail := rest[:i], rest[i+len(" for flag -"):]
 			name, why, _ := strings.Cut(tail, ": ")
-			return fmt.Sprintf("--%s %s: %s", name, value, why)
+			return fmt.Sprintf("%s %s: %s", FlagName(name), value, why)
 		}
 	}
 	if name, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
@@ -146,7 +169,7 @@ func writeFlags(w io.Writer, fs *flag.FlagSet) {
 	width := 0
 	fs.VisitAll(func(fl *flag.Flag) {
 		name, usage := flag.UnquoteUsage(fl)
-		left := "--" + fl.Name
+		left := FlagName(fl.Name)
 		if name != "" {
 			left += " " + strings.ToUpper(name)
 		}

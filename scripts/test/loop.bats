@@ -79,6 +79,7 @@ confirm) n=\$(grep -c '^confirm' "$T/calls"); cat >"$T/confirm.stdin.\$n"
 	if [ -n "\$FAKE_REFUSE" ]; then echo "MONITOR · agent · ERROR · \$FAKE_REFUSE"; exit 1; fi
 	code=\$(echo \$FAKE_CONFIRM | cut -d' ' -f\$n); exit \${code:-0} ;;
 load_buffer|paste_if|key_*) cat >"$T/\$name.stdin" ;;
+deliver) [ -z "\$FAKE_DELIVER_SLEEP" ] || sleep "\$FAKE_DELIVER_SLEEP" ;;
 ack) for a in "\$@"; do case \$a in *.nudge|*.enter|*.alert|*.answer) rm -f "\$a" ;; esac; done ;;
 esac
 eval "exit \\\${FAKE_\$(echo "\$name" | tr a-z A-Z)_STATUS:-0}"
@@ -436,13 +437,22 @@ nudge_steps=$'capture fresh\nconfirm before fresh 0\npaste 001.text\nrest 1000\n
 
 # --- alerts ------------------------------------------------------------------
 
-@test "the outbox is delivered after the tick, whatever the tick said; an empty one costs nothing" {
+@test "the outbox's deliverer starts after the tick, whatever the tick said, and the poll never waits for it; one at a time; an empty outbox costs nothing" {
 	run poll
 	[[ $(calls) != *deliver* ]]
 	mkdir -p "$state/outbox"
 	printf 'the alert' >"$state/outbox/001.alert"
-	FAKE_TICK_STATUS=3 run poll
-	[[ $(calls) == *$'\ndeliver' ]]
+	export FAKE_DELIVER_SLEEP=3
+	local start=${EPOCHREALTIME/./}
+	FAKE_TICK_STATUS=3 poll
+	# Started, apart from the poll: the poll is back long before it ends.
+	(( ${EPOCHREALTIME/./} - start < 2000000 ))
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [[ $(calls) == *$'\ndeliver <--worker>'* ]] && break; sleep 0.1; done
+	[[ $(calls) == *$'\ndeliver <--worker>'* ]]
+	# While it runs, the next poll starts none.
+	poll
+	[ "$(grep -c '^deliver' "$T/calls")" = 1 ]
+	kill -TERM -- "-$deliverer"
 }
 
 @test "a pace sets the next pause, shorter or longer, and its action is removed" {
