@@ -18,6 +18,7 @@ import (
 // same message, written before it and within the offers' life. Otherwise
 // it is refused, nothing written, whatever a client sends.
 func TestConfirmNeedsTheFirstTap(t *testing.T) {
+	t.Parallel()
 	const groupConf = "chat_id=-100500\nanswers=on\nallow_users=7,9\n"
 	const refused = "tap the option first, then confirm it: nothing was typed"
 	confirmPath := func(w *world) string {

@@ -84,6 +84,7 @@ func (w *world) replies() []string {
 // message; the watcher is woken, the operator told, and once the watcher
 // typed them the question's message says who answered with what words.
 func TestReplyAnswered(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, freeConf)
 	w.withField(t, false)
 	w.start(t)
@@ -126,6 +127,7 @@ func TestReplyAnswered(t *testing.T) {
 // it is no answer at all, ignored without a word), and nothing is written
 // nor woken.
 func TestReplyRefused(t *testing.T) {
+	t.Parallel()
 	groupConf := "chat_id=-100500\nanswers=on\nallow_users=7\nfree_text=on\n"
 	ok := func(text string) map[string]any { return replyTo(private, private, text, nYes, nFree) }
 	for _, tt := range []struct {
@@ -203,6 +205,7 @@ func TestReplyRefused(t *testing.T) {
 // nothing and says to reply. Without free text, no messages are asked
 // of Telegram.
 func TestReplyOnce(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, freeConf)
 	w.withField(t, false)
 	w.tg.Push(replyTo(private, private, "use CSV", nYes, nFree))

@@ -13,6 +13,7 @@ import (
 // TestLogFile: every line the receiver says goes to relay/relay.log too,
 // the same words with the date before them, in the same order; mode 0600.
 func TestLogFile(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	w.start(t)
 	w.handled(t, w.tg.Push(tap(private, 43, nYes)))
@@ -49,6 +50,7 @@ func TestLogFile(t *testing.T) {
 // receiver answers as ever, the file the link names is untouched, and the
 // pane says once why the log is not written.
 func TestLogFileRefused(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	dir := filepath.Join(w.state, relay.Dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

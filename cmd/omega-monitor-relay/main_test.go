@@ -274,6 +274,7 @@ func tap(chat, from int64, data string) map[string]any {
 }
 
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(relayBinary(t), "serve", "--help").Output()
 	if err != nil || !strings.Contains(string(out), "usage: omega-monitor-relay serve") || !strings.Contains(string(out), "answers=on") {
 		t.Errorf("serve --help: %v: %s", err, out)
@@ -285,6 +286,7 @@ func TestHelp(t *testing.T) {
 // there, the message is edited (its buttons gone, who answered what) and
 // the request and result are settled.
 func TestAnswered(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		conf string
@@ -361,6 +363,7 @@ var cmpIgnoreAt = cmp.Transformer("noAt", func(r statedir.AnswerRequest) statedi
 // TestRefused: each update below is refused, or ignored, with nothing
 // written, and the tap (if it is one) answered with the reason.
 func TestRefused(t *testing.T) {
+	t.Parallel()
 	privateConf := "chat_id=42\nanswers=on\n"
 	groupConf := "chat_id=-100500\nanswers=on\nallow_users=7\n"
 	tests := []struct {
@@ -448,6 +451,7 @@ func TestRefused(t *testing.T) {
 // confirm button in and writes nothing, the second (its data ok:NONCE)
 // writes the request, confirmed.
 func TestWidening(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	w.start(t)
 	w.handled(t, w.tg.Push(tap(private, private, nWiden)))
@@ -477,6 +481,7 @@ func TestWidening(t *testing.T) {
 // TestOnce: the same update delivered twice, and two taps on one button at
 // once, write exactly one request; the second tap is told why.
 func TestOnce(t *testing.T) {
+	t.Parallel()
 	t.Run("the same update twice", func(t *testing.T) {
 		w := newWorld(t, "chat_id=42\nanswers=on\n")
 		w.start(t)
@@ -514,6 +519,7 @@ func TestOnce(t *testing.T) {
 
 // TestRate: at most RatePerMinute answers a minute go to one watcher.
 func TestRate(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	w.start(t)
 	var id int64
@@ -534,6 +540,7 @@ func TestRate(t *testing.T) {
 // again with more waiting (and Telegram delivering a handled one again):
 // each is applied once.
 func TestRestart(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	w.start(t)
 	first := tap(private, private, nYes)
@@ -577,6 +584,7 @@ func TestRestart(t *testing.T) {
 // handled, never before: while its tap's answer is under way, the request
 // is written and the offset is not.
 func TestOffsetAfterHandling(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	w.start(t)
 	release := w.tg.Hold("answerCallbackQuery")
@@ -602,6 +610,7 @@ func TestOffsetAfterHandling(t *testing.T) {
 // line, when answers are off, when a group has no one allowed, when the
 // config is open to others, and when another receiver runs.
 func TestRefusesToStart(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, conf string
 		mode       os.FileMode
@@ -642,6 +651,7 @@ func TestRefusesToStart(t *testing.T) {
 // screen again (its next message carries it); refused, and which keys of
 // it had reached the terminal before it stopped.
 func TestReportSaysWhatTheWatcherSaw(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		result statedir.AnswerResult

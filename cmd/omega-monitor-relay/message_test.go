@@ -62,6 +62,7 @@ func (w *world) boundTo(t *testing.T, chat int64, msg int) {
 // message. A record that names no message takes the button wherever it
 // is, as before.
 func TestButtonOfAnotherMessage(t *testing.T) {
+	t.Parallel()
 	const older = "this button belongs to an older message: the question was asked again, see the newer message; nothing was typed"
 	for _, tt := range []struct {
 		name      string

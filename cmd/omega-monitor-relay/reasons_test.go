@@ -19,6 +19,7 @@ import (
 // the message. A user not allowed, or another chat, is told only what it
 // was told before.
 func TestTheRealReason(t *testing.T) {
+	t.Parallel()
 	const conf = "chat_id=42\nanswers=on\n"
 	for _, c := range []struct {
 		reason, want string

@@ -47,6 +47,7 @@ func (w *world) gone(t *testing.T, path string) {
 // or before it starts, has the message's buttons removed and a line of the
 // receiver's own appended to its text, then is removed.
 func TestRetireEditsTheMessage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, reason, line string
 		before             bool
@@ -93,6 +94,7 @@ func TestRetireEditsTheMessage(t *testing.T) {
 // whole, or name a message of another chat, are removed and edit nothing;
 // the receiver goes on, and a good record after them is applied.
 func TestRetireRefusesPlantedRecords(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	mine := w.tg.Post(private, questionText, questionMarkup)
 	theirs := w.tg.Post(43, "someone else's message", questionMarkup)
@@ -166,6 +168,7 @@ func TestRetireRefusesPlantedRecords(t *testing.T) {
 // outcome, or whose answer is still being carried, is not edited again by
 // a retire record; across a restart too.
 func TestRetireAfterAnAnswerIsANoop(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	msg := w.tg.Post(private, questionText, questionMarkup)
 	w.start(t)
@@ -212,6 +215,7 @@ func TestRetireAfterAnAnswerIsANoop(t *testing.T) {
 // to the limit, the receiver stopped and started, the next one is refused
 // with the reason.
 func TestRatePersists(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	w.start(t)
 	var id int64
@@ -241,6 +245,7 @@ func TestRatePersists(t *testing.T) {
 // TestRateFileIsUntrusted: a rate file that is junk, or holds times to
 // come, does not stop the receiver nor hold a watcher's answers.
 func TestRateFileIsUntrusted(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "chat_id=42\nanswers=on\n")
 	dir, err := relay.Home(w.state)
 	if err != nil {

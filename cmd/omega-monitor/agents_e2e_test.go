@@ -85,6 +85,7 @@ func watchAgent(t *testing.T, s *termagent.Session, flags ...string) *loopRun {
 // turn, with work left, receives exactly the budget of nudges, each reaching
 // the model as the next user message byte for byte.
 func TestRealAgentsIdleGetExactlyTheBudget(t *testing.T) {
+	testenv.EndToEnd(t)
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
 			s, api := a.start(t)

@@ -366,6 +366,7 @@ func TestAuditStateHomeInsideTheTree(t *testing.T) {
 // outlives its wall clock with a grandchild holding its output, are listed
 // as failed; the run still writes its report.
 func TestAuditAgentFailsOrHangs(t *testing.T) {
+	testenv.EndToEnd(t)
 	testenv.Need(t, "bash", "sleep")
 	dir := auditProject(t)
 	fake := filepath.Join(t.TempDir(), "claude")

@@ -42,6 +42,7 @@ func checkNothingLeft(t *testing.T, tmp string) {
 }
 
 func TestDemo(t *testing.T) {
+	testenv.EndToEnd(t)
 	tmp := t.TempDir()
 	cmd := demoCommand(t, tmp, "--interval", "1")
 	var out, errOut bytes.Buffer
@@ -85,6 +86,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestDemoInterrupted(t *testing.T) {
+	testenv.EndToEnd(t)
 	tmp := t.TempDir()
 	cmd := demoCommand(t, tmp, "--interval", "1")
 	stdout, err := cmd.StdoutPipe()

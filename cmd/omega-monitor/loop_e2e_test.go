@@ -478,6 +478,7 @@ func TestLoopDraftGetsNothing(t *testing.T) {
 // more, which ConnectTimeout never ends; each capture ends at its wall clock
 // and the loop goes on polling.
 func TestLoopHungHost(t *testing.T) {
+	testenv.EndToEnd(t)
 	testenv.Need(t, "ssh")
 	cfg := testenv.NewSSHConfig(t)
 	testenv.HungHost(t, cfg, "stalled", true)
@@ -616,6 +617,7 @@ exec ` + coord.ShellQuote(s.Mux) + ` "$@"
 // loop's own (bash builtins), so it is the same where coreutils timeout is
 // missing (stock macOS): the test hides it.
 func TestLoopCaptureGrandchildHoldsPipe(t *testing.T) {
+	testenv.EndToEnd(t)
 	dir := t.TempDir()
 	mark := uniqueSeconds()
 	mux := filepath.Join(dir, "mux")

@@ -55,6 +55,7 @@ func TestReadmeCounts(t *testing.T) {
 // probe ran and what it read, logs -f shows its lines, the board lists it,
 // stop ends it and leaves the agent.
 func TestReadmeQuickStart(t *testing.T) {
+	testenv.EndToEnd(t)
 	testenv.Need(t, "tmux", "bash", "timeout")
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	assert.NilError(t, err)

@@ -200,6 +200,7 @@ func Install(ctx context.Context, root, version string) (string, error) {
 // CI and skip it elsewhere.
 func Binary(t testing.TB) string {
 	t.Helper()
+	testenv.EndToEnd(t)
 	testenv.Need(t, "npm", "node", "tmux")
 	root, err := CacheRoot()
 	if err != nil {

@@ -182,6 +182,7 @@ func (p Pin) Install(ctx context.Context, root string) (string, error) {
 // the test in CI and skip it elsewhere.
 func (p Pin) Binary(t testing.TB) string {
 	t.Helper()
+	testenv.EndToEnd(t)
 	testenv.Need(t, "npm", "node", "tmux")
 	root, err := p.CacheRoot()
 	if err != nil {

@@ -74,6 +74,7 @@ func (c *SSHConfig) Add(t testing.TB, alias string, options ...string) {
 // test's unless env sets it. The server is stopped when the test ends. sshd needs /run/sshd; SSHD creates it when it is missing.
 func SSHD(t testing.TB, cfg *SSHConfig, alias string, env ...string) {
 	t.Helper()
+	EndToEnd(t)
 	paths := Need(t, "sshd", "ssh", "ssh-keygen")
 	sshd, keygen := paths[0], paths[2]
 	if !filepath.IsAbs(sshd) {

@@ -31,6 +31,7 @@ type TmuxServer struct {
 // bytes and t.TempDir() paths grow with the test's name.
 func Tmux(t testing.TB) *TmuxServer {
 	t.Helper()
+	EndToEnd(t)
 	tmux := Need(t, "tmux")[0]
 	dir, err := os.MkdirTemp("", "omt")
 	if err != nil {
