@@ -155,13 +155,14 @@ func withChannel(t *testing.T, hook *flakyHook, secret string) string {
 // channel is being delivered to, and once the webhook answers again it has
 // the question once.
 func TestDeliveryNeverHoldsThePoll(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
 	hook := newFlakyHook(t, "hang")
 	const secret = "tok3nHANGzz"
 	home := withChannel(t, hook, secret)
 	r := startLoop(t, loopOptions{target: "agent", home: home,
-		env:   []string{"OMEGA_NOTIFY_TIMEOUT=8", "OMEGA_ALERT_RETRY=500ms"},
+		env:   []string{"OMEGA_NOTIFY_TIMEOUT=15", "OMEGA_ALERT_RETRY=500ms"},
 		flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
 	lines := r.waitLine("escalated to the operator", 60*time.Second)
 	escalated := time.Now()
@@ -173,8 +174,8 @@ func TestDeliveryNeverHoldsThePoll(t *testing.T) {
 	}, poll.WithTimeout(30*time.Second))
 	t.Logf("the funnel had the question %v after the escalation, the webhook hanging", time.Since(escalated).Round(time.Millisecond))
 	// Polls go on while the webhook holds its request: at 1 s, at least
-	// five lines in the next eight seconds (one send to it takes 8).
-	r.waitLines(len(lines)+5, 8*time.Second)
+	// five lines in the next ten seconds (one send to it takes 15).
+	r.waitLines(len(lines)+5, 10*time.Second)
 	// The board tells a channel being delivered to.
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
 		said := board.DeliveryLines(board.Watcher{Delivery: ptr(readDelivery(t, r.state))}, time.Now())
@@ -241,7 +242,10 @@ func TestDeliveryOutlivesAnOutageAndARestart(t *testing.T) {
 		{"down", "connection refused"},
 		{"500", "500 Internal Server Error"},
 	} {
-		t.Run(tc.mode, func(t *testing.T) { outageAndRestart(t, tc.mode, tc.cause) })
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			outageAndRestart(t, tc.mode, tc.cause)
+		})
 	}
 }
 
@@ -290,6 +294,7 @@ func outageAndRestart(t *testing.T, mode, cause string) {
 // the next deliverer says the webhook may have the alert, and does not
 // send it again.
 func TestDeliveryCrashMidSendIsSaidNotRepeated(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
 	hook := newFlakyHook(t, "hang")
@@ -331,6 +336,7 @@ func TestDeliveryCrashMidSendIsSaidNotRepeated(t *testing.T) {
 // reachable holds no poll; the question waits in its queue, said with the
 // funnel's cause, and reaches Telegram once when the API is back.
 func TestDeliveryTelegramDownThenBack(t *testing.T) {
+	t.Parallel()
 	testenv.Need(t, "curl")
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
