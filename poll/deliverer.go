@@ -171,9 +171,30 @@ func Deliver(ctx context.Context, dir, target, funnel, stateHome string, environ
 		dv.writeStatus(time.Now())
 		return dv.lines, dv.ok
 	}
+	parent := os.Getppid()
+	for {
+		gone := dv.work(ctx, parent)
+		// Let go of the outbox, then look once more: an alert written as
+		// this one was ending found it alive, and no other was started.
+		lock.Close()
+		if gone || ctx.Err() != nil {
+			break
+		}
+		if names, err := d.PendingAlerts(); err != nil || len(names) == 0 {
+			break
+		}
+		if lock, err = d.TryLock(statedir.OutboxLock); err != nil {
+			break // another deliverer has it
+		}
+	}
+	return dv.lines, dv.ok
+}
+
+// work delivers until the outbox is empty, the loop that started this
+// deliverer (parent) is gone, or ctx ends; gone says the loop is.
+func (dv *deliverer) work(ctx context.Context, parent int) (gone bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	parent := os.Getppid()
 	var wg sync.WaitGroup
 	for _, ol := range dv.outlets {
 		wg.Add(1)
@@ -203,7 +224,7 @@ func Deliver(ctx context.Context, dir, target, funnel, stateHome string, environ
 		}
 		// Nothing waits (a new alert starts a new deliverer), or the loop
 		// that started this one is gone: its next start delivers the rest.
-		if empty >= 2 || os.Getppid() != parent {
+		if gone = os.Getppid() != parent; empty >= 2 || gone {
 			break
 		}
 		select {
@@ -215,7 +236,7 @@ func Deliver(ctx context.Context, dir, target, funnel, stateHome string, environ
 	wg.Wait()
 	dv.complete(time.Now())
 	dv.writeStatus(time.Now())
-	return dv.lines, dv.ok
+	return gone
 }
 
 // findOutlets lists the channels: the funnel, unless the channels file
