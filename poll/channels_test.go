@@ -249,7 +249,7 @@ func TestChannelDownThenBack(t *testing.T) {
 		assert.NilError(t, os.Chtimes(filepath.Join(w.dir, statedir.Outbox, w.waiting(t)[0]), old, old))
 		lines, ok = w.deliverWith(t, DeliverOptions{Retry: time.Millisecond, Expiry: time.Hour})
 		assert.Assert(t, !ok)
-		assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "alert NOT delivered not delivered to channel line 1 (generic, "+ch.hostPort()+") within 1h0m0s: ") &&
+		assert.Assert(t, len(lines) == 1 && strings.Contains(lines[0], "alert NOT delivered to channel line 1 (generic, "+ch.hostPort()+") within 1h0m0s: ") &&
 			strings.Contains(lines[0], "502 Bad Gateway") && strings.HasSuffix(lines[0], "kept in alert-failed.log"), "%q", lines)
 		assert.Assert(t, strings.Contains(w.read(t, filepath.Join(w.home, statedir.FailedAlerts)), "not delivered to channel line 1 (generic"))
 		assert.Equal(t, w.funnelCount(t), 1)

@@ -343,8 +343,8 @@ func (dv *deliverer) step(ctx context.Context, ol outlet) (tried bool, wait time
 			dv.say(fmt.Sprintf("alert %s may have reached %s: a send to it was cut short before its outcome was written (the deliverer died); not sent again", name, ol.name))
 			return true, 0
 		case now.Sub(fi.ModTime()) > dv.expiry:
-			why := fmt.Sprintf("not delivered to %s within %v: %s", ol.name, dv.expiry, orNone(st.why))
-			if err := statedir.KeepFailed(dv.stateHome, alert.Scrub(why), msg); err != nil {
+			why := fmt.Sprintf("to %s within %v: %s", ol.name, dv.expiry, orNone(st.why))
+			if err := statedir.KeepFailed(dv.stateHome, alert.Scrub("not delivered "+why), msg); err != nil {
 				why += "; and not kept: " + err.Error()
 			} else {
 				why += "; kept in alert-failed.log"
