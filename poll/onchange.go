@@ -3,9 +3,7 @@ package poll
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +69,7 @@ func changeOf(dir, target string, events []tick.Event, in tick.Input) (Change, b
 var onChangeBinary = os.Executable
 
 // startOnChange starts, and does not wait for, this binary's on-change
-// command (RunOnChange), which runs cmd for the change c under a clock of
+// command (omega-monitor on-change, through OnChange), which runs cmd for the change c under a clock of
 // timeout seconds: the poll goes on at once, whatever the command does. It
 // is a session of its own, reading and writing nothing of the loop's, so
 // that it holds none of the loop's pipes.
@@ -89,34 +87,21 @@ func startOnChange(dir, cmd string, timeout int, c Change) error {
 	return run.Process.Release()
 }
 
-// RunOnChange is the on-change command: it runs the operator's command
-// (from its environment) with sh -c, in a process group of its own that the
-// clock (--timeout seconds) kills whole, and logs a failure or an overrun
-// in the watcher's log (--state). It never fails the poll: it is not
-// waited for.
-// OnChangeUsage is on-change's help.
-const OnChangeUsage = `usage: omega-monitor on-change --state DIR --timeout SECONDS
+// ErrNoOnChangeCommand is an on-change run whose environment names no
+// command: the tick never starts one so.
+var ErrNoOnChangeCommand = errors.New("poll: on-change: no command in the environment")
 
-Runs the operator's command for a change of state (--on-change CMD of
-watch), with the change in its environment; tick starts it in a session of
-its own and does not wait for it. Not for an operator to run.
-`
-
-func RunOnChange(args []string, getenv func(string) string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("on-change", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dir := fs.String("state", "", "the watcher's state directory")
-	timeout := fs.Int("timeout", 20, "the command's wall clock, in `seconds`")
-	if err := fs.Parse(args); err != nil || *dir == "" || fs.NArg() > 0 || *timeout < 1 {
-		io.WriteString(stderr, OnChangeUsage)
-		return 2
-	}
+// OnChange runs the operator's command for a change of state (from getenv,
+// where the tick put it with the change) with sh -c, in a process group of
+// its own that the clock (timeout) kills whole, and says a failure or an
+// overrun in the watcher's log (dir). Its error says the command failed, or
+// the log could not be written; the poll never waits for it.
+func OnChange(dir string, timeout time.Duration, getenv func(string) string) error {
 	cmdText := getenv(envCommand)
 	if cmdText == "" {
-		fmt.Fprintln(stderr, "omega-monitor on-change: no command")
-		return 2
+		return ErrNoOnChangeCommand
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*timeout)*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", cmdText)
 	for _, kv := range os.Environ() {
@@ -130,21 +115,21 @@ func RunOnChange(args []string, getenv func(string) string, stderr io.Writer) in
 	err := cmd.Run()
 	procgroup.Kill(cmd) // what it left running in the background
 	if err == nil {
-		return 0
+		return nil
 	}
 	why := err.Error()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		why = fmt.Sprintf("no end within %ds, killed with its process group", *timeout)
+		why = fmt.Sprintf("no end within %v, killed with its process group", timeout)
 	}
 	if said := errb.last(); said != "" {
 		why += ": " + said
 	}
 	target := getenv(EnvTarget)
 	line := alert.Redact(tick.Line(target, "?", fmt.Sprintf("on-change command failed (%s → %s): %s", getenv(EnvOldState), getenv(EnvNewState), why)))
-	if err := statedir.Dir(*dir).AppendLog(time.Now(), line); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor on-change: %v\n", err)
+	if lerr := statedir.Dir(dir).AppendLog(time.Now(), line); lerr != nil {
+		return fmt.Errorf("poll: on-change: the watcher's log: %w", lerr)
 	}
-	return 1
+	return fmt.Errorf("poll: on-change: %s", why)
 }
 
 // cappedTail keeps the last 4 KiB written to it.

@@ -1,12 +1,14 @@
 package poll
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
@@ -120,13 +122,10 @@ func TestOnChangeHangingCommand(t *testing.T) {
 	})
 }
 
-// TestOnChangeUsage: the on-change command refuses what the tick would
-// never give it.
-func TestOnChangeUsage(t *testing.T) {
-	var errs strings.Builder
+// TestOnChangeWithoutACommand: an on-change run whose environment names
+// no command is refused as such, and runs nothing.
+func TestOnChangeWithoutACommand(t *testing.T) {
 	none := func(string) string { return "" }
-	for _, args := range [][]string{{}, {"--state", "x", "--timeout", "0"}, {"--state", "x", "extra"}} {
-		assert.Equal(t, RunOnChange(args, none, &errs), 2, "%q", args)
-	}
-	assert.Equal(t, RunOnChange([]string{"--state", t.TempDir()}, none, &errs), 2)
+	err := OnChange(t.TempDir(), time.Second, none)
+	assert.Assert(t, errors.Is(err, ErrNoOnChangeCommand), "%v", err)
 }

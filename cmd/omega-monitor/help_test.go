@@ -36,13 +36,12 @@ func helpInvocations() [][]string {
 var flagWord = regexp.MustCompile(`(?:^|[\s\[(|,])(--?[a-z][a-z0-9-]*)`)
 
 // handParsed are the commands that read their few flags without a flag
-// set, each for a reason of its own: on-change is started by tick with a
-// fixed command line, wake must answer an agent's hook whatever it is
-// given, and channels hands its words to omega-monitor-notify.
+// set, each for a reason of its own: wake must answer an agent's hook
+// whatever it is given, and channels hands its words to
+// omega-monitor-notify.
 var handParsed = map[string][]string{
-	"on-change": {"--state", "--timeout"},
-	"wake":      {"--home"},
-	"channels":  {"--test"},
+	"wake":     {"--home"},
+	"channels": {"--test"},
 }
 
 // TestHelpListsTheFlagsParsed: every command's --help names exactly the

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/poll"
@@ -79,12 +79,38 @@ func parseNow(e *Env, flagValue string) (time.Time, bool) {
 	return t, true
 }
 
+// onChangeUsage is on-change's help.
+const onChangeUsage = `usage: omega-monitor on-change --state DIR [--timeout SECONDS]
+
+Runs the operator's command for a change of state (--on-change CMD of
+watch), with the change in its environment; tick starts it in a session of
+its own and does not wait for it. Not for an operator to run. A failure, or
+an overrun of its clock (its whole process group is killed then), is a
+line in the watcher's log. Exit 0: the command succeeded; 1: it failed;
+2: a usage error.
+
+flags:
+`
+
 func runOnChange(e *Env, args []string) int {
-	if wantsHelp(args) {
-		io.WriteString(e.Stdout, poll.OnChangeUsage)
-		return 0
+	fs := newFlagSet("on-change")
+	dir := fs.String("state", "", "the watcher's state `directory`")
+	timeout := fs.Int("timeout", 20, "the command's wall clock, in `seconds`")
+	positional, code, ok := e.parse(fs, args, onChangeUsage)
+	if !ok {
+		return code
 	}
-	return poll.RunOnChange(args, e.Getenv, e.Stderr)
+	if *dir == "" || len(positional) > 0 || *timeout < 1 {
+		return e.usageError("on-change", "--state and a --timeout of 1 or more are needed, and nothing else")
+	}
+	err := poll.OnChange(*dir, time.Duration(*timeout)*time.Second, e.Getenv)
+	switch {
+	case errors.Is(err, poll.ErrNoOnChangeCommand):
+		return e.usageError("on-change", "no command in the environment")
+	case err != nil:
+		return 1 // said in the watcher's log
+	}
+	return 0
 }
 
 // wantsHelp says args ask for a command's help and nothing else.

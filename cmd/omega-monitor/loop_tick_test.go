@@ -511,3 +511,16 @@ func TestResetRearmsASpentBudget(t *testing.T) {
 	assert.Assert(t, strings.Contains(errb.String(), "nobody was never watched here"), errb.String())
 	assert.Equal(t, env.run([]string{"reset"}, nil, &out, &errb), 2)
 }
+
+// TestOnChangeUsage: the on-change command refuses what the tick would
+// never give it, with exit 2 and one line, and runs nothing.
+func TestOnChangeUsage(t *testing.T) {
+	env := newTestEnv("OMEGA_MONITOR_ON_CHANGE_RUN=")
+	for _, args := range [][]string{{}, {"--state", "x", "--timeout", "0"}, {"--state", "x", "extra"}, {"--state", t.TempDir()}} {
+		var out, errb bytes.Buffer
+		code := env.run(append([]string{"on-change"}, args...), nil, &out, &errb)
+		if code != 2 || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("on-change %q: exit %d, said %q", args, code, errb.String())
+		}
+	}
+}
