@@ -69,8 +69,9 @@ func changeOf(dir, target string, events []tick.Event, in tick.Input) (Change, b
 var onChangeBinary = os.Executable
 
 // startOnChange starts, and does not wait for, this binary's on-change
-// command (omega-monitor on-change, through OnChange), which runs cmd for the change c under a clock of
-// timeout seconds: the poll goes on at once, whatever the command does. It
+// command (omega-monitor on-change, through OnChange), which runs cmd for
+// the change c under a clock of timeout seconds: the poll goes on at once,
+// whatever the command does. It
 // is a session of its own, reading and writing nothing of the loop's, so
 // that it holds none of the loop's pipes.
 func startOnChange(dir, cmd string, timeout int, c Change) error {
