@@ -132,12 +132,12 @@ func follows(d statedir.Dir, p HookPane) bool {
 	if d.ReadRecord(statedir.Loop, &rec) != nil || rec.Socket == "" || rec.Socket != p.Socket {
 		return false
 	}
-	return FollowsPane(d, rec, p.Pane)
+	return followsPane(d, rec, p.Pane)
 }
 
-// FollowsPane says whether the watcher of d, whose loop recorded rec,
+// followsPane says whether the watcher of d, whose loop recorded rec,
 // watches the pane whose id is pane, on whichever server it watches.
-func FollowsPane(d statedir.Dir, rec statedir.LoopRecord, pane string) bool {
+func followsPane(d statedir.Dir, rec statedir.LoopRecord, pane string) bool {
 	if pinned := rec.Settings["pane"]; pinned != "" {
 		return pinned == pane
 	}
