@@ -75,6 +75,39 @@ type DeliverOptions struct {
 	Retry time.Duration
 }
 
+// DeliverOptionsFrom reads OMEGA_ALERT_EXPIRY (a Go duration of a second
+// or more) and OMEGA_ALERT_RETRY (1ms to 1h) over the defaults.
+func DeliverOptionsFrom(getenv func(string) string) (DeliverOptions, error) {
+	o := DeliverOptions{Expiry: DefaultExpiry, Retry: DefaultRetry}
+	for _, s := range []struct {
+		name     string
+		lo, hi   time.Duration
+		set      *time.Duration
+		examples string
+	}{
+		{"OMEGA_ALERT_EXPIRY", time.Second, 0, &o.Expiry, "as 24h or 90m"},
+		{"OMEGA_ALERT_RETRY", time.Millisecond, time.Hour, &o.Retry, "as 2s"},
+	} {
+		v := getenv(s.name)
+		if v == "" {
+			continue
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < s.lo || s.hi > 0 && d > s.hi {
+			return o, fmt.Errorf("%s=%q: want a duration of %v or more%s, %s", s.name, v, s.lo, upTo(s.hi), s.examples)
+		}
+		*s.set = d
+	}
+	return o, nil
+}
+
+func upTo(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return " up to " + d.String()
+}
+
 // An outlet is one channel of delivery: the funnel or a line of the
 // channels file.
 type outlet struct {

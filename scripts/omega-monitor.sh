@@ -6,10 +6,9 @@
 #
 # It holds the effects and no rule: the Go binary resolves every setting at
 # start (loop-env, whose assignments this script evals), locks the state
-# directory (hold), judges each poll (tick), writes each action as steps and
-# judges each look before a key (confirm), records what came of it (ack) and
-# starts the deliverer of the outbox (deliver --worker), which runs apart
-# from the poll. The loop runs the steps.
+# directory (hold), judges each poll (tick) and each look before a key
+# (confirm), writes each action as steps, records what came of it (ack) and
+# delivers the outbox apart from the poll (deliver --worker).
 #
 # A watcher that dies or freezes while claiming to watch is worse than none:
 # no set -e (every error is a rendered line), and every call runs in a process
@@ -81,8 +80,7 @@ last_line() {
 	local l
 	why=''
 	while IFS= read -r l || [[ -n $l ]]; do
-		l=${l%$'\r'}
-		[[ -z ${l//[[:space:]]/} ]] || why=${l:0:300}
+		l=${l%$'\r'} && [[ -z ${l//[[:space:]]/} ]] || why=${l:0:300}
 	done <"$1"
 	return 0
 }
@@ -98,16 +96,14 @@ failure() {
 
 # read_capped FILE: FILE's content, at most 4096 bytes, into $line.
 read_capped() {
-	line=''
-	IFS= read -r -d '' line <"$1" || :
+	line='' && IFS= read -r -d '' line <"$1" || :
 	line=${line:0:4096}
 	while [[ $line == *$'\n' ]]; do line=${line%$'\n'}; done
 }
 
 # capture FILE: the capture frame into FILE. Sets why when it failed.
 capture() {
-	why=$mux_error
-	[[ -z $why ]] || return 1
+	why=$mux_error && [[ -z $why ]] || return 1
 	run_bounded "$call_timeout" /dev/null "$1" "$work/capture.err" "${capture[@]}"
 	((rc == 0)) || { failure "$work/capture.err" && return 1; }
 }
@@ -231,21 +227,20 @@ poll() {
 	capture "$in" || { args+=(--capture-error "$why") && in=/dev/null; }
 	judge "$in" "${args[@]}"
 	((rc == 0)) && act
-	# Alerts go whatever the tick said: one left by a stopped watcher too.
-	start_deliverer
+	# Alerts go whatever the tick said (one left by a stopped watcher too),
+	# from a deliverer the poll never waits for; an empty outbox costs none.
+	local waiting=("$state/outbox/"*.alert)
+	[[ ! -e ${waiting[0]} ]] || apart deliverer "${deliver[@]}" --worker
 }
 
-# start_deliverer: the deliverer of the outbox (deliver --worker), apart from
-# the poll, which never waits for it: a process group of its own, none of
-# the loop's descriptors, its errors in the watcher's log. It ends once the
-# outbox is empty; an empty outbox costs no process.
-start_deliverer() {
-	local waiting=("$state/outbox/"*.alert)
-	[[ -e ${waiting[0]} ]] || return 0
-	[[ -n $deliverer ]] && kill -0 "$deliverer" 2>/dev/null && return 0
+# apart VAR COMMAND...: unless VAR's pid still runs, runs COMMAND beside the
+# loop (its own group, none of the loop's fds, errors in watcher.log).
+apart() {
+	local -n pid=$1
+	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && return 0
 	set -m
-	"${deliver[@]}" --worker </dev/null >/dev/null 2>>"$state/watcher.log" 7>&- 8>&- 9>&- &
-	deliverer=$!
+	"${@:2}" </dev/null >/dev/null 2>>"$state/watcher.log" 7>&- 8>&- 9>&- &
+	pid=$!
 	set +m
 }
 
@@ -277,18 +272,9 @@ take_wakes() {
 	return $woke
 }
 
-# start_relay: the wake relay of a remote target (loop-env's wake_relay), which
-# keeps a listener for the agent's hooks on the host over the ssh master and
-# wakes this loop: a process group of its own, none of the loop's descriptors,
-# its lines in the watcher's log; started again when it is gone.
-start_relay() {
-	((${#wake_relay[@]} > 0)) || return 0
-	[[ -n $relay ]] && kill -0 "$relay" 2>/dev/null && return 0
-	set -m
-	"${wake_relay[@]}" </dev/null >/dev/null 2>>"$state/watcher.log" 7>&- 8>&- 9>&- &
-	relay=$!
-	set +m
-}
+# start_relay: a remote target's wake relay (loop-env's wake_relay): a listener
+# for the agent's hooks on the host, over the ssh master, that wakes the loop.
+start_relay() { ((${#wake_relay[@]} == 0)) || apart relay "${wake_relay[@]}"; }
 
 # on_interrupt: Ctrl-C in the watcher's own session, where an operator who
 # attached to read it pressed it: it does not stop the watcher (stop does).
@@ -299,23 +285,19 @@ on_interrupt() { printf '%(%H:%M:%S)T %s\n' -1 "$interrupt_said"; }
 # master is closed, and the loop exits.
 on_signal() {
 	trap '' HUP INT TERM
-	local was=$running
-	[[ -z $was ]] || kill -TERM -- "-$was" 2>/dev/null
+	local was=$running g
+	# The call under way and the deliverer (its send under way is written as
+	# not delivered, for the next one) end with their groups, or in 2 s.
+	for g in "$was" "$deliverer"; do [[ -z $g ]] || kill -TERM -- "-$g" 2>/dev/null; done
 	# Said first, and recorded as a stop, not a death (the board shows the
 	# watcher gone, not stale): whoever stopped it may be removing its files.
 	log "stopped by SIG$1"
 	run_bounded 5 /dev/null /dev/null /dev/null "${ack[@]}" --stopped "SIG$1"
-	if [[ -n $was ]]; then
-		for _ in 1 2 3 4 5; do kill -0 -- "-$was" 2>/dev/null && read -r -t 0.2 -u 9 _; done
-		kill -KILL -- "-$was" 2>/dev/null
-	fi
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		{ kill -0 -- "-$was" || kill -0 -- "-$deliverer"; } 2>/dev/null && read -r -t 0.2 -u 9 _
+	done
+	for g in "$was" "$deliverer"; do [[ -z $g ]] || kill -KILL -- "-$g" 2>/dev/null; done
 	[[ -z $relay ]] || kill -TERM -- "-$relay" 2>/dev/null
-	# The deliverer writes the send under way as not delivered, and goes;
-	# what it was sending goes from the next watcher's deliverer.
-	if [[ -n $deliverer ]] && kill -TERM -- "-$deliverer" 2>/dev/null; then
-		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- "-$deliverer" 2>/dev/null && read -r -t 0.2 -u 9 _; done
-		kill -KILL -- "-$deliverer" 2>/dev/null
-	fi
 	((${#close_master[@]} == 0)) || run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	kill "$watchdog" 2>/dev/null && wait "$watchdog"
 	trap - "$1"

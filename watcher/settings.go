@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -156,8 +155,8 @@ var envSettingList = []envSetting{
 	{"OMEGA_ALERT_DEADLINE", checkCount("OMEGA_ALERT_DEADLINE", 1, 3600)},
 	{"OMEGA_ALERT_BACKOFF", checkCount("OMEGA_ALERT_BACKOFF", 0, 600)},
 	{"OMEGA_ALERT_TIMEOUT", checkCount("OMEGA_ALERT_TIMEOUT", 1, 600)},
-	{"OMEGA_ALERT_EXPIRY", checkDuration},
-	{"OMEGA_ALERT_RETRY", checkRetry},
+	{"OMEGA_ALERT_EXPIRY", checkDelivery("OMEGA_ALERT_EXPIRY")},
+	{"OMEGA_ALERT_RETRY", checkDelivery("OMEGA_ALERT_RETRY")},
 	{"OMEGA_MONITOR_ON_CHANGE", checkCommand},
 	{"OMEGA_NOTIFY_TRIES", checkCount("OMEGA_NOTIFY_TRIES", 1, 10)},
 	{"OMEGA_NOTIFY_TIMEOUT", checkCount("OMEGA_NOTIFY_TIMEOUT", 1, 60)},
@@ -191,24 +190,19 @@ func EnvSettings(getenv func(string) string) (map[string]string, error) {
 	return out, nil
 }
 
-// checkDuration accepts a Go duration of a second or more (how long an
-// alert waits for a channel: 24h, 90m).
-func checkDuration(v string) (string, error) {
-	d, err := time.ParseDuration(v)
-	if err != nil || d < time.Second {
-		return "", fmt.Errorf("want a duration of a second or more, as 24h or 90m; got %q", v)
+// checkDelivery checks the deliverer's setting name as deliver reads it.
+func checkDelivery(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		if _, err := poll.DeliverOptionsFrom(func(k string) string {
+			if k == name {
+				return v
+			}
+			return ""
+		}); err != nil {
+			return "", err
+		}
+		return v, nil
 	}
-	return d.String(), nil
-}
-
-// checkRetry accepts the wait after a channel's first failure: a Go
-// duration from 1ms to 1h.
-func checkRetry(v string) (string, error) {
-	d, err := time.ParseDuration(v)
-	if err != nil || d < time.Millisecond || d > time.Hour {
-		return "", fmt.Errorf("want a duration from 1ms to 1h, as 2s; got %q", v)
-	}
-	return d.String(), nil
 }
 
 func checkCount(name string, lo, hi int) func(string) (string, error) {

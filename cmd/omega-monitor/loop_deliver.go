@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/poll"
@@ -60,22 +59,11 @@ func runDeliver(e *Env, args []string) int {
 	if *stateDir == "" || *target == "" || len(positional) > 0 {
 		return e.usageError("deliver", "--state and --target are needed, and nothing else")
 	}
-	expiry := poll.DefaultExpiry
-	if v := e.Getenv("OMEGA_ALERT_EXPIRY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < time.Second {
-			return e.usageError("deliver", fmt.Sprintf("OMEGA_ALERT_EXPIRY=%q: want a duration of a second or more, as 24h or 90m", v))
-		}
-		expiry = d
+	o, err := poll.DeliverOptionsFrom(e.Getenv)
+	if err != nil {
+		return e.usageError("deliver", err.Error())
 	}
-	retry := poll.DefaultRetry
-	if v := e.Getenv("OMEGA_ALERT_RETRY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < time.Millisecond || d > time.Hour {
-			return e.usageError("deliver", fmt.Sprintf("OMEGA_ALERT_RETRY=%q: want a duration from 1ms to 1h, as 2s", v))
-		}
-		retry = d
-	}
+	o.Worker = *worker
 	funnel := *funnelFlag
 	if funnel == "" {
 		if e.Getenv("OMEGA_MONITOR_ALERT_SEND") == "" && e.Home() == "" {
@@ -87,7 +75,7 @@ func runDeliver(e *Env, args []string) int {
 	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	stateHome, _ := statedir.Home(e.Getenv)
-	lines, ok := poll.Deliver(ctx, *stateDir, *target, funnel, stateHome, e.Environ(), poll.DeliverOptions{Worker: *worker, Expiry: expiry, Retry: retry})
+	lines, ok := poll.Deliver(ctx, *stateDir, *target, funnel, stateHome, e.Environ(), o)
 	for _, l := range lines {
 		fmt.Fprintln(e.Stdout, l)
 	}
