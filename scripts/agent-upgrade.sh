@@ -257,8 +257,8 @@ argv_check() {
 	local out=$work/$a-argv help flag arg refused
 	mkdir -p "$out"
 	if ! (cd "$tree" && AGENT_UPGRADE_AGENT=$a AGENT_UPGRADE_BIN=$bin AGENT_UPGRADE_OUT=$out \
-		timeout -k 10 300 "$GO" test -count=1 -run '^TestAgentUpgradeArgv$' ./auditrun/ >"$out/go.log" 2>&1) || [[ ! -s $out/argv ]]; then
-		note "could not build the audit argv (go test ./auditrun -run TestAgentUpgradeArgv):"
+		timeout -k 10 300 "$GO" test -count=1 -run '^TestAgentUpgradeArgv$' ./internal/auditrun/ >"$out/go.log" 2>&1) || [[ ! -s $out/argv ]]; then
+		note "could not build the audit argv (go test ./internal/auditrun -run TestAgentUpgradeArgv):"
 		list "$out/go.log"
 		return 2
 	fi

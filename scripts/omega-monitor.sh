@@ -153,7 +153,7 @@ judge() {
 }
 
 # steps FILE: carries out the action FILE, the steps Go wrote in it, in order
-# (statedir/steps.go says each): the loop knows the steps, not the actions. A
+# (internal/statedir/steps.go says each): the loop knows the steps, not the actions. A
 # capture, key or paste that fails ends the action, said to Go with the step's
 # number; a look (confirm) that refuses ends it; one that says 3 is asked
 # again on a fresh capture; an ack ends it, and so does an unknown step.

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/omega-monitor/omega-monitor/statedir/event"
+	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"

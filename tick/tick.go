@@ -23,7 +23,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 
-	"github.com/omega-monitor/omega-monitor/statedir/event"
+	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/classify"

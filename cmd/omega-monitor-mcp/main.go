@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 const usage = `usage: omega-monitor mcp

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/omega-monitor/omega-monitor/alert"
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
 

@@ -15,12 +15,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/mirror"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/mirror"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 // Limits of the tools' arguments.

@@ -16,9 +16,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/mirror"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
-	"github.com/omega-monitor/omega-monitor/mirror"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
 

@@ -19,8 +19,8 @@ import (
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/notify"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/notify"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 const usage = `usage: omega-monitor-notify send --home DIR [--record FILE] [--test] < alert

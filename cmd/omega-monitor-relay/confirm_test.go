@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 // TestConfirmNeedsTheFirstTap: the first tap on a widening option is

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/poll"
 
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 // nFree is the nonce of the free-text offer ("Type something.") that

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/relay"
+	"github.com/omega-monitor/omega-monitor/internal/relay"
 )
 
 // TestLogFile: every line the receiver says goes to relay/relay.log too,

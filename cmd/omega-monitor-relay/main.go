@@ -17,7 +17,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/omega-monitor/omega-monitor/relay/receiver"
+	"github.com/omega-monitor/omega-monitor/internal/relay/receiver"
 )
 
 const usage = `usage: omega-monitor-relay serve

@@ -17,11 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/poll"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/relay"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/relay"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 func TestMain(m *testing.M) {

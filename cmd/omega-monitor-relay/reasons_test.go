@@ -9,7 +9,7 @@ import (
 
 	"gotest.tools/v3/poll"
 
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 // TestTheRealReason: a tap by an allowed user on a button no watcher

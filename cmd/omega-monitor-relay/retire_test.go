@@ -11,8 +11,8 @@ import (
 
 	"gotest.tools/v3/poll"
 
-	"github.com/omega-monitor/omega-monitor/relay"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/relay"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 // questionMarkup is the keyboard of the test's question, as the funnel

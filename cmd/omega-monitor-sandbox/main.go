@@ -17,7 +17,7 @@ import (
 	"os/exec"
 	"syscall"
 
-	"github.com/omega-monitor/omega-monitor/auditrun/sandboxnet"
+	"github.com/omega-monitor/omega-monitor/internal/auditrun/sandboxnet"
 )
 
 const usage = `usage: omega-monitor-sandbox proxy SOCKET HOST:PORT...

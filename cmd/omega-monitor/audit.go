@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/omega-monitor/omega-monitor/audit"
-	"github.com/omega-monitor/omega-monitor/auditrun"
+	"github.com/omega-monitor/omega-monitor/internal/audit"
+	"github.com/omega-monitor/omega-monitor/internal/auditrun"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 )
 

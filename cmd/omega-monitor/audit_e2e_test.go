@@ -17,11 +17,11 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/icmd"
 
-	"github.com/omega-monitor/omega-monitor/auditrun"
+	"github.com/omega-monitor/omega-monitor/internal/auditrun"
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // docTelegram is a fake Bot API that records each sendDocument and

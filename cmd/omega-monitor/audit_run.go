@@ -11,11 +11,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/audit"
-	"github.com/omega-monitor/omega-monitor/auditrun"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/audit"
+	"github.com/omega-monitor/omega-monitor/internal/auditrun"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 // auditFlags are the flags of audit run: the audit's settings, and how

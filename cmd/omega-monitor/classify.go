@@ -6,7 +6,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/poll"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
 const classifyUsage = `usage: omega-monitor classify [--work RAW] [--ledger FILE] [--explain] < pane

@@ -15,12 +15,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/mirror"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
-	"github.com/omega-monitor/omega-monitor/mirror"
 )
 
 // End-to-end tests of /monitor and the MCP server with the real Claude Code

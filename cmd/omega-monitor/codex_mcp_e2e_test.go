@@ -13,11 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/codex"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/mirror"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
-	"github.com/omega-monitor/omega-monitor/mirror"
 )
 
 // Codex's names of the tools the test's models call: an MCP server's tools

@@ -18,10 +18,10 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/poll"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // End-to-end tests of delivery apart from the poll (issue 36): the real

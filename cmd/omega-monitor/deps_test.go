@@ -28,7 +28,7 @@ func TestSandboxNetworkStaysOutOfThisBinary(t *testing.T) {
 		f := strings.Fields(line)
 		root, imports[f[0]] = f[0], f[1:]
 	}
-	for _, heavy := range []string{"net/http", "crypto/tls", "github.com/go-telegram/bot", "github.com/nicholas-fedor/shoutrrr/pkg/router", "github.com/omega-monitor/omega-monitor/notify", "github.com/omega-monitor/omega-monitor/relay/receiver"} {
+	for _, heavy := range []string{"net/http", "crypto/tls", "github.com/go-telegram/bot", "github.com/nicholas-fedor/shoutrrr/pkg/router", "github.com/omega-monitor/omega-monitor/internal/notify", "github.com/omega-monitor/omega-monitor/internal/relay/receiver"} {
 		if _, ok := imports[heavy]; ok {
 			t.Errorf("omega-monitor links %s: %s", heavy, strings.Join(importPath(imports, root, heavy), " -> "))
 		}

@@ -11,10 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	gtpoll "gotest.tools/v3/poll"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/poll"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 func readDiff(t *testing.T, state string) board.Diff {

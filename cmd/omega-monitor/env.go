@@ -12,8 +12,8 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 // An Env is all a command reads of the world beyond its arguments: its

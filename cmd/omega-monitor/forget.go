@@ -5,8 +5,8 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 const forgetUsage = `usage: omega-monitor forget <target | watcher> [--mux PATH]

@@ -17,11 +17,11 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/codex"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 	"github.com/omega-monitor/omega-monitor/scripts"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 // freeWords are the operator's words in the tests below: quotes, a dollar

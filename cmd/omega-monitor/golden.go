@@ -8,7 +8,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/goldenadd"
-	"github.com/omega-monitor/omega-monitor/poll"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
 const goldenUsage = `usage: omega-monitor golden add NAME --want STATE [--work RAW] [--hold HOLD]

@@ -12,8 +12,8 @@ import (
 
 	"gotest.tools/v3/poll"
 
-	"github.com/omega-monitor/omega-monitor/capture"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"

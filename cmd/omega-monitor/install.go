@@ -7,7 +7,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 const installUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]

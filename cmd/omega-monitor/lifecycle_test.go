@@ -13,8 +13,8 @@ import (
 	"gotest.tools/v3/icmd"
 	"gotest.tools/v3/poll"
 
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // holdAsALoop starts what a loop does at start: open the lock file on

@@ -9,8 +9,8 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 const listUsage = `usage: omega-monitor list [--json] [--ssh-config PATH] [--timeout DUR] [--mux PATH]

@@ -18,7 +18,7 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 // TestListEverywhere lists a live local server, a reachable alias, two hung

@@ -12,8 +12,8 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 const logsUsage = `usage: omega-monitor logs <target | watcher> [-f] [-n N] [--raw]

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/capture"
-	"github.com/omega-monitor/omega-monitor/poll"
+	"github.com/omega-monitor/omega-monitor/internal/capture"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 

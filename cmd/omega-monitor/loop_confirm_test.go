@@ -12,7 +12,7 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/fs"
 
-	"github.com/omega-monitor/omega-monitor/capture"
+	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 

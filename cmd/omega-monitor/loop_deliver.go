@@ -7,8 +7,8 @@ import (
 	"syscall"
 
 	"github.com/omega-monitor/omega-monitor/alert"
-	"github.com/omega-monitor/omega-monitor/poll"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 const deliverUsage = `usage: omega-monitor deliver --state DIR --target T [--funnel PATH] [--worker]

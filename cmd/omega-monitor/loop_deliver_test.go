@@ -12,9 +12,9 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // fakeFunnel writes a funnel script that keeps the funnel's contract (its

@@ -22,10 +22,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 	"github.com/omega-monitor/omega-monitor/scripts"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 // End-to-end tests of the poll loop: the real scripts/omega-monitor.sh, the

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/omega-monitor/omega-monitor/relay"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/relay"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 const loopEnvUsage = `usage: omega-monitor loop-env <target> [flags] --pid PID

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 const holdUsage = `usage: omega-monitor hold --fd N --state DIR --pid PID --watcher NAME --target T

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 const sweepUsage = `usage: omega-monitor sweep --state DIR

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 

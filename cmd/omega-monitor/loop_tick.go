@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/poll"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
 func runTick(e *Env, args []string) int {

@@ -16,8 +16,8 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/fs"
 
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 func readPane(t *testing.T, name string) string {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/mirror"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/mirror"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 const mirrorPlanUsage = `usage: omega-monitor mirror-plan --runner claude|codex|headless|bare < tracked.jsonl

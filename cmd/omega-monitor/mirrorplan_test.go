@@ -8,8 +8,8 @@ import (
 
 	"gotest.tools/v3/icmd"
 
+	"github.com/omega-monitor/omega-monitor/internal/mirror"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
-	"github.com/omega-monitor/omega-monitor/mirror"
 )
 
 // mirrorPlan runs the built binary's mirror-plan over the fleet under state.

@@ -18,10 +18,10 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 	"github.com/omega-monitor/omega-monitor/scripts"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 func TestVersion(t *testing.T) {

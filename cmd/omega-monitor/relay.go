@@ -13,8 +13,8 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
-	"github.com/omega-monitor/omega-monitor/relay"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/relay"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 func runRelay(e *Env, args []string) int {

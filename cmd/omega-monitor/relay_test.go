@@ -16,7 +16,7 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
-	"github.com/omega-monitor/omega-monitor/relay"
+	"github.com/omega-monitor/omega-monitor/internal/relay"
 )
 
 const relayToken = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"

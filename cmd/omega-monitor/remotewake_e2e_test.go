@@ -14,9 +14,9 @@ import (
 	"gotest.tools/v3/icmd"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/remotewake"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/remotewake"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // A remoteWorld is a watcher of an ssh target on the real sshd: a private

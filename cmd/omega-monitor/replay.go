@@ -6,7 +6,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/poll"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
 const replayUsage = `usage: omega-monitor replay FILE

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 const resetUsage = `usage: omega-monitor reset <target | watcher>

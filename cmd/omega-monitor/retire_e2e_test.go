@@ -15,10 +15,10 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 	"github.com/omega-monitor/omega-monitor/scripts"
-	"github.com/omega-monitor/omega-monitor/statedir"
-	"github.com/omega-monitor/omega-monitor/watcher"
 )
 
 // TestQuestionLeavesTheScreenAndItsButtonsGo: a scripted agent in a real

@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/omega-monitor/omega-monitor/poll"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
 const rulesUsage = `usage: omega-monitor rules check FILE

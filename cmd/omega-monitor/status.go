@@ -7,12 +7,12 @@ import (
 	"os"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/board"
-	"github.com/omega-monitor/omega-monitor/board/live"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/live"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
-	"github.com/omega-monitor/omega-monitor/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 const statusUsage = `usage: omega-monitor status [--live | --once | --json | --tmux] [--interval DUR]

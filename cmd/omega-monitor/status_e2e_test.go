@@ -18,8 +18,8 @@ import (
 	"gotest.tools/v3/icmd"
 	"gotest.tools/v3/poll"
 
-	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 )
 
 // loopPid is the pid of a watcher's loop: the watcher session's pane runs

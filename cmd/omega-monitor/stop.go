@@ -6,7 +6,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 const stopUsage = `usage: omega-monitor stop <target | watcher> [--mux PATH]

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/codex"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/omega-monitor/omega-monitor/watcher"
+import "github.com/omega-monitor/omega-monitor/internal/watcher"
 
 // runWake is the hook's command (watcher.WakeUsage), and the two ends of a
 // remote target's wakes (--listen, --relay). Whatever breaks in a hook,

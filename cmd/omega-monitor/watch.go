@@ -10,8 +10,8 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
-	"github.com/omega-monitor/omega-monitor/relay"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/relay"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 const watchUsage = `usage: omega-monitor <target> [flags]

@@ -14,7 +14,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/watcher"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 func TestMain(m *testing.M) {

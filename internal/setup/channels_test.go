@@ -12,8 +12,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 func TestMain(m *testing.M) {

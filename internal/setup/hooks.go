@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/omega-monitor/omega-monitor/board"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 )
 
 // The agents whose hooks install --hooks writes.

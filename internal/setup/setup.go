@@ -27,9 +27,9 @@ import (
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/procgroup"
-	"github.com/omega-monitor/omega-monitor/relay"
+	"github.com/omega-monitor/omega-monitor/internal/relay"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/scripts"
-	"github.com/omega-monitor/omega-monitor/statedir"
 )
 
 // Env is where setup puts things, and what it reads of the environment.

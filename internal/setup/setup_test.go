@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	alertpkg "github.com/omega-monitor/omega-monitor/alert"
-	"github.com/omega-monitor/omega-monitor/mirror"
+	"github.com/omega-monitor/omega-monitor/internal/mirror"
 	"github.com/omega-monitor/omega-monitor/scripts"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/board"
+	"github.com/omega-monitor/omega-monitor/internal/board"
 )
 
 // A Watcher is one watcher's state directory as a test writes it.

@@ -1,0 +1,206 @@
+// Package live is the fleet board as a full-screen terminal program: it
+// redraws board.Screen in place every interval, moves a selection with the
+// arrow keys and takes the operator to the selected watcher's session on
+// Enter. It reads the fleet through package board; taking the operator to
+// a session (switch-client or attach) is the one thing it runs.
+package live
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+)
+
+// Escape sequences of the live form.
+const (
+	altScreenOn  = "\x1b[?1049h"
+	altScreenOff = "\x1b[?1049l"
+	cursorHide   = "\x1b[?25l"
+	cursorShow   = "\x1b[?25h"
+	home         = "\x1b[H"
+	clearEOL     = "\x1b[K"
+	clearBelow   = "\x1b[J"
+)
+
+// A key is what the live form reacts to.
+type key int
+
+const (
+	keyQuit key = iota + 1
+	keyUp
+	keyDown
+	keyEnter
+)
+
+// Run runs the full-screen board of root until q or Ctrl-C. Every frame is
+// one write that overwrites the previous in place (home, each line cleared
+// to its end, the rest of the screen cleared), so nothing flickers or
+// scrolls. The terminal is restored exactly on every way out.
+func Run(root string, interval time.Duration, in, out *os.File, stderr io.Writer) int {
+	restore := func() {}
+	keys := make(chan key, 8)
+	if in != nil && IsTerminal(in) {
+		r, err := makeRaw(in)
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor status: the terminal cannot be put in raw mode: %v\n", err)
+			return 1
+		}
+		restore = r
+		go readKeys(in, keys)
+	}
+	io.WriteString(out, altScreenOn+cursorHide)
+	leave := func() {
+		io.WriteString(out, cursorShow+altScreenOff)
+		restore()
+	}
+	defer func() { leave() }()
+
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGWINCH, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+
+	cur := &board.Cursors{}
+	sel := 0
+	var f board.Fleet
+	var censusErr error
+	census := func() {
+		f, censusErr = board.Census(root, time.Now(), board.Options{Cursors: cur})
+		sel = min(sel, max(len(f.Watchers)-1, 0))
+	}
+	draw := func() {
+		cols, rows, ok := terminalSize(out)
+		if !ok {
+			cols, rows = 80, 24
+		}
+		v := board.View{Width: cols, Height: rows, Selected: sel, Interval: interval.String()}
+		var lines []string
+		if censusErr != nil {
+			lines = []string{board.Truncate("omega-monitor status: "+censusErr.Error(), cols)}
+		} else {
+			lines = board.Screen(f, v)
+		}
+		buf := []byte(home)
+		for i, l := range lines {
+			buf = append(buf, l...)
+			buf = append(buf, clearEOL...)
+			if i < len(lines)-1 {
+				buf = append(buf, '\r', '\n')
+			}
+		}
+		buf = append(buf, clearBelow...)
+		out.Write(buf)
+	}
+	census()
+	draw()
+	for {
+		select {
+		case <-ticker.C:
+			census()
+			draw()
+		case s := <-signals:
+			if s == syscall.SIGWINCH {
+				draw()
+				continue
+			}
+			return 0
+		case k := <-keys:
+			switch k {
+			case keyQuit:
+				return 0
+			case keyUp:
+				sel = max(sel-1, 0)
+			case keyDown:
+				sel = min(sel+1, max(len(f.Watchers)-1, 0))
+			case keyEnter:
+				if sel >= len(f.Watchers) {
+					break
+				}
+				if cmd, inside := jumpCommand(f.Watchers[sel].Target); cmd != nil && inside {
+					// The client moves to the session; the board stays
+					// in its own pane, running.
+					cmd.Run()
+				} else if cmd != nil {
+					// attach takes the terminal: the board ends first,
+					// so that nothing else reads the keys.
+					leave()
+					leave = func() {}
+					cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+					if err := cmd.Run(); err != nil {
+						fmt.Fprintf(stderr, "omega-monitor status: %s: %v\n", strings.Join(cmd.Args, " "), err)
+						return 1
+					}
+					return 0
+				}
+			}
+			draw()
+		}
+	}
+}
+
+// readKeys turns the bytes typed into keys: q, Ctrl-C, Ctrl-D and Esc-less
+// arrows (ESC [ A / B), j and k, Enter.
+func readKeys(in *os.File, keys chan<- key) {
+	buf := make([]byte, 64)
+	for {
+		n, err := in.Read(buf)
+		if err != nil {
+			keys <- keyQuit
+			return
+		}
+		b := buf[:n]
+		for i := 0; i < len(b); i++ {
+			switch c := b[i]; {
+			case c == 'q' || c == 'Q' || c == 3 || c == 4:
+				keys <- keyQuit
+			case c == 'k':
+				keys <- keyUp
+			case c == 'j':
+				keys <- keyDown
+			case c == '\r' || c == '\n':
+				keys <- keyEnter
+			case c == 0x1b && i+2 < len(b) && (b[i+1] == '[' || b[i+1] == 'O'):
+				switch b[i+2] {
+				case 'A':
+					keys <- keyUp
+				case 'B':
+					keys <- keyDown
+				}
+				i += 2
+			}
+		}
+	}
+}
+
+// jumpCommand is the command that takes the operator to the watched
+// session: switch-client when the board runs inside the multiplexer
+// (inside is then true), attach otherwise, over ssh -t for a remote target.
+// It is the one thing the board does besides reading. Nil for a target it
+// cannot read.
+func jumpCommand(target string) (cmd *exec.Cmd, inside bool) {
+	t, err := coord.ParseTarget(target)
+	if err != nil {
+		return nil, false
+	}
+	bin, err := coord.MuxBinary("", os.Getenv)
+	if err != nil {
+		return nil, false
+	}
+	inside = os.Getenv("TMUX") != "" || coord.InRmux(os.Getenv)
+	switch {
+	case t.Local() && inside:
+		return exec.Command(bin, "switch-client", "-t", coord.Exact(t.Session)), true
+	case t.Local():
+		return exec.Command(bin, "attach-session", "-t", coord.Exact(t.Session)), false
+	}
+	return exec.Command("ssh", "-t", "--", t.Host, coord.RemoteCommand("attach-session", "-t", coord.Exact(t.Session))), false
+}

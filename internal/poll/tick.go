@@ -1,0 +1,571 @@
+package poll
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/capture"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
+	"github.com/omega-monitor/omega-monitor/ledger"
+	"github.com/omega-monitor/omega-monitor/tick"
+)
+
+// A Request is one poll, as the loop asks for it.
+type Request struct {
+	Dir   string // the watcher's state directory
+	Flags *Flags // the watcher's settings and the probes' readings
+	// Local is the operator's rules file, and RulesErr why it could not
+	// be read (said once, then the built-in rules apply).
+	Local    *classify.Local
+	RulesErr error
+	// CaptureError says the capture failed: the pane is not read.
+	CaptureError string
+	Capture      capture.Options
+	Now          time.Time
+	// Explain, when not nil, is told what the classifier read and what
+	// the agent's own status said.
+	Explain io.Writer
+	// DiffOutput is the file holding what the last poll's diff command
+	// printed; DiffError why it failed.
+	DiffOutput, DiffError string
+	// Answers says the operator's chat can answer questions: a relayed
+	// question that can be answered gets its options as buttons.
+	// FreeText says a reply can answer its free-text option (freetext.go).
+	Answers  bool
+	FreeText bool
+}
+
+// Tick is one poll's effects around tick.Step: it takes the state lock,
+// drops stale actions, loads the state and the echo ledger, reads the
+// capture and judges it, records a nudge in the ledger before it hands it
+// over, saves the state, records or asks for the diff, hands the actions to
+// the loop and the alerts to the outbox, appends the history and the log.
+// It returns the MONITOR line, whatever went wrong (errors are in the
+// line), and an error only when the log could not be written.
+func Tick(r Request, pane io.Reader) (string, error) {
+	now := r.Now
+	d := stateDirectory(r.Dir)
+	var problems []string // rendered at the end of the line
+	// unusable says why no nudge may go out on this poll: without a state
+	// that is read and saved, the budget cannot count it.
+	var unusable string
+	if err := d.sd().Prepare(); errors.Is(err, statedir.ErrNotPrivate) {
+		// A directory another user can write may hold planted actions,
+		// state or links: nothing is read from it or written into it,
+		// and nothing is typed or paged on its word.
+		return tick.Line(*r.Flags.target, "ERROR", printable.String(err.Error())+
+			": nothing written, nothing typed, nothing paged until it is yours alone", now.Format("15:04:05")), nil
+	} else if err != nil {
+		problems = append(problems, err.Error())
+	}
+	// The state lock covers the read-modify-write of the state and the
+	// hand-over: two ticks at once would each spend the same budget.
+	if lock, err := fsutil.Lock(d.path(statedir.StateLock)); err != nil {
+		unusable = "the state could not be locked"
+		problems = append(problems, "state lock: "+err.Error())
+	} else {
+		defer lock.Close()
+	}
+	// An answer the loop never finished is refused, so that the chat
+	// hears of it; then every stale action goes.
+	if stale := filepath.Join(d.path(statedir.Actions), "000"+AnswerSuffix); fileExists(stale) {
+		d.answerOutcome(now, *r.Flags.target, stale, event.AnswerRefused, "the watcher did not finish typing it")
+	}
+	if err := d.sd().DropStaleActions(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	prev, usable, err := d.loadState(now, *r.Flags.budget, true)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if !usable {
+		unusable = "the state file is unusable"
+	}
+	// What the hooks proved is this loop's to learn: a watcher started
+	// again (its agent's hooks perhaps removed meanwhile) looks at a
+	// running turn at the interval until a hook announces a turn's end.
+	restarted := prev.Polls > 0 && d.startedAfter(prev.LastPoll)
+	if prev.HooksHeard && restarted {
+		prev.HooksHeard = false
+	}
+	if msg := reportRulesOnce(r.Dir, r.RulesErr); msg != "" {
+		problems = append(problems, msg)
+	}
+	// The operator's re-arming is applied before the screen is judged: a
+	// stalled agent may be nudged on this very poll.
+	rearmed := d.takeReset(&prev, usable && unusable == "", &problems)
+	f := r.Flags
+	f.Local = r.Local
+	f.HostWake = d.hostWake()
+	captureErr := r.CaptureError
+	var c capture.Capture
+	var echo classify.Masker
+	if captureErr == "" {
+		m, err := LoadLedger(d.path(statedir.Ledger))
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		echo = m
+		c, err = capture.Read(pane, r.Capture)
+		if err != nil {
+			captureErr = err.Error()
+		}
+	}
+	witness, said := c.Witness(now)
+	if captureErr != "" {
+		witness, said = nil, "none"
+	}
+	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness, c.Humans, usable && unusable == "" && (prev.Polls == 0 || restarted), c.Title)
+	out.Events = append(rearmed, out.Events...)
+	screen := in.Screen
+	if r.Explain != nil {
+		if captureErr != "" {
+			fmt.Fprintf(r.Explain, "no screen: %s\n", captureErr)
+		} else {
+			io.WriteString(r.Explain, screen.Explain())
+		}
+		fmt.Fprintf(r.Explain, "  witness:  %s\n", said)
+	}
+	if c.Pane != "" {
+		next.Pane, next.PaneDir = c.Pane, c.Dir
+	}
+	halfNote := halfTypedOver(&next, screen, captureErr, c.Foreground)
+	if unusable != "" {
+		next, out = tick.Withhold(next, out, unusable)
+	}
+	next, out = d.record(next, out, &problems)
+	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in, next), pollExplain(in))
+	next.Board.Tally = board.NextTally(string(d), now, prev.Board.Tally)
+	if err := d.saveState(next); err != nil {
+		problems = append(problems, err.Error())
+		next, out = tick.Withhold(next, out, "the state could not be saved")
+	}
+	if err := d.updateVitals(c, r.Capture, captureErr, now); err != nil {
+		problems = append(problems, err.Error())
+	}
+	// A poll that records a measure asks for none: diff.json is not read
+	// back right after it is written.
+	diffCmd := ""
+	if r.DiffOutput == "" && r.DiffError == "" {
+		diffCmd = d.diffWanted(now, next.PaneDir)
+	} else if err := d.recordDiff(now, r.DiffOutput, r.DiffError, next.PaneDir); err != nil {
+		problems = append(problems, err.Error())
+	}
+	// An answer from the chat is taken for the screen just judged.
+	answered, answerProblems := d.takeRequests(screen, c.Pane, captureErr, now, r.Answers && r.FreeText)
+	problems = append(problems, answerProblems...)
+	out.Events = append(out.Events, answered...)
+	retired := d.retireStep(&next, &out, f.Config().Interval, screen, c.Pane, captureErr, now, &problems)
+	d.handOver(out, screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: r.Answers, freeText: r.Answers && r.FreeText,
+		fg: c.Foreground, witness: witness, half: next.HalfTyped}, &problems)
+	if err := d.sd().AppendHistory(now, *f.target, redactEvents(out.Events)); err != nil {
+		problems = append(problems, err.Error())
+	}
+	// The operator's command for a change of state: started, not waited
+	// for, under its own clock.
+	if *f.onChange != "" {
+		if c, ok := changeOf(string(d), *f.target, out.Events, in); ok {
+			if err := startOnChange(string(d), *f.onChange, *f.onChangeTimeout, c); err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
+	}
+	line := out.Line + answerNotes(answered) + retired + halfNote
+	if len(rearmed) > 0 {
+		line += fmt.Sprintf(" · budget re-armed by %s (was %v)", rearmed[0].Fields["by"], rearmed[0].Fields["from"])
+	}
+	for _, p := range problems {
+		line += " · error: " + printable.String(p)
+	}
+	// Nothing a pane showed of a secret is kept or printed raw.
+	line = alert.Redact(line)
+	return line, d.sd().AppendLog(now, line)
+}
+
+// hostWake reads where the wake relay of a remote target stands: "" for
+// none, for a local target, and while its listener is down (it is said
+// when the relay knows more).
+func (d stateDirectory) hostWake() tick.HostWake {
+	var rec statedir.RemoteWakeRecord
+	if d.sd().ReadRecord(statedir.RemoteWake, &rec) != nil {
+		return ""
+	}
+	switch rec.Status {
+	case statedir.WakeListening:
+		return tick.HostWakeListening
+	case statedir.WakeAbsent:
+		return tick.HostWakeAbsent
+	case statedir.WakeOld:
+		return tick.HostWakeOld
+	}
+	return ""
+}
+
+// judge is one poll's step from a captured screen to the tick's outcome,
+// for tick and replay alike: classify with the echo ledger, look at the
+// input box as drawn, then tick.Step. screen is nil when the capture failed.
+//
+// first says this is the watcher's first look (a fresh one's, or one whose
+// loop started since the last poll): it nudges and pages nothing
+// (tick.Input.FirstLook). A replay, offline, takes its first poll as any.
+//
+// title is the pane's title, the agent's own word for some agents.
+func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans, first bool, title string) (tick.State, tick.Outcome, tick.Input) {
+	var screen classify.Result
+	own := false
+	if captureErr == "" && s != nil {
+		opt := ClassifyOptions(f.work.Value, f.work.Given && *f.workErr == "", echo)
+		opt.Local = f.Local
+		screen = classify.Classify(s, opt)
+		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
+	}
+	in := f.input(now, screen)
+	in.FirstLook = first
+	in.Title = title
+	in.CaptureError = captureErr
+	in.Ledger = echo
+	in.Witness = w
+	in.OwnTextInBox = own
+	if captureErr == "" {
+		in.Humans = h
+	}
+	next, out := tick.Step(prev, cfg, in)
+	return next, out, in
+}
+
+// boxAsDrawn reads the input box of a STALLED screen without the echo
+// ledger, which masks our own words in the transcript and must not mask
+// them in the box: a box holding exactly our nudge text gets only the Enter
+// (own is true); a box holding anything else is a human's draft and holds.
+func boxAsDrawn(s *classify.Screen, screen classify.Result, opt classify.Options, text string) (classify.Result, bool) {
+	if screen.State != classify.Stalled || (screen.Hold != classify.HoldNone && screen.Hold != classify.HoldDraft) {
+		return screen, false
+	}
+	raw := screen
+	if screen.Hold == classify.HoldNone && opt.Ledger != nil {
+		opt.Ledger = nil
+		raw = classify.Classify(s, opt)
+	}
+	if raw.Hold != classify.HoldDraft {
+		return screen, false
+	}
+	if tick.OwnText(raw.Draft, text) {
+		screen.Hold, screen.Draft, screen.HoldLine = classify.HoldNone, "", classify.Line{}
+		return screen, true
+	}
+	screen.Hold, screen.Draft, screen.HoldLine = classify.HoldDraft, raw.Draft, raw.HoldLine
+	return screen, false
+}
+
+// A stateDirectory is one watcher's directory: its state, echo ledger,
+// history and the actions handed to the shell.
+type stateDirectory string
+
+func (d stateDirectory) path(name string) string { return filepath.Join(string(d), name) }
+func (d stateDirectory) sd() statedir.Dir        { return statedir.Dir(d) }
+
+// loadState reads the state. A missing file is a fresh start. A corrupt one,
+// or one with values out of range, is kept aside when setAside says so (the
+// tick's load; at most keepCorrupt copies), never overwritten, and the
+// watcher starts with its budget of limit spent; without setAside it is
+// left where it is and unusable. A state that cannot be read or kept aside
+// (a directory, a file without permission) is unusable: usable is false,
+// and the caller sends no nudge, since the budget could not count it.
+// startedAfter says the loop that runs the tick (loop.json) started
+// after t; false when no loop record is read.
+func (d stateDirectory) startedAfter(t time.Time) bool {
+	var rec statedir.LoopRecord
+	return d.sd().ReadRecord(statedir.Loop, &rec) == nil && rec.StartedAt.After(t)
+}
+
+func (d stateDirectory) loadState(now time.Time, limit int, setAside bool) (s tick.State, usable bool, err error) {
+	path := d.path(statedir.State)
+	data, err := fsutil.ReadCapped(path, statedir.MaxState)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, true, nil
+	}
+	if err != nil && !errors.Is(err, fsutil.ErrTooLarge) {
+		return s, false, fmt.Errorf("state file unusable, no nudge until it is fixed: %v", err)
+	}
+	why := ""
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("larger than %d bytes", statedir.MaxState)
+	case json.Unmarshal(data, &s) != nil:
+		why = "corrupt"
+	case s.Version > tick.StateVersion:
+		why = fmt.Sprintf("from a newer version (%d)", s.Version)
+	default:
+		if err := checkStateJSON(data, s); err != nil {
+			why = err.Error()
+		}
+	}
+	if why == "" {
+		return s, true, nil
+	}
+	if !setAside {
+		return tick.State{}, false, fmt.Errorf("state file %s, left for the next poll to set aside", why)
+	}
+	aside := d.path(statedir.State + corruptMark + now.UTC().Format("20060102T150405Z"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return tick.State{}, false, fmt.Errorf("state file %s, unusable, no nudge until it is fixed (could not keep it aside: %v)", why, rerr)
+	}
+	d.dropOldCorrupt()
+	// A state that cannot be read may have been damaged to win a fresh
+	// budget: it starts spent, as if already escalated, and only progress
+	// gives it back.
+	s = tick.State{Version: tick.StateVersion}
+	s.Budget.Limit, s.Budget.Used, s.BudgetLatch = limit, limit, true
+	return s, true, fmt.Errorf("state file %s, kept as %s, started with the nudge budget spent (progress resets it)", why, filepath.Base(aside))
+}
+
+// corruptMark names a state file kept aside: state.json.corrupt-<time>.
+const corruptMark = ".corrupt-"
+
+// keepCorrupt is how many corrupt state files are kept, newest first: a
+// host that corrupts the state every poll must not fill the disk.
+const keepCorrupt = 2
+
+// dropOldCorrupt removes all but the newest keepCorrupt corrupt copies.
+func (d stateDirectory) dropOldCorrupt() {
+	old, _ := filepath.Glob(d.path(statedir.State + corruptMark + "*"))
+	sort.Strings(old) // the time in the name sorts them
+	for len(old) > keepCorrupt {
+		os.Remove(old[0])
+		old = old[1:]
+	}
+}
+
+// checkStateJSON refuses a state whose counters are null (JSON reads them
+// as zero, a fresh budget) or out of range.
+func checkStateJSON(data []byte, s tick.State) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	var budget map[string]json.RawMessage
+	if b, ok := raw["budget"]; ok && string(b) != "null" {
+		json.Unmarshal(b, &budget)
+	}
+	for _, k := range []string{"version", "polls", "budget"} {
+		if v, ok := raw[k]; !ok || string(v) == "null" {
+			return fmt.Errorf("without %s", k)
+		}
+	}
+	for _, k := range []string{"limit", "used"} {
+		if v, ok := budget[k]; !ok || string(v) == "null" {
+			return fmt.Errorf("without budget.%s", k)
+		}
+	}
+	if err := s.Check(); err != nil {
+		return fmt.Errorf("out of range (%v)", strings.TrimPrefix(err.Error(), "tick: "))
+	}
+	return nil
+}
+
+// saveState writes the state atomically: a temporary file, fsync, rename.
+func (d stateDirectory) saveState(s tick.State) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("state not saved: %v", err)
+	}
+	if err := d.sd().Write(statedir.State, append(data, '\n')); err != nil {
+		return fmt.Errorf("state not saved: %v", err)
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
+
+// record records each nudge in the echo ledger before it is handed over. A
+// nudge that cannot be recorded first is not sent: its echo would be read
+// back as the agent's own words; its budget is given back, and the history
+// says so instead of "nudge".
+func (d stateDirectory) record(next tick.State, out tick.Outcome, problems *[]string) (tick.State, tick.Outcome) {
+	for _, a := range out.Actions {
+		if a.Kind != tick.Nudge {
+			continue
+		}
+		if err := ledger.Record(d.path(statedir.Ledger), a.Text); err != nil {
+			*problems = append(*problems, "nudge withheld, the echo ledger could not record it: "+err.Error())
+			return tick.Withhold(next, out, "the echo ledger could not record it")
+		}
+	}
+	return next, out
+}
+
+// handOver writes every action for the shell, as files in the order to act
+// on them, and a nudge's judged screen as pending.json for the checks
+// before typing and before Enter (confirm). A diff command, when one is
+// due, comes last: it only measures.
+// handOverOptions are what handOver needs besides the outcome: the poll's
+// time, the diff command to run, the pane judged and whether a question's
+// options are offered as buttons.
+type handOverOptions struct {
+	now      time.Time
+	diffCmd  string
+	pane     string
+	answers  bool
+	freeText bool
+	// fg, witness and half are what a question's buttons are offered on:
+	// the pane's foreground process group, the agent's own status, and an
+	// answer stopped half typed (offerGate).
+	fg      tick.Foreground
+	witness *tick.Witness
+	half    *tick.HalfTyped
+}
+
+func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o handOverOptions, problems *[]string) {
+	now, diffCmd := o.now, o.diffCmd
+	seq := 0
+	os.Remove(d.path(statedir.Pending))
+	var alerts, urgent []string
+	sd := d.sd()
+	for _, a := range out.Actions {
+		switch a.Kind {
+		case tick.Nudge, tick.Enter:
+			seq++
+			name := fmt.Sprintf("%03d.nudge", seq)
+			if a.Kind == tick.Enter {
+				name = fmt.Sprintf("%03d.enter", seq)
+			}
+			if err := d.writePending(tick.NewPending(name, a, judged, now)); err != nil {
+				*problems = append(*problems, "nudge not handed over: "+err.Error())
+				continue
+			}
+			steps, pastes := nudgeSteps(name, a.Text, a.Kind == tick.Enter)
+			if err := sd.WriteSteps(name, steps, pastes); err != nil {
+				*problems = append(*problems, "nudge not handed over: "+err.Error())
+			}
+		case tick.Alert:
+			if k := a.Alert.Kind; k == alert.Question && o.answers {
+				d.queueQuestion(a.Alert, judged, o, problems)
+			} else if k == alert.Question || k == alert.Blocked {
+				urgent = append(urgent, a.Alert.HTML()...)
+			} else {
+				alerts = append(alerts, a.Alert.HTML()...)
+			}
+		case tick.Wait:
+			seq++
+			if err := sd.WriteSteps(fmt.Sprintf("%03d.wait", seq), waitSteps(a.Wait), nil); err != nil {
+				*problems = append(*problems, "wait not handed over: "+err.Error())
+			}
+		}
+	}
+	if diffCmd != "" {
+		seq++
+		name := fmt.Sprintf("%03d.diff", seq)
+		if err := sd.WriteSteps(name, measureSteps(name+".sh"), map[string][]byte{name + ".sh": []byte(diffCmd)}); err != nil {
+			*problems = append(*problems, "diff not handed over: "+err.Error())
+		}
+	}
+	// Into the outbox, which no later poll clears: an alert waits there
+	// until it is delivered or kept as failed. One call for the poll's
+	// alerts, so that two escalations of one poll get names of their own.
+	// A question or a block goes before everything waiting.
+	if err := d.sd().QueueUrgent(now, urgent); err != nil {
+		*problems = append(*problems, "alert not queued: "+err.Error())
+	}
+	if err := d.sd().QueueAlerts(now, alerts); err != nil {
+		*problems = append(*problems, "alert not queued: "+err.Error())
+	}
+}
+
+// pollState is the poll's state name for the board, as the line says it
+// (NO AGENT for a stopped screen no agent drew; WORKING for a stop the
+// looks found moving): "?" without a screen.
+func pollState(in tick.Input, next tick.State) string {
+	if in.CaptureError != "" {
+		return "?"
+	}
+	if next.Last != "" {
+		return next.Last
+	}
+	return in.Screen.State.String()
+}
+
+// pollExplain is the explanation of the poll's verdict for the board.
+func pollExplain(in tick.Input) string {
+	if in.CaptureError != "" {
+		return "no screen: " + in.CaptureError
+	}
+	return in.Screen.Explain()
+}
+
+// reportRulesOnce says a bad rules file's error once per watcher: it is
+// said when it differs from the last one said, recorded in the state
+// directory. It returns the error to render, or "" when already said.
+func reportRulesOnce(stateDir string, err error) string {
+	mark := filepath.Join(stateDir, statedir.RulesReported)
+	if err == nil {
+		os.Remove(mark)
+		return ""
+	}
+	msg := "rules: " + err.Error() + "; the built-in rules apply"
+	if old, rerr := os.ReadFile(mark); rerr == nil && string(old) == msg {
+		return ""
+	}
+	os.WriteFile(mark, []byte(msg), 0o600)
+	return msg
+}
+
+// redactEvents scrubs the events' text before the history keeps them (a
+// failure line, an evidence line, a nudge's text): no escape, bidi or
+// zero-width character, and no secret.
+func redactEvents(events []tick.Event) []tick.Event {
+	out := make([]tick.Event, len(events))
+	for i, e := range events {
+		out[i] = e
+		if len(e.Fields) == 0 {
+			continue
+		}
+		fields := make(map[string]any, len(e.Fields))
+		for k, v := range e.Fields {
+			if s, ok := v.(string); ok {
+				v = alert.Scrub(s)
+			}
+			fields[k] = v
+		}
+		out[i].Fields = fields
+	}
+	return out
+}
+
+// takeReset applies the operator's reset request, if one waits, to the
+// state prev: the event to record, or none. A state that cannot be locked
+// or read leaves the request waiting for a poll that can save it.
+func (d stateDirectory) takeReset(prev *tick.State, usable bool, problems *[]string) []tick.Event {
+	if !usable {
+		return nil
+	}
+	r, ok, err := d.sd().TakeReset()
+	if err != nil {
+		*problems = append(*problems, err.Error())
+	}
+	if !ok {
+		return nil
+	}
+	by := printable.String(r.By)
+	if by == "" {
+		by = "the operator"
+	}
+	var ev tick.Event
+	*prev, ev = tick.ResetBudget(*prev, by)
+	return []tick.Event{ev}
+}

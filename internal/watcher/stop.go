@@ -1,0 +1,53 @@
+package watcher
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+)
+
+// Stop ends the watcher of target: it marks the watcher's directory as
+// stopped (ended.json), ends its session, and waits up to wait for its loop
+// to let go of the state directory under home, the state home. It returns
+// what to tell the operator.
+func Stop(ctx context.Context, m coord.Mux, home string, target coord.Target, wait time.Duration) (string, error) {
+	watcher := coord.WatcherName(target)
+	running, err := m.HasSession(ctx, coord.Target{Session: watcher})
+	if err != nil {
+		return "", err
+	}
+	if !running {
+		return "", fmt.Errorf("%s is not watched: no watcher of it runs (omega-monitor status shows the watchers)", target)
+	}
+	markEnded(filepath.Join(home, watcher))
+	if _, err := m.Run(ctx, "", "kill-session", "-t", coord.Exact(watcher)); err != nil {
+		return "", fmt.Errorf("cannot stop %s: %v", watcher, err)
+	}
+	free, h, err := statedir.Dir(filepath.Join(home, watcher)).WaitFree(wait)
+	if err != nil {
+		return "", fmt.Errorf("stopped %s, but cannot tell whether its loop finished: %v", watcher, err)
+	}
+	if !free {
+		return "", fmt.Errorf("ended the session %s, but its loop still holds the state directory: gave up waiting at %s, after %v (held by %s)",
+			watcher, time.Now().Format("15:04:05"), wait, h)
+	}
+	return fmt.Sprintf("stopped %s, the watcher of %s", watcher, target), nil
+}
+
+// markEnded records in the watcher's state directory that it was stopped
+// (ended.json), so that the board shows it gone rather than stale: a loop
+// that died without a stop is a different matter. It is written before the
+// session is ended; a stop that then fails leaves a running loop, which
+// the board still shows live, since a running pid with its start token
+// outweighs the mark.
+func markEnded(dir string) {
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	statedir.Dir(dir).WriteRecord(statedir.Ended, statedir.EndedRecord{At: time.Now().UTC(), By: "stop"})
+}
