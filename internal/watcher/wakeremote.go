@@ -1,0 +1,102 @@
+package watcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/remotewake"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+)
+
+// ErrNotListenTarget is Listen's answer to a target that is neither a
+// pane id nor the exact form of a session.
+var ErrNotListenTarget = errors.New("watcher: the target is neither a pane id nor an exact session")
+
+// Listen is the host's end of a remote target's wakes, run over ssh by the
+// relay (wake --listen): it finds the socket of the multiplexer server of
+// target by the host's own rule for its multiplexer, then serves its wakes
+// on stdout until stdin ends or ctx is done. A nil error is the end of the
+// connection.
+func Listen(ctx context.Context, home, target string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
+	if !listenTarget(target) {
+		return fmt.Errorf("%w: %q", ErrNotListenTarget, target)
+	}
+	if home == "" {
+		h, err := statedir.Home(getenv)
+		if err != nil {
+			return err
+		}
+		home = h
+	}
+	mux, err := coord.MuxBinary("", getenv)
+	if err != nil {
+		return err
+	}
+	m := coord.Mux{Bin: mux, SSH: coord.SSH{Timeout: 5 * time.Second}}
+	out, err := m.Run(ctx, "", "display-message", "-p", "-t", target, "#{socket_path}")
+	if err != nil {
+		return err
+	}
+	socket := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(socket) || strings.ContainsAny(socket, "\n\r") {
+		return fmt.Errorf("watcher: the multiplexer gave no socket for %s", target)
+	}
+	l, err := remotewake.Open(home, socket)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	done := make(chan error, 1)
+	go func() { done <- remotewake.Serve(l, stdin, stdout) }()
+	select {
+	case err = <-done:
+		return err
+	case <-ctx.Done():
+		return nil // the connection's end may come as a signal (a hang-up)
+	}
+}
+
+// listenTarget says whether t is a target the watcher gives the listener:
+// its pinned pane, or the exact form of its session.
+func listenTarget(t string) bool {
+	if remotewake.IsPaneID(t) {
+		return true
+	}
+	s, ok := strings.CutPrefix(t, "=")
+	s, ok2 := strings.CutSuffix(s, ":")
+	return ok && ok2 && coord.CheckSession(s) == nil
+}
+
+// NewRelay is the relay of the watcher whose state directory is state:
+// argv runs the host's listener; the loop is the one loop.json names now,
+// proven by its start token; the pane is the one the watcher follows at
+// each wake; the relay says where it stands in wake.json and its log
+// lines on log (the watcher's log, where the loop sends them).
+func NewRelay(state string, argv []string, timeout time.Duration, log io.Writer) *remotewake.Relay {
+	d := statedir.Dir(state)
+	var rec statedir.LoopRecord
+	d.ReadRecord(statedir.Loop, &rec)
+	return &remotewake.Relay{
+		Argv:    argv,
+		Timeout: timeout,
+		Follows: func(pane string) bool { return followsPane(d, rec, pane) },
+		Wake:    func() error { return Wake(state) },
+		Alive: func() bool {
+			token, running := board.SystemProcs{}.StartToken(rec.Pid)
+			return running && rec.StartToken != "" && token == rec.StartToken
+		},
+		Record: func(status, why string) {
+			d.WriteRecord(statedir.RemoteWake, statedir.RemoteWakeRecord{Status: status, Why: why, At: time.Now().UTC().Truncate(time.Second)})
+		},
+		Log: func(msg string) {
+			fmt.Fprintf(log, "%s wake relay: %s\n", time.Now().Format("2006-01-02T15:04:05-0700"), msg)
+		},
+	}
+}
