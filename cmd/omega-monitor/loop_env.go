@@ -45,7 +45,7 @@ func runLoopEnv(e *Env, args []string) int {
 		fmt.Fprintln(e.Stderr, "omega-monitor: loop-env needs --pid, the loop's process id")
 		return 2
 	}
-	env, err := watcher.NewLoopEnv(target, fs, f, *pid, e.Getenv)
+	env, err := watcher.NewLoopEnv(target, f, *pid, e.Getenv)
 	if err != nil {
 		return e.fail(1, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,9 +77,8 @@ printf '%s\0' "$target" "$state" "$interval" "$work_probe" "${#capture[@]}" "$pa
 			for i, k := range statedir.Keys {
 				conditional(words[8+i], "send-keys -t '=agent:' "+k)
 			}
-			tick := strings.Join(words[13:], " ")
-			if !strings.Contains(tick, " --human-idle 90") || !slices.Contains(words[13:], text) {
-				t.Errorf("the tick's command line does not pass --human-idle 90 and the nudge text: %q", words[13:])
+			if diff := cmp.Diff([]string{words[13], "tick", "--state", state, "--frame"}, words[13:]); diff != "" {
+				t.Errorf("the tick's command line is the state directory and the readings only (-want +got):\n%s", diff)
 			}
 			data, err := os.ReadFile(filepath.Join(state, "loop.json"))
 			if err != nil {
@@ -93,6 +91,14 @@ printf '%s\0' "$target" "$state" "$interval" "$work_probe" "${#capture[@]}" "$pa
 			tok, _ := board.SystemProcs{}.StartToken(pid)
 			if rec.Pid != pid || rec.StartToken == "" || rec.StartToken != tok || rec.IntervalS != 7 || rec.Target != target || rec.Settings["nudge_text"] != text || rec.Settings["human_idle"] != "90" {
 				t.Errorf("loop.json = %+v", rec)
+			}
+			// What each poll reads: the settings, checked once, as plain values.
+			wantPoll := &statedir.PollSettings{Target: target, IntervalS: 7, NudgeBudget: 5, NudgeText: text, HumanIdleS: 90, OnChangeTimeoutS: 20}
+			if target == "agent" {
+				wantPoll.AgentStatusDir = filepath.Join(os.Getenv("HOME"), ".claude", "sessions")
+			}
+			if diff := cmp.Diff(wantPoll, rec.Poll); diff != "" {
+				t.Errorf("loop.json's poll settings (-want +got):\n%s", diff)
 			}
 			if fi, err := os.Stat(filepath.Join(state, "loop.json")); err != nil || fi.Mode().Perm() != 0o600 {
 				t.Errorf("loop.json mode: %v %v", fi.Mode(), err)
@@ -151,17 +157,15 @@ func TestLoopEnvOffersButtonsOnlyWhereSomeoneCanAnswer(t *testing.T) {
 			if code := env.run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid())}, nil, &out, &errb); code != 0 {
 				t.Fatalf("loop-env = %d: %s", code, &errb)
 			}
-			var tick string
-			for l := range strings.Lines(out.String()) {
-				if strings.HasPrefix(l, "tick=(") {
-					tick = l
-				}
+			var rec statedir.LoopRecord
+			if err := statedir.Dir(filepath.Join(dir, "state", "monitor-agent")).ReadRecord(statedir.Loop, &rec); err != nil || rec.Poll == nil {
+				t.Fatalf("loop.json: %+v %v", rec, err)
 			}
-			if got := strings.Contains(tick, "--answers"); got != c.want {
-				t.Errorf("buttons offered = %v, want %v: %s", got, c.want, tick)
+			if got := rec.Poll.Answers; got != c.want {
+				t.Errorf("buttons offered = %v, want %v", got, c.want)
 			}
-			if got := strings.Contains(tick, "--free-text"); got != c.words {
-				t.Errorf("replies taken = %v, want %v: %s", got, c.words, tick)
+			if got := rec.Poll.FreeText; got != c.words {
+				t.Errorf("replies taken = %v, want %v", got, c.words)
 			}
 		})
 	}

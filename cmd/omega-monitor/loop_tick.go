@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"time"
 
@@ -11,18 +12,18 @@ import (
 func runTick(e *Env, args []string) int {
 	fs := newFlagSet("tick")
 	stateDir := fs.String("state", "", "state directory")
-	f := poll.AddFlags(fs)
+	var readings poll.Readings
+	poll.ReadingFlags(fs, &readings)
+	given := poll.DefaultSettings("")
+	poll.SettingsFlags(fs, &given)
 	captureErr := fs.String("capture-error", "", "the capture failed")
 	nowFlag := fs.String("now", "", "the poll's time, RFC 3339")
 	framed := fs.Bool("frame", false, "standard input is a capture frame")
-	statusDir := fs.String("agent-status-dir", "", "the agent's status files, on this machine")
 	statusFile := fs.String("agent-status", "", "the agent's own status file")
 	pane := fs.String("pane", "", "the watched pane")
 	explain := fs.Bool("explain", false, "explain on standard error")
 	diffOutput := fs.String("diff-output", "", "what the last poll's diff command printed")
 	diffFailed := fs.String("diff-error", "", "the last poll's diff command failed")
-	answers := fs.Bool("answers", false, "offer a relayed question's options as buttons")
-	freeText := fs.Bool("free-text", false, "take a reply as the words of a free-text option")
 	positional, code, ok := e.parse(fs, args, poll.TickUsage)
 	if !ok {
 		return code
@@ -35,7 +36,8 @@ func runTick(e *Env, args []string) int {
 		fmt.Fprintln(e.Stderr, "omega-monitor tick: --state is required")
 		return 2
 	}
-	if err := f.Check(); err != nil {
+	set, err := tickSettings(fs, *stateDir, given)
+	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor tick: %v\n", err)
 		return 2
 	}
@@ -46,12 +48,11 @@ func runTick(e *Env, args []string) int {
 	return withDeadline(e, callDeadline, func(e *Env) int {
 		local, rulesErr := poll.WatcherRules(e.Getenv)
 		r := poll.Request{
-			Dir: *stateDir, Flags: f, Local: local, RulesErr: rulesErr,
+			Dir: *stateDir, Settings: set, Readings: readings, Local: local, RulesErr: rulesErr,
 			CaptureError: *captureErr,
-			Capture:      captureOptions(e, *framed, *statusDir),
+			Capture:      captureOptions(e, *framed, set.AgentStatusDir),
 			Now:          now,
 			DiffOutput:   *diffOutput, DiffError: *diffFailed,
-			Answers: *answers, FreeText: *freeText,
 		}
 		r.Capture.Pane, r.Capture.StatusFile = *pane, *statusFile
 		if *explain {
@@ -64,6 +65,32 @@ func runTick(e *Env, args []string) int {
 		}
 		return 0
 	})
+}
+
+// tickSettings are the settings of a poll: the loop's record's, with the
+// settings flags given over them; the flags alone (given) where no loop
+// record is read.
+func tickSettings(flags *flag.FlagSet, dir string, given poll.Settings) (poll.Settings, error) {
+	set, err := poll.LoadSettings(dir)
+	if err != nil {
+		// A poll by hand, in a directory no loop started.
+		if given.Target == "" {
+			return set, fmt.Errorf("%w; a poll by hand needs --target", err)
+		}
+		return given, poll.CheckSettings(given)
+	}
+	over := flag.NewFlagSet("", flag.ContinueOnError)
+	poll.SettingsFlags(over, &set)
+	var bad error
+	flags.Visit(func(f *flag.Flag) {
+		if over.Lookup(f.Name) != nil && bad == nil {
+			bad = over.Set(f.Name, f.Value.String())
+		}
+	})
+	if bad != nil {
+		return set, bad
+	}
+	return set, poll.CheckSettings(set)
 }
 
 // parseNow reads --now, or takes the time now.

@@ -524,3 +524,50 @@ func TestOnChangeUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTickReadsTheLoopsSettings: the loop's tick passes the state directory
+// and the readings only; the settings are the ones loop-env stored in
+// loop.json, which flags given by hand override. A poll by hand with no
+// record needs --target, and a record whose settings break the rules is
+// refused as any file read.
+func TestTickReadsTheLoopsSettings(t *testing.T) {
+	t.Parallel()
+	pane := readPane(t, "GOLDEN-stalled-real")
+	withRecord := func(t *testing.T, set statedir.PollSettings) string {
+		state := filepath.Join(t.TempDir(), "monitor-agent")
+		assert.NilError(t, os.MkdirAll(state, 0o700))
+		assert.NilError(t, statedir.Dir(state).WriteRecord(statedir.Loop, statedir.LoopRecord{Target: set.Target, Poll: &set}))
+		return state
+	}
+	t.Run("the record's", func(t *testing.T) {
+		state := withRecord(t, statedir.PollSettings{Target: "agent", NudgeBudget: 2, NudgeText: "go on, said the record", HumanIdleS: 0})
+		firstLook(t, pane, "--state", state, "--work", "7")
+		out, errs, code := tickOnce(t, pane, "--state", state, "--work", "7")
+		assert.Equal(t, code, 0, errs)
+		assert.Assert(t, strings.HasPrefix(out, "MONITOR · agent · ") && strings.Contains(out, "nudged (1/2)"), out)
+		text, err := os.ReadFile(filepath.Join(state, "pastes", "001.nudge.text"))
+		assert.NilError(t, err)
+		assert.Equal(t, string(text), "go on, said the record")
+	})
+	t.Run("a flag over the record's", func(t *testing.T) {
+		state := withRecord(t, statedir.PollSettings{Target: "agent", NudgeBudget: 2, NudgeText: "go on, said the record"})
+		firstLook(t, pane, "--state", state, "--work", "7")
+		out, errs, code := tickOnce(t, pane, "--state", state, "--work", "7", "--nudge-budget", "4")
+		assert.Equal(t, code, 0, errs)
+		assert.Assert(t, strings.Contains(out, "nudged (1/4)"), out)
+	})
+	t.Run("no record, no target", func(t *testing.T) {
+		_, errs, code := tickOnce(t, pane, "--state", filepath.Join(t.TempDir(), "monitor-agent"), "--work", "7")
+		assert.Equal(t, code, 2)
+		assert.Assert(t, strings.Contains(errs, "a poll by hand needs --target") && strings.Count(errs, "\n") == 1, errs)
+	})
+	t.Run("a record that breaks the rules", func(t *testing.T) {
+		state := withRecord(t, statedir.PollSettings{Target: "agent", NudgeBudget: 5, NudgeText: "two\nlines"})
+		out, errs, code := tickOnce(t, pane, "--state", state, "--work", "7")
+		assert.Equal(t, code, 2)
+		assert.Equal(t, out, "")
+		assert.Assert(t, strings.Contains(errs, "the loop's settings: --nudge-text: the text of a nudge must be one line"), errs)
+		entries, _ := os.ReadDir(filepath.Join(state, "actions"))
+		assert.Equal(t, len(entries), 0)
+	})
+}

@@ -2,7 +2,6 @@ package poll
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,12 +33,7 @@ func goldenPane(t *testing.T, name string) string {
 // line. The pane is the agent's own (asAgent).
 func tickAt(t *testing.T, dir, pane string, now time.Time) string {
 	t.Helper()
-	fs := flag.NewFlagSet("tick", flag.ContinueOnError)
-	f := AddFlags(fs)
-	if err := fs.Parse([]string{"--target", "agent", "--work", "7"}); err != nil {
-		t.Fatal(err)
-	}
-	line, err := Tick(Request{Dir: dir, Flags: f, Now: now, Answers: true, Capture: asAgent(t, pane, now)}, strings.NewReader(pane))
+	line, err := Tick(Request{Dir: dir, Settings: answering(false), Readings: workOf7, Now: now, Capture: asAgent(t, pane, now)}, strings.NewReader(pane))
 	if err != nil {
 		t.Fatal(err)
 	}

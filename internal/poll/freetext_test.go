@@ -2,7 +2,6 @@ package poll
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,12 +18,7 @@ import (
 // tickWords runs one poll as tickAt does, with free_text as given.
 func tickWords(t *testing.T, dir, pane string, now time.Time, freeText bool) string {
 	t.Helper()
-	fs := flag.NewFlagSet("tick", flag.ContinueOnError)
-	f := AddFlags(fs)
-	if err := fs.Parse([]string{"--target", "agent", "--work", "7"}); err != nil {
-		t.Fatal(err)
-	}
-	line, err := Tick(Request{Dir: dir, Flags: f, Now: now, Answers: true, FreeText: freeText, Capture: asAgent(t, pane, now)}, strings.NewReader(pane))
+	line, err := Tick(Request{Dir: dir, Settings: answering(freeText), Readings: workOf7, Now: now, Capture: asAgent(t, pane, now)}, strings.NewReader(pane))
 	if err != nil {
 		t.Fatal(err)
 	}

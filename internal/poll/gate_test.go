@@ -1,7 +1,6 @@
 package poll
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,13 +22,8 @@ import (
 // says (whose process, whose status).
 func tickWith(t *testing.T, dir, pane string, now time.Time, opt capture.Options) string {
 	t.Helper()
-	fs := flag.NewFlagSet("tick", flag.ContinueOnError)
-	f := AddFlags(fs)
-	if err := fs.Parse([]string{"--target", "agent", "--work", "7"}); err != nil {
-		t.Fatal(err)
-	}
 	opt.Now = now
-	line, err := Tick(Request{Dir: dir, Flags: f, Now: now, Answers: true, Capture: opt}, strings.NewReader(pane))
+	line, err := Tick(Request{Dir: dir, Settings: answering(false), Readings: workOf7, Now: now, Capture: opt}, strings.NewReader(pane))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/omega-monitor/omega-monitor/classify"
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -65,7 +64,8 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 	}
 	fs := flag.NewFlagSet("replay flags", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	tf := AddFlags(fs)
+	set := DefaultSettings("replay")
+	SettingsFlags(fs, &set)
 	start := fs.String("start", "", "first poll's time")
 	if err := fs.Parse(flagWords); err != nil {
 		return fmt.Errorf("flags: %v", err)
@@ -73,10 +73,10 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("flags: unexpected word %q", fs.Arg(0))
 	}
-	if *tf.target == "" {
-		*tf.target = "replay"
+	if set.Target == "" {
+		set.Target = "replay"
 	}
-	if err := tf.Check(); err != nil {
+	if err := CheckSettings(set); err != nil {
 		return fmt.Errorf("flags: %v", err)
 	}
 	now := defaultReplayStart
@@ -95,31 +95,27 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 		order = append(order, n)
 	}
 	sort.Ints(order)
-	cfg := tf.Config()
 	var state tick.State
 	var sent []string // the in-memory echo ledger
 	for _, n := range order {
 		p := polls[n]
-		pf := *tf
+		var r Readings
 		work, hasWork := p.sections["work"]
-		pf.work = cmdline.Optional{Value: strings.TrimSuffix(work, "\n"), Given: hasWork}
+		r.Work = ProbeReading{Given: hasWork, Output: strings.TrimSuffix(work, "\n"), Error: strings.TrimSpace(p.sections["work-error"])}
 		progress, hasProgress := p.sections["progress"]
-		pf.progress = cmdline.Optional{Value: strings.TrimSuffix(progress, "\n"), Given: hasProgress}
-		workErr, progressErr := strings.TrimSpace(p.sections["work-error"]), strings.TrimSpace(p.sections["progress-error"])
-		pf.workErr, pf.progressErr = &workErr, &progressErr
+		r.Progress = ProbeReading{Given: hasProgress, Output: strings.TrimSuffix(progress, "\n"), Error: strings.TrimSpace(p.sections["progress-error"])}
 		var echo classify.Masker // the in-memory ledger, as the tick loads its file
 		if len(sent) > 0 {
 			echo = ledger.NewMatcher(sent[max(len(sent)-classify.MaxTailLines, 0):]...)
 		}
 		captureErr := strings.TrimSpace(p.sections["capture-error"])
-		c := cfg
-		c.HasProgress = cfg.HasProgress || hasProgress || progressErr != ""
+		look := looking{cfg: config(set, r), readings: r}
 		var screen *classify.Screen
 		if captureErr == "" {
 			screen = classify.ParseScreen([]byte(p.sections["pane"]))
 		}
 		var out tick.Outcome
-		state, out, _ = judge(state, c, &pf, now, screen, captureErr, echo, nil, tick.Humans{}, false, "")
+		state, out, _ = look.judge(state, now, screen, captureErr, echo, nil, tick.Humans{}, false, "")
 		fmt.Fprintln(w, out.Line)
 		for _, act := range out.Actions {
 			switch act.Kind {

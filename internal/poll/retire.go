@@ -36,8 +36,8 @@ import (
 
 // retireStep retires the offers of the question relayed last when it has
 // left the screen, as above, and returns a note for the MONITOR line. next
-// and out are this poll's state, saved already, and outcome, not yet
-// handed over; interval is the watcher's.
+// and out are this poll's state and outcome, neither saved nor handed over
+// yet; interval is the watcher's.
 func (d stateDirectory) retireStep(next *tick.State, out *tick.Outcome, interval time.Duration, screen classify.Result, pane, captureErr string, now time.Time, problems *[]string) string {
 	if captureErr != "" {
 		return "" // nothing is known of the screen
@@ -97,11 +97,8 @@ func (d stateDirectory) retireStep(next *tick.State, out *tick.Outcome, interval
 	// The question is over: the same one asked again is a new question,
 	// relayed with buttons of its own. A question paged now holds the
 	// latch, and keeps it.
-	if !paged && next.QuestionLatch != nil {
+	if !paged {
 		next.QuestionLatch = nil
-		if err := d.saveState(*next); err != nil {
-			*problems = append(*problems, err.Error())
-		}
 	}
 	return " · " + retiredNote[reason]
 }

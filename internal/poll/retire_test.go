@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -218,7 +217,7 @@ func TestNotRetiredWithoutAScreen(t *testing.T) {
 		}
 	}
 	for i := range 3 {
-		line, err := Tick(Request{Dir: string(w.d), Flags: tickFlags(t), Now: t0.Add(time.Duration(30+5*i) * time.Second), Answers: true,
+		line, err := Tick(Request{Dir: string(w.d), Settings: answering(false), Readings: workOf7, Now: t0.Add(time.Duration(30+5*i) * time.Second),
 			CaptureError: "the capture failed"}, strings.NewReader(""))
 		if err != nil || strings.Contains(line, "withdrawn") {
 			t.Fatalf("failed capture %d: %s %v", i+1, line, err)
@@ -229,14 +228,15 @@ func TestNotRetiredWithoutAScreen(t *testing.T) {
 	}
 }
 
-func tickFlags(t *testing.T) *Flags {
-	t.Helper()
-	fs := flag.NewFlagSet("tick", flag.ContinueOnError)
-	f := AddFlags(fs)
-	if err := fs.Parse([]string{"--target", "agent", "--work", "7"}); err != nil {
-		t.Fatal(err)
-	}
-	return f
+// workOf7 is a poll's readings: a work probe that counts 7.
+var workOf7 = Readings{Work: ProbeReading{Given: true, Output: "7"}}
+
+// answering is the settings of a watcher of "agent" whose chat answers,
+// free text as said.
+func answering(freeText bool) Settings {
+	s := DefaultSettings("agent")
+	s.Answers, s.FreeText = true, freeText
+	return s
 }
 
 // TestRetiredWithoutAMessage: a funnel that did not say which message it

@@ -10,115 +10,166 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/probe"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
-// Flags are a poll's settings as the loop passes them, bound to a flag
-// set: tick and replay share them.
-type Flags struct {
-	target      *string
-	budget      *int
-	nudgeText   *string
-	work        cmdline.Optional
-	progress    cmdline.Optional
-	workErr     *string
-	progressErr *string
-	// workSaid and progressSaid are what a probe printed on standard
-	// error: the reason, when its output is no count.
-	workSaid, progressSaid *string
-	// interval is the watcher's interval in seconds (0: not said); woken
-	// says a wake brought this poll.
-	interval *int
-	woken    *bool
-	// humanIdle is how long, in seconds, a human's input counts them at
-	// the agent (0: the rule is off).
-	humanIdle *int
-	// Local is the operator's rules file, read with the built-in rules.
-	Local *classify.Local
-	// HostWake is where a remote target's wake relay stands (wake.json).
-	HostWake tick.HostWake
-	// onChange is the operator's command for each change of state, run
-	// under a clock of onChangeTimeout seconds (onchange.go).
-	onChange        *string
-	onChangeTimeout *int
-}
+// Settings are a watcher's settings as one poll reads them: plain values,
+// checked once (CheckSettings) when the loop starts and stored in its
+// record (loop.json), where each poll reads them. They are the record's
+// own type, so that the file has one.
+type Settings = statedir.PollSettings
 
-func AddFlags(fs *flag.FlagSet) *Flags {
-	f := &Flags{
-		target:          fs.String("target", "", "the watched target"),
-		budget:          fs.Int("nudge-budget", 5, "nudges without progress"),
-		nudgeText:       fs.String("nudge-text", tick.DefaultNudgeText, "what a nudge types"),
-		workErr:         fs.String("work-error", "", "the work probe failed"),
-		progressErr:     fs.String("progress-error", "", "the progress probe failed"),
-		workSaid:        fs.String("work-stderr", "", "what the work probe said on standard error"),
-		progressSaid:    fs.String("progress-stderr", "", "what the progress probe said on standard error"),
-		interval:        fs.Int("interval", 0, "the watcher's interval in `seconds`, which no wait the tick asks for exceeds when it is shorter (0: not said)"),
-		woken:           fs.Bool("woken", false, "a wake (an agent's hook, an answer) brought this poll: the screen is looked at again at a short, growing pace until it settles"),
-		onChange:        fs.String("on-change", "", "shell `command` run once per change of state, not waited for, with the watcher, target, old and new state, rule, work and progress in its environment (OMEGA_MONITOR_*)"),
-		onChangeTimeout: fs.Int("on-change-timeout", 20, "the on-change command's wall clock, in `seconds`: past it its process group is killed"),
-		humanIdle:       fs.Int("human-idle", int(tick.DefaultHumanIdle/time.Second), "`seconds` after a human's last input at the agent (a client showing its window) during which nothing is paged or nudged; 0: off"),
+// DefaultSettings are the settings of a poll nobody set: a nudge budget of
+// 5, the default nudge text and human-idle rule, on-change under 20 s.
+func DefaultSettings(target string) Settings {
+	return Settings{
+		Target:           target,
+		NudgeBudget:      5,
+		NudgeText:        tick.DefaultNudgeText,
+		HumanIdleS:       int(tick.DefaultHumanIdle / time.Second),
+		OnChangeTimeoutS: 20,
 	}
-	fs.Var(&f.work, "work", "the work probe's output")
-	fs.Var(&f.progress, "progress", "the progress probe's output")
-	return f
 }
 
-func (f *Flags) Config() tick.Config {
+// Readings are what the loop read for one poll besides the screen: the
+// probes' outputs, and whether a wake brought the poll.
+type Readings struct {
+	Work, Progress ProbeReading
+	// Woken says a wake (an agent's hook, an answer) brought this poll:
+	// the screen is looked at again at a short, growing pace until it
+	// settles.
+	Woken bool
+}
+
+// A ProbeReading is what one probe gave: its output when Given, else why
+// it failed (Error); Stderr is what it printed on standard error, the
+// reason when its output is no count.
+type ProbeReading struct {
+	Given  bool
+	Output string
+	Error  string
+	Stderr string
+}
+
+// present says the probe is configured: it gave an output or failed.
+func (p ProbeReading) present() bool { return p.Given || p.Error != "" }
+
+// usable says the probe's output may be read as a count.
+func (p ProbeReading) usable() bool { return p.Given && p.Error == "" }
+
+// SettingsFlags binds s's fields to fs, under the names watch gives them,
+// for a poll run by hand or a recorded session's flags line.
+func SettingsFlags(fs *flag.FlagSet, s *Settings) {
+	fs.StringVar(&s.Target, "target", s.Target, "the watched target")
+	fs.IntVar(&s.NudgeBudget, "nudge-budget", s.NudgeBudget, "nudges without progress")
+	fs.StringVar(&s.NudgeText, "nudge-text", s.NudgeText, "what a nudge types")
+	fs.IntVar(&s.IntervalS, "interval", s.IntervalS, "the watcher's interval in `seconds`, which no wait the tick asks for exceeds when it is shorter (0: not said)")
+	fs.IntVar(&s.HumanIdleS, "human-idle", s.HumanIdleS, "`seconds` after a human's last input at the agent (a client showing its window) during which nothing is paged or nudged; 0: off")
+	fs.StringVar(&s.OnChange, "on-change", s.OnChange, "shell `command` run once per change of state, not waited for, with the watcher, target, old and new state, rule, work and progress in its environment (OMEGA_MONITOR_*)")
+	fs.IntVar(&s.OnChangeTimeoutS, "on-change-timeout", s.OnChangeTimeoutS, "the on-change command's wall clock, in `seconds`: past it its process group is killed")
+	fs.BoolVar(&s.Answers, "answers", s.Answers, "offer a relayed question's options as buttons")
+	fs.BoolVar(&s.FreeText, "free-text", s.FreeText, "take a reply as the words of a free-text option")
+	fs.StringVar(&s.AgentStatusDir, "agent-status-dir", s.AgentStatusDir, "the agent's status files, on this machine")
+}
+
+// ReadingFlags binds r's fields to fs, under the names the loop passes
+// them.
+func ReadingFlags(fs *flag.FlagSet, r *Readings) {
+	probeFlags(fs, "work", &r.Work)
+	probeFlags(fs, "progress", &r.Progress)
+	fs.BoolVar(&r.Woken, "woken", false, "a wake (an agent's hook, an answer) brought this poll: the screen is looked at again at a short, growing pace until it settles")
+}
+
+func probeFlags(fs *flag.FlagSet, name string, p *ProbeReading) {
+	fs.Func(name, "the "+name+" probe's output", func(v string) error {
+		p.Output, p.Given = v, true
+		return nil
+	})
+	fs.StringVar(&p.Error, name+"-error", "", "the "+name+" probe failed")
+	fs.StringVar(&p.Stderr, name+"-stderr", "", "what the "+name+" probe said on standard error")
+}
+
+// config is the tick's configuration of a poll.
+func config(s Settings, r Readings) tick.Config {
 	return tick.Config{
-		Target:      *f.target,
-		NudgeBudget: *f.budget,
-		NudgeText:   *f.nudgeText,
-		HasProgress: f.progress.Given || *f.progressErr != "",
-		Interval:    time.Duration(*f.interval) * time.Second,
-		HumanIdle:   time.Duration(*f.humanIdle) * time.Second,
+		Target:      s.Target,
+		NudgeBudget: s.NudgeBudget,
+		NudgeText:   s.NudgeText,
+		HasProgress: r.Progress.present(),
+		Interval:    time.Duration(s.IntervalS) * time.Second,
+		HumanIdle:   time.Duration(s.HumanIdleS) * time.Second,
 	}
 }
 
-// input builds a poll's input from the flags and a classified screen.
-func (f *Flags) input(now time.Time, screen classify.Result) tick.Input {
+// input builds a poll's input from the readings and a classified screen.
+func input(r Readings, now time.Time, screen classify.Result, hostWake tick.HostWake) tick.Input {
 	in := tick.Input{
 		Now:             now,
 		Screen:          screen,
-		Work:            probe.Read(f.work.Value, f.work.Given && *f.workErr == ""),
-		WorkPresent:     f.work.Given || *f.workErr != "",
-		WorkError:       *f.workErr,
-		Progress:        probe.Read(f.progress.Value, f.progress.Given && *f.progressErr == ""),
-		ProgressPresent: f.progress.Given || *f.progressErr != "",
-		ProgressError:   *f.progressErr,
-		Woken:           *f.woken,
-		HostWake:        f.HostWake,
+		Work:            probe.Read(r.Work.Output, r.Work.usable()),
+		WorkPresent:     r.Work.present(),
+		WorkError:       r.Work.Error,
+		Progress:        probe.Read(r.Progress.Output, r.Progress.usable()),
+		ProgressPresent: r.Progress.present(),
+		ProgressError:   r.Progress.Error,
+		Woken:           r.Woken,
+		HostWake:        hostWake,
 	}
-	if f.work.Given && in.WorkError == "" && !in.Work.Known {
-		in.WorkError = probe.Unusable(f.work.Value, *f.workSaid)
+	if r.Work.Given && in.WorkError == "" && !in.Work.Known {
+		in.WorkError = probe.Unusable(r.Work.Output, r.Work.Stderr)
 	}
-	if f.progress.Given && in.ProgressError == "" && !in.Progress.Known {
-		in.ProgressError = probe.Unusable(f.progress.Value, *f.progressSaid)
+	if r.Progress.Given && in.ProgressError == "" && !in.Progress.Known {
+		in.ProgressError = probe.Unusable(r.Progress.Output, r.Progress.Stderr)
 	}
 	return in
 }
 
-func (f *Flags) Check() error {
-	if *f.target == "" {
+// CheckSettings is the rule for a poll's settings, as watch says them.
+func CheckSettings(s Settings) error {
+	if s.Target == "" {
 		return errors.New("--target is required")
 	}
-	if _, err := coord.ParseTarget(*f.target); err != nil {
+	if _, err := coord.ParseTarget(s.Target); err != nil {
 		return err
 	}
-	if *f.interval < 0 {
-		return fmt.Errorf("--interval must be a whole number of seconds, 1 and up; got %d", *f.interval)
+	if s.IntervalS < 0 {
+		return fmt.Errorf("--interval must be a whole number of seconds, 1 and up; got %d", s.IntervalS)
 	}
-	if *f.humanIdle < 0 || *f.humanIdle > MaxHumanIdle {
-		return fmt.Errorf("--human-idle must be a whole number of seconds from 0 (off) to %d; got %d", MaxHumanIdle, *f.humanIdle)
+	if s.HumanIdleS < 0 || s.HumanIdleS > MaxHumanIdle {
+		return fmt.Errorf("--human-idle must be a whole number of seconds from 0 (off) to %d; got %d", MaxHumanIdle, s.HumanIdleS)
 	}
-	if *f.budget < 0 || *f.budget > MaxNudgeBudget {
-		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", MaxNudgeBudget, *f.budget)
+	if s.NudgeBudget < 0 || s.NudgeBudget > MaxNudgeBudget {
+		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", MaxNudgeBudget, s.NudgeBudget)
 	}
-	if err := CheckNudgeText(*f.nudgeText); err != nil {
+	if err := CheckNudgeText(s.NudgeText); err != nil {
 		return fmt.Errorf("--nudge-text: %w", err)
 	}
+	if s.OnChange != "" && s.OnChangeTimeoutS < 1 {
+		return fmt.Errorf("--on-change-timeout must be a whole number of seconds, 1 and up; got %d", s.OnChangeTimeoutS)
+	}
 	return nil
+}
+
+// ErrNoSettings says a state directory's loop record holds no poll
+// settings: no loop started there, or one from before polls read them.
+var ErrNoSettings = errors.New("poll: the loop's record holds no settings")
+
+// LoadSettings reads the settings the loop of the state directory dir
+// stored at its start, and checks them as any file read is checked.
+func LoadSettings(dir string) (Settings, error) {
+	var rec statedir.LoopRecord
+	if err := statedir.Dir(dir).ReadRecord(statedir.Loop, &rec); err != nil {
+		return Settings{}, fmt.Errorf("poll: %w", err)
+	}
+	if rec.Poll == nil {
+		return Settings{}, ErrNoSettings
+	}
+	if err := CheckSettings(*rec.Poll); err != nil {
+		return Settings{}, fmt.Errorf("poll: the loop's settings: %w", err)
+	}
+	return *rec.Poll, nil
 }
 
 // Limits of a watcher's settings.

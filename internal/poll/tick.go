@@ -28,8 +28,9 @@ import (
 
 // A Request is one poll, as the loop asks for it.
 type Request struct {
-	Dir   string // the watcher's state directory
-	Flags *Flags // the watcher's settings and the probes' readings
+	Dir      string   // the watcher's state directory
+	Settings Settings // the watcher's, checked (CheckSettings)
+	Readings Readings // the probes' readings, the wake
 	// Local is the operator's rules file, and RulesErr why it could not
 	// be read (said once, then the built-in rules apply).
 	Local    *classify.Local
@@ -44,154 +45,231 @@ type Request struct {
 	// DiffOutput is the file holding what the last poll's diff command
 	// printed; DiffError why it failed.
 	DiffOutput, DiffError string
-	// Answers says the operator's chat can answer questions: a relayed
-	// question that can be answered gets its options as buttons.
-	// FreeText says a reply can answer its free-text option (freetext.go).
-	Answers  bool
-	FreeText bool
 }
 
-// Tick is one poll's effects around tick.Step: it takes the state lock,
-// drops stale actions, loads the state and the echo ledger, reads the
-// capture and judges it, records a nudge in the ledger before it hands it
-// over, saves the state, records or asks for the diff, hands the actions to
-// the loop and the alerts to the outbox, appends the history and the log.
+// Tick is one poll's effects around tick.Step, in the steps of the
+// design's diagram, each a method of the poll under way:
+//
+//	open     take the state directory: its lock, a refused answer the
+//	         loop left, stale actions dropped, the state and the
+//	         operator's re-arming read
+//	look     the echo ledger and the capture read, the witness found
+//	judge    classify and step (no effect: the outcome is a value)
+//	answers  the chat's answers taken for the screen just judged, and the
+//	         offers of a question gone retired
+//	commit   the nudge recorded in the echo ledger, then the state saved,
+//	         the vitals and the diff recorded, the actions handed to the
+//	         loop and the alerts to the outbox, the history, the on-change
+//	         command, the log
+//
 // It returns the MONITOR line, whatever went wrong (errors are in the
 // line), and an error only when the log could not be written.
 func Tick(r Request, pane io.Reader) (string, error) {
-	now := r.Now
-	d := stateDirectory(r.Dir)
-	var problems []string // rendered at the end of the line
-	// unusable says why no nudge may go out on this poll: without a state
-	// that is read and saved, the budget cannot count it.
-	var unusable string
+	p := &pollRun{r: r, d: stateDirectory(r.Dir), now: r.Now}
+	if line, refused := p.open(); refused {
+		return line, nil
+	}
+	defer p.close()
+	p.look(pane)
+	p.judge()
+	p.answers()
+	return p.commit()
+}
+
+// A pollRun is one poll under way: what each step found, for the next.
+type pollRun struct {
+	r   Request
+	d   stateDirectory
+	now time.Time
+	cfg tick.Config
+	// problems are rendered at the end of the line; unusable says why
+	// no nudge may go out on this poll: without a state that is read and
+	// saved, the budget cannot count it.
+	problems []string
+	unusable string
+	lock     io.Closer
+
+	prev       tick.State
+	usable     bool
+	restarted  bool
+	rearmed    []tick.Event
+	captureErr string
+	capture    capture.Capture
+	echo       classify.Masker
+	witness    *tick.Witness
+	said       string // what the witness said, for --explain
+
+	next     tick.State
+	out      tick.Outcome
+	in       tick.Input
+	halfNote string // an answer stopped half typed
+	answered []tick.Event
+	retired  string // the note of offers retired
+}
+
+func (p *pollRun) problem(msg string) { p.problems = append(p.problems, msg) }
+
+// open takes the state directory. refused says nothing may be read from it
+// or written into it: line says why.
+func (p *pollRun) open() (line string, refused bool) {
+	d, now, set := p.d, p.now, p.r.Settings
+	p.cfg = config(set, p.r.Readings)
 	if err := d.sd().Prepare(); errors.Is(err, statedir.ErrNotPrivate) {
 		// A directory another user can write may hold planted actions,
 		// state or links: nothing is read from it or written into it,
 		// and nothing is typed or paged on its word.
-		return tick.Line(*r.Flags.target, "ERROR", printable.String(err.Error())+
-			": nothing written, nothing typed, nothing paged until it is yours alone", now.Format("15:04:05")), nil
+		return tick.Line(set.Target, "ERROR", printable.String(err.Error())+
+			": nothing written, nothing typed, nothing paged until it is yours alone", now.Format("15:04:05")), true
 	} else if err != nil {
-		problems = append(problems, err.Error())
+		p.problem(err.Error())
 	}
 	// The state lock covers the read-modify-write of the state and the
 	// hand-over: two ticks at once would each spend the same budget.
 	if lock, err := fsutil.Lock(d.path(statedir.StateLock)); err != nil {
-		unusable = "the state could not be locked"
-		problems = append(problems, "state lock: "+err.Error())
+		p.unusable = "the state could not be locked"
+		p.problem("state lock: " + err.Error())
 	} else {
-		defer lock.Close()
+		p.lock = lock
 	}
 	// An answer the loop never finished is refused, so that the chat
 	// hears of it; then every stale action goes.
 	if stale := filepath.Join(d.path(statedir.Actions), "000"+AnswerSuffix); fileExists(stale) {
-		d.answerOutcome(now, *r.Flags.target, stale, event.AnswerRefused, "the watcher did not finish typing it")
+		d.answerOutcome(now, set.Target, stale, event.AnswerRefused, "the watcher did not finish typing it")
 	}
 	if err := d.sd().DropStaleActions(); err != nil {
-		problems = append(problems, err.Error())
+		p.problem(err.Error())
 	}
-	prev, usable, err := d.loadState(now, *r.Flags.budget, true)
+	prev, usable, err := d.loadState(now, set.NudgeBudget, true)
 	if err != nil {
-		problems = append(problems, err.Error())
+		p.problem(err.Error())
 	}
 	if !usable {
-		unusable = "the state file is unusable"
+		p.unusable = "the state file is unusable"
 	}
 	// What the hooks proved is this loop's to learn: a watcher started
 	// again (its agent's hooks perhaps removed meanwhile) looks at a
 	// running turn at the interval until a hook announces a turn's end.
-	restarted := prev.Polls > 0 && d.startedAfter(prev.LastPoll)
-	if prev.HooksHeard && restarted {
+	p.restarted = prev.Polls > 0 && d.startedAfter(prev.LastPoll)
+	if prev.HooksHeard && p.restarted {
 		prev.HooksHeard = false
 	}
-	if msg := reportRulesOnce(r.Dir, r.RulesErr); msg != "" {
-		problems = append(problems, msg)
+	if msg := reportRulesOnce(p.r.Dir, p.r.RulesErr); msg != "" {
+		p.problem(msg)
 	}
 	// The operator's re-arming is applied before the screen is judged: a
 	// stalled agent may be nudged on this very poll.
-	rearmed := d.takeReset(&prev, usable && unusable == "", &problems)
-	f := r.Flags
-	f.Local = r.Local
-	f.HostWake = d.hostWake()
-	captureErr := r.CaptureError
-	var c capture.Capture
-	var echo classify.Masker
-	if captureErr == "" {
-		m, err := LoadLedger(d.path(statedir.Ledger))
+	p.rearmed = d.takeReset(&prev, usable && p.unusable == "", &p.problems)
+	p.prev, p.usable = prev, usable
+	return "", false
+}
+
+// close lets the state lock go.
+func (p *pollRun) close() {
+	if p.lock != nil {
+		p.lock.Close()
+	}
+}
+
+// look reads the echo ledger and the capture, and finds the witness.
+func (p *pollRun) look(pane io.Reader) {
+	p.captureErr = p.r.CaptureError
+	if p.captureErr == "" {
+		m, err := LoadLedger(p.d.path(statedir.Ledger))
 		if err != nil {
-			problems = append(problems, err.Error())
+			p.problem(err.Error())
 		}
-		echo = m
-		c, err = capture.Read(pane, r.Capture)
+		p.echo = m
+		p.capture, err = capture.Read(pane, p.r.Capture)
 		if err != nil {
-			captureErr = err.Error()
+			p.captureErr = err.Error()
 		}
 	}
-	witness, said := c.Witness(now)
-	if captureErr != "" {
-		witness, said = nil, "none"
+	p.witness, p.said = p.capture.Witness(p.now)
+	if p.captureErr != "" {
+		p.witness, p.said = nil, "none"
 	}
-	next, out, in := judge(prev, f.Config(), f, now, c.Screen, captureErr, echo, witness, c.Humans, usable && unusable == "" && (prev.Polls == 0 || restarted), c.Title)
-	out.Events = append(rearmed, out.Events...)
-	screen := in.Screen
-	if r.Explain != nil {
-		if captureErr != "" {
-			fmt.Fprintf(r.Explain, "no screen: %s\n", captureErr)
+}
+
+// judge classifies the screen and steps the tick. Its only effect is
+// --explain's text.
+func (p *pollRun) judge() {
+	c := p.capture
+	first := p.usable && p.unusable == "" && (p.prev.Polls == 0 || p.restarted)
+	look := looking{cfg: p.cfg, readings: p.r.Readings, local: p.r.Local, hostWake: p.d.hostWake()}
+	p.next, p.out, p.in = look.judge(p.prev, p.now, c.Screen, p.captureErr, p.echo, p.witness, c.Humans, first, c.Title)
+	p.out.Events = append(p.rearmed, p.out.Events...)
+	if e := p.r.Explain; e != nil {
+		if p.captureErr != "" {
+			fmt.Fprintf(e, "no screen: %s\n", p.captureErr)
 		} else {
-			io.WriteString(r.Explain, screen.Explain())
+			io.WriteString(e, p.in.Screen.Explain())
 		}
-		fmt.Fprintf(r.Explain, "  witness:  %s\n", said)
+		fmt.Fprintf(e, "  witness:  %s\n", p.said)
 	}
 	if c.Pane != "" {
-		next.Pane, next.PaneDir = c.Pane, c.Dir
+		p.next.Pane, p.next.PaneDir = c.Pane, c.Dir
 	}
-	halfNote := halfTypedOver(&next, screen, captureErr, c.Foreground)
-	if unusable != "" {
-		next, out = tick.Withhold(next, out, unusable)
+	p.halfNote = halfTypedOver(&p.next, p.in.Screen, p.captureErr, c.Foreground)
+	if p.unusable != "" {
+		p.next, p.out = tick.Withhold(p.next, p.out, p.unusable)
 	}
-	next, out = d.record(next, out, &problems)
-	next.Board = tick.MarkBoard(prev.Board, in, out, pollState(in, next), pollExplain(in))
-	next.Board.Tally = board.NextTally(string(d), now, prev.Board.Tally)
-	if err := d.saveState(next); err != nil {
-		problems = append(problems, err.Error())
-		next, out = tick.Withhold(next, out, "the state could not be saved")
+}
+
+// answers takes the chat's answers for the screen just judged (each
+// request is taken once, whatever becomes of it, and an answer accepted is
+// handed to the loop as its own action), then retires the offers of a
+// question that left the screen.
+func (p *pollRun) answers() {
+	set := p.r.Settings
+	answered, problems := p.d.takeRequests(p.in.Screen, p.capture.Pane, p.captureErr, p.now, set.Answers && set.FreeText)
+	p.problems = append(p.problems, problems...)
+	p.answered = answered
+	p.retired = p.d.retireStep(&p.next, &p.out, p.cfg.Interval, p.in.Screen, p.capture.Pane, p.captureErr, p.now, &p.problems)
+}
+
+// commit writes what the poll decided, the nudge into the echo ledger
+// before anything hands it over, and returns the line it logged.
+func (p *pollRun) commit() (string, error) {
+	d, now, set, c := p.d, p.now, p.r.Settings, p.capture
+	p.next, p.out = d.record(p.next, p.out, &p.problems)
+	p.next.Board = tick.MarkBoard(p.prev.Board, p.in, p.out, pollState(p.in, p.next), pollExplain(p.in))
+	p.next.Board.Tally = board.NextTally(string(d), now, p.prev.Board.Tally)
+	if err := d.saveState(p.next); err != nil {
+		p.problem(err.Error())
+		p.next, p.out = tick.Withhold(p.next, p.out, "the state could not be saved")
 	}
-	if err := d.updateVitals(c, r.Capture, captureErr, now); err != nil {
-		problems = append(problems, err.Error())
+	if err := d.updateVitals(c, p.r.Capture, p.captureErr, now); err != nil {
+		p.problem(err.Error())
 	}
 	// A poll that records a measure asks for none: diff.json is not read
 	// back right after it is written.
 	diffCmd := ""
-	if r.DiffOutput == "" && r.DiffError == "" {
-		diffCmd = d.diffWanted(now, next.PaneDir)
-	} else if err := d.recordDiff(now, r.DiffOutput, r.DiffError, next.PaneDir); err != nil {
-		problems = append(problems, err.Error())
+	if p.r.DiffOutput == "" && p.r.DiffError == "" {
+		diffCmd = d.diffWanted(now, p.next.PaneDir)
+	} else if err := d.recordDiff(now, p.r.DiffOutput, p.r.DiffError, p.next.PaneDir); err != nil {
+		p.problem(err.Error())
 	}
-	// An answer from the chat is taken for the screen just judged.
-	answered, answerProblems := d.takeRequests(screen, c.Pane, captureErr, now, r.Answers && r.FreeText)
-	problems = append(problems, answerProblems...)
-	out.Events = append(out.Events, answered...)
-	retired := d.retireStep(&next, &out, f.Config().Interval, screen, c.Pane, captureErr, now, &problems)
-	d.handOver(out, screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: r.Answers, freeText: r.Answers && r.FreeText,
-		fg: c.Foreground, witness: witness, half: next.HalfTyped}, &problems)
-	if err := d.sd().AppendHistory(now, *f.target, redactEvents(out.Events)); err != nil {
-		problems = append(problems, err.Error())
+	p.out.Events = append(p.out.Events, p.answered...)
+	d.handOver(p.out, p.in.Screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: set.Answers, freeText: set.Answers && set.FreeText,
+		fg: c.Foreground, witness: p.witness, half: p.next.HalfTyped}, &p.problems)
+	if err := d.sd().AppendHistory(now, set.Target, redactEvents(p.out.Events)); err != nil {
+		p.problem(err.Error())
 	}
 	// The operator's command for a change of state: started, not waited
 	// for, under its own clock.
-	if *f.onChange != "" {
-		if c, ok := changeOf(string(d), *f.target, out.Events, in); ok {
-			if err := startOnChange(string(d), *f.onChange, *f.onChangeTimeout, c); err != nil {
-				problems = append(problems, err.Error())
+	if set.OnChange != "" {
+		if change, ok := changeOf(string(d), set.Target, p.out.Events, p.in); ok {
+			if err := startOnChange(string(d), set.OnChange, set.OnChangeTimeoutS, change); err != nil {
+				p.problem(err.Error())
 			}
 		}
 	}
-	line := out.Line + answerNotes(answered) + retired + halfNote
-	if len(rearmed) > 0 {
-		line += fmt.Sprintf(" · budget re-armed by %s (was %v)", rearmed[0].Fields["by"], rearmed[0].Fields["from"])
+	line := p.out.Line + answerNotes(p.answered) + p.retired + p.halfNote
+	if len(p.rearmed) > 0 {
+		line += fmt.Sprintf(" · budget re-armed by %s (was %v)", p.rearmed[0].Fields["by"], p.rearmed[0].Fields["from"])
 	}
-	for _, p := range problems {
-		line += " · error: " + printable.String(p)
+	for _, msg := range p.problems {
+		line += " · error: " + printable.String(msg)
 	}
 	// Nothing a pane showed of a secret is kept or printed raw.
 	line = alert.Redact(line)
@@ -226,16 +304,16 @@ func (d stateDirectory) hostWake() tick.HostWake {
 // (tick.Input.FirstLook). A replay, offline, takes its first poll as any.
 //
 // title is the pane's title, the agent's own word for some agents.
-func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans, first bool, title string) (tick.State, tick.Outcome, tick.Input) {
+func (l looking) judge(prev tick.State, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans, first bool, title string) (tick.State, tick.Outcome, tick.Input) {
 	var screen classify.Result
 	own := false
 	if captureErr == "" && s != nil {
-		opt := ClassifyOptions(f.work.Value, f.work.Given && *f.workErr == "", echo)
-		opt.Local = f.Local
+		opt := ClassifyOptions(l.readings.Work.Output, l.readings.Work.usable(), echo)
+		opt.Local = l.local
 		screen = classify.Classify(s, opt)
-		screen, own = boxAsDrawn(s, screen, opt, cfg.NudgeText)
+		screen, own = boxAsDrawn(s, screen, opt, l.cfg.NudgeText)
 	}
-	in := f.input(now, screen)
+	in := input(l.readings, now, screen, l.hostWake)
 	in.FirstLook = first
 	in.Title = title
 	in.CaptureError = captureErr
@@ -245,8 +323,18 @@ func judge(prev tick.State, cfg tick.Config, f *Flags, now time.Time, s *classif
 	if captureErr == "" {
 		in.Humans = h
 	}
-	next, out := tick.Step(prev, cfg, in)
+	next, out := tick.Step(prev, l.cfg, in)
 	return next, out, in
+}
+
+// looking is what a poll judges a screen with besides the screen: the
+// tick's configuration, the readings, the operator's rules, and where a
+// remote target's wake relay stands.
+type looking struct {
+	cfg      tick.Config
+	readings Readings
+	local    *classify.Local
+	hostWake tick.HostWake
 }
 
 // boxAsDrawn reads the input box of a STALLED screen without the echo

@@ -4,12 +4,18 @@ package poll
 // work of: what each takes, and the codes it exits with.
 
 // TickUsage is omega-monitor tick's help.
-const TickUsage = `usage: omega-monitor tick --state DIR --target T [--work RAW | --work-error TEXT]
-                         [--progress RAW | --progress-error TEXT] [--nudge-budget N]
-                         [--nudge-text TEXT] [--capture-error TEXT] < pane
+const TickUsage = `usage: omega-monitor tick --state DIR [--work RAW | --work-error TEXT]
+                         [--progress RAW | --progress-error TEXT] [--woken]
+                         [--capture-error TEXT] [settings] < pane
 
 One poll's judgement over a captured pane (capture-pane -p -J, with -e for
-the faint attribute). Prints one MONITOR line. What the shell must do is
+the faint attribute). Prints one MONITOR line.
+
+The watcher's settings (target, budget, nudge text, interval, ...) are the
+ones its loop checked once at its start and stored in DIR/loop.json: the
+loop passes the state directory and the poll's readings, nothing else. The
+settings flags set them for a poll by hand, in a directory no loop started
+(--target is then needed), and override the record's. What the shell must do is
 written to DIR/actions/ as files, in the order to act on them:
 
   NNN.nudge   the exact text to type, then Enter as a separate call; it is

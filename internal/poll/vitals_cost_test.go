@@ -106,7 +106,7 @@ func measureVitals(t *testing.T, h *remoteHost, toggle func(on bool)) {
 			state = stateWithout
 		}
 		start := cpuNow(t)
-		if _, err := Tick(Request{Dir: state, Flags: tickFlags(t), Now: time.Now(), Capture: capture.Options{Framed: true, Now: time.Now()}}, bytes.NewReader(frame)); err != nil {
+		if _, err := Tick(Request{Dir: state, Settings: DefaultSettings("agent"), Readings: workOf7, Now: time.Now(), Capture: capture.Options{Framed: true, Now: time.Now()}}, bytes.NewReader(frame)); err != nil {
 			t.Fatal(err)
 		}
 		r.read = cpuNow(t) - start

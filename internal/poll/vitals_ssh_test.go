@@ -78,7 +78,7 @@ func (h *remoteHost) frame(t *testing.T) []byte {
 func (h *remoteHost) poll(t *testing.T, state string, now time.Time) statedir.VitalsRecord {
 	t.Helper()
 	frame := h.frame(t)
-	line, err := Tick(Request{Dir: state, Flags: tickFlags(t), Now: now, Capture: capture.Options{Framed: true, Now: now}}, bytes.NewReader(frame))
+	line, err := Tick(Request{Dir: state, Settings: DefaultSettings("agent"), Readings: workOf7, Now: now, Capture: capture.Options{Framed: true, Now: now}}, bytes.NewReader(frame))
 	if err != nil {
 		t.Fatal(err)
 	}

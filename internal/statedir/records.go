@@ -27,6 +27,36 @@ type LoopRecord struct {
 	// Settings are the watcher's settings as given (flags and
 	// environment), by name.
 	Settings map[string]string `json:"settings,omitempty"`
+	// Poll is what each poll of this loop reads: the settings checked
+	// once at start, so that the loop's tick passes the state directory
+	// and the poll's readings, nothing else. Nil in a record written
+	// before polls read it.
+	Poll *PollSettings `json:"poll,omitempty"`
+}
+
+// PollSettings are a watcher's settings as one poll reads them: plain
+// values, which another Go program may fill to run a poll itself
+// (poll.Settings); poll.CheckSettings is their rule.
+type PollSettings struct {
+	Target      string `json:"target"`
+	IntervalS   int    `json:"interval_s,omitempty"` // 0: not said
+	NudgeBudget int    `json:"nudge_budget"`
+	NudgeText   string `json:"nudge_text"`
+	// HumanIdleS is how long, in seconds, a human's input counts them at
+	// the agent (0: the rule is off).
+	HumanIdleS int `json:"human_idle_s"`
+	// OnChange is the operator's shell command for each change of state,
+	// run under a clock of OnChangeTimeoutS seconds.
+	OnChange         string `json:"on_change,omitempty"`
+	OnChangeTimeoutS int    `json:"on_change_timeout_s,omitempty"`
+	// Answers says the operator's chat can answer questions: a relayed
+	// question that can be answered gets its options as buttons.
+	// FreeText says a reply can answer its free-text option.
+	Answers  bool `json:"answers,omitempty"`
+	FreeText bool `json:"free_text,omitempty"`
+	// AgentStatusDir holds the agent's own status files, on this machine
+	// (Claude Code's sessions); "" for a remote target.
+	AgentStatusDir string `json:"agent_status_dir,omitempty"`
 }
 
 // An EndedRecord is ended.json: stop writes it before it ends a watcher, so

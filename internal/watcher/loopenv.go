@@ -2,7 +2,6 @@ package watcher
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 	"github.com/omega-monitor/omega-monitor/internal/remotewake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -38,7 +38,6 @@ type LoopEnv struct {
 	bin     string
 	timeout int // seconds
 	flags   Settings
-	set     map[string]bool // the flags given
 	pid     int
 	mux     string // local multiplexer; "" with muxErr
 	muxErr  string
@@ -57,9 +56,8 @@ type LoopEnv struct {
 // that a reply is typed as the words of its free-text option.
 func (e *LoopEnv) Answer(on, freeText bool) { e.answers, e.words = on, on && freeText }
 
-func NewLoopEnv(target coord.Target, fs *flag.FlagSet, f Settings, pid int, getenv func(string) string) (*LoopEnv, error) {
-	e := &LoopEnv{target: target, flags: f, pid: pid, set: map[string]bool{}, timeout: defaultCallTimeout}
-	fs.Visit(func(fl *flag.Flag) { e.set[fl.Name] = true })
+func NewLoopEnv(target coord.Target, f Settings, pid int, getenv func(string) string) (*LoopEnv, error) {
+	e := &LoopEnv{target: target, flags: f, pid: pid, timeout: defaultCallTimeout}
 	env, err := EnvSettings(getenv)
 	if err != nil {
 		return nil, err
@@ -150,11 +148,36 @@ func (e *LoopEnv) Prepare() error {
 		Pid: e.pid, StartToken: token, StartedAt: time.Now().UTC().Truncate(time.Second),
 		IntervalS: e.flags.Interval, Target: e.target.String(), Watcher: e.watcher,
 		Version: cmdline.Version(), Settings: e.settings(), Socket: e.socket(),
+		Poll: e.pollSettings(),
+	}
+	if err := poll.CheckSettings(*rec.Poll); err != nil {
+		return fmt.Errorf("loop-env: %w", err)
 	}
 	// Where the last loop's wake relay stood is not where this one's will.
 	os.Remove(statedir.Dir(e.state).Path(statedir.RemoteWake))
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
 }
+
+// pollSettings are the settings each poll reads, as the loop runs with
+// them.
+func (e *LoopEnv) pollSettings() *statedir.PollSettings {
+	s := poll.DefaultSettings(e.target.String())
+	s.IntervalS = e.flags.Interval
+	s.HumanIdleS = e.flags.HumanIdle
+	s.NudgeBudget = e.flags.NudgeBudget
+	s.NudgeText = e.nudgeText()
+	s.OnChange = e.onChange()
+	s.OnChangeTimeoutS = e.timeout
+	s.Answers, s.FreeText = e.answers, e.words
+	if e.target.Local() {
+		s.AgentStatusDir = e.statusDir()
+	}
+	return &s
+}
+
+// statusDir is where Claude Code keeps ~/.claude/sessions/<pid>.json
+// naming its pane.
+func (e *LoopEnv) statusDir() string { return filepath.Join(e.home, ".claude", "sessions") }
 
 // socket is the local multiplexer server's socket path, which an agent's
 // hook compares with its $TMUX to find its watcher; "" for a remote target
@@ -300,32 +323,13 @@ func (e *LoopEnv) Shell() string {
 	scalar("wake_gather_us", strconv.Itoa(int(wakeGather/time.Microsecond)))
 
 	common := []string{"--state", e.state, "--target", e.target.String()}
-	// Claude Code keeps ~/.claude/sessions/<pid>.json naming its pane.
-	statusDir := filepath.Join(e.home, ".claude", "sessions")
-	tickArgs := append([]string{e.bin, "tick"}, common...)
-	tickArgs = append(tickArgs, "--frame", "--interval", strconv.Itoa(e.flags.Interval), "--human-idle", strconv.Itoa(e.flags.HumanIdle))
-	if e.target.Local() {
-		tickArgs = append(tickArgs, "--agent-status-dir", statusDir)
-	}
-	if e.set["nudge-budget"] {
-		tickArgs = append(tickArgs, "--nudge-budget", strconv.Itoa(e.flags.NudgeBudget))
-	}
-	if e.set["nudge-text"] {
-		tickArgs = append(tickArgs, "--nudge-text", e.flags.NudgeText)
-	}
-	if cmd := e.onChange(); cmd != "" {
-		tickArgs = append(tickArgs, "--on-change", cmd, "--on-change-timeout", strconv.Itoa(e.timeout))
-	}
-	if e.answers {
-		tickArgs = append(tickArgs, "--answers")
-	}
-	if e.words {
-		tickArgs = append(tickArgs, "--free-text")
-	}
+	// Each poll reads the settings from loop.json (pollSettings): the
+	// loop passes the state directory and the readings only.
+	tickArgs := []string{e.bin, "tick", "--state", e.state, "--frame"}
 	array("tick", tickArgs)
 	confirm := append([]string{e.bin, "confirm"}, common...)
 	if e.target.Local() {
-		confirm = append(confirm, "--agent-status-dir", statusDir)
+		confirm = append(confirm, "--agent-status-dir", e.statusDir())
 	}
 	array("confirm", confirm)
 	array("ack", append([]string{e.bin, "ack"}, common...))

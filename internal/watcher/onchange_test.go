@@ -4,7 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,7 +45,7 @@ func TestOnChangeReachesTheTick(t *testing.T) {
 			if err := f.Check(getenv); err != nil {
 				t.Fatal(err)
 			}
-			e, err := NewLoopEnv(coord.Target{Session: "agent"}, fs, f, os.Getpid(), getenv)
+			e, err := NewLoopEnv(coord.Target{Session: "agent"}, f, os.Getpid(), getenv)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,13 +53,18 @@ func TestOnChangeReachesTheTick(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The tick's words are the state directory and the readings;
+			// the command is in the settings each poll reads (loop.json).
 			got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+			if diff := cmp.Diff([]string{"/bin/omega-monitor", "tick", "--state", env["OMEGA_MONITOR_STATE"], "--frame"}, got); diff != "" {
+				t.Errorf("the tick's words (-want +got):\n%s", diff)
+			}
 			var tail []string
-			if i := slices.Index(got, "--on-change"); i >= 0 {
-				tail = got[i : i+4]
+			if s := e.pollSettings(); s.OnChange != "" {
+				tail = []string{"--on-change", s.OnChange, "--on-change-timeout", strconv.Itoa(s.OnChangeTimeoutS)}
 			}
 			if diff := cmp.Diff(tc.want, tail); diff != "" {
-				t.Errorf("the tick's words (-want +got):\n%s", diff)
+				t.Errorf("the poll's on-change setting (-want +got):\n%s", diff)
 			}
 		})
 	}

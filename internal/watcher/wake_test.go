@@ -179,7 +179,7 @@ func TestWakeRelayCommandLine(t *testing.T) {
 			state := filepath.Join(t.TempDir(), "st ate")
 			env := map[string]string{"OMEGA_MONITOR_STATE": state, "OMEGA_MONITOR_BIN": "/b in/omega-monitor", "OMEGA_MONITOR_TIMEOUT": "9",
 				"OMEGA_MONITOR_MUX": "/bin/true", "HOME": t.TempDir()}
-			e, err := NewLoopEnv(tc.target, fs, f, os.Getpid(), func(k string) string { return env[k] })
+			e, err := NewLoopEnv(tc.target, f, os.Getpid(), func(k string) string { return env[k] })
 			if err != nil {
 				t.Fatal(err)
 			}
