@@ -1,5 +1,10 @@
-// Package probe reads what a watched session's work and progress probes
-// print, and keeps the nudge budget that progress resets.
+// Package probe reads what a poll reads besides the screen: what a watched
+// session's work and progress probes print, and the nudge budget that
+// progress resets; the agent's own account of its state (a [Witness], from
+// Claude Code's status file or Codex CLI's session log); who is at the
+// pane ([Humans]); and the pane's foreground process group ([Foreground]),
+// the only place keys of ours may go. The capture reads them, the tick
+// weighs them: they are here so that neither reaches into the other.
 //
 // A probe is a shell command supplied per target that prints one integer;
 // the poll loop runs it, under the loop's own wall clock. [ParseCount] reads
@@ -22,7 +27,7 @@
 // to zero, and only Limit nudges in a row that produced nothing exhaust it.
 // The budget is a plain value with no clock, safe to store as JSON.
 //
-// The package does not run probes, read panes, decide a session's state,
+// The package does not run probes, read panes or files, decide a session's state,
 // send nudges or deliver alerts; those belong to the shell loop, classify
 // and the tick. It touches no process, file or clock.
 package probe

@@ -64,7 +64,7 @@ func Confirm(stage Stage, p Pending, masked, raw classify.Result, w *Witness, h 
 		return "a dialog is live (" + masked.Rule + ")", false
 	}
 	if w != nil && w.Status != "idle" {
-		return "the agent's own status says " + w.says(), false
+		return "the agent's own status says " + w.Says(), false
 	}
 	box := ""
 	if raw.Hold == classify.HoldDraft {

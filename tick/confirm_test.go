@@ -139,12 +139,12 @@ func TestFreshestWitness(t *testing.T) {
 	fresh := []byte(`{"tmux":"a:@0.%0","status":"busy","updatedAt":999999000}`)
 	other := []byte(`{"tmux":"b:@0.%0","status":"idle","updatedAt":999999500}`)
 	for _, files := range [][][]byte{{stale, fresh, other}, {other, fresh, stale}} {
-		w, err := FreshestWitness(files, "a:@0.%0", now)
+		w, err := probe.FreshestWitness(files, "a:@0.%0", now)
 		if err != nil || w.Status != "busy" {
 			t.Errorf("FreshestWitness = %+v, %v; want the fresh busy one", w, err)
 		}
 	}
-	if _, err := FreshestWitness([][]byte{stale}, "a:@0.%0", now); err == nil {
+	if _, err := probe.FreshestWitness([][]byte{stale}, "a:@0.%0", now); err == nil {
 		t.Error("a stale file counted")
 	}
 }

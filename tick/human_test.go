@@ -233,7 +233,7 @@ func TestHumansAt(t *testing.T) {
 			t.Errorf("%s: TypingReason = %q, want %q", c.nameOfThisCase, got, c.typingReason)
 		}
 	}
-	if got := at(75 * s).ago(); got != "1m15s ago" {
+	if got := at(75 * s).Ago(); got != "1m15s ago" {
 		t.Errorf("ago = %q", got)
 	}
 }

@@ -643,7 +643,7 @@ func (p *poll) titleWitness() {
 	}
 	st := p.in.Screen.State
 	w := Witness{Status: says}
-	if w.agrees(st) {
+	if agrees(w, st) {
 		p.next.TitleAgreed++
 		return
 	}
@@ -710,15 +710,15 @@ func (p *poll) witness() {
 		return
 	}
 	st := p.in.Screen.State
-	if w.agrees(st) {
+	if agrees(*w, st) {
 		p.next.WitnessAgreed++
 		return
 	}
 	p.next.WitnessDisagreed++
 	if w.Status != "idle" && st == classify.Stalled {
-		p.veto = "the agent's own status says " + w.says() + ", though the screen reads STALLED"
+		p.veto = "the agent's own status says " + w.Says() + ", though the screen reads STALLED"
 	} else {
-		p.notes = append(p.notes, "the agent's own status says "+w.says()+", the screen reads "+st.String())
+		p.notes = append(p.notes, "the agent's own status says "+w.Says()+", the screen reads "+st.String())
 	}
 	p.event(event.Disagreement, st.String(), map[string]any{"witness": w.Status, "waiting_for": w.WaitingFor,
 		"version": w.Version, "rule": p.in.Screen.Rule, "evidence": p.in.Screen.Evidence.Text})
@@ -881,7 +881,7 @@ func (p *poll) stillWorking() string {
 	if w == nil {
 		said += " (no word of the agent's own)"
 	} else {
-		said += " (the agent's own status says " + w.says() + ")"
+		said += " (the agent's own status says " + w.Says() + ")"
 	}
 	if next.StillLatch {
 		return said

@@ -383,7 +383,7 @@ func TestWitness(t *testing.T) {
 func TestParseWitness(t *testing.T) {
 	now := time.UnixMilli(1795981115203).Add(30 * time.Second)
 	file := `{"pid":1337,"version":"2.1.332","tmux":"claude:@0.%0","status":"waiting","waitingFor":"permission prompt","updatedAt":1795981115203}`
-	w, err := ParseWitness([]byte(file), "claude:@0.%0", now)
+	w, err := probe.ParseWitness([]byte(file), "claude:@0.%0", now)
 	if err != nil || w.Status != "waiting" || w.WaitingFor != "permission prompt" || w.Version != "2.1.332" {
 		t.Fatalf("ParseWitness = %+v, %v", w, err)
 	}
@@ -398,7 +398,7 @@ func TestParseWitness(t *testing.T) {
 		"odd status":   {`{"status":"thinking","updatedAt":1795981115203}`, "", now},
 		"no time":      {`{"status":"idle"}`, "", now},
 	} {
-		if _, err := ParseWitness([]byte(c.data), c.pane, c.now); err == nil {
+		if _, err := probe.ParseWitness([]byte(c.data), c.pane, c.now); err == nil {
 			t.Errorf("%s: a file that must not count was accepted", name)
 		}
 	}

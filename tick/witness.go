@@ -1,104 +1,21 @@
 package tick
 
 import (
-	"encoding/json"
-	"fmt"
-	"time"
-
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
-// A Witness is the agent's own account of its state, independent of the
-// screen: Claude Code writes one to ~/.claude/sessions/<pid>.json. It never
-// decides alone; it can only stop a nudge the screen would allow.
-type Witness struct {
-	Status     string    // busy, waiting or idle
-	WaitingFor string    // what a waiting agent waits for
-	Pane       string    // the tmux pane it runs in, session:@window.%pane
-	Version    string    // the agent's version
-	Updated    time.Time // when the agent last wrote it
-	// Changed is when its status last changed (Claude Code's
-	// statusUpdatedAt), zero where it does not say: a question on the
-	// screen whose status changed since it was paged is a new question,
-	// asked again, whatever the screen shows between two polls.
-	Changed time.Time
-}
+// The agent's own account of its state is a reading (package probe), which
+// the tick weighs against the screen.
+type (
+	Witness = probe.Witness
+)
 
-// WitnessMaxAge is how old a witness may be and still count: an agent that
-// died leaves its last status behind.
-const WitnessMaxAge = 5 * time.Minute
+// WitnessMaxAge is how old a witness may be and still count.
+const WitnessMaxAge = probe.WitnessMaxAge
 
-// ParseWitness reads a Claude Code session status file, or a Codex CLI
-// session log (codexwitness.go), and checks that it
-// belongs to pane and is fresh at now. It returns an error saying why a file
-// does not count; the screen then decides alone.
-func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
-	if codexRollout(data) {
-		return parseCodexRollout(data, now)
-	}
-	var f struct {
-		Status     string `json:"status"`
-		WaitingFor string `json:"waitingFor"`
-		Tmux       string `json:"tmux"`
-		Version    string `json:"version"`
-		UpdatedAt  int64  `json:"updatedAt"`
-		Changed    int64  `json:"statusUpdatedAt"`
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
-		return Witness{}, fmt.Errorf("tick: agent status: not a status file: %v", err)
-	}
-	w := Witness{Status: f.Status, WaitingFor: f.WaitingFor, Pane: f.Tmux, Version: f.Version, Updated: time.UnixMilli(f.UpdatedAt)}
-	if f.Changed > 0 {
-		w.Changed = time.UnixMilli(f.Changed)
-	}
-	switch {
-	case w.Status != "busy" && w.Status != "waiting" && w.Status != "idle":
-		return Witness{}, fmt.Errorf("tick: agent status: unknown status %q", w.Status)
-	case pane != "" && w.Pane != pane:
-		return Witness{}, fmt.Errorf("tick: agent status: the file is for pane %q, not %q", w.Pane, pane)
-	case f.UpdatedAt == 0 || now.Sub(w.Updated) > WitnessMaxAge:
-		return Witness{}, fmt.Errorf("tick: agent status: stale (written %s)", w.Updated.UTC().Format(time.RFC3339))
-	}
-	return w, nil
-}
-
-// FreshestWitness picks, among the agent's status files, the one for pane
-// written last, and checks it with ParseWitness. Files for other panes and
-// files that are not status files are passed over: a stale file for the
-// same pane must not hide a fresh one.
-func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error) {
-	var best []byte
-	var bestAt int64 = -1
-	var codex *Witness // a Codex session log; a busy one wins among them
-	for _, data := range files {
-		if codexRollout(data) {
-			if w, err := parseCodexRollout(data, now); err == nil && (codex == nil || w.Status == "busy") {
-				codex = &w
-			}
-			continue
-		}
-		var f struct {
-			Tmux      string `json:"tmux"`
-			UpdatedAt int64  `json:"updatedAt"`
-		}
-		if json.Unmarshal(data, &f) != nil || (pane != "" && f.Tmux != pane) {
-			continue
-		}
-		if f.UpdatedAt > bestAt {
-			best, bestAt = data, f.UpdatedAt
-		}
-	}
-	if best == nil && codex != nil {
-		return *codex, nil
-	}
-	if best == nil {
-		return Witness{}, fmt.Errorf("tick: agent status: no status file names pane %q", pane)
-	}
-	return ParseWitness(best, pane, now)
-}
-
-// agrees reports whether the witness says what the screen says.
-func (w Witness) agrees(s classify.State) bool {
+// agrees reports whether the witness w says what the screen says.
+func agrees(w Witness, s classify.State) bool {
 	switch w.Status {
 	case "busy":
 		return s == classify.Working
@@ -106,12 +23,4 @@ func (w Witness) agrees(s classify.State) bool {
 		return s == classify.Question
 	}
 	return s == classify.Stalled || s == classify.Blocked
-}
-
-// says is the witness's account in words, for the line.
-func (w Witness) says() string {
-	if w.Status == "waiting" && w.WaitingFor != "" {
-		return "waiting (" + w.WaitingFor + ")"
-	}
-	return w.Status
 }

@@ -34,7 +34,7 @@ const (
 	PaneFormat = "#{session_name}:#{window_id}.#{pane_id}\t#{pane_current_path}"
 	// TitleMark opens the line of the pane's title, as the program in the
 	// pane set it (tmux's #{pane_title}): the agent's own word on its
-	// state, for some agents (tick.TitleSays).
+	// state, for some agents (tick.TitleSays, which the poll reads).
 	TitleMark   = "[omega-monitor:title]"
 	TitleFormat = TitleMark + " #{pane_title}"
 	StatusEnd   = "[omega-monitor:status-end]"
@@ -104,7 +104,7 @@ const remoteFrame = coord.RemoteFindMux +
 
 // remoteFreshest keeps in $b the session id of the freshest status file
 // naming the pane (the largest updatedAt, the first of equals: the pick
-// the witness makes, tick.FreshestWitness), and its time in $bu. An id
+// the witness makes, probe.FreshestWitness), and its time in $bu. An id
 // that is not letters, digits and dashes is passed over, as a time that is
 // not at most 18 digits counts as 0: no word of the file reaches a path or
 // an arithmetic the shell could fail on. The Go side checks the id the

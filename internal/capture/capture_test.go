@@ -17,7 +17,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // TestRemoteFrame runs the remote capture as the remote login shell
@@ -196,7 +196,7 @@ func TestADirectoryNameForgesNoFrameLine(t *testing.T) {
 				}
 				// No client is attached: a forged line would say five.
 				ok := c.Pane == pane && len(c.Statuses) == 0 && !strings.ContainsFunc(c.Dir, unicode.IsControl) &&
-					c.Humans == tick.Humans{Known: true}
+					c.Humans == probe.Humans{Known: true}
 				if i == 0 {
 					ok = ok && c.Dir == dir
 				} else {

@@ -1,22 +1,21 @@
 package capture
 
 import (
-	"bufio"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // Codex CLI's own word: it logs each session to
 // $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl (CODEX_HOME defaults to
 // ~/.codex), whose first line names the session's working directory and
 // whose task_started / task_complete events say whether a turn is open
-// (tick/codexwitness.go reads them). The log names no pane: a log counts for
+// (probe/codexwitness.go reads them). The log names no pane: a log counts for
 // a pane when its working directory is the pane's and it was written
 // lately. Another Codex in the same directory can only make a busy witness,
 // which only stops a nudge.
@@ -49,7 +48,7 @@ func codexLogs(home, dir string, now time.Time) [][]byte {
 		logs, _ := filepath.Glob(filepath.Join(day, "rollout-*.jsonl"))
 		for _, p := range logs {
 			fi, err := os.Stat(p)
-			if err != nil || now.Sub(fi.ModTime()) > tick.WitnessMaxAge || CodexLogDir(p) != dir {
+			if err != nil || now.Sub(fi.ModTime()) > probe.WitnessMaxAge || probe.CodexLogDir(fsutil.FirstLine(p, 1<<20)) != dir {
 				continue
 			}
 			if tail := readTail(p, MaxStatusFile); tail != nil {
@@ -58,30 +57,6 @@ func codexLogs(home, dir string, now time.Time) [][]byte {
 		}
 	}
 	return out
-}
-
-// CodexLogDir returns the working directory a session log names on its
-// first line; "" when it names none.
-func CodexLogDir(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadBytes('\n')
-	if err != nil {
-		return ""
-	}
-	var l struct {
-		Type    string `json:"type"`
-		Payload struct {
-			Cwd string `json:"cwd"`
-		} `json:"payload"`
-	}
-	if json.Unmarshal(line, &l) != nil || l.Type != "session_meta" {
-		return ""
-	}
-	return l.Payload.Cwd
 }
 
 // readTail returns the last n bytes of a file, or nil.

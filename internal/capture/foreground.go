@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // The pane's foreground process group is read from /proc: the pane's own
@@ -16,7 +16,7 @@ import (
 // group holds the terminal's foreground (tpgid); the group's processes that
 // descend from the pane's process are found through the kernel's children
 // lists. Keys of ours go only to a group that holds the agent's process
-// (tick.Foreground). A remote frame carries the same from the host
+// (probe.Foreground). A remote frame carries the same from the host
 // (remoteForeground); a local one is read here.
 
 // maxProcs bounds the processes read of a foreground group, and
@@ -81,8 +81,8 @@ func statFields(line string) (name string, words []string, ok bool) {
 
 // ReadForeground reads the foreground process group of the terminal of the
 // pane whose own process is pid.
-func ReadForeground(r ProcReader, pid int) tick.Foreground {
-	unknown := func(why string) tick.Foreground { return tick.Foreground{Unknown: why} }
+func ReadForeground(r ProcReader, pid int) probe.Foreground {
+	unknown := func(why string) probe.Foreground { return probe.Foreground{Unknown: why} }
 	if pid <= 0 {
 		return unknown("the multiplexer does not say the pane's process (#{pane_pid})")
 	}
@@ -95,7 +95,7 @@ func ReadForeground(r ProcReader, pid int) tick.Foreground {
 		return unknown("the pane's process's stat does not read")
 	}
 	group := w[5] // tpgid
-	f := tick.Foreground{Known: true}
+	f := probe.Foreground{Known: true}
 	queue := []int{pid}
 	for seen := 0; len(queue) > 0 && seen < maxProcs; seen++ {
 		p := queue[0]
@@ -122,12 +122,12 @@ func ReadForeground(r ProcReader, pid int) tick.Foreground {
 	return f
 }
 
-// process makes a tick.Process of what was read, each word capped.
-func process(pid int, start, name string, args [][]byte) tick.Process {
+// process makes a probe.Process of what was read, each word capped.
+func process(pid int, start, name string, args [][]byte) probe.Process {
 	if strings.ContainsAny(name, "\x1f") {
 		name = "?" // as the host's script names it
 	}
-	p := tick.Process{PID: pid, Start: start, Comm: capWord(name)}
+	p := probe.Process{PID: pid, Start: start, Comm: capWord(name)}
 	for i, a := range args {
 		if i == maxProcArgs {
 			break
@@ -153,8 +153,8 @@ func capWord(s string) string {
 // line read already: ProcMark lines up to ForegroundEnd. A host without
 // /proc sends none: unknown. A line that does not read, or one too many,
 // makes the whole block unknown: a host believed on none of it.
-func readForegroundBlock(br *bufio.Reader) (tick.Foreground, error) {
-	f := tick.Foreground{Known: true}
+func readForegroundBlock(br *bufio.Reader) (probe.Foreground, error) {
+	f := probe.Foreground{Known: true}
 	bad := ""
 	for n := 0; ; n++ {
 		line, full, err := readLine(br, MaxStatusFile)
@@ -177,27 +177,27 @@ func readForegroundBlock(br *bufio.Reader) (tick.Foreground, error) {
 	}
 	switch {
 	case bad != "":
-		return tick.Foreground{Unknown: bad}, nil
+		return probe.Foreground{Unknown: bad}, nil
 	case len(f.Procs) == 0:
-		return tick.Foreground{Unknown: "the host did not say the pane's processes (no /proc there?)"}, nil
+		return probe.Foreground{Unknown: "the host did not say the pane's processes (no /proc there?)"}, nil
 	}
 	return f, nil
 }
 
 // procLine reads "ProcMark PID START PGRP\x1fNAME\x1fARG\x1fARG...".
-func procLine(line string) (tick.Process, bool) {
+func procLine(line string) (probe.Process, bool) {
 	rest, ok := strings.CutPrefix(line, ProcMark+" ")
 	if !ok {
-		return tick.Process{}, false
+		return probe.Process{}, false
 	}
 	head, tail, ok := strings.Cut(rest, "\x1f")
 	f := strings.Fields(head)
 	if !ok || len(f) != 3 {
-		return tick.Process{}, false
+		return probe.Process{}, false
 	}
 	pid, err := strconv.Atoi(f[0])
 	if _, ok := seconds(f[1]); err != nil || pid <= 0 || !ok {
-		return tick.Process{}, false
+		return probe.Process{}, false
 	}
 	words := strings.Split(tail, "\x1f")
 	var args [][]byte

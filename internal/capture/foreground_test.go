@@ -13,7 +13,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // TestForegroundBothWays: the pane's foreground process group, read from
@@ -86,14 +86,14 @@ func TestForegroundBlockRefused(t *testing.T) {
 	proc := ProcMark + " 12 345 12\x1fclaude\x1fclaude"
 	for _, c := range []struct {
 		name, block string
-		want        tick.Foreground
+		want        probe.Foreground
 		err         bool
 	}{
-		{"one process", proc + "\n", tick.Foreground{Known: true, Procs: []tick.Process{{PID: 12, Start: "345", Comm: "claude", Args: []string{"claude"}}}}, false},
-		{"none (no /proc)", "", tick.Foreground{Unknown: "the host did not say the pane's processes (no /proc there?)"}, false},
-		{"another shape", proc + "\n" + ProcMark + " x 1 1\x1fa\n", tick.Foreground{Unknown: "the host's line on a process of the pane does not read"}, false},
-		{"a status line in it", proc + "\n" + `{"tmux":"a:@1.%2","status":"waiting"}` + "\n", tick.Foreground{Unknown: "the host's line on a process of the pane does not read"}, false},
-		{"too many", strings.Repeat(proc+"\n", maxProcs+1), tick.Foreground{Unknown: "the host sent more of the pane's processes than it may"}, false},
+		{"one process", proc + "\n", probe.Foreground{Known: true, Procs: []probe.Process{{PID: 12, Start: "345", Comm: "claude", Args: []string{"claude"}}}}, false},
+		{"none (no /proc)", "", probe.Foreground{Unknown: "the host did not say the pane's processes (no /proc there?)"}, false},
+		{"another shape", proc + "\n" + ProcMark + " x 1 1\x1fa\n", probe.Foreground{Unknown: "the host's line on a process of the pane does not read"}, false},
+		{"a status line in it", proc + "\n" + `{"tmux":"a:@1.%2","status":"waiting"}` + "\n", probe.Foreground{Unknown: "the host's line on a process of the pane does not read"}, false},
+		{"too many", strings.Repeat(proc+"\n", maxProcs+1), probe.Foreground{Unknown: "the host sent more of the pane's processes than it may"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			frame := "agent:@1.%2\t/w\n" + ForegroundMark + "\n" + c.block + ForegroundEnd + "\n" + PaneMark + "\nthe pane\n"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // maxSessions bounds the sessions a multiplexer's line may list.
@@ -27,7 +27,7 @@ const maxSessions = 10000
 // cannot tell: nothing is guarded for a human, and the tick says so. Every
 // session lists at least the watched one, so a line listing none is one
 // the multiplexer did not fill, never "nobody".
-func ReadHumans(line string, full bool) tick.Humans {
+func ReadHumans(line string, full bool) probe.Humans {
 	h, _ := readMux(line, full)
 	return h
 }
@@ -54,8 +54,8 @@ type PaneState struct {
 // readMux reads the multiplexer's line: the humans, and the pane's state
 // when the line carries it (a line of an older frame does not: its state
 // is the zero value).
-func readMux(line string, full bool) (tick.Humans, PaneState) {
-	unknown := func(why string) (tick.Humans, PaneState) { return tick.Humans{Unknown: why}, PaneState{} }
+func readMux(line string, full bool) (probe.Humans, PaneState) {
+	unknown := func(why string) (probe.Humans, PaneState) { return probe.Humans{Unknown: why}, PaneState{} }
 	if !full {
 		return unknown("the multiplexer's line passes " + strconv.Itoa(MaxMuxLine) + " bytes")
 	}
@@ -82,7 +82,7 @@ func readMux(line string, full bool) (tick.Humans, PaneState) {
 	case len(sessions) > maxSessions:
 		return unknown("the multiplexer lists more than " + strconv.Itoa(maxSessions) + " sessions")
 	}
-	h := tick.Humans{Known: true}
+	h := probe.Humans{Known: true}
 	var last int64
 	var activity strings.Builder
 	for _, s := range sessions {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // TestReadHumans: the clients of the sessions that show the pane's window
@@ -26,23 +26,23 @@ func TestReadHumans(t *testing.T) {
 		name string
 		line string
 		full bool
-		want tick.Humans
+		want probe.Humans
 	}{
-		{"nobody attached", "[omega-monitor:mux] 1000 @1 0:990@1 0:100@2", true, tick.Humans{Known: true}},
-		{"one client on the window", "[omega-monitor:mux] 1000 @1 1:990@1 0:999@2", true, tick.Humans{Known: true, Clients: 1, Idle: 10 * s}},
-		{"a client on another window does not count", "[omega-monitor:mux] 1000 @1 0:900@1 2:999@2", true, tick.Humans{Known: true}},
-		{"grouped sessions on the window add up; the latest input counts", "[omega-monitor:mux] 1000 @1 1:900@1 2:970@1 1:999@2", true, tick.Humans{Known: true, Clients: 3, Idle: 30 * s}},
-		{"an activity after now is input now", "[omega-monitor:mux] 1000 @1 1:1005@1", true, tick.Humans{Known: true, Clients: 1}},
-		{"strftime not done", "[omega-monitor:mux] %s @1 1:990@1", true, tick.Humans{Unknown: "the multiplexer does not say its time (display-message %s)"}},
-		{"the session loop not done", "[omega-monitor:mux] 1000 @1", true, tick.Humans{Unknown: "the multiplexer does not list its sessions' clients (#{S:...}, #{session_attached})"}},
-		{"the session loop left as it is", "[omega-monitor:mux] 1000 @1#{S: #{session_attached}:#{session_activity}#{window_id}}", true, tick.Humans{Unknown: "the multiplexer leaves its formats unexpanded (#{...})"}},
-		{"nothing expanded", "[omega-monitor:mux] %s #{window_id}#{S: #{session_attached}:#{session_activity}#{window_id}}", true, tick.Humans{Unknown: "the multiplexer leaves its formats unexpanded (#{...})"}},
-		{"empty", "[omega-monitor:mux]", true, tick.Humans{Unknown: "the multiplexer does not say its time (display-message %s)"}},
-		{"no window id", "[omega-monitor:mux] 1000  1:990@1", true, tick.Humans{Unknown: "the multiplexer does not say the pane's window (#{window_id})"}},
-		{"session_attached empty", "[omega-monitor:mux] 1000 @1 :990@1", true, tick.Humans{Unknown: `the multiplexer's line does not read as its format: ":990@1"`}},
-		{"a forged token", "[omega-monitor:mux] 1000 @1 1:990@1 -1:999@1", true, tick.Humans{Unknown: `the multiplexer's line does not read as its format: "-1:999@1"`}},
-		{"a huge count", "[omega-monitor:mux] 1000 @1 99999999999:990@1", true, tick.Humans{Unknown: `the multiplexer's line does not read as its format: "99999999999:990@1"`}},
-		{"cut at its cap", "[omega-monitor:mux] 1000 @1 1:990@1", false, tick.Humans{Unknown: "the multiplexer's line passes 65536 bytes"}},
+		{"nobody attached", "[omega-monitor:mux] 1000 @1 0:990@1 0:100@2", true, probe.Humans{Known: true}},
+		{"one client on the window", "[omega-monitor:mux] 1000 @1 1:990@1 0:999@2", true, probe.Humans{Known: true, Clients: 1, Idle: 10 * s}},
+		{"a client on another window does not count", "[omega-monitor:mux] 1000 @1 0:900@1 2:999@2", true, probe.Humans{Known: true}},
+		{"grouped sessions on the window add up; the latest input counts", "[omega-monitor:mux] 1000 @1 1:900@1 2:970@1 1:999@2", true, probe.Humans{Known: true, Clients: 3, Idle: 30 * s}},
+		{"an activity after now is input now", "[omega-monitor:mux] 1000 @1 1:1005@1", true, probe.Humans{Known: true, Clients: 1}},
+		{"strftime not done", "[omega-monitor:mux] %s @1 1:990@1", true, probe.Humans{Unknown: "the multiplexer does not say its time (display-message %s)"}},
+		{"the session loop not done", "[omega-monitor:mux] 1000 @1", true, probe.Humans{Unknown: "the multiplexer does not list its sessions' clients (#{S:...}, #{session_attached})"}},
+		{"the session loop left as it is", "[omega-monitor:mux] 1000 @1#{S: #{session_attached}:#{session_activity}#{window_id}}", true, probe.Humans{Unknown: "the multiplexer leaves its formats unexpanded (#{...})"}},
+		{"nothing expanded", "[omega-monitor:mux] %s #{window_id}#{S: #{session_attached}:#{session_activity}#{window_id}}", true, probe.Humans{Unknown: "the multiplexer leaves its formats unexpanded (#{...})"}},
+		{"empty", "[omega-monitor:mux]", true, probe.Humans{Unknown: "the multiplexer does not say its time (display-message %s)"}},
+		{"no window id", "[omega-monitor:mux] 1000  1:990@1", true, probe.Humans{Unknown: "the multiplexer does not say the pane's window (#{window_id})"}},
+		{"session_attached empty", "[omega-monitor:mux] 1000 @1 :990@1", true, probe.Humans{Unknown: `the multiplexer's line does not read as its format: ":990@1"`}},
+		{"a forged token", "[omega-monitor:mux] 1000 @1 1:990@1 -1:999@1", true, probe.Humans{Unknown: `the multiplexer's line does not read as its format: "-1:999@1"`}},
+		{"a huge count", "[omega-monitor:mux] 1000 @1 99999999999:990@1", true, probe.Humans{Unknown: `the multiplexer's line does not read as its format: "99999999999:990@1"`}},
+		{"cut at its cap", "[omega-monitor:mux] 1000 @1 1:990@1", false, probe.Humans{Unknown: "the multiplexer's line passes 65536 bytes"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if diff := cmp.Diff(c.want, ReadHumans(c.line, c.full)); diff != "" {
@@ -59,11 +59,11 @@ func TestReadHumans(t *testing.T) {
 func TestFrameHumans(t *testing.T) {
 	for _, c := range []struct {
 		name, frame string
-		want        tick.Humans
+		want        probe.Humans
 	}{
-		{"first", "[omega-monitor:mux] 1000 @1 1:998@1\nagent:@1.%2\t/w\n" + PaneMark + "\nthe pane\n", tick.Humans{Known: true, Clients: 1, Idle: 2 * time.Second}},
-		{"none", "agent:@1.%2\t/w\n" + PaneMark + "\nthe pane\n", tick.Humans{}},
-		{"after the header", "agent:@1.%2\t/w\n[omega-monitor:mux] 1000 @1 0:998@1\n" + PaneMark + "\nthe pane\n", tick.Humans{}},
+		{"first", "[omega-monitor:mux] 1000 @1 1:998@1\nagent:@1.%2\t/w\n" + PaneMark + "\nthe pane\n", probe.Humans{Known: true, Clients: 1, Idle: 2 * time.Second}},
+		{"none", "agent:@1.%2\t/w\n" + PaneMark + "\nthe pane\n", probe.Humans{}},
+		{"after the header", "agent:@1.%2\t/w\n[omega-monitor:mux] 1000 @1 0:998@1\n" + PaneMark + "\nthe pane\n", probe.Humans{}},
 	} {
 		c2, err := Read(strings.NewReader(c.frame), Options{Framed: true})
 		if err != nil {
@@ -176,7 +176,7 @@ func TestMultiplexerTimesOnTmux(t *testing.T) {
 		t.Fatalf("session_attached = %d before any client", tm.attached)
 	}
 	for i, c := range frames() {
-		if want := (tick.Humans{Known: true}); c.Humans != want {
+		if want := (probe.Humans{Known: true}); c.Humans != want {
 			t.Errorf("frame %d with no client: humans %+v, want %+v", i, c.Humans, want)
 		}
 	}

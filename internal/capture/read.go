@@ -16,7 +16,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // Caps on what a frame may carry: a header is a coordinate and a path; an
@@ -41,7 +41,7 @@ type Capture struct {
 	StatusErr error
 	// Humans is what the multiplexer said of the humans at the pane;
 	// the zero value when the frame did not ask.
-	Humans tick.Humans
+	Humans probe.Humans
 	// Transcript is the end of the agent's transcript a remote frame
 	// carried; nil when it carried none.
 	Transcript *Transcript
@@ -50,7 +50,7 @@ type Capture struct {
 	PaneState PaneState
 	// Foreground is the pane's foreground process group: read from /proc
 	// for a local frame, sent by the host for a remote one.
-	Foreground tick.Foreground
+	Foreground probe.Foreground
 	// Title is the pane's title as the program in it set it, one line,
 	// printable, capped; "" when the frame did not carry one.
 	Title string
@@ -94,14 +94,14 @@ type Options struct {
 	// Foreground is the foreground group of the pane's terminal, as a
 	// test or a caller that read it says: it stands for what the frame
 	// says, or /proc (nil: what they say; unknown for a bare pane).
-	Foreground *tick.Foreground
+	Foreground *probe.Foreground
 }
 
 // Read reads a capture from r.
 func Read(r io.Reader, o Options) (Capture, error) {
 	c := Capture{Pane: o.Pane}
 	if !o.Framed {
-		c.Foreground = tick.Foreground{Unknown: "a bare pane says nothing of its processes"}
+		c.Foreground = probe.Foreground{Unknown: "a bare pane says nothing of its processes"}
 		if o.Foreground != nil {
 			c.Foreground = *o.Foreground
 		}
@@ -142,7 +142,7 @@ func Read(r io.Reader, o Options) (Capture, error) {
 	// A transcript is read only right after the header: past it, a line is
 	// the status files' or the logs', which may say anything.
 	first, fgRead, titleRead := true, false, false
-	c.Foreground = tick.Foreground{Unknown: "the frame does not say the pane's processes"}
+	c.Foreground = probe.Foreground{Unknown: "the frame does not say the pane's processes"}
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
 		if err != nil {
@@ -414,14 +414,14 @@ func statusFiles(dir, pane string) [][]byte {
 
 // Witness is the agent's freshest own status for the pane, and what to say
 // about it; nil when none counts.
-func (c Capture) Witness(now time.Time) (*tick.Witness, string) {
+func (c Capture) Witness(now time.Time) (*probe.Witness, string) {
 	if c.StatusErr != nil {
 		return nil, "unreadable (" + c.StatusErr.Error() + "): the screen decides alone"
 	}
 	if len(c.Statuses) == 0 {
 		return nil, "none"
 	}
-	w, err := tick.FreshestWitness(c.Statuses, c.Pane, now)
+	w, err := probe.FreshestWitness(c.Statuses, c.Pane, now)
 	if err != nil {
 		return nil, err.Error() + ": the screen decides alone"
 	}

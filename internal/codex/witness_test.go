@@ -10,12 +10,12 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
-	"github.com/omega-monitor/omega-monitor/tick"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // rolloutWitness reads the agent's own word from the session log the real
 // Codex writes under its CODEX_HOME.
-func rolloutWitness(t *testing.T, s *termagent.Session) (tick.Witness, error) {
+func rolloutWitness(t *testing.T, s *termagent.Session) (probe.Witness, error) {
 	t.Helper()
 	logs, _ := filepath.Glob(filepath.Join(s.Launch.Home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
 	if len(logs) != 1 {
@@ -25,7 +25,7 @@ func rolloutWitness(t *testing.T, s *termagent.Session) (tick.Witness, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tick.ParseWitness(data, "", time.Now())
+	return probe.ParseWitness(data, "", time.Now())
 }
 
 // TestRealCodexRolloutWitness: while an answer streams (and the screen
@@ -43,7 +43,7 @@ func TestRealCodexRolloutWitness(t *testing.T) {
 	}
 	s.Keys(t, "Escape")
 	s.WaitFor(t, 2*time.Minute, "the interrupt", termagent.Contains("Conversation interrupted"))
-	var w tick.Witness
+	var w probe.Witness
 	var err error
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		if w, err = rolloutWitness(t, s); err == nil && w.Status == "idle" {

@@ -1,5 +1,5 @@
 // Package fsutil holds the few file operations the watcher's commands share:
-// reading a file with a size cap, the last lines of a log, and advisory
+// reading a file with a size cap, its first line, the last lines of a log, and advisory
 // locks on a lock file. It is
 // not a general file library; each function exists because a caller was
 // hurt without it (a status file pointed at /dev/zero grew a reader to
@@ -7,6 +7,7 @@
 package fsutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -55,4 +56,19 @@ func kind(m os.FileMode) string {
 		return "a socket"
 	}
 	return m.Type().String()
+}
+
+// FirstLine returns the first line of the file at path, without its
+// newline, when the file has a whole one within max bytes; nil otherwise.
+func FirstLine(path string, max int) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(io.LimitReader(f, int64(max))).ReadBytes('\n')
+	if err != nil {
+		return nil
+	}
+	return line[:len(line)-1]
 }

@@ -11,7 +11,8 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/omega-monitor/omega-monitor/internal/capture"
+	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // ClaudeSource finds Claude Code's transcript of the session in pane: the
@@ -146,7 +147,7 @@ func CodexSource(home, dir string, now time.Time) Source {
 			if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) > Window || !fi.ModTime().After(bestAt) {
 				continue
 			}
-			if capture.CodexLogDir(p) == dir {
+			if probe.CodexLogDir(fsutil.FirstLine(p, 1<<20)) == dir {
 				best, bestAt = p, fi.ModTime()
 			}
 		}

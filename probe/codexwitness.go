@@ -1,4 +1,4 @@
-package tick
+package probe
 
 import (
 	"bytes"
@@ -69,10 +69,25 @@ func parseCodexRollout(data []byte, now time.Time) (Witness, error) {
 	}
 	switch {
 	case w.Status == "":
-		return Witness{}, fmt.Errorf("tick: agent status: the Codex log shows no turn yet")
+		return Witness{}, fmt.Errorf("probe: agent status: the Codex log shows no turn yet")
 	case last.IsZero() || now.Sub(last) > WitnessMaxAge:
-		return Witness{}, fmt.Errorf("tick: agent status: stale (Codex log last written %s)", last.UTC().Format(time.RFC3339))
+		return Witness{}, fmt.Errorf("probe: agent status: stale (Codex log last written %s)", last.UTC().Format(time.RFC3339))
 	}
 	w.Updated = last
 	return w, nil
+}
+
+// CodexLogDir returns the working directory a Codex session log names on
+// its first line; "" when it names none.
+func CodexLogDir(firstLine []byte) string {
+	var l struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Cwd string `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(firstLine, &l) != nil || l.Type != "session_meta" {
+		return ""
+	}
+	return l.Payload.Cwd
 }

@@ -1,4 +1,4 @@
-package tick
+package probe
 
 import (
 	"strings"
@@ -25,8 +25,8 @@ func TestParseWitnessCodexRollout(t *testing.T) {
 		{"a turn complete", meta + started + item + done, "idle 0.169.0"},
 		{"a turn aborted", meta + started + aborted, "idle 0.169.0"},
 		{"a tail cut mid-line", `on":"0.169.0"}}` + "\n" + started + item, "busy "},
-		{"no turn yet", meta, "error: tick: agent status: the Codex log shows no turn yet"},
-		{"long idle", strings.ReplaceAll(meta+started+done, "2026-11-30T13:5", "2026-11-30T12:5"), "error: tick: agent status: stale (Codex log last written 2026-11-30T12:59:00Z)"},
+		{"no turn yet", meta, "error: probe: agent status: the Codex log shows no turn yet"},
+		{"long idle", strings.ReplaceAll(meta+started+done, "2026-11-30T13:5", "2026-11-30T12:5"), "error: probe: agent status: stale (Codex log last written 2026-11-30T12:59:00Z)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := ParseWitness([]byte(tc.data), "main:@1.%3", now)
