@@ -8,6 +8,7 @@ require (
 	github.com/kevinburke/ssh_config v1.6.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/nicholas-fedor/shoutrrr v0.13.2
+	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/tools v0.52.0
 	gotest.tools/v3 v3.5.2
 )

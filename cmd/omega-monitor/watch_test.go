@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/icmd"
 	"gotest.tools/v3/poll"
@@ -17,8 +18,12 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
+// TestMain runs the tests, or, when a command script (script_test.go)
+// runs omega-monitor, the command itself, in this test binary.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testscript.RunMain(m, map[string]func() int{
+		"omega-monitor": func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
+	})
 	testenv.RemoveBuilds()
 	os.Exit(code)
 }

@@ -1,14 +1,10 @@
 package board
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"runtime"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 )
 
 // Procs answers for a pid: whether a process runs with it, and that
@@ -18,55 +14,11 @@ type Procs interface {
 	StartToken(pid int) (token string, running bool)
 }
 
-// SystemProcs asks this machine: /proc/<pid>/stat field 22 (the start time
-// in clock ticks since boot, as a decimal string) on Linux, the output of
-// ps -o lstart= -p PID elsewhere (macOS), trimmed. A zombie does not run.
+// SystemProcs asks this machine (package proc).
 type SystemProcs struct{}
 
 // StartToken implements Procs.
-func (SystemProcs) StartToken(pid int) (string, bool) {
-	if pid <= 0 {
-		return "", false
-	}
-	if runtime.GOOS == "linux" {
-		return linuxStartToken(pid)
-	}
-	out, err := exec.Command("ps", "-o", "lstart=", "-p", strconv.Itoa(pid)).Output()
-	token := strings.TrimSpace(string(out))
-	if err != nil || token == "" {
-		return "", false
-	}
-	return token, true
-}
-
-func linuxStartToken(pid int) (string, bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", false
-	}
-	token, state, err := ParseStat(string(data))
-	if err != nil || state == "Z" || state == "X" {
-		return "", false
-	}
-	return token, true
-}
-
-// ParseStat reads /proc/<pid>/stat: the process state (field 3) and the
-// start time (field 22). The command name (field 2) is in parentheses and
-// may itself hold spaces and parentheses, so the fields are counted from
-// the last ')'.
-func ParseStat(stat string) (token, state string, err error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return "", "", errors.New("board: /proc stat without a command name")
-	}
-	fields := strings.Fields(stat[i+1:])
-	// fields[0] is field 3 (state); field 22 is fields[19].
-	if len(fields) < 20 {
-		return "", "", errors.New("board: /proc stat too short")
-	}
-	return fields[19], fields[0], nil
-}
+func (SystemProcs) StartToken(pid int) (string, bool) { return proc.StartToken(pid) }
 
 // liveness decides live, quiet, stale or gone, and says why. A loop is
 // live while its last poll is at most two intervals old, or the poll it

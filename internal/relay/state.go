@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
-	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -136,11 +136,7 @@ func ReadRecord(dir string) (RecordFile, error) {
 // Alive says whether the process rec names still runs: its pid with the
 // start token recorded, so that a reused pid is not taken for it.
 func (rec RecordFile) Alive() bool {
-	if rec.Pid <= 0 || rec.StartToken == "" {
-		return false
-	}
-	token, running := board.SystemProcs{}.StartToken(rec.Pid)
-	return running && token == rec.StartToken
+	return rec.Pid > 0 && proc.Alive(rec.Pid, rec.StartToken)
 }
 
 // ReadOffset reads the last update handled; none is 0. A file that is not

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 )
 
 // A Watcher is one watcher's state directory as a test writes it.
@@ -83,7 +84,7 @@ func Write(t testing.TB, now time.Time, ws ...Watcher) string {
 // startToken returns the start token the board reads for pid.
 func startToken(t testing.TB, pid int) string {
 	t.Helper()
-	token, running := board.SystemProcs{}.StartToken(pid)
+	token, running := proc.StartToken(pid)
 	if !running {
 		t.Fatalf("testfleet: no process %d runs", pid)
 	}

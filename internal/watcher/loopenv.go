@@ -12,10 +12,10 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/poll"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/remotewake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -395,9 +395,9 @@ func (e *LoopEnv) wakeRelay() []string {
 }
 
 // startToken tells process pid apart from a later process with the same id,
-// as the board reads it back (board.SystemProcs).
+// as everything reads it back (package proc).
 func startToken(pid int) (string, error) {
-	token, running := board.SystemProcs{}.StartToken(pid)
+	token, running := proc.StartToken(pid)
 	if !running {
 		return "", fmt.Errorf("no process %d runs", pid)
 	}

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/remotewake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
@@ -23,11 +23,7 @@ var ErrNotRunning = errors.New("its loop does not run")
 // there.
 func Running(dir string) bool {
 	var rec statedir.LoopRecord
-	if statedir.Dir(dir).ReadRecord(statedir.Loop, &rec) != nil || rec.StartToken == "" {
-		return false
-	}
-	token, running := board.SystemProcs{}.StartToken(rec.Pid)
-	return running && token == rec.StartToken
+	return statedir.Dir(dir).ReadRecord(statedir.Loop, &rec) == nil && proc.Alive(rec.Pid, rec.StartToken)
 }
 
 // Wake makes the loop of the watcher whose state directory is dir poll now
@@ -41,8 +37,7 @@ func Wake(dir string) error {
 	if err := statedir.Dir(dir).ReadRecord(statedir.Loop, &rec); err != nil {
 		return fmt.Errorf("watcher: wake %s: %w", dir, err)
 	}
-	token, running := board.SystemProcs{}.StartToken(rec.Pid)
-	if !running || rec.StartToken == "" || token != rec.StartToken {
+	if !proc.Alive(rec.Pid, rec.StartToken) {
 		return fmt.Errorf("watcher: wake %s: %w", dir, ErrNotRunning)
 	}
 	if err := syscall.Kill(rec.Pid, syscall.SIGUSR1); err != nil {

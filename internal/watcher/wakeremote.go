@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/remotewake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
@@ -88,10 +88,7 @@ func NewRelay(state string, argv []string, timeout time.Duration, log io.Writer)
 		Timeout: timeout,
 		Follows: func(pane string) bool { return followsPane(d, rec, pane) },
 		Wake:    func() error { return Wake(state) },
-		Alive: func() bool {
-			token, running := board.SystemProcs{}.StartToken(rec.Pid)
-			return running && rec.StartToken != "" && token == rec.StartToken
-		},
+		Alive:   func() bool { return proc.Alive(rec.Pid, rec.StartToken) },
 		Record: func(status, why string) {
 			d.WriteRecord(statedir.RemoteWake, statedir.RemoteWakeRecord{Status: status, Why: why, At: time.Now().UTC().Truncate(time.Second)})
 		},

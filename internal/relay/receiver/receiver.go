@@ -29,8 +29,8 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/relay"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
@@ -118,8 +118,7 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	r := &Receiver{cfg: cfg, home: home, dir: dir, out: out, now: time.Now, offset: offset,
 		log:  relay.NewLog(dir),
 		sent: relay.ReadRate(dir, time.Now()), edited: relay.ReadEdited(dir, time.Now())}
-	token, _ := board.SystemProcs{}.StartToken(os.Getpid())
-	r.rec = relay.RecordFile{Pid: os.Getpid(), StartToken: token, Since: r.now().UTC(), Offset: offset}
+	r.rec = relay.RecordFile{Pid: os.Getpid(), StartToken: proc.Self(), Since: r.now().UTC(), Offset: offset}
 	if err := relay.WriteRecord(dir, r.rec); err != nil {
 		return err
 	}

@@ -1,0 +1,30 @@
+package poll
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkTick is one poll's work in the tick, on a working Claude Code
+// screen with two probes, a poll a minute, the state directory growing as
+// a watcher's does: what the loop pays on top of the binary's start.
+func BenchmarkTick(b *testing.B) {
+	pane, err := os.ReadFile(filepath.Join("..", "..", "golden", "panes", "adv-custom-statusline-working.pane"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "monitor-agent")
+	set := DefaultSettings("agent")
+	r := Readings{Work: ProbeReading{Given: true, Output: "5"}, Progress: ProbeReading{Given: true, Output: "41"}}
+	now := t0
+	b.ResetTimer()
+	for b.Loop() {
+		now = now.Add(time.Minute)
+		if _, err := Tick(Request{Dir: dir, Settings: set, Readings: r, Now: now}, strings.NewReader(string(pane))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
