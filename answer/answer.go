@@ -29,8 +29,6 @@ package answer
 
 import (
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,19 +99,19 @@ type Option struct {
 
 // Why no Menu is read. Inspect returns one of these.
 var (
-	ErrNoDialog      = errors.New("answer: no live dialog on the screen")
-	ErrLocalRule     = errors.New("answer: an operator's rule, not the agent's own chrome, found the dialog")
-	ErrNoAgent       = errors.New("answer: the dialog is not recognised as an agent's own")
-	ErrInputBox      = errors.New("answer: an input box is live with the dialog: keys could reach the box")
-	ErrProse         = errors.New("answer: the options sit under a head of the transcript (an answer, a message): they may be prose")
-	ErrUnreadable    = errors.New("answer: the dialog's lines do not read as one menu: lines that are no option stand above its first option")
-	ErrNoOptions     = errors.New("answer: the dialog draws no options to choose from")
-	ErrNoCursor      = errors.New("answer: no selection cursor is drawn on exactly one option")
-	ErrHiddenOptions = errors.New("answer: the option list scrolls: some of its options are not on the screen")
-	ErrMultiSelect   = errors.New("answer: a multi-select list: Enter toggles a checkbox, it does not answer")
-	ErrSubmitsAll    = errors.New("answer: Enter submits the answers of other questions, which are not on the screen")
-	ErrNotesOpen     = errors.New("answer: the dialog's notes field is open and holds the keyboard")
-	ErrStartup       = errors.New("answer: a screen the agent draws before or outside its composer (onboarding, a folder to trust, a key to use, a login, bypass mode, an update offer, a usage limit's choice): answered at the terminal, never from the chat")
+	ErrNoDialog      = errorf("no live dialog on the screen")
+	ErrLocalRule     = errorf("an operator's rule, not the agent's own chrome, found the dialog")
+	ErrNoAgent       = errorf("the dialog is not recognised as an agent's own")
+	ErrInputBox      = errorf("an input box is live with the dialog: keys could reach the box")
+	ErrProse         = errorf("the options sit under a head of the transcript (an answer, a message): they may be prose")
+	ErrUnreadable    = errorf("the dialog's lines do not read as one menu: lines that are no option stand above its first option")
+	ErrNoOptions     = errorf("the dialog draws no options to choose from")
+	ErrNoCursor      = errorf("no selection cursor is drawn on exactly one option")
+	ErrHiddenOptions = errorf("the option list scrolls: some of its options are not on the screen")
+	ErrMultiSelect   = errorf("a multi-select list: Enter toggles a checkbox, it does not answer")
+	ErrSubmitsAll    = errorf("Enter submits the answers of other questions, which are not on the screen")
+	ErrNotesOpen     = errorf("the dialog's notes field is open and holds the keyboard")
+	ErrStartup       = errorf("a screen the agent draws before or outside its composer (onboarding, a folder to trust, a key to use, a login, bypass mode, an update offer, a usage limit's choice): answered at the terminal, never from the chat")
 )
 
 // Read returns the live dialog's menu, when the screen's live dialog is one
@@ -229,7 +227,7 @@ func Highlighted(m Menu) int {
 // does otherwise.
 func Moves(m Menu, pos int) ([]string, error) {
 	if pos < 1 || pos > len(m.Options) {
-		return nil, fmt.Errorf("answer: no option %d in a menu of %d", pos, len(m.Options))
+		return nil, errorf("no option %d in a menu of %d", pos, len(m.Options))
 	}
 	at := Highlighted(m)
 	if at == 0 {

@@ -39,11 +39,11 @@ type Field struct {
 
 // Why a menu has no Field. FieldOf returns one of these.
 var (
-	ErrNoField     = errors.New("answer: no option of the dialog takes the human's own words")
-	ErrFieldCloses = errors.New("answer: the free-text option closes the dialog: its words would go to the agent's input box, not into a field of the dialog")
-	ErrFieldUnseen = errors.New("answer: the free-text option's field was never seen typed into with the real program: where its words go cannot be checked")
-	ErrNotesField  = errors.New("answer: the dialog takes words only as a note to an option, and none of its options is the one whose note is the answer (None of the above)")
-	ErrFields      = errors.New("answer: more than one option takes the human's own words: a reply could not say which")
+	ErrNoField     = errorf("no option of the dialog takes the human's own words")
+	ErrFieldCloses = errorf("the free-text option closes the dialog: its words would go to the agent's input box, not into a field of the dialog")
+	ErrFieldUnseen = errorf("the free-text option's field was never seen typed into with the real program: where its words go cannot be checked")
+	ErrNotesField  = errorf("the dialog takes words only as a note to an option, and none of its options is the one whose note is the answer (None of the above)")
+	ErrFields      = errorf("more than one option takes the human's own words: a reply could not say which")
 )
 
 // FieldOf returns the one field of the menu m, when one of its options
@@ -135,7 +135,7 @@ func ReadField(r classify.Result, f Field) (FieldView, error) {
 		return FieldView{}, err
 	}
 	if f.Pos < 1 || f.Pos > len(m.Options) {
-		return FieldView{}, fmt.Errorf("answer: no option %d in a menu of %d", f.Pos, len(m.Options))
+		return FieldView{}, errorf("no option %d in a menu of %d", f.Pos, len(m.Options))
 	}
 	v := FieldView{Key: m.FieldKey(f), Cursor: m.Options[f.Pos-1].Cursor}
 	if f.Notes != "" {

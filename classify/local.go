@@ -91,7 +91,7 @@ func ParseLocal(data []byte, path string) (*Local, error) {
 		return path + ":" + strconv.Itoa(1+bytes.Count(data[:min(int(off), len(data))], []byte("\n")))
 	}
 	fail := func(off int64, format string, args ...any) error {
-		return fmt.Errorf("classify: %s: %s", at(off), fmt.Sprintf(format, args...))
+		return errorf("%s: %s", at(off), fmt.Sprintf(format, args...))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	jsonErr := func(err error) error {

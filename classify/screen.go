@@ -2,8 +2,6 @@ package classify
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -57,7 +55,7 @@ type Screen struct {
 	Attrs bool
 }
 
-var errNilReader = errors.New("classify: nil reader")
+var errNilReader = errorf("nil reader")
 
 // ReadScreen reads a capture and keeps its normalised bottom. It reads the
 // whole input once, in chunks kept in a small ring: only the last
@@ -151,7 +149,7 @@ func readFileTail(r io.Reader) (*Screen, bool, error) {
 	// than classifying it.
 	tail, err := backread.Lines(f, fi.Size(), MaxTailLines+1, MaxTailBytes)
 	if err != nil {
-		return nil, true, fmt.Errorf("classify: reading the tail of %s: %w", fi.Name(), err)
+		return nil, true, errorf("reading the tail of %s: %w", fi.Name(), err)
 	}
 	return newScreen(ownedString(tail), -1, true), true, nil
 }

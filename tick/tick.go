@@ -1182,7 +1182,7 @@ func (s State) Check() error {
 		{"capture_failures", s.CaptureFailures},
 	} {
 		if c.v < 0 || c.v > maxCount {
-			return fmt.Errorf("tick: state %s is %d, out of range (0 to %d)", c.name, c.v, maxCount)
+			return errorf("state %s is %d, out of range (0 to %d)", c.name, c.v, maxCount)
 		}
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/mirror"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -232,7 +233,7 @@ func (f fleetTools) monitorAgent(_ context.Context, _ *mcp.CallToolRequest, in m
 	}
 	prompt, err := mirror.MonitorAgentPrompt(in.Mode, name)
 	if err != nil {
-		return nil, monitorAgentOut{}, errors.New(strings.TrimPrefix(err.Error(), "mirror: "))
+		return nil, monitorAgentOut{}, errors.New(pkgerr.Why(err))
 	}
 	return nil, monitorAgentOut{Mode: in.Mode, Watcher: name, Prompt: prompt,
 		NoticeSpawned: mirror.NoticeSpawned, NoticeNoSpawn: mirror.NoticeNoSpawn}, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/goldenadd"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
@@ -71,7 +73,11 @@ func runGolden(e *Env, args []string) int {
 	}
 	req := goldenadd.Request{Name: name, Want: *want, Hold: *hold, Why: *why, Dir: *dir, Work: work.Value, HasWork: work.Given}
 	if _, err := req.Check(); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), goldenadd.ErrUsage.Error()+": "))
+		why := err.Error()
+		if u := (*goldenadd.UsageError)(nil); errors.As(err, &u) {
+			why = u.Why
+		}
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", why)
 		return 2
 	}
 	if *rulesPath != "" {
@@ -90,7 +96,7 @@ func runGolden(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", warning)
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", strings.TrimPrefix(err.Error(), "expect: "))
+		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", pkgerr.Why(err))
 		return 1
 	}
 	io.WriteString(e.Stdout, said)

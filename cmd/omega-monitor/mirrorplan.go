@@ -3,11 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/mirror"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -62,7 +62,7 @@ func runMirrorPlan(e *Env, args []string) int {
 	}
 	watchers, err := mirror.FromFleet(census)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan: %s; no mirror calls this time\n", strings.TrimPrefix(err.Error(), "mirror: "))
+		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan: %s; no mirror calls this time\n", pkgerr.Why(err))
 		return 1
 	}
 	for _, w := range watchers {

@@ -238,6 +238,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 	fail := func(file string, err error) {
 		msg := err.Error()
 		w.Errors = append(w.Errors, file+": "+msg)
+		w.Unread = append(w.Unread, file)
 		r.errors = append(r.errors, Error{Watcher: name, Path: filepath.Join(dir, file), Error: msg})
 	}
 	inside, err := os.ReadDir(dir)

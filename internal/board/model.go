@@ -201,6 +201,10 @@ type Watcher struct {
 	Ended *time.Time `json:"ended"`
 	// Errors are this watcher's unreadable parts; the rest is still shown.
 	Errors []string `json:"errors,omitempty"`
+	// Unread names the files of the state directory those errors are
+	// about, for a Go caller to decide on (the mirror leaves a watcher's
+	// task alone when its state is unread), never by the errors' words.
+	Unread []string `json:"-"`
 }
 
 // Nudges is the nudge budget: Used of Limit since progress last advanced.

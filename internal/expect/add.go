@@ -28,10 +28,10 @@ func ReadPane(r io.Reader) (pane []byte, masked int, err error) {
 		err = fmt.Errorf("larger than %d bytes", MaxPane)
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("expect: reading the pane: %w", err)
+		return nil, 0, errorf("reading the pane: %w", err)
 	}
 	if len(bytes.TrimSpace(pane)) == 0 {
-		return nil, 0, errors.New("expect: the pane on standard input is empty")
+		return nil, 0, errorf("the pane on standard input is empty")
 	}
 	if pane[len(pane)-1] != '\n' {
 		pane = append(pane, '\n')
@@ -39,7 +39,7 @@ func ReadPane(r io.Reader) (pane []byte, masked int, err error) {
 	whole := alert.Redact(string(pane))
 	pane, masked = alert.RedactLines(pane)
 	if whole != string(pane) {
-		return nil, 0, errors.New("expect: the pane holds what looks like a secret across lines (wrapped, or drawn in a box): mask it by hand, then add the case")
+		return nil, 0, errorf("the pane holds what looks like a secret across lines (wrapped, or drawn in a box): mask it by hand, then add the case")
 	}
 	return pane, masked, nil
 }
@@ -73,15 +73,15 @@ func AddCase(base string, pane []byte, w Want, rules []byte) error {
 func createNew(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("expect: %s exists already; choose another name", path)
+		return errorf("%s exists already; choose another name", path)
 	}
 	if err != nil {
-		return fmt.Errorf("expect: %w", err)
+		return errorf("%w", err)
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(path)
-		return fmt.Errorf("expect: %w", err)
+		return errorf("%w", err)
 	}
 	return f.Close()
 }

@@ -55,7 +55,7 @@ func Parse(data []byte) (Want, error) {
 		}
 		key, value, ok := strings.Cut(line, ":")
 		if !ok {
-			return Want{}, fmt.Errorf("expect: line %d: %q is not key: value", n, line)
+			return Want{}, errorf("line %d: %q is not key: value", n, line)
 		}
 		value = strings.TrimPrefix(value, " ")
 		switch key {
@@ -86,14 +86,14 @@ func Parse(data []byte) (Want, error) {
 		case "why":
 			w.Why = value
 		default:
-			return Want{}, fmt.Errorf("expect: line %d: unknown key %q", n, key)
+			return Want{}, errorf("line %d: unknown key %q", n, key)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return Want{}, fmt.Errorf("expect: %v", err)
+		return Want{}, errorf("%v", err)
 	}
 	if w.State == "" {
-		return Want{}, fmt.Errorf("expect: no state: line")
+		return Want{}, errorf("no state: line")
 	}
 	return w, nil
 }

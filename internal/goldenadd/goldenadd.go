@@ -5,7 +5,6 @@
 package goldenadd
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,29 +28,41 @@ type Request struct {
 	RulesData []byte
 }
 
-// ErrUsage marks a Request that is wrong as given (exit 2), not a failure.
-var ErrUsage = errors.New("goldenadd: usage")
+// ErrUsage marks a Request that is wrong as given (exit 2), not a failure:
+// every UsageError is one.
+var ErrUsage = errorf("usage")
+
+// A UsageError says what is wrong with a Request as given: Why, in words
+// for the person who gave it.
+type UsageError struct{ Why string }
+
+func (e *UsageError) Error() string { return ErrUsage.Error() + ": " + e.Why }
+
+// Is makes a UsageError an ErrUsage.
+func (e *UsageError) Is(target error) bool { return target == ErrUsage }
+
+func usagef(format string, a ...any) error { return &UsageError{Why: fmt.Sprintf(format, a...)} }
 
 // Compiled on first use: a pattern at package init costs every subcommand's start.
 var goldenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`) })
 
 var holds = map[string]bool{"draft": true, "interrupt": true, "keyboard": true, "usage-limit": true, "no-input-box": true, "turn-open": true}
 
-// Check says what is wrong with r as given, wrapping ErrUsage; and the
+// Check says what is wrong with r as given, a UsageError; and the
 // state it wants.
 func (r Request) Check() (classify.State, error) {
 	state, ok := classify.ParseState(r.Want)
 	switch {
 	case !goldenName().MatchString(r.Name):
-		return state, fmt.Errorf("%w: name %q must be lower-case letters, digits and hyphens", ErrUsage, r.Name)
+		return state, usagef("name %q must be lower-case letters, digits and hyphens", r.Name)
 	case !ok:
-		return state, fmt.Errorf("%w: --want %q must be WORKING, QUESTION, STALLED or BLOCKED", ErrUsage, r.Want)
+		return state, usagef("--want %q must be WORKING, QUESTION, STALLED or BLOCKED", r.Want)
 	case r.Hold != "" && !holds[r.Hold]:
-		return state, fmt.Errorf("%w: --hold %q must be draft, interrupt, keyboard, usage-limit, no-input-box or turn-open", ErrUsage, r.Hold)
+		return state, usagef("--hold %q must be draft, interrupt, keyboard, usage-limit, no-input-box or turn-open", r.Hold)
 	case r.Hold != "" && state != classify.Stalled && state != classify.Blocked:
-		return state, fmt.Errorf("%w: --hold is for a stopped pane (STALLED or BLOCKED), not %s", ErrUsage, state)
+		return state, usagef("--hold is for a stopped pane (STALLED or BLOCKED), not %s", state)
 	case strings.ContainsAny(r.Why+r.Work, "\n\r"):
-		return state, fmt.Errorf("%w: --why and --work are one line each", ErrUsage)
+		return state, usagef("--why and --work are one line each")
 	}
 	return state, nil
 }

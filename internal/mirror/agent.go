@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -38,18 +37,18 @@ func MonitorAgentPrompt(mode, watcher string) (string, error) {
 	switch mode {
 	case ModeRun:
 		if !plainName(watcher) {
-			return "", fmt.Errorf("mirror: mode run needs a watcher's name (letters, digits, '.', '_', '-'), got %q", watcher)
+			return "", errorf("mode run needs a watcher's name (letters, digits, '.', '_', '-'), got %q", watcher)
 		}
 		scope = "the watcher " + watcher + " (the watchers line of the status answer whose name is " + watcher + ")"
 		end = "the status answer lists " + watcher + " with a liveness other than live or quiet, or no longer lists it"
 	case ModeFleet:
 		if watcher != "" {
-			return "", fmt.Errorf("mirror: mode fleet watches every watcher and takes none, got %q", watcher)
+			return "", errorf("mode fleet watches every watcher and takes none, got %q", watcher)
 		}
 		scope = "every watcher of the fleet"
 		end = "the status answer lists no watcher whose liveness is live or quiet"
 	default:
-		return "", fmt.Errorf("mirror: unknown mode %q: the modes are %s and %s", mode, ModeRun, ModeFleet)
+		return "", errorf("unknown mode %q: the modes are %s and %s", mode, ModeRun, ModeFleet)
 	}
 	return strings.NewReplacer("{scope}", scope, "{end}", end).Replace(agentPrompt), nil
 }

@@ -1,8 +1,7 @@
 package mirror
 
 import (
-	"errors"
-	"strings"
+	"slices"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -21,14 +20,7 @@ func FromFleet(f board.Fleet) ([]Watcher, error) {
 	listed := make(map[string]bool, len(f.Watchers))
 	for _, w := range f.Watchers {
 		listed[w.Name] = true
-		unreadable := false
-		for _, e := range w.Errors {
-			for _, file := range mirrorFiles {
-				if strings.HasPrefix(e, file+":") {
-					unreadable = true
-				}
-			}
-		}
+		unreadable := slices.ContainsFunc(w.Unread, func(file string) bool { return slices.Contains(mirrorFiles, file) })
 		out = append(out, Watcher{Name: w.Name, Target: w.Target, Liveness: Liveness(w.Liveness),
 			State: w.State, Work: w.Work, Progress: w.Progress, Nudges: w.Nudges.Used, Budget: w.Nudges.Limit,
 			Unreadable: unreadable})
@@ -36,7 +28,7 @@ func FromFleet(f board.Fleet) ([]Watcher, error) {
 	for _, e := range f.Errors {
 		switch {
 		case e.Watcher == "":
-			return nil, errors.New("mirror: the state home could not be read whole: " + e.Path + ": " + e.Error)
+			return nil, errorf("the state home could not be read whole: %s: %s", e.Path, e.Error)
 		case !listed[e.Watcher]:
 			// A directory the census could not read at all has no row.
 			listed[e.Watcher] = true

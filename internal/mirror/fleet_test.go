@@ -12,9 +12,12 @@ func TestFromFleet(t *testing.T) {
 	f := board.Fleet{
 		Watchers: []board.Watcher{
 			{Name: "monitor-a", Target: "a", Liveness: board.Live, State: "STALLED", Work: "7", Progress: "?",
-				Nudges: board.Nudges{Used: 2, Limit: 5}, Errors: []string{"history.jsonl: 1 line(s) in the last 48h could not be read"}},
-			{Name: "monitor-b", Liveness: board.Gone, Errors: []string{"state.json: unexpected end of JSON input"}},
-			{Name: "monitor-c", Liveness: board.Stale, Errors: []string{"loop.json: invalid character"}},
+				Nudges: board.Nudges{Used: 2, Limit: 5}, Errors: []string{"history.jsonl: 1 line(s) in the last 48h could not be read"}, Unread: []string{"history.jsonl"}},
+			{Name: "monitor-b", Liveness: board.Gone, Errors: []string{"state.json: unexpected end of JSON input"}, Unread: []string{"state.json"}},
+			{Name: "monitor-c", Liveness: board.Stale, Errors: []string{"a message in any words"}, Unread: []string{"loop.json"}},
+			// Words that name a file decide nothing: only what the census
+			// says it could not read.
+			{Name: "monitor-e", Liveness: board.Live, Errors: []string{"state.json: looks like an error about the state"}},
 		},
 		Errors: []board.Error{
 			{Watcher: "monitor-a", Path: "/h/monitor-a/history.jsonl", Error: "torn"},
@@ -29,6 +32,7 @@ func TestFromFleet(t *testing.T) {
 		{Name: "monitor-a", Target: "a", Liveness: "live", State: "STALLED", Work: "7", Progress: "?", Nudges: 2, Budget: 5},
 		{Name: "monitor-b", Liveness: "gone", Unreadable: true},
 		{Name: "monitor-c", Liveness: "stale", Unreadable: true},
+		{Name: "monitor-e", Liveness: "live"},
 		{Name: "monitor-d", Unreadable: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 )
 
@@ -29,22 +28,22 @@ func ReadTracked(r io.Reader) ([]Tracked, error) {
 		dec.DisallowUnknownFields()
 		var t Tracked
 		if err := dec.Decode(&t); err != nil {
-			return nil, fmt.Errorf("mirror: tracked line %d: %w", n, err)
+			return nil, errorf("tracked line %d: %w", n, err)
 		}
 		if dec.More() {
-			return nil, fmt.Errorf("mirror: tracked line %d: more than one object", n)
+			return nil, errorf("tracked line %d: more than one object", n)
 		}
 		if t.Key == "" {
-			return nil, fmt.Errorf("mirror: tracked line %d: no key", n)
+			return nil, errorf("tracked line %d: no key", n)
 		}
 		if first, ok := seen[t.Key]; ok {
-			return nil, fmt.Errorf("mirror: tracked line %d: key %q already on line %d", n, t.Key, first)
+			return nil, errorf("tracked line %d: key %q already on line %d", n, t.Key, first)
 		}
 		seen[t.Key] = n
 		out = append(out, t)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("mirror: reading tracked tasks: %w", err)
+		return nil, errorf("reading tracked tasks: %w", err)
 	}
 	return out, nil
 }
@@ -56,11 +55,11 @@ func WritePlan(w io.Writer, plan []Call) error {
 	enc.SetEscapeHTML(false)
 	for _, c := range plan {
 		if err := enc.Encode(c); err != nil {
-			return fmt.Errorf("mirror: %w", err)
+			return errorf("%w", err)
 		}
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("mirror: writing the plan: %w", err)
+		return errorf("writing the plan: %w", err)
 	}
 	return nil
 }

@@ -1,8 +1,6 @@
 package mirror
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -65,7 +63,7 @@ func CapabilityOf(runner string) (Capability, error) {
 	}
 	known := strings.Join(Runners(), ", ")
 	if runner == "" {
-		return Capability{}, errors.New("mirror: no runner given: the known runners are " + known)
+		return Capability{}, errorf("no runner given: the known runners are %s", known)
 	}
-	return Capability{}, fmt.Errorf("mirror: unknown runner %q: the known runners are %s", runner, known)
+	return Capability{}, errorf("unknown runner %q: the known runners are %s", runner, known)
 }

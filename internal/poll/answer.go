@@ -14,6 +14,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
@@ -110,7 +111,7 @@ func (d stateDirectory) offer(screen classify.Result, o handOverOptions) (button
 	now := o.now
 	m, err := answer.Inspect(screen)
 	if err != nil {
-		return nil, "", strings.TrimPrefix(err.Error(), "answer: "), nil
+		return nil, "", pkgerr.Why(err), nil
 	}
 	agent, why := offerGate(screen, o.fg, o.witness, o.half)
 	if why != "" {
@@ -297,7 +298,7 @@ func acceptable(r statedir.AnswerRequest, offers statedir.OffersRecord, m answer
 		return o, ""
 	}
 	if _, err := answer.Moves(m, o.Pos); err != nil {
-		return o, strings.TrimPrefix(err.Error(), "answer: ")
+		return o, pkgerr.Why(err)
 	}
 	return o, ""
 }

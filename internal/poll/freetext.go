@@ -3,12 +3,12 @@ package poll
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/answer"
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -103,7 +103,7 @@ func acceptText(r statedir.AnswerRequest, o statedir.Offer, m answer.Menu, freeT
 	f, err := answer.FieldOf(m)
 	switch {
 	case err != nil:
-		return f, strings.TrimPrefix(err.Error(), "answer: ")
+		return f, pkgerr.Why(err)
 	case f.Pos != o.Pos:
 		return f, "the option that takes words is not the one offered"
 	case f.Placeholder(r.Text):

@@ -5,10 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -31,7 +31,7 @@ func ReadRulesData(path string) (*classify.Local, []byte, error) {
 	// The rules decide which screens may be typed into: only a file of
 	// the user's own, that nobody else can write, counts.
 	if err := statedir.CheckOwnFile(path); err != nil {
-		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "statedir: "))
+		return nil, nil, errors.New(pkgerr.Why(err))
 	}
 	data, err := fsutil.ReadCapped(path, maxRulesFile)
 	if err != nil {
@@ -39,7 +39,7 @@ func ReadRulesData(path string) (*classify.Local, []byte, error) {
 	}
 	l, err := classify.ParseLocal(data, path)
 	if err != nil {
-		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "classify: "))
+		return nil, nil, errors.New(pkgerr.Why(err))
 	}
 	return l, data, nil
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
@@ -20,6 +19,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
 	"github.com/omega-monitor/omega-monitor/ledger"
@@ -462,7 +462,7 @@ func checkStateJSON(data []byte, s tick.State) error {
 		}
 	}
 	if err := s.Check(); err != nil {
-		return fmt.Errorf("out of range (%v)", strings.TrimPrefix(err.Error(), "tick: "))
+		return fmt.Errorf("out of range (%v)", pkgerr.Why(err))
 	}
 	return nil
 }

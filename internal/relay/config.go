@@ -109,7 +109,7 @@ func LoadConfig(getenv func(string) string, home string) (Config, error) {
 	if v := getenv("OMEGA_TELEGRAM_API"); v != "" {
 		api, err := watcher.CheckAPI(v)
 		if err != nil {
-			return c, fmt.Errorf("relay: OMEGA_TELEGRAM_API: %w", err)
+			return c, errorf("OMEGA_TELEGRAM_API: %w", err)
 		}
 		c.API = strings.TrimRight(api, "/")
 	}
@@ -118,7 +118,7 @@ func LoadConfig(getenv func(string) string, home string) (Config, error) {
 	}
 	data, err := fsutil.ReadCapped(path, maxConf)
 	if err != nil {
-		return c, fmt.Errorf("relay: %w", err)
+		return c, errorf("%w", err)
 	}
 	var chat, answers, freeText, allow string
 	var haveAllow bool
@@ -147,31 +147,31 @@ func LoadConfig(getenv func(string) string, home string) (Config, error) {
 		}
 	}
 	if !isToken(c.token) {
-		return c, fmt.Errorf("relay: %s: bot_token is missing or not a bot token (123456789:AA...)", path)
+		return c, errorf("%s: bot_token is missing or not a bot token (123456789:AA...)", path)
 	}
 	c.ChatID, err = strconv.ParseInt(chat, 10, 64)
 	if err != nil || c.ChatID == 0 {
-		return c, fmt.Errorf("relay: %s: chat_id is missing or not a chat's number (answers need the chat's id, not an @name)", path)
+		return c, errorf("%s: chat_id is missing or not a chat's number (answers need the chat's id, not an @name)", path)
 	}
 	switch answers {
 	case "on":
 		c.Answers = true
 	case "", "off":
 	default:
-		return c, fmt.Errorf("relay: %s: answers=%q: want on or off", path, answers)
+		return c, errorf("%s: answers=%q: want on or off", path, answers)
 	}
 	switch freeText {
 	case "on":
 		c.FreeText = true
 	case "", "off":
 	default:
-		return c, fmt.Errorf("relay: %s: free_text=%q: want on or off", path, freeText)
+		return c, errorf("%s: free_text=%q: want on or off", path, freeText)
 	}
 	if haveAllow {
 		for _, f := range strings.Split(allow, ",") {
 			id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
 			if err != nil || id <= 0 {
-				return c, fmt.Errorf("relay: %s: allow_users: %q is not a Telegram user id (a positive number)", path, strings.TrimSpace(f))
+				return c, errorf("%s: allow_users: %q is not a Telegram user id (a positive number)", path, strings.TrimSpace(f))
 			}
 			if !slices.Contains(c.AllowUsers, id) {
 				c.AllowUsers = append(c.AllowUsers, id)
@@ -184,10 +184,10 @@ func LoadConfig(getenv func(string) string, home string) (Config, error) {
 // Check says why the receiver must not run with c, or nil.
 func (c Config) Check() error {
 	if !c.Answers {
-		return fmt.Errorf("relay: answers are off: add the line answers=on to %s to answer questions from the chat", c.Path)
+		return errorf("answers are off: add the line answers=on to %s to answer questions from the chat", c.Path)
 	}
 	if !c.Private() && len(c.AllowUsers) == 0 {
-		return fmt.Errorf("relay: the chat %d is a group, and no one may answer in it: add allow_users=ID[,ID...] (the Telegram user ids allowed to answer) to %s", c.ChatID, c.Path)
+		return errorf("the chat %d is a group, and no one may answer in it: add allow_users=ID[,ID...] (the Telegram user ids allowed to answer) to %s", c.ChatID, c.Path)
 	}
 	return nil
 }
@@ -207,19 +207,19 @@ func Load(getenv func(string) string, home string) (Config, error) {
 func checkOwn(path string) error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("relay: no Telegram config at %s (bot_token= and chat_id= lines, mode 0600)", path)
+		return errorf("no Telegram config at %s (bot_token= and chat_id= lines, mode 0600)", path)
 	}
 	if err != nil {
-		return fmt.Errorf("relay: %w", err)
+		return errorf("%w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("relay: %s is not a regular file", path)
+		return errorf("%s is not a regular file", path)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("relay: %s is not owned by you (uid %d): it holds the bot token", path, os.Geteuid())
+		return errorf("%s is not owned by you (uid %d): it holds the bot token", path, os.Geteuid())
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("relay: %s is mode %o, open to other users, and it holds the bot token; fix it with: chmod 600 %s", path, fi.Mode().Perm(), path)
+		return errorf("%s is mode %o, open to other users, and it holds the bot token; fix it with: chmod 600 %s", path, fi.Mode().Perm(), path)
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func (l *Log) Append(line string) error {
 	if size > 0 && size+int64(len(line))+1 > l.max {
 		f.Close()
 		if err := os.Rename(l.path, l.path+".1"); err != nil {
-			return fmt.Errorf("relay: %s is full and cannot move to %s.1: %w", l.path, LogFile, err)
+			return errorf("%s is full and cannot move to %s.1: %w", l.path, LogFile, err)
 		}
 		if f, _, err = openLog(l.path); err != nil {
 			return err
@@ -70,7 +70,7 @@ func (l *Log) Append(line string) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("relay: %w", err)
+		return errorf("%w", err)
 	}
 	return nil
 }
@@ -83,10 +83,10 @@ func (l *Log) Append(line string) error {
 func openLog(path string) (*os.File, int64, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
-		return nil, 0, fmt.Errorf("relay: %s is a symbolic link; refusing it", path)
+		return nil, 0, errorf("%s is a symbolic link; refusing it", path)
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("relay: %w", err)
+		return nil, 0, errorf("%w", err)
 	}
 	fi, err := checkLog(f, path)
 	if err != nil {
@@ -98,7 +98,7 @@ func openLog(path string) (*os.File, int64, error) {
 		// answered what, so it is made private again.
 		if err := f.Chmod(0o600); err != nil {
 			f.Close()
-			return nil, 0, fmt.Errorf("relay: %w", err)
+			return nil, 0, errorf("%w", err)
 		}
 	}
 	return f, fi.Size(), nil
@@ -109,17 +109,17 @@ func openLog(path string) (*os.File, int64, error) {
 func checkLog(f *os.File, path string) (os.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("relay: %w", err)
+		return nil, errorf("%w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("relay: %s is not a regular file; refusing it", path)
+		return nil, errorf("%s is not a regular file; refusing it", path)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		switch {
 		case int(st.Uid) != os.Geteuid():
-			return nil, fmt.Errorf("relay: %s belongs to uid %d, not to you (uid %d); refusing it", path, st.Uid, os.Geteuid())
+			return nil, errorf("%s belongs to uid %d, not to you (uid %d); refusing it", path, st.Uid, os.Geteuid())
 		case st.Nlink > 1:
-			return nil, fmt.Errorf("relay: %s has %d names (a hard link); refusing it", path, st.Nlink)
+			return nil, errorf("%s has %d names (a hard link); refusing it", path, st.Nlink)
 		}
 	}
 	return fi, nil
@@ -130,7 +130,7 @@ func checkLog(f *os.File, path string) (os.FileInfo, error) {
 func openLogRead(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ELOOP) {
-		return nil, nil, fmt.Errorf("relay: %s is a symbolic link; refusing it", path)
+		return nil, nil, errorf("%s is a symbolic link; refusing it", path)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -166,7 +166,7 @@ func TailLog(dir string, n int, w io.Writer) (LogPos, error) {
 		pos.offset, err = fsutil.Tail(f, n, &b)
 		f.Close()
 		if err != nil {
-			return LogPos{}, fmt.Errorf("relay: %w", err)
+			return LogPos{}, errorf("%w", err)
 		}
 		pos.file, cur, lines = fi, b.data, b.lines
 	case !errors.Is(err, fs.ErrNotExist):
@@ -179,7 +179,7 @@ func TailLog(dir string, n int, w io.Writer) (LogPos, error) {
 			_, oerr = fsutil.Tail(old, max(n-lines, 0), w)
 			old.Close()
 			if oerr != nil {
-				return LogPos{}, fmt.Errorf("relay: %w", oerr)
+				return LogPos{}, errorf("%w", oerr)
 			}
 		case !errors.Is(oerr, fs.ErrNotExist):
 			return LogPos{}, oerr
@@ -279,7 +279,7 @@ func followOnce(path string, pos LogPos, w io.Writer) (LogPos, error) {
 // offset after the last one: a half-written line waits for its end.
 func copyLines(f *os.File, offset int64, w io.Writer) (int64, error) {
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return offset, fmt.Errorf("relay: %w", err)
+		return offset, errorf("%w", err)
 	}
 	r := bufio.NewReader(f)
 	for {

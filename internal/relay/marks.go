@@ -2,7 +2,6 @@ package relay
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
@@ -74,7 +73,7 @@ func (rec RateRecord) Within(now time.Time) RateRecord {
 // WriteRate writes the rate record rec in dir, atomically.
 func WriteRate(dir string, rec RateRecord) error {
 	if err := statedir.Dir(dir).WriteRecord(Rate, rec); err != nil {
-		return fmt.Errorf("relay: %w", err)
+		return errorf("%w", err)
 	}
 	return nil
 }
@@ -139,7 +138,7 @@ func FindEdited(edited []EditedMessage, chat int64, msg int) (EditedMessage, boo
 // WriteEdited writes the edited messages in dir, atomically.
 func WriteEdited(dir string, edited []EditedMessage) error {
 	if err := statedir.Dir(dir).WriteRecord(Edited, edited); err != nil {
-		return fmt.Errorf("relay: %w", err)
+		return errorf("%w", err)
 	}
 	return nil
 }

@@ -1,8 +1,6 @@
 package relay
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -12,7 +10,7 @@ import (
 
 // ErrUnknown is a nonce no watcher offers: never relayed, or replaced by a
 // newer question, or planted.
-var ErrUnknown = errors.New("relay: no watcher offers this button (the question was replaced, or is gone)")
+var ErrUnknown = errorf("no watcher offers this button (the question was replaced, or is gone)")
 
 // A Found is an offer FindOffer found: the watcher's directory, the
 // offers record that holds it, and the offer.
@@ -38,11 +36,11 @@ func (f Found) OnMessage(chat int64, msg int) bool {
 // once.
 func FindOffer(home, nonce string) (Found, error) {
 	if !statedir.IsNonce(nonce) {
-		return Found{}, fmt.Errorf("relay: %q is not a nonce", nonce)
+		return Found{}, errorf("%q is not a nonce", nonce)
 	}
 	entries, err := os.ReadDir(home)
 	if err != nil {
-		return Found{}, fmt.Errorf("relay: %w", err)
+		return Found{}, errorf("%w", err)
 	}
 	var f Found
 	n := 0
@@ -71,5 +69,5 @@ func FindOffer(home, nonce string) (Found, error) {
 	case 1:
 		return f, nil
 	}
-	return Found{}, fmt.Errorf("relay: the button is offered by %d watchers; refusing it", n)
+	return Found{}, errorf("the button is offered by %d watchers; refusing it", n)
 }

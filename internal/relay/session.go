@@ -2,7 +2,6 @@ package relay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -39,12 +39,12 @@ func Start(ctx context.Context, m coord.Mux, bin string, getenv func(string) str
 	if running, rec, err := Running(home); err != nil {
 		return "", err
 	} else if running {
-		return "", fmt.Errorf("relay: the receiver already runs (pid %d, since %s)", rec.Pid, rec.Since.Local().Format(time.DateTime))
+		return "", errorf("the receiver already runs (pid %d, since %s)", rec.Pid, rec.Since.Local().Format(time.DateTime))
 	}
 	if has, err := m.HasSession(ctx, coord.Target{Session: Session}); err != nil {
 		return "", err
 	} else if has {
-		return "", fmt.Errorf("relay: a session %s is there already, without a receiver holding %s (end it, or omega-monitor relay stop)", Session, filepath.Join(home, Dir, LockFile))
+		return "", errorf("a session %s is there already, without a receiver holding %s (end it, or omega-monitor relay stop)", Session, filepath.Join(home, Dir, LockFile))
 	}
 	words := []string{"env"}
 	for _, name := range handedOver {
@@ -63,7 +63,7 @@ func Start(ctx context.Context, m coord.Mux, bin string, getenv func(string) str
 	// that dies at start, so that what it said can be read back.
 	if _, err := m.Run(ctx, "", "new-session", "-d", "-s", Session, command,
 		";", "set-option", "-w", "-t", coord.Exact(Session), "remain-on-exit", "on"); err != nil {
-		return "", fmt.Errorf("relay: cannot start the session %s: %w", Session, err)
+		return "", errorf("cannot start the session %s: %w", Session, err)
 	}
 	rec, err := awaitStart(ctx, m, home, StartWait)
 	if err != nil {
@@ -85,15 +85,15 @@ func awaitStart(ctx context.Context, m coord.Mux, home string, within time.Durat
 		}
 		out, err := m.Run(ctx, "", "display-message", "-p", "-t", pane, "#{pane_dead}")
 		if err != nil {
-			return RecordFile{}, fmt.Errorf("relay: the receiver's session %s ended at start, leaving no word", Session)
+			return RecordFile{}, errorf("the receiver's session %s ended at start, leaving no word", Session)
 		}
 		if strings.TrimSpace(string(out)) == "1" {
 			said, _ := m.Run(ctx, "", "capture-pane", "-p", "-t", pane)
 			m.Run(ctx, "", "kill-session", "-t", pane)
-			return RecordFile{}, fmt.Errorf("relay: the receiver died at start: %s", lastWords(string(said)))
+			return RecordFile{}, errorf("the receiver died at start: %s", lastWords(string(said)))
 		}
 		if time.Now().After(deadline) {
-			return RecordFile{}, fmt.Errorf("relay: the receiver in session %s has not taken its lock within %v", Session, within)
+			return RecordFile{}, errorf("the receiver in session %s has not taken its lock within %v", Session, within)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -114,7 +114,7 @@ func lastWords(screen string) string {
 }
 
 // ErrNotRunning is Stop's error when no receiver runs.
-var ErrNotRunning = errors.New("relay: the receiver does not run")
+var ErrNotRunning = errorf("the receiver does not run")
 
 // Stop ends the receiver of the state home home: its session, or, when it
 // was started by hand, its process (SIGTERM, only when its start token is
@@ -131,14 +131,14 @@ func Stop(ctx context.Context, m coord.Mux, home string, wait time.Duration) (st
 	switch {
 	case has:
 		if _, err := m.Run(ctx, "", "kill-session", "-t", coord.Exact(Session)); err != nil {
-			return "", fmt.Errorf("relay: cannot end the session %s: %w", Session, err)
+			return "", errorf("cannot end the session %s: %w", Session, err)
 		}
 	case running && rec.Alive():
 		if err := syscall.Kill(rec.Pid, syscall.SIGTERM); err != nil {
-			return "", fmt.Errorf("relay: cannot stop the receiver pid %d: %w", rec.Pid, err)
+			return "", errorf("cannot stop the receiver pid %d: %w", rec.Pid, err)
 		}
 	case running:
-		return "", fmt.Errorf("relay: a receiver holds %s, but it is not the process relay.json names: stop it where it runs", filepath.Join(home, Dir, LockFile))
+		return "", errorf("a receiver holds %s, but it is not the process relay.json names: stop it where it runs", filepath.Join(home, Dir, LockFile))
 	default:
 		return "", ErrNotRunning
 	}
@@ -151,7 +151,7 @@ func Stop(ctx context.Context, m coord.Mux, home string, wait time.Duration) (st
 			return "stopped the answer receiver", nil
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("relay: the receiver still holds its lock after %v (pid %d)", wait, rec.Pid)
+			return "", errorf("the receiver still holds its lock after %v (pid %d)", wait, rec.Pid)
 		}
 	}
 }
@@ -181,7 +181,7 @@ func Status(home string, getenv func(string) string, now time.Time) (report stri
 		cerr = cfg.Check()
 	}
 	if cerr != nil {
-		fmt.Fprintf(&b, "config refused: %s\n", strings.TrimPrefix(cerr.Error(), "relay: "))
+		fmt.Fprintf(&b, "config refused: %s\n", pkgerr.Why(cerr))
 	}
 	entries, _ := os.ReadDir(filepath.Join(home, Dir, Inflight))
 	if n := len(entries); n > 0 {
@@ -226,7 +226,7 @@ func Ensure(ctx context.Context, m coord.Mux, find func() (string, error), geten
 }
 
 // ErrUsage is Do's answer for a verb it does not know.
-var ErrUsage = errors.New("relay: want start, stop, status or logs")
+var ErrUsage = errorf("want start, stop, status or logs")
 
 // Using is what Do works with: the multiplexer (or why there is none), the
 // environment, the time, how long stop waits, and how the receiver's

@@ -65,18 +65,18 @@ type InflightRecord struct {
 func Home(home string) (string, error) {
 	dir := filepath.Join(home, Dir)
 	if err := os.MkdirAll(filepath.Join(dir, Inflight), 0o700); err != nil {
-		return "", fmt.Errorf("relay: %w", err)
+		return "", errorf("%w", err)
 	}
 	for _, d := range []string{home, dir, filepath.Join(dir, Inflight)} {
 		if err := statedir.CheckPrivate(d); err != nil {
-			return "", fmt.Errorf("relay: %w", err)
+			return "", errorf("%w", err)
 		}
 	}
 	return dir, nil
 }
 
 // ErrRunning is wrapped by Lock when another receiver holds the lock.
-var ErrRunning = errors.New("relay: another receiver runs")
+var ErrRunning = errorf("another receiver runs")
 
 // Lock takes the receiver's lock in dir (Home), or says who holds it. The
 // lock lasts until the file is closed or the process exits.
@@ -86,7 +86,7 @@ func Lock(dir string) (*os.File, error) {
 		return nil, fmt.Errorf("%w: %s", ErrRunning, holder(dir))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("relay: %w", err)
+		return nil, errorf("%w", err)
 	}
 	return f, nil
 }
@@ -105,7 +105,7 @@ func Running(home string) (bool, RecordFile, error) {
 		return false, RecordFile{}, nil
 	}
 	if err != nil {
-		return false, RecordFile{}, fmt.Errorf("relay: %w", err)
+		return false, RecordFile{}, errorf("%w", err)
 	}
 	f.Close()
 	rec, _ := ReadRecord(dir)
@@ -148,11 +148,11 @@ func ReadOffset(dir string) (int64, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("relay: %w", err)
+		return 0, errorf("%w", err)
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("relay: %s holds no update id (%q): remove it to start from what Telegram holds", filepath.Join(dir, Offset), data)
+		return 0, errorf("%s holds no update id (%q): remove it to start from what Telegram holds", filepath.Join(dir, Offset), data)
 	}
 	return n, nil
 }
@@ -160,7 +160,7 @@ func ReadOffset(dir string) (int64, error) {
 // WriteOffset records id as the last update handled, atomically.
 func WriteOffset(dir string, id int64) error {
 	if err := atomicfile.Write(filepath.Join(dir, Offset), []byte(strconv.FormatInt(id, 10)+"\n"), 0o600); err != nil {
-		return fmt.Errorf("relay: %w", err)
+		return errorf("%w", err)
 	}
 	return nil
 }
@@ -168,7 +168,7 @@ func WriteOffset(dir string, id int64) error {
 // WriteInflight records an answer being carried.
 func WriteInflight(dir string, r InflightRecord) error {
 	if !statedir.IsNonce(r.Nonce) {
-		return fmt.Errorf("relay: %q is not a nonce", r.Nonce)
+		return errorf("%q is not a nonce", r.Nonce)
 	}
 	return statedir.Dir(filepath.Join(dir, Inflight)).WriteRecord(r.Nonce+".json", r)
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 	"github.com/omega-monitor/omega-monitor/internal/relay"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -314,7 +315,7 @@ func answersSaid(env Env) string {
 	case err != nil:
 		return "answers from the chat: off (" + err.Error() + ")"
 	case c.Check() != nil:
-		return "answers from the chat: off; alerts only (" + strings.TrimPrefix(c.Check().Error(), "relay: ") + ")"
+		return "answers from the chat: off; alerts only (" + pkgerr.Why(c.Check()) + ")"
 	case c.Private():
 		return "answers from the chat: on, in your private chat (omega-monitor watch starts their receiver)" + freeTextSaid(c)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -152,12 +151,12 @@ type AnswerResult struct {
 func NewNonce() (string, error) {
 	f, err := os.Open("/dev/urandom")
 	if err != nil {
-		return "", fmt.Errorf("statedir: nonce: %w", err)
+		return "", errorf("nonce: %w", err)
 	}
 	defer f.Close()
 	var b [16]byte
 	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return "", fmt.Errorf("statedir: nonce: %w", err)
+		return "", errorf("nonce: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
 }
@@ -180,7 +179,7 @@ func IsNonce(s string) bool {
 func (d Dir) answersDir() (string, error) {
 	dir := d.Path(Answers)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("statedir: %w", err)
+		return "", errorf("%w", err)
 	}
 	if err := CheckPrivate(dir); err != nil {
 		return "", err
@@ -211,7 +210,7 @@ func (d Dir) ReadOffers() (OffersRecord, error) {
 // fs.ErrExist, and the first stands.
 func (d Dir) WriteRequest(r AnswerRequest) error {
 	if !IsNonce(r.Nonce) {
-		return fmt.Errorf("statedir: %q is not a nonce", r.Nonce)
+		return errorf("%q is not a nonce", r.Nonce)
 	}
 	dir, err := d.answersDir()
 	if err != nil {
@@ -229,7 +228,7 @@ func (d Dir) Requests() ([]AnswerRequest, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("statedir: %w", err)
+		return nil, errorf("%w", err)
 	}
 	var out []AnswerRequest
 	for _, e := range entries {
@@ -264,7 +263,7 @@ func (d Dir) ReadResult(nonce string) (AnswerResult, error) {
 // answers directory, which it makes the user's alone.
 func (d Dir) writeNonceRecord(nonce, suffix string, v any) error {
 	if !IsNonce(nonce) {
-		return fmt.Errorf("statedir: %q is not a nonce", nonce)
+		return errorf("%q is not a nonce", nonce)
 	}
 	if _, err := d.answersDir(); err != nil {
 		return err
@@ -276,7 +275,7 @@ func (d Dir) writeNonceRecord(nonce, suffix string, v any) error {
 // an error that is fs.ErrNotExist.
 func (d Dir) readNonceRecord(nonce, suffix string, v any) error {
 	if !IsNonce(nonce) {
-		return fmt.Errorf("statedir: %q is not a nonce", nonce)
+		return errorf("%q is not a nonce", nonce)
 	}
 	return d.ReadRecord(filepath.Join(Answers, nonce+suffix), v)
 }
@@ -305,22 +304,22 @@ func (d Dir) Settle(nonce string) {
 func createOnce(path string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("statedir: %w", err)
+		return errorf("%w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".request-*")
 	if err != nil {
-		return fmt.Errorf("statedir: %w", err)
+		return errorf("%w", err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(append(data, '\n')); err != nil {
 		tmp.Close()
-		return fmt.Errorf("statedir: %w", err)
+		return errorf("%w", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("statedir: %w", err)
+		return errorf("%w", err)
 	}
 	if err := os.Link(tmp.Name(), path); err != nil {
-		return fmt.Errorf("statedir: %w", err)
+		return errorf("%w", err)
 	}
 	return nil
 }
@@ -355,7 +354,7 @@ func (d Dir) ReadConfirmAsked(nonce string) (ConfirmAsked, error) {
 	var c ConfirmAsked
 	err := d.readNonceRecord(nonce, ConfirmSuffix, &c)
 	if err == nil && c.Nonce != nonce {
-		return ConfirmAsked{}, fmt.Errorf("statedir: the confirmation record of %s names another button", nonce[:8])
+		return ConfirmAsked{}, errorf("the confirmation record of %s names another button", nonce[:8])
 	}
 	return c, err
 }

@@ -38,7 +38,7 @@ func (d Dir) ReadHolder() HolderRecord {
 }
 
 // ErrHeld is returned, wrapped, by Hold when another loop holds the lock.
-var ErrHeld = errors.New("statedir: held by another loop")
+var ErrHeld = errorf("held by another loop")
 
 // Hold takes the loop's lock on d through fd, the descriptor on which the
 // loop opened loop.lock (for appending), and records h in it. The loop

@@ -1,7 +1,6 @@
 package statedir
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -10,7 +9,7 @@ import (
 // ErrNotPrivate is what CheckPrivate's refusals are (errors.Is tells them
 // from a directory that only cannot be read): a directory another user
 // owns or can write, or a link in its place. Nothing is written into one.
-var ErrNotPrivate = errors.New("statedir: not a private directory")
+var ErrNotPrivate = errorf("not a private directory")
 
 // notPrivate is a refusal of CheckPrivate's: its message, and
 // ErrNotPrivate.
@@ -28,13 +27,13 @@ func (e notPrivate) Is(target error) bool { return target == ErrNotPrivate }
 func CheckPrivate(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return fmt.Errorf("statedir: %w", err)
+		return errorf("%w", err)
 	}
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
 		return notPrivate(fmt.Sprintf("statedir: %s is a symbolic link; refusing it (make it a directory of your own)", dir))
 	case !fi.IsDir():
-		return fmt.Errorf("statedir: %s is not a directory", dir)
+		return errorf("%s is not a directory", dir)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
 		return notPrivate(fmt.Sprintf("statedir: %s belongs to uid %d, not to you (uid %d); refusing it", dir, st.Uid, os.Geteuid()))
@@ -58,19 +57,19 @@ func openAppend(path string) (*os.File, error) {
 func CheckOwnFile(path string) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return fmt.Errorf("statedir: %w", err)
+		return errorf("%w", err)
 	}
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("statedir: %s is a symbolic link; refusing it (make it a file of your own)", path)
+		return errorf("%s is a symbolic link; refusing it (make it a file of your own)", path)
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("statedir: %s is not a regular file", path)
+		return errorf("%s is not a regular file", path)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("statedir: %s belongs to uid %d, not to you (uid %d); refusing it", path, st.Uid, os.Geteuid())
+		return errorf("%s belongs to uid %d, not to you (uid %d); refusing it", path, st.Uid, os.Geteuid())
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("statedir: %s is writable by others (mode %v); refusing it (chmod go-w %s)", path, fi.Mode().Perm(), path)
+		return errorf("%s is writable by others (mode %v); refusing it (chmod go-w %s)", path, fi.Mode().Perm(), path)
 	}
 	return nil
 }

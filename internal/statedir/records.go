@@ -2,7 +2,6 @@ package statedir
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"time"
 
@@ -149,10 +148,10 @@ func AuditDir(home, name string) string { return filepath.Join(home, Audits, nam
 func (d Dir) WriteRecord(name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("statedir: %s: %w", name, err)
+		return errorf("%s: %w", name, err)
 	}
 	if err := atomicfile.Write(d.Path(name), append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("statedir: %s: %w", name, err)
+		return errorf("%s: %w", name, err)
 	}
 	return nil
 }
@@ -168,7 +167,7 @@ func (d Dir) ReadRecord(name string, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("statedir: %s: corrupt: %w", name, err)
+		return errorf("%s: corrupt: %w", name, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package statedir
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"time"
@@ -32,7 +31,7 @@ func (d Dir) TakeReset() (r ResetRequest, ok bool, err error) {
 		return r, false, nil
 	}
 	if rmErr := os.Remove(d.Path(Reset)); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
-		return r, false, fmt.Errorf("statedir: %s: cannot remove it, so it is not applied: %w", Reset, rmErr)
+		return r, false, errorf("%s: cannot remove it, so it is not applied: %w", Reset, rmErr)
 	}
 	if err != nil {
 		return ResetRequest{}, false, err

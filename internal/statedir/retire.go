@@ -94,7 +94,7 @@ func (r RetireRecord) check() error {
 // MaxRetires, oldest first, and those older than RetireLife.
 func (d Dir) WriteRetire(r RetireRecord) error {
 	if err := r.check(); err != nil {
-		return fmt.Errorf("statedir: retire record: %w", err)
+		return errorf("retire record: %w", err)
 	}
 	if err := d.writeNonceRecord(r.Nonce, RetireSuffix, r); err != nil {
 		return err
@@ -240,7 +240,7 @@ func (d Dir) DropRetire(name string) {
 func (d Dir) DropOffers() error {
 	err := os.Remove(d.Path(filepath.Join(Answers, Offers)))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("statedir: %w", err)
+		return errorf("%w", err)
 	}
 	return nil
 }

@@ -106,7 +106,7 @@ func Home(getenv func(string) string) (string, error) {
 	}
 	home := getenv("HOME")
 	if home == "" {
-		return "", errors.New("statedir: no state directory: set OMEGA_MONITOR_HOME (or HOME)")
+		return "", errorf("no state directory: set OMEGA_MONITOR_HOME (or HOME)")
 	}
 	return filepath.Join(home, ".omega", "monitor"), nil
 }

@@ -3,8 +3,6 @@ package statedir
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,36 +83,36 @@ var arity = map[Op]int{OpCapture: 1, OpConfirm: 3, OpKeys: 1, OpPaste: 1, OpRest
 func (s Step) Check() error {
 	n, ok := arity[s.Op]
 	if !ok {
-		return fmt.Errorf("statedir: unknown step %q", s.Op)
+		return errorf("unknown step %q", s.Op)
 	}
 	if len(s.Args) != n {
-		return fmt.Errorf("statedir: step %s takes %d word(s), not %d", s.Op, n, len(s.Args))
+		return errorf("step %s takes %d word(s), not %d", s.Op, n, len(s.Args))
 	}
 	for _, a := range s.Args {
 		if a == "" || strings.ContainsFunc(a, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-			return fmt.Errorf("statedir: step %s: the word %q is empty or holds a space or a control character", s.Op, a)
+			return errorf("step %s: the word %q is empty or holds a space or a control character", s.Op, a)
 		}
 	}
 	switch s.Op {
 	case OpKeys:
 		if !slices.Contains(Keys, s.Args[0]) {
-			return fmt.Errorf("statedir: step keys: %q is not a key the loop sends", s.Args[0])
+			return errorf("step keys: %q is not a key the loop sends", s.Args[0])
 		}
 	case OpCapture, OpPaste, OpMeasure:
 		if !plainName(s.Args[0]) {
-			return fmt.Errorf("statedir: step %s: %q is not a plain file name", s.Op, s.Args[0])
+			return errorf("step %s: %q is not a plain file name", s.Op, s.Args[0])
 		}
 	case OpConfirm:
 		if !plainName(s.Args[1]) || !digits(s.Args[2]) {
-			return fmt.Errorf("statedir: step confirm: %q %q are not a file name and microseconds", s.Args[1], s.Args[2])
+			return errorf("step confirm: %q %q are not a file name and microseconds", s.Args[1], s.Args[2])
 		}
 	case OpRest:
 		if !digits(s.Args[0]) {
-			return fmt.Errorf("statedir: step rest: %q is not microseconds", s.Args[0])
+			return errorf("step rest: %q is not microseconds", s.Args[0])
 		}
 	case OpPace:
 		if _, err := strconv.ParseFloat(s.Args[0], 64); err != nil || strings.ContainsAny(s.Args[0], "eE+-") {
-			return fmt.Errorf("statedir: step pace: %q is not seconds", s.Args[0])
+			return errorf("step pace: %q is not seconds", s.Args[0])
 		}
 	}
 	return nil
@@ -154,7 +152,7 @@ func ParseSteps(data []byte) ([]Step, error) {
 		steps = append(steps, s)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("statedir: steps: %w", err)
+		return nil, errorf("steps: %w", err)
 	}
 	return steps, nil
 }
@@ -164,7 +162,7 @@ func ParseSteps(data []byte) ([]Step, error) {
 // names a file that is not there.
 func (d Dir) WriteSteps(name string, steps []Step, pastes map[string][]byte) error {
 	if !plainName(name) {
-		return fmt.Errorf("statedir: %q is not an action's name", name)
+		return errorf("%q is not an action's name", name)
 	}
 	data, err := FormatSteps(steps)
 	if err != nil {
@@ -172,7 +170,7 @@ func (d Dir) WriteSteps(name string, steps []Step, pastes map[string][]byte) err
 	}
 	if len(pastes) > 0 {
 		if err := os.MkdirAll(d.Path(Pastes), 0o700); err != nil {
-			return fmt.Errorf("statedir: %w", err)
+			return errorf("%w", err)
 		}
 		if err := CheckPrivate(d.Path(Pastes)); err != nil {
 			return err
@@ -180,10 +178,10 @@ func (d Dir) WriteSteps(name string, steps []Step, pastes map[string][]byte) err
 	}
 	for n, p := range pastes {
 		if !plainName(n) {
-			return fmt.Errorf("statedir: %q is not a paste's name", n)
+			return errorf("%q is not a paste's name", n)
 		}
 		if err := atomicfile.Write(filepath.Join(d.Path(Pastes), n), p, 0o600); err != nil {
-			return fmt.Errorf("statedir: %w", err)
+			return errorf("%w", err)
 		}
 	}
 	return d.WriteAction(name, data)
@@ -193,7 +191,7 @@ func (d Dir) WriteSteps(name string, steps []Step, pastes map[string][]byte) err
 func ReadSteps(path string) ([]Step, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("statedir: %w", err)
+		return nil, errorf("%w", err)
 	}
 	return ParseSteps(data)
 }
@@ -201,7 +199,7 @@ func ReadSteps(path string) ([]Step, error) {
 // ReadPaste reads the paste name of d.
 func (d Dir) ReadPaste(name string) ([]byte, error) {
 	if !plainName(name) {
-		return nil, errors.New("statedir: not a paste's name")
+		return nil, errorf("not a paste's name")
 	}
 	return os.ReadFile(filepath.Join(d.Path(Pastes), name))
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/relay"
@@ -290,7 +291,7 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 		return
 	}
 	if err != nil {
-		t.refuse("not answered: "+strings.TrimPrefix(err.Error(), "relay: "), err.Error())
+		t.refuse("not answered: "+pkgerr.Why(err), err.Error())
 		return
 	}
 	dir, offer := found.Dir, found.Offer

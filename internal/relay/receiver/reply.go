@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/answer"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/relay"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -149,7 +150,7 @@ func (r *Receiver) findField(q *models.Message) (dir string, o statedir.Offer, w
 			continue
 		}
 		if err != nil {
-			return "", o, "not answered: " + strings.TrimPrefix(err.Error(), "relay: "), err.Error()
+			return "", o, "not answered: " + pkgerr.Why(err), err.Error()
 		}
 		if found && f.Dir != dir {
 			return "", o, "not a question of this watcher: nothing was typed", "a keyboard of two watchers' buttons"
