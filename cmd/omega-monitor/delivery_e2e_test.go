@@ -19,6 +19,7 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/scripts"
@@ -178,7 +179,7 @@ func TestDeliveryNeverHoldsThePoll(t *testing.T) {
 	r.waitLines(len(lines)+5, 10*time.Second)
 	// The board tells a channel being delivered to.
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		said := board.DeliveryLines(board.Watcher{Delivery: ptr(readDelivery(t, r.state))}, time.Now())
+		said := render.DeliveryLines(board.Watcher{Delivery: ptr(readDelivery(t, r.state))}, time.Now())
 		if len(said) == 0 || !strings.Contains(said[0], "delivering to channel line 1 (generic, "+hook.addr+"): try ") {
 			return poll.Continue("the board says %q", said)
 		}

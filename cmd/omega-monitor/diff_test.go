@@ -12,6 +12,7 @@ import (
 	gtpoll "gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/internal/poll"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
@@ -104,7 +105,7 @@ func TestLoopRecordsTheDiffOfThePanesWorktree(t *testing.T) {
 				t.Errorf("diff.json: %+v", d)
 			}
 			f, err := board.Census(filepath.Dir(r.state), time.Now(), board.Options{})
-			if err != nil || len(f.Watchers) != 1 || board.DiffText(f.Watchers[0].Diff) != "+5 -1" || f.Fleet.Added != 5 {
+			if err != nil || len(f.Watchers) != 1 || render.DiffText(f.Watchers[0].Diff) != "+5 -1" || f.Fleet.Added != 5 {
 				t.Errorf("the board: %+v %v", f.Watchers, err)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -82,7 +83,7 @@ func TestDeliverOutbox(t *testing.T) {
 	fl, err := board.Census(home, time.Now(), board.Options{})
 	assert.NilError(t, err)
 	assert.Assert(t, len(fl.Watchers) == 1 && fl.Watchers[0].Undelivered != nil, "%+v", fl.Watchers)
-	assert.Assert(t, strings.Contains(board.Compact(fl), "the funnel: signal: killed"), board.Compact(fl))
+	assert.Assert(t, strings.Contains(render.Compact(fl), "the funnel: signal: killed"), render.Compact(fl))
 
 	// Restarted: everything pending goes, in order, once.
 	os.Remove(sent)

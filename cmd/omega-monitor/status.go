@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/board/live"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
@@ -103,7 +104,7 @@ func runStatus(e *Env, args []string) int {
 			fmt.Fprintln(e.Stdout, "omega-monitor: ?")
 			return 1
 		}
-		fmt.Fprintln(e.Stdout, printable.String(board.Tmux(f)))
+		fmt.Fprintln(e.Stdout, printable.String(render.Tmux(f)))
 		return 0
 	}
 	if !*once && !*asJSON && terminal {
@@ -129,7 +130,7 @@ func runStatus(e *Env, args []string) int {
 		return 0
 	}
 	// The compact form: as wide as the terminal, or of no width limit.
-	io.WriteString(e.Stdout, printable.String(board.CompactWidth(f, live.Width(out))))
+	io.WriteString(e.Stdout, printable.String(render.CompactWidth(f, live.Width(out))))
 	if line != "" {
 		fmt.Fprintln(e.Stdout, line)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 )
 
 // loopPid is the pid of a watcher's loop: the watcher session's pane runs
@@ -308,7 +309,7 @@ func TestStatusLiveInATerminal(t *testing.T) {
 		return strings.Contains(s, "▶ api") && strings.Contains(s, "STALLED") && strings.Contains(s, "1/5") && len(lines) <= 12
 	})
 	for _, l := range strings.Split(screen, "\n") {
-		if board.Width(l) > 50 {
+		if render.Width(l) > 50 {
 			t.Errorf("a line wider than 50 columns after the resize: %q", l)
 		}
 	}
@@ -412,7 +413,7 @@ func TestStatusLiveAt80Columns(t *testing.T) {
 	}
 	lines := strings.Split(screen, "\n")
 	for _, l := range lines {
-		if board.Width(l) > 80 {
+		if render.Width(l) > 80 {
 			t.Errorf("a line wider than 80 columns: %q", l)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/internal/claudecode"
 	"github.com/omega-monitor/omega-monitor/internal/codex"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
@@ -63,7 +64,7 @@ func TestRealClaudeVitals(t *testing.T) {
 	if !strings.HasPrefix(w.Vitals.Source, filepath.Join(s.Home, ".claude", "projects")+"/") || !strings.HasSuffix(w.Vitals.Source, ".jsonl") {
 		t.Errorf("vitals read from %s, want Claude Code's transcript", w.Vitals.Source)
 	}
-	compact := board.Compact(f)
+	compact := render.Compact(f)
 	t.Logf("the compact board:\n%s", compact)
 	if !slices.ContainsFunc(strings.Split(compact, "\n"), func(l string) bool { return strings.Contains(l, "tools:3 reason:0 text:4 wait:1") }) {
 		t.Errorf("the compact board has no line with the counts:\n%s", compact)
@@ -117,7 +118,7 @@ func TestRealCodexVitals(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("vitals (-want +got):\n%s\nthe log:\n%s", diff, readFile(t, logs[0]))
 		}
-		compact := board.Compact(f)
+		compact := render.Compact(f)
 		t.Logf("the compact board:\n%s", compact)
 		if !slices.ContainsFunc(strings.Split(compact, "\n"), func(l string) bool { return strings.Contains(l, "tools:1 reason:0 text:3 wait:2") }) {
 			t.Errorf("the compact board has no line with the counts:\n%s", compact)

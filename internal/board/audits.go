@@ -3,7 +3,6 @@ package board
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,21 +87,4 @@ func auditOf(name string, rec statedir.AuditRecord) Audit {
 		a.RanAt = &t
 	}
 	return a
-}
-
-// AuditLine is one audit in the compact form: when it last ran and what it
-// found, violations first.
-func AuditLine(a Audit, now time.Time) string {
-	ran := "never"
-	if a.RanAt != nil {
-		ran = Clock(now.Sub(*a.RanAt)) + " ago"
-	}
-	found := oneLine(a.Summary)
-	if found == "" {
-		found = fmt.Sprintf("%d dimensions: %d findings, %d clean; %d rejected", a.Dimensions, a.Findings, a.Clean, a.Rejected)
-	}
-	if len(a.Violations) > 0 && !strings.Contains(found, "VIOLATED") {
-		found = fmt.Sprintf("READ-ONLY VIOLATED (%d changed); ", len(a.Violations)) + found
-	}
-	return fmt.Sprintf("audit %s  ran %s (%s)  %s  %s", a.Name, ran, a.Agent, found, a.Report)
 }

@@ -584,3 +584,18 @@ func humanIdle(v string) string {
 	}
 	return v + "s"
 }
+
+// Waiting counts the alerts a watcher's channels hold after a failure: the
+// most any one channel holds.
+func Waiting(w Watcher) int {
+	if w.Delivery == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range w.Delivery.Channels {
+		if c.FailedAt.After(c.DeliveredAt) {
+			n = max(n, c.Queued)
+		}
+	}
+	return n
+}

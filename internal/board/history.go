@@ -431,6 +431,25 @@ func sparkline(now time.Time, hours map[int64]int) Sparkline {
 			s.Total += n
 		}
 	}
-	s.Glyphs, _, s.Peak = draw(s.Counts)
+	s.Glyphs, _, s.Peak = Draw(s.Counts)
 	return s
+}
+
+// Draw scales counts onto the glyphs, one an hour: '·' for none, the peak
+// always a full block and any advance at least the lowest bar.
+func Draw(counts []int) (string, int, int) {
+	total, peak := 0, 0
+	for _, c := range counts {
+		total += c
+		peak = max(peak, c)
+	}
+	g := make([]rune, len(counts))
+	for i, c := range counts {
+		if c == 0 {
+			g[i] = '·'
+			continue
+		}
+		g[i] = glyphs[(c*len(glyphs)-1)/peak]
+	}
+	return string(g), total, peak
 }

@@ -26,7 +26,7 @@ func (SystemProcs) StartToken(pid int) (string, bool) { return proc.StartToken(p
 func liveness(p Procs, hasLoop bool, loop LoopRecord, lastPoll, nextPoll, ended *time.Time, now time.Time) (string, string) {
 	if !hasLoop {
 		if ended != nil {
-			return Gone, "stopped " + ago(now, *ended)
+			return Gone, "stopped " + Ago(now, *ended)
 		}
 		return Gone, "no loop record (loop.json): nothing shows a loop runs"
 	}
@@ -38,10 +38,10 @@ func liveness(p Procs, hasLoop bool, loop LoopRecord, lastPoll, nextPoll, ended 
 			ref, what = *lastPoll, "last poll"
 		}
 		if now.Sub(ref) <= 2*interval || nextPoll != nil && nextPoll.After(ref) && now.Sub(*nextPoll) <= interval {
-			return Live, fmt.Sprintf("pid %d runs, %s %s", loop.Pid, what, ago(now, ref))
+			return Live, fmt.Sprintf("pid %d runs, %s %s", loop.Pid, what, Ago(now, ref))
 		}
 		return Quiet, fmt.Sprintf("pid %d runs, but no poll for %s (interval %s): a call hangs or the loop is stopped",
-			loop.Pid, roundAge(now.Sub(ref)), interval)
+			loop.Pid, RoundAge(now.Sub(ref)), interval)
 	}
 	var why string
 	switch {
@@ -53,20 +53,21 @@ func liveness(p Procs, hasLoop bool, loop LoopRecord, lastPoll, nextPoll, ended 
 		why = fmt.Sprintf("pid %d is another process now (start token %s, recorded %s)", loop.Pid, token, loop.StartToken)
 	}
 	if ended != nil {
-		return Gone, "stopped " + ago(now, *ended) + "; " + why
+		return Gone, "stopped " + Ago(now, *ended) + "; " + why
 	}
 	return Stale, why + ", and the watcher was not stopped"
 }
 
-func ago(now, t time.Time) string {
+// Ago says how long before now t was, coarsely: "3m ago".
+func Ago(now, t time.Time) string {
 	if d := now.Sub(t); d >= 0 {
-		return roundAge(d) + " ago"
+		return RoundAge(d) + " ago"
 	}
 	return "in the future (" + t.UTC().Format(time.RFC3339) + ")"
 }
 
-// roundAge prints a duration to the second below a minute, then coarser.
-func roundAge(d time.Duration) string {
+// RoundAge prints a duration to the second below a minute, then coarser.
+func RoundAge(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return d.Round(time.Second).String()

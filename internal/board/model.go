@@ -1,15 +1,15 @@
-// Package board is the fleet board's census and renders: it reads the state
-// directories of every watcher under a root, decides each watcher's liveness
-// from its loop's pid and process start token, counts progress advances for a
-// 48-hour sparkline, and renders the fleet as a compact text, a live screen,
-// JSON or a tmux status segment.
+// Package board is the fleet board's census: it reads the state directories
+// of every watcher under a root, decides each watcher's liveness from its
+// loop's pid and process start token (package proc), and counts progress
+// advances for a 48-hour sparkline, into a Fleet: the model the board's
+// forms (package render, and JSON), the MCP status tool and the task mirror
+// read.
 //
 // It only READS watchers' state: it never runs ssh, git or a multiplexer,
 // never writes a watcher's files, and does not import tick (state.json is
-// read by its JSON field names). The census takes its clock as an argument,
-// and the renders are pure functions of the Fleet. The one effect besides
-// reading files is asking the system whether a pid runs and what its start
-// token is (Procs), which a caller may replace.
+// read by its JSON field names). The census takes its clock as an argument.
+// The one effect besides reading files is asking the system whether a pid
+// runs and what its start token is (Procs), which a caller may replace.
 package board
 
 import (

@@ -1,7 +1,6 @@
 package board
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/printable"
@@ -34,13 +33,4 @@ func vitalsOf(r statedir.VitalsRecord, now time.Time) (*Vitals, string) {
 		v.Wait += max(m.Wait, 0)
 	}
 	return v, ""
-}
-
-// vitalsText is the board's cell for the agent's own activity: "-" where
-// no record is readable, never 0.
-func vitalsText(v *Vitals) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("tools:%d reason:%d text:%d wait:%d", v.Tools, v.Reason, v.Text, v.Wait)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -81,8 +82,8 @@ func TestDiffOfADirectoryThatIsNotAWorktree(t *testing.T) {
 		t.Fatalf("record: %v", err)
 	}
 	d := readDiff(t, string(state))
-	if d.Error != "not a git worktree" || d.Dir != plain || board.DiffText(&d) != "-" {
-		t.Errorf("diff %+v renders %q", d, board.DiffText(&d))
+	if d.Error != "not a git worktree" || d.Dir != plain || render.DiffText(&d) != "-" {
+		t.Errorf("diff %+v renders %q", d, render.DiffText(&d))
 	}
 }
 

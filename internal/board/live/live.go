@@ -1,5 +1,5 @@
 // Package live is the fleet board as a full-screen terminal program: it
-// redraws board.Screen in place every interval, moves a selection with the
+// redraws render.Screen in place every interval, moves a selection with the
 // arrow keys and takes the operator to the selected watcher's session on
 // Enter. It reads the fleet through package board; taking the operator to
 // a session (switch-client or attach) is the one thing it runs.
@@ -17,6 +17,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 )
 
 // Escape sequences of the live form.
@@ -82,12 +83,12 @@ func Run(root string, interval time.Duration, in, out *os.File, stderr io.Writer
 		if !ok {
 			cols, rows = 80, 24
 		}
-		v := board.View{Width: cols, Height: rows, Selected: sel, Interval: interval.String()}
+		v := render.View{Width: cols, Height: rows, Selected: sel, Interval: interval.String()}
 		var lines []string
 		if censusErr != nil {
-			lines = []string{board.Truncate("omega-monitor status: "+censusErr.Error(), cols)}
+			lines = []string{render.Truncate("omega-monitor status: "+censusErr.Error(), cols)}
 		} else {
-			lines = board.Screen(f, v)
+			lines = render.Screen(f, v)
 		}
 		buf := []byte(home)
 		for i, l := range lines {

@@ -1,4 +1,4 @@
-package board
+package render
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 )
 
@@ -21,13 +22,13 @@ type column struct {
 	// legend says what the column's figures mean, in the board's words;
 	// empty where the heading says it.
 	legend string
-	cell   func(w Watcher) string
+	cell   func(w board.Watcher) string
 }
 
 // The columns, in the order of the board. The target leads: it is what
 // stop, logs and forget take, and what the operator typed.
 var columns = []column{
-	{head: "TARGET", cell: func(w Watcher) string {
+	{head: "TARGET", cell: func(w board.Watcher) string {
 		if w.Target == "" {
 			return w.Name
 		}
@@ -37,48 +38,48 @@ var columns = []column{
 		return w.Target
 	}},
 	{head: "LOOP", keep: 1, legend: "LOOP: [live] polls, [quiet] runs without polling, [stale] died, [gone] stopped",
-		cell: func(w Watcher) string { return "[" + w.Liveness + "]" }},
-	{head: "STATE", cell: func(w Watcher) string {
+		cell: func(w board.Watcher) string { return "[" + w.Liveness + "]" }},
+	{head: "STATE", cell: func(w board.Watcher) string {
 		if w.State == "" {
 			return "-"
 		}
 		return w.State
 	}},
 	{head: "FOR", keep: 2, legend: "FOR: in that state (frozen once stopped)", cell: forText},
-	{head: "NUDGES", legend: "NUDGES: typed/budget since progress", cell: func(w Watcher) string {
+	{head: "NUDGES", legend: "NUDGES: typed/budget since progress", cell: func(w board.Watcher) string {
 		if w.State == "" && w.StateSince == nil {
 			return "-" // never polled: no budget was read
 		}
 		return fmt.Sprintf("%d/%d", w.Nudges.Used, w.Nudges.Limit)
 	}},
-	{head: "NEEDS YOU", cell: func(w Watcher) string { return needsWords[w.NeedsHuman] }},
-	{head: "AGENT", keep: 3, cell: func(w Watcher) string {
+	{head: "NEEDS YOU", cell: func(w board.Watcher) string { return needsWords[w.NeedsHuman] }},
+	{head: "AGENT", keep: 3, cell: func(w board.Watcher) string {
 		if w.Agent == "" {
 			return "-"
 		}
 		return w.Agent
 	}},
 	{head: "WORK", keep: 4, legend: "WORK, PROGRESS: the probes' figures, ? unknown",
-		cell: func(w Watcher) string { return orUnknown(w.Work) }},
-	{head: "PROGRESS", keep: 5, cell: func(w Watcher) string { return orUnknown(w.Progress) }},
+		cell: func(w board.Watcher) string { return orUnknown(w.Work) }},
+	{head: "PROGRESS", keep: 5, cell: func(w board.Watcher) string { return orUnknown(w.Progress) }},
 	{head: "DIFF", keep: 6, legend: "DIFF: lines +added -removed since the base branch, (not in Δ fleet)",
-		cell: func(w Watcher) string {
+		cell: func(w board.Watcher) string {
 			if w.Diff.Known() && !w.DiffCounted {
 				return "(" + DiffText(w.Diff) + ")"
 			}
 			return DiffText(w.Diff)
 		}},
 	{head: "VITALS", keep: 6, legend: "VITALS: the agent's own tool calls, reasoning blocks, text replies, waits for you, last hour (- no record)",
-		cell: func(w Watcher) string { return vitalsText(w.Vitals) }},
+		cell: func(w board.Watcher) string { return vitalsText(w.Vitals) }},
 	{head: "LAST HOUR", keep: 8, legend: "LAST HOUR: polls by state (W working, Q question, S stalled, B blocked, ? no screen), " +
 		"nudges, esc escalations, fail failures, dis disagreed with the agent",
-		cell: func(w Watcher) string { return activityCell(w.Activity) }},
+		cell: func(w board.Watcher) string { return activityCell(w.Activity) }},
 	{head: "LOG", keep: 9, legend: "LOG: monitor.log lines (+new since the board last looked)",
-		cell: func(w Watcher) string { return fmt.Sprintf("%d(+%d)", w.Log.Lines, w.Log.New) }},
+		cell: func(w board.Watcher) string { return fmt.Sprintf("%d(+%d)", w.Log.Lines, w.Log.New) }},
 	{head: "WATCHER", keep: 7, legend: "WATCHER: its name, as stop, logs and forget take it",
-		cell: func(w Watcher) string { return w.Name }},
+		cell: func(w board.Watcher) string { return w.Name }},
 	{head: "HUMAN", keep: 10, legend: "HUMAN: how recent a human's input at the agent holds its pages and nudges (off: never held)",
-		cell: func(w Watcher) string {
+		cell: func(w board.Watcher) string {
 			if w.HumanIdle == "" {
 				return "-"
 			}
@@ -107,9 +108,9 @@ const (
 
 // needsWords says what a watcher's agent waits on a human for.
 var needsWords = map[string]string{
-	NeedsQuestion:        "question",
-	NeedsBlocked:         "blocked",
-	NeedsBudgetExhausted: "budget spent",
+	board.NeedsQuestion:        "question",
+	board.NeedsBlocked:         "blocked",
+	board.NeedsBudgetExhausted: "budget spent",
 }
 
 // deltaLegend says what the header's diff sums.
@@ -117,7 +118,7 @@ const deltaLegend = "Δ fleet: the running watchers' diffs, each worktree once"
 
 // forText is how long the watcher's state has held, frozen at its end
 // once the loop no longer runs; "-" when no state is known.
-func forText(w Watcher) string {
+func forText(w board.Watcher) string {
 	if w.StateSince == nil {
 		return "-"
 	}
@@ -133,12 +134,12 @@ type table struct {
 	cells   [][]string
 	stacked bool
 	width   int
-	ws      []Watcher
+	ws      []board.Watcher
 }
 
 // newTable lays f's watchers out in rows of at most width cells (0: no
 // limit).
-func newTable(f Fleet, width int) *table {
+func newTable(f board.Fleet, width int) *table {
 	t := &table{width: width, ws: f.Watchers}
 	all := make([][]string, len(f.Watchers))
 	natural := make([]int, len(columns))
@@ -290,7 +291,7 @@ func (t *table) hidden(i int) []string {
 // legend says what the shown columns' figures mean, and the header's
 // diff, in lines of at most width cells (0: as wide as the table); then,
 // when some watcher no longer runs, how a stopped watcher leaves the board.
-func (t *table) legend(f Fleet, width int) []string {
+func (t *table) legend(f board.Fleet, width int) []string {
 	if width <= 0 {
 		width = max(Width(t.head()), 80)
 	}
@@ -310,4 +311,13 @@ func (t *table) legend(f Fleet, width int) []string {
 		lines = append(lines, pack([]string{ForgetHint}, "", width)...)
 	}
 	return lines
+}
+
+// vitalsText is the board's cell for the agent's own activity: "-" where
+// no record is readable, never 0.
+func vitalsText(v *board.Vitals) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("tools:%d reason:%d text:%d wait:%d", v.Tools, v.Reason, v.Text, v.Wait)
 }

@@ -1,4 +1,4 @@
-package board
+package render
 
 import (
 	"encoding/json"
@@ -12,6 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/golden"
+
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/boardfix"
 )
 
 // The compact form at the widths of real terminals: the table keeps what
@@ -34,13 +37,13 @@ func TestCompactWidthGolden(t *testing.T) {
 
 // longFleet is fleet with a watcher of a long target that needs you: the
 // target gives way, never its state, its nudges or what it needs.
-func longFleet(t *testing.T) Fleet {
+func longFleet(t *testing.T) board.Fleet {
 	f := fleet(t)
 	since := now.Add(-7 * time.Minute)
-	f.Watchers = append(f.Watchers, Watcher{
+	f.Watchers = append(f.Watchers, board.Watcher{
 		Name: "monitor-" + strings.Repeat("x", 50), Target: "build-box:" + strings.Repeat("long-session-name-", 3) + "end",
-		Pane: "%12", Liveness: Live, State: "STALLED", StateSince: &since, StateForS: 420, Agent: "gemini",
-		Nudges: Nudges{Used: 12, Limit: 12, Exhausted: true}, NeedsHuman: NeedsBudgetExhausted,
+		Pane: "%12", Liveness: board.Live, State: "STALLED", StateSince: &since, StateForS: 420, Agent: "gemini",
+		Nudges: board.Nudges{Used: 12, Limit: 12, Exhausted: true}, NeedsHuman: board.NeedsBudgetExhausted,
 	})
 	return f
 }
@@ -114,21 +117,21 @@ func TestStoppedWatchersDurationIsFrozen(t *testing.T) {
 	root := t.TempDir()
 	started := now.Add(-3 * time.Hour)
 	ended := func(at time.Time) string { return fmt.Sprintf(`{"at":%q,"by":"stop"}`, at.Format(time.RFC3339)) }
-	writeDir(t, root, "monitor-live", map[string]string{
-		"loop.json":  loopJSON(100, "5000", started, 3600, "live"),
-		"state.json": stateJSON("STALLED", now.Add(-10*time.Minute), now.Add(-time.Minute), ""),
+	boardfix.WriteDir(t, root, "monitor-live", map[string]string{
+		"loop.json":  boardfix.LoopJSON(100, "5000", started, 3600, "live"),
+		"state.json": boardfix.StateJSON("STALLED", now.Add(-10*time.Minute), now.Add(-time.Minute), ""),
 	})
-	writeDir(t, root, "monitor-stopped", map[string]string{
-		"loop.json":  loopJSON(400, "5000", started.Add(time.Second), 60, "stopped"),
-		"state.json": stateJSON("QUESTION", now.Add(-50*time.Minute), now.Add(-31*time.Minute), ""),
+	boardfix.WriteDir(t, root, "monitor-stopped", map[string]string{
+		"loop.json":  boardfix.LoopJSON(400, "5000", started.Add(time.Second), 60, "stopped"),
+		"state.json": boardfix.StateJSON("QUESTION", now.Add(-50*time.Minute), now.Add(-31*time.Minute), ""),
 		"ended.json": ended(now.Add(-30 * time.Minute)),
 	})
-	writeDir(t, root, "monitor-died", map[string]string{
-		"loop.json":  loopJSON(401, "5000", started.Add(2*time.Second), 60, "died"),
-		"state.json": stateJSON("WORKING", now.Add(-30*time.Minute), now.Add(-25*time.Minute), ""),
+	boardfix.WriteDir(t, root, "monitor-died", map[string]string{
+		"loop.json":  boardfix.LoopJSON(401, "5000", started.Add(2*time.Second), 60, "died"),
+		"state.json": boardfix.StateJSON("WORKING", now.Add(-30*time.Minute), now.Add(-25*time.Minute), ""),
 	})
-	writeDir(t, root, "monitor-noloop", map[string]string{
-		"state.json": stateJSON("BLOCKED", now.Add(-2*time.Hour), now.Add(-time.Hour), ""),
+	boardfix.WriteDir(t, root, "monitor-noloop", map[string]string{
+		"state.json": boardfix.StateJSON("BLOCKED", now.Add(-2*time.Hour), now.Add(-time.Hour), ""),
 	})
 	type span struct {
 		For   int
@@ -136,7 +139,7 @@ func TestStoppedWatchersDurationIsFrozen(t *testing.T) {
 		Text  string
 	}
 	read := func(at time.Time) map[string]span {
-		f, err := Census(root, at, Options{Procs: procs{100: "5000"}})
+		f, err := board.Census(root, at, board.Options{Procs: boardfix.Procs{100: "5000"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,14 +195,14 @@ func TestDeltaFleetCountsEachWorktreeOnce(t *testing.T) {
 	watch := func(name, target string, pid int, dir string, added, removed, ago int, extra map[string]string) {
 		n++
 		files := map[string]string{
-			"loop.json":  loopJSON(pid, "5000", started.Add(time.Duration(n)*time.Second), 60, target),
-			"state.json": stateJSON("WORKING", started, now, ""),
+			"loop.json":  boardfix.LoopJSON(pid, "5000", started.Add(time.Duration(n)*time.Second), 60, target),
+			"state.json": boardfix.StateJSON("WORKING", started, now, ""),
 			"diff.json":  fmt.Sprintf(`{"added":%d,"removed":%d,"at":%q,"dir":%q,"base":"origin/main"}`, added, removed, now.Add(-time.Duration(ago)*time.Minute).Format(time.RFC3339), dir),
 		}
 		for k, v := range extra {
 			files[k] = v
 		}
-		writeDir(t, root, name, files)
+		boardfix.WriteDir(t, root, name, files)
 	}
 	watch("monitor-a", "a", 100, repo, 10, 1, 9, nil)
 	watch("monitor-b", "b", 100, link, 12, 2, 2, nil)                                 // the same worktree, through a link, measured later: counted
@@ -210,11 +213,11 @@ func TestDeltaFleetCountsEachWorktreeOnce(t *testing.T) {
 	watch("monitor-h1-x", "h1:x", 100, repo, 3, 0, 1, nil) // the same path on other hosts: other worktrees
 	watch("monitor-h2-x", "h2:x", 100, repo, 4, 0, 1, nil)
 	watch("monitor-h2-y", "h2:y", 100, repo+"/", 6, 0, 3, nil)
-	writeDir(t, root, "monitor-g", map[string]string{
-		"loop.json": loopJSON(100, "5000", started.Add(time.Minute), 60, "g"),
+	boardfix.WriteDir(t, root, "monitor-g", map[string]string{
+		"loop.json": boardfix.LoopJSON(100, "5000", started.Add(time.Minute), 60, "g"),
 		"diff.json": fmt.Sprintf(`{"at":%q,"dir":%q,"error":"not a git worktree"}`, now.Format(time.RFC3339), src),
 	})
-	f, err := Census(root, now, Options{Procs: procs{100: "5000"}})
+	f, err := board.Census(root, now, board.Options{Procs: boardfix.Procs{100: "5000"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,25 +256,25 @@ func TestDeltaFleetCountsEachWorktreeOnce(t *testing.T) {
 // TestHeaderSaysItInWords: counts agree in number with what they count,
 // and a fleet that needs nothing says so.
 func TestHeaderSaysItInWords(t *testing.T) {
-	one := Sparkline{Counts: make([]int, Window)}
-	one.Counts[Window-1] = 1
+	one := board.Sparkline{Counts: make([]int, board.Window)}
+	one.Counts[board.Window-1] = 1
 	tests := []struct {
-		s    Summary
+		s    board.Summary
 		want string
 	}{
-		{Summary{}, "needs you: nothing · Δ fleet +0 -0 · 0 watchers · 48h: "},
-		{Summary{Watchers: 1, Live: 1, Questions: 1, Added: 3, Worktrees: 1, Sparkline: one},
+		{board.Summary{}, "needs you: nothing · Δ fleet +0 -0 · 0 watchers · 48h: "},
+		{board.Summary{Watchers: 1, Live: 1, Questions: 1, Added: 3, Worktrees: 1, Sparkline: one},
 			"needs you: 1 question · Δ fleet +3 -0 in 1 worktree · 1 watcher: 1 live · 48h: "},
-		{Summary{Watchers: 5, Live: 2, Gone: 3, Questions: 2, Blocked: 2, BudgetsExhausted: 1},
+		{board.Summary{Watchers: 5, Live: 2, Gone: 3, Questions: 2, Blocked: 2, BudgetsExhausted: 1},
 			"needs you: 2 questions, 2 blocked, 1 budget spent · Δ fleet +0 -0 · 5 watchers: 2 live, 3 gone · 48h: "},
-		{Summary{Watchers: 2, Quiet: 1, Stale: 1, BudgetsExhausted: 2},
+		{board.Summary{Watchers: 2, Quiet: 1, Stale: 1, BudgetsExhausted: 2},
 			"needs you: 2 budgets spent · Δ fleet +0 -0 · 2 watchers: 1 quiet, 1 stale · 48h: "},
 	}
 	for _, tt := range tests {
 		if tt.s.Sparkline.Counts == nil {
-			tt.s.Sparkline.Counts = make([]int, Window)
+			tt.s.Sparkline.Counts = make([]int, board.Window)
 		}
-		if got := Header(Fleet{Fleet: tt.s}); !strings.HasPrefix(got, tt.want) {
+		if got := Header(board.Fleet{Fleet: tt.s}); !strings.HasPrefix(got, tt.want) {
 			t.Errorf("Header = %q\nwant it to begin %q", got, tt.want)
 		}
 	}
@@ -287,12 +290,12 @@ func TestHeaderSaysItInWords(t *testing.T) {
 func TestBoardTextIsInert(t *testing.T) {
 	root := t.TempDir()
 	evil := "api\x1b]0;owned\x07\n\x1b[2Jrm -rf ~"
-	writeDir(t, root, "monitor-api", map[string]string{
-		"loop.json": loopJSON(100, "5000", now.Add(-time.Hour), 60, evil),
-		"state.json": stateJSON("QUESTION\x1b[31m", now.Add(-time.Minute), now,
+	boardfix.WriteDir(t, root, "monitor-api", map[string]string{
+		"loop.json": boardfix.LoopJSON(100, "5000", now.Add(-time.Hour), 60, evil),
+		"state.json": boardfix.StateJSON("QUESTION\x1b[31m", now.Add(-time.Minute), now,
 			`,"agent":"claude\r\n\u009b2J","last_transition":{"at":"2026-03-10T14:19:00Z","from":"W","to":"Q","line":"MONITOR \u001b[8mhidden"},"last_explain":"x\u001b]8;;http://evil\u0007link"`),
 	})
-	f, err := Census(root, now, Options{Procs: procs{100: "5000"}})
+	f, err := board.Census(root, now, board.Options{Procs: boardfix.Procs{100: "5000"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,12 +318,12 @@ func TestBoardTextIsInert(t *testing.T) {
 func TestCursorsLeaveForgottenWatchers(t *testing.T) {
 	root := t.TempDir()
 	for _, name := range []string{"monitor-a", "monitor-b"} {
-		writeDir(t, root, name, map[string]string{"monitor.log": "one\n", "history.jsonl": historyLine(now, "nudge")})
+		boardfix.WriteDir(t, root, name, map[string]string{"monitor.log": "one\n", "history.jsonl": boardfix.HistoryLine(now, "nudge")})
 	}
-	cur := &Cursors{}
+	cur := &board.Cursors{}
 	census := func() {
 		t.Helper()
-		if _, err := Census(root, now, Options{Procs: procs{}, Cursors: cur}); err != nil {
+		if _, err := board.Census(root, now, board.Options{Procs: boardfix.Procs{}, Cursors: cur}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -329,7 +332,7 @@ func TestCursorsLeaveForgottenWatchers(t *testing.T) {
 		t.Fatal(err)
 	}
 	census()
-	SaveCursors(root, cur)
+	board.SaveCursors(root, cur)
 	data, err := os.ReadFile(filepath.Join(root, ".board-cursors.json"))
 	if err != nil {
 		t.Fatal(err)

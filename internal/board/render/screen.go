@@ -1,10 +1,11 @@
-package board
+package render
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 )
 
@@ -24,7 +25,7 @@ type View struct {
 // much of the legend as fits below. The table keeps the target, the state,
 // the nudges and what needs you at every width (see CompactWidth). When
 // the sections do not fit, the window follows the selection.
-func Screen(f Fleet, v View) []string {
+func Screen(f board.Fleet, v View) []string {
 	w, h := max(v.Width, 1), max(v.Height, 1)
 	top := []string{title(f, v, w)}
 	top = append(top, HeaderLines(f, w)...)
@@ -49,7 +50,7 @@ func Screen(f Fleet, v View) []string {
 			}
 			body = append(body, mark+l)
 		}
-		if wt.Liveness != Live {
+		if wt.Liveness != board.Live {
 			body = append(body, "    "+wt.LivenessReason)
 		}
 		if u := wt.Undelivered; u != nil {
@@ -103,7 +104,7 @@ func Screen(f Fleet, v View) []string {
 
 // title is the live board's first line; at a narrow width the keys and
 // the refresh give way, the last of them "q quits".
-func title(f Fleet, v View, width int) string {
+func title(f board.Fleet, v View, width int) string {
 	pieces := []struct {
 		text string
 		keep int
@@ -129,7 +130,7 @@ func title(f Fleet, v View, width int) string {
 // detail is the selected watcher opened: its last transition, its last
 // alert, the explanation of its last verdict, and what the width left out
 // of its row (hidden, as "heading value").
-func detail(w Watcher, loc *time.Location, hidden []string, width int) []string {
+func detail(w board.Watcher, loc *time.Location, hidden []string, width int) []string {
 	const indent = "               "
 	var out []string
 	if t := w.LastTransition; t != nil {

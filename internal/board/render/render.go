@@ -1,4 +1,9 @@
-package board
+// Package render draws the fleet the census read (package board) for a
+// person: the compact text of status --once, the live screen, the tmux
+// status segment, the delivery lines. Every function is pure, of a Fleet
+// and the sizes given; none reads a file. The census others import is in
+// board, apart from these renderers.
+package render
 
 import (
 	"fmt"
@@ -6,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/board"
 )
 
 // NoLiveWatchers ends the compact form when no watcher is live or quiet: a
@@ -19,14 +26,14 @@ const ForgetHint = "a stopped watcher stays until forgotten: omega-monitor forge
 // Header is the fleet on one line, as the compact form prints it when its
 // width is not limited: what needs a human now, the fleet's diff, its
 // watchers by liveness, and the 48-hour sparkline of progress advances.
-func Header(f Fleet) string { return strings.Join(HeaderLines(f, 0), "") }
+func Header(f board.Fleet) string { return strings.Join(HeaderLines(f, 0), "") }
 
 // HeaderLines is the fleet's header in lines of at most width cells (0: one
 // line). What needs a human comes first and is never cut. The 48-hour
 // sparkline ends the last line where it fits, takes a line of its own on a
 // wide board (with fewer hours where the 48 do not fit), and is left out
 // of a narrow one.
-func HeaderLines(f Fleet, width int) []string {
+func HeaderLines(f board.Fleet, width int) []string {
 	s := f.Fleet
 	lines := pack([]string{NeedsLine(s), DeltaText(s), WatchersText(s)}, " · ", width)
 	sp := SparkText(s.Sparkline, len(s.Sparkline.Counts))
@@ -50,8 +57,8 @@ func HeaderLines(f Fleet, width int) []string {
 
 // SparkCount is the sparkline's count without its glyphs: "48h: 3
 // advances, peak 2/h".
-func SparkCount(sp Sparkline) string {
-	_, total, peak := draw(sp.Counts)
+func SparkCount(sp board.Sparkline) string {
+	_, total, peak := board.Draw(sp.Counts)
 	return fmt.Sprintf("%dh: %s, peak %d/h", len(sp.Counts), plural(total, "advance"), peak)
 }
 
@@ -60,7 +67,7 @@ const wideBoard = 80
 
 // NeedsLine counts what needs a human now: the agents of running watchers
 // that wait on a question, are blocked, or spent their nudge budget.
-func NeedsLine(s Summary) string {
+func NeedsLine(s board.Summary) string {
 	var parts []string
 	if s.Questions > 0 {
 		parts = append(parts, plural(s.Questions, "question"))
@@ -79,7 +86,7 @@ func NeedsLine(s Summary) string {
 
 // DeltaText is the fleet's diff: the running watchers' diffs, each worktree
 // once.
-func DeltaText(s Summary) string {
+func DeltaText(s board.Summary) string {
 	d := fmt.Sprintf("Δ fleet +%d -%d", s.Added, s.Removed)
 	if s.Worktrees > 0 {
 		d += " in " + plural(s.Worktrees, "worktree")
@@ -89,12 +96,12 @@ func DeltaText(s Summary) string {
 
 // WatchersText counts the watchers by liveness, leaving out the kinds there
 // are none of: "6 watchers: 3 live, 1 quiet, 1 stale, 1 gone".
-func WatchersText(s Summary) string {
+func WatchersText(s board.Summary) string {
 	var parts []string
 	for _, k := range []struct {
 		n    int
 		what string
-	}{{s.Live, Live}, {s.Quiet, Quiet}, {s.Stale, Stale}, {s.Gone, Gone}} {
+	}{{s.Live, board.Live}, {s.Quiet, board.Quiet}, {s.Stale, board.Stale}, {s.Gone, board.Gone}} {
 		if k.n > 0 {
 			parts = append(parts, strconv.Itoa(k.n)+" "+k.what)
 		}
@@ -108,7 +115,7 @@ func WatchersText(s Summary) string {
 
 // sparkFit is the sparkline of as many of the last hours as fit in room
 // cells (all of them when they do), or false when not even minSpark do.
-func sparkFit(sp Sparkline, room int) (string, bool) {
+func sparkFit(sp board.Sparkline, room int) (string, bool) {
 	for hours := len(sp.Counts); hours >= minSpark; hours-- {
 		if text := SparkText(sp, hours); Width(text) <= room {
 			return text, true
@@ -122,29 +129,10 @@ const minSpark = 6
 
 // SparkText is the sparkline of the last hours of sp, one glyph an hour
 // scaled to those hours' peak: "48h: ··▂█ (3 advances, peak 2/h)".
-func SparkText(sp Sparkline, hours int) string {
+func SparkText(sp board.Sparkline, hours int) string {
 	counts := sp.Counts[max(len(sp.Counts)-hours, 0):]
-	glyphs, total, peak := draw(counts)
+	glyphs, total, peak := board.Draw(counts)
 	return fmt.Sprintf("%dh: %s (%s, peak %d/h)", len(counts), glyphs, plural(total, "advance"), peak)
-}
-
-// draw scales counts onto the glyphs, one an hour: '·' for none, the peak
-// always a full block and any advance at least the lowest bar.
-func draw(counts []int) (string, int, int) {
-	total, peak := 0, 0
-	for _, c := range counts {
-		total += c
-		peak = max(peak, c)
-	}
-	g := make([]rune, len(counts))
-	for i, c := range counts {
-		if c == 0 {
-			g[i] = '·'
-			continue
-		}
-		g[i] = glyphs[(c*len(glyphs)-1)/peak]
-	}
-	return string(g), total, peak
 }
 
 // plural is n and what, with an s unless n is 1.
@@ -156,14 +144,14 @@ func plural(n int, what string) string {
 }
 
 // Compact is the one-shot form with no width limit: see CompactWidth.
-func Compact(f Fleet) string { return CompactWidth(f, 0) }
+func Compact(f board.Fleet) string { return CompactWidth(f, 0) }
 
 // CompactWidth is the one-shot form in lines of at most width cells (0: no
 // limit): the header, the table of watchers (one line a watcher, or a few
 // where the table does not fit), the legend of its columns, the audits, a
 // line per error when the census is degraded, and NoLiveWatchers when no
 // watcher runs. It holds no escape sequences.
-func CompactWidth(f Fleet, width int) string {
+func CompactWidth(f board.Fleet, width int) string {
 	// The table fits the width; a path or an error in the lines after it
 	// is never cut, but left to the terminal to wrap.
 	var b strings.Builder
@@ -209,7 +197,7 @@ func CompactWidth(f Fleet, width int) string {
 }
 
 // ErrorLine is one thing the census could not read.
-func ErrorLine(e Error) string {
+func ErrorLine(e board.Error) string {
 	return "degraded: " + e.Path + ": " + oneLine(e.Error)
 }
 
@@ -223,7 +211,7 @@ func orUnknown(s string) string {
 
 // DiffText is "+A -R", or "-" when no figure is known (no diff recorded
 // yet, or not a git worktree).
-func DiffText(d *Diff) string {
+func DiffText(d *board.Diff) string {
 	if !d.Known() {
 		return "-"
 	}
@@ -236,10 +224,10 @@ var stateLetters = map[string]string{"WORKING": "W", "QUESTION": "Q", "STALLED":
 // ActivityText is the last hour's counters: polls by state (W working, Q
 // question, S stalled, B blocked, N no agent, ? no capture), nudges, escalations,
 // failures, disagreements with the agent's own status.
-func ActivityText(a Activity) string { return "1h " + activityCell(a) }
+func ActivityText(a board.Activity) string { return "1h " + activityCell(a) }
 
 // activityCell is ActivityText under the table's LAST HOUR heading.
-func activityCell(a Activity) string {
+func activityCell(a board.Activity) string {
 	var polls []string
 	names := make([]string, 0, len(a.Polls))
 	for k := range a.Polls {
@@ -342,7 +330,7 @@ func wrapWords(s string, width int) []string {
 // Tmux is the fleet in a few cells for tmux's status-right: ✋ questions, ⛔
 // blocked, ⌛ budgets spent (each only when there is one), ● running
 // watchers, ✗ stale ones (when any), ! when the census is degraded.
-func Tmux(f Fleet) string {
+func Tmux(f board.Fleet) string {
 	s := f.Fleet
 	var parts []string
 	if s.Questions > 0 {
@@ -421,7 +409,7 @@ func Truncate(s string, width int) string {
 // channel that has a send under way ("delivering to NAME: try 2, 14s") or
 // alerts waiting after a failure, with its last delivery and failure: a
 // channel that hangs is told apart from a watcher that does.
-func DeliveryLines(w Watcher, now time.Time) []string {
+func DeliveryLines(w board.Watcher, now time.Time) []string {
 	if w.Delivery == nil {
 		return nil
 	}
@@ -429,15 +417,15 @@ func DeliveryLines(w Watcher, now time.Time) []string {
 	for _, c := range w.Delivery.Channels {
 		switch {
 		case c.Sending != nil:
-			l := fmt.Sprintf("delivering to %s: try %d, for %s", oneLine(c.Name), c.Sending.Try, roundAge(max(now.Sub(c.Sending.Since), 0)))
+			l := fmt.Sprintf("delivering to %s: try %d, for %s", oneLine(c.Name), c.Sending.Try, board.RoundAge(max(now.Sub(c.Sending.Since), 0)))
 			if c.Sending.Try > 1 && c.Why != "" {
 				l += "; last failure: " + oneLine(c.Why)
 			}
 			out = append(out, l)
 		case c.Queued > 0 && c.FailedAt.After(c.DeliveredAt):
-			l := fmt.Sprintf("%s: %d alert(s) waiting; last failure %s: %s", oneLine(c.Name), c.Queued, ago(now, c.FailedAt), oneLine(c.Why))
+			l := fmt.Sprintf("%s: %d alert(s) waiting; last failure %s: %s", oneLine(c.Name), c.Queued, board.Ago(now, c.FailedAt), oneLine(c.Why))
 			if !c.DeliveredAt.IsZero() {
-				l += "; last delivered " + ago(now, c.DeliveredAt)
+				l += "; last delivered " + board.Ago(now, c.DeliveredAt)
 			}
 			out = append(out, l)
 		}
@@ -445,17 +433,19 @@ func DeliveryLines(w Watcher, now time.Time) []string {
 	return out
 }
 
-// Waiting counts the alerts a watcher's channels hold after a failure: the
-// most any one channel holds.
-func Waiting(w Watcher) int {
-	if w.Delivery == nil {
-		return 0
+// AuditLine is one audit in the compact form: when it last ran and what it
+// found, violations first.
+func AuditLine(a board.Audit, now time.Time) string {
+	ran := "never"
+	if a.RanAt != nil {
+		ran = Clock(now.Sub(*a.RanAt)) + " ago"
 	}
-	n := 0
-	for _, c := range w.Delivery.Channels {
-		if c.FailedAt.After(c.DeliveredAt) {
-			n = max(n, c.Queued)
-		}
+	found := oneLine(a.Summary)
+	if found == "" {
+		found = fmt.Sprintf("%d dimensions: %d findings, %d clean; %d rejected", a.Dimensions, a.Findings, a.Clean, a.Rejected)
 	}
-	return n
+	if len(a.Violations) > 0 && !strings.Contains(found, "VIOLATED") {
+		found = fmt.Sprintf("READ-ONLY VIOLATED (%d changed); ", len(a.Violations)) + found
+	}
+	return fmt.Sprintf("audit %s  ran %s (%s)  %s  %s", a.Name, ran, a.Agent, found, a.Report)
 }

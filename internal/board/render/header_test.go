@@ -1,18 +1,20 @@
-package board
+package render
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/omega-monitor/omega-monitor/internal/board"
 )
 
 // TestHeaderPartsAtEveryWidth: whatever the width, every render's header
 // holds the seed's parts: the 48 hours' count with its peak, the number of
 // watchers, and Δ fleet; where 48 glyphs fit, the glyphs too.
 func TestHeaderPartsAtEveryWidth(t *testing.T) {
-	sp := Sparkline{Counts: make([]int, Window)}
-	sp.Counts[Window-1], sp.Counts[Window-3], sp.Counts[2] = 2, 1, 4
-	f := Fleet{Fleet: Summary{Watchers: 3, Live: 2, Gone: 1, Questions: 1, Added: 382, Removed: 45, Worktrees: 2, Sparkline: sp}}
-	full := SparkText(sp, Window)
+	sp := board.Sparkline{Counts: make([]int, board.Window)}
+	sp.Counts[board.Window-1], sp.Counts[board.Window-3], sp.Counts[2] = 2, 1, 4
+	f := board.Fleet{Fleet: board.Summary{Watchers: 3, Live: 2, Gone: 1, Questions: 1, Added: 382, Removed: 45, Worktrees: 2, Sparkline: sp}}
+	full := SparkText(sp, board.Window)
 	for width := 0; width <= 200; width++ {
 		// A narrow terminal wraps the parts between words.
 		header := strings.Join(strings.Fields(strings.Join(HeaderLines(f, width), "\n")), " ")

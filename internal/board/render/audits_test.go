@@ -1,4 +1,4 @@
-package board
+package render
 
 import (
 	"encoding/json"
@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/boardfix"
 )
 
 // TestAudits: the board shows when each audit last ran and what it found,
@@ -17,17 +20,17 @@ import (
 func TestAudits(t *testing.T) {
 	root := t.TempDir()
 	ran := now.Add(-2*time.Hour - 5*time.Minute)
-	writeDir(t, filepath.Join(root, "audits"), "shop", map[string]string{
+	boardfix.WriteDir(t, filepath.Join(root, "audits"), "shop", map[string]string{
 		"last.json": `{"ran_at":"` + ran.Format(time.RFC3339) + `","dir":"/src/shop","agent":"claude","dimensions":3,"findings":2,"clean":1,"rejected":2,"failed":0,` +
 			`"violations":[],"fallback":false,"summary":"3 dimensions: 2 findings in 1, 1 clean, 1 without a verdict; 2 rejected","report":"/h/audits/shop/report-1.md","delivered":true}`,
 	})
-	writeDir(t, filepath.Join(root, "audits"), "web", map[string]string{
+	boardfix.WriteDir(t, filepath.Join(root, "audits"), "web", map[string]string{
 		"last.json": `{"ran_at":"` + ran.Format(time.RFC3339) + `","agent":"codex","violations":["changed: a.go"],"summary":"4 dimensions: 0 findings in 0, 4 clean, 0 without a verdict; 0 rejected","report":"/r.md"}`,
 	})
-	writeDir(t, filepath.Join(root, "audits"), "broken", map[string]string{"last.json": `{"ran_at":`})
-	writeDir(t, filepath.Join(root, "audits"), "first-run", map[string]string{"report-x.md": "running"})
+	boardfix.WriteDir(t, filepath.Join(root, "audits"), "broken", map[string]string{"last.json": `{"ran_at":`})
+	boardfix.WriteDir(t, filepath.Join(root, "audits"), "first-run", map[string]string{"report-x.md": "running"})
 
-	f, err := Census(root, now, Options{Procs: procs{}})
+	f, err := board.Census(root, now, board.Options{Procs: boardfix.Procs{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +66,7 @@ func TestAudits(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, "audits")); err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := Census(root, now, Options{Procs: procs{}}); f.Audits != nil || f.Degraded {
+	if f, _ := board.Census(root, now, board.Options{Procs: boardfix.Procs{}}); f.Audits != nil || f.Degraded {
 		t.Errorf("no audits dir: %+v", f)
 	}
 }
