@@ -37,6 +37,8 @@ const (
 	BudgetExhausted
 	// Failure: the pane shows a runner's failure line.
 	Failure
+	// UsageLimit: the agent's usage limit stopped it until a reset.
+	UsageLimit
 )
 
 var kindNames = [...]string{
@@ -45,10 +47,11 @@ var kindNames = [...]string{
 	Blocked:         "blocked",
 	BudgetExhausted: "budget-exhausted",
 	Failure:         "failure",
+	UsageLimit:      "usage-limit",
 }
 
 // String returns the kind's name: "question", "blocked", "budget-exhausted",
-// "failure" or "notice".
+// "failure", "usage-limit" or "notice".
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
 		return kindNames[k]
@@ -110,6 +113,12 @@ type Alert struct {
 	// caller wants shown.
 	FailLine string
 
+	// UsageLimit: the agent's name, the limit's words as the pane shows
+	// them, and its reset as the pane gives it ("" when it gives none).
+	Agent string
+	Limit string
+	Reset string
+
 	// Notice: the text of the notice.
 	Text string
 }
@@ -133,6 +142,8 @@ func (a Alert) Key() string {
 		text = figure(a.Progress)
 	case Failure:
 		text = normalise(a.FailLine)
+	case UsageLimit:
+		text = normalise(a.Limit)
 	case Notice:
 		text = normalise(a.Text)
 	}
@@ -165,6 +176,12 @@ func (a Alert) FirstLine() string {
 		parts = append(parts, a.budgetGist())
 	case Failure:
 		parts = append(parts, firstNonBlank(a.FailLine))
+	case UsageLimit:
+		// The limit's line names its reset already, when it gives one.
+		parts = append(parts, oneLine(a.Limit))
+		if oneLine(a.Reset) == "" {
+			parts = append(parts, a.ResetGist())
+		}
 	case Notice:
 		parts = append(parts, firstNonBlank(a.Text))
 	}
@@ -189,8 +206,18 @@ func (a Alert) headline() string {
 		return "NUDGE BUDGET EXHAUSTED"
 	case Failure:
 		return "FAILURE"
+	case UsageLimit:
+		return "USAGE LIMIT"
 	}
 	return "NOTICE"
+}
+
+// ResetGist says when a usage limit resets, as the pane gave it.
+func (a Alert) ResetGist() string {
+	if r := oneLine(a.Reset); r != "" {
+		return "resets " + cutRunes(r, 40)
+	}
+	return "no reset time shown"
 }
 
 func (a Alert) budgetGist() string {

@@ -45,6 +45,14 @@ var examples = []Alert{
 		FailLine: "--- FAIL: TestLedger (0.01s) exit code 1 (token sk-ant-api03-Xk29fjQm7LpZ0aB3cD4eF5gH6)",
 	},
 	{
+		Kind: UsageLimit, Target: "api", State: "STALLED", Time: when, Agent: "Claude Code",
+		Limit: "You've hit your 5-hour limit · resets 6:12am (UTC)", Reset: "6:12am (UTC)",
+	},
+	{
+		Kind: UsageLimit, Target: "build-box:omega", State: "STALLED", Time: when, Agent: "Claude Code",
+		Limit: "You've hit your org's monthly spend limit <b>",
+	},
+	{
 		Kind: Notice, Target: "build-box:omega", Time: when,
 		Text: "capture of build-box:omega timed out after 20s; the watcher keeps polling",
 	},
@@ -166,7 +174,9 @@ func TestFirstLine(t *testing.T) {
 		{examples[1], "BLOCKED · matrix:MoonBaseCapital · work=0 · ◼ Step 157/157: write the release notes <draft> & sign-off"},
 		{examples[2], "NUDGE BUDGET EXHAUSTED · build-box:omega · 5 nudges without progress, needs a human"},
 		{examples[3], "FAILURE · build-box:omega · --- FAIL: TestLedger (0.01s) exit code 1 (token sk-ant-…[redacted])"},
-		{examples[4], "NOTICE · build-box:omega · capture of build-box:omega timed out after 20s; the watcher keeps polling"},
+		{examples[4], "USAGE LIMIT · api · You've hit your 5-hour limit · resets 6:12am (UTC)"},
+		{examples[5], "USAGE LIMIT · build-box:omega · You've hit your org's monthly spend limit <b> · no reset time shown"},
+		{examples[6], "NOTICE · build-box:omega · capture of build-box:omega timed out after 20s; the watcher keeps polling"},
 		{Alert{Kind: Blocked, Target: "t"}, "BLOCKED · t · work=?"},
 		{Alert{Kind: BudgetExhausted, Target: "t", Budget: 1}, "NUDGE BUDGET EXHAUSTED · t · 1 nudge without progress, needs a human"},
 		{Alert{Kind: Failure, Target: "t", FailLine: "\n\n  Traceback (most recent call last):\n  File"}, "FAILURE · t · Traceback (most recent call last):"},

@@ -80,6 +80,18 @@ func (a Alert) HTML() []string {
 	case Failure:
 		add(plainBlock(plain("The pane shows a failure:")))
 		add(preBlock(a.FailLine))
+	case UsageLimit:
+		who := cutRunes(oneLine(a.Agent), 40)
+		if who == "" {
+			who = "The agent"
+		}
+		add(plainBlock(plain(who + " was stopped by its usage limit, as the pane says:")))
+		add(preBlock(a.Limit))
+		if r := cutRunes(oneLine(Redact(a.Reset)), 40); r != "" {
+			add(plainBlock(plain("It resets " + r + ", as the pane gives it. The watcher types nothing until the minute shown is over, then nudges it once, and tells you when it has.")))
+		} else {
+			add(plainBlock(plain("No reset time is shown. The watcher types nothing and looks again each interval; resuming it is yours.")))
+		}
 	case Notice:
 		add(preBlock(a.Text))
 	}

@@ -163,6 +163,10 @@ type Result struct {
 	// Hold says why a nudge must wait, with the line that says so.
 	Hold     Hold
 	HoldLine Line
+	// HoldText is the hold line with the lines it runs on to (an agent
+	// that wraps its own text indents them), joined by single spaces: a
+	// usage limit's reset may sit on the next line.
+	HoldText string
 	// Unsettled, on a stopped screen, names the rule that says the stop
 	// may not be one (an answer with no end line under it may still be
 	// streaming): never a verdict, only a reason to look again soon; the
@@ -634,6 +638,7 @@ func decide(v *view) Result {
 			r.From, r.To = span(lines)
 			r.Live = lines
 			r.Hold, r.HoldLine, r.HoldRule = ru.verdict.hold, ev, ru.name
+			r.HoldText = paragraph(lines, ev)
 			return r
 		}
 	}
@@ -714,6 +719,7 @@ func decide(v *view) Result {
 		lines := v.region(ru.region)
 		if ev, ok := ru.match.match(lines); ok && len(lines) > 0 {
 			r.Hold, r.HoldLine, r.HoldRule, r.Source = ru.verdict.hold, ev, ru.name, ru.source
+			r.HoldText = paragraph(lines, ev)
 			return r
 		}
 	}
@@ -722,6 +728,29 @@ func decide(v *view) Result {
 
 // region returns a region's lines after the ledger, masking each region
 // once, when a rule first reads it.
+// paragraph is the line ev of lines with the lines it runs on to: those
+// right under it that are indented and start no item of their own (a
+// bullet, a tree branch, a box edge), as an agent that wraps its own text
+// draws them; joined by single spaces, at most 4 lines.
+func paragraph(lines []Line, ev Line) string {
+	text := strings.TrimSpace(ev.Text)
+	for i, l := range lines {
+		if l.N != ev.N {
+			continue
+		}
+		for _, next := range lines[i+1 : min(i+5, len(lines))] {
+			t := strings.TrimSpace(next.Text)
+			r, _ := utf8.DecodeRuneInString(t)
+			if t == "" || !strings.HasPrefix(next.Text, " ") || strings.ContainsRune("•◦■⎿⏺●✦│╭╰─›❯>-*", r) {
+				break
+			}
+			text += " " + t
+		}
+		break
+	}
+	return text
+}
+
 func (v *view) region(r Region) []Line {
 	var lines []Line
 	switch r {

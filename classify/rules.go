@@ -281,10 +281,16 @@ func claudeCodeTable() *agent {
 				match:  anyLine(re(`^[●⏺] Declined to answer Claude's questions?:`).needs(containing("Declined to answer"))),
 				quoted: []string{"Declined to answer Claude's questions:"}},
 			{name: "a usage limit, until it resets", region: Turn, verdict: hold(HoldUsageLimit),
-				match: anyLine(re(`(?i)^(?: *⎿ +)?(?:Claude usage limit reached|\d+-hour limit reached ∙ resets|you've hit your (?:\w+ )?limit\b)`).
+				// 2.1.332 says "You've hit your " and the limit's name: the
+				// session's, the 5-hour, the weekly, a model's ("Opus"),
+				// the org's monthly spend limit; older releases said it
+				// otherwise. A typographic apostrophe reads as one.
+				match: anyLine(re(`(?i)^(?: *⎿ +)?(?:Claude usage limit reached|\d+-hour limit reached ∙ resets|you['’]ve (?:hit|reached) your (?:[\w'’.-]+ ){0,4}limit\b)`).
 					needs(containingFold("limit"))),
 				quoted: []string{"Claude usage limit reached. Your limit will reset at 9am (America/Chicago).",
-					"5-hour limit reached ∙ resets 9pm", "You've hit your limit · resets 10pm (America/New_York)"},
+					"5-hour limit reached ∙ resets 9pm", "You've hit your limit · resets 10pm (America/New_York)",
+					"You've hit your 5-hour limit · resets 6:12am (UTC)", "You've hit your weekly limit · resets Dec 5, 9am (UTC)",
+					"You’ve hit your Opus limit · resets 3pm", "You've hit your org's monthly spend limit"},
 				tool: true},
 			{name: "a human at the keyboard (Ctrl-C pressed once)", region: Below, verdict: hold(HoldKeyboard),
 				match:  anyLine(re(`^ *Press Ctrl-[CD] again to exit`).needs(containing("again to exit"))),
@@ -457,11 +463,14 @@ func codexCLITable() *agent {
 			{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
 				match:  anyLine(re(`^■ Conversation interrupted`)),
 				quoted: []string{"■ Conversation interrupted - tell the model what to do differently"}},
+			// 0.171 writes its apostrophe typographic (You’ve), and the
+			// reset as "try again at 6:06 AM." at the end of a long line
+			// it wraps itself.
 			{name: "Codex usage limit", region: Above, verdict: hold(HoldUsageLimit),
-				match:  anyLine(re(`^(?:■|🖐) +You've hit your usage limit`)),
-				quoted: []string{"■ You've hit your usage limit. Try again in 2 hours."}},
+				match:  anyLine(re(`^(?:■|🖐) +You['’]ve hit your usage limit`)),
+				quoted: []string{"■ You've hit your usage limit. Try again in 2 hours.", "■ You’ve hit your usage limit. Upgrade to Pro, or try again at 6:06 AM."}},
 			{name: "Codex usage limit", region: Dialog, verdict: hold(HoldUsageLimit),
-				match: anyLine(re(`^(?:■|🖐) +You've hit your usage limit`))},
+				match: anyLine(re(`^(?:■|🖐) +You['’]ve hit your usage limit`))},
 		},
 	}
 }

@@ -51,40 +51,76 @@ func IsFailure(line string) bool {
 
 // A Reset is when a usage-limit line says the limit resets: a clock time
 // (Hour 0 to 23, Minute, and Zone, an IANA name or empty for the local
-// zone), or, when Relative, a duration In from now.
+// zone), on a date when the line names one (Month 1 to 12 and Day, Year 0
+// when not said), or, when Relative, a duration In from now.
 type Reset struct {
 	Hour, Minute int
 	Zone         string
+	Month, Day   int
+	Year         int
 	Relative     bool
 	In           time.Duration
 }
 
-// The reset times a usage-limit line names: "resets 5:40pm
-// (Europe/Berlin)", "will reset at 9am (America/Chicago)", "Try again in 4
-// hours". The line is already known to be a usage limit's; the time sits
-// anywhere in it.
+// The reset times a usage-limit line names, as the agents draw them:
+// Claude Code "resets 5:40pm (Europe/Berlin)", past a day "resets Dec 5,
+// 9am (UTC)" (a year when not this one: "Jan 2, 2027, 9am"), older
+// releases "will reset at 9am (America/Chicago)"; Codex CLI "try again at
+// 6:06 AM", past the day "try again at Dec 29th, 2025 10:15 PM", or "Try
+// again in 4 hours". The line is already known to be a usage limit's; the
+// time sits anywhere in it.
 var (
-	resetClock = free(`(?i)\breset(?:s)?(?: at)? (\d{1,2})(?::(\d{2}))? ?(am|pm)(?: \(([^)]+)\))?`, "inside a usage-limit line, after its words")
+	resetClock = free(`(?i)\b(?:resets?(?: at)?|try again at) (?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (\d{1,2})(?:st|nd|rd|th)?,?(?: (\d{4}),?)? )?(\d{1,2})(?::(\d{2}))? ?([ap]m)\b(?: \(([^)]+)\))?`, "inside a usage-limit line, after its words")
 	resetIn    = free(`(?i)\b(?:try again|resets?) in (?:(\d+) hours?)?(?: ?(\d+) minutes?)?`, "inside a usage-limit line, after its words")
 )
+
+var months = map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+
+// ReadResetText is the reset a usage-limit line names, in the line's own
+// words: "5:40pm (Europe/Berlin)", "Dec 5, 9am (UTC)", "at 6:06 AM", "in 2
+// hours". It reports false when the line names none ReadReset reads.
+func ReadResetText(line string) (string, bool) {
+	if _, ok := ReadReset(line); !ok {
+		return "", false
+	}
+	if m := resetClock.re().FindStringSubmatchIndex(line); m != nil {
+		start := m[8] // the hour
+		if m[2] >= 0 {
+			start = m[2] // the month
+		}
+		return line[start:m[1]], true
+	}
+	m := resetIn.re().FindStringIndex(line)
+	at := strings.Index(strings.ToLower(line[m[0]:m[1]]), " in ")
+	return strings.TrimSpace(line[m[0]+at : m[1]]), true
+}
 
 // ReadReset reads the reset time a usage-limit line names. It reports false
 // when it names none it can read.
 func ReadReset(line string) (Reset, bool) {
 	if m := resetClock.FindStringSubmatch(line); m != nil {
-		hour, _ := strconv.Atoi(m[1])
+		hour, _ := strconv.Atoi(m[4])
 		minute := 0
-		if m[2] != "" {
-			minute, _ = strconv.Atoi(m[2])
+		if m[5] != "" {
+			minute, _ = strconv.Atoi(m[5])
 		}
 		if hour < 1 || hour > 12 || minute > 59 {
 			return Reset{}, false
 		}
 		hour %= 12
-		if strings.EqualFold(m[3], "pm") {
+		if strings.EqualFold(m[6], "pm") {
 			hour += 12
 		}
-		return Reset{Hour: hour, Minute: minute, Zone: m[4]}, true
+		r := Reset{Hour: hour, Minute: minute, Zone: m[7]}
+		if m[1] != "" {
+			r.Month = months[strings.ToLower(m[1])]
+			r.Day, _ = strconv.Atoi(m[2])
+			r.Year, _ = strconv.Atoi(m[3])
+			if r.Day < 1 || r.Day > 31 {
+				return Reset{}, false
+			}
+		}
+		return r, true
 	}
 	if m := resetIn.FindStringSubmatch(line); m != nil && (m[1] != "" || m[2] != "") {
 		h, _ := strconv.Atoi(m[1])

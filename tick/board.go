@@ -147,6 +147,8 @@ func alertText(a alert.Alert) string {
 		s = "nudge budget spent without progress (progress " + a.Progress + ") " + a.Transition
 	case alert.Failure:
 		s = a.FailLine
+	case alert.UsageLimit:
+		s = a.Limit + " (" + a.ResetGist() + ")"
 	default:
 		s = a.Text
 	}

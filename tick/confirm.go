@@ -17,11 +17,21 @@ type Pending struct {
 	Enter  bool      `json:"enter_only,omitempty"` // our text is in the box already: only Enter
 	Live   []string  `json:"live"`                 // the judged live region, each line's LineKey
 	At     time.Time `json:"at"`
+	// PastReset is the usage-limit line (its LineKey) the nudge was
+	// decided past, its reset gone by: the line stays on the screen after
+	// the reset, and the check before typing reads it as the decision did,
+	// not as a hold.
+	PastReset string `json:"past_reset,omitempty"`
 }
 
 // NewPending records the nudge a poll decided, over the screen it judged.
 func NewPending(action string, a Action, judged classify.Result, now time.Time) Pending {
-	return Pending{Action: action, Text: a.Text, Enter: a.Kind == Enter, Live: liveText(judged.Live), At: now}
+	p := Pending{Action: action, Text: a.Text, Enter: a.Kind == Enter, Live: liveText(judged.Live), At: now}
+	if judged.Hold == classify.HoldUsageLimit {
+		// A nudge decided over a usage limit's line is one past its reset.
+		p.PastReset = LineKey(judged.HoldLine.Text)
+	}
+	return p
 }
 
 // liveText is the live region as a pending nudge keeps it: each line's
@@ -88,7 +98,7 @@ func Confirm(stage Stage, p Pending, masked, raw classify.Result, w *Witness, h 
 		return h.TypingReason(), false
 	case masked.State != classify.Stalled:
 		return "the screen now reads " + masked.State.String(), false
-	case masked.Hold != classify.HoldNone && !(p.Enter && masked.Hold == classify.HoldDraft):
+	case masked.Hold != classify.HoldNone && !(p.Enter && masked.Hold == classify.HoldDraft) && !p.pastReset(masked):
 		return masked.Hold.Reason(), false
 	case !slices.Equal(liveText(masked.Live), p.Live):
 		return "the screen changed since it was judged", false
@@ -98,6 +108,12 @@ func Confirm(stage Stage, p Pending, masked, raw classify.Result, w *Witness, h 
 		return "the input box holds " + quoteShort(box), false
 	}
 	return "", false
+}
+
+// pastReset says the screen's hold is the usage limit the nudge was
+// decided past: the same line, its reset gone by.
+func (p Pending) pastReset(s classify.Result) bool {
+	return s.Hold == classify.HoldUsageLimit && p.PastReset != "" && LineKey(s.HoldLine.Text) == p.PastReset
 }
 
 // Collides reports whether a box read after our typing of text (into a box

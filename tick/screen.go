@@ -222,8 +222,23 @@ func ResetTime(line string, now time.Time) (time.Time, bool) {
 		loc = l
 	}
 	local := now.In(loc)
+	if r.Month != 0 {
+		// A date: this year's unless said, and a date well past (the
+		// agent names the next reset) is next year's.
+		year := r.Year
+		if year == 0 {
+			year = local.Year()
+		}
+		t := time.Date(year, time.Month(r.Month), r.Day, r.Hour, r.Minute, 0, 0, loc)
+		if r.Year == 0 && now.Sub(t) > 24*time.Hour {
+			t = t.AddDate(1, 0, 0)
+		}
+		return t, true
+	}
 	t := time.Date(local.Year(), local.Month(), local.Day(), r.Hour, r.Minute, 0, 0, loc)
-	if !t.After(now) {
+	// The minute shown is the reset's, rounded down: within it, the reset
+	// has not come yet; before it, the reset is tomorrow's.
+	if !t.Add(time.Minute).After(now) {
 		t = t.AddDate(0, 0, 1)
 	}
 	return t, true

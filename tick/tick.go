@@ -198,6 +198,11 @@ type State struct {
 	// resets. A state an older version wrote holds the line itself.
 	UsageHold  string    `json:"usage_hold,omitempty"`
 	UsageUntil time.Time `json:"usage_until,omitzero"`
+	// UsagePaged and UsageResumed are the keys of the usage-limit lines
+	// the operator was told of, and told that the agent resumed after:
+	// each is said once.
+	UsagePaged   string `json:"usage_paged,omitempty"`
+	UsageResumed string `json:"usage_resumed,omitempty"`
 
 	Board // what the fleet board reads: see board.go
 
@@ -674,16 +679,19 @@ func (p *poll) waitAtMost(d time.Duration) {
 
 // A poll gathers one Step's line and actions.
 type poll struct {
-	cfg     Config
-	in      Input
-	next    *State
-	line    []string // the line's parts after the state
-	notes   []string // remarks appended to the line
-	notice  string   // said once, at start, after the remarks
-	actions []Action
-	events  []Event
-	reset   string // the budget reset, said on this poll
-	veto    string // why the agent's own status forbids a nudge
+	// resuming is the key of the usage-limit line a nudge on this poll
+	// resumes after, its reset passed.
+	resuming string
+	cfg      Config
+	in       Input
+	next     *State
+	line     []string // the line's parts after the state
+	notes    []string // remarks appended to the line
+	notice   string   // said once, at start, after the remarks
+	actions  []Action
+	events   []Event
+	reset    string // the budget reset, said on this poll
+	veto     string // why the agent's own status forbids a nudge
 	// human says a human is at the agent: nothing is paged or nudged,
 	// and humanUntil is when they would no longer count as there. typing
 	// says a human's input came within KeyboardQuiet: nothing is typed.
@@ -1010,10 +1018,12 @@ func (p *poll) stalled() {
 	switch s.Hold {
 	case classify.HoldNone:
 	case classify.HoldUsageLimit:
-		if until, ok := p.usageHold(s.HoldLine.Text); ok {
-			p.line = append(p.line, "not nudged: usage limit, resets "+until)
+		if until, ok := p.usageHold(s.HoldLine.Text, cmp.Or(s.HoldText, s.HoldLine.Text)); ok {
+			p.line = append(p.line, "not nudged: usage limit, "+until)
+			p.pageUsageLimit(s)
 			return
 		}
+		p.resuming = LineKey(s.HoldLine.Text)
 	default:
 		p.line = append(p.line, "not nudged: "+s.Hold.Reason())
 		return
@@ -1061,6 +1071,46 @@ func (p *poll) stalled() {
 	p.event(event.Nudge, "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
 	p.nudgedAt = len(p.line)
 	p.line = append(p.line, "nudged ("+p.next.Budget.String()+")")
+	p.resumedNotice()
+}
+
+// pageUsageLimit tells the operator, once per limit line, that a usage
+// limit stopped the agent, with its reset as the screen gives it. The
+// watcher's first look pages nothing; the next one does.
+func (p *poll) pageUsageLimit(s classify.Result) {
+	key := LineKey(s.HoldLine.Text)
+	if p.in.FirstLook || p.next.UsagePaged == key {
+		return
+	}
+	p.next.UsagePaged = key
+	text := cmp.Or(s.HoldText, s.HoldLine.Text)
+	a := alert.Alert{Kind: alert.UsageLimit, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
+		Agent: s.Agent, Limit: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "⎿")), Reset: resetAsShown(text)}
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+	p.event(event.Escalate, "STALLED", map[string]any{"kind": "usage-limit", "reset": cmp.Or(a.Reset, "none shown")})
+	p.line = append(p.line, "operator told")
+}
+
+// resumedNotice tells the operator, once per limit line, that the agent a
+// usage limit stopped was nudged once its reset had passed.
+func (p *poll) resumedNotice() {
+	if p.resuming == "" || p.next.UsageResumed == p.resuming || p.next.UsagePaged != p.resuming {
+		return
+	}
+	p.next.UsageResumed = p.resuming
+	a := alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
+		Text: "Its usage limit has reset: the watcher nudged it once to resume (" + p.next.Budget.String() + ")."}
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+}
+
+// resetAsShown is the reset a usage-limit line gives, in its own words
+// ("6:12am (UTC)", "Dec 5, 9am (UTC)", "in 2 hours"); "" when it gives none.
+func resetAsShown(text string) string {
+	r, ok := classify.ReadResetText(text)
+	if !ok {
+		return ""
+	}
+	return r
 }
 
 // unconfirmed judges a stopped screen after a nudge that reached the
@@ -1118,8 +1168,12 @@ func quoteText(s string) string {
 
 // usageHold decides whether a usage-limit stop still holds nudges, and says
 // until when. Once the reset time has passed, the line left on screen no
-// longer holds: a nudge is the way to resume.
-func (p *poll) usageHold(line string) (until string, holds bool) {
+// longer holds: a nudge is the way to resume. The agents show the reset
+// to the minute, rounded down, so the hold lasts to the end of the minute
+// shown: a nudge never comes before the reset. A line that shows no reset
+// holds, and says so: no time is made up for it (the watcher looks again
+// at its interval, and the operator was told).
+func (p *poll) usageHold(line, text string) (until string, holds bool) {
 	now := p.in.Now
 	key := LineKey(line)
 	if (p.next.UsageHold != key && p.next.UsageHold != line) || p.next.UsageUntil.IsZero() {
@@ -1127,16 +1181,17 @@ func (p *poll) usageHold(line string) (until string, holds bool) {
 	}
 	p.next.UsageHold = key
 	if p.next.UsageUntil.IsZero() {
-		t, ok := ResetTime(line, now)
+		t, ok := ResetTime(text, now)
 		if !ok {
-			t = now.Add(time.Hour) // no time given: look again in an hour
+			return "no reset time shown; looked at again each interval", true
 		}
 		p.next.UsageUntil = t
 	}
-	if !now.Before(p.next.UsageUntil) {
+	end := p.next.UsageUntil.Add(time.Minute)
+	if !now.Before(end) {
 		return "", false
 	}
-	return p.next.UsageUntil.Format("15:04 MST") + fmt.Sprintf(" (in %s)", roundDuration(p.next.UsageUntil.Sub(now))), true
+	return "resets " + p.next.UsageUntil.Format("15:04 MST") + fmt.Sprintf(" (in %s)", roundDuration(end.Sub(now))), true
 }
 
 func roundDuration(d time.Duration) string {

@@ -3,6 +3,7 @@ package tick
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -271,12 +272,17 @@ func TestFailuresOnScreenAtStartAreTheBaseline(t *testing.T) {
 func TestUsageLimitHoldsUntilReset(t *testing.T) {
 	limit := "⏺ Working.\n  ⎿  You've hit your limit · resets 9:02am (UTC)\n     /login to switch to an API usage-billed account.\n\n" +
 		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
-	got, _ := run(t, cfg, []scripted{{pane: limit, work: "7"}, {pane: limit, work: "7"}, {pane: limit, work: "7"}})
+	// The agent shows the minute, rounded down: the reset comes within
+	// 09:02, and the nudge only once that minute is over.
+	got, _ := run(t, cfg, []scripted{{pane: limit, work: "7"}, {pane: limit, work: "7"}, {pane: limit, work: "7"}, {pane: limit, work: "7"}})
 	want := []string{
+		"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, resets 09:02 UTC (in 3m) · operator told",
+		"→ alert: usage-limit",
 		"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, resets 09:02 UTC (in 2m)",
 		"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, resets 09:02 UTC (in 1m)",
 		"MONITOR · agent · STALLED · work=7 · progress=? · nudged (1/2)",
 		"→ nudge: go on",
+		"→ alert: notice",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -298,7 +304,7 @@ func TestUsageHoldKeepsNoPaneText(t *testing.T) {
 	old := State{UsageHold: "  ⎿  You've hit your limit · resets 9:02am (UTC)", UsageUntil: t0.Add(5 * time.Minute)}
 	opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
 	next, o := Step(old, cfg, Input{Now: t0.Add(time.Minute), Screen: classify.ClassifyText(limit, opt), Work: probe.Read("7", true), WorkPresent: true})
-	if want := "MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, resets 09:05 UTC (in 4m)"; o.Line != want {
+	if want := "MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, resets 09:05 UTC (in 5m) · operator told"; o.Line != want {
 		t.Errorf("after an old state: %q, want %q", o.Line, want)
 	}
 	if !next.UsageUntil.Equal(old.UsageUntil) || next.UsageHold != s.UsageHold {
@@ -330,6 +336,17 @@ func TestResetTime(t *testing.T) {
 		{"5-hour limit reached ∙ resets 9pm", time.Date(2026, 3, 14, 21, 0, 0, 0, time.UTC), true},
 		{"■ You've hit your usage limit. Try again in 4 hours.", now.Add(4 * time.Hour), true},
 		{"try again in 2 hours 5 minutes", now.Add(2*time.Hour + 5*time.Minute), true},
+		// The agent shows the minute, rounded down: within it the reset is
+		// still to come, not tomorrow's.
+		{"You've hit your 5-hour limit · resets 3pm (UTC)", time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC), true},
+		{"You've hit your 5-hour limit · resets 2:59pm (UTC)", time.Date(2026, 3, 15, 14, 59, 0, 0, time.UTC), true},
+		// Past a day away, Claude Code names the date; Codex CLI too.
+		{"You've hit your weekly limit · resets Mar 17, 9am (UTC)", time.Date(2026, 3, 17, 9, 0, 0, 0, time.UTC), true},
+		{"You've hit your weekly limit · resets Jan 2, 2027, 9:30am (Europe/Berlin)", time.Date(2027, 1, 2, 9, 30, 0, 0, berlin), true},
+		{"You've hit your weekly limit · resets Jan 2, 9am (UTC)", time.Date(2027, 1, 2, 9, 0, 0, 0, time.UTC), true},
+		{"■ You’ve hit your usage limit. Upgrade to Pro, or try again at 6:06 PM.", time.Date(2026, 3, 14, 18, 6, 0, 0, time.UTC), true},
+		{"■ You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage or try again at Mar 29th, 2026 10:15 PM.", time.Date(2026, 3, 29, 22, 15, 0, 0, time.UTC), true},
+		{"resets Foo 5, 9am", time.Time{}, false},
 		{"resets 13pm (UTC)", time.Time{}, false},
 		{"resets 5pm (Mars/Olympus)", time.Time{}, false},
 		{"usage limit reached", time.Time{}, false},
@@ -339,6 +356,47 @@ func TestResetTime(t *testing.T) {
 		if ok != tt.ok || !got.Equal(tt.want) {
 			t.Errorf("ResetTime(%q) = %v, %v; want %v, %v", tt.line, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestUsageLimitWithoutAReset: a limit that shows no reset holds, and the
+// line says so, with no time made up for it.
+func TestUsageLimitWithoutAReset(t *testing.T) {
+	limit := "⏺ Working.\n  ⎿  You've hit your org's monthly spend limit\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
+	got, s := run(t, cfg, []scripted{{pane: limit, work: "7"}, {pane: limit, work: "7"}})
+	want := "MONITOR · agent · STALLED · work=7 · progress=? · not nudged: usage limit, no reset time shown; looked at again each interval"
+	if diff := cmp.Diff([]string{want + " · operator told", "→ alert: usage-limit", want}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if !s.UsageUntil.IsZero() {
+		t.Errorf("a reset time was made up: %v", s.UsageUntil)
+	}
+}
+
+// TestConfirmPastTheReset: the check before typing reads a usage limit's
+// line as the decision did. The same line, its reset passed when the nudge
+// was decided, lets the nudge go; another limit's line holds it.
+func TestConfirmPastTheReset(t *testing.T) {
+	pane := func(line string) classify.Result {
+		return classify.ClassifyText("⏺ Working.\n  ⎿  "+line+"\n\n────────────────────────────────────────\n❯ \n"+
+			"────────────────────────────────────────\n  ? for shortcuts\n", classify.Options{Work: classify.WorkReading(probe.Count(7)), WorkPresent: true})
+	}
+	judged := pane("You've hit your 5-hour limit · resets 6:12am (UTC)")
+	p := NewPending("001.nudge", Action{Kind: Nudge, Text: "go on"}, judged, t0)
+	if p.PastReset == "" {
+		t.Fatal("a nudge decided over a usage limit does not say it is past its reset")
+	}
+	if why, _ := Confirm(BeforeTyping, p, judged, judged, nil, Humans{}); why != "" {
+		t.Errorf("the same screen was refused: %s", why)
+	}
+	other := pane("You've hit your weekly limit · resets Dec 5, 9am (UTC)")
+	if why, _ := Confirm(BeforeTyping, p, other, other, nil, Humans{}); why != classify.HoldUsageLimit.Reason() {
+		t.Errorf("another limit's line: %q, want it held for the limit", why)
+	}
+	plain := NewPending("001.nudge", Action{Kind: Nudge, Text: "go on"}, pane("Done."), t0)
+	if why, _ := Confirm(BeforeTyping, plain, judged, judged, nil, Humans{}); why != classify.HoldUsageLimit.Reason() {
+		t.Errorf("a limit that came after the decision: %q, want it held for the limit", why)
 	}
 }
 
@@ -713,5 +771,19 @@ func TestStateKeepsNoPaneText(t *testing.T) {
 		if a.Kind == Alert && a.Alert.Kind == alert.Failure {
 			t.Errorf("a failure latched by an older state alerted again: %s", o.Line)
 		}
+	}
+}
+
+// TestUsageLimitResetOnTheNextLine: Codex CLI wraps its own lines, and the
+// reset of its limit may sit on the lines under the one that says it.
+func TestUsageLimitResetOnTheNextLine(t *testing.T) {
+	data, err := os.ReadFile("../golden/panes/codex-171-limit-wrapped.pane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := classify.Options{Work: classify.WorkReading(probe.Count(7)), WorkPresent: true}
+	_, o := Step(State{}, cfg, Input{Now: t0, Screen: classify.ClassifyText(string(data), opt), Work: probe.Count(7), WorkPresent: true})
+	if want := "not nudged: usage limit, resets 06:06 UTC (in 21h07m) · operator told"; !strings.HasSuffix(o.Line, want) {
+		t.Errorf("line %q, want it to end %q", o.Line, want)
 	}
 }

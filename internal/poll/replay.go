@@ -115,11 +115,19 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 			screen = classify.ParseScreen([]byte(p.sections["pane"]))
 		}
 		var out tick.Outcome
-		state, out, _ = look.judge(state, now, screen, captureErr, echo, nil, tick.Humans{}, false, "")
+		var in tick.Input
+		state, out, in = look.judge(state, now, screen, captureErr, echo, nil, tick.Humans{}, false, "")
 		fmt.Fprintln(w, out.Line)
 		for _, act := range out.Actions {
 			switch act.Kind {
 			case tick.Nudge:
+				// The check before typing, as the loop runs it, on the
+				// screen the nudge was decided on: a decision the check
+				// would refuse shows here.
+				if why := replayConfirm(act, in.Screen, screen, echo); why != "" {
+					fmt.Fprintf(w, "  → nudge not typed: %s\n", why)
+					continue
+				}
 				sent = append(sent, act.Text)
 				fmt.Fprintf(w, "  → nudge: %s\n", act.Text)
 			case tick.Enter:
@@ -131,6 +139,19 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 		now = now.Add(time.Minute)
 	}
 	return nil
+}
+
+// replayConfirm is the loop's check before typing the nudge a, on the
+// screen s it was decided on (judged as the poll read it): why it would
+// refuse, or "".
+func replayConfirm(a tick.Action, judged classify.Result, s *classify.Screen, echo classify.Masker) string {
+	if s == nil {
+		return "no screen"
+	}
+	masked := classify.Classify(s, classify.Options{Ledger: echo})
+	raw := classify.Classify(s, classify.Options{})
+	why, _ := tick.Confirm(tick.BeforeTyping, tick.NewPending("replay", a, judged, time.Time{}), masked, raw, nil, tick.Humans{})
+	return why
 }
 
 // shellWords splits a line into words as a POSIX shell would, for the
