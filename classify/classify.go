@@ -1041,6 +1041,15 @@ func readDialog(lines []Line) *DialogText {
 		end--
 	}
 	lines = lines[:end]
+	// A dialog drawn under a top edge of upper blocks (Claude Code
+	// 2.1.332's usage-limit choice, where the input box was) starts under
+	// it: what is above is the transcript, the prompt's ❯ among it.
+	for i := len(lines) - 1; i >= 0; i-- {
+		if upperEdge.MatchString(lines[i].Text) {
+			lines = lines[i+1:]
+			break
+		}
+	}
 	split := menuStart(lines)
 	var q []string
 	for _, l := range lines[:split] {
@@ -1084,6 +1093,7 @@ var (
 	// edge is a dialog's edge: a rule, or a box's top or bottom, its
 	// corner indented where the box is (Gemini 0.61's IDE prompt).
 	edge       = re(`^(?:─{3,}| *╭─+╮?| *╰─+╯?)`)
+	upperEdge  = re(`^ *▔{3,} *$`)
 	optionLine = re(`^ *(?:[❯›●>] *)?\d+\. +\S`)
 	// pickerFooter is the key hints under Codex's pickers ("enter select ·
 	// esc back", "Use ↑/↓ to move, space to toggle, b to go back").

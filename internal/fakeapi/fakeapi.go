@@ -46,6 +46,9 @@ type Reply struct {
 	// RetryAfter, when positive, is sent as the retry-after header of an
 	// error reply, in whole seconds.
 	RetryAfter time.Duration
+	// Header is sent with an error reply as well: the rate-limit headers
+	// a real service sends with its 429 (UsageLimit).
+	Header map[string]string
 
 	// Text is streamed as a text block, in Chunks deltas of about equal
 	// size (at least one), Delay apart.
@@ -115,6 +118,20 @@ func Ask(questions ...Question) Reply {
 // body.
 func Error(status int, typ, message string) Reply {
 	return Reply{Status: status, ErrorType: typ, ErrorMessage: message}
+}
+
+// UsageLimit is the 429 the service answers when a subscription's limit
+// stops the agent: the unified rate-limit headers name the limit that
+// bound (claim: "five_hour", "seven_day", "seven_day_opus", ...) and when
+// it resets. Claude Code words its limit line from them.
+func UsageLimit(claim string, reset time.Time) Reply {
+	return Reply{Status: 429, ErrorType: "rate_limit_error", ErrorMessage: "This request would exceed your account's rate limit. Please try again later.",
+		Header: map[string]string{
+			"anthropic-ratelimit-unified-status":               "rejected",
+			"anthropic-ratelimit-unified-representative-claim": claim,
+			"anthropic-ratelimit-unified-reset":                strconv.FormatInt(reset.Unix(), 10),
+			"anthropic-ratelimit-unified-" + strings.ReplaceAll(strings.ReplaceAll(claim, "five_hour", "5h"), "seven_day", "7d") + "-status": "rejected",
+		}}
 }
 
 // Trigger words the default rules react to. Each is a substring of the user
@@ -436,6 +453,9 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 			w.Header().Set("retry-after", strconv.Itoa(int(reply.RetryAfter/time.Second)))
 		}
 		w.Header().Set("x-should-retry", "true")
+		for k, v := range reply.Header {
+			w.Header().Set(k, v)
+		}
 		writeJSON(w, reply.Status, errorBody(reply.ErrorType, reply.ErrorMessage))
 		return
 	}
