@@ -729,9 +729,10 @@ func decide(v *view) Result {
 // region returns a region's lines after the ledger, masking each region
 // once, when a rule first reads it.
 // paragraph is the line ev of lines with the lines it runs on to: those
-// right under it that are indented and start no item of their own (a
-// bullet, a tree branch, a box edge), as an agent that wraps its own text
-// draws them; joined by single spaces, at most 4 lines.
+// right under it that are not blank and start no item of their own (a
+// bullet, a tree branch, a box edge, a prompt), as an agent that wraps its
+// own text draws them (Codex CLI 0.171 at the left edge, Claude Code
+// indented); joined by single spaces, at most 4 lines.
 func paragraph(lines []Line, ev Line) string {
 	text := strings.TrimSpace(ev.Text)
 	for i, l := range lines {
@@ -741,7 +742,7 @@ func paragraph(lines []Line, ev Line) string {
 		for _, next := range lines[i+1 : min(i+5, len(lines))] {
 			t := strings.TrimSpace(next.Text)
 			r, _ := utf8.DecodeRuneInString(t)
-			if t == "" || !strings.HasPrefix(next.Text, " ") || strings.ContainsRune("•◦■⎿⏺●✦│╭╰─›❯>-*", r) {
+			if t == "" || strings.ContainsRune("•◦■⎿⏺●✦│╭╰─›❯>-*▔", r) {
 				break
 			}
 			text += " " + t

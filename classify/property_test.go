@@ -136,6 +136,13 @@ func liveStart(s *Screen) int {
 	return max(first, 0)
 }
 
+// hasRegion says the classifier found a live region on s: an input box, a
+// block above it, a turn, a frame, a status or a dialog.
+func hasRegion(s *Screen) bool {
+	v := look(s.Lines, s.Attrs)
+	return len(v.box)+len(v.above)+len(v.turn)+len(v.frame)+len(v.below)+len(v.dialog) > 0
+}
+
 type verdictOf struct {
 	state State
 	hold  Hold
@@ -225,6 +232,11 @@ func TestPropertyScrollbackMovesNothing(t *testing.T) {
 	failures := make(map[string][]string)
 	for i, p := range panes {
 		want := verdict3(Classify(p.screen, p.opt))
+		if !hasRegion(p.screen) {
+			// A pane with no live region (blank, or nothing read) has no
+			// scrollback above one to swap: all of it is the screen.
+			continue
+		}
 		live := p.screen.Lines[liveStart(p.screen):]
 		for _, step := range []int{1, 7, 31, 101} {
 			other := panes[(i+step)%len(panes)]

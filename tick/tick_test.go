@@ -775,15 +775,16 @@ func TestStateKeepsNoPaneText(t *testing.T) {
 }
 
 // TestUsageLimitResetOnTheNextLine: Codex CLI wraps its own lines, and the
-// reset of its limit may sit on the lines under the one that says it.
+// reset of its limit sits on the line under the one that says it (the real
+// 0.171, at 100 columns, its reset 21:32 UTC).
 func TestUsageLimitResetOnTheNextLine(t *testing.T) {
-	data, err := os.ReadFile("../golden/panes/codex-171-limit-wrapped.pane")
+	data, err := os.ReadFile("../golden/panes/codex-171-100-limit-today.pane")
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := classify.Options{Work: classify.WorkReading(probe.Count(7)), WorkPresent: true}
 	_, o := Step(State{}, cfg, Input{Now: t0, Screen: classify.ClassifyText(string(data), opt), Work: probe.Count(7), WorkPresent: true})
-	if want := "not nudged: usage limit, resets 06:06 UTC (in 21h07m) · operator told"; !strings.HasSuffix(o.Line, want) {
+	if want := "not nudged: usage limit, resets 21:32 UTC (in 12h33m) · operator told"; !strings.HasSuffix(o.Line, want) {
 		t.Errorf("line %q, want it to end %q", o.Line, want)
 	}
 }

@@ -49,6 +49,9 @@ type Reply struct {
 	// Header is sent with an error reply as well: the rate-limit headers
 	// a real service sends with its 429 (UsageLimit).
 	Header map[string]string
+	// ErrorFields are more fields of the error object, as a real service
+	// sends them (CodexUsageLimit: the plan, the reset).
+	ErrorFields map[string]any
 
 	// Text is streamed as a text block, in Chunks deltas of about equal
 	// size (at least one), Delay apart.
@@ -132,6 +135,15 @@ func UsageLimit(claim string, reset time.Time) Reply {
 			"anthropic-ratelimit-unified-reset":                strconv.FormatInt(reset.Unix(), 10),
 			"anthropic-ratelimit-unified-" + strings.ReplaceAll(strings.ReplaceAll(claim, "five_hour", "5h"), "seven_day", "7d") + "-status": "rejected",
 		}}
+}
+
+// CodexUsageLimit is the 429 the ChatGPT backend answers Codex CLI when a
+// plan's usage limit stops it: the error's type is usage_limit_reached,
+// with the plan and when the limit resets (Unix seconds, and seconds from
+// now), from which Codex words its "try again at" line.
+func CodexUsageLimit(plan string, reset time.Time) Reply {
+	return Reply{Status: 429, ErrorType: "usage_limit_reached", ErrorMessage: "The usage limit has been reached",
+		ErrorFields: map[string]any{"plan_type": plan, "resets_at": reset.Unix(), "resets_in_seconds": int(time.Until(reset).Seconds())}}
 }
 
 // Trigger words the default rules react to. Each is a substring of the user

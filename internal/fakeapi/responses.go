@@ -152,9 +152,14 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 		if reply.RetryAfter > 0 {
 			w.Header().Set("retry-after", strconv.Itoa(int(reply.RetryAfter/time.Second)))
 		}
-		writeJSON(w, reply.Status, map[string]any{"error": map[string]any{
-			"type": reply.ErrorType, "message": reply.ErrorMessage, "code": reply.ErrorType,
-		}})
+		e := map[string]any{"type": reply.ErrorType, "message": reply.ErrorMessage, "code": reply.ErrorType}
+		for k, v := range reply.ErrorFields {
+			e[k] = v
+		}
+		for k, v := range reply.Header {
+			w.Header().Set(k, v)
+		}
+		writeJSON(w, reply.Status, map[string]any{"error": e})
 		return
 	}
 	s.streamResponses(w, r, req.Model, reply)
