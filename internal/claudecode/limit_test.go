@@ -2,8 +2,6 @@ package claudecode_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,40 +57,15 @@ func TestCaptureUsageLimit(t *testing.T) {
 				snap := s.Settle(t, 60*time.Second, "the limit's line", func(screen string) bool {
 					return strings.Contains(screen, "limit") && strings.Contains(screen, "❯")
 				})
-				for _, k := range []struct{ suffix, pane, how string }{{"", snap.Plain, "capture-pane -p -J"}, {".e", snap.Escapes, "capture-pane -p -e -J"}} {
-					name := fmt.Sprintf("claude-%s-%d-limit-%s%s", short, width, c.name, k.suffix)
-					w := c.want
-					w.Agent, w.Version = "Claude Code", version
-					w.Why = fmt.Sprintf("real Claude Code %s, %d columns, %s: a 429 naming the %s limit, reset %s; never typed into before it (issue 42)",
-						version, width, k.how, c.claim, reset.UTC().Format(time.RFC3339))
-					// The rules that read it, as the corpus records them, when
-					// the classifier agrees; a disagreement fails the corpus.
-					opt := classify.Options{}
-					if w.HasWork {
-						opt = classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
-					}
-					r := classify.Classify(classify.ParseScreen([]byte(k.pane)), opt)
-					if r.State.String() == w.State && string(r.Hold) == w.Hold {
-						w.Rule, w.HoldRule = r.Rule, r.HoldRule
-					}
-					if d := r.Dialog; w.State == "QUESTION" && d != nil {
-						// The question and its options as the pane words them,
-						// the cursor left out: what the page must carry.
-						w.Question = strings.Join(strings.Fields(d.Question), " ")
-						for _, o := range d.Options {
-							if o = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(o), "❯")); o != "" {
-								w.Options = append(w.Options, o)
-							}
-						}
-					}
-					if err := os.WriteFile(filepath.Join(panesDir, name+".pane"), []byte(k.pane), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(filepath.Join(panesDir, name+".want"), []byte(w.Format()), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					t.Logf("captured %s: %s hold %s: %q", name, r.State, r.Hold, r.HoldText)
+				w := c.want
+				w.Agent, w.Version = "Claude Code", version
+				w.Why = fmt.Sprintf("real Claude Code %s, %d columns, %%s: a 429 naming the %s limit, reset %s; never typed into before it (issue 42)",
+					version, width, c.claim, reset.UTC().Format(time.RFC3339))
+				opt := classify.Options{}
+				if w.HasWork {
+					opt = classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
 				}
+				termagent.WriteCase(t, panesDir, fmt.Sprintf("claude-%s-%d-limit-%s", short, width, c.name), snap, w, opt)
 			})
 		}
 	}

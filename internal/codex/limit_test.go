@@ -2,7 +2,6 @@ package codex_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,23 +43,11 @@ func TestCaptureUsageLimit(t *testing.T) {
 				snap := s.Settle(t, 60*time.Second, "the limit's line", true, func(screen string) bool {
 					return strings.Contains(screen, "usage limit") && codex.Idle(screen)
 				})
-				for _, k := range []struct{ suffix, pane, how string }{{"", snap.Plain, "capture-pane -p -J"}, {".e", snap.Escapes, "capture-pane -p -e -J"}} {
-					name := fmt.Sprintf("codex-171-%d-limit-%s%s", width, c.name, k.suffix)
-					w := expect.Want{State: "STALLED", Work: "7", HasWork: true, Hold: "usage-limit", Agent: "Codex CLI", Version: codex.Version,
-						Why: fmt.Sprintf("real Codex CLI %s, %d columns, %s: a 429 usage_limit_reached, reset %s; held until the reset, never nudged before it (issue 42)",
-							codex.Version, width, k.how, reset.UTC().Format(time.RFC3339))}
-					r := classify.Classify(classify.ParseScreen([]byte(k.pane)), classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true})
-					if r.State.String() == w.State && string(r.Hold) == w.Hold {
-						w.Rule, w.HoldRule = r.Rule, r.HoldRule
-					}
-					if err := os.WriteFile(filepath.Join("..", "..", "golden", "panes", name+".pane"), []byte(k.pane), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(filepath.Join("..", "..", "golden", "panes", name+".want"), []byte(w.Format()), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					t.Logf("captured %s: %s hold %s: %q", name, r.State, r.Hold, r.HoldText)
-				}
+				w := expect.Want{State: "STALLED", Work: "7", HasWork: true, Hold: "usage-limit", Agent: "Codex CLI", Version: codex.Version,
+					Why: fmt.Sprintf("real Codex CLI %s, %d columns, %%s: a 429 usage_limit_reached, reset %s; held until the reset, never nudged before it (issue 42)",
+						codex.Version, width, reset.UTC().Format(time.RFC3339))}
+				opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
+				termagent.WriteCase(t, filepath.Join("..", "..", "golden", "panes"), fmt.Sprintf("codex-171-%d-limit-%s", width, c.name), snap, w, opt)
 			})
 		}
 	}

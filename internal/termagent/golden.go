@@ -165,3 +165,37 @@ func Press(keys ...string) func(*testing.T, *Session) {
 func Wait(d time.Duration) func(*testing.T, *Session) {
 	return func(*testing.T, *Session) { time.Sleep(d) }
 }
+
+// WriteCase writes a captured moment as a golden case of dir: the plain
+// capture as name.pane and the one with escape sequences as name.e.pane,
+// each with want as its .want, the rules that read it filled in when the
+// classifier, given opt, agrees (a disagreement then fails the corpus),
+// and for a QUESTION its question and options as the pane words them. how
+// names the capture for want's Why, which is a format of one %s.
+func WriteCase(t testing.TB, dir, name string, snap Snapshot, want expect.Want, opt classify.Options) {
+	t.Helper()
+	for _, c := range []struct{ suffix, pane, how string }{
+		{"", snap.Plain, "capture-pane -p -J"}, {".e", snap.Escapes, "capture-pane -p -e -J"},
+	} {
+		w := want
+		w.Why = fmt.Sprintf(want.Why, c.how)
+		r := classify.Classify(classify.ParseScreen([]byte(c.pane)), opt)
+		if r.State.String() == w.State && string(r.Hold) == w.Hold {
+			w.Rule, w.HoldRule = r.Rule, r.HoldRule
+		}
+		if d := r.Dialog; w.State == "QUESTION" && d != nil {
+			w.Question = strings.Join(strings.Fields(d.Question), " ")
+			for _, o := range d.Options {
+				if o = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(o), "❯")); o != "" {
+					w.Options = append(w.Options, o)
+				}
+			}
+		}
+		for file, data := range map[string]string{name + c.suffix + ".pane": c.pane, name + c.suffix + ".want": w.Format()} {
+			if err := os.WriteFile(filepath.Join(dir, file), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Logf("captured %s%s: %s, hold %q: %q", name, c.suffix, r.State, r.Hold, r.HoldText)
+	}
+}
