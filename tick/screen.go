@@ -200,6 +200,10 @@ func questionKey(q alert.Alert, s classify.Result, ledger classify.Masker) strin
 	return key + "+" + hex.EncodeToString(h[:6])
 }
 
+// PassedResetWindow is how far in the past a usage limit's clock-time
+// reset may be, when first read, and still be taken for one that passed.
+const PassedResetWindow = 12 * time.Hour
+
 // ResetTime reads when a usage limit resets from the line that announced it
 // (classify.ReadReset reads the line): a clock time with no zone is read in
 // now's zone, and a clock time already past is tomorrow's. It reports false
@@ -237,8 +241,14 @@ func ResetTime(line string, now time.Time) (time.Time, bool) {
 	}
 	t := time.Date(local.Year(), local.Month(), local.Day(), r.Hour, r.Minute, 0, 0, loc)
 	// The minute shown is the reset's, rounded down: within it, the reset
-	// has not come yet; before it, the reset is tomorrow's.
-	if !t.Add(time.Minute).After(now) {
+	// has not come yet. An agent draws a reset still to come, a clock time
+	// alone when it is within the day (a later one gets its date): a time
+	// already past when first read is one that passed while the line stood
+	// (the watcher started, or looked, after it), unless it is more than
+	// PassedResetWindow past: then it is tomorrow's. Read wrong the one
+	// way, a nudge meets the limit again and its new line holds; the other
+	// way, the agent would wait a day.
+	if !t.Add(time.Minute).After(now) && now.Sub(t) > PassedResetWindow {
 		t = t.AddDate(0, 0, 1)
 	}
 	return t, true

@@ -331,15 +331,18 @@ func TestResetTime(t *testing.T) {
 		ok   bool
 	}{
 		{"You've hit your session limit · resets 5:40pm (Europe/Berlin)", time.Date(2026, 3, 14, 17, 40, 0, 0, berlin), true},
-		{"You've hit your limit · resets 3pm (Europe/Berlin)", time.Date(2026, 3, 15, 15, 0, 0, 0, berlin), true},
-		{"Claude usage limit reached. Your limit will reset at 9am (America/Chicago).", time.Date(2026, 3, 15, 14, 0, 0, 0, time.UTC), true},
+		// A clock time already past when first read passed while the line
+		// stood; one far in the past is tomorrow's.
+		{"You've hit your limit · resets 3pm (Europe/Berlin)", time.Date(2026, 3, 14, 15, 0, 0, 0, berlin), true},
+		{"You've hit your limit · resets 2am (UTC)", time.Date(2026, 3, 15, 2, 0, 0, 0, time.UTC), true},
+		{"Claude usage limit reached. Your limit will reset at 9am (America/Chicago).", time.Date(2026, 3, 14, 14, 0, 0, 0, time.UTC), true},
 		{"5-hour limit reached ∙ resets 9pm", time.Date(2026, 3, 14, 21, 0, 0, 0, time.UTC), true},
 		{"■ You've hit your usage limit. Try again in 4 hours.", now.Add(4 * time.Hour), true},
 		{"try again in 2 hours 5 minutes", now.Add(2*time.Hour + 5*time.Minute), true},
 		// The agent shows the minute, rounded down: within it the reset is
 		// still to come, not tomorrow's.
 		{"You've hit your 5-hour limit · resets 3pm (UTC)", time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC), true},
-		{"You've hit your 5-hour limit · resets 2:59pm (UTC)", time.Date(2026, 3, 15, 14, 59, 0, 0, time.UTC), true},
+		{"You've hit your 5-hour limit · resets 2:59pm (UTC)", time.Date(2026, 3, 14, 14, 59, 0, 0, time.UTC), true},
 		// Past a day away, Claude Code names the date; Codex CLI too.
 		{"You've hit your weekly limit · resets Mar 17, 9am (UTC)", time.Date(2026, 3, 17, 9, 0, 0, 0, time.UTC), true},
 		{"You've hit your weekly limit · resets Jan 2, 2027, 9:30am (Europe/Berlin)", time.Date(2027, 1, 2, 9, 30, 0, 0, berlin), true},
@@ -786,5 +789,17 @@ func TestUsageLimitResetOnTheNextLine(t *testing.T) {
 	_, o := Step(State{}, cfg, Input{Now: t0, Screen: classify.ClassifyText(string(data), opt), Work: probe.Count(7), WorkPresent: true})
 	if want := "not nudged: usage limit, resets 21:32 UTC (in 12h33m) · operator told"; !strings.HasSuffix(o.Line, want) {
 		t.Errorf("line %q, want it to end %q", o.Line, want)
+	}
+}
+
+// TestUsageLimitReadAfterItsReset: a limit's line first read after the time
+// it shows (a watcher started late) is one whose reset passed: the agent
+// is nudged to resume, not left a day.
+func TestUsageLimitReadAfterItsReset(t *testing.T) {
+	limit := "⏺ Working.\n  ⎿  You've hit your 5-hour limit · resets 8:40am (UTC)\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
+	got, _ := run(t, cfg, []scripted{{pane: limit, work: "7"}})
+	if want := "MONITOR · agent · STALLED · work=7 · progress=? · nudged (1/2)"; len(got) == 0 || got[0] != want {
+		t.Errorf("lines %q, want %q first", got, want)
 	}
 }

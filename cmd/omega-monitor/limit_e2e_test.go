@@ -20,15 +20,16 @@ import (
 func TestRealCodexUsageLimitResumedOnceAfterReset(t *testing.T) {
 	testenv.EndToEnd(t)
 	setup := "start on the first step"
-	reset := time.Now().Add(75 * time.Second)
-	api := fakeapi.NewResponses(t,
-		fakeapi.Rule{Match: setup, Reply: fakeapi.CodexUsageLimit("plus", reset)},
-		fakeapi.Rule{Reply: fakeapi.Text("Resumed: on with the second step.")})
+	api := fakeapi.NewResponses(t)
 	omegaMonitor(t)
 	bin := codex.Pin.Binary(t)
 	t.Parallel()
 	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
+	// The reset is worded when the limit is drawn, as a service does.
+	reset := time.Now().Add(75 * time.Second)
+	api.SetRules(fakeapi.Rule{Match: setup, Reply: fakeapi.CodexUsageLimit("plus", reset)},
+		fakeapi.Rule{Reply: fakeapi.Text("Resumed: on with the second step.")})
 	s.Type(t, setup)
 	s.Settle(t, realTimeout, "the limit's line", true, func(screen string) bool {
 		return strings.Contains(screen, "usage limit") && codex.Idle(screen)
@@ -98,14 +99,16 @@ func TestRealCodexUsageLimitResumedOnceAfterReset(t *testing.T) {
 func TestRealClaudeUsageLimitHeldToTheReset(t *testing.T) {
 	testenv.EndToEnd(t)
 	setup := "start on the first step"
-	reset := time.Now().Add(75 * time.Second)
-	api := fakeapi.New(t, fakeapi.Rule{Match: setup, Reply: fakeapi.UsageLimit("five_hour", reset)})
+	api := fakeapi.New(t)
 	hello := fakeapi.NewHello(t)
 	omegaMonitor(t)
 	bin := claudecode.Binary(t)
 	t.Parallel()
 	s := claudecode.Start(t, testenv.Tmux(t), claudecode.Config{Binary: bin, API: api.URL, Mode: claudecode.Bypass, NoKey: true,
 		Env: append(hello.Env(), "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-fake", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")})
+	// The reset is worded when the limit is drawn, as a service does.
+	reset := time.Now().Add(75 * time.Second)
+	api.SetRules(fakeapi.Rule{Match: setup, Reply: fakeapi.UsageLimit("five_hour", reset)})
 	s.Type(t, setup)
 	s.Settle(t, realTimeout, "the limit's line", func(screen string) bool {
 		return strings.Contains(screen, "You've hit your 5-hour limit") && strings.Contains(screen, "❯")

@@ -499,12 +499,24 @@ func (s *Server) choose(r Request) Reply {
 		}
 		return Text("The command finished.")
 	}
-	for _, ru := range s.rules {
+	s.mu.Lock()
+	rules := s.rules
+	s.mu.Unlock()
+	for _, ru := range rules {
 		if strings.Contains(r.Text, ru.Match) {
 			return ru.Reply
 		}
 	}
 	return Text("Done.")
+}
+
+// SetRules replaces the rules the server answers by, from the next request
+// on: a test that must word a reply from the moment it is asked for (a
+// usage limit's reset) sets it then.
+func (s *Server) SetRules(rules ...Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = rules
 }
 
 func errorBody(typ, message string) map[string]any {
