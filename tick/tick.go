@@ -1084,8 +1084,9 @@ func (p *poll) pageUsageLimit(s classify.Result) {
 	}
 	p.next.UsagePaged = key
 	text := cmp.Or(s.HoldText, s.HoldLine.Text)
+	reset, _ := classify.ReadResetText(text) // in the line's own words; "" when it gives none
 	a := alert.Alert{Kind: alert.UsageLimit, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
-		Agent: s.Agent, Limit: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "⎿")), Reset: resetAsShown(text)}
+		Agent: s.Agent, Limit: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "⎿")), Reset: reset}
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
 	p.event(event.Escalate, "STALLED", map[string]any{"kind": "usage-limit", "reset": cmp.Or(a.Reset, "none shown")})
 	p.line = append(p.line, "operator told")
@@ -1103,15 +1104,6 @@ func (p *poll) resumedNotice() {
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
 }
 
-// resetAsShown is the reset a usage-limit line gives, in its own words
-// ("6:12am (UTC)", "Dec 5, 9am (UTC)", "in 2 hours"); "" when it gives none.
-func resetAsShown(text string) string {
-	r, ok := classify.ReadResetText(text)
-	if !ok {
-		return ""
-	}
-	return r
-}
 
 // unconfirmed judges a stopped screen after a nudge that reached the
 // terminal but never showed in the input box, and reports whether this poll
