@@ -1104,7 +1104,6 @@ func (p *poll) resumedNotice() {
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
 }
 
-
 // unconfirmed judges a stopped screen after a nudge that reached the
 // terminal but never showed in the input box, and reports whether this poll
 // may go on to nudge. Our text in the box now gets its Enter, and nothing
