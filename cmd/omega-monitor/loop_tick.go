@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"time"
 
@@ -36,7 +35,7 @@ func runTick(e *Env, args []string) int {
 		fmt.Fprintln(e.Stderr, "omega-monitor tick: --state is required")
 		return 2
 	}
-	set, err := tickSettings(fs, *stateDir, given)
+	set, err := poll.ResolveSettings(fs, *stateDir, given)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor tick: %v\n", err)
 		return 2
@@ -65,32 +64,6 @@ func runTick(e *Env, args []string) int {
 		}
 		return 0
 	})
-}
-
-// tickSettings are the settings of a poll: the loop's record's, with the
-// settings flags given over them; the flags alone (given) where no loop
-// record is read.
-func tickSettings(flags *flag.FlagSet, dir string, given poll.Settings) (poll.Settings, error) {
-	set, err := poll.LoadSettings(dir)
-	if err != nil {
-		// A poll by hand, in a directory no loop started.
-		if given.Target == "" {
-			return set, fmt.Errorf("%w; a poll by hand needs --target", err)
-		}
-		return given, poll.CheckSettings(given)
-	}
-	over := flag.NewFlagSet("", flag.ContinueOnError)
-	poll.SettingsFlags(over, &set)
-	var bad error
-	flags.Visit(func(f *flag.Flag) {
-		if over.Lookup(f.Name) != nil && bad == nil {
-			bad = over.Set(f.Name, f.Value.String())
-		}
-	})
-	if bad != nil {
-		return set, bad
-	}
-	return set, poll.CheckSettings(set)
 }
 
 // parseNow reads --now, or takes the time now.

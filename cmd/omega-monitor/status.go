@@ -16,46 +16,6 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
-const statusUsage = `usage: omega-monitor status [--live | --once | --json | --tmux] [--interval DUR]
-
-The fleet board: every watcher under $OMEGA_MONITOR_HOME (default
-~/.omega/monitor) at a glance, read from the watchers' own state; it changes
-nothing. Four forms of one census:
-
-  --live        (the default on a terminal) full-screen, redrawn every
-                --interval; ↑/↓ or j/k select a watcher and open its last
-                transition, last alert, the explanation of its last verdict
-                and what a narrow screen leaves out; Enter jumps to the
-                watched session (switch-client inside tmux, attach outside);
-                q or Ctrl-C restores the terminal
-  --once        the header, one line a watcher and the legend, no escape
-                sequences, as wide as the terminal (whenever standard output
-                is not a terminal: no width limit)
-  --json        the same data as one JSON object: watchers, fleet, degraded,
-                errors (field names documented in package board)
-  --tmux        a short segment for tmux's status-right, cheap enough to run
-                every few seconds:
-                  set -g status-right '#(omega-monitor status --tmux)'
-
-A narrow board keeps the target, state, nudges and what needs you first. A
-stopped watcher stays, its time frozen at the stop, until omega-monitor
-forget TARGET; Δ fleet sums running watchers' diffs, each worktree once.
-
-Liveness: [live] the loop's pid runs with its recorded start token and polled
-within two intervals; [quiet] it runs but has not polled in two intervals (a
-hung call); [stale] its pid is dead or another process now, and it was not
-stopped; [gone] it was stopped, or never recorded a loop.
-
-Exit status: 0; 3 from the one-line form when no watcher is live or quiet
-and the whole fleet was read (it then ends with "no live watchers", so a
-scheduled caller can stop itself); 4 when no watcher is live or quiet but
-some state could not be read (an unreadable state directory, a corrupt
-loop.json): a degraded census is not an empty fleet, and a caller must not
-stop on it; 1 when the state home cannot be listed; 2 for a usage error.
-
-flags:
-`
-
 func runStatus(e *Env, args []string) int {
 	fs := newFlagSet("status")
 	liveForm := fs.Bool("live", false, "the live form, full-screen (needs a terminal)")
@@ -64,7 +24,7 @@ func runStatus(e *Env, args []string) int {
 	tmux := fs.Bool("tmux", false, "print a tmux status segment")
 	interval := 3 * time.Second
 	fs.Var((*cmdline.Duration)(&interval), "interval", "the live form's refresh, a `duration` (3, or 3s, 500ms)")
-	positional, code, ok := e.parse(fs, args, statusUsage)
+	positional, code, ok := e.parse(fs, args, render.StatusUsage)
 	if !ok {
 		return code
 	}

@@ -2,41 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os/signal"
 	"syscall"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/internal/remotewake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
-
-const wakeUsage = `usage: omega-monitor wake [--home DIR] [PAYLOAD]
-
-What an agent's hook runs (omega-monitor install --hooks writes it): wakes
-the watcher of the pane the hook runs in ($TMUX_PANE with $TMUX, or
-$RMUX_PANE with $RMUX), so that it polls now instead of at the end of its
-interval; on an ssh host, it wakes the watcher on the operator's machine
-that listens there (wake --listen). The poll judges the screen as any
-other: a wake carries no verdict. A pane no watcher follows wakes nothing.
-
-The hook's payload (standard input, or Codex's notify argument) is read,
-at most 1 MiB, and discarded: nothing in it is parsed, stored or opened.
-It prints nothing and exits 0 whatever happens, so that a hook of ours
-never disturbs the agent.
-
-  --home DIR   the state home (default $OMEGA_MONITOR_HOME, else ~/.omega/monitor)
-
-The watcher of an ssh target runs two more forms itself, never a hook:
-  wake --listen --target T [--home DIR]   on the host, over the watcher's
-      ssh connection: prints one line a wake of the server of T's panes
-  wake --relay --state DIR [--timeout SECS] -- COMMAND...   beside the
-      loop: keeps COMMAND (that listener, through ssh) running and wakes
-      the loop for the wakes of its own pane
-`
 
 // runWake is the hook's command, and, with --listen or --relay first, the
 // two ends of a remote target's wakes. Only those exact first words choose
@@ -53,7 +27,7 @@ func runWake(e *Env, args []string) (code int) {
 		}
 	}
 	if wantsHelp(args) {
-		fmt.Fprint(e.Stdout, wakeUsage)
+		fmt.Fprint(e.Stdout, watcher.WakeUsage)
 		return 0
 	}
 	defer func() {
@@ -106,8 +80,7 @@ func runWakeRelay(e *Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
-	err := watcher.NewRelay(*state, fs.Args(), time.Duration(*timeout)*time.Second, e.Stderr).Run(ctx)
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, remotewake.ErrLoopGone) {
+	if err := watcher.RunRelay(ctx, *state, fs.Args(), time.Duration(*timeout)*time.Second, e.Stderr); err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor wake --relay: %v\n", err)
 		return 1
 	}

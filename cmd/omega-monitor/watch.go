@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -58,8 +57,8 @@ func runWatch(e *Env, args []string) int {
 	}
 
 	said, warnings, err := watcher.Start(e.Ctx, m, target, fs, f, e.Getenv)
-	if errors.Is(err, watcher.ErrFence) {
-		fmt.Fprintf(e.Stderr, "omega-monitor: refusing target %s: %v\n", target, strings.TrimSuffix(err.Error(), ": "+watcher.ErrFence.Error()))
+	if fence := (*watcher.FenceError)(nil); errors.As(err, &fence) {
+		fmt.Fprintf(e.Stderr, "omega-monitor: refusing target %s: %s\n", target, fence.Why)
 		return 2
 	}
 	if err != nil {

@@ -75,6 +75,19 @@ type DeliverOptions struct {
 	Retry time.Duration
 }
 
+// Funnel is the alert funnel a deliverer runs: the one given, else
+// $OMEGA_MONITOR_ALERT_SEND, else ~/.omega/bin/omega-alert-send.sh under
+// home; an error when none can be named.
+func Funnel(given string, getenv func(string) string, home string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	if getenv("OMEGA_MONITOR_ALERT_SEND") == "" && home == "" {
+		return "", errors.New("no home directory for the funnel: set HOME, or OMEGA_MONITOR_ALERT_SEND")
+	}
+	return alert.FunnelPath(getenv, home), nil
+}
+
 // DeliverOptionsFrom reads OMEGA_ALERT_EXPIRY (a Go duration of a second
 // or more) and OMEGA_ALERT_RETRY (1ms to 1h) over the defaults.
 func DeliverOptionsFrom(getenv func(string) string) (DeliverOptions, error) {

@@ -172,6 +172,33 @@ func LoadSettings(dir string) (Settings, error) {
 	return *rec.Poll, nil
 }
 
+// ResolveSettings are the settings of a poll of the state directory dir:
+// the loop's record's (LoadSettings), with the settings flags given on
+// flags (SettingsFlags) over them; the flags alone, bound to given, where
+// no loop record is read, and then --target is needed.
+func ResolveSettings(flags *flag.FlagSet, dir string, given Settings) (Settings, error) {
+	set, err := LoadSettings(dir)
+	if err != nil {
+		// A poll by hand, in a directory no loop started.
+		if given.Target == "" {
+			return set, fmt.Errorf("%w; a poll by hand needs --target", err)
+		}
+		return given, CheckSettings(given)
+	}
+	over := flag.NewFlagSet("", flag.ContinueOnError)
+	SettingsFlags(over, &set)
+	var bad error
+	flags.Visit(func(f *flag.Flag) {
+		if over.Lookup(f.Name) != nil && bad == nil {
+			bad = over.Set(f.Name, f.Value.String())
+		}
+	})
+	if bad != nil {
+		return set, bad
+	}
+	return set, CheckSettings(set)
+}
+
 // Limits of a watcher's settings.
 const (
 	MaxNudgeBudget = 1000

@@ -167,3 +167,39 @@ it.
 SIGINT): said in monitor.log, and recorded as a stop (ended.json), so that
 the board shows the watcher gone, not stale.
 `
+
+// DeliverUsage is omega-monitor deliver's help.
+const DeliverUsage = `usage: omega-monitor deliver --state DIR --target T [--funnel PATH] [--worker]
+
+Delivers the alerts waiting in DIR/outbox/ to each channel: the alert
+funnel (--funnel, else $OMEGA_MONITOR_ALERT_SEND, else
+~/.omega/bin/omega-alert-send.sh) and each line of the state home's
+channels file (through omega-monitor-notify). The tick writes every
+escalation there before anything tries to send it; the poll loop starts
+deliver --worker when the outbox holds one, apart from the poll, and never
+waits for it: a channel that hangs or is down delays no poll.
+
+Each channel has its own queue, urgent alerts first, then the oldest. One
+that fails is tried again with backoff ($OMEGA_ALERT_RETRY, 2s by default,
+doubled, at most 30 s), the
+alerts behind it waiting in order, until it takes the alert or the alert
+is older than $OMEGA_ALERT_EXPIRY (a Go duration, 24h by default): then it
+is said, and kept in alert-failed.log. An unreachable channel is no bad
+line: it is tried again. An alert leaves the outbox once every channel has
+it or gave up.
+
+Each attempt is written in the alert's record (NAME.alert.sent) before it
+starts, and its outcome after: an alert reaches a channel at most once
+across stops, restarts and crashes. A send whose outcome was never written
+(the deliverer died mid-send) may have happened: it is said, not repeated.
+A stop (SIGTERM) ends the send under way and writes it as not delivered.
+
+The funnel is run as FUNNEL --stdin, with the alert on its standard input,
+never on its command line (which ps shows to every user); it must read it
+to the end, and exit 0 when it delivered, 1 when it did not.
+
+--worker: keep delivering until the outbox is empty, the loop that started
+it is gone, or a signal ends it; without it, each channel is tried once for
+each alert due. delivery.json in DIR says each channel's queue, last
+delivery, last failure and the send under way, for the board.
+`

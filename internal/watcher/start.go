@@ -283,6 +283,17 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 // failure.
 var ErrFence = errors.New("watcher: outside the fence")
 
+// A FenceError is a target refused by the fence: Why says why, in words
+// for the operator; it is an ErrFence.
+type FenceError struct{ Why string }
+
+func (e *FenceError) Error() string { return e.Why + ": " + ErrFence.Error() }
+
+// Is makes a FenceError an ErrFence.
+func (e *FenceError) Is(target error) bool { return target == ErrFence }
+
+func fenceError(format string, a ...any) error { return &FenceError{Why: fmt.Sprintf(format, a...)} }
+
 // CheckFence refuses a target the watcher must never watch: a session of
 // this tool's own (a watcher, monitor-*, or a scheduled audit, audit-*),
 // and the caller's own session, named by the pane it runs in ($TMUX_PANE,
@@ -292,9 +303,9 @@ var ErrFence = errors.New("watcher: outside the fence")
 func CheckFence(ctx context.Context, m coord.Mux, target coord.Target, getenv func(string) string) error {
 	switch {
 	case coord.IsWatcher(target.Session):
-		return fmt.Errorf("%s is a watcher's own session; watch the agent's session instead: %w", target.Session, ErrFence)
+		return fenceError("%s is a watcher's own session; watch the agent's session instead", target.Session)
 	case strings.HasPrefix(target.Session, "audit-"):
-		return fmt.Errorf("%s is a scheduled audit's session; watch the agent's session instead: %w", target.Session, ErrFence)
+		return fenceError("%s is a scheduled audit's session; watch the agent's session instead", target.Session)
 	case !target.Local():
 		return nil
 	}
@@ -308,7 +319,7 @@ func CheckFence(ctx context.Context, m coord.Mux, target coord.Target, getenv fu
 			continue // not this multiplexer's pane: not the target's server
 		}
 		if own := strings.TrimSpace(string(out)); own == target.Session {
-			return fmt.Errorf("%s is your own session (you run in its pane %s); point the watcher at the agent's session, never at your own: %w", target.Session, pane, ErrFence)
+			return fenceError("%s is your own session (you run in its pane %s); point the watcher at the agent's session, never at your own", target.Session, pane)
 		}
 	}
 	return nil

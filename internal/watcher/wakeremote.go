@@ -15,6 +15,31 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
+// WakeUsage is the wake command's help.
+const WakeUsage = `usage: omega-monitor wake [--home DIR] [PAYLOAD]
+
+What an agent's hook runs (omega-monitor install --hooks writes it): wakes
+the watcher of the pane the hook runs in ($TMUX_PANE with $TMUX, or
+$RMUX_PANE with $RMUX), so that it polls now instead of at the end of its
+interval; on an ssh host, it wakes the watcher on the operator's machine
+that listens there (wake --listen). The poll judges the screen as any
+other: a wake carries no verdict. A pane no watcher follows wakes nothing.
+
+The hook's payload (standard input, or Codex's notify argument) is read,
+at most 1 MiB, and discarded: nothing in it is parsed, stored or opened.
+It prints nothing and exits 0 whatever happens, so that a hook of ours
+never disturbs the agent.
+
+  --home DIR   the state home (default $OMEGA_MONITOR_HOME, else ~/.omega/monitor)
+
+The watcher of an ssh target runs two more forms itself, never a hook:
+  wake --listen --target T [--home DIR]   on the host, over the watcher's
+      ssh connection: prints one line a wake of the server of T's panes
+  wake --relay --state DIR [--timeout SECS] -- COMMAND...   beside the
+      loop: keeps COMMAND (that listener, through ssh) running and wakes
+      the loop for the wakes of its own pane
+`
+
 // ErrNotListenTarget is Listen's answer to a target that is neither a
 // pane id nor the exact form of a session.
 var ErrNotListenTarget = errors.New("watcher: the target is neither a pane id nor an exact session")
@@ -72,6 +97,16 @@ func listenTarget(t string) bool {
 	s, ok := strings.CutPrefix(t, "=")
 	s, ok2 := strings.CutSuffix(s, ":")
 	return ok && ok2 && coord.CheckSession(s) == nil
+}
+
+// RunRelay runs the relay of NewRelay until ctx ends or the loop is gone,
+// either of which is its end, not an error.
+func RunRelay(ctx context.Context, state string, argv []string, timeout time.Duration, log io.Writer) error {
+	err := NewRelay(state, argv, timeout, log).Run(ctx)
+	if errors.Is(err, context.Canceled) || errors.Is(err, remotewake.ErrLoopGone) {
+		return nil
+	}
+	return err
 }
 
 // NewRelay is the relay of the watcher whose state directory is state:
