@@ -203,6 +203,9 @@ type State struct {
 	// each is said once.
 	UsagePaged   string `json:"usage_paged,omitempty"`
 	UsageResumed string `json:"usage_resumed,omitempty"`
+	// UsageNudged is the key of the usage-limit line the last nudge
+	// resumed past: said again after it, its reset is read anew.
+	UsageNudged string `json:"usage_nudged,omitempty"`
 
 	Board // what the fleet board reads: see board.go
 
@@ -1071,6 +1074,9 @@ func (p *poll) stalled() {
 	p.event(event.Nudge, "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
 	p.nudgedAt = len(p.line)
 	p.line = append(p.line, "nudged ("+p.next.Budget.String()+")")
+	if p.resuming != "" {
+		p.next.UsageNudged = p.resuming
+	}
 	p.resumedNotice()
 }
 
@@ -1171,6 +1177,21 @@ func (p *poll) usageHold(line, text string) (until string, holds bool) {
 		p.next.UsageUntil = time.Time{}
 	}
 	p.next.UsageHold = key
+	if p.next.UsageNudged == key && p.next.LastNudge.After(p.next.UsageUntil) {
+		// The same limit said again after the nudge that resumed past its
+		// reset: the reset read as passed was still to come. One resume
+		// nudge a limit line: read again, a clock time past is tomorrow's.
+		p.next.UsageNudged = ""
+		t, ok := ResetTime(text, now)
+		if !ok {
+			p.next.UsageUntil = time.Time{}
+			return "no reset time shown; looked at again each interval", true
+		}
+		if !t.Add(time.Minute).After(now) {
+			t = t.AddDate(0, 0, 1)
+		}
+		p.next.UsageUntil = t
+	}
 	if p.next.UsageUntil.IsZero() {
 		t, ok := ResetTime(text, now)
 		if !ok {

@@ -803,3 +803,27 @@ func TestUsageLimitReadAfterItsReset(t *testing.T) {
 		t.Errorf("lines %q, want %q first", got, want)
 	}
 }
+
+// TestUsageLimitSaidAgainAfterTheResume: a reset read as passed that was
+// still to come (a daily reset first read an hour after its clock time)
+// gets one nudge; the same limit said again after it holds to tomorrow's
+// reset, instead of a nudge every interval into a limited agent.
+func TestUsageLimitSaidAgainAfterTheResume(t *testing.T) {
+	limit := "⏺ Working.\n  ⎿  You've hit your weekly limit · resets 8:00am (UTC)\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
+	again := "⏺ Working.\n  ⎿  You've hit your weekly limit · resets 8:00am (UTC)\n\n❯ " + cfg.NudgeText + "\n  ⎿  You've hit your weekly limit · resets 8:00am (UTC)\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
+	got, s := run(t, cfg, []scripted{{pane: limit, work: "7"}, {pane: again, work: "7"}, {pane: again, work: "7"}})
+	nudges := 0
+	for _, l := range got {
+		if strings.HasPrefix(l, "→ nudge: ") {
+			nudges++
+		}
+	}
+	if nudges != 1 {
+		t.Errorf("nudged %d times, want once:\n%s", nudges, strings.Join(got, "\n"))
+	}
+	if want := time.Date(2026, 1, 6, 8, 0, 0, 0, time.UTC); !s.UsageUntil.Equal(want) {
+		t.Errorf("held until %v, want tomorrow's reset %v", s.UsageUntil, want)
+	}
+}
