@@ -10,6 +10,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/probe"
+	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 // The tools' answers are typed: the SDK infers each one's output schema from
@@ -446,34 +447,15 @@ type explainText struct {
 	LastAlert      string `json:"last_alert,omitempty" jsonschema:"the first line of the last alert"`
 }
 
-// stateRecord is the part of state.json the explain tool reads, by its JSON
-// names (the server does not import tick).
-type stateRecord struct {
-	State          string        `json:"state"`
-	Last           string        `json:"last"`
-	StateSince     time.Time     `json:"state_since"`
-	LastPoll       time.Time     `json:"last_poll"`
-	Work           string        `json:"work"`
-	Progress       string        `json:"progress"`
-	Budget         *probe.Budget `json:"budget"`
-	TargetGone     bool          `json:"target_gone"`
-	Transition     string        `json:"transition"`
-	LastLine       string        `json:"last_line"`
-	LastExplain    string        `json:"last_explain"`
-	LastTransition *struct {
-		changeMark
-		Line string `json:"line"`
-	} `json:"last_transition"`
-	LastAlert *struct {
-		alertMark
-		Text string `json:"text"`
-	} `json:"last_alert"`
-}
-
-func explainAnswer(watcher string, st stateRecord) explainOut {
+// explainAnswer is the explain tool's answer from the watcher's state, read
+// as the tick wrote it (tick.State, the one type of state.json).
+func explainAnswer(watcher string, st tick.State) explainOut {
 	out := explainOut{Watcher: watcher, State: st.State, Last: st.Last, Work: st.Work, Progress: st.Progress,
-		Budget: st.Budget, TargetGone: st.TargetGone,
+		TargetGone:    st.TargetGone,
 		UntrustedText: explainText{Explain: untrusted(st.LastExplain), Transition: untrusted(st.Transition), LastLine: untrusted(st.LastLine)}}
+	if st.Budget != (probe.Budget{}) {
+		out.Budget = &st.Budget
+	}
 	if !st.StateSince.IsZero() {
 		out.StateSince = &st.StateSince
 	}
@@ -481,11 +463,11 @@ func explainAnswer(watcher string, st stateRecord) explainOut {
 		out.LastPoll = &st.LastPoll
 	}
 	if t := st.LastTransition; t != nil {
-		out.LastTransition = &t.changeMark
+		out.LastTransition = &changeMark{At: t.At, From: t.From, To: t.To}
 		out.UntrustedText.LastTransition = untrusted(t.Line)
 	}
 	if a := st.LastAlert; a != nil {
-		out.LastAlert = &a.alertMark
+		out.LastAlert = &alertMark{At: a.At, Kind: a.Kind}
 		out.UntrustedText.LastAlert = untrusted(a.Text)
 	}
 	return out

@@ -22,6 +22,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/mirror"
 	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 // Limits of the tools' arguments.
@@ -211,7 +212,7 @@ func (f fleetTools) explain(_ context.Context, _ *mcp.CallToolRequest, in explai
 	if err != nil {
 		return nil, explainOut{}, fmt.Errorf("no verdict yet: %w", err)
 	}
-	var st stateRecord
+	var st tick.State
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, explainOut{}, fmt.Errorf("state.json is corrupt: %w", err)
 	}

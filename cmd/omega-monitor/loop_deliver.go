@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/omega-monitor/omega-monitor/internal/poll"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -23,7 +24,7 @@ func runDeliver(e *Env, args []string) int {
 	if *stateDir == "" || *target == "" || len(positional) > 0 {
 		return e.usageError("deliver", "--state and --target are needed, and nothing else")
 	}
-	o, err := poll.DeliverOptionsFrom(e.Getenv)
+	o, err := pollset.DeliverOptionsFrom(e.Getenv)
 	if err != nil {
 		return e.usageError("deliver", err.Error())
 	}

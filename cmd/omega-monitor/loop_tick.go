@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/poll"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 )
 
 func runTick(e *Env, args []string) int {
@@ -13,7 +14,7 @@ func runTick(e *Env, args []string) int {
 	stateDir := fs.String("state", "", "state directory")
 	var readings poll.Readings
 	poll.ReadingFlags(fs, &readings)
-	given := poll.DefaultSettings("")
+	given := pollset.Default("")
 	poll.SettingsFlags(fs, &given)
 	captureErr := fs.String("capture-error", "", "the capture failed")
 	nowFlag := fs.String("now", "", "the poll's time, RFC 3339")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 // The files of a watcher's directory the board reads (statedir names them).
@@ -168,62 +169,23 @@ type reading struct {
 	errors  []Error
 }
 
-// stateRecord is the part of tick.State the board reads, by its JSON names.
-type stateRecord struct {
-	stateFields
-	Tally *Tally `json:"tally"`
-}
-
-// stateFields are the state's fields but the tally.
-type stateFields struct {
-	Polls  int    `json:"polls"`
-	Last   string `json:"last"`
-	Budget struct {
-		Limit int `json:"limit"`
-		Used  int `json:"used"`
-	} `json:"budget"`
-	BudgetLatch    bool          `json:"budget_latch"`
-	Transition     string        `json:"transition"`
-	State          string        `json:"state"`
-	StateSince     time.Time     `json:"state_since"`
-	LastPoll       time.Time     `json:"last_poll"`
-	NextPoll       time.Time     `json:"next_poll"`
-	Agent          string        `json:"agent"`
-	Work           string        `json:"work"`
-	Progress       string        `json:"progress"`
-	LastLine       string        `json:"last_line"`
-	LastTransition *Transition   `json:"last_transition"`
-	LastAlert      *AlertMark    `json:"last_alert"`
-	LastExplain    string        `json:"last_explain"`
-	RecentPolls    []minutePolls `json:"recent_polls"`
-	TargetGone     bool          `json:"target_gone"`
-}
-
-// readState reads state.json in one pass. A tally the board cannot read is
-// no error: the state is read again without it, and the census reads as it
+// readState reads state.json, whose schema is the tick's (tick.State, the
+// one type of the file), and the tally the tick keeps in it for the board.
+// A tally the board cannot read is no error: the census then reads as it
 // does without one.
-func readState(path string) (stateRecord, bool, error) {
+func readState(path string) (tick.State, *Tally, bool, error) {
 	data, err := readCapped(path, maxJSON)
 	if errors.Is(err, fs.ErrNotExist) {
-		return stateRecord{}, false, nil
+		return tick.State{}, nil, false, nil
 	}
 	if err != nil {
-		return stateRecord{}, false, err
+		return tick.State{}, nil, false, err
 	}
-	var st stateRecord
-	if json.Unmarshal(data, &st) == nil {
-		return st, true, nil
+	var st tick.State
+	if err := json.Unmarshal(data, &st); err != nil {
+		return tick.State{}, nil, false, fmt.Errorf("corrupt: %v", err)
 	}
-	var fields stateFields
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return stateRecord{}, false, fmt.Errorf("corrupt: %v", err)
-	}
-	return stateRecord{stateFields: fields}, true, nil
-}
-
-type minutePolls struct {
-	Minute int64          `json:"m"`
-	Counts map[string]int `json:"c"`
+	return st, decodeTally(st.Board.Tally), true, nil
 }
 
 // LoopRecord is loop.json (statedir.LoopRecord).
@@ -262,10 +224,11 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		return readJSONFile(filepath.Join(dir, file), v)
 	}
 
-	var st stateRecord
+	var st tick.State
+	var tally *Tally
 	hasState := false
 	if present[stateFile] {
-		st, hasState, err = readState(filepath.Join(dir, stateFile))
+		st, tally, hasState, err = readState(filepath.Join(dir, stateFile))
 		if err != nil {
 			fail(stateFile, err)
 		}
@@ -372,7 +335,7 @@ func readWatcher(dir, name string, now time.Time, opts Options) reading {
 		// The tally the tick kept spares the reads of what it counted.
 		var th *HistoryCursor
 		var tl *Cursor
-		if t := st.Tally; t.usableAt(now) {
+		if t := tally; t.usableAt(now) {
 			th, tl = &t.History, &t.Log
 		}
 		h, err := opts.Cursors.history(filepath.Join(dir, historyFile), now, th)

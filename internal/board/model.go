@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 // The data model below is what every form of the board shows, and what the
@@ -267,18 +268,10 @@ type LogCount struct {
 }
 
 // A Transition is the last change of state: from, to, when, and the MONITOR
-// line of that poll.
-type Transition struct {
-	At   time.Time `json:"at"`
-	From string    `json:"from"`
-	To   string    `json:"to"`
-	Line string    `json:"line"`
-}
+// line of that poll, as the tick records it.
+type Transition = tick.TransitionMark
 
 // An AlertMark is the last alert handed to the funnel: when, its kind
-// (question, blocked, budget-exhausted, failure) and its first line.
-type AlertMark struct {
-	At   time.Time `json:"at"`
-	Kind string    `json:"kind"`
-	Text string    `json:"text"`
-}
+// (question, blocked, budget-exhausted, failure) and its first line, as the
+// tick records it.
+type AlertMark = tick.AlertMark

@@ -18,6 +18,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
@@ -39,18 +40,9 @@ import (
 // deadline (OMEGA_ALERT_DEADLINE, 30 s from here) ends it first.
 const attemptTimeout = 45 * time.Second
 
-// DefaultExpiry is how long an alert waits for a channel that cannot take
-// it before it is given up there, said, and kept in alert-failed.log
-// (OMEGA_ALERT_EXPIRY overrides it).
-const DefaultExpiry = 24 * time.Hour
-
-// DefaultRetry is the wait after a channel's first failure, doubled after
-// each other, at most maxBackoff: a channel back from an outage has the
-// alerts within that.
-const (
-	DefaultRetry = 2 * time.Second
-	maxBackoff   = 30 * time.Second
-)
+// maxBackoff is the longest wait between tries at a channel: a channel
+// back from an outage has the alerts within that.
+const maxBackoff = 30 * time.Second
 
 // backoff is the wait after the nth failure in a row.
 func (dv *deliverer) backoff(fails int) time.Duration {
@@ -61,19 +53,8 @@ func (dv *deliverer) backoff(fails int) time.Duration {
 	return min(d, max(maxBackoff, dv.retry))
 }
 
-// DeliverOptions say how Deliver runs.
-type DeliverOptions struct {
-	// Worker keeps delivering until the outbox is empty, the loop that
-	// started it is gone, or ctx ends; otherwise each channel is tried
-	// once for each alert due, and Deliver returns.
-	Worker bool
-	// Expiry is how long an alert waits for a channel; DefaultExpiry when
-	// zero.
-	Expiry time.Duration
-	// Retry is the wait after a channel's first failure; DefaultRetry
-	// when zero.
-	Retry time.Duration
-}
+// DeliverOptions say how Deliver runs (pollset.DeliverOptions).
+type DeliverOptions = pollset.DeliverOptions
 
 // Funnel is the alert funnel a deliverer runs: the one given, else
 // $OMEGA_MONITOR_ALERT_SEND, else ~/.omega/bin/omega-alert-send.sh under
@@ -86,39 +67,6 @@ func Funnel(given string, getenv func(string) string, home string) (string, erro
 		return "", errors.New("no home directory for the funnel: set HOME, or OMEGA_MONITOR_ALERT_SEND")
 	}
 	return alert.FunnelPath(getenv, home), nil
-}
-
-// DeliverOptionsFrom reads OMEGA_ALERT_EXPIRY (a Go duration of a second
-// or more) and OMEGA_ALERT_RETRY (1ms to 1h) over the defaults.
-func DeliverOptionsFrom(getenv func(string) string) (DeliverOptions, error) {
-	o := DeliverOptions{Expiry: DefaultExpiry, Retry: DefaultRetry}
-	for _, s := range []struct {
-		name     string
-		lo, hi   time.Duration
-		set      *time.Duration
-		examples string
-	}{
-		{"OMEGA_ALERT_EXPIRY", time.Second, 0, &o.Expiry, "as 24h or 90m"},
-		{"OMEGA_ALERT_RETRY", time.Millisecond, time.Hour, &o.Retry, "as 2s"},
-	} {
-		v := getenv(s.name)
-		if v == "" {
-			continue
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < s.lo || s.hi > 0 && d > s.hi {
-			return o, fmt.Errorf("%s=%q: want a duration of %v or more%s, %s", s.name, v, s.lo, upTo(s.hi), s.examples)
-		}
-		*s.set = d
-	}
-	return o, nil
-}
-
-func upTo(d time.Duration) string {
-	if d == 0 {
-		return ""
-	}
-	return " up to " + d.String()
 }
 
 // An outlet is one channel of delivery: the funnel or a line of the
@@ -186,10 +134,10 @@ func Deliver(ctx context.Context, dir, target, funnel, stateHome string, environ
 	dv := &deliverer{d: d, target: target, stateHome: stateHome, expiry: o.Expiry, ok: true,
 		sent: map[string]buttonsSent{}, status: map[string]*statedir.ChannelHealth{}}
 	if dv.expiry <= 0 {
-		dv.expiry = DefaultExpiry
+		dv.expiry = pollset.DefaultExpiry
 	}
 	if dv.retry = o.Retry; dv.retry <= 0 {
-		dv.retry = DefaultRetry
+		dv.retry = pollset.DefaultRetry
 	}
 	dv.outlets = dv.findOutlets(ctx, funnel, environ)
 	for _, ol := range dv.outlets {

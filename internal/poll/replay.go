@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -64,7 +65,7 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 	}
 	fs := flag.NewFlagSet("replay flags", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	set := DefaultSettings("replay")
+	set := pollset.Default("replay")
 	SettingsFlags(fs, &set)
 	start := fs.String("start", "", "first poll's time")
 	if err := fs.Parse(flagWords); err != nil {
@@ -76,7 +77,7 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 	if set.Target == "" {
 		set.Target = "replay"
 	}
-	if err := CheckSettings(set); err != nil {
+	if err := pollset.Check(set); err != nil {
 		return fmt.Errorf("flags: %v", err)
 	}
 	now := defaultReplayStart

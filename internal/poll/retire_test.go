@@ -17,6 +17,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/answer"
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -234,7 +235,7 @@ var workOf7 = Readings{Work: ProbeReading{Given: true, Output: "7"}}
 // answering is the settings of a watcher of "agent" whose chat answers,
 // free text as said.
 func answering(freeText bool) Settings {
-	s := DefaultSettings("agent")
+	s := pollset.Default("agent")
 	s.Answers, s.FreeText = true, freeText
 	return s
 }

@@ -4,34 +4,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/omega-monitor/omega-monitor/classify"
-	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/probe"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
-// Settings are a watcher's settings as one poll reads them: plain values,
-// checked once (CheckSettings) when the loop starts and stored in its
-// record (loop.json), where each poll reads them. They are the record's
-// own type, so that the file has one.
-type Settings = statedir.PollSettings
-
-// DefaultSettings are the settings of a poll nobody set: a nudge budget of
-// 5, the default nudge text and human-idle rule, on-change under 20 s.
-func DefaultSettings(target string) Settings {
-	return Settings{
-		Target:           target,
-		NudgeBudget:      5,
-		NudgeText:        tick.DefaultNudgeText,
-		HumanIdleS:       int(tick.DefaultHumanIdle / time.Second),
-		OnChangeTimeoutS: 20,
-	}
-}
+// Settings are a watcher's settings as one poll reads them (pollset.Settings).
+type Settings = pollset.Settings
 
 // Readings are what the loop read for one poll besides the screen: the
 // probes' outputs, and whether a wake brought the poll.
@@ -126,32 +109,6 @@ func input(r Readings, now time.Time, screen classify.Result, hostWake tick.Host
 	return in
 }
 
-// CheckSettings is the rule for a poll's settings, as watch says them.
-func CheckSettings(s Settings) error {
-	if s.Target == "" {
-		return errors.New("--target is required")
-	}
-	if _, err := coord.ParseTarget(s.Target); err != nil {
-		return err
-	}
-	if s.IntervalS < 0 {
-		return fmt.Errorf("--interval must be a whole number of seconds, 1 and up; got %d", s.IntervalS)
-	}
-	if s.HumanIdleS < 0 || s.HumanIdleS > MaxHumanIdle {
-		return fmt.Errorf("--human-idle must be a whole number of seconds from 0 (off) to %d; got %d", MaxHumanIdle, s.HumanIdleS)
-	}
-	if s.NudgeBudget < 0 || s.NudgeBudget > MaxNudgeBudget {
-		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", MaxNudgeBudget, s.NudgeBudget)
-	}
-	if err := CheckNudgeText(s.NudgeText); err != nil {
-		return fmt.Errorf("--nudge-text: %w", err)
-	}
-	if s.OnChange != "" && s.OnChangeTimeoutS < 1 {
-		return fmt.Errorf("--on-change-timeout must be a whole number of seconds, 1 and up; got %d", s.OnChangeTimeoutS)
-	}
-	return nil
-}
-
 // ErrNoSettings says a state directory's loop record holds no poll
 // settings: no loop started there, or one from before polls read them.
 var ErrNoSettings = errors.New("poll: the loop's record holds no settings")
@@ -166,7 +123,7 @@ func LoadSettings(dir string) (Settings, error) {
 	if rec.Poll == nil {
 		return Settings{}, ErrNoSettings
 	}
-	if err := CheckSettings(*rec.Poll); err != nil {
+	if err := pollset.Check(*rec.Poll); err != nil {
 		return Settings{}, fmt.Errorf("poll: the loop's settings: %w", err)
 	}
 	return *rec.Poll, nil
@@ -183,7 +140,7 @@ func ResolveSettings(flags *flag.FlagSet, dir string, given Settings) (Settings,
 		if given.Target == "" {
 			return set, fmt.Errorf("%w; a poll by hand needs --target", err)
 		}
-		return given, CheckSettings(given)
+		return given, pollset.Check(given)
 	}
 	over := flag.NewFlagSet("", flag.ContinueOnError)
 	SettingsFlags(over, &set)
@@ -196,39 +153,5 @@ func ResolveSettings(flags *flag.FlagSet, dir string, given Settings) (Settings,
 	if bad != nil {
 		return set, bad
 	}
-	return set, CheckSettings(set)
-}
-
-// Limits of a watcher's settings.
-const (
-	MaxNudgeBudget = 1000
-	MaxNudgeText   = 1000 // bytes
-	MaxHumanIdle   = 3600 // seconds
-)
-
-// CheckNudgeText is the rule for what a nudge may type: one line of printable
-// text. A control character typed into a terminal is a key, not text: \x03
-// is Ctrl-C (it killed the watched program), ESC starts a sequence (a
-// bracketed-paste end among them), DEL erases, a newline submits half a
-// nudge.
-func CheckNudgeText(s string) error {
-	switch {
-	case strings.TrimSpace(s) == "":
-		return errors.New("the text of a nudge must not be empty")
-	case len(s) > MaxNudgeText:
-		return fmt.Errorf("the text of a nudge must be at most %d bytes; got %d", MaxNudgeText, len(s))
-	case !utf8.ValidString(s):
-		return errors.New("the text of a nudge must be valid UTF-8")
-	}
-	for i, r := range s {
-		switch {
-		case r == '\n' || r == '\r':
-			return fmt.Errorf("the text of a nudge must be one line; byte %d is a line break", i)
-		case r < ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-			return fmt.Errorf("the text of a nudge must not hold control characters (a terminal reads them as keys); byte %d is %q", i, r)
-		case r == '\u2028' || r == '\u2029':
-			return fmt.Errorf("the text of a nudge must be one line; byte %d is a line separator", i)
-		}
-	}
-	return nil
+	return set, pollset.Check(set)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 )
 
 // BenchmarkTick is one poll's work in the tick, on a working Claude Code
@@ -17,7 +19,7 @@ func BenchmarkTick(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := filepath.Join(b.TempDir(), "monitor-agent")
-	set := DefaultSettings("agent")
+	set := pollset.Default("agent")
 	r := Readings{Work: ProbeReading{Given: true, Output: "5"}, Progress: ProbeReading{Given: true, Output: "41"}}
 	now := t0
 	b.ResetTimer()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 )
 
 // TestRemoteVitalsCost measures what the transcript adds to a remote
@@ -106,7 +107,7 @@ func measureVitals(t *testing.T, h *remoteHost, toggle func(on bool)) {
 			state = stateWithout
 		}
 		start := cpuNow(t)
-		if _, err := Tick(Request{Dir: state, Settings: DefaultSettings("agent"), Readings: workOf7, Now: time.Now(), Capture: capture.Options{Framed: true, Now: time.Now()}}, bytes.NewReader(frame)); err != nil {
+		if _, err := Tick(Request{Dir: state, Settings: pollset.Default("agent"), Readings: workOf7, Now: time.Now(), Capture: capture.Options{Framed: true, Now: time.Now()}}, bytes.NewReader(frame)); err != nil {
 			t.Fatal(err)
 		}
 		r.read = cpuNow(t) - start

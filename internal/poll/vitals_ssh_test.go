@@ -15,6 +15,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -78,7 +79,7 @@ func (h *remoteHost) frame(t *testing.T) []byte {
 func (h *remoteHost) poll(t *testing.T, state string, now time.Time) statedir.VitalsRecord {
 	t.Helper()
 	frame := h.frame(t)
-	line, err := Tick(Request{Dir: state, Settings: DefaultSettings("agent"), Readings: workOf7, Now: now, Capture: capture.Options{Framed: true, Now: now}}, bytes.NewReader(frame))
+	line, err := Tick(Request{Dir: state, Settings: pollset.Default("agent"), Readings: workOf7, Now: now, Capture: capture.Options{Framed: true, Now: now}}, bytes.NewReader(frame))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ type LoopRecord struct {
 
 // PollSettings are a watcher's settings as one poll reads them: plain
 // values, which another Go program may fill to run a poll itself
-// (poll.Settings); poll.CheckSettings is their rule.
+// (poll.Settings); pollset.Check is their rule.
 type PollSettings struct {
 	Target      string `json:"target"`
 	IntervalS   int    `json:"interval_s,omitempty"` // 0: not said

@@ -14,7 +14,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/poll"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/remotewake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -150,7 +150,7 @@ func (e *LoopEnv) Prepare() error {
 		Version: cmdline.Version(), Settings: e.settings(), Socket: e.socket(),
 		Poll: e.pollSettings(),
 	}
-	if err := poll.CheckSettings(*rec.Poll); err != nil {
+	if err := pollset.Check(*rec.Poll); err != nil {
 		return fmt.Errorf("loop-env: %w", err)
 	}
 	// Where the last loop's wake relay stood is not where this one's will.
@@ -161,7 +161,7 @@ func (e *LoopEnv) Prepare() error {
 // pollSettings are the settings each poll reads, as the loop runs with
 // them.
 func (e *LoopEnv) pollSettings() *statedir.PollSettings {
-	s := poll.DefaultSettings(e.target.String())
+	s := pollset.Default(e.target.String())
 	s.IntervalS = e.flags.Interval
 	s.HumanIdleS = e.flags.HumanIdle
 	s.NudgeBudget = e.flags.NudgeBudget

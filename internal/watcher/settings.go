@@ -11,7 +11,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/poll"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -84,14 +84,14 @@ func (f *Settings) Check(getenv func(string) string) error {
 	if f.Interval < 1 || f.Interval > MaxInterval {
 		return fmt.Errorf("--interval must be a whole number of seconds from 1 to %d; got %d", MaxInterval, f.Interval)
 	}
-	if f.NudgeBudget < 0 || f.NudgeBudget > poll.MaxNudgeBudget {
-		return fmt.Errorf("--nudge-budget must be a whole number from 0 to %d; got %d", poll.MaxNudgeBudget, f.NudgeBudget)
+	if err := pollset.CheckNudgeBudget(f.NudgeBudget); err != nil {
+		return err
 	}
-	if f.HumanIdle < 0 || f.HumanIdle > poll.MaxHumanIdle {
-		return fmt.Errorf("--human-idle must be a whole number of seconds from 0 (off) to %d; got %d", poll.MaxHumanIdle, f.HumanIdle)
+	if err := pollset.CheckHumanIdle(f.HumanIdle); err != nil {
+		return err
 	}
 	if f.NudgeTextSet {
-		if err := poll.CheckNudgeText(f.NudgeText); err != nil {
+		if err := pollset.CheckNudgeText(f.NudgeText); err != nil {
 			return fmt.Errorf("--nudge-text: %w", err)
 		}
 	}
@@ -193,7 +193,7 @@ func EnvSettings(getenv func(string) string) (map[string]string, error) {
 // checkDelivery checks the deliverer's setting name as deliver reads it.
 func checkDelivery(name string) func(string) (string, error) {
 	return func(v string) (string, error) {
-		if _, err := poll.DeliverOptionsFrom(func(k string) string {
+		if _, err := pollset.DeliverOptionsFrom(func(k string) string {
 			if k == name {
 				return v
 			}

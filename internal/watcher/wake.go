@@ -13,6 +13,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/remotewake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 // ErrNotRunning is Wake's answer for a watcher whose loop does not run.
@@ -137,9 +138,7 @@ func followsPane(d statedir.Dir, rec statedir.LoopRecord, pane string) bool {
 		return pinned == pane
 	}
 	// Not pinned: the pane the last poll captured, as session:@W.%N.
-	var st struct {
-		Pane string `json:"pane"`
-	}
+	var st tick.State
 	if d.ReadRecord(statedir.State, &st) != nil {
 		return false
 	}
