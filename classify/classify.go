@@ -208,9 +208,8 @@ func Classify(s *Screen, opt Options) Result {
 	// The structure (where the box is, where paragraphs end) is found on
 	// the screen as drawn; the ledger masks only the lines a rule reads,
 	// so that its cost does not grow with the scrollback.
-	v := look(s.Lines, s.Attrs)
+	v := look(s.Lines, s.Attrs, opt.Local)
 	v.masker = opt.Ledger
-	v.local = opt.Local
 	r := decide(&v)
 	r.Body = v.body
 	if v.box != nil {
@@ -289,17 +288,18 @@ const maxBoxSearch = 200
 // maxAbove bounds the live block: a spinner with a long task list under it.
 const maxAbove = 60
 
-// look cuts the lines into regions around the lowest input box.
-func look(lines []Line, attrs bool) view {
+// look cuts the lines into regions around the lowest input box, the
+// agents local describes read with the built-in ones.
+func look(lines []Line, attrs bool, local *Local) view {
 	end := len(lines)
 	for end > 0 && isBlank(lines[end-1].Text) {
 		end--
 	}
 	lines = lines[:end]
-	v := view{attrs: attrs, body: lines}
+	v := view{attrs: attrs, body: lines, local: local}
 	bestTop, bestPrompt, bestEnd := -1, -1, -1
 	ambiguous := false
-	for _, a := range agents() {
+	for _, a := range local.agents() {
 		for i := range a.boxes {
 			top, prompt, bottom, ok := findBox(lines, &a.boxes[i])
 			if !ok {
@@ -336,7 +336,7 @@ func look(lines []Line, attrs bool) view {
 			start = bestEnd + 1 // never read a stale box as part of a dialog
 		}
 		v.dialog = stripBorders(lines[start:])
-		v.agent = dialogAgent(v.dialog)
+		v.agent = dialogAgent(v.dialog, local)
 		return v
 	}
 	v.ambiguous = ambiguous
@@ -357,13 +357,17 @@ func look(lines []Line, attrs bool) view {
 // option cursor) is drawn at the bottom of a screen with no input box: the
 // frame is what says who drew the screen. It returns nil when no agent's
 // frame is there.
-func dialogAgent(dialog []Line) *agent {
+func dialogAgent(dialog []Line, local *Local) *agent {
 	// An agent's own marks (a footer, a hint) name it before a numbered
 	// menu with a cursor does, which more than one agent draws alike
 	// (Claude Code's older > and Codex's sign-in menu).
 	for _, generic := range []bool{false, true} {
-		for _, a := range agents() {
-			for _, ru := range a.rules {
+		for _, a := range local.agents() {
+			rules := a.rules
+			if a.source != "" {
+				rules = local.rulesOf(a) // a described agent has only the file's
+			}
+			for _, ru := range rules {
 				if _, menu := ru.match.(optionMenuMatcher); ru.region != Dialog || menu != generic {
 					continue
 				}
@@ -428,8 +432,8 @@ func closedBox(lines []Line) bool {
 // marked reports whether lines show one of the agent's marks.
 // seenAgent names an agent whose transcript heads, turns or marks show in
 // any of the line sets, or "".
-func seenAgent(sets ...[]Line) string {
-	for _, a := range agents() {
+func seenAgent(local *Local, sets ...[]Line) string {
+	for _, a := range local.agents() {
 		for _, lines := range sets {
 			for _, l := range lines {
 				if a.heads != nil && a.heads.MatchString(l.Text) || a.userTurn != nil && a.userTurn.MatchString(l.Text) || matchesAny(a.marks, l.Text) {
@@ -626,7 +630,7 @@ func decide(v *view) Result {
 		r.Agent = v.agent.name
 		rules = v.local.rulesOf(v.agent)
 	} else {
-		r.Seen = seenAgent(v.body, v.dialog)
+		r.Seen = seenAgent(v.local, v.body, v.dialog)
 	}
 	for _, ru := range rules {
 		if !ru.verdict.first {
@@ -832,7 +836,7 @@ func (v *view) input(masked bool) string {
 		return ""
 	}
 	if !v.attrs {
-		for _, a := range agents() {
+		for _, a := range v.local.agents() {
 			if matchesAny(a.placeholders, d) {
 				return ""
 			}

@@ -27,11 +27,61 @@ type Local struct {
 	before, after map[*agent][]rule
 	replace       map[*agent]map[string]rule
 	disabled      map[*agent]map[string]bool
+	// described are the agents the file describes, after the built-in
+	// ones in all: the agents a screen is read against.
+	described []*agent
+	all       []*agent
+}
+
+// agents are the agents a screen is read against: the built-in ones, then
+// those the file describes.
+func (l *Local) agents() []*agent {
+	if l == nil || len(l.described) == 0 {
+		return agents()
+	}
+	return l.all
+}
+
+// A LocalAgent is an agent the file describes, one the built-in tables do
+// not know: how to find its input box, and what tells it from another
+// agent that draws the same box. Its rules are the file's rules that name
+// it. Every pattern is a Go regular expression matched against one line.
+type LocalAgent struct {
+	// Name is the agent's name, as results and rules name it.
+	Name string `json:"name"`
+	// Box is the input box the agent draws at the bottom of its screen.
+	Box LocalBox `json:"box"`
+	// Marks are texts only this agent draws in or under its box (a status
+	// bar's hint), matched anywhere in a line: they tell it from another
+	// agent with the same box.
+	Marks []string `json:"marks,omitempty"`
+	// Placeholders are texts it draws in an empty box: no draft.
+	Placeholders []string `json:"placeholders,omitempty"`
+	// Transparent lines may sit between its live block and its box
+	// without being the live block (tips, notices).
+	Transparent []string `json:"transparent,omitempty"`
+	// UserTurn matches the echo of a human's message in its transcript,
+	// where the turn region starts.
+	UserTurn string `json:"user_turn,omitempty"`
+	// StatusLines is how many lines it may draw under its box after a
+	// blank line; 2 when zero.
+	StatusLines int `json:"status_lines,omitempty"`
+}
+
+// A LocalBox is an input box: an optional top edge, the prompt line, and an
+// optional bottom edge (without one, the box ends at the first blank line).
+type LocalBox struct {
+	Top string `json:"top,omitempty"`
+	// Prompt matches the box's first line; its one group is what a human
+	// typed there, so that a draft is never typed over.
+	Prompt string `json:"prompt"`
+	Bottom string `json:"bottom,omitempty"`
 }
 
 // A LocalRule is one rule as the file writes it.
 type LocalRule struct {
-	// Agent is claude, codex or gemini (or the agent's full name).
+	// Agent is claude, codex or gemini (or the agent's full name), or the
+	// name of an agent the file describes.
 	Agent string `json:"agent"`
 	// Name names the rule in explanations; a built-in rule's name
 	// replaces that rule.
@@ -68,13 +118,13 @@ var holdWords = map[string]Hold{"draft": HoldDraft, "interrupt": HoldInterrupt, 
 	"usage-limit": HoldUsageLimit, "no-input-box": HoldNoInputBox, "turn-open": HoldTurnOpen}
 
 // agentByWord finds an agent by its short or full name.
-func agentByWord(w string) *agent {
+func (l *Local) agentByWord(w string) *agent {
 	all := agents()
 	short := map[string]*agent{"claude": all[0], "codex": all[1], "gemini": all[2]}
 	if a := short[strings.ToLower(w)]; a != nil {
 		return a
 	}
-	for _, a := range agents() {
+	for _, a := range l.agents() {
 		if strings.EqualFold(a.name, w) {
 			return a
 		}
@@ -121,6 +171,13 @@ func ParseLocal(data []byte, path string) (*Local, error) {
 	if err := expect('{'); err != nil {
 		return nil, err
 	}
+	// Rules may name an agent the file describes after them: they are
+	// added once every member is read.
+	type pending struct {
+		rule  LocalRule
+		start int64
+	}
+	var rules []pending
 	seen := false
 	for dec.More() {
 		off := dec.InputOffset()
@@ -128,16 +185,17 @@ func ParseLocal(data []byte, path string) (*Local, error) {
 		if err != nil {
 			return nil, jsonErr(err)
 		}
-		if tok != "rules" {
-			return nil, fail(off, "unknown member %v (the file holds \"rules\": [...])", tok)
+		if tok != "rules" && tok != "agents" {
+			return nil, fail(off, "unknown member %v (the file holds \"rules\": [...] and \"agents\": [...])", tok)
 		}
-		seen = true
+		member := tok.(string)
+		seen = seen || member == "rules"
 		if err := expect('['); err != nil {
 			return nil, err
 		}
 		for dec.More() {
 			// The offset before a value is where the previous token
-			// ended; the rule starts at its brace, after any comma
+			// ended; the value starts at its brace, after any comma
 			// and white space.
 			start := dec.InputOffset()
 			for int(start) < len(data) && strings.ContainsRune(" \t\r\n,", rune(data[start])) {
@@ -148,16 +206,23 @@ func ParseLocal(data []byte, path string) (*Local, error) {
 				return nil, jsonErr(err)
 			}
 			var lr LocalRule
+			var la LocalAgent
+			into := any(&lr)
+			if member == "agents" {
+				into = &la
+			}
 			rd := json.NewDecoder(bytes.NewReader(raw))
 			rd.DisallowUnknownFields()
-			if err := rd.Decode(&lr); err != nil {
+			if err := rd.Decode(into); err != nil {
 				var typ *json.UnmarshalTypeError
 				if errors.As(err, &typ) {
 					return nil, fail(start+typ.Offset, "%s must be a %s, not a %s", typ.Field, typ.Type, typ.Value)
 				}
 				return nil, fail(start, "%v", strings.TrimPrefix(err.Error(), "json: "))
 			}
-			if err := l.add(lr, at(start)); err != nil {
+			if member == "rules" {
+				rules = append(rules, pending{lr, start})
+			} else if err := l.describe(la, at(start)); err != nil {
 				return nil, fail(start, "%v", err)
 			}
 		}
@@ -171,17 +236,110 @@ func ParseLocal(data []byte, path string) (*Local, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fail(dec.InputOffset(), "more after the closing brace")
 	}
-	if !seen {
+	if !seen && len(l.described) == 0 {
 		return nil, fail(0, "no \"rules\" member")
+	}
+	for _, r := range rules {
+		if err := l.add(r.rule, at(r.start)); err != nil {
+			return nil, fail(r.start, "%v", err)
+		}
+	}
+	for _, a := range l.described {
+		if !l.hasWorking(a) {
+			return nil, errorf("%s: agent %q: no working rule names it: without one every screen of it reads stopped, and a working agent would be nudged", a.source, a.name)
+		}
 	}
 	return l, nil
 }
 
+// describe checks an agent the file describes and adds it. Its patterns
+// are held to the rules' own: anchored, except the marks, which are read
+// only in and under its box.
+func (l *Local) describe(la LocalAgent, where string) error {
+	name := strings.TrimSpace(la.Name)
+	if name == "" {
+		return errors.New("an agent needs a name")
+	}
+	if l.agentByWord(name) != nil {
+		return fmt.Errorf("agent %q: the name of an agent already known (a built-in agent's rules are changed with rules, not described again)", name)
+	}
+	if la.StatusLines < 0 || la.StatusLines > maxBelow {
+		return fmt.Errorf("agent %q: status_lines must be from 0 to %d", name, maxBelow)
+	}
+	compile := func(what, expr string, optional, anywhere bool) (*pattern, error) {
+		switch {
+		case expr == "" && optional:
+			return nil, nil
+		case expr == "":
+			return nil, fmt.Errorf("agent %q: %s: no pattern", name, what)
+		}
+		x, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, fmt.Errorf("agent %q: %s: %v", name, what, err)
+		}
+		if !anywhere && !anchored(expr) {
+			return nil, fmt.Errorf("agent %q: %s: pattern %q is not anchored with ^", name, what, expr)
+		}
+		if what == "box prompt" && x.NumSubexp() != 1 {
+			return nil, fmt.Errorf("agent %q: box prompt: pattern %q needs exactly one group, what a human typed in the box (a draft is never typed over); it has %d", name, expr, x.NumSubexp())
+		}
+		if anywhere {
+			return free(expr, "a mark, read only in and under the agent's box"), nil
+		}
+		return re(expr), nil
+	}
+	a := &agent{name: name, source: where, statusLines: la.StatusLines}
+	var shape boxShape
+	var err error
+	shape.name = name + "'s box (" + where + ")"
+	if shape.top, err = compile("box top", la.Box.Top, true, false); err != nil {
+		return err
+	}
+	if shape.prompt, err = compile("box prompt", la.Box.Prompt, false, false); err != nil {
+		return err
+	}
+	if shape.bottom, err = compile("box bottom", la.Box.Bottom, true, false); err != nil {
+		return err
+	}
+	a.boxes = []boxShape{shape}
+	if a.userTurn, err = compile("user_turn", la.UserTurn, true, false); err != nil {
+		return err
+	}
+	for _, list := range []struct {
+		what     string
+		exprs    []string
+		into     *[]*pattern
+		anywhere bool
+	}{{"marks", la.Marks, &a.marks, true}, {"placeholders", la.Placeholders, &a.placeholders, false}, {"transparent", la.Transparent, &a.transparent, false}} {
+		for _, x := range list.exprs {
+			p, err := compile(list.what, x, false, list.anywhere)
+			if err != nil {
+				return err
+			}
+			*list.into = append(*list.into, p)
+		}
+	}
+	l.described = append(l.described, a)
+	l.all = append(append([]*agent(nil), agents()...), l.described...)
+	return nil
+}
+
+// hasWorking says whether the file gives the agent a rule that reads it
+// working.
+func (l *Local) hasWorking(a *agent) bool {
+	for _, r := range l.rulesOf(a) {
+		if r.verdict.state == Working {
+			return true
+		}
+	}
+	return false
+}
+
 // add checks one rule and adds it.
 func (l *Local) add(lr LocalRule, where string) error {
-	a := agentByWord(lr.Agent)
+	a := l.agentByWord(lr.Agent)
 	if a == nil {
-		return fmt.Errorf("rule %q: unknown agent %q (want claude, codex or gemini)", lr.Name, lr.Agent)
+		return fmt.Errorf("rule %q: unknown agent %q (want claude, codex, gemini or an agent the file describes)", lr.Name, lr.Agent)
 	}
 	if strings.TrimSpace(lr.Name) == "" {
 		return errors.New("a rule needs a name")
@@ -211,6 +369,12 @@ func (l *Local) add(lr LocalRule, where string) error {
 	default:
 		return fmt.Errorf("rule %q: unknown verdict %q (want working, question or hold:NAME, NAME one of draft, interrupt, keyboard, usage-limit, no-input-box, turn-open)", lr.Name, lr.Verdict)
 	}
+	if v.state == Working && region != Above && region != Below {
+		// The turn and the dialog hold the transcript and the agent's
+		// text, where any word can be quoted: a marker read there would
+		// read an idle agent as busy for as long as it stays on screen.
+		return fmt.Errorf("rule %q: a working rule reads only live evidence, region above or below (the live block over the box, the status lines under it); %s may hold quoted text", lr.Name, lr.Region)
+	}
 	if lr.Pattern == "" {
 		return fmt.Errorf("rule %q: no pattern", lr.Name)
 	}
@@ -225,6 +389,11 @@ func (l *Local) add(lr LocalRule, where string) error {
 		p = free(lr.Pattern, lr.Free)
 	}
 	m := anyLine(p)
+	if v.state == Working && region == Above {
+		// A spinner heads or closes the live block; a line inside it is
+		// an answer's, and may quote any marker.
+		m = endLine(p)
+	}
 	if lr.Lines < 0 {
 		return fmt.Errorf("rule %q: lines must not be negative", lr.Name)
 	} else if lr.Lines > 0 {
@@ -287,10 +456,28 @@ func (l *Local) rulesOf(a *agent) []rule {
 	return append(out, l.after[a]...)
 }
 
+// An AgentSource is an agent screens are read against, and where it is
+// described: "built-in", or FILE:LINE.
+type AgentSource struct{ Name, From string }
+
+// Agents lists the agents screens are read against: the built-in ones,
+// then those the file describes.
+func (l *Local) Agents() []AgentSource {
+	var out []AgentSource
+	for _, a := range l.agents() {
+		from := a.source
+		if from == "" {
+			from = "built-in"
+		}
+		out = append(out, AgentSource{a.name, from})
+	}
+	return out
+}
+
 // Effective lists every agent's effective rules and where each came from.
 func (l *Local) Effective() []LocalSource {
 	var out []LocalSource
-	for _, a := range agents() {
+	for _, a := range l.agents() {
 		for _, r := range l.rulesOf(a) {
 			from := r.source
 			if from == "" {

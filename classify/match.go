@@ -58,6 +58,31 @@ func (m edgeLineMatcher) match(lines []Line) (Line, bool) {
 	return Line{}, false
 }
 
+// endLine matches when the region's first or last non-blank line matches:
+// the edges of a live block, where an agent an operator described draws
+// its activity. A line inside the block is an answer's, and may quote it.
+type endLineMatcher struct{ re *pattern }
+
+func endLine(p *pattern) matcher { return endLineMatcher{p} }
+
+func (m endLineMatcher) match(lines []Line) (Line, bool) {
+	first, last := -1, -1
+	for i, l := range lines {
+		if !isBlank(l.Text) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	for _, i := range []int{first, last} {
+		if i >= 0 && m.re.MatchString(lines[i].Text) {
+			return lines[i], true
+		}
+	}
+	return Line{}, false
+}
+
 // lastLines matches when one of the region's last n non-blank lines matches:
 // a dialog's footer is its last line.
 type lastLinesMatcher struct {

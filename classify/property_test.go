@@ -114,7 +114,7 @@ func insert(s *Screen, at int, texts []string) *Screen {
 
 // boxTop returns the index of the input box's first line, or -1.
 func boxTop(s *Screen) int {
-	v := look(s.Lines, s.Attrs)
+	v := look(s.Lines, s.Attrs, nil)
 	if v.box == nil {
 		return -1
 	}
@@ -123,7 +123,7 @@ func boxTop(s *Screen) int {
 
 // liveStart returns the index of the first line any rule may read.
 func liveStart(s *Screen) int {
-	v := look(s.Lines, s.Attrs)
+	v := look(s.Lines, s.Attrs, nil)
 	first := -1
 	for _, region := range [][]Line{v.box, v.above, v.turn, v.frame, v.below, v.dialog} {
 		if at := 0; len(region) > 0 {
@@ -139,7 +139,7 @@ func liveStart(s *Screen) int {
 // hasRegion says the classifier found a live region on s: an input box, a
 // block above it, a turn, a frame, a status or a dialog.
 func hasRegion(s *Screen) bool {
-	v := look(s.Lines, s.Attrs)
+	v := look(s.Lines, s.Attrs, nil)
 	return len(v.box)+len(v.above)+len(v.turn)+len(v.frame)+len(v.below)+len(v.dialog) > 0
 }
 

@@ -46,6 +46,9 @@ type agent struct {
 	// in a colour, not faint: no draft, with or without attributes.
 	shownPlaceholders []*pattern
 	rules             []rule
+	// source is FILE:LINE for an agent an operator's rules file describes;
+	// empty for a built-in one.
+	source string
 }
 
 // A boxShape says how one era draws the input box: an optional top edge, a

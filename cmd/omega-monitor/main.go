@@ -59,6 +59,7 @@ func groups() []group {
 			{"install", "the alert funnel, a test alert, the agents' hooks and /monitor (install --help)", runInstall},
 			{"relay", "start, stop or report the receiver of answers from Telegram (relay start|stop|status|logs)", runRelay},
 			{"rules", "check or list an operator's own rules (rules check FILE, rules list)", runRules},
+			{"agents", "the agents screens are read against, and those the rules file describes (agents list)", runAgents},
 			{"channels", "check a channels file, the other channels than Telegram (channels check FILE)", runChannels},
 			{"version", "print the version and build of this binary", runVersion},
 		}},

@@ -12,6 +12,58 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
+// RulesUsage is the help of omega-monitor rules.
+const RulesUsage = `usage: omega-monitor rules check FILE
+       omega-monitor rules list [FILE]
+
+An operator's own rules, read with the built-in ones by every watcher:
+$OMEGA_MONITOR_HOME/rules.json (default ~/.omega/monitor/rules.json), a JSON
+object {"rules": [...], "agents": [...]}, each rule
+  {"agent": "codex", "name": "...", "region": "above", "pattern": "^...",
+   "verdict": "working", "priority": "before"}
+agent: claude, codex, gemini, or an agent the file describes (omega-monitor
+agents --help). region: above, below, dialog, box, turn or frame. pattern: a
+Go regular expression, anchored with ^ unless "free" says why not; "lines": N
+reads only the region's last N lines. verdict: working (region above or
+below only: live evidence; above reads the live block's first and last
+lines), question, or hold:NAME (draft, interrupt, keyboard, usage-limit,
+no-input-box, turn-open). A rule named as a built-in one replaces it;
+"disable": true turns the built-in rule of that name off. A bad file never
+stops a watcher: it says so once and the built-in rules apply.
+
+check validates FILE and names the line of each error (exit 1).
+list prints the effective rules and where each came from (FILE, or the
+watchers' rules file when none is given).
+`
+
+// AgentsUsage is the help of omega-monitor agents.
+const AgentsUsage = `usage: omega-monitor agents check FILE
+       omega-monitor agents list [FILE]
+
+The agents whose screens the watchers read: Claude Code, Codex CLI and Gemini
+CLI, built in, and any agent the operator's rules file describes
+($OMEGA_MONITOR_HOME/rules.json, default ~/.omega/monitor/rules.json), read
+by every watcher without a new build:
+  {"agents": [{"name": "Tern",
+     "box": {"top": "^┌─+┐$", "prompt": "^│ » ?(.*?) *│$", "bottom": "^└─+┘$"},
+     "marks": ["tern · model "], "placeholders": ["^type a task$"],
+     "transparent": ["^  tip: "], "user_turn": "^» \\S", "status_lines": 2}],
+   "rules": [{"agent": "tern", "name": "Tern's spinner", "region": "above",
+     "pattern": "^  ⠋ .* · ctrl\\+c to stop$", "verdict": "working"}]}
+box: the input box at the bottom of its screen; prompt's one group is what a
+human typed there (a draft is never typed over); top and bottom are
+optional. marks: text only it draws in or under its box. Its rules are the
+file's rules that name it (omega-monitor rules --help); it needs a working
+rule. Without a box on screen its dialog rules name it. No answer buttons
+are offered for its questions: keys go only to an agent whose program the
+watcher knows.
+
+check validates FILE and names the line of each error (exit 1); try a
+capture with omega-monitor classify --explain.
+list prints the agents and where each is described (FILE, or the watchers'
+rules file when none is given).
+`
+
 // maxRulesFile caps a rules file: a few hundred rules fit in far less.
 const maxRulesFile = 1 << 20
 

@@ -1,0 +1,116 @@
+package classify_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+)
+
+// Tern is an agent the project does not ship: its screens are read only
+// through the description in testdata/tern.rules.json.
+const (
+	ternBox = "┌──────────────────────────────┐\n│ » %s│\n└──────────────────────────────┘\n  tern · model m-1 · /help\n"
+
+	ternWorking = "Tern v0.3 · ~/proj\n\n» fix the flaky test in ingest\n  ◆ Reading ingest/loader.go\n  ◆ Running go test ./ingest/...\n  ⠋ thinking · 12s · ctrl+c to stop\n\n"
+
+	ternIdle = "Tern v0.3 · ~/proj\n\n» fix the flaky test in ingest\n  ◆ Reading ingest/loader.go\n  The test raced on the clock; it now takes one.\n  ✓ done in 40s\n\n"
+
+	// The spinner's words quoted in an answer, then the turn's end: the
+	// transcript says them, the live block does not.
+	ternQuoted = "Tern v0.3 · ~/proj\n\n» what does your spinner say?\n  It draws a line such as:\n  ⠋ thinking · 12s · ctrl+c to stop\n  under the task while it works.\n  ✓ done in 2s\n\n"
+
+	ternStopped = "Tern v0.3 · ~/proj\n\n» rewrite the loader\n  ◆ Reading ingest/loader.go\n  ✗ stopped by you\n\n"
+
+	ternAsks = "Tern v0.3 · ~/proj\n\n» clean the build\n  Allow tern to run `rm -rf build`?\n  [y] yes   [n] no   [a] always\n  y/n/a · esc to cancel\n"
+)
+
+func ternScreen(transcript, typed string) string {
+	return transcript + strings.Replace(ternBox, "%s", typed+strings.Repeat(" ", 28-len([]rune(typed))), 1)
+}
+
+func ternRules(t *testing.T) *classify.Local {
+	t.Helper()
+	data, err := os.ReadFile("testdata/tern.rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := classify.ParseLocal(data, "tern.rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return local
+}
+
+// TestDescribedAgent: an agent described by hand is read as the built-in
+// ones are: WORKING only from its live block, a question from its dialog
+// at the bottom of the screen, holds from its turn, a human's draft kept,
+// its placeholder no draft; and, without its description, its screen is
+// no agent's.
+func TestDescribedAgent(t *testing.T) {
+	local := ternRules(t)
+	type got struct{ State, Agent, Hold, Draft, Source string }
+	for _, tc := range []struct {
+		name, screen string
+		want         got
+	}{
+		{"working", ternScreen(ternWorking, ""), got{State: "WORKING", Agent: "Tern", Source: "tern.rules.json:12"}},
+		{"idle after a turn", ternScreen(ternIdle, ""), got{State: "STALLED", Agent: "Tern"}},
+		{"its placeholder is no draft", ternScreen(ternIdle, "type a task, or /help"), got{State: "STALLED", Agent: "Tern"}},
+		{"a human's draft holds", ternScreen(ternIdle, "also the eu bucket"), got{State: "STALLED", Agent: "Tern", Hold: "draft", Draft: "also the eu bucket"}},
+		{"the spinner quoted in an answer is no work", ternScreen(ternQuoted, ""), got{State: "STALLED", Agent: "Tern"}},
+		{"stopped by the operator", ternScreen(ternStopped, ""), got{State: "STALLED", Agent: "Tern", Hold: "interrupt", Source: "tern.rules.json:16"}},
+		{"its permission prompt", ternAsks, got{State: "QUESTION", Agent: "Tern", Source: "tern.rules.json:14"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := classify.ClassifyText(tc.screen, classify.Options{Local: local})
+			g := got{State: r.State.String(), Agent: r.Agent, Hold: string(r.Hold), Draft: r.Draft, Source: r.Source}
+			if diff := cmp.Diff(tc.want, g); diff != "" {
+				t.Errorf("(-want +got):\n%s\n%s", diff, r.Explain())
+			}
+			if without := classify.ClassifyText(tc.screen, classify.Options{}); without.Agent != "" {
+				t.Errorf("without the description the screen reads as %s's", without.Agent)
+			}
+		})
+	}
+}
+
+// TestDescribedAgentRefused: a description that could read an idle agent
+// as busy, type over a draft, or shadow an agent already known is refused,
+// with the line it is on.
+func TestDescribedAgentRefused(t *testing.T) {
+	const working = `,
+  "rules": [{"agent": "tern", "name": "w", "region": "above", "pattern": "^  ⠋ ", "verdict": "working"}]}`
+	agentFile := func(fields string) string {
+		return "{\"agents\": [\n  {\"name\": \"Tern\", " + fields + "}\n]" + working
+	}
+	box := `"box": {"prompt": "^» ?(.*)$"}`
+	for _, tc := range []struct {
+		name, file, want string
+	}{
+		{"no name", "{\"agents\": [\n  {\"box\": {\"prompt\": \"^» (.*)$\"}}\n]}", "tern.rules.json:2: an agent needs a name"},
+		{"a built-in's name", "{\"agents\": [\n  {\"name\": \"codex\", \"box\": {\"prompt\": \"^» (.*)$\"}}\n]}", `tern.rules.json:2: agent "codex": the name of an agent already known`},
+		{"a built-in's full name", "{\"agents\": [\n  {\"name\": \"Claude Code\", \"box\": {\"prompt\": \"^» (.*)$\"}}\n]}", `agent "Claude Code": the name of an agent already known`},
+		{"twice", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "},\n  {\"name\": \"tern\", " + box + "}\n]" + working, `tern.rules.json:3: agent "tern": the name of an agent already known`},
+		{"no prompt", agentFile(`"box": {"top": "^┌"}`), `tern.rules.json:2: agent "Tern": box prompt: no pattern`},
+		{"a prompt with no group", agentFile(`"box": {"prompt": "^» .*$"}`), `agent "Tern": box prompt: pattern "^» .*$" needs exactly one group`},
+		{"a prompt not anchored", agentFile(`"box": {"prompt": "» (.*)$"}`), `agent "Tern": box prompt: pattern "» (.*)$" is not anchored`},
+		{"a bad mark", agentFile(box + `, "marks": ["tern (model"]`), `agent "Tern": marks: error parsing regexp`},
+		{"an unknown field", agentFile(box + `, "spinner": "^⠋"`), `tern.rules.json:2: unknown field "spinner"`},
+		{"status lines out of bounds", agentFile(box + `, "status_lines": 99`), `agent "Tern": status_lines must be from 0 to`},
+		{"no working rule", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "}\n]}", `tern.rules.json:2: agent "Tern": no working rule names it`},
+		{"a working rule read in the transcript", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "}\n],\n\"rules\": [\n  {\"agent\": \"tern\", \"name\": \"w\", \"region\": \"turn\", \"pattern\": \"^  ⠋ \", \"verdict\": \"working\"}\n]}",
+			`tern.rules.json:5: rule "w": a working rule reads only live evidence, region above or below`},
+		{"a rule for an agent described nowhere", "{\"rules\": [\n  {\"agent\": \"tern\", \"name\": \"w\", \"region\": \"above\", \"pattern\": \"^x\", \"verdict\": \"working\"}\n]}", `tern.rules.json:2: rule "w": unknown agent "tern"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := classify.ParseLocal([]byte(tc.file), "tern.rules.json")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// ternScript is an agent the project does not ship, Tern: an input box
+// open on its right (what is typed runs on) with a » prompt, a braille spinner while it works, and a y/n/a prompt
+// when TERN_MODE=question, where any key is logged as KEY IN DIALOG. What
+// it reads at its prompt is appended to TERN_LOG, and starts a turn of
+// TERN_WORK seconds.
+const ternScript = `log=${TERN_LOG:?}
+work=${TERN_WORK:-2}
+edge=──────────────────────────────
+screen() { printf '\033[H\033[2J'; printf '%s\n' "$@"; }
+idle() {
+	screen 'Tern v0.3 · ~/proj' '' '» fix the flaky test in ingest' '  The test raced on the clock; it now takes one.' '  ✓ done in 40s' '' \
+		"┌${edge}" '│ » ' "└${edge}" '  tern · model m-1 · /help'
+	printf '\033[8;5H'
+}
+if [ "${TERN_MODE:-}" = question ]; then
+	screen 'Tern v0.3 · ~/proj' '' '» clean the build' '  Allow tern to run rm -rf build?' '  [y] yes   [n] no   [a] always' '  y/n/a · esc to cancel'
+	while IFS= read -r -s -n 1 key; do printf 'KEY IN DIALOG %s\n' "$key" >>"$log"; done
+	exit 0
+fi
+while :; do
+	idle
+	IFS= read -r line || exit 0
+	printf '%s\n' "$line" >>"$log"
+	for ((s = 1; s <= work; s++)); do
+		screen 'Tern v0.3 · ~/proj' '' "» $line" '  ◆ Running go test ./ingest/...' "  ⠋ thinking · ${s}s · ctrl+c to stop" '' \
+			"┌${edge}" '│ » ' "└${edge}" '  tern · model m-1 · /help'
+		sleep 1
+	done
+done
+`
+
+// ternRules describes Tern for the watchers, in their rules file.
+const ternRules = `{"agents": [
+  {"name": "Tern",
+   "box": {"top": "^┌─+$", "prompt": "^│ » ?(.*)$", "bottom": "^└─+$"},
+   "marks": ["tern · model "]}
+],
+"rules": [
+  {"agent": "tern", "name": "Tern's spinner", "region": "above",
+   "pattern": "^  [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] .* · \\d+s · ctrl\\+c to stop$", "verdict": "working"},
+  {"agent": "tern", "name": "Tern's y/n/a prompt", "region": "dialog", "lines": 1,
+   "pattern": "^  y/n/a · esc to cancel$", "verdict": "question"}
+]}
+`
+
+// startTern starts Tern in a session of s, and returns the file of what it
+// read; and a state home whose rules file describes it.
+func startTern(t *testing.T, s *testenv.TmuxServer, mode string) (log, home string) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "tern")
+	log = filepath.Join(dir, "received")
+	home = filepath.Join(dir, "home")
+	if err := os.WriteFile(script, []byte(ternScript), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "rules.json"), []byte(ternRules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.NewSession(t, "tern", "exec "+coord.ShellJoin("env", "LANG=C.UTF-8", "TERN_LOG="+log, "TERN_MODE="+mode, bashPath(t), script))
+	return log, home
+}
+
+// TestLoopReadsADescribedAgent: an agent described by hand in the
+// watchers' rules file, and no build, is watched as the built-in ones are:
+// a stop nudged within the budget, the nudge typed into its box and taken;
+// its turn read as work while its spinner shows; its question relayed and
+// never typed into.
+func TestLoopReadsADescribedAgent(t *testing.T) {
+	t.Parallel()
+	t.Run("stalled", func(t *testing.T) {
+		t.Parallel()
+		s := testenv.Tmux(t)
+		log, home := startTern(t, s, "")
+		r := startLoop(t, loopOptions{target: "tern", home: home, flags: []string{
+			"--mux", s.Mux, "--interval", "1", "--nudge-budget", "2", "--work-probe", "echo 5"}})
+		lines := r.waitLine("nudge budget spent", 90*time.Second)
+		r.stop()
+		text := "continue with the next step; if you are waiting on something, say what"
+		if got := received(t, log); strings.Join(got, "\n") != text+"\n"+text {
+			t.Errorf("Tern read %q, want exactly the budget of 2 nudges", got)
+		}
+		var sawWork, sawStop bool
+		for _, l := range lines {
+			sawWork = sawWork || strings.Contains(l, " · WORKING · ")
+			sawStop = sawStop || strings.Contains(l, " · STALLED · ")
+		}
+		if !sawWork || !sawStop {
+			t.Errorf("want Tern read stopped, and at work after a nudge; lines:\n%s", strings.Join(lines, "\n"))
+		}
+	})
+	t.Run("question", func(t *testing.T) {
+		t.Parallel()
+		s := testenv.Tmux(t)
+		log, home := startTern(t, s, "question")
+		r := startLoop(t, loopOptions{target: "tern", home: home, flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
+		lines := r.waitLines(4, 60*time.Second)
+		r.stop()
+		for _, l := range lines {
+			if !strings.Contains(l, " · QUESTION · ") {
+				t.Errorf("line %q: want QUESTION on every poll", l)
+			}
+		}
+		if got := received(t, log); len(got) != 0 {
+			t.Errorf("Tern's question received %q; nothing may be typed into a dialog", got)
+		}
+		if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "y/n/a") {
+			t.Errorf("alerts = %q, want the question relayed once, verbatim", a)
+		}
+	})
+}
