@@ -109,18 +109,6 @@ func TestLoopReadsADescribedAgent(t *testing.T) {
 		s := testenv.Tmux(t)
 		log, home := startTern(t, s, "question")
 		r := startLoop(t, loopOptions{target: "tern", home: home, flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
-		lines := r.waitLines(4, 60*time.Second)
-		r.stop()
-		for _, l := range lines {
-			if !strings.Contains(l, " · QUESTION · ") {
-				t.Errorf("line %q: want QUESTION on every poll", l)
-			}
-		}
-		if got := received(t, log); len(got) != 0 {
-			t.Errorf("Tern's question received %q; nothing may be typed into a dialog", got)
-		}
-		if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "y/n/a") {
-			t.Errorf("alerts = %q, want the question relayed once, verbatim", a)
-		}
+		questionGetsNothing(t, r, log, "y/n/a")
 	})
 }

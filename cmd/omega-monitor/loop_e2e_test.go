@@ -329,6 +329,14 @@ func TestLoopQuestionGetsNothing(t *testing.T) {
 	s := testenv.Tmux(t)
 	log := startAgent(t, s, "agent", "AGENT_MODE=question")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
+	questionGetsNothing(t, r, log, "QUESTION")
+}
+
+// questionGetsNothing watches r's loop for four polls of a question on the
+// screen: each reads QUESTION, nothing reaches the agent whose input is
+// logged in log, and one alert holding said relays it.
+func questionGetsNothing(t *testing.T, r *loopRun, log, said string) {
+	t.Helper()
 	lines := r.waitLines(4, 60*time.Second)
 	r.stop()
 	for _, l := range lines {
@@ -339,8 +347,8 @@ func TestLoopQuestionGetsNothing(t *testing.T) {
 	if got := received(t, log); len(got) != 0 {
 		t.Errorf("the question dialog received %q; nothing may be typed into a dialog", got)
 	}
-	if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], "QUESTION") {
-		t.Errorf("alerts = %q, want the question escalated once", a)
+	if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], said) {
+		t.Errorf("alerts = %q, want the question escalated once, with %q", a, said)
 	}
 }
 
