@@ -140,6 +140,17 @@ var notAnswerable = map[string]struct {
 	"panes/frameless-dialog-two-options":              {answer.ErrInputBox, "a dialog with no edge over a live input box"},
 	"panes/codex-picker-over-composer-model":          {answer.ErrInputBox, "a Codex picker drawn over its live composer"},
 	"panes/codex-picker-over-composer-permissions-50": {answer.ErrInputBox, "a Codex picker drawn over its live composer"},
+	"panes/pi-073-40-dialog-confirm":                  {answer.ErrNoAgent, "an extension's confirmation in Pi (Pi asks no permission of its own): no reader for Pi's → selector"},
+	"panes/pi-073-40-dialog-login":                    {answer.ErrNoAgent, "Pi's /login, opened by a human at the terminal: never answered from a chat"},
+	"panes/pi-073-40-dialog-model":                    {answer.ErrNoAgent, "Pi's /model selector, opened by a human at the terminal: never answered from a chat"},
+	"panes/pi-073-40-dialog-settings":                 {answer.ErrNoAgent, "Pi's /settings, opened by a human at the terminal: never answered from a chat"},
+	"panes/pi-073-80-dialog-confirm":                  {answer.ErrNoAgent, "an extension's confirmation in Pi (Pi asks no permission of its own): no reader for Pi's → selector"},
+	"panes/pi-073-80-dialog-login":                    {answer.ErrNoAgent, "Pi's /login, opened by a human at the terminal: never answered from a chat"},
+	"panes/pi-073-80-dialog-login-apikey":             {answer.ErrNoAgent, "Pi's /login provider list, opened by a human at the terminal: never answered from a chat"},
+	"panes/pi-073-80-dialog-model":                    {answer.ErrNoAgent, "Pi's /model selector, opened by a human at the terminal: never answered from a chat"},
+	"panes/pi-073-80-dialog-resume":                   {answer.ErrNoAgent, "Pi's /resume picker, opened by a human at the terminal: never answered from a chat"},
+	"panes/pi-073-80-dialog-settings":                 {answer.ErrNoAgent, "Pi's /settings, opened by a human at the terminal: never answered from a chat"},
+	"panes/pi-073-80-dialog-tree-doubleesc":           {answer.ErrNoAgent, "Pi's session tree (Esc twice), opened by a human at the terminal: never answered from a chat"},
 	"panes/gemini-notice-esc-to-close":                {answer.ErrNoOptions, "a Gemini notice in place of the composer: Esc leaves it, no options"},
 }
 

@@ -302,7 +302,7 @@ func look(lines []Line, attrs bool, local *Local) view {
 	for _, a := range local.agents() {
 		for i := range a.boxes {
 			top, prompt, bottom, ok := findBox(lines, &a.boxes[i])
-			if !ok {
+			if !ok || a.marksRequired && !marked(lines[top:], a) {
 				continue
 			}
 			if bottom == bestEnd && a != v.agent {
@@ -556,7 +556,7 @@ func findBox(lines []Line, shape *boxShape) (top, prompt, bottom int, ok bool) {
 // regular expression.
 func (shape *boxShape) mayPrompt(t string) bool {
 	if len(shape.promptPrefixes) == 0 {
-		return t != ""
+		return t != "" || shape.blankPrompt
 	}
 	for _, p := range shape.promptPrefixes {
 		if strings.HasPrefix(t, p) {

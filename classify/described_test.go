@@ -114,3 +114,27 @@ func TestDescribedAgentRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestBuiltinDescriptions: the agents the project ships as data parse as
+// an operator's file does, each with a working rule, and are listed as
+// built in.
+func TestBuiltinDescriptions(t *testing.T) {
+	var names []string
+	for _, a := range (*classify.Local)(nil).Agents() {
+		if a.From != "built-in" {
+			t.Errorf("%s is from %s, want built-in", a.Name, a.From)
+		}
+		names = append(names, a.Name)
+	}
+	if diff := cmp.Diff([]string{"Claude Code", "Codex CLI", "Gemini CLI", "Pi"}, names); diff != "" {
+		t.Errorf("built-in agents (-want +got):\n%s", diff)
+	}
+	// A described built-in is named in rules as any other: an operator's
+	// file adds to it, and cannot describe it again.
+	if _, err := classify.ParseLocal([]byte(`{"rules": [{"agent": "pi", "name": "x", "region": "below", "pattern": "^x", "verdict": "working"}]}`), "r.json"); err != nil {
+		t.Errorf("a rule for Pi: %v", err)
+	}
+	if _, err := classify.ParseLocal([]byte(`{"agents": [{"name": "Pi", "box": {"prompt": "^(.*)$"}}]}`), "r.json"); err == nil || !strings.Contains(err.Error(), "already known") {
+		t.Errorf("Pi described again: %v", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,17 +28,23 @@ type Local struct {
 	before, after map[*agent][]rule
 	replace       map[*agent]map[string]rule
 	disabled      map[*agent]map[string]bool
-	// described are the agents the file describes, after the built-in
-	// ones in all: the agents a screen is read against.
-	described []*agent
-	all       []*agent
+	// base are the agents known before the file; described are the
+	// agents it describes, after them in all: the agents a screen is
+	// read against.
+	base, described, all []*agent
+	// trusted says the file is one of the project's own descriptions,
+	// whose patterns its test checked.
+	trusted bool
 }
 
 // agents are the agents a screen is read against: the built-in ones, then
 // those the file describes.
 func (l *Local) agents() []*agent {
-	if l == nil || len(l.described) == 0 {
+	switch {
+	case l == nil:
 		return agents()
+	case len(l.described) == 0:
+		return l.base
 	}
 	return l.all
 }
@@ -55,6 +62,10 @@ type LocalAgent struct {
 	// bar's hint), matched anywhere in a line: they tell it from another
 	// agent with the same box.
 	Marks []string `json:"marks,omitempty"`
+	// MarksRequired says its box is its only when one of its marks shows
+	// in or under it: a box as plain as two rules around a line is drawn
+	// by other programs too.
+	MarksRequired bool `json:"marks_required,omitempty"`
 	// Placeholders are texts it draws in an empty box: no draft.
 	Placeholders []string `json:"placeholders,omitempty"`
 	// Transparent lines may sit between its live block and its box
@@ -76,6 +87,9 @@ type LocalBox struct {
 	// typed there, so that a draft is never typed over.
 	Prompt string `json:"prompt"`
 	Bottom string `json:"bottom,omitempty"`
+	// Blank says the prompt line of an empty box is blank: the agent
+	// draws no prompt mark, only the box's edges.
+	Blank bool `json:"blank,omitempty"`
 }
 
 // A LocalRule is one rule as the file writes it.
@@ -119,7 +133,7 @@ var holdWords = map[string]Hold{"draft": HoldDraft, "interrupt": HoldInterrupt, 
 
 // agentByWord finds an agent by its short or full name.
 func (l *Local) agentByWord(w string) *agent {
-	all := agents()
+	all := tables()
 	short := map[string]*agent{"claude": all[0], "codex": all[1], "gemini": all[2]}
 	if a := short[strings.ToLower(w)]; a != nil {
 		return a
@@ -135,7 +149,13 @@ func (l *Local) agentByWord(w string) *agent {
 // ParseLocal reads a rules file: a JSON object whose "rules" member is a
 // list of rules. Every error names the file and the line it is on.
 func ParseLocal(data []byte, path string) (*Local, error) {
-	l := &Local{Path: path, before: map[*agent][]rule{}, after: map[*agent][]rule{},
+	return parseLocal(data, path, agents(), false)
+}
+
+// parseLocal is ParseLocal for a file read after the agents of base;
+// trusted skips the checks of its patterns (see checkPattern).
+func parseLocal(data []byte, path string, base []*agent, trusted bool) (*Local, error) {
+	l := &Local{Path: path, base: base, trusted: trusted, before: map[*agent][]rule{}, after: map[*agent][]rule{},
 		replace: map[*agent]map[string]rule{}, disabled: map[*agent]map[string]bool{}}
 	at := func(off int64) string {
 		return path + ":" + strconv.Itoa(1+bytes.Count(data[:min(int(off), len(data))], []byte("\n")))
@@ -273,22 +293,18 @@ func (l *Local) describe(la LocalAgent, where string) error {
 		case expr == "":
 			return nil, fmt.Errorf("agent %q: %s: no pattern", name, what)
 		}
-		x, err := regexp.Compile(expr)
-		if err != nil {
-			return nil, fmt.Errorf("agent %q: %s: %v", name, what, err)
-		}
-		if !anywhere && !anchored(expr) {
-			return nil, fmt.Errorf("agent %q: %s: pattern %q is not anchored with ^", name, what, expr)
-		}
-		if what == "box prompt" && x.NumSubexp() != 1 {
-			return nil, fmt.Errorf("agent %q: box prompt: pattern %q needs exactly one group, what a human typed in the box (a draft is never typed over); it has %d", name, expr, x.NumSubexp())
+		if err := l.checkPattern(what, expr, anywhere); err != nil {
+			return nil, fmt.Errorf("agent %q: %s", name, err)
 		}
 		if anywhere {
 			return free(expr, "a mark, read only in and under the agent's box"), nil
 		}
 		return re(expr), nil
 	}
-	a := &agent{name: name, source: where, statusLines: la.StatusLines}
+	if la.MarksRequired && len(la.Marks) == 0 {
+		return fmt.Errorf("agent %q: marks_required without marks", name)
+	}
+	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired}
 	var shape boxShape
 	var err error
 	shape.name = name + "'s box (" + where + ")"
@@ -301,6 +317,10 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	if shape.bottom, err = compile("box bottom", la.Box.Bottom, true, false); err != nil {
 		return err
 	}
+	if la.Box.Blank && (shape.top == nil || shape.bottom == nil) {
+		return fmt.Errorf("agent %q: a box whose prompt may be blank needs its top and bottom edges, or any blank line would be one", name)
+	}
+	shape.blankPrompt = la.Box.Blank
 	a.boxes = []boxShape{shape}
 	if a.userTurn, err = compile("user_turn", la.UserTurn, true, false); err != nil {
 		return err
@@ -320,7 +340,31 @@ func (l *Local) describe(la LocalAgent, where string) error {
 		}
 	}
 	l.described = append(l.described, a)
-	l.all = append(append([]*agent(nil), agents()...), l.described...)
+	l.all = append(slices.Clip(l.base), l.described...)
+	return nil
+}
+
+// errNotAnchored says a pattern does not start with ^.
+var errNotAnchored = errors.New("not anchored with ^")
+
+// checkPattern checks one of the file's patterns, named what: it compiles,
+// and is anchored with ^ unless it may match anywhere; a box prompt has
+// exactly one group. The project's own descriptions were checked so by
+// their test, and a poll does not pay for it again.
+func (l *Local) checkPattern(what, expr string, anywhere bool) error {
+	if l.trusted {
+		return nil
+	}
+	x, err := regexp.Compile(expr)
+	if err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	if !anywhere && !anchored(expr) {
+		return fmt.Errorf("%s: pattern %q is %w", what, expr, errNotAnchored)
+	}
+	if what == "box prompt" && x.NumSubexp() != 1 {
+		return fmt.Errorf("box prompt: pattern %q needs exactly one group, what a human typed in the box (a draft is never typed over); it has %d", expr, x.NumSubexp())
+	}
 	return nil
 }
 
@@ -378,11 +422,10 @@ func (l *Local) add(lr LocalRule, where string) error {
 	if lr.Pattern == "" {
 		return fmt.Errorf("rule %q: no pattern", lr.Name)
 	}
-	if _, err := regexp.Compile(lr.Pattern); err != nil {
-		return fmt.Errorf("rule %q: pattern: %v", lr.Name, err)
-	}
-	if lr.Free == "" && !anchored(lr.Pattern) {
+	if err := l.checkPattern("pattern", lr.Pattern, lr.Free != ""); errors.Is(err, errNotAnchored) {
 		return fmt.Errorf("rule %q: pattern %q is not anchored with ^ (say in \"free\" why it may match anywhere in a line)", lr.Name, lr.Pattern)
+	} else if err != nil {
+		return fmt.Errorf("rule %q: %v", lr.Name, err)
 	}
 	p := re(lr.Pattern)
 	if lr.Free != "" {

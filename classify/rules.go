@@ -1,6 +1,9 @@
 package classify
 
 import (
+	"embed"
+	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -46,6 +49,9 @@ type agent struct {
 	// in a colour, not faint: no draft, with or without attributes.
 	shownPlaceholders []*pattern
 	rules             []rule
+	// marksRequired says a box of its shape is its only with one of its
+	// marks in or under it.
+	marksRequired bool
 	// source is FILE:LINE for an agent an operator's rules file describes;
 	// empty for a built-in one.
 	source string
@@ -78,6 +84,9 @@ type boxShape struct {
 	// line (an input area padded above its prompt).
 	gap    int
 	bottom *pattern
+	// blankPrompt says the prompt line of an empty box is blank (an
+	// agent that draws no prompt mark).
+	blankPrompt bool
 	// last says the box ends the screen: nothing but its bottom line may
 	// follow the prompt. For shapes whose prompt marker is drawn on other
 	// lines too.
@@ -553,12 +562,61 @@ func geminiCLITable() *agent {
 }
 
 // agents returns the built-in agents, read in this order: the first box
-// found lowest on the screen wins. The tables are built when first asked
-// for, so that a command that reads no screen (--help, hold, ack) does not
-// pay for them.
-var agents = sync.OnceValue(func() []*agent {
+// found lowest on the screen wins. They are built when first asked for,
+// so that a command that reads no screen (--help, hold, ack) does not pay
+// for them: the agents of Go tables, then those described as data
+// (agents/*.json, in the format of an operator's rules file).
+var agents func() []*agent
+
+// The descriptions are parsed by the code that reads an operator's file,
+// which asks for the agents known: agents is set at init, not declared
+// with its value, so that the two do not form an initialization cycle.
+func init() {
+	agents = sync.OnceValue(func() []*agent {
+		t := tables()
+		return append(slices.Clip(t), describedBuiltins(t)...)
+	})
+}
+
+// tables are the agents whose screens need matchers of Go code.
+var tables = sync.OnceValue(func() []*agent {
 	return []*agent{claudeCodeTable(), codexCLITable(), geminiCLITable()}
 })
+
+// builtinDescriptions are the agents the project ships as data.
+//
+//go:embed agents/*.json
+var builtinDescriptions embed.FS
+
+// describedBuiltins parses the agents the project ships as data, known
+// after base. A description that does not parse is a build's mistake
+// (TestBuiltinDescriptions holds every one to the parser).
+func describedBuiltins(base []*agent) []*agent {
+	files, err := fs.Glob(builtinDescriptions, "agents/*.json")
+	if err != nil {
+		panic(err)
+	}
+	var out []*agent
+	for _, f := range files {
+		data, err := builtinDescriptions.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		l, err := parseLocal(data, f, append(slices.Clip(base), out...), true)
+		if err != nil {
+			panic(err)
+		}
+		for _, a := range l.described {
+			// Built in: its rules are its own, from no operator's file.
+			a.rules, a.source = l.rulesOf(a), ""
+			for i := range a.rules {
+				a.rules[i].source = ""
+			}
+			out = append(out, a)
+		}
+	}
+	return out
+}
 
 // shared are the rules every agent's screen shares: all that is read on a
 // screen whose agent is unknown. A numbered menu with a cursor on one option,

@@ -55,6 +55,8 @@ var agentPrograms = map[string][]string{
 	"Claude Code": {"claude"},
 	"Codex CLI":   {"codex"},
 	"Gemini CLI":  {"gemini"},
+	// Pi sets its process title: node runs it, named pi.
+	"Pi": {"pi"},
 }
 
 // AgentProgram says whether p runs as the program of the agent named

@@ -52,11 +52,14 @@ by every watcher without a new build:
      "pattern": "^  ⠋ .* · ctrl\\+c to stop$", "verdict": "working"}]}
 box: the input box at the bottom of its screen; prompt's one group is what a
 human typed there (a draft is never typed over); top and bottom are
-optional. marks: text only it draws in or under its box. Its rules are the
-file's rules that name it (omega-monitor rules --help); it needs a working
-rule. Without a box on screen its dialog rules name it. No answer buttons
-are offered for its questions: keys go only to an agent whose program the
-watcher knows.
+optional; "blank": true says an empty box's prompt line is blank (no prompt
+mark; then both edges are needed). marks: text only it draws in or under
+its box; "marks_required": true counts its box only with a mark under it
+(a box as plain as two rules is drawn by others too); Pi is built in this
+way. Its rules are the file's rules that name it (omega-monitor rules
+--help); it needs a working rule. Without a box on screen its dialog rules
+name it. No answer buttons are offered for its questions: keys go only to
+an agent whose program the watcher knows.
 
 check validates FILE and names the line of each error (exit 1); try a
 capture with omega-monitor classify --explain.
