@@ -13,6 +13,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/codex"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/gemini"
+	"github.com/omega-monitor/omega-monitor/internal/pi"
 	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -33,7 +34,8 @@ type realAgent struct {
 	start func(t *testing.T) (*termagent.Session, *fakeapi.Server)
 	// idle says the program waits at its empty composer after a turn.
 	idle func(screen string) bool
-	// approval says the program's command approval dialog is up.
+	// approval says the program's command approval dialog is up; ""
+	// for a program that asks none.
 	approval string
 	// bash is the prompt that brings the approval.
 	bash string
@@ -72,6 +74,20 @@ var realAgents = []realAgent{
 		idle:     func(screen string) bool { return gemini.Idle(screen) && strings.Contains(screen, "✦ ") },
 		approval: "Allow execution",
 		bash:     "now " + fakeapi.TriggerBash,
+	},
+	{
+		// Pi asks no permission before a tool: no approval dialog.
+		name: "pi",
+		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
+			api := fakeapi.NewChat(t)
+			omegaMonitor(t)
+			bin := pi.Pin.Binary(t)
+			t.Parallel()
+			s := pi.Start(t, testenv.Tmux(t), pi.Config{Binary: bin, API: api.URL})
+			s.WaitFor(t, realTimeout, "the editor", pi.Idle)
+			return s, api
+		},
+		idle: func(screen string) bool { return pi.Idle(screen) && strings.Contains(screen, "↑") },
 	},
 }
 
@@ -119,6 +135,9 @@ func TestRealAgentsIdleGetExactlyTheBudget(t *testing.T) {
 func TestRealAgentsApprovalGetsNothing(t *testing.T) {
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
+			if a.approval == "" {
+				t.Skipf("%s asks no approval before a tool", a.name)
+			}
 			s, api := a.start(t)
 			s.Type(t, a.bash)
 			s.Settle(t, realTimeout, "the approval dialog", true, termagent.Contains(a.approval))

@@ -124,9 +124,14 @@ func (p Pin) BinaryVersion(ctx context.Context, bin string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--version")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("termagent: %s --version: %v", bin, err)
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		out = []byte(stderr.String()) // Pi prints its version there
 	}
 	v := p.VersionOf(strings.TrimSpace(string(out)))
 	if v == "" {
