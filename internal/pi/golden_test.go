@@ -71,7 +71,7 @@ func tour() []termagent.Step {
 		}, Check: termagent.Contains("a human draft, not sent"), State: stalled, Hold: classify.HoldDraft, EHold: classify.HoldDraft,
 			Label: "typed a draft and did not send it", Why: "a human's draft in the editor"},
 		{Act: termagent.Press("C-u")},
-		{Name: "model-selector", Act: termagent.TypeText("/model"), Check: termagent.Contains("→ "+fakeapi.ChatModel), State: question,
+		{Name: "model-selector", Act: termagent.TypeText("/model"), Check: termagent.Contains("→ " + fakeapi.ChatModel), State: question,
 			Label: "opened /model", Why: "Pi's selector in place of its editor: a human's choice, never typed into"},
 		{Act: termagent.Press("Escape")},
 	}
