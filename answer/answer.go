@@ -138,6 +138,11 @@ func inspect(r classify.Result, notes bool) (Menu, *dialog, error) {
 	case r.Source != "":
 		return Menu{}, nil, ErrLocalRule
 	}
+	// A screen of an agent's start (the classifier says so) is answered at
+	// the terminal, whoever's it is, read or not.
+	if r.Startup {
+		return Menu{}, nil, ErrStartup
+	}
 	t := tableOf(r.Agent)
 	if t == nil {
 		return Menu{}, nil, ErrNoAgent
@@ -150,7 +155,7 @@ func inspect(r classify.Result, notes bool) (Menu, *dialog, error) {
 	// (real-codex/codex-171-100-full-access-confirm), under a title drawn
 	// like a message (real-gemini/gemini-061-100-theme-dialog), with lines
 	// that are no option (real-codex/codex-171-100-import-customize).
-	if r.Startup || startupScreen(d) {
+	if startupScreen(d) {
 		return Menu{}, nil, ErrStartup
 	}
 	if r.HasBox || r.Region != classify.Dialog {

@@ -151,6 +151,16 @@ var notAnswerable = map[string]struct {
 	"panes/pi-073-80-dialog-resume":                   {answer.ErrNoAgent, "Pi's /resume picker, opened by a human at the terminal: never answered from a chat"},
 	"panes/pi-073-80-dialog-settings":                 {answer.ErrNoAgent, "Pi's /settings, opened by a human at the terminal: never answered from a chat"},
 	"panes/pi-073-80-dialog-tree-doubleesc":           {answer.ErrNoAgent, "Pi's session tree (Esc twice), opened by a human at the terminal: never answered from a chat"},
+	"panes/copilot-1-0-102-40-help":                   {answer.ErrNoAgent, "Copilot's full-screen help: no options"},
+	"panes/copilot-1-0-102-40-login-dialog":           {answer.ErrNoAgent, "Copilot's /login account choice: a human's, at the terminal"},
+	"panes/copilot-1-0-102-40-login-method":           {answer.ErrNoAgent, "Copilot's /login method choice: a human's, at the terminal"},
+	"panes/copilot-1-0-102-40-permission-shell-sleep": {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
+	"panes/copilot-1-0-102-40-permission-shell":       {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
+	"panes/copilot-1-0-102-80-help":                   {answer.ErrNoAgent, "Copilot's full-screen help: no options"},
+	"panes/copilot-1-0-102-80-login-dialog":           {answer.ErrNoAgent, "Copilot's /login account choice: a human's, at the terminal"},
+	"panes/copilot-1-0-102-80-login-method":           {answer.ErrNoAgent, "Copilot's /login method choice: a human's, at the terminal"},
+	"panes/copilot-1-0-102-80-permission-shell-sleep": {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
+	"panes/copilot-1-0-102-80-permission-shell":       {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
 	"panes/gemini-notice-esc-to-close":                {answer.ErrNoOptions, "a Gemini notice in place of the composer: Esc leaves it, no options"},
 }
 

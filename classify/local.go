@@ -117,6 +117,10 @@ type LocalRule struct {
 	Priority string `json:"priority,omitempty"`
 	// Disable turns the built-in rule of this name off instead.
 	Disable bool `json:"disable,omitempty"`
+	// Startup says the rule reads a screen the agent draws before or
+	// outside its composer (a folder to trust, a sign-in): a question a
+	// human answers at the terminal, never from the chat.
+	Startup bool `json:"startup,omitempty"`
 }
 
 // A LocalSource says where a rule of the effective table came from.
@@ -131,7 +135,8 @@ var regionWords = map[string]Region{"above": Above, "below": Below, "dialog": Di
 var holdWords = map[string]Hold{"draft": HoldDraft, "interrupt": HoldInterrupt, "keyboard": HoldKeyboard,
 	"usage-limit": HoldUsageLimit, "no-input-box": HoldNoInputBox, "turn-open": HoldTurnOpen}
 
-// agentByWord finds an agent by its short or full name.
+// agentByWord finds an agent by its short name (its name's first word:
+// claude, codex, gemini, copilot) or its full name.
 func (l *Local) agentByWord(w string) *agent {
 	all := tables()
 	short := map[string]*agent{"claude": all[0], "codex": all[1], "gemini": all[2]}
@@ -139,7 +144,8 @@ func (l *Local) agentByWord(w string) *agent {
 		return a
 	}
 	for _, a := range l.agents() {
-		if strings.EqualFold(a.name, w) {
+		first, _, _ := strings.Cut(a.name, " ")
+		if strings.EqualFold(a.name, w) || strings.EqualFold(first, w) {
 			return a
 		}
 	}
@@ -383,7 +389,7 @@ func (l *Local) hasWorking(a *agent) bool {
 func (l *Local) add(lr LocalRule, where string) error {
 	a := l.agentByWord(lr.Agent)
 	if a == nil {
-		return fmt.Errorf("rule %q: unknown agent %q (want claude, codex, gemini or an agent the file describes)", lr.Name, lr.Agent)
+		return fmt.Errorf("rule %q: unknown agent %q (want claude, codex, gemini, pi, copilot or an agent the file describes)", lr.Name, lr.Agent)
 	}
 	if strings.TrimSpace(lr.Name) == "" {
 		return errors.New("a rule needs a name")
@@ -442,7 +448,10 @@ func (l *Local) add(lr LocalRule, where string) error {
 	} else if lr.Lines > 0 {
 		m = lastLines(lr.Lines, p)
 	}
-	ru := rule{name: lr.Name, region: region, verdict: v, match: m, source: where}
+	if lr.Startup && v.state != Question {
+		return fmt.Errorf("rule %q: startup is said of a question rule only", lr.Name)
+	}
+	ru := rule{name: lr.Name, region: region, verdict: v, match: m, source: where, startup: lr.Startup}
 	if lr.Priority != "" && lr.Priority != "before" && lr.Priority != "after" {
 		return fmt.Errorf("rule %q: unknown priority %q (want before or after)", lr.Name, lr.Priority)
 	}

@@ -57,6 +57,8 @@ var agentPrograms = map[string][]string{
 	"Gemini CLI":  {"gemini"},
 	// Pi sets its process title: node runs it, named pi.
 	"Pi": {"pi"},
+	// Copilot CLI's npm loader starts its native copilot binary.
+	"Copilot CLI": {"copilot"},
 }
 
 // AgentProgram says whether p runs as the program of the agent named

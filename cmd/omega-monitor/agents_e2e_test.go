@@ -11,6 +11,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/codex"
+	"github.com/omega-monitor/omega-monitor/internal/copilot"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/gemini"
 	"github.com/omega-monitor/omega-monitor/internal/pi"
@@ -39,6 +40,8 @@ type realAgent struct {
 	approval string
 	// bash is the prompt that brings the approval.
 	bash string
+	// noButtons says its approval is relayed without answer buttons.
+	noButtons bool
 }
 
 var realAgents = []realAgent{
@@ -74,6 +77,25 @@ var realAgents = []realAgent{
 		idle:     func(screen string) bool { return gemini.Idle(screen) && strings.Contains(screen, "✦ ") },
 		approval: "Allow execution",
 		bash:     "now " + fakeapi.TriggerBash,
+	},
+	{
+		// Copilot CLI in its BYOK mode, on the fake Chat Completions API.
+		name: "copilot",
+		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
+			api := fakeapi.NewChat(t)
+			omegaMonitor(t)
+			bin := copilot.Pin.Binary(t)
+			t.Parallel()
+			s := copilot.Start(t, testenv.Tmux(t), copilot.Config{Binary: bin, API: api.URL})
+			s.WaitFor(t, realTimeout, "the input", copilot.Idle)
+			return s, api
+		},
+		idle:     func(screen string) bool { return copilot.Idle(screen) && strings.Contains(screen, " ● ") },
+		approval: "Do you want to run this command?",
+		bash:     "now " + fakeapi.TriggerBash,
+		// No reader of its menus yet: its approval is relayed without
+		// buttons.
+		noButtons: true,
 	},
 	{
 		// Pi asks no permission before a tool: no approval dialog.

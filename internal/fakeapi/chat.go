@@ -46,7 +46,7 @@ type chatRequest struct {
 func chatText(content json.RawMessage) string {
 	var s string
 	if json.Unmarshal(content, &s) == nil {
-		return s
+		return withoutContext(s)
 	}
 	var parts []block
 	if json.Unmarshal(content, &parts) != nil {
@@ -59,6 +59,23 @@ func chatText(content json.RawMessage) string {
 		}
 	}
 	return strings.Join(texts, "\n")
+}
+
+// withoutContext is s without the context blocks a client puts before the
+// human's words (Copilot CLI's <current_datetime>…</current_datetime>).
+func withoutContext(s string) string {
+	for {
+		t := strings.TrimLeft(s, " \n")
+		name, _, ok := strings.Cut(strings.TrimPrefix(t, "<"), ">")
+		if !strings.HasPrefix(t, "<") || !ok || strings.ContainsAny(name, " /") {
+			return s
+		}
+		_, after, ok := strings.Cut(t, "</"+name+">")
+		if !ok {
+			return s
+		}
+		s = strings.TrimLeft(after, " \n")
+	}
 }
 
 // lastChatText returns the text of the last user message; toolResult says

@@ -90,7 +90,7 @@ func TestChat(t *testing.T) {
 		fakeapi.Rule{Match: "too much", Reply: fakeapi.Reply{Status: 429, ErrorType: "rate_limit_exceeded", ErrorMessage: "slow down", RetryAfter: 2 * time.Second}},
 		fakeapi.Rule{Match: "", Reply: fakeapi.Text("Hello there")})
 
-	text, calls, finish, done := chatStream(t, postChat(t, s.URL, true, map[string]any{"role": "user", "content": "hi"}))
+	text, calls, finish, done := chatStream(t, postChat(t, s.URL, true, map[string]any{"role": "user", "content": "<current_datetime>2026-12-02T22:17:54</current_datetime>\n\nhi"}))
 	if text != "Hello there" || len(calls) != 0 || finish != "stop" || !done {
 		t.Errorf("text stream: %q %q %q done %v", text, calls, finish, done)
 	}
