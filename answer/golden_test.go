@@ -161,6 +161,8 @@ var notAnswerable = map[string]struct {
 	"panes/copilot-1-0-102-80-login-method":           {answer.ErrNoAgent, "Copilot's /login method choice: a human's, at the terminal"},
 	"panes/copilot-1-0-102-80-permission-shell-sleep": {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
 	"panes/copilot-1-0-102-80-permission-shell":       {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
+	"panes/qwen-0-24-4-40-permission":                 {answer.ErrNoAgent, "Qwen Code's shell confirmation: no reader of its menu yet, so no buttons; relayed, never typed into"},
+	"panes/qwen-0-24-4-80-permission":                 {answer.ErrNoAgent, "Qwen Code's shell confirmation: no reader of its menu yet, so no buttons; relayed, never typed into"},
 	"panes/gemini-notice-esc-to-close":                {answer.ErrNoOptions, "a Gemini notice in place of the composer: Esc leaves it, no options"},
 }
 

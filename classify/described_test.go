@@ -126,7 +126,7 @@ func TestBuiltinDescriptions(t *testing.T) {
 		}
 		names = append(names, a.Name)
 	}
-	if diff := cmp.Diff([]string{"Claude Code", "Codex CLI", "Gemini CLI", "Copilot CLI", "Pi"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"Claude Code", "Codex CLI", "Gemini CLI", "Copilot CLI", "Pi", "Qwen Code"}, names); diff != "" {
 		t.Errorf("built-in agents (-want +got):\n%s", diff)
 	}
 	// A described built-in is named in rules as any other: an operator's

@@ -72,8 +72,10 @@ type LocalAgent struct {
 	// without being the live block (tips, notices).
 	Transparent []string `json:"transparent,omitempty"`
 	// UserTurn matches the echo of a human's message in its transcript,
-	// where the turn region starts.
-	UserTurn string `json:"user_turn,omitempty"`
+	// where the turn region starts; SessionStart its banner, above which
+	// no turn of this session reaches.
+	UserTurn     string `json:"user_turn,omitempty"`
+	SessionStart string `json:"session_start,omitempty"`
 	// StatusLines is how many lines it may draw under its box after a
 	// blank line; 2 when zero.
 	StatusLines int `json:"status_lines,omitempty"`
@@ -331,6 +333,9 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	if a.userTurn, err = compile("user_turn", la.UserTurn, true, false); err != nil {
 		return err
 	}
+	if a.sessionStart, err = compile("session_start", la.SessionStart, true, false); err != nil {
+		return err
+	}
 	for _, list := range []struct {
 		what     string
 		exprs    []string
@@ -345,6 +350,9 @@ func (l *Local) describe(la LocalAgent, where string) error {
 			*list.into = append(*list.into, p)
 		}
 	}
+	// Its placeholder is no draft whatever its colour: a described agent
+	// says the text, not how it is drawn.
+	a.shownPlaceholders = a.placeholders
 	l.described = append(l.described, a)
 	l.all = append(slices.Clip(l.base), l.described...)
 	return nil
@@ -389,7 +397,7 @@ func (l *Local) hasWorking(a *agent) bool {
 func (l *Local) add(lr LocalRule, where string) error {
 	a := l.agentByWord(lr.Agent)
 	if a == nil {
-		return fmt.Errorf("rule %q: unknown agent %q (want claude, codex, gemini, pi, copilot or an agent the file describes)", lr.Name, lr.Agent)
+		return fmt.Errorf("rule %q: unknown agent %q (want claude, codex, gemini, pi, copilot, qwen or an agent the file describes)", lr.Name, lr.Agent)
 	}
 	if strings.TrimSpace(lr.Name) == "" {
 		return errors.New("a rule needs a name")

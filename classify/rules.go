@@ -200,7 +200,7 @@ func claudeCodeTable() *agent {
 		},
 		userTurn:     re(`^(?:>|❯) \S`).by(isClaudeUserTurn),
 		sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`).by(isClaudeBanner),
-		marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸|auto-compact|esc to interrupt`,
+		marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸ \S+ mode on|auto-compact|esc to interrupt`,
 			"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
 		transparent: []*pattern{
 			re(`^ +` + effortGlyphs + ` \S+ · /effort$`).by(isEffortLine),

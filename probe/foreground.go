@@ -59,6 +59,8 @@ var agentPrograms = map[string][]string{
 	"Pi": {"pi"},
 	// Copilot CLI's npm loader starts its native copilot binary.
 	"Copilot CLI": {"copilot"},
+	// node runs Qwen Code as its qwen script, and that one again.
+	"Qwen Code": {"qwen"},
 }
 
 // AgentProgram says whether p runs as the program of the agent named

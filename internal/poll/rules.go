@@ -21,13 +21,13 @@ $OMEGA_MONITOR_HOME/rules.json (default ~/.omega/monitor/rules.json), a JSON
 object {"rules": [...], "agents": [...]}, each rule
   {"agent": "codex", "name": "...", "region": "above", "pattern": "^...",
    "verdict": "working", "priority": "before"}
-agent: claude, codex, gemini, pi, copilot, or an agent the file describes
-(omega-monitor agents --help). region: above, below, dialog, box, turn or frame. pattern: a
-Go regular expression, anchored with ^ unless "free" says why not; "lines": N
-reads only the region's last N lines. verdict: working (region above or
-below only: live evidence; above reads the live block's first and last
-lines), question, or hold:NAME (draft, interrupt, keyboard, usage-limit,
-no-input-box, turn-open). A rule named as a built-in one replaces it;
+agent: claude, codex, gemini, pi, copilot, qwen, or an agent the file
+describes (omega-monitor agents --help). region: above, below, dialog, box,
+turn or frame. pattern: a Go regular expression, anchored with ^ unless
+"free" says why not; "lines": N reads only the region's last N lines.
+verdict: working (region above or below only: live evidence; above reads
+the live block's first and last lines), question, or hold:NAME (draft,
+interrupt, keyboard, usage-limit, no-input-box, turn-open). A rule named as a built-in one replaces it;
 "disable": true turns the built-in rule of that name off; "startup": true
 marks a question rule's screen as one of the agent's start (a folder to
 trust, a sign-in): answered at the terminal, never from the chat. A bad
