@@ -826,7 +826,8 @@ func (v *view) input(masked bool) string {
 				}
 			}
 		}
-		content = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(content), "↵ send"))
+		// Qwen Code draws its cursor as a zero-width space: no text.
+		content = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.ReplaceAll(content, "\u200b", "")), "↵ send"))
 		if content != "" {
 			parts = append(parts, content)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/gemini"
 	"github.com/omega-monitor/omega-monitor/internal/pi"
+	"github.com/omega-monitor/omega-monitor/internal/qwen"
 	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -42,6 +43,9 @@ type realAgent struct {
 	bash string
 	// noButtons says its approval is relayed without answer buttons.
 	noButtons bool
+	// side says a prompt is one the program sends by itself, besides the
+	// turns (Qwen Code's memory agent and its next-prompt suggestion).
+	side func(prompt string) bool
 }
 
 var realAgents = []realAgent{
@@ -98,6 +102,27 @@ var realAgents = []realAgent{
 		noButtons: true,
 	},
 	{
+		// Qwen Code in its default approval mode, on the fake Chat
+		// Completions API.
+		name: "qwen",
+		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
+			api := fakeapi.NewChat(t)
+			omegaMonitor(t)
+			bin := qwen.Pin.Binary(t)
+			t.Parallel()
+			s := qwen.Start(t, testenv.Tmux(t), qwen.Config{Binary: bin, API: api.URL})
+			s.WaitFor(t, realTimeout, "the input", qwen.Idle)
+			return s, api
+		},
+		idle:      func(screen string) bool { return qwen.Idle(screen) && strings.Contains(screen, "◆") },
+		approval:  "Allow execution of:",
+		bash:      "now " + fakeapi.TriggerBash,
+		noButtons: true,
+		side: func(p string) bool {
+			return strings.HasPrefix(p, "Managed memory has") || strings.HasPrefix(p, "[SUGGESTION MODE:")
+		},
+	},
+	{
 		// Pi asks no permission before a tool: no approval dialog.
 		name: "pi",
 		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
@@ -141,10 +166,13 @@ func TestRealAgentsIdleGetExactlyTheBudget(t *testing.T) {
 			// The last nudge's turn may still be on its way to the model.
 			deadline := time.Now().Add(realTimeout)
 			want := []string{setup, agentNudge, agentNudge}
-			for !slices.Equal(api.Prompts(), want) && time.Now().Before(deadline) {
+			prompts := func() []string {
+				return slices.DeleteFunc(api.Prompts(), func(p string) bool { return a.side != nil && a.side(p) })
+			}
+			for !slices.Equal(prompts(), want) && time.Now().Before(deadline) {
 				time.Sleep(250 * time.Millisecond)
 			}
-			if got := api.Prompts(); !slices.Equal(got, want) {
+			if got := prompts(); !slices.Equal(got, want) {
 				t.Errorf("the fake API saw the user texts %q, want exactly %q\nscreen:\n%s", got, want, s.Capture(t))
 			}
 		})

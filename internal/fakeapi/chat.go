@@ -143,7 +143,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		msg := map[string]any{"role": "assistant", "content": reply.Text}
 		finish := "stop"
 		if reply.Tool != nil {
-			msg["tool_calls"] = []any{s.chatToolCall(reply.Tool)}
+			msg["tool_calls"] = []any{s.chatToolCall(reply.Tool, shellTool(&req))}
 			finish = "tool_calls"
 		}
 		writeJSON(w, 200, s.chatChunk("chat.completion", req.Model, map[string]any{"index": 0, "message": msg, "finish_reason": finish}, len(reply.Text)))
@@ -164,7 +164,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 	finish := "stop"
 	if ok && reply.Tool != nil {
-		call := s.chatToolCall(reply.Tool)
+		call := s.chatToolCall(reply.Tool, shellTool(&req))
 		call["index"] = 0
 		ok = delta(map[string]any{"tool_calls": []any{call}}, nil)
 		finish = "tool_calls"
@@ -188,12 +188,39 @@ func (s *Server) chatChunk(object, model string, choice map[string]any, tokens i
 	}
 }
 
+// shellTools are the names agents give their shell tool, best first: Pi's,
+// OpenCode's and Copilot CLI's bash, Qwen Code's run_shell_command.
+var shellTools = []string{"bash", "run_shell_command"}
+
+// shellTool is the name of the shell tool the request offers; bash when it
+// offers none of shellTools.
+func shellTool(req *chatRequest) string {
+	offered := map[string]bool{}
+	for _, raw := range req.Tools {
+		var t struct {
+			Function struct{ Name string } `json:"function"`
+		}
+		if json.Unmarshal(raw, &t) == nil {
+			offered[t.Function.Name] = true
+		}
+	}
+	for _, name := range shellTools {
+		if offered[name] {
+			return name
+		}
+	}
+	return shellTools[0]
+}
+
 // chatToolCall is a function call of the agent's tool: Bash is its shell
-// tool, bash, with the command as its one argument.
-func (s *Server) chatToolCall(tu *ToolUse) map[string]any {
+// tool, named shell, with the command as its argument.
+func (s *Server) chatToolCall(tu *ToolUse, shell string) map[string]any {
 	name, args := tu.Name, tu.Input
 	if in, isMap := tu.Input.(map[string]any); isMap && tu.Name == "Bash" {
-		name, args = "bash", map[string]any{"command": in["command"]}
+		name, args = shell, map[string]any{"command": in["command"]}
+		if d, ok := in["description"]; ok && shell == "run_shell_command" {
+			args.(map[string]any)["description"] = d
+		}
 	}
 	b, _ := json.Marshal(args)
 	return map[string]any{"id": s.id("call"), "type": "function", "function": map[string]any{"name": name, "arguments": string(b)}}
