@@ -96,8 +96,8 @@ type LocalBox struct {
 
 // A LocalRule is one rule as the file writes it.
 type LocalRule struct {
-	// Agent is claude, codex or gemini (or the agent's full name), or the
-	// name of an agent the file describes.
+	// Agent names the agent by its first word (claude, codex, gemini, pi,
+	// copilot, qwen) or its full name, built in or described by the file.
 	Agent string `json:"agent"`
 	// Name names the rule in explanations; a built-in rule's name
 	// replaces that rule.
@@ -155,7 +155,8 @@ func (l *Local) agentByWord(w string) *agent {
 }
 
 // ParseLocal reads a rules file: a JSON object whose "rules" member is a
-// list of rules. Every error names the file and the line it is on.
+// list of rules and whose "agents" member a list of agents it describes
+// (LocalAgent). Every error names the file and the line it is on.
 func ParseLocal(data []byte, path string) (*Local, error) {
 	return parseLocal(data, path, agents(), false)
 }

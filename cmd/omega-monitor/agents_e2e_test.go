@@ -85,15 +85,9 @@ var realAgents = []realAgent{
 	{
 		// Copilot CLI in its BYOK mode, on the fake Chat Completions API.
 		name: "copilot",
-		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
-			api := fakeapi.NewChat(t)
-			omegaMonitor(t)
-			bin := copilot.Pin.Binary(t)
-			t.Parallel()
-			s := copilot.Start(t, testenv.Tmux(t), copilot.Config{Binary: bin, API: api.URL})
-			s.WaitFor(t, realTimeout, "the input", copilot.Idle)
-			return s, api
-		},
+		start: onChat(copilot.Pin.Binary, func(t *testing.T, tmux *testenv.TmuxServer, bin, api string) *termagent.Session {
+			return copilot.Start(t, tmux, copilot.Config{Binary: bin, API: api})
+		}, copilot.Idle),
 		idle:     func(screen string) bool { return copilot.Idle(screen) && strings.Contains(screen, " ● ") },
 		approval: "Do you want to run this command?",
 		bash:     "now " + fakeapi.TriggerBash,
@@ -105,15 +99,9 @@ var realAgents = []realAgent{
 		// Qwen Code in its default approval mode, on the fake Chat
 		// Completions API.
 		name: "qwen",
-		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
-			api := fakeapi.NewChat(t)
-			omegaMonitor(t)
-			bin := qwen.Pin.Binary(t)
-			t.Parallel()
-			s := qwen.Start(t, testenv.Tmux(t), qwen.Config{Binary: bin, API: api.URL})
-			s.WaitFor(t, realTimeout, "the input", qwen.Idle)
-			return s, api
-		},
+		start: onChat(qwen.Pin.Binary, func(t *testing.T, tmux *testenv.TmuxServer, bin, api string) *termagent.Session {
+			return qwen.Start(t, tmux, qwen.Config{Binary: bin, API: api})
+		}, qwen.Idle),
 		idle:      func(screen string) bool { return qwen.Idle(screen) && strings.Contains(screen, "◆") },
 		approval:  "Allow execution of:",
 		bash:      "now " + fakeapi.TriggerBash,
@@ -125,17 +113,27 @@ var realAgents = []realAgent{
 	{
 		// Pi asks no permission before a tool: no approval dialog.
 		name: "pi",
-		start: func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
-			api := fakeapi.NewChat(t)
-			omegaMonitor(t)
-			bin := pi.Pin.Binary(t)
-			t.Parallel()
-			s := pi.Start(t, testenv.Tmux(t), pi.Config{Binary: bin, API: api.URL})
-			s.WaitFor(t, realTimeout, "the editor", pi.Idle)
-			return s, api
-		},
+		start: onChat(pi.Pin.Binary, func(t *testing.T, tmux *testenv.TmuxServer, bin, api string) *termagent.Session {
+			return pi.Start(t, tmux, pi.Config{Binary: bin, API: api})
+		}, pi.Idle),
 		idle: func(screen string) bool { return pi.Idle(screen) && strings.Contains(screen, "↑") },
 	},
+}
+
+// onChat is the start of a program on the fake Chat Completions API:
+// binary finds it, start runs it against the API's URL, idle says its
+// input is up.
+func onChat(binary func(testing.TB) string, start func(t *testing.T, tmux *testenv.TmuxServer, bin, api string) *termagent.Session,
+	idle func(string) bool) func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
+	return func(t *testing.T) (*termagent.Session, *fakeapi.Server) {
+		api := fakeapi.NewChat(t)
+		omegaMonitor(t)
+		bin := binary(t)
+		t.Parallel()
+		s := start(t, testenv.Tmux(t), bin, api.URL)
+		s.WaitFor(t, realTimeout, "the input", idle)
+		return s, api
+	}
 }
 
 func watchAgent(t *testing.T, s *termagent.Session, flags ...string) *loopRun {

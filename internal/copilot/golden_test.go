@@ -2,7 +2,6 @@ package copilot_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,25 +23,6 @@ func TestRealGolden(t *testing.T) {
 	termagent.CheckGolden(t, realDir, "Copilot CLI")
 }
 
-// Trigger words of the Copilot tour, beside fakeapi's defaults.
-const (
-	triggerThink  = "think first"
-	triggerStream = "stream for a while"
-)
-
-func rules() []fakeapi.Rule {
-	return append([]fakeapi.Rule{
-		{Match: triggerThink, Reply: fakeapi.Reply{Text: "Thought it through.", Chunks: 1, Delay: 40 * time.Second}},
-		{Match: triggerStream, Reply: fakeapi.Slow(60 * time.Second)},
-	}, fakeapi.DefaultRules()...)
-}
-
-func notRan(t *testing.T, s *termagent.Session) {
-	if _, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker)); err == nil {
-		t.Fatalf("the marker command ran: %s exists", fakeapi.BashMarker)
-	}
-}
-
 // cancelled says Copilot ended a turn the operator stopped.
 func cancelled(screen string) bool {
 	return strings.Contains(screen, "Operation cancelled by user") && copilot.Idle(screen)
@@ -56,13 +36,13 @@ func tour() []termagent.Step {
 		{Act: termagent.Press("Enter")},
 		{Name: "fresh", Check: copilot.Idle, State: stalled,
 			Label: "trusted the folder; nothing asked yet", Why: "the empty input between its rules, the mode line under it"},
-		{Name: "working", Act: termagent.TypeText("please " + triggerThink), Check: termagent.Contains("Working"), Moving: true, State: working,
+		{Name: "working", Act: termagent.TypeText("please " + fakeapi.TriggerHold), Check: termagent.Contains("Working"), Moving: true, State: working,
 			Label: "sent a prompt the fake model holds 40 s before its first token", Why: "the footer's spinner and esc esc to interrupt"},
 		{Name: "thought", Check: func(screen string) bool {
 			return strings.Contains(screen, "Thought it through.") && copilot.Idle(screen)
 		}, State: stalled,
 			Label: "the held answer came, and the turn ended", Why: "the answer above the empty input, the mode line back"},
-		{Name: "streaming", Act: termagent.TypeText("please " + triggerStream), Check: termagent.Contains("step4", "Working"), Moving: true, State: working,
+		{Name: "streaming", Act: termagent.TypeText("please " + fakeapi.TriggerStream), Check: termagent.Contains("step4", "Working"), Moving: true, State: working,
 			Label: "sent a prompt the fake model answers slowly, a word a second", Why: "the answer streams; the footer says it works"},
 		{Name: "streamed", Check: func(screen string) bool {
 			return strings.Contains(screen, "step60") && copilot.Idle(screen)
@@ -72,7 +52,7 @@ func tour() []termagent.Step {
 			Label: "the fake model called bash with a command that writes", Why: "the command approval dialog"},
 		{Name: "approval-refused", Act: termagent.Press("Escape"), Check: cancelled, State: stalled, Hold: classify.HoldInterrupt, EHold: classify.HoldInterrupt,
 			Label: "pressed Esc on the approval dialog", Why: "the command was refused and the turn stopped: the human owns this stop"},
-		{Act: notRan},
+		{Act: func(t *testing.T, s *termagent.Session) { fakeapi.NotRan(t, s.Launch.Dir) }},
 		{Name: "ran-command", Act: func(t *testing.T, s *termagent.Session) {
 			s.Type(t, "again "+fakeapi.TriggerBash)
 			s.WaitFor(t, time.Minute, "the approval dialog", termagent.Contains("Do you want to run this command?"))
@@ -94,25 +74,15 @@ func tour() []termagent.Step {
 // widths and writes every moment into golden/real-copilot. It runs only
 // with -capture.
 func TestCaptureGolden(t *testing.T) {
-	if !*termagent.CaptureFlag {
-		t.Skip("captures only with -capture")
-	}
-	bin := copilot.Pin.Binary(t)
-	for _, width := range []int{40, 80} {
-		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			t.Parallel()
-			prefix := fmt.Sprintf("copilot-%d-", width)
-			old, _ := filepath.Glob(filepath.Join(realDir, prefix+"*"))
-			for _, f := range old {
-				os.Remove(f)
-			}
-			api := fakeapi.NewChat(t, rules()...)
-			s := copilot.Start(t, testenv.Tmux(t), copilot.Config{Binary: bin, API: api.URL, Width: width, Untrusted: true, Name: fmt.Sprint("copilot", width)})
-			termagent.Tour(t, s, realDir, prefix, "Copilot CLI", copilot.Version, tour())
-			t.Logf("the fake API saw %q", api.Prompts())
-			if u := api.Unknown(); len(u) > 0 {
-				t.Logf("the fake API had no answer for %s", strings.Join(u, ", "))
-			}
-		})
-	}
+	prefix := func(width int) string { return fmt.Sprintf("copilot-%d-", width) }
+	termagent.CaptureAt(t, realDir, []int{40, 80}, prefix, func(t *testing.T, width int) {
+		bin, prefix := copilot.Pin.Binary(t), prefix(width)
+		api := fakeapi.NewChat(t, fakeapi.TourRules()...)
+		s := copilot.Start(t, testenv.Tmux(t), copilot.Config{Binary: bin, API: api.URL, Width: width, Untrusted: true, Name: fmt.Sprint("copilot", width)})
+		termagent.Tour(t, s, realDir, prefix, "Copilot CLI", copilot.Version, tour())
+		t.Logf("the fake API saw %q", api.Prompts())
+		if u := api.Unknown(); len(u) > 0 {
+			t.Logf("the fake API had no answer for %s", strings.Join(u, ", "))
+		}
+	})
 }

@@ -21,6 +21,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -611,4 +613,29 @@ func split(s string, n int) []string {
 		out = append(out, string(runes[i*len(runes)/n:(i+1)*len(runes)/n]))
 	}
 	return out
+}
+
+// Trigger words of the programs' capture tours (TourRules).
+const (
+	TriggerHold   = "think first"
+	TriggerStream = "stream for a while"
+)
+
+// TourRules are the rules of a program's capture tour: a first token held
+// 40 s (TriggerHold), an answer streamed for 60 s (TriggerStream), then
+// DefaultRules.
+func TourRules() []Rule {
+	return append([]Rule{
+		{Match: TriggerHold, Reply: Reply{Text: "Thought it through.", Chunks: 1, Delay: 40 * time.Second}},
+		{Match: TriggerStream, Reply: Slow(60 * time.Second)},
+	}, DefaultRules()...)
+}
+
+// NotRan fails t when the marker command (BashCommand) ran in dir: the
+// approval dialog that asked for it was answered.
+func NotRan(t testing.TB, dir string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, BashMarker)); err == nil {
+		t.Fatalf("the marker command ran: %s exists", BashMarker)
+	}
 }

@@ -2,7 +2,6 @@ package pi_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,19 +23,6 @@ func TestRealGolden(t *testing.T) {
 	termagent.CheckGolden(t, realDir, "Pi")
 }
 
-// Trigger words of the Pi tour, beside fakeapi's defaults.
-const (
-	triggerThink  = "think first"
-	triggerStream = "stream for a while"
-)
-
-func rules() []fakeapi.Rule {
-	return append([]fakeapi.Rule{
-		{Match: triggerThink, Reply: fakeapi.Reply{Text: "Thought it through.", Chunks: 1, Delay: 40 * time.Second}},
-		{Match: triggerStream, Reply: fakeapi.Slow(60 * time.Second)},
-	}, fakeapi.DefaultRules()...)
-}
-
 // aborted says Pi ended a turn the operator stopped.
 func aborted(screen string) bool {
 	return strings.Contains(screen, "Operation aborted") && pi.Idle(screen)
@@ -47,11 +33,11 @@ func tour() []termagent.Step {
 	return []termagent.Step{
 		{Name: "fresh", Check: pi.Idle, State: stalled,
 			Label: "just started; nothing asked yet", Why: "the empty editor between its rules, the footer under it"},
-		{Name: "working", Act: termagent.TypeText("please " + triggerThink), Check: termagent.Contains("Working..."), Moving: true, State: working,
+		{Name: "working", Act: termagent.TypeText("please " + fakeapi.TriggerHold), Check: termagent.Contains("Working..."), Moving: true, State: working,
 			Label: "sent a prompt the fake model holds 40 s before its first token", Why: "the spinner line above the editor"},
 		{Name: "working-interrupted", Act: termagent.Press("Escape"), Check: aborted, State: stalled, Hold: classify.HoldInterrupt, EHold: classify.HoldInterrupt,
 			Label: "pressed Esc while the spinner showed", Why: "Operation aborted: the human owns this stop"},
-		{Name: "streaming", Act: termagent.TypeText("please " + triggerStream), Check: termagent.Contains("step4", "Working..."), Moving: true, State: working,
+		{Name: "streaming", Act: termagent.TypeText("please " + fakeapi.TriggerStream), Check: termagent.Contains("step4", "Working..."), Moving: true, State: working,
 			Label: "sent a prompt the fake model answers slowly, a word a second", Why: "the answer streams above the spinner line"},
 		{Name: "stream-interrupted", Act: termagent.Press("Escape"), Check: aborted, State: stalled, Hold: classify.HoldInterrupt, EHold: classify.HoldInterrupt,
 			Label: "pressed Esc while the answer streamed", Why: "Operation aborted: the human owns this stop"},
@@ -80,26 +66,16 @@ func tour() []termagent.Step {
 // TestCaptureGolden drives the real Pi through its tour at two widths and
 // writes every moment into golden/real-pi. It runs only with -capture.
 func TestCaptureGolden(t *testing.T) {
-	if !*termagent.CaptureFlag {
-		t.Skip("captures only with -capture")
-	}
-	bin := pi.Pin.Binary(t)
-	for _, width := range []int{40, 80} {
-		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			t.Parallel()
-			prefix := fmt.Sprintf("pi-%d-", width)
-			old, _ := filepath.Glob(filepath.Join(realDir, prefix+"*"))
-			for _, f := range old {
-				os.Remove(f)
-			}
-			api := fakeapi.NewChat(t, rules()...)
-			s := pi.Start(t, testenv.Tmux(t), pi.Config{Binary: bin, API: api.URL, Width: width, Name: fmt.Sprint("pi", width)})
-			s.WaitFor(t, time.Minute, "the editor", pi.Idle)
-			termagent.Tour(t, s, realDir, prefix, "Pi", pi.Version, tour())
-			t.Logf("the fake API saw %q", api.Prompts())
-			if u := api.Unknown(); len(u) > 0 {
-				t.Logf("the fake API had no answer for %s", strings.Join(u, ", "))
-			}
-		})
-	}
+	prefix := func(width int) string { return fmt.Sprintf("pi-%d-", width) }
+	termagent.CaptureAt(t, realDir, []int{40, 80}, prefix, func(t *testing.T, width int) {
+		bin, prefix := pi.Pin.Binary(t), prefix(width)
+		api := fakeapi.NewChat(t, fakeapi.TourRules()...)
+		s := pi.Start(t, testenv.Tmux(t), pi.Config{Binary: bin, API: api.URL, Width: width, Name: fmt.Sprint("pi", width)})
+		s.WaitFor(t, time.Minute, "the editor", pi.Idle)
+		termagent.Tour(t, s, realDir, prefix, "Pi", pi.Version, tour())
+		t.Logf("the fake API saw %q", api.Prompts())
+		if u := api.Unknown(); len(u) > 0 {
+			t.Logf("the fake API had no answer for %s", strings.Join(u, ", "))
+		}
+	})
 }

@@ -2,7 +2,6 @@ package qwen_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,25 +23,6 @@ func TestRealGolden(t *testing.T) {
 	termagent.CheckGolden(t, realDir, "Qwen Code")
 }
 
-// Trigger words of the Qwen Code tour, beside fakeapi's defaults.
-const (
-	triggerThink  = "think first"
-	triggerStream = "stream for a while"
-)
-
-func rules() []fakeapi.Rule {
-	return append([]fakeapi.Rule{
-		{Match: triggerThink, Reply: fakeapi.Reply{Text: "Thought it through.", Chunks: 1, Delay: 40 * time.Second}},
-		{Match: triggerStream, Reply: fakeapi.Slow(60 * time.Second)},
-	}, fakeapi.DefaultRules()...)
-}
-
-func notRan(t *testing.T, s *termagent.Session) {
-	if _, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker)); err == nil {
-		t.Fatalf("the marker command ran: %s exists", fakeapi.BashMarker)
-	}
-}
-
 // refused says the approval is gone and Qwen Code waits at its input.
 func refused(screen string) bool {
 	return !strings.Contains(screen, "Allow execution of:") && qwen.Idle(screen)
@@ -53,13 +33,13 @@ func tour() []termagent.Step {
 	return []termagent.Step{
 		{Name: "fresh", Check: qwen.Idle, State: stalled,
 			Label: "just started; nothing asked yet", Why: "the input between its rules with its placeholder, the mode line under it"},
-		{Name: "working", Act: termagent.TypeText("please " + triggerThink), Check: termagent.Contains("esc to cancel"), Moving: true, State: working,
+		{Name: "working", Act: termagent.TypeText("please " + fakeapi.TriggerHold), Check: termagent.Contains("esc to cancel"), Moving: true, State: working,
 			Label: "sent a prompt the fake model holds 40 s before its first token", Why: "the spinner line with its timer, Enter to steer under the input"},
 		{Name: "thought", Check: func(screen string) bool {
 			return strings.Contains(screen, "Thought it through.") && qwen.Idle(screen)
 		}, State: stalled,
 			Label: "the held answer came, and the turn ended", Why: "the answer above the empty input, the mode line back"},
-		{Name: "streaming", Act: termagent.TypeText("please " + triggerStream), Check: termagent.Contains("step4", "esc to cancel"), Moving: true, State: working,
+		{Name: "streaming", Act: termagent.TypeText("please " + fakeapi.TriggerStream), Check: termagent.Contains("step4", "esc to cancel"), Moving: true, State: working,
 			Label: "sent a prompt the fake model answers slowly, a word a second", Why: "the answer streams above the spinner line"},
 		{Name: "stream-interrupted", Act: termagent.Press("Escape"), Check: termagent.Contains("Request cancelled."), State: stalled, Hold: classify.HoldDraft, EHold: classify.HoldDraft,
 			Label: "pressed Esc while the answer streamed", Why: "Request cancelled, and the prompt put back in the input: a draft, never typed over"},
@@ -68,7 +48,7 @@ func tour() []termagent.Step {
 			Label: "the fake model called run_shell_command with a command that writes", Why: "the command approval dialog"},
 		{Name: "approval-refused", Act: termagent.Press("Escape"), Check: refused, State: stalled, Hold: classify.HoldInterrupt, EHold: classify.HoldInterrupt,
 			Label: "pressed Esc on the approval dialog", Why: "the command was refused and the turn stopped: the human owns this stop"},
-		{Act: notRan},
+		{Act: func(t *testing.T, s *termagent.Session) { fakeapi.NotRan(t, s.Launch.Dir) }},
 		{Name: "ran-command", Act: func(t *testing.T, s *termagent.Session) {
 			s.Type(t, "again "+fakeapi.TriggerBash)
 			s.WaitFor(t, time.Minute, "the approval dialog", termagent.Contains("Allow execution of:"))
@@ -84,7 +64,7 @@ func tour() []termagent.Step {
 			Label: "typed a draft and did not send it", Why: "a human's draft in the input"},
 		{Act: termagent.Press("C-u")},
 		{Name: "again-interrupted", Act: func(t *testing.T, s *termagent.Session) {
-			s.Type(t, "please "+triggerThink)
+			s.Type(t, "please "+fakeapi.TriggerHold)
 			s.WaitFor(t, time.Minute, "the spinner", termagent.Contains("esc to cancel"))
 			s.Keys(t, "Escape")
 		}, Check: termagent.Contains("Request cancelled."), State: stalled, Hold: classify.HoldDraft, EHold: classify.HoldDraft,
@@ -97,25 +77,15 @@ func tour() []termagent.Step {
 // widths and writes every moment into golden/real-qwen. It runs only
 // with -capture.
 func TestCaptureGolden(t *testing.T) {
-	if !*termagent.CaptureFlag {
-		t.Skip("captures only with -capture")
-	}
-	bin := qwen.Pin.Binary(t)
-	for _, width := range []int{40, 80} {
-		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			t.Parallel()
-			prefix := fmt.Sprintf("qwen-%d-", width)
-			old, _ := filepath.Glob(filepath.Join(realDir, prefix+"*"))
-			for _, f := range old {
-				os.Remove(f)
-			}
-			api := fakeapi.NewChat(t, rules()...)
-			s := qwen.Start(t, testenv.Tmux(t), qwen.Config{Binary: bin, API: api.URL, Width: width, Name: fmt.Sprint("qwen", width)})
-			termagent.Tour(t, s, realDir, prefix, "Qwen Code", qwen.Version, tour())
-			t.Logf("the fake API saw %q", api.Prompts())
-			if u := api.Unknown(); len(u) > 0 {
-				t.Logf("the fake API had no answer for %s", strings.Join(u, ", "))
-			}
-		})
-	}
+	prefix := func(width int) string { return fmt.Sprintf("qwen-%d-", width) }
+	termagent.CaptureAt(t, realDir, []int{40, 80}, prefix, func(t *testing.T, width int) {
+		bin, prefix := qwen.Pin.Binary(t), prefix(width)
+		api := fakeapi.NewChat(t, fakeapi.TourRules()...)
+		s := qwen.Start(t, testenv.Tmux(t), qwen.Config{Binary: bin, API: api.URL, Width: width, Name: fmt.Sprint("qwen", width)})
+		termagent.Tour(t, s, realDir, prefix, "Qwen Code", qwen.Version, tour())
+		t.Logf("the fake API saw %q", api.Prompts())
+		if u := api.Unknown(); len(u) > 0 {
+			t.Logf("the fake API had no answer for %s", strings.Join(u, ", "))
+		}
+	})
 }

@@ -199,3 +199,23 @@ func WriteCase(t testing.TB, dir, name string, snap Snapshot, want expect.Want, 
 		t.Logf("captured %s%s: %s, hold %q: %q", name, c.suffix, r.State, r.Hold, r.HoldText)
 	}
 }
+
+// CaptureAt runs capture once per pane width, the widths in parallel, each
+// after removing dir's captures of that width (those named prefix(width)
+// and more): a program's TestCaptureGolden. It runs only with -capture.
+func CaptureAt(t *testing.T, dir string, widths []int, prefix func(width int) string, capture func(t *testing.T, width int)) {
+	t.Helper()
+	if !*CaptureFlag {
+		t.Skip("captures only with -capture")
+	}
+	for _, width := range widths {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			t.Parallel()
+			old, _ := filepath.Glob(filepath.Join(dir, prefix(width)+"*"))
+			for _, f := range old {
+				os.Remove(f)
+			}
+			capture(t, width)
+		})
+	}
+}
