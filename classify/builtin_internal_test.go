@@ -23,3 +23,12 @@ func TestBuiltinDescriptionsChecked(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDescribedBuiltins is the parse of the project's descriptions,
+// as a poll's first screen pays it once.
+func BenchmarkDescribedBuiltins(b *testing.B) {
+	t := tables()
+	for b.Loop() {
+		describedBuiltins(t)
+	}
+}

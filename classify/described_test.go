@@ -138,3 +138,25 @@ func TestBuiltinDescriptions(t *testing.T) {
 		t.Errorf("Pi described again: %v", err)
 	}
 }
+
+// TestQwenRefusedToolIsNotProse: Qwen Code marks a tool the operator
+// refused with "-" before the tool's name, a hold; an answer's own list,
+// drawn at the same margin, is no such mark, and an idle Qwen under it is
+// nudged as any other.
+func TestQwenRefusedToolIsNotProse(t *testing.T) {
+	box := "\n" + strings.Repeat("─", 80) + "\n>   Type your message or @path/to/file\n" + strings.Repeat("─", 80) +
+		"\n  ➜ work · fake-model\n  ⏸ Ask permissions (shift + tab to cycle)\n"
+	for _, tc := range []struct {
+		name, turn, hold string
+	}{
+		{"a refused tool", "  > now run the command\n\n  ◆︎ I will run a command.\n  - Shell touch marker (Leave a marker file)\n", "interrupt"},
+		{"an answer's list", "  > what changed?\n\n  ◆︎ Two things:\n  - Fixed the parser\n  - Added a retry to the loader\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := classify.ClassifyText(tc.turn+box, classify.Options{})
+			if r.Agent != "Qwen Code" || r.State != classify.Stalled || string(r.Hold) != tc.hold {
+				t.Errorf("read %s %s hold %q, want Qwen Code STALLED hold %q\n%s", r.Agent, r.State, r.Hold, tc.hold, r.Explain())
+			}
+		})
+	}
+}

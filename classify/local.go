@@ -166,6 +166,9 @@ func ParseLocal(data []byte, path string) (*Local, error) {
 func parseLocal(data []byte, path string, base []*agent, trusted bool) (*Local, error) {
 	l := &Local{Path: path, base: base, trusted: trusted, before: map[*agent][]rule{}, after: map[*agent][]rule{},
 		replace: map[*agent]map[string]rule{}, disabled: map[*agent]map[string]bool{}}
+	if trusted {
+		return l.readTrusted(data)
+	}
 	at := func(off int64) string {
 		return path + ":" + strconv.Itoa(1+bytes.Count(data[:min(int(off), len(data))], []byte("\n")))
 	}
@@ -276,6 +279,30 @@ func parseLocal(data []byte, path string, base []*agent, trusted bool) (*Local, 
 	for _, a := range l.described {
 		if !l.hasWorking(a) {
 			return nil, errorf("%s: agent %q: no working rule names it: without one every screen of it reads stopped, and a working agent would be nudged", a.source, a.name)
+		}
+	}
+	return l, nil
+}
+
+// readTrusted reads one of the project's own files, which its test read
+// as an operator's (TestBuiltinDescriptionsChecked): whole, in one decode,
+// with no line to name, since nothing in it fails.
+func (l *Local) readTrusted(data []byte) (*Local, error) {
+	var f struct {
+		Agents []LocalAgent `json:"agents"`
+		Rules  []LocalRule  `json:"rules"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, errorf("%s: %v", l.Path, err)
+	}
+	for _, la := range f.Agents {
+		if err := l.describe(la, l.Path); err != nil {
+			return nil, errorf("%s: %v", l.Path, err)
+		}
+	}
+	for _, lr := range f.Rules {
+		if err := l.add(lr, l.Path); err != nil {
+			return nil, errorf("%s: %v", l.Path, err)
 		}
 	}
 	return l, nil

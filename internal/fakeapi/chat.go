@@ -217,10 +217,11 @@ func shellTool(req *chatRequest) string {
 func (s *Server) chatToolCall(tu *ToolUse, shell string) map[string]any {
 	name, args := tu.Name, tu.Input
 	if in, isMap := tu.Input.(map[string]any); isMap && tu.Name == "Bash" {
-		name, args = shell, map[string]any{"command": in["command"]}
+		shellArgs := map[string]any{"command": in["command"]}
 		if d, ok := in["description"]; ok && shell == "run_shell_command" {
-			args.(map[string]any)["description"] = d
+			shellArgs["description"] = d // Qwen Code's tool takes one
 		}
+		name, args = shell, shellArgs
 	}
 	b, _ := json.Marshal(args)
 	return map[string]any{"id": s.id("call"), "type": "function", "function": map[string]any{"name": name, "arguments": string(b)}}
