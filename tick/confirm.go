@@ -22,11 +22,30 @@ type Pending struct {
 	// the reset, and the check before typing reads it as the decision did,
 	// not as a hold.
 	PastReset string `json:"past_reset,omitempty"`
+	// Resumes is the usage-limit line this nudge resumes past
+	// (Action.Resumes).
+	Resumes string `json:"resumes,omitempty"`
+	// Line is the poll's line, held until the nudge is typed or refused
+	// (Outcome.Held); Notices are the alerts that go once it is typed
+	// (Action.OnTyped), as the outbox takes them.
+	Line    *HeldLine `json:"line,omitempty"`
+	Notices []string  `json:"notices,omitempty"`
 }
+
+// A HeldLine is a poll's line that says a nudge, split around that part.
+type HeldLine struct {
+	Before string `json:"before"`
+	Nudge  string `json:"nudge"`
+	After  string `json:"after,omitempty"`
+}
+
+// Say is the held line with its nudge part said as part: the part as the
+// poll said it once the nudge is typed, what became of it otherwise.
+func (h HeldLine) Say(part string) string { return h.Before + lineSep + part + h.After }
 
 // NewPending records the nudge a poll decided, over the screen it judged.
 func NewPending(action string, a Action, judged classify.Result, now time.Time) Pending {
-	p := Pending{Action: action, Text: a.Text, Enter: a.Kind == Enter, Live: liveText(judged.Live), At: now}
+	p := Pending{Action: action, Text: a.Text, Enter: a.Kind == Enter, Live: liveText(judged.Live), At: now, Resumes: a.Resumes}
 	if judged.Hold == classify.HoldUsageLimit {
 		// A nudge decided over a usage limit's line is one past its reset.
 		p.PastReset = LineKey(judged.HoldLine.Text)
@@ -148,8 +167,24 @@ func quoteShort(s string) string {
 }
 
 // Refund gives back the budget of a nudge that did not reach the agent: the
-// budget counts nudges that did.
-func (s State) Refund() State {
+// budget counts nudges that did. A nudge that was to resume past the reset
+// of the usage-limit line resumes (its key) did not: the next poll resumes
+// again, rather than reading the line as said anew after a resume.
+func (s State) Refund(resumes string) State {
 	s.Budget.Used = max(s.Budget.Used-1, 0)
+	if resumes != "" && s.UsageNudged == resumes {
+		s.UsageNudged = ""
+	}
+	return s
+}
+
+// Typed records that the pending nudge p was typed, Enter and all: nothing
+// of ours is left unconfirmed, and the usage limit it resumed past has been
+// told resumed.
+func (s State) Typed(p Pending) State {
+	s.Unconfirmed, s.UnconfirmedLatch = "", false
+	if p.Resumes != "" {
+		s.UsageResumed = p.Resumes
+	}
 	return s
 }

@@ -126,7 +126,7 @@ func TestCollides(t *testing.T) {
 func TestRefund(t *testing.T) {
 	s := State{}
 	s.Budget.Used = 1
-	if got := s.Refund().Refund().Budget.Used; got != 0 {
+	if got := s.Refund("").Refund("").Budget.Used; got != 0 {
 		t.Errorf("Refund twice from 1 = %d, want 0", got)
 	}
 }

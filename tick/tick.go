@@ -316,6 +316,12 @@ type Action struct {
 	Text  string      // for Nudge: the exact text to type
 	Alert alert.Alert // for Alert
 	Wait  time.Duration
+	// Resumes is, for a Nudge, the key of the usage-limit line whose reset
+	// it resumes past: a nudge not typed gives that resume back (Refund).
+	Resumes string
+	// OnTyped says an Alert tells of the poll's nudge: it goes only once
+	// that nudge is typed (the resume notice), and not at all otherwise.
+	OnTyped bool
 }
 
 // An Event is one line of the history: what happened, with its figures
@@ -347,9 +353,9 @@ func Withhold(next State, out Outcome, why string) (State, Outcome) {
 			kept = append(kept, a)
 			continue
 		}
-		next = next.Refund()
+		next = next.Refund(a.Resumes)
 	}
-	out.Actions = kept
+	out.Actions = slices.DeleteFunc(kept, func(a Action) bool { return a.OnTyped })
 	if out.nudged >= 0 && out.nudged < len(out.parts) {
 		parts := slices.Clone(out.parts)
 		parts[out.nudged] = "not nudged (" + why + ")"
@@ -364,6 +370,21 @@ func Withhold(next State, out Outcome, why string) (State, Outcome) {
 	}
 	out.Events = events
 	return next, out
+}
+
+// Held splits the line of an outcome that hands a nudge over around the
+// part that says the nudge: the poll holds the line until the loop has
+// typed the nudge or refused to, so that no line says "nudged" of a
+// nudge not typed. ok is false when the line says no nudge.
+func (o Outcome) Held() (h HeldLine, ok bool) {
+	if o.nudged < 0 || o.nudged >= len(o.parts) {
+		return HeldLine{}, false
+	}
+	h = HeldLine{Before: strings.Join(o.parts[:o.nudged], lineSep), Nudge: o.parts[o.nudged]}
+	if rest := o.parts[o.nudged+1:]; len(rest) > 0 {
+		h.After = lineSep + strings.Join(rest, lineSep)
+	}
+	return h, true
 }
 
 // Step judges one poll.
@@ -1069,7 +1090,7 @@ func (p *poll) stalled() {
 		p.line = append(p.line, "nudged, Enter only: our text is in the box ("+p.next.Budget.String()+")")
 		return
 	}
-	p.actions = append(p.actions, Action{Kind: Nudge, Text: text})
+	p.actions = append(p.actions, Action{Kind: Nudge, Text: text, Resumes: p.resuming})
 	p.next.LastNudge = p.in.Now
 	p.event(event.Nudge, "STALLED", map[string]any{"text": text, "budget": p.next.Budget.String()})
 	p.nudgedAt = len(p.line)
@@ -1099,15 +1120,16 @@ func (p *poll) pageUsageLimit(s classify.Result) {
 }
 
 // resumedNotice tells the operator, once per limit line, that the agent a
-// usage limit stopped was nudged once its reset had passed.
+// usage limit stopped was nudged once its reset had passed: the notice
+// goes once the nudge is typed (OnTyped), and that marks the limit told
+// of (State.Typed).
 func (p *poll) resumedNotice() {
 	if p.resuming == "" || p.next.UsageResumed == p.resuming || p.next.UsagePaged != p.resuming {
 		return
 	}
-	p.next.UsageResumed = p.resuming
 	a := alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
 		Text: "Its usage limit has reset: the watcher nudged it once to resume (" + p.next.Budget.String() + ")."}
-	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, OnTyped: true})
 }
 
 // unconfirmed judges a stopped screen after a nudge that reached the

@@ -827,3 +827,70 @@ func TestUsageLimitSaidAgainAfterTheResume(t *testing.T) {
 		t.Errorf("held until %v, want tomorrow's reset %v", s.UsageUntil, want)
 	}
 }
+
+// TestUsageResumeNotTypedIsTriedAgain: the resume past a reset that the
+// loop did not type (the check before typing refused: a dialog came up) is
+// given back whole: the next poll resumes again, rather than taking the
+// same limit's line for one said anew after a resume and holding it to
+// tomorrow; the resume notice goes only with the nudge that is typed, and
+// once.
+func TestUsageResumeNotTypedIsTriedAgain(t *testing.T) {
+	limit := "⏺ Working.\n  ⎿  You've hit your 5-hour limit · resets 8:40am (UTC)\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
+	opt := classify.Options{Work: classify.WorkReading(probe.Count(7)), WorkPresent: true}
+	in := Input{Now: t0, Screen: classify.ClassifyText(limit, opt), Work: probe.Count(7), WorkPresent: true}
+	s := State{UsagePaged: LineKey("  ⎿  You've hit your 5-hour limit · resets 8:40am (UTC)")}
+	s.Polls = 3
+	var o Outcome
+	notices := func(o Outcome) (n int) {
+		for _, a := range o.Actions {
+			if a.Kind == Alert && a.Alert.Kind == alert.Notice {
+				if !a.OnTyped {
+					t.Errorf("a resume notice not held for its nudge: %+v", a)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	s, o = Step(s, cfg, in)
+	nudge := o.Actions[0]
+	if nudge.Kind != Nudge || nudge.Resumes == "" || notices(o) != 1 {
+		t.Fatalf("the first poll past the reset: %q %+v", o.Line, o.Actions)
+	}
+	s = s.Refund(nudge.Resumes)
+	in.Now = t0.Add(2 * cfg.Interval).Add(time.Minute)
+	s, o = Step(s, cfg, in)
+	if len(o.Actions) == 0 || o.Actions[0].Kind != Nudge || notices(o) != 1 {
+		t.Fatalf("the poll after a resume not typed: %q %+v (held until %v)", o.Line, o.Actions, s.UsageUntil)
+	}
+	s = s.Typed(Pending{Resumes: o.Actions[0].Resumes})
+	if s.UsageResumed == "" {
+		t.Errorf("a resume typed is not marked told")
+	}
+	in.Now = in.Now.Add(time.Minute)
+	if _, o = Step(s, cfg, in); notices(o) != 0 {
+		t.Errorf("told of the resume twice: %q", o.Line)
+	}
+}
+
+// TestHeldSplitsTheLineAtItsNudge: the held line says, once typed, what the
+// poll's line said; otherwise what became of the nudge in its place.
+func TestHeldSplitsTheLineAtItsNudge(t *testing.T) {
+	opt := classify.Options{Work: classify.WorkReading(probe.Count(7)), WorkPresent: true}
+	_, o := Step(State{}, cfg, Input{Now: t0, Screen: classify.ClassifyText(idle, opt), Work: probe.Count(7), WorkPresent: true})
+	h, ok := o.Held()
+	if !ok {
+		t.Fatalf("no nudge held in %q", o.Line)
+	}
+	if h.Say(h.Nudge) != o.Line {
+		t.Errorf("held %+v says %q, want the line %q", h, h.Say(h.Nudge), o.Line)
+	}
+	if got := h.Say("nudge not typed: why"); strings.Contains(got, "nudged") || !strings.Contains(got, " · nudge not typed: why") {
+		t.Errorf("refused: %q", got)
+	}
+	_, w := Withhold(State{}, o, "why")
+	if _, ok := w.Held(); ok {
+		t.Errorf("a withheld nudge's line is held: %q", w.Line)
+	}
+}

@@ -79,7 +79,13 @@ func TestOutcomesReachTheHistory(t *testing.T) {
 	assert.Equal(t, code, 1, out)
 	assert.Assert(t, strings.Contains(out, "nudge not typed: a dialog is live"), out)
 	assert.Equal(t, budgetUsed(t, state), 0)
-	_, err := os.Stat(action)
+	// The poll's line, held for the nudge, says what came of it: never
+	// "nudged" of a nudge not typed (issue 42).
+	assert.Assert(t, strings.HasPrefix(out, "MONITOR · agent · STALLED · work=7 · progress=? · nudge not typed: a dialog is live"), out)
+	logged, err := os.ReadFile(filepath.Join(state, "monitor.log"))
+	assert.NilError(t, err)
+	assert.Assert(t, !strings.Contains(string(logged), "nudged ("), string(logged))
+	_, err = os.Stat(action)
 	assert.Assert(t, os.IsNotExist(err), "the refused action is removed")
 
 	// Typed, but the box does not show our text: no Enter.

@@ -58,8 +58,12 @@ func runTick(e *Env, args []string) int {
 		if *explain {
 			r.Explain = e.Stderr
 		}
+		// A poll that handed a nudge over prints no line: the nudge's
+		// last step says it, as typed or not (poll.Tick).
 		line, err := poll.Tick(r, e.Stdin)
-		fmt.Fprintln(e.Stdout, line)
+		if line != "" {
+			fmt.Fprintln(e.Stdout, line)
+		}
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "omega-monitor tick: %v\n", err)
 		}

@@ -124,7 +124,7 @@ func TestLogs(t *testing.T) {
 	waitFor(2)
 	log := filepath.Join(state, "monitor.log")
 	assert.NilError(t, os.Rename(log, log+".1"))
-	tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7")
+	tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", state, "--target", "agent", "--work", "7", "--nudge-budget", "1")
 	waitFor(3)
 	assert.Assert(t, strings.Contains(followed.String(), " · QUESTION · "), followed.String())
 	// No loop runs here: said once, not waited on in silence.

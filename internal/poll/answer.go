@@ -439,7 +439,9 @@ func confirmAnswer(d stateDirectory, r ConfirmRequest, c capture.Capture) (strin
 		}
 		switch {
 		case !same:
-			why = "the question on the screen changed while the cursor moved"
+			// A capture can catch the dialog half redrawn after the
+			// key: looked at again before it counts as changed.
+			why, settling = "the question on the screen changed while the cursor moved", true
 		case cursor == prev:
 			why, settling = fmt.Sprintf("the cursor is still on option %d after the key, not on %d", cursor, pos), true
 		case cursor != pos:

@@ -37,7 +37,21 @@ func tickAt(t *testing.T, dir, pane string, now time.Time) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return line
+	return heldOr(t, dir, line)
+}
+
+// heldOr is a poll's line: line, or when the poll held it for a nudge
+// handed over, the held line as it reads once the nudge is typed.
+func heldOr(t *testing.T, dir, line string) string {
+	t.Helper()
+	if line != "" {
+		return line
+	}
+	p, err := stateDirectory(dir).readPending()
+	if err != nil || p.Line == nil {
+		return line
+	}
+	return p.Line.Say(p.Line.Nudge)
 }
 
 // agentPID is the process the tests' agents run as.
@@ -340,6 +354,13 @@ func TestAnswerTakenOnce(t *testing.T) {
 	}
 }
 
+// halfDrawn is pane as a capture finds it while the agent redraws it from
+// the top: its first lines, and the rest not yet there.
+func halfDrawn(pane string) string {
+	lines := strings.Split(pane, "\n")
+	return strings.Join(lines[:len(lines)*2/3], "\n") + "\n"
+}
+
 // TestConfirmAnswerStages: the looks around an answer's keys: the same
 // dialog before the first key, its cursor where it was; the cursor one
 // step on after each move (a screen not yet redrawn is looked at again);
@@ -371,6 +392,10 @@ func TestConfirmAnswerStages(t *testing.T) {
 		{"not yet redrawn", stageAt(2), func(w *answerWorld) string { return w.pane }, "", 0, true, false},
 		{"not yet redrawn, no more looks", stageAt(2), func(w *answerWorld) string { return w.pane },
 			"the cursor is still on option 1 after the key, not on 2; nothing more typed", 0, false, false},
+		// A capture that caught the dialog half redrawn after a key.
+		{"half redrawn", stageAt(2), func(w *answerWorld) string { return halfDrawn(cursorOn(w.pane, 2)) }, "", 0, true, false},
+		{"changed at the last look", stageAt(2), func(w *answerWorld) string { return halfDrawn(cursorOn(w.pane, 2)) },
+			"the question on the screen changed while the cursor moved; nothing more typed", 0, false, false},
 		{"two steps on", stageAt(2), func(w *answerWorld) string { return cursorOn(w.pane, 3) },
 			"the cursor is on option 3, not on 2; nothing more typed", 0, false, false},
 		{"cursor there", AnswerSelected, func(w *answerWorld) string { return cursorOn(w.pane, 4) }, "", 0, false, false},

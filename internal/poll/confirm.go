@@ -42,14 +42,32 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	}
 	var problems []string
 	nudge := strings.HasSuffix(name, ".nudge") || strings.HasSuffix(name, ".enter")
-	text := ""
+	var pending tick.Pending
 	if nudge {
 		if p, err := d.readPending(); err == nil && p.Action == name {
 			fields["text"] = p.Text
-			text = p.Text
+			pending = p
 		}
 		os.Remove(d.path(statedir.Pending))
 	}
+	var said string
+	switch ev {
+	case event.NudgeTyped:
+		if pending.Line != nil {
+			said = pending.Line.Nudge
+		}
+	case event.NudgeNotTyped:
+		said = "nudge not typed: " + why
+	case event.EnterWithheld:
+		said = "nudge typed, Enter withheld: " + why
+	case event.NudgeCollided:
+		said = "nudge collided with a human's typing, Enter withheld: " + why + "; the box is theirs"
+	case event.AlertNotDelivered:
+		said = "alert NOT delivered: " + why
+	case "unknown":
+		said = "ignored the unknown action file " + name
+	}
+	text := pending.Text
 	state := ""
 	if refund := AckEvents[ev]; refund || ev == event.NudgeTyped || ev == event.EnterWithheld || ev == event.NudgeCollided {
 		// The same lock as the tick's read-modify-write: a refund must not
@@ -69,7 +87,7 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 		if usable && lockErr == nil {
 			switch {
 			case refund:
-				s = s.Refund()
+				s = s.Refund(pending.Resumes)
 			case ev == event.EnterWithheld && strings.HasSuffix(name, ".nudge"):
 				// The text reached the terminal and the box did not
 				// show it: nothing more is typed until it reads back
@@ -79,11 +97,14 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 					s.Unconfirmed = tick.DefaultNudgeText
 				}
 			case ev == event.NudgeTyped:
-				s.Unconfirmed, s.UnconfirmedLatch = "", false
+				s = s.Typed(pending)
 			}
 			// A collision is spent and leaves nothing unconfirmed: our
 			// text shows, in a box that is the human's now.
-
+			if pending.Line != nil {
+				// The board shows the line as it is said now.
+				s.Board.LastLine = alert.Scrub(pending.Line.Say(printable.String(said)))
+			}
 			if err := d.saveState(s); err != nil {
 				problems = append(problems, err.Error())
 			}
@@ -97,18 +118,10 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	if err := d.sd().AppendHistory(now, target, redactEvents([]tick.Event{{Name: ev, State: state, Fields: fields}})); err != nil {
 		problems = append(problems, err.Error())
 	}
-	var said string
-	switch ev {
-	case event.NudgeNotTyped:
-		said = "nudge not typed: " + why
-	case event.EnterWithheld:
-		said = "nudge typed, Enter withheld: " + why
-	case event.NudgeCollided:
-		said = "nudge collided with a human's typing, Enter withheld: " + why + "; the box is theirs"
-	case event.AlertNotDelivered:
-		said = "alert NOT delivered: " + why
-	case "unknown":
-		said = "ignored the unknown action file " + name
+	if ev == event.NudgeTyped && len(pending.Notices) > 0 {
+		if err := d.sd().QueueAlerts(now, pending.Notices); err != nil {
+			problems = append(problems, "alert not queued: "+err.Error())
+		}
 	}
 	if said == "" && len(problems) == 0 {
 		return "", 0
@@ -116,14 +129,24 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 	if said == "" {
 		said = "recorded " + ev
 	}
-	line := tick.Line(target, "ERROR", said, now.Format("15:04:05"))
+	var line string
+	code := 1
+	if pending.Line != nil {
+		// The poll's line, held for this nudge, says now what came of it.
+		line = pending.Line.Say(printable.String(said))
+		if ev == event.NudgeTyped {
+			code = 0
+		}
+	} else {
+		line = tick.Line(target, "ERROR", said, now.Format("15:04:05"))
+	}
 	for _, p := range problems {
 		line += " · error: " + printable.String(p)
 	}
 	// Every line the loop prints is in the watcher's log too.
 	line = alert.Redact(line)
 	d.sd().AppendLog(now, line)
-	return line, 1
+	return line, code
 }
 
 // writePending keeps the nudge handed over and the screen it was judged

@@ -118,22 +118,35 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 		var out tick.Outcome
 		var in tick.Input
 		state, out, in = look.judge(state, now, screen, captureErr, echo, nil, tick.Humans{}, false, "")
-		fmt.Fprintln(w, out.Line)
+		// The check before typing, as the loop runs it, on the screen the
+		// nudge was decided on: a decision the check would refuse shows
+		// here, in the line held for it, and costs what it costs the loop.
+		refused, line := "", out.Line
 		for _, act := range out.Actions {
-			switch act.Kind {
-			case tick.Nudge:
-				// The check before typing, as the loop runs it, on the
-				// screen the nudge was decided on: a decision the check
-				// would refuse shows here.
-				if why := replayConfirm(act, in.Screen, screen, echo); why != "" {
-					fmt.Fprintf(w, "  → nudge not typed: %s\n", why)
-					continue
+			if act.Kind != tick.Nudge {
+				continue
+			}
+			if refused = replayConfirm(act, in.Screen, screen, echo); refused != "" {
+				state = state.Refund(act.Resumes)
+				if held, ok := out.Held(); ok {
+					line = held.Say("nudge not typed: " + refused)
 				}
+			} else {
+				state = state.Typed(tick.Pending{Resumes: act.Resumes})
+			}
+		}
+		fmt.Fprintln(w, line)
+		for _, act := range out.Actions {
+			switch {
+			case act.Kind == tick.Nudge && refused != "":
+				fmt.Fprintf(w, "  → nudge not typed: %s\n", refused)
+			case act.Kind == tick.Nudge:
 				sent = append(sent, act.Text)
 				fmt.Fprintf(w, "  → nudge: %s\n", act.Text)
-			case tick.Enter:
+			case act.Kind == tick.Enter:
 				fmt.Fprintf(w, "  → enter: %s\n", act.Text)
-			case tick.Alert:
+			case act.Kind == tick.Alert && act.OnTyped && refused != "":
+			case act.Kind == tick.Alert:
 				fmt.Fprintf(w, "  → alert: %s\n", act.Alert.FirstLine())
 			}
 		}

@@ -136,6 +136,12 @@ func (p *pollRun) open() (line string, refused bool) {
 	if stale := filepath.Join(d.path(statedir.Actions), "000"+AnswerSuffix); fileExists(stale) {
 		d.answerOutcome(now, set.Target, stale, event.AnswerRefused, "the watcher did not finish typing it")
 	}
+	// A nudge the loop never finished (it stopped, or no loop runs: a
+	// poll by hand) leaves its poll's line held: said now, as not known
+	// to be typed.
+	if held, err := d.readPending(); err == nil && held.Line != nil && fileExists(filepath.Join(d.path(statedir.Actions), held.Action)) {
+		d.sd().AppendLog(now, held.Line.Say("nudge not finished: the loop never said what came of it"))
+	}
 	if err := d.sd().DropStaleActions(); err != nil {
 		p.problem(err.Error())
 	}
@@ -250,7 +256,7 @@ func (p *pollRun) commit() (string, error) {
 		p.problem(err.Error())
 	}
 	p.out.Events = append(p.out.Events, p.answered...)
-	d.handOver(p.out, p.in.Screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: set.Answers, freeText: set.Answers && set.FreeText,
+	handed := d.handOver(p.out, p.in.Screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: set.Answers, freeText: set.Answers && set.FreeText,
 		fg: c.Foreground, witness: p.witness, half: p.next.HalfTyped}, &p.problems)
 	if err := d.sd().AppendHistory(now, set.Target, redactEvents(p.out.Events)); err != nil {
 		p.problem(err.Error())
@@ -264,15 +270,26 @@ func (p *pollRun) commit() (string, error) {
 			}
 		}
 	}
-	line := p.out.Line + answerNotes(p.answered) + p.retired + p.halfNote
+	tail := answerNotes(p.answered) + p.retired + p.halfNote
 	if len(p.rearmed) > 0 {
-		line += fmt.Sprintf(" · budget re-armed by %s (was %v)", p.rearmed[0].Fields["by"], p.rearmed[0].Fields["from"])
+		tail += fmt.Sprintf(" · budget re-armed by %s (was %v)", p.rearmed[0].Fields["by"], p.rearmed[0].Fields["from"])
 	}
 	for _, msg := range p.problems {
-		line += " · error: " + printable.String(msg)
+		tail += " · error: " + printable.String(msg)
 	}
 	// Nothing a pane showed of a secret is kept or printed raw.
-	line = alert.Redact(line)
+	line := alert.Redact(p.out.Line + tail)
+	if held, ok := p.out.Held(); ok && handed != nil {
+		// The line says the nudge once the loop has typed it or refused
+		// to (outcome): it is held with the pending nudge until then.
+		held = tick.HeldLine{Before: alert.Redact(held.Before), Nudge: alert.Redact(held.Nudge), After: alert.Redact(held.After + tail)}
+		handed.Line = &held
+		if err := d.writePending(*handed); err == nil {
+			return "", nil
+		}
+		// Said now rather than lost: the pending nudge is as handed over.
+		line += " · error: the line not held for its nudge"
+	}
 	return line, d.sd().AppendLog(now, line)
 }
 
@@ -519,11 +536,16 @@ type handOverOptions struct {
 	half    *tick.HalfTyped
 }
 
-func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o handOverOptions, problems *[]string) {
+func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o handOverOptions, problems *[]string) (handed *tick.Pending) {
 	now, diffCmd := o.now, o.diffCmd
 	seq := 0
 	os.Remove(d.path(statedir.Pending))
-	var alerts, urgent []string
+	var alerts, urgent, onTyped []string
+	for _, a := range out.Actions {
+		if a.Kind == tick.Alert && a.OnTyped {
+			onTyped = append(onTyped, a.Alert.HTML()...)
+		}
+	}
 	sd := d.sd()
 	for _, a := range out.Actions {
 		switch a.Kind {
@@ -533,15 +555,23 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 			if a.Kind == tick.Enter {
 				name = fmt.Sprintf("%03d.enter", seq)
 			}
-			if err := d.writePending(tick.NewPending(name, a, judged, now)); err != nil {
+			p := tick.NewPending(name, a, judged, now)
+			p.Notices = onTyped
+			if err := d.writePending(p); err != nil {
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 				continue
 			}
 			steps, pastes := nudgeSteps(name, a.Text, a.Kind == tick.Enter)
 			if err := sd.WriteSteps(name, steps, pastes); err != nil {
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
+				continue
 			}
+			handed = &p
 		case tick.Alert:
+			if a.OnTyped {
+				// In the pending nudge, for the outbox once it is typed.
+				continue
+			}
 			if k := a.Alert.Kind; k == alert.Question && o.answers {
 				d.queueQuestion(a.Alert, judged, o, problems)
 			} else if k == alert.Question || k == alert.Blocked {
@@ -573,6 +603,7 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 	if err := d.sd().QueueAlerts(now, alerts); err != nil {
 		*problems = append(*problems, "alert not queued: "+err.Error())
 	}
+	return handed
 }
 
 // pollState is the poll's state name for the board, as the line says it

@@ -36,7 +36,9 @@ is unsafe. An escalation goes to DIR/outbox/ instead, one Telegram HTML
 message a file, which no poll clears: omega-monitor deliver sends it. DIR
 also holds state.json (written atomically, under DIR/state.lock),
 history.jsonl (append-only, one JSON object a line) and monitor.log (every
-line tick prints).
+line tick prints). A poll that hands a nudge over prints no line: it is held
+in DIR/pending.json and said by the nudge's last step (ack), as typed or
+not; one no loop finished is said by the next poll.
 
   --state DIR            the watcher's state directory (created 0700)
   --target T             session or host:session, as the MONITOR line names it
