@@ -391,6 +391,8 @@ var (
 		"Do you want to connect",                               // real-gemini/gemini-061-100-ide-prompt ("… Zed to Gemini CLI?")
 		"Select Theme",                                         // real-gemini/gemini-061-100-theme-dialog
 		"Gemini API Key Notice",                                // real-gemini/gemini-061-100-privacy-notice
+		// A usage limit's choice: try the spent quota again, or stop.
+		"Usage limit reached for", // gemini-061-100-quota-daily-dialog
 	}
 )
 

@@ -172,7 +172,7 @@ var notAnswerable = map[string]struct {
 // ErrStartup, and no other pane is: a permission dialog taken for one
 // would never be answered from the chat.
 func startupPane(name string) bool {
-	for _, kind := range []string{"-startup-", "-trust", "bypass-warning", "api-key-dialog", "update-offer", "sign-in", "auth-choice", "startup-menu-", "usage-limit-menu", "-limit-weekly",
+	for _, kind := range []string{"-startup-", "-trust", "bypass-warning", "api-key-dialog", "update-offer", "sign-in", "auth-choice", "startup-menu-", "usage-limit-menu", "-limit-weekly", "-quota-",
 		// Screens that change the model, the provider, the permissions or
 		// the setup, or connect an IDE (real-codex/codex-171-*,
 		// real-gemini/gemini-061-*).

@@ -743,10 +743,12 @@ func paragraph(lines []Line, ev Line) string {
 		if l.N != ev.N {
 			continue
 		}
-		for _, next := range lines[i+1 : min(i+5, len(lines))] {
+		// Gemini CLI wraps an API error over seven lines in a narrow
+		// pane, its retry delay on the fifth.
+		for _, next := range lines[i+1 : min(i+8, len(lines))] {
 			t := strings.TrimSpace(next.Text)
 			r, _ := utf8.DecodeRuneInString(t)
-			if t == "" || strings.ContainsRune("•◦■⎿⏺●✦│╭╰─›❯>-*▔", r) {
+			if t == "" || strings.ContainsRune("•◦■⎿⏺●✦│╭╰─›❯>-*▔✕ℹ", r) {
 				break
 			}
 			text += " " + t

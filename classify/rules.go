@@ -557,6 +557,15 @@ func geminiCLITable() *agent {
 			{name: "Gemini request cancelled", region: Turn, verdict: hold(HoldInterrupt),
 				match:  anyLine(re(`^ ?ℹ Request cancelled\.`)),
 				quoted: []string{"ℹ Request cancelled."}},
+			// 0.61 on the Gemini API's 429 RESOURCE_EXHAUSTED, once its
+			// dialog (Keep trying / Stop) is left: the API's words, then
+			// "Suggested retry after Ns." when it gave a delay, and its
+			// advice to wait. A per-day quota names no time.
+			{name: "Gemini quota exhausted", region: Turn, verdict: hold(HoldUsageLimit),
+				match: anyLine(re(`^ ?✕ \[API Error: (?:You exceeded your current quota|You have exhausted your daily quota|Usage limit reached for)`).
+					needs(containing("API Error: "))),
+				quoted: []string{"✕ [API Error: You exceeded your current quota, please check your plan and billing details.",
+					"✕ [API Error: You have exhausted your daily quota on this model.]"}},
 		},
 	}
 }

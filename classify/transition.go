@@ -72,6 +72,8 @@ type Reset struct {
 var (
 	resetClock = free(`(?i)\b(?:resets?(?: at)?|try again at) (?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (\d{1,2})(?:st|nd|rd|th)?,?(?: (\d{4}),?)? )?(\d{1,2})(?::(\d{2}))? ?([ap]m)\b(?: \(([^)]+)\))?`, "inside a usage-limit line, after its words")
 	resetIn    = free(`(?i)\b(?:try again|resets?) in (?:(\d+) hours?)?(?: ?(\d+) minutes?)?`, "inside a usage-limit line, after its words")
+	// Gemini CLI words the API's retry delay in seconds.
+	resetAfter = free(`(?i)\bretry after (\d{1,7})s\b`, "inside a usage-limit line, after its words")
 )
 
 var months = map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
@@ -90,9 +92,12 @@ func ReadResetText(line string) (string, bool) {
 		}
 		return line[start:m[1]], true
 	}
-	m := resetIn.re().FindStringIndex(line)
-	at := strings.Index(strings.ToLower(line[m[0]:m[1]]), " in ")
-	return strings.TrimSpace(line[m[0]+at : m[1]]), true
+	if m := resetIn.re().FindStringIndex(line); m != nil {
+		at := strings.Index(strings.ToLower(line[m[0]:m[1]]), " in ")
+		return strings.TrimSpace(line[m[0]+at : m[1]]), true
+	}
+	m := resetAfter.re().FindStringIndex(line)
+	return line[m[0]:m[1]], true
 }
 
 // ReadReset reads the reset time a usage-limit line names. It reports false
@@ -129,6 +134,10 @@ func ReadReset(line string) (Reset, bool) {
 			return Reset{}, false
 		}
 		return Reset{Relative: true, In: time.Duration(h)*time.Hour + time.Duration(mins)*time.Minute}, true
+	}
+	if m := resetAfter.FindStringSubmatch(line); m != nil {
+		secs, _ := strconv.Atoi(m[1])
+		return Reset{Relative: true, In: time.Duration(secs) * time.Second}, true
 	}
 	return Reset{}, false
 }

@@ -349,6 +349,10 @@ func TestResetTime(t *testing.T) {
 		{"You've hit your weekly limit · resets Jan 2, 9am (UTC)", time.Date(2027, 1, 2, 9, 0, 0, 0, time.UTC), true},
 		{"■ You’ve hit your usage limit. Upgrade to Pro, or try again at 6:06 PM.", time.Date(2026, 3, 14, 18, 6, 0, 0, time.UTC), true},
 		{"■ You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage or try again at Mar 29th, 2026 10:15 PM.", time.Date(2026, 3, 29, 22, 15, 0, 0, time.UTC), true},
+		// Gemini CLI words the API's retry delay, in seconds, inside its
+		// error (gemini-061-100-quota-minute-stopped).
+		{"✕ [API Error: You exceeded your current quota, please check your plan and billing details. Suggested retry after 7200s.]", now.Add(2 * time.Hour), true},
+		{"✕ [API Error: You exceeded your current quota. Suggested retry after 99999999s.]", time.Time{}, false},
 		{"resets Foo 5, 9am", time.Time{}, false},
 		{"resets 13pm (UTC)", time.Time{}, false},
 		{"resets 5pm (Mars/Olympus)", time.Time{}, false},
@@ -892,5 +896,28 @@ func TestHeldSplitsTheLineAtItsNudge(t *testing.T) {
 	_, w := Withhold(State{}, o, "why")
 	if _, ok := w.Held(); ok {
 		t.Errorf("a withheld nudge's line is held: %q", w.Line)
+	}
+}
+
+// TestGeminiQuotaHolds: the real Gemini CLI 0.61 left at its API error
+// after a 429 (the human chose Stop on its dialog) holds: to the retry
+// delay the API gave, its words wrapped over several lines in a narrow
+// pane, or with no time shown for a daily quota.
+func TestGeminiQuotaHolds(t *testing.T) {
+	for _, c := range []struct{ pane, want string }{
+		{"gemini-061-100-quota-minute-stopped", "not nudged: usage limit, resets 11:00 UTC (in 2h01m)"},
+		{"gemini-061-60-quota-minute-stopped", "not nudged: usage limit, resets 11:00 UTC (in 2h01m)"},
+		{"gemini-061-100-quota-daily-stopped", "not nudged: usage limit, no reset time shown; looked at again each interval"},
+		{"gemini-061-60-quota-daily-stopped", "not nudged: usage limit, no reset time shown; looked at again each interval"},
+	} {
+		data, err := os.ReadFile("../golden/panes/" + c.pane + ".pane")
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := classify.Options{Work: classify.WorkReading(probe.Count(7)), WorkPresent: true}
+		_, o := Step(State{}, cfg, Input{Now: t0, Screen: classify.ClassifyText(string(data), opt), Work: probe.Count(7), WorkPresent: true})
+		if !strings.Contains(o.Line, c.want) || len(o.Actions) != 1 || o.Actions[0].Kind != Alert {
+			t.Errorf("%s: line %q, actions %+v; want it to say %q and page once", c.pane, o.Line, o.Actions, c.want)
+		}
 	}
 }

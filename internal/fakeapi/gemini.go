@@ -9,6 +9,8 @@ package fakeapi
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -102,7 +104,9 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		reply = Text(geminiSideAnswer)
 	}
 	if s.recordAnswer(rec, reply) != 200 {
-		writeJSON(w, reply.Status, geminiError(reply.Status, reply.ErrorMessage))
+		e := geminiError(reply.Status, reply.ErrorMessage)
+		maps.Copy(e["error"].(map[string]any), reply.ErrorFields)
+		writeJSON(w, reply.Status, e)
 		return
 	}
 	if !rec.Stream {
@@ -154,6 +158,35 @@ func geminiChunk(parts []any, finish string, tokens int) map[string]any {
 		"usageMetadata": map[string]any{"promptTokenCount": 12, "candidatesTokenCount": tokens/4 + 1, "totalTokenCount": 13 + tokens/4},
 		"modelVersion":  "gemini-fake",
 	}
+}
+
+// GeminiDailyQuota is the 429 the Gemini API answers when a project's
+// daily quota of a model is spent: RESOURCE_EXHAUSTED, with the quota's
+// violation (a PerDay quota id, which Gemini CLI takes as terminal) and the
+// delay until it resets.
+func GeminiDailyQuota(model string, reset time.Duration) Reply {
+	return Reply{Status: 429,
+		ErrorMessage: "You exceeded your current quota, please check your plan and billing details. " +
+			"For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
+		ErrorFields: map[string]any{"details": []any{
+			map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []any{map[string]any{
+				"quotaMetric":     "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+				"quotaId":         "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+				"quotaDimensions": map[string]any{"location": "global", "model": model},
+				"quotaValue":      "250",
+			}}},
+			map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fmt.Sprintf("%ds", int(reset.Seconds()))},
+		}}}
+}
+
+// GeminiRateLimit is the 429 of a per-minute quota whose retry delay is
+// long: no PerDay quota, a RetryInfo past what Gemini CLI retries.
+func GeminiRateLimit(model string, reset time.Duration) Reply {
+	r := GeminiDailyQuota(model, reset)
+	details := r.ErrorFields["details"].([]any)
+	v := details[0].(map[string]any)["violations"].([]any)[0].(map[string]any)
+	v["quotaId"], v["quotaMetric"] = "GenerateRequestsPerMinutePerProjectPerModel", "generativelanguage.googleapis.com/generate_content_requests"
+	return r
 }
 
 func geminiError(code int, message string) map[string]any {
