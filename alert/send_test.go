@@ -298,6 +298,29 @@ func TestSendRetries(t *testing.T) {
 	}
 }
 
+// TestSendNotFoundSaysWhatItCanMean: Telegram answers 404 to a bot token
+// it does not know as it does to a wrong address; the funnel says both,
+// and the base address it used, never the token, even when the address
+// was given with the token's /bot part in it.
+func TestSendNotFoundSaysWhatItCanMean(t *testing.T) {
+	api := newFakeAPI(t, ok200)
+	for _, c := range []struct{ name, base, says string }{
+		{"a wrong path", api.srv.URL + "/telegram", api.srv.URL + "/telegram, to which /bot<token>/sendMessage is added)"},
+		{"the token in the address", api.srv.URL + "/bot" + testToken, api.srv.URL + ", to which /bot<token>/sendMessage is added; leave the /bot part out of it)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newSendEnv(t, c.base)
+			r := e.runIn(t, "hello", "--stdin")
+			if r.code != 1 || !strings.Contains(r.stderr, "HTTP 404: Not Found (a bot token Telegram does not know, or OMEGA_TELEGRAM_API not the Bot API's base address: "+c.says) {
+				t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+			}
+			if strings.Contains(r.stderr+e.failedLog(t), testToken[10:]) {
+				t.Errorf("the token is said:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
 func TestSendNoAnswer(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

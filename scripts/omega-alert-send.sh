@@ -429,6 +429,16 @@ send_one() {
 				return 1
 			fi
 			;;
+		401 | 404)
+			# Telegram answers 404 for a token it does not know as well
+			# as for a wrong address: say both, and what the address is.
+			# Never the token: an address that holds a /bot path is cut
+			# before it, and said to be wrong.
+			why="${api%%/bot*}, to which /bot<token>/sendMessage is added"
+			[[ $api != */bot* ]] || why+="; leave the /bot part out of it"
+			why="HTTP $code${desc:+: $desc} (a bot token Telegram does not know, or OMEGA_TELEGRAM_API not the Bot API's base address: $why)"
+			return 1
+			;;
 		*)
 			why="HTTP $code${desc:+: $desc}"
 			return 1

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
 func main() {
@@ -112,21 +113,10 @@ Files: each watcher keeps its state in $OMEGA_MONITOR_HOME/<watcher>/
 (default ~/.omega/monitor/<watcher>/, where <watcher> is monitor-<session>
 or monitor-<host>-<session>): monitor.log (every MONITOR line; read it with
 omega-monitor logs TARGET), watcher.log (the loop's own log), state.json,
-history.jsonl, outbox/. Undelivered alerts: ~/.omega/monitor/alert-failed.log.
+history.jsonl, outbox/. Undelivered alerts:
+$OMEGA_MONITOR_HOME/alert-failed.log.
 
-` + envHelp
-
-// envHelp names the settings a watcher takes from the environment, for the
-// usage of omega-monitor and of watch.
-const envHelp = `Environment, handed to a watcher as set where it starts: OMEGA_MONITOR_HOME,
-OMEGA_MONITOR_MUX (or --mux), OMEGA_MONITOR_TIMEOUT (each call's clock, seconds,
-default 20), OMEGA_MONITOR_ALERT_SEND (the alert funnel, default
-~/.omega/bin/omega-alert-send.sh; run as FUNNEL --stdin, the message on its
-standard input), OMEGA_TELEGRAM_CONF (default ~/.omega/telegram.conf),
-OMEGA_TELEGRAM_API, OMEGA_ALERT_TRIES, OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF,
-OMEGA_ALERT_TIMEOUT, OMEGA_MONITOR_ON_CHANGE, OMEGA_NOTIFY_TRIES,
-OMEGA_NOTIFY_TIMEOUT, OMEGA_NOTIFY_BACKOFF.
-`
+` + watcher.EnvHelp
 
 func writeUsage(w io.Writer) {
 	var b strings.Builder
@@ -160,7 +150,17 @@ func dispatch(e *Env, args []string) int {
 		return c.run(e, args[1:])
 	}
 	// Anything else is a target, its flags before or after it: watch's.
-	return runWatch(e, args)
+	return watchTarget(e, args, true)
+}
+
+// commandNames are the names of every command.
+func commandNames() (names []string) {
+	for _, g := range groups() {
+		for _, c := range g.commands {
+			names = append(names, c.name)
+		}
+	}
+	return names
 }
 
 // runHelp is "help [COMMAND]": the usage, or a command's, as its --help.

@@ -15,7 +15,8 @@ Stops the watcher of a target (or the watcher named as the board shows
 it, monitor-agent) by ending its multiplexer session, and with it
 the loop, and returns once the loop has finished its cleanup (it holds the
 state directory's lock until then), or says when it gave up waiting
-(--wait). The watcher's state directory is kept.
+(--wait). The watcher's state directory is kept. A watcher whose loop
+died without a stop (the board shows it stale) is marked stopped.
 
 flags:
 `

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -34,11 +35,16 @@ The watcher's files are in $OMEGA_MONITOR_HOME/<watcher>/ (default
 (omega-monitor logs TARGET prints it), watcher.log the loop's own log,
 state.json and history.jsonl what it decided.
 
-` + envHelp + `
+` + watcher.EnvHelp + `
 flags:
 `
 
-func runWatch(e *Env, args []string) int {
+func runWatch(e *Env, args []string) int { return watchTarget(e, args, false) }
+
+// watchTarget is watch, or omega-monitor TARGET when implicit: there a
+// word near a command's name is a typo (exit 2), unless a session of
+// exactly that name is here: then it is watched, and the command named.
+func watchTarget(e *Env, args []string, implicit bool) int {
 	var f watcher.Settings
 	fs := f.FlagSet("watch")
 	target, code, ok := parseWatchArgs("watch", fs, &f, args, watchUsage, e)
@@ -48,6 +54,14 @@ func runWatch(e *Env, args []string) int {
 	m, err := resolveMux(e, f.Mux, f.SSHConfig, coord.DefaultTimeout)
 	if err != nil {
 		return e.fail(1, err)
+	}
+	word := target.Session
+	if near := cmdline.Nearest(word, commandNames()); implicit && near != "" && target.Local() && strings.Trim(word, "abcdefghijklmnopqrstuvwxyz-") == "" {
+		if here, _ := m.HasSession(e.Ctx, target); !here {
+			fmt.Fprintf(e.Stderr, "omega-monitor: no command %s: did you mean %s? (no session %s here either; %s)\n", word, near, word, cmdline.HelpHint(""))
+			return 2
+		}
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s is a session here: watching it (the command is %s)\n", word, near)
 	}
 	if f.Mux != "" {
 		f.Mux = m.Bin // absolute, so the loop finds the same one

@@ -14,6 +14,7 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
@@ -135,7 +136,23 @@ func TestWatchLocalStartStop(t *testing.T) {
 	if !f.has(t, "agent") {
 		t.Error("stop ended the watched session too")
 	}
-	f.run(t, "stop", "agent").Assert(t, icmd.Expected{ExitCode: 1, Err: "agent is not watched: no watcher of it runs"})
+	f.run(t, "stop", "agent").Assert(t, icmd.Expected{ExitCode: 1, Err: "agent is not watched: its watcher monitor-agent was stopped at "})
+	f.run(t, "stop", "other").Assert(t, icmd.Expected{ExitCode: 1, Err: "other is not watched: no watcher of it runs"})
+}
+
+// TestStopCleansUpAStaleWatcher: a watcher whose loop died without a stop
+// (killed: no session, no ended.json) is what the board calls stale; stop
+// marks it stopped and says so, and a second stop says it was.
+func TestStopCleansUpAStaleWatcher(t *testing.T) {
+	f := newFleet(t)
+	dir := filepath.Join(f.state, "monitor-shop")
+	assert.NilError(t, os.MkdirAll(dir, 0o700))
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "target"), []byte("shop\n"), 0o600))
+	f.run(t, "stop", "shop").Assert(t, icmd.Expected{Out: "monitor-shop was not running: its loop had ended without a stop; marked stopped (omega-monitor forget shop removes its state)"})
+	_, err := os.Stat(filepath.Join(dir, statedir.Ended))
+	assert.NilError(t, err)
+	f.run(t, "stop", "shop").Assert(t, icmd.Expected{ExitCode: 1, Err: "shop is not watched: its watcher monitor-shop was stopped at "})
+	f.run(t, "forget", "shop").Assert(t, icmd.Success)
 }
 
 // TestStopAndLogsByTheWatchersName: the name the start message and the
@@ -574,4 +591,22 @@ func TestWatchSaysWhoReadsItsAlerts(t *testing.T) {
 	res = watch()
 	assert.Equal(t, res.ExitCode, 0, res.Combined())
 	assert.Assert(t, !strings.Contains(res.Stderr(), "alerts reach more than you"), res.Stderr())
+}
+
+// TestTypoOfACommand: a word near a command's name is a typo (exit 2, the
+// command named), unless a session of exactly that name is here: then it
+// is watched, and the command named too. Far from every command, a word is
+// a target as before.
+func TestTypoOfACommand(t *testing.T) {
+	f := newFleet(t)
+	f.run(t, "stauts").Assert(t, icmd.Expected{ExitCode: 2, Err: "omega-monitor: no command stauts: did you mean status? (no session stauts here either"})
+	f.run(t, "lsit").Assert(t, icmd.Expected{ExitCode: 2, Err: "did you mean list?"})
+	if f.has(t, "monitor-stauts") || f.has(t, "monitor-lsit") {
+		t.Error("a watcher started for a typo")
+	}
+	f.tmux.NewSession(t, "shop", "sleep 300")
+	res := f.run(t, "shop")
+	res.Assert(t, icmd.Expected{Out: "watching shop in monitor-shop", Err: "omega-monitor: shop is a session here: watching it (the command is stop)"})
+	f.run(t, "stop", "shop").Assert(t, icmd.Success)
+	f.run(t, "nosuchthing").Assert(t, icmd.Expected{ExitCode: 1, Err: "no session nosuchthing here"})
 }

@@ -112,41 +112,58 @@ func FlagError(fs *flag.FlagSet, err error) string {
 	return msg
 }
 
-// nearest is the defined flag closest to the unknown name: one that the
-// name starts or ends, or at most two edits away; "" when none is.
+// nearest is the defined flag closest to the unknown name (Nearest).
 func nearest(fs *flag.FlagSet, name string) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return Nearest(name, names)
+}
+
+// Nearest is the one of names closest to the unknown word: one that the
+// word starts or ends, or at most two edits away (one for a word of four
+// letters or fewer, which two edits make into too much); "" when none is.
+func Nearest(word string, names []string) string {
 	best, bestDist := "", 3
-	fs.VisitAll(func(f *flag.Flag) {
-		d := editDistance(strings.ToLower(name), f.Name)
-		if len(name) >= 3 && (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name)) {
+	if len(word) <= 4 {
+		bestDist = 2
+	}
+	lower := strings.ToLower(word)
+	for _, n := range names {
+		d := editDistance(lower, n)
+		if len(word) >= 3 && (strings.HasPrefix(n, lower) || strings.HasPrefix(lower, n)) {
 			d = min(d, 1)
 		}
 		if d < bestDist {
-			best, bestDist = f.Name, d
+			best, bestDist = n, d
 		}
-	})
+	}
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
+// editDistance is the edit distance between a and b, in bytes, a swap of
+// two neighbours counting as one edit (stauts is one from status).
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }
 
 // WriteUsage writes a command's usage text, followed by its flags when the

@@ -101,3 +101,24 @@ func TestSecondsAndDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestNearest(t *testing.T) {
+	names := []string{"status", "stop", "list", "logs", "ack", "watch", "interval", "mux"}
+	for _, c := range []struct{ word, want string }{
+		{"stauts", "status"}, // a swap is one edit
+		{"statsu", "status"},
+		{"stat", "status"}, // a prefix
+		{"lsit", "list"},
+		{"mxu", "mux"},
+		{"wach", "watch"},
+		{"Status", "status"},
+		{"ag", ""},       // two edits from ack: too far for a short word
+		{"shop", "stop"}, // a session of that name is watched all the same
+		{"agent", ""},    // nothing near
+		{"intervall", "interval"},
+	} {
+		if got := Nearest(c.word, names); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.word, got, c.want)
+		}
+	}
+}

@@ -301,3 +301,18 @@ func (f *Settings) Target(arg string, fs *flag.FlagSet, window bool, getenv func
 	}
 	return target, f.Check(getenv)
 }
+
+// EnvHelp names the settings a watcher takes from the environment, for the
+// usage of omega-monitor and of watch.
+const EnvHelp = `Environment, handed to a watcher as set where it starts: OMEGA_MONITOR_HOME,
+OMEGA_MONITOR_MUX (or --mux), OMEGA_MONITOR_TIMEOUT (each call's clock, seconds,
+default 20), OMEGA_MONITOR_ALERT_SEND (the alert funnel, default
+~/.omega/bin/omega-alert-send.sh; run as FUNNEL --stdin, the message on its
+standard input), OMEGA_TELEGRAM_CONF (default ~/.omega/telegram.conf),
+OMEGA_TELEGRAM_API (the Bot API's base address, default
+https://api.telegram.org: the funnel adds /bot<token>/sendMessage; a 404 is a
+token Telegram does not know, or this address wrong), OMEGA_ALERT_TRIES,
+OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF,
+OMEGA_ALERT_TIMEOUT, OMEGA_MONITOR_ON_CHANGE, OMEGA_NOTIFY_TRIES,
+OMEGA_NOTIFY_TIMEOUT, OMEGA_NOTIFY_BACKOFF.
+`

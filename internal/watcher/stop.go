@@ -22,7 +22,7 @@ func Stop(ctx context.Context, m coord.Mux, home string, target coord.Target, wa
 		return "", err
 	}
 	if !running {
-		return "", fmt.Errorf("%s is not watched: no watcher of it runs (omega-monitor status shows the watchers)", target)
+		return stopStale(home, watcher, target)
 	}
 	markEnded(filepath.Join(home, watcher))
 	if _, err := m.Run(ctx, "", "kill-session", "-t", coord.Exact(watcher)); err != nil {
@@ -37,6 +37,28 @@ func Stop(ctx context.Context, m coord.Mux, home string, target coord.Target, wa
 			watcher, time.Now().Format("15:04:05"), wait, h)
 	}
 	return fmt.Sprintf("stopped %s, the watcher of %s", watcher, target), nil
+}
+
+// stopStale is Stop of a watcher whose session is gone. One whose loop
+// died without a stop (no ended.json; the board shows it stale) is marked
+// stopped, and said so; one stopped before, or never started here, is not
+// watched.
+func stopStale(home, watcher string, target coord.Target) (string, error) {
+	d := statedir.Dir(filepath.Join(home, watcher))
+	var ended statedir.EndedRecord
+	_, statErr := os.Stat(string(d))
+	switch {
+	case statErr != nil:
+		return "", fmt.Errorf("%s is not watched: no watcher of it runs (omega-monitor status shows the watchers)", target)
+	case d.ReadRecord(statedir.Ended, &ended) == nil:
+		return "", fmt.Errorf("%s is not watched: its watcher %s was stopped at %s (omega-monitor forget %s removes its state)",
+			target, watcher, ended.At.Local().Format("2006-01-02 15:04:05"), target)
+	}
+	if free, h, err := d.WaitFree(0); err != nil || !free {
+		return "", fmt.Errorf("no session %s, yet its state directory is held (by %s; %v): nothing changed", watcher, h, err)
+	}
+	markEnded(string(d))
+	return fmt.Sprintf("%s was not running: its loop had ended without a stop; marked stopped (omega-monitor forget %s removes its state)", watcher, target), nil
 }
 
 // markEnded records in the watcher's state directory that it was stopped

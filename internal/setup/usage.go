@@ -1,0 +1,38 @@
+package setup
+
+// InstallUsage is the usage of omega-monitor install.
+const InstallUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]
+       omega-monitor install --hooks [--claude] [--codex] [--gemini] [--uninstall]
+
+Puts what a watcher needs beside the binary: the alert funnel (embedded in
+this binary; run as omega-alert-send.sh --stdin, the message on its standard
+input) as ~/.omega/bin/omega-alert-send.sh, mode 0700, in directories
+of mode 0700 (~/.omega, ~/.omega/bin, and the state home ~/.omega/monitor or
+$OMEGA_MONITOR_HOME). Run again, it changes only what differs. The loop
+needs no install: the binary carries it and writes it for each watcher.
+
+The funnel reads ~/.omega/telegram.conf ($OMEGA_TELEGRAM_CONF), mode 0600:
+
+  bot_token=123456789:AAH-your-token-from-BotFather
+  chat_id=987654321   (your private chat with the bot; a group's is negative)
+
+--claude also installs /monitor into Claude Code for this user: the command
+file ~/.claude/commands/monitor.md and the read-only MCP server omega-monitor
+in ~/.claude.json (the entry claude mcp add --scope user writes). The server
+is the binary omega-monitor-mcp, beside this one or on PATH; without it,
+--claude installs nothing.
+--claude --uninstall removes those two, and nothing of the user's own.
+
+--hooks adds our hook, omega-monitor wake, to the agents' USER settings
+(never a project's): Claude Code's ~/.claude/settings.json (Notification,
+PermissionRequest, Stop, StopFailure), Codex's $CODEX_HOME/hooks.json
+(PermissionRequest, Stop, Interrupt; trust them once in Codex's /hooks) and
+notify in its config.toml (unless it runs a program of yours), Gemini CLI's
+~/.gemini/settings.json (Notification, AfterAgent). With --claude, --codex or --gemini, only those
+agents; with none, all three. Every hook that is not ours stays; run again,
+it changes nothing; --uninstall removes ours alone. A hook only makes the
+watcher of its pane look now: the screen decides, and the poll goes on
+(docs/hooks.md). Sessions started after the install load it.
+
+flags:
+`
