@@ -203,6 +203,9 @@ func (a Alert) headline() string {
 	case Blocked:
 		return "BLOCKED"
 	case BudgetExhausted:
+		if a.Budget == 0 {
+			return "STALLED"
+		}
 		return "NUDGE BUDGET EXHAUSTED"
 	case Failure:
 		return "FAILURE"
@@ -221,6 +224,9 @@ func (a Alert) ResetGist() string {
 }
 
 func (a Alert) budgetGist() string {
+	if a.Budget == 0 {
+		return "stopped with work left, nudging off (--nudge-budget 0), needs a human"
+	}
 	return nudges(a.Budget) + " without progress, needs a human"
 }
 

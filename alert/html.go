@@ -127,6 +127,9 @@ func (a Alert) status() string {
 }
 
 func (a Alert) budgetSentence() string {
+	if a.Budget == 0 {
+		return "A human is needed. The session has stopped with work left, and this watcher does not nudge (--nudge-budget 0)."
+	}
 	var moved string
 	if p := figure(a.Progress); p != "?" {
 		moved = "the progress figure stayed at " + p

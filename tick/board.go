@@ -145,6 +145,9 @@ func alertText(a alert.Alert) string {
 		s = "work=" + a.Work + " " + a.Transition
 	case alert.BudgetExhausted:
 		s = "nudge budget spent without progress (progress " + a.Progress + ") " + a.Transition
+		if a.Budget == 0 {
+			s = "stopped with work left, nudging off " + a.Transition
+		}
 	case alert.Failure:
 		s = a.FailLine
 	case alert.UsageLimit:

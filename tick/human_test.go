@@ -153,7 +153,7 @@ func TestHumanAtTheAgent(t *testing.T) {
 			{minute, idle, "7", at(2 * minute)},
 		}, []string{
 			"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: a human is at the agent (input 30s ago)",
-			"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: nudge budget spent (0/0) without progress, escalated: needs a human",
+			"MONITOR · agent · STALLED · work=7 · progress=? · not nudged: nudging is off (--nudge-budget 0), escalated: needs a human",
 			"→ alert: budget-exhausted",
 		}},
 		{"a failure shown to a human at the agent is not paged, then or later", c, []humanPoll{

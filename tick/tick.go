@@ -861,7 +861,13 @@ func (p *poll) progress() {
 	p.next.Budget = b
 	switch c.Kind {
 	case probe.Advanced:
-		p.next.BudgetLatch, p.next.UnconfirmedLatch = false, false
+		p.next.UnconfirmedLatch = false
+		if p.next.Budget.Limit == 0 {
+			// Nudging is off: there is no budget to reset, and the stall
+			// told of stays told until the agent works again.
+			break
+		}
+		p.next.BudgetLatch = false
 		p.reset = c.String()
 		p.event(event.BudgetReset, p.in.Screen.State.String(), map[string]any{"from": c.From, "to": c.To, "forgiven": c.Forgiven})
 	case probe.Regressed:
@@ -871,6 +877,10 @@ func (p *poll) progress() {
 
 func (p *poll) working() {
 	p.next.BlockedLatch = nil
+	if p.next.Budget.Limit == 0 {
+		// Nudging is off: each stall is told once.
+		p.next.BudgetLatch = false
+	}
 	// A turn runs: whatever was in the box was taken.
 	p.next.Unconfirmed = ""
 	p.line = p.figures()
@@ -1053,6 +1063,10 @@ func (p *poll) stalled() {
 		return
 	}
 	b := p.next.Budget
+	if b.Limit == 0 {
+		p.nudgingOff()
+		return
+	}
 	if !b.CanNudge() {
 		if p.next.BudgetLatch {
 			p.line = append(p.line, "not nudged: nudge budget spent ("+b.String()+") without progress (escalated)")
@@ -1099,6 +1113,21 @@ func (p *poll) stalled() {
 		p.next.UsageNudged = p.resuming
 	}
 	p.resumedNotice()
+}
+
+// nudgingOff is a stall with nudging off (--nudge-budget 0): nothing is
+// typed, and the operator is told once a stall: a human must move it.
+func (p *poll) nudgingOff() {
+	if p.next.BudgetLatch {
+		p.line = append(p.line, "not nudged: nudging is off (--nudge-budget 0), operator told")
+		return
+	}
+	p.next.BudgetLatch = true
+	a := alert.Alert{Kind: alert.BudgetExhausted, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
+		Work: p.in.Work.String(), Transition: p.next.Transition, Progress: p.in.Progress.String()}
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+	p.event(event.Escalate, "STALLED", map[string]any{"kind": "nudging-off"})
+	p.line = append(p.line, "not nudged: nudging is off (--nudge-budget 0), escalated: needs a human")
 }
 
 // pageUsageLimit tells the operator, once per limit line, that a usage

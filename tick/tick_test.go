@@ -921,3 +921,30 @@ func TestGeminiQuotaHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestNudgingOff: with --nudge-budget 0 nothing is typed, and a stall is
+// told once: progress advancing while it lasts (a human's commits) neither
+// resets a budget there is none of nor pages again; the next stall, after
+// the agent worked, is told once more.
+func TestNudgingOff(t *testing.T) {
+	off := Config{Target: "agent", NudgeBudget: 0, NudgeText: "go on", HasProgress: true}
+	got, _ := run(t, off, []scripted{
+		{pane: idle, work: "7", progress: "41"},
+		{pane: idle, work: "7", progress: "42"},
+		{pane: idle, work: "7", progress: "43"},
+		{pane: busy, work: "7", progress: "44"},
+		{pane: idle, work: "7", progress: "44"},
+	})
+	want := []string{
+		"MONITOR · agent · STALLED · work=7 · progress=41 · not nudged: nudging is off (--nudge-budget 0), escalated: needs a human",
+		"→ alert: budget-exhausted",
+		"MONITOR · agent · STALLED · work=7 · progress=42 · not nudged: nudging is off (--nudge-budget 0), operator told",
+		"MONITOR · agent · STALLED · work=7 · progress=43 · not nudged: nudging is off (--nudge-budget 0), operator told",
+		"MONITOR · agent · WORKING · work=7 · progress=44 · nudges 0/0 · 09:03:00",
+		"MONITOR · agent · STALLED · work=7 · progress=44 · not nudged: nudging is off (--nudge-budget 0), escalated: needs a human",
+		"→ alert: budget-exhausted",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

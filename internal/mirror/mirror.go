@@ -48,9 +48,10 @@ type Watcher struct {
 	Unreadable bool
 }
 
-// exhausted reports whether the nudge budget ran out while stalled.
+// exhausted reports whether the nudge budget ran out while stalled: a
+// budget of 0 (nudging off) is out from the start, and a stall needs you.
 func (w Watcher) exhausted() bool {
-	return w.State == "STALLED" && w.Budget > 0 && w.Nudges >= w.Budget
+	return w.State == "STALLED" && w.Nudges >= w.Budget
 }
 
 // Phases, the words inside a title's brackets.

@@ -19,6 +19,11 @@ func running(state, work, progress string, nudges int) mirror.Watcher {
 		State: state, Work: work, Progress: progress, Nudges: nudges, Budget: 5}
 }
 
+func offBudget(w mirror.Watcher) mirror.Watcher {
+	w.Budget = 0
+	return w
+}
+
 func with(w mirror.Watcher, l mirror.Liveness) mirror.Watcher {
 	w.Liveness = l
 	return w
@@ -92,6 +97,13 @@ func TestPlanTransitions(t *testing.T) {
 			w:       running("STALLED", "7", "41", 5),
 			want: []mirror.Call{{Call: "TaskUpdate", Key: key, Title: "monitor-proj [needs you] proj",
 				Description: "stage: STALLED · work=7 · progress=41 · nudges 5/5", State: "in_progress"}},
+		},
+		{
+			name:    "stalled with nudging off (--nudge-budget 0): needs you, as the board says",
+			tracked: []mirror.Tracked{tracked(running("STALLED", "7", "41", 4))},
+			w:       offBudget(running("STALLED", "7", "41", 0)),
+			want: []mirror.Call{{Call: "TaskUpdate", Key: key, Title: "monitor-proj [needs you] proj",
+				Description: "stage: STALLED · work=7 · progress=41 · nudges 0/0", State: "in_progress"}},
 		},
 		{
 			name:    "blocked: the title says blocked, the task stays open",

@@ -43,7 +43,7 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&f.WorkProbe, "work-probe", "", "shell `command` printing the amount of work remaining")
 	fs.StringVar(&f.ProgressProbe, "progress-probe", "", "shell `command` printing a monotonic progress count")
-	fs.IntVar(&f.NudgeBudget, "nudge-budget", 5, "`N` nudges without progress before escalating (0 to 1000)")
+	fs.IntVar(&f.NudgeBudget, "nudge-budget", 5, "`N` nudges without progress before escalating (0 to 1000; 0: never nudge, each stall is told once)")
 	f.Interval = 60
 	fs.Var((*cmdline.Seconds)(&f.Interval), "interval", "`seconds` between polls, 1 to 86400 (30, or 30s, 2m)")
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")

@@ -52,7 +52,7 @@ var columns = []column{
 		}
 		return fmt.Sprintf("%d/%d", w.Nudges.Used, w.Nudges.Limit)
 	}},
-	{head: "NEEDS YOU", cell: func(w board.Watcher) string { return needsWords[w.NeedsHuman] }},
+	{head: "NEEDS YOU", cell: needsWord},
 	{head: "AGENT", keep: 3, cell: func(w board.Watcher) string {
 		if w.Agent == "" {
 			return "-"
@@ -111,6 +111,15 @@ var needsWords = map[string]string{
 	board.NeedsQuestion:        "question",
 	board.NeedsBlocked:         "blocked",
 	board.NeedsBudgetExhausted: "budget spent",
+}
+
+// needsWord says what w's agent waits on a human for: a stall that the
+// watcher does not nudge (--nudge-budget 0) is no budget spent.
+func needsWord(w board.Watcher) string {
+	if w.NeedsHuman == board.NeedsBudgetExhausted && w.Nudges.Limit == 0 {
+		return "stalled, nudging off"
+	}
+	return needsWords[w.NeedsHuman]
 }
 
 // deltaLegend says what the header's diff sums.
@@ -260,7 +269,7 @@ func (t *table) row(i int) []string {
 		second += "  nudges " + n
 	}
 	lines := []string{Truncate(first, t.width), second}
-	if n := needsWords[w.NeedsHuman]; n != "" {
+	if n := needsWord(w); n != "" {
 		lines = append(lines, "  needs you: "+n)
 	}
 	return lines

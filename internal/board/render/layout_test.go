@@ -64,7 +64,7 @@ func TestNarrowBoardsKeepStateNudgesAndNeeds(t *testing.T) {
 				}
 			}
 			row := strings.Join(lines, "\n")
-			want := []string{orDash(w.State), needsWords[w.NeedsHuman]}
+			want := []string{orDash(w.State), needsWord(w)}
 			if w.State != "" {
 				want = append(want, fmt.Sprintf("%d/%d", w.Nudges.Used, w.Nudges.Limit))
 			}
@@ -353,5 +353,18 @@ func TestCursorsLeaveForgottenWatchers(t *testing.T) {
 	slices.Sort(paths)
 	if diff := cmp.Diff([]string{"/monitor-a/history.jsonl", "/monitor-a/monitor.log"}, paths); diff != "" {
 		t.Errorf("cursors kept (-want +got):\n%s", diff)
+	}
+}
+
+// TestNeedsWordNudgingOff: a stall the watcher does not nudge
+// (--nudge-budget 0) is said as such, not as a budget spent.
+func TestNeedsWordNudgingOff(t *testing.T) {
+	w := board.Watcher{State: "STALLED", NeedsHuman: board.NeedsBudgetExhausted, Nudges: board.Nudges{Limit: 0, Exhausted: true}}
+	if got := needsWord(w); got != "stalled, nudging off" {
+		t.Errorf("budget 0: %q", got)
+	}
+	w.Nudges = board.Nudges{Used: 5, Limit: 5, Exhausted: true}
+	if got := needsWord(w); got != "budget spent" {
+		t.Errorf("budget 5/5: %q", got)
 	}
 }
