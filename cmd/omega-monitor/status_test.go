@@ -230,10 +230,14 @@ func TestStatusDegradedIsNotEmpty(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := env.run([]string{"status", "--once"}, nil, &out, &errb)
 			assert.Equal(t, code, 4, "stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+			// Its words are not an empty fleet's either.
+			assert.Assert(t, !strings.Contains(out.String(), "no live watchers") &&
+				strings.Contains(out.String(), "no live watcher found, but the census is degraded"), out.String())
 		})
 	}
-	// The control: an empty fleet read whole is 3.
+	// The control: an empty fleet read whole is 3, and says how to start.
 	env := newTestEnv("OMEGA_MONITOR_HOME=" + t.TempDir())
 	var out, errb bytes.Buffer
 	assert.Equal(t, env.run([]string{"status", "--once"}, nil, &out, &errb), 3, out.String())
+	assert.Assert(t, strings.HasSuffix(out.String(), "start one with: omega-monitor SESSION (omega-monitor list shows what is watchable)\nno live watchers\n"), out.String())
 }

@@ -182,7 +182,7 @@ func CompactWidth(f board.Fleet, width int) string {
 			line(l)
 		}
 	} else if !f.Degraded {
-		line("no watchers under " + f.Root)
+		line(NoWatchers(f.Root))
 	}
 	for _, a := range f.Audits {
 		line(AuditLine(a, f.GeneratedAt))
@@ -191,9 +191,25 @@ func CompactWidth(f board.Fleet, width int) string {
 		line(ErrorLine(e))
 	}
 	if f.Fleet.Running == 0 {
-		line(NoLiveWatchers)
+		line(noneLive(f))
 	}
 	return b.String()
+}
+
+// NoWatchers is what an empty fleet says: where it looked, and how to
+// start a watcher.
+func NoWatchers(root string) string {
+	return "no watchers under " + root + "; start one with: omega-monitor SESSION (omega-monitor list shows what is watchable)"
+}
+
+// noneLive ends a board on which no watcher is live or quiet: "no live
+// watchers" only when the whole fleet was read (a caller may stop on it);
+// a degraded census says that it could not tell.
+func noneLive(f board.Fleet) string {
+	if f.Degraded {
+		return "no live watcher found, but the census is degraded (above): some could not be read"
+	}
+	return NoLiveWatchers
 }
 
 // ErrorLine is one thing the census could not read.

@@ -62,13 +62,13 @@ func Screen(f board.Fleet, v View) []string {
 		}
 	}
 	if len(f.Watchers) == 0 && !f.Degraded {
-		body = append(body, "no watchers under "+f.Root)
+		body = append(body, NoWatchers(f.Root))
 	}
 	for _, e := range f.Errors {
 		body = append(body, ErrorLine(e))
 	}
 	if f.Fleet.Running == 0 {
-		body = append(body, NoLiveWatchers)
+		body = append(body, noneLive(f))
 	}
 
 	room := max(h-len(top), 0)

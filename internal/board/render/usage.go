@@ -36,7 +36,8 @@ Exit status: 0; 3 from the one-line form when no watcher is live or quiet
 and the whole fleet was read (it then ends with "no live watchers", so a
 scheduled caller can stop itself); 4 when no watcher is live or quiet but
 some state could not be read (an unreadable state directory, a corrupt
-loop.json): a degraded census is not an empty fleet, and a caller must not
+loop.json; it then ends with "no live watcher found, but the census is
+degraded"): a degraded census is not an empty fleet, and a caller must not
 stop on it; 1 when the state home cannot be listed; 2 for a usage error.
 
 flags:
