@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/probe"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -103,6 +104,7 @@ func newestThatFit[T any](n, budget int, build func(i int) T) (kept []T, left, s
 // under the board's JSON names, what its agent printed in untrusted_text.
 
 type fleetOut struct {
+	Glance      []string      `json:"glance" jsonschema:"the fleet in a few short lines, what needs a human first: read these first; the fields below are the detail"`
 	GeneratedAt time.Time     `json:"generated_at" jsonschema:"the census clock"`
 	Root        string        `json:"root" jsonschema:"the state home read"`
 	Watchers    []watcherOut  `json:"watchers" jsonschema:"every watcher, oldest start first"`
@@ -222,7 +224,7 @@ type auditText struct {
 
 // fleetAnswer returns the census as the status tool answers it.
 func fleetAnswer(f board.Fleet) fleetOut {
-	out := fleetOut{GeneratedAt: f.GeneratedAt, Root: f.Root, Fleet: f.Fleet, Degraded: f.Degraded,
+	out := fleetOut{Glance: render.Glance(f), GeneratedAt: f.GeneratedAt, Root: f.Root, Fleet: f.Fleet, Degraded: f.Degraded,
 		Watchers: make([]watcherOut, 0, len(f.Watchers)), Errors: make([]board.Error, 0, len(f.Errors))}
 	for _, w := range f.Watchers {
 		out.Watchers = append(out.Watchers, watcherAnswer(w))
