@@ -66,8 +66,11 @@ type UnsafeError struct {
 	Reason string
 }
 
-func (e *UnsafeError) Error() string {
-	return fmt.Sprintf("coord: unsafe %s name %q: %s", e.Kind, e.Name, e.Reason)
+func (e *UnsafeError) Error() string { return "coord: " + e.Why() }
+
+// Why is the error's message without the package's name, for a person.
+func (e *UnsafeError) Why() string {
+	return fmt.Sprintf("unsafe %s name %q: %s", e.Kind, e.Name, e.Reason)
 }
 
 // CheckSession reports why s cannot name a session safely, or nil if it can.

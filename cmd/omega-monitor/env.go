@@ -12,6 +12,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
@@ -98,7 +99,8 @@ func (e *Env) usageError(command, why string) int {
 // fail says err on e's standard error, as every command says its errors,
 // and returns code.
 func (e *Env) fail(code int, err error) int {
-	fmt.Fprintf(e.Stderr, "omega-monitor: %v\n", err)
+	// A package's name is for a programmer, not in an operator's line.
+	fmt.Fprintf(e.Stderr, "omega-monitor: %s\n", pkgerr.Why(err))
 	return code
 }
 

@@ -60,7 +60,7 @@ func ledgerFlags(fs *flag.FlagSet, args []string, nargs int, e *Env) int {
 		cmdline.NoteHelp(fs)
 		return -1
 	case err != nil:
-		fmt.Fprintf(e.Stderr, "omega-monitor %s: %s; %s\n", fs.Name(), cmdline.FlagError(fs, err), cmdline.HelpHint("ledger"))
+		fmt.Fprintf(e.Stderr, "omega-monitor %s: %s\n", fs.Name(), cmdline.WithHint(cmdline.FlagError(fs, err), cmdline.HelpHint("ledger")))
 	case fs.NArg() != nargs:
 		fmt.Fprintf(e.Stderr, "omega-monitor %s: want %d arguments, have %d; %s\n", fs.Name(), nargs, fs.NArg(), cmdline.HelpHint("ledger"))
 	default:

@@ -60,13 +60,13 @@ func TestMirrorPlanCommand(t *testing.T) {
 		args  []string
 		want  icmd.Expected
 	}{
-		{"", []string{"--runner", "gemini"}, icmd.Expected{ExitCode: 2, Err: `omega-monitor: mirror: unknown runner "gemini": the known runners are claude, codex, headless, bare` + "\n"}},
+		{"", []string{"--runner", "gemini"}, icmd.Expected{ExitCode: 2, Err: `omega-monitor: unknown runner "gemini": the known runners are claude, codex, headless, bare` + "\n"}},
 		{"", []string{"--runner", "none"}, icmd.Expected{ExitCode: 2, Err: `unknown runner "none"`}},
-		{"", []string{"--runner", ""}, icmd.Expected{ExitCode: 2, Err: "omega-monitor: mirror: no runner given: the known runners are claude, codex, headless, bare\n"}},
+		{"", []string{"--runner", ""}, icmd.Expected{ExitCode: 2, Err: "omega-monitor: no runner given: the known runners are claude, codex, headless, bare\n"}},
 		{"", []string{"--runner", "Claude"}, icmd.Expected{ExitCode: 2, Err: `unknown runner "Claude"`}},
-		{"", nil, icmd.Expected{ExitCode: 2, Err: "omega-monitor: mirror: no runner given: the known runners are claude, codex, headless, bare\n"}},
+		{"", nil, icmd.Expected{ExitCode: 2, Err: "omega-monitor: no runner given: the known runners are claude, codex, headless, bare\n"}},
 		{"", []string{"--runner", "claude", "extra"}, icmd.Expected{ExitCode: 2, Err: `mirror-plan takes no arguments, got "extra"`}},
-		{"{\"key\":\"a\"}\nnot json\n", []string{"--runner", "claude"}, icmd.Expected{ExitCode: 1, Err: "omega-monitor: mirror: tracked line 2: invalid character"}},
+		{"{\"key\":\"a\"}\nnot json\n", []string{"--runner", "claude"}, icmd.Expected{ExitCode: 1, Err: "omega-monitor: tracked line 2: invalid character"}},
 		{`{"key":"a"}` + "\n" + `{"key":"a"}`, []string{"--runner", "claude"}, icmd.Expected{ExitCode: 1, Err: `key "a" already on line 1`}},
 	} {
 		res := mirrorPlan(t, state, c.stdin, c.args...)

@@ -37,7 +37,7 @@ func ParseInterspersed(fs *flag.FlagSet, args []string, usage string, stdout, st
 			return nil, 0, false
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor: %s; %s\n", FlagError(fs, err), HelpHint(fs.Name()))
+			fmt.Fprintf(stderr, "omega-monitor: %s\n", WithHint(FlagError(fs, err), HelpHint(fs.Name())))
 			return nil, 2, false
 		}
 		rest := fs.Args()
@@ -81,6 +81,15 @@ func HelpHint(name string) string {
 		return `see "omega-monitor --help"`
 	}
 	return fmt.Sprintf(`see "omega-monitor %s --help"`, name)
+}
+
+// WithHint is msg followed by hint: after a sentence that ends in a
+// question ("did you mean --interval?"), in parentheses.
+func WithHint(msg, hint string) string {
+	if strings.HasSuffix(msg, "?") {
+		return msg + " (" + hint + ")"
+	}
+	return msg + "; " + hint
 }
 
 // FlagError says the flag package's parse error err in the flags' own

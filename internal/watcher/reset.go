@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -20,19 +21,19 @@ import (
 func Reset(home string, target coord.Target, by string, wait time.Duration) (string, error) {
 	dir := filepath.Join(home, coord.WatcherName(target))
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("watcher: reset: %s was never watched here (omega-monitor status shows the watchers)", target)
+		return "", &pkgerr.Error{Pkg: "watcher", Err: fmt.Errorf("reset: %s was never watched here (omega-monitor status shows the watchers)", target)}
 	}
 	if err := statedir.CheckPrivate(dir); err != nil {
-		return "", fmt.Errorf("watcher: reset: %w", err)
+		return "", &pkgerr.Error{Pkg: "watcher", Err: fmt.Errorf("reset: %w", err)}
 	}
 	d := statedir.Dir(dir)
 	if err := d.RequestReset(statedir.ResetRequest{By: by, At: time.Now().UTC()}); err != nil {
-		return "", fmt.Errorf("watcher: reset: %w", err)
+		return "", &pkgerr.Error{Pkg: "watcher", Err: fmt.Errorf("reset: %w", err)}
 	}
 	if err := Wake(dir); errors.Is(err, ErrNotRunning) || errors.Is(err, fs.ErrNotExist) {
 		return fmt.Sprintf("the nudge budget of %s will be re-armed when its watcher starts again (it does not run)", target), nil
 	} else if err != nil {
-		return "", fmt.Errorf("watcher: reset: %w", err)
+		return "", &pkgerr.Error{Pkg: "watcher", Err: fmt.Errorf("reset: %w", err)}
 	}
 	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if _, err := os.Stat(d.Path(statedir.Reset)); errors.Is(err, fs.ErrNotExist) {

@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -289,7 +290,7 @@ func (f *Settings) Target(arg string, fs *flag.FlagSet, window bool, getenv func
 		target, err, f.Window = w, nil, win
 	}
 	if err != nil {
-		return coord.Target{}, fmt.Errorf("refusing target %q: %v", arg, err)
+		return coord.Target{}, fmt.Errorf("refusing target %q: %s", arg, unsafeWhy(err))
 	}
 	f.Parsed(fs)
 	if f.ProbeDir == "" && !window {
@@ -316,3 +317,12 @@ OMEGA_ALERT_DEADLINE, OMEGA_ALERT_BACKOFF,
 OMEGA_ALERT_TIMEOUT, OMEGA_MONITOR_ON_CHANGE, OMEGA_NOTIFY_TRIES,
 OMEGA_NOTIFY_TIMEOUT, OMEGA_NOTIFY_BACKOFF.
 `
+
+// unsafeWhy is why a name was refused, in an operator's words: an unsafe
+// name's reason without the package that found it.
+func unsafeWhy(err error) string {
+	if u := (*coord.UnsafeError)(nil); errors.As(err, &u) {
+		return u.Why()
+	}
+	return err.Error()
+}

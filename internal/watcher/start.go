@@ -378,7 +378,7 @@ func ResolveWindow(ctx context.Context, m coord.Mux, t coord.Target, f *Settings
 	if cfg, err := coord.LoadSSHConfig(f.SSHConfig); err == nil && slices.Contains(cfg.Aliases(), t.Session) {
 		remote, err := coord.ParseTarget(t.Session + ":" + w)
 		if err != nil {
-			return coord.Target{}, fmt.Errorf("refusing target %q: %v", t.Session+":"+w, err)
+			return coord.Target{}, fmt.Errorf("refusing target %q: %s", t.Session+":"+w, unsafeWhy(err))
 		}
 		return remote, nil
 	}

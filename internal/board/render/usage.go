@@ -18,7 +18,7 @@ nothing. Four forms of one census:
                 sequences, as wide as the terminal (whenever standard output
                 is not a terminal: no width limit)
   --json        the same data as one JSON object: watchers, fleet, degraded,
-                errors (field names documented in package board)
+                errors (each field in docs/board.md)
   --tmux        a short segment for tmux's status-right, cheap enough to run
                 every few seconds:
                   set -g status-right '#(omega-monitor status --tmux)'
