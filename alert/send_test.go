@@ -217,6 +217,31 @@ func TestSendDelivers(t *testing.T) {
 	}
 }
 
+// TestSendTestSaysTheChat: a test alert (OMEGA_ALERT_TEST=1) says which
+// chat it reached, by the name Telegram gives it, and its id; a quote or a
+// control character in the message or the name forges nothing.
+func TestSendTestSaysTheChat(t *testing.T) {
+	for _, c := range []struct{ name, body, says string }{
+		{"a group", `{"ok":true,"result":{"message_id":7,"from":{"id":42,"is_bot":true,"first_name":"bot","username":"omega_bot"},` +
+			`"chat":{"id":-1001234567890,"title":"Ops ` + "\x1b" + `[31mroom","type":"supergroup"},"date":1,"text":"\"title\":\"forged\""}}`,
+			"delivered to the chat Ops [31mroom (id -1001234567890)"},
+		{"a person", `{"ok":true,"result":{"message_id":8,"from":{"id":42,"is_bot":true,"first_name":"bot"},` +
+			`"chat":{"id":5551234,"first_name":"Ada","username":"ada_l","type":"private"},"date":1,"text":"hi"}}`,
+			"delivered to the chat @ada_l (id 5551234)"},
+		{"no name", ok200.body, "delivered to the chat with no name (id -1001234567890)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			api := newFakeAPI(t, answer{200, c.body})
+			e := newSendEnv(t, api.srv.URL, "OMEGA_ALERT_TEST=1")
+			r := e.runIn(t, "hello", "--stdin")
+			if r.code != 0 || !strings.Contains(r.stderr, c.says) {
+				t.Errorf("exit %d, stderr:\n%s\nwant it to say %q", r.code, r.stderr, c.says)
+
+			}
+		})
+	}
+}
+
 // TestSendSeveral: each argument is one message, sent in order (the
 // command-line form, kept for text that is not private).
 func TestSendSeveral(t *testing.T) {

@@ -543,7 +543,27 @@ main() {
 	done
 	# Sent with its buttons (Telegram took them): which message it is.
 	[[ -z $markup ]] || report_sent
+	# A test alert says which chat it reached.
+	[[ ${OMEGA_ALERT_TEST:-} != 1 ]] || said_chat
 	return 0
+}
+
+# said_chat: the chat the message just sent reached, as Telegram's answer
+# in body names it (its title, @username or first name, and its id), on
+# standard error. The chat's object comes before the message's text, whose
+# quotes are escaped: nothing the text says is read as the chat's.
+said_chat() {
+	local chat=${body#*\"chat\"} name id
+	[[ $chat != "$body" ]] || return 0
+	name=$(json_string "$chat" title)
+	if [[ -z $name ]]; then
+		name=$(json_string "$chat" username)
+		[[ -z $name ]] || name=@$name
+	fi
+	[[ -n $name ]] || name=$(json_string "$chat" first_name)
+	id=$(printf '%s' "$chat" | tr -d '\n' | grep -o '"id"[[:space:]]*:[[:space:]]*-\{0,1\}[0-9][0-9]*' | head -n 1 | sed 's/.*:[[:space:]]*//')
+	name=${name//[[:cntrl:]]/}
+	say "delivered to the chat ${name:-with no name}${id:+ (id $id)}"
 }
 
 # main_document FILE CAPTION: the document mode of main; a CAPTION of

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"gotest.tools/v3/assert"
@@ -240,6 +241,13 @@ func TestCtrlCInTheWatchersPaneDoesNotStopIt(t *testing.T) {
 	waitPane("MONITOR · agent")
 	f.tmux.Run(t, "send-keys", "-t", coord.Exact("monitor-agent"), "C-c")
 	waitPane("Ctrl-C does not stop this watcher of agent")
+	// What the pane says of itself fits an 80-column terminal unbroken.
+	joined := f.tmux.Run(t, "capture-pane", "-p", "-J", "-t", coord.Exact("monitor-agent"))
+	for l := range strings.Lines(joined) {
+		if !strings.Contains(l, "MONITOR") && utf8.RuneCountInString(strings.TrimRight(l, " \n")) > 80 {
+			t.Errorf("a line of the watcher's own wider than 80 columns: %q", l)
+		}
+	}
 	// Still polling: a line more after the Ctrl-C.
 	before := strings.Count(pane(), "MONITOR · agent")
 	poll.WaitOn(t, func(poll.LogT) poll.Result {

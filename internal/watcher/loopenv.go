@@ -316,9 +316,12 @@ func (e *LoopEnv) Shell() string {
 	scalar("settings_said", e.describe())
 	// What the pane of the watcher's own session says of itself, and of a
 	// Ctrl-C typed there.
-	scalar("banner", "This is the watcher of "+e.target.String()+": its lines follow. Detach with Ctrl-b d (it goes on);\n"+
-		"stop it with: omega-monitor stop "+e.target.String()+". Ctrl-C here does not stop it.")
-	scalar("interrupt_said", "Ctrl-C does not stop this watcher of "+e.target.String()+": detach with Ctrl-b d; stop it with: omega-monitor stop "+e.target.String())
+	// Short lines: an 80-column terminal breaks none of them.
+	scalar("banner", "This is the watcher of "+e.target.String()+"; its lines follow.\n"+
+		"Detach with Ctrl-b d (it goes on). Ctrl-C here does not stop it.\n"+
+		"Stop it with: omega-monitor stop "+e.target.String())
+	scalar("interrupt_said", "Ctrl-C does not stop this watcher of "+e.target.String()+".\n"+
+		"Detach with Ctrl-b d; stop it with: omega-monitor stop "+e.target.String())
 	// The wakes that come within this of the first make one poll.
 	scalar("wake_gather_us", strconv.Itoa(int(wakeGather/time.Microsecond)))
 
