@@ -52,7 +52,8 @@ func runInstall(e *Env, args []string) int {
 		FindNotify: func() (string, error) { return companion.Find(companion.Notify) }}
 	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Uninstall: *uninstall}
 	if *hooks {
-		opts = setup.Options{Hooks: true, Uninstall: *uninstall, HookAgents: setup.HookSelection(*claude, *codex, *gemini)}
+		opts = setup.Options{Hooks: true, Uninstall: *uninstall, HookAgents: setup.HookSelection(*claude, *codex, *gemini),
+			HooksFound: !*claude && !*codex && !*gemini}
 	}
 	err = setup.Install(e.Ctx, env, opts, e.Stdout)
 	var step *setup.StepError

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,7 +141,7 @@ func shellWords(line string) []string {
 // a hook by its place (the event, the group's index, the handler's), so a
 // group moved, ours or one after it, would be asked about again. Every
 // other handler, group and event stays as it was.
-func editHooks(hooks map[string]json.RawMessage, events []string, add map[string]any) error {
+func editHooks(hooks map[string]json.RawMessage, events []string, add map[string]any, isOurs func(string) bool) error {
 	var want []byte // our group, as it is written
 	if add != nil {
 		b, err := json.Marshal(map[string]any{"hooks": []any{add}})
@@ -171,7 +172,7 @@ func editHooks(hooks map[string]json.RawMessage, events []string, add map[string
 			}
 			others := slices.DeleteFunc(slices.Clone(handlers), func(h map[string]json.RawMessage) bool {
 				var c string
-				return json.Unmarshal(h["command"], &c) == nil && IsWakeCommand(c)
+				return json.Unmarshal(h["command"], &c) == nil && isOurs(c)
 			})
 			if len(others) == len(handlers) {
 				out = append(out, g)
@@ -227,7 +228,10 @@ func isGroup(g map[string]json.RawMessage, want []byte) bool {
 }
 
 // installHooks adds our hook to the user settings of agent, or with
-// uninstall takes ours out, and says where.
+// uninstall takes ours out, and says where and what changed: the lines
+// added and removed, and the backup of a file it changed. A file or
+// directory it made is recorded in the state home, and uninstall removes
+// it again once it holds nothing else.
 func installHooks(env Env, agent string, uninstall bool) (string, error) {
 	spec, ok := hookSpecs(env.Home, env.getenv)[agent]
 	if !ok {
@@ -241,13 +245,49 @@ func installHooks(env Env, agent string, uninstall bool) (string, error) {
 	if !uninstall {
 		add = spec.entry(wakeCommand(env, bin))
 	}
+	created := readCreated(env.State)
+	var said, diff []string
+	// change records one file's edit: its backup and diff, or what
+	// install made, or on uninstall what it made and now removes.
+	change := func(path string, existed bool, before []byte, empty func([]byte) bool) error {
+		after, _ := readConfig(path)
+		if bytes.Equal(before, after) {
+			return nil
+		}
+		for _, l := range lineDiff(before, after) {
+			diff = append(diff, "    "+filepath.Base(path)+": "+l)
+		}
+		switch {
+		case uninstall:
+			// What install made goes: the backups it kept, and a file
+			// or directory that holds nothing else now.
+			gone := created.removeMade(path+backupSuffix, func([]byte) bool { return true })
+			gone = append(gone, created.removeMade(path, empty)...)
+			if len(gone) > 0 {
+				said = append(said, "removed "+strings.Join(gone, " and ")+", which install had made")
+			}
+		case before != nil:
+			b, err := keepBackup(path, before)
+			if err != nil {
+				return err
+			}
+			created.made(b)
+			said = append(said, "the file before is kept as "+b)
+		case !existed:
+			created.made(filepath.Dir(path), path)
+		default:
+			created.made(path)
+		}
+		return nil
+	}
+	_, dirErr := os.Stat(filepath.Dir(spec.file))
 	before, _ := readConfig(spec.file)
 	if _, err := editJSON(spec.file, "hooks", spec.agent, func(hooks map[string]json.RawMessage) (bool, error) {
 		old, err := json.Marshal(hooks)
 		if err != nil {
 			return false, err
 		}
-		if err := editHooks(hooks, spec.events, add); err != nil {
+		if err := editHooks(hooks, spec.events, add, ours(bin)); err != nil {
 			return false, err
 		}
 		now, err := json.Marshal(hooks)
@@ -255,31 +295,56 @@ func installHooks(env Env, agent string, uninstall bool) (string, error) {
 	}); err != nil {
 		return "", err
 	}
-	after, _ := readConfig(spec.file)
-	var said []string
-	if string(before) != string(after) {
+	if after, _ := readConfig(spec.file); !bytes.Equal(before, after) {
 		if uninstall {
 			said = append(said, "removed our hooks from "+spec.file)
 		} else {
 			said = append(said, fmt.Sprintf("wrote our hook for %s into %s", strings.Join(spec.events, ", "), spec.file))
 		}
 	}
+	if err := change(spec.file, dirErr == nil, before, emptyJSON); err != nil {
+		return strings.Join(said, "; "), err
+	}
 	if agent == HookCodex {
-		did, err := codexNotify(filepath.Join(filepath.Dir(spec.file), "config.toml"), wakeArgv(env, bin), uninstall)
+		toml := filepath.Join(filepath.Dir(spec.file), "config.toml")
+		tomlBefore, _ := readConfig(toml)
+		did, err := codexNotify(toml, wakeArgv(env, bin), uninstall)
 		if err != nil {
 			return strings.Join(said, "; "), err
 		}
 		if did != "" {
 			said = append(said, did)
 		}
-		if !uninstall && len(said) > 0 {
+		if err := change(toml, true, tomlBefore, emptyText); err != nil {
+			return strings.Join(said, "; "), err
+		}
+		if !uninstall && did != "" {
 			said = append(said, "Codex runs the hooks of hooks.json once you trust them: at its next start it asks (Hooks need review: Trust all and continue), or in /hooks; until then notify alone wakes the watcher, at a turn's end")
 		}
+	}
+	if err := created.save(env.State); err != nil {
+		said = append(said, "the record of the files install made not kept: "+err.Error())
 	}
 	if len(said) > 0 && !uninstall {
 		said = append(said, "sessions started from now on wake their watcher")
 	}
-	return strings.Join(said, "; "), nil
+	out := strings.Join(said, "; ")
+	if len(diff) > 0 {
+		out += "\n" + strings.Join(diff, "\n")
+	}
+	return out, nil
+}
+
+// ours says whether a hook's command line is our wake: one IsWakeCommand
+// knows, or one that runs bin, the binary installing, whatever its name.
+func ours(bin string) func(string) bool {
+	return func(line string) bool {
+		if IsWakeCommand(line) {
+			return true
+		}
+		words := shellWords(line)
+		return len(words) >= 2 && words[0] == bin && words[1] == "wake"
+	}
 }
 
 // binary is the omega-monitor binary the hooks run: Bin, else this
@@ -357,7 +422,7 @@ func codexNotify(path string, argv []string, uninstall bool) (string, error) {
 	}
 	want := "notify = " + tomlArray(argv) + "\n"
 	switch {
-	case at >= 0 && !notifyIsOurs(lines[at]):
+	case at >= 0 && !notifyIsOurs(lines[at], argv[0]):
 		if uninstall {
 			return "", nil
 		}
@@ -391,15 +456,15 @@ func codexNotify(path string, argv []string, uninstall bool) (string, error) {
 }
 
 // notifyIsOurs says whether a notify line runs our wake: its first string
-// names a binary called omega-monitor, and its second is wake.
-func notifyIsOurs(line string) bool {
+// names a binary called omega-monitor, or bin, and its second is wake.
+func notifyIsOurs(line, bin string) bool {
 	_, v, _ := strings.Cut(line, "=")
 	var argv []string
 	// A TOML array of basic strings without escapes reads as JSON.
 	if json.Unmarshal([]byte(strings.TrimSpace(v)), &argv) != nil {
 		return false
 	}
-	return len(argv) >= 2 && filepath.Base(argv[0]) == "omega-monitor" && argv[1] == "wake"
+	return len(argv) >= 2 && (filepath.Base(argv[0]) == "omega-monitor" || argv[0] == bin) && argv[1] == "wake"
 }
 
 // tomlArray writes strings as a TOML array of basic strings: JSON's string

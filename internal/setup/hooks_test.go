@@ -142,9 +142,18 @@ func TestHooksMergeAndUninstall(t *testing.T) {
 		t.Errorf("the user's settings were not kept: %v", got)
 	}
 
+	// Install kept the user's file as it was.
+	if b, _ := os.ReadFile(claude + backupSuffix); string(b) != theirs {
+		t.Errorf("the backup is not the file before:\n%s", b)
+	}
 	out, err := install(t, env, Options{Hooks: true, Uninstall: true, HookAgents: []string{HookClaude}})
-	if err != nil || out != "claude hooks: removed our hooks from "+claude+"\n" {
+	// What changed is shown, a line each; the backup install kept goes.
+	if err != nil || !strings.HasPrefix(out, "claude hooks: removed our hooks from "+claude+"; removed "+claude+backupSuffix+", which install had made\n") ||
+		!strings.Contains(out, "\n    settings.json: -             \"command\": \"'/opt/omega/omega-monitor' wake") || strings.Contains(out, "settings.json: + ") {
 		t.Fatalf("uninstall: %q, %v", out, err)
+	}
+	if _, err := os.Stat(claude + backupSuffix); err == nil {
+		t.Error("the backup install kept is left after uninstall")
 	}
 	got = readJSON(t, claude)
 	want := map[string]any{
@@ -351,6 +360,83 @@ func TestHooksSummary(t *testing.T) {
 	} {
 		if got := HooksSummary(tc.installed, tc.agents); got != tc.want {
 			t.Errorf("HooksSummary(%v, %v):\n got %q\nwant %q", tc.installed, tc.agents, got, tc.want)
+		}
+	}
+}
+
+// TestHooksOnlyForAgentsFoundAndUninstallLeavesNoTrace: asked for no agent
+// by name, install --hooks writes only for the agents on the machine (a
+// user directory, or the program on PATH), and says why it skipped the
+// others; uninstall takes out what it wrote and removes the files and
+// directories it made, leaving the user's own, whatever the installing
+// binary is called.
+func TestHooksOnlyForAgentsFoundAndUninstallLeavesNoTrace(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "gemini"), "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(bin, "gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := testEnv(t, map[string]string{"PATH": bin})
+	env.Bin = "/opt/omega/om" // not called omega-monitor
+	// Claude Code's directory is there, with a file of the user's in it;
+	// Codex is nowhere; Gemini CLI is on PATH, its directory not made yet.
+	writeFile(t, filepath.Join(env.Home, ".claude", "CLAUDE.md"), "mine\n")
+	out, err := install(t, env, Options{Hooks: true, HookAgents: HookAgents, HooksFound: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codexDir := filepath.Join(env.Home, ".codex")
+	for _, want := range []string{
+		"claude hooks: wrote our hook",
+		"codex hooks: skipped, not on this machine (no " + codexDir + " and no codex on PATH); --codex writes them all the same",
+		"gemini hooks: wrote our hook",
+		"    settings.json: +     \"Notification\": [",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(codexDir); err == nil {
+		t.Errorf("%s made for an agent not on the machine", codexDir)
+	}
+	out, err = install(t, env, Options{Hooks: true, Uninstall: true, HookAgents: HookAgents, HooksFound: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude, gemini := filepath.Join(env.Home, ".claude", "settings.json"), filepath.Join(env.Home, ".gemini")
+	for _, want := range []string{
+		"claude hooks: removed our hooks from " + claude + "; removed " + claude + ", which install had made",
+		"gemini hooks: removed our hooks from " + filepath.Join(gemini, "settings.json") + "; removed " +
+			filepath.Join(gemini, "settings.json") + " and " + gemini + ", which install had made",
+		"codex hooks: up to date",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("uninstall lacks %q:\n%s", want, out)
+		}
+	}
+	for _, gone := range []string{claude, gemini, filepath.Join(env.State, createdFile)} {
+		if _, err := os.Stat(gone); err == nil {
+			t.Errorf("%s left after uninstall", gone)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(env.Home, ".claude", "CLAUDE.md")); err != nil || string(b) != "mine\n" {
+		t.Errorf("the user's own file: %q, %v", b, err)
+	}
+}
+
+func TestLineDiff(t *testing.T) {
+	for _, c := range []struct {
+		before, after string
+		want          []string
+	}{
+		{"a\nb\nc\n", "a\nx\nc\n", []string{"- b", "+ x"}},
+		{"", "a\n", []string{"+ a"}},
+		{"a\nb\n", "a\nb\n", nil},
+		{"a\nb\n", "b\n", []string{"- a"}},
+	} {
+		if diff := cmp.Diff(c.want, lineDiff([]byte(c.before), []byte(c.after))); diff != "" {
+			t.Errorf("%q → %q (-want +got):\n%s", c.before, c.after, diff)
 		}
 	}
 }

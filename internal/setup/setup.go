@@ -79,6 +79,10 @@ type Options struct {
 	// HookGemini), and does nothing else.
 	Hooks      bool
 	HookAgents []string
+	// HooksFound says HookAgents were not asked for by name: an agent
+	// not on this machine (no user directory, no program on PATH) is
+	// skipped, not given a settings file. Uninstall skips none.
+	HooksFound bool
 }
 
 // A StepError is the failure of one step of Install.
@@ -191,6 +195,10 @@ func Install(ctx context.Context, env Env, opts Options, stdout io.Writer) error
 func installAllHooks(env Env, opts Options, stdout io.Writer) error {
 	for _, agent := range opts.HookAgents {
 		name := agent + " hooks"
+		if found, looked := agentFound(env, agent, hookSpecs(env.Home, env.getenv)[agent]); opts.HooksFound && !opts.Uninstall && !found {
+			fmt.Fprintf(stdout, "%s: skipped, not on this machine (%s); --%s writes them all the same\n", name, looked, agent)
+			continue
+		}
 		did, err := installHooks(env, agent, opts.Uninstall)
 		if err != nil {
 			return &StepError{name, err}

@@ -28,9 +28,14 @@ is the binary omega-monitor-mcp, beside this one or on PATH; without it,
 PermissionRequest, Stop, StopFailure), Codex's $CODEX_HOME/hooks.json
 (PermissionRequest, Stop, Interrupt; trust them once in Codex's /hooks) and
 notify in its config.toml (unless it runs a program of yours), Gemini CLI's
-~/.gemini/settings.json (Notification, AfterAgent). With --claude, --codex or --gemini, only those
-agents; with none, all three. Every hook that is not ours stays; run again,
-it changes nothing; --uninstall removes ours alone. A hook only makes the
+~/.gemini/settings.json (Notification, AfterAgent). With --claude, --codex or
+--gemini, only those agents; with none, those on this machine (their user
+directory, or their program on PATH). It shows each line it adds or
+removes, keeps a file of yours as it was beside it (FILE.omega-monitor.bak)
+and records what it made in $OMEGA_MONITOR_HOME/hooks-created.json. Every
+hook that is not ours stays; run again, it changes nothing; --uninstall
+removes ours alone, and the files and directories install made once they
+hold nothing else. A hook only makes the
 watcher of its pane look now: the screen decides, and the poll goes on
 (docs/hooks.md). Sessions started after the install load it.
 
