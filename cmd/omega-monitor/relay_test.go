@@ -62,12 +62,14 @@ func (f *relayFleet) relay(t *testing.T, verb string) *icmd.Result {
 func TestRelayStartStopStatus(t *testing.T) {
 	f := newRelayFleet(t, "bot_token="+relayToken+"\nchat_id=42\nanswers=on\n")
 
+	// A state home of its own has a receiver's session of its own.
+	session := relay.SessionFor(f.state, func(string) string { return "" })
 	f.relay(t, "status").Assert(t, icmd.Expected{ExitCode: 3, Out: "receiver: not running"})
-	f.relay(t, "start").Assert(t, icmd.Expected{Out: "receiving answers in session omega-relay (pid "})
-	if !f.has(t, "omega-relay") {
-		t.Fatal("no session omega-relay")
+	f.relay(t, "start").Assert(t, icmd.Expected{Out: "receiving answers in session " + session + " (pid "})
+	if !f.has(t, session) {
+		t.Fatal("no session " + session)
 	}
-	start := f.tmux.Run(t, "display-message", "-p", "-t", "=omega-relay:", "#{pane_start_command}")
+	start := f.tmux.Run(t, "display-message", "-p", "-t", "="+session+":", "#{pane_start_command}")
 	if strings.Contains(start, "AAHdq") || !strings.Contains(start, "omega-monitor-relay' 'serve'") {
 		t.Errorf("the session's command = %q: want omega-monitor-relay serve, and no token", start)
 	}
@@ -84,8 +86,8 @@ func TestRelayStartStopStatus(t *testing.T) {
 	f.relay(t, "status").Assert(t, icmd.Expected{Out: "log: " + filepath.Join(f.state, "relay", "relay.log")})
 
 	f.relay(t, "stop").Assert(t, icmd.Expected{Out: "stopped the answer receiver"})
-	if f.has(t, "omega-relay") {
-		t.Error("the session omega-relay outlived stop")
+	if f.has(t, session) {
+		t.Error("the session " + session + " outlived stop")
 	}
 	f.relay(t, "status").Assert(t, icmd.Expected{ExitCode: 3, Out: "receiver: not running"})
 	f.relay(t, "stop").Assert(t, icmd.Expected{ExitCode: 3, Err: "the receiver does not run"})
@@ -107,8 +109,8 @@ func TestRelayStartRefused(t *testing.T) {
 			res := f.relay(t, "start")
 			res.Assert(t, icmd.Expected{ExitCode: 1, Err: tt.want})
 			t.Logf("start said: %s", res.Stderr())
-			if f.has(t, "omega-relay") {
-				t.Error("a session omega-relay was left")
+			if session := relay.SessionFor(f.state, func(string) string { return "" }); f.has(t, session) {
+				t.Error("a session " + session + " was left")
 			}
 			f.relay(t, "status").Assert(t, icmd.Expected{ExitCode: 3, Out: "config"})
 		})
@@ -123,7 +125,7 @@ func TestWatchStartsTheReceiver(t *testing.T) {
 	env := []string{"OMEGA_TELEGRAM_API=" + f.tg.URL}
 	res := f.runEnv(t, env, "watch", "agent", "--interval", "5")
 	res.Assert(t, icmd.Success)
-	if !strings.Contains(res.Stdout(), "receiving answers in session omega-relay") || !f.has(t, "omega-relay") {
+	if session := relay.SessionFor(f.state, func(string) string { return "" }); !strings.Contains(res.Stdout(), "receiving answers in session "+session) || !f.has(t, session) {
 		t.Fatalf("watch with answers on did not start the receiver:\n%s\n%s", res.Stdout(), res.Stderr())
 	}
 	res = f.runEnv(t, env, "watch", "second", "--interval", "5")

@@ -23,7 +23,7 @@ const StartWait = 20 * time.Second
 var handedOver = []string{"OMEGA_MONITOR_HOME", "OMEGA_TELEGRAM_CONF", "OMEGA_TELEGRAM_API"}
 
 // Start runs `bin serve` (bin is omega-monitor-relay) in the detached
-// multiplexer session Session, once the config is checked as the receiver
+// multiplexer session of its state home (SessionFor), once the config is checked as the receiver
 // checks it, so that a receiver that would refuse is not started. It
 // waits until the receiver holds its lock, and returns what to tell the
 // operator; a receiver that dies at start is an error with what it said.
@@ -36,15 +36,16 @@ func Start(ctx context.Context, m coord.Mux, bin string, getenv func(string) str
 	if err != nil {
 		return "", err
 	}
+	session := SessionFor(home, getenv)
 	if running, rec, err := Running(home); err != nil {
 		return "", err
 	} else if running {
 		return "", errorf("the receiver already runs (pid %d, since %s)", rec.Pid, rec.Since.Local().Format(time.DateTime))
 	}
-	if has, err := m.HasSession(ctx, coord.Target{Session: Session}); err != nil {
+	if has, err := m.HasSession(ctx, coord.Target{Session: session}); err != nil {
 		return "", err
 	} else if has {
-		return "", errorf("a session %s is there already, without a receiver holding %s (end it, or omega-monitor relay stop)", Session, filepath.Join(home, Dir, LockFile))
+		return "", errorf("a session %s is there already, without a receiver holding %s (end it, or omega-monitor relay stop)", session, filepath.Join(home, Dir, LockFile))
 	}
 	words := []string{"env"}
 	for _, name := range handedOver {
@@ -61,31 +62,32 @@ func Start(ctx context.Context, m coord.Mux, bin string, getenv func(string) str
 	command := "exec " + coord.ShellJoin(words...)
 	// remain-on-exit, set in the same call, keeps the pane of a receiver
 	// that dies at start, so that what it said can be read back.
-	if _, err := m.Run(ctx, "", "new-session", "-d", "-s", Session, command,
-		";", "set-option", "-w", "-t", coord.Exact(Session), "remain-on-exit", "on"); err != nil {
-		return "", errorf("cannot start the session %s: %w", Session, err)
+	if _, err := m.Run(ctx, "", "new-session", "-d", "-s", session, command,
+		";", "set-option", "-w", "-t", coord.Exact(session), "remain-on-exit", "on"); err != nil {
+		return "", errorf("cannot start the session %s: %w", session, err)
 	}
-	rec, err := awaitStart(ctx, m, home, StartWait)
+	rec, err := awaitStart(ctx, m, home, session, StartWait)
 	if err != nil {
 		return "", err
 	}
-	m.Run(ctx, "", "set-option", "-w", "-t", coord.Exact(Session), "remain-on-exit", "off")
-	return fmt.Sprintf("receiving answers in session %s (pid %d): %s (stop it with: omega-monitor relay stop)", Session, rec.Pid, cfg), nil
+	m.Run(ctx, "", "set-option", "-w", "-t", coord.Exact(session), "remain-on-exit", "off")
+	return fmt.Sprintf("receiving answers in session %s (pid %d): %s (stop it with: omega-monitor relay stop)", session, rec.Pid, cfg), nil
 }
 
-// awaitStart waits until a receiver holds the lock of home (it started),
+// awaitStart waits until a receiver holds the lock of home (it started in
+// session),
 // or its pane is dead (it did not: the error says what it said, and the
 // session is ended).
-func awaitStart(ctx context.Context, m coord.Mux, home string, within time.Duration) (RecordFile, error) {
+func awaitStart(ctx context.Context, m coord.Mux, home, session string, within time.Duration) (RecordFile, error) {
 	deadline := time.Now().Add(within)
-	pane := coord.Exact(Session)
+	pane := coord.Exact(session)
 	for {
 		if running, rec, err := Running(home); err == nil && running && rec.Alive() {
 			return rec, nil
 		}
 		out, err := m.Run(ctx, "", "display-message", "-p", "-t", pane, "#{pane_dead}")
 		if err != nil {
-			return RecordFile{}, errorf("the receiver's session %s ended at start, leaving no word", Session)
+			return RecordFile{}, errorf("the receiver's session %s ended at start, leaving no word", session)
 		}
 		if strings.TrimSpace(string(out)) == "1" {
 			said, _ := m.Run(ctx, "", "capture-pane", "-p", "-t", pane)
@@ -93,7 +95,7 @@ func awaitStart(ctx context.Context, m coord.Mux, home string, within time.Durat
 			return RecordFile{}, errorf("the receiver died at start: %s", lastWords(string(said)))
 		}
 		if time.Now().After(deadline) {
-			return RecordFile{}, errorf("the receiver in session %s has not taken its lock within %v", Session, within)
+			return RecordFile{}, errorf("the receiver in session %s has not taken its lock within %v", session, within)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -119,8 +121,9 @@ var ErrNotRunning = errorf("the receiver does not run")
 // Stop ends the receiver of the state home home: its session, or, when it
 // was started by hand, its process (SIGTERM, only when its start token is
 // the one recorded), and waits up to wait for its lock to come free.
-func Stop(ctx context.Context, m coord.Mux, home string, wait time.Duration) (string, error) {
-	has, err := m.HasSession(ctx, coord.Target{Session: Session})
+func Stop(ctx context.Context, m coord.Mux, home string, getenv func(string) string, wait time.Duration) (string, error) {
+	session := SessionFor(home, getenv)
+	has, err := m.HasSession(ctx, coord.Target{Session: session})
 	if err != nil {
 		return "", err
 	}
@@ -130,8 +133,8 @@ func Stop(ctx context.Context, m coord.Mux, home string, wait time.Duration) (st
 	}
 	switch {
 	case has:
-		if _, err := m.Run(ctx, "", "kill-session", "-t", coord.Exact(Session)); err != nil {
-			return "", errorf("cannot end the session %s: %w", Session, err)
+		if _, err := m.Run(ctx, "", "kill-session", "-t", coord.Exact(session)); err != nil {
+			return "", errorf("cannot end the session %s: %w", session, err)
 		}
 	case running && rec.Alive():
 		if err := syscall.Kill(rec.Pid, syscall.SIGTERM); err != nil {
@@ -273,7 +276,7 @@ func Do(ctx context.Context, verb string, u Using) (string, error) {
 			}
 		}
 	} else {
-		said, err = Stop(ctx, u.Mux, home, u.Wait)
+		said, err = Stop(ctx, u.Mux, home, u.Getenv, u.Wait)
 	}
 	if err != nil {
 		return "", err

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
+	"github.com/omega-monitor/omega-monitor/internal/digest"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -24,9 +26,22 @@ const (
 	Offset   = "offset"     // the last update handled, in decimal
 	Record   = "relay.json" // the running receiver (RecordFile)
 	Inflight = "inflight"   // an answer being carried: <nonce>.json (InflightRecord)
-	// Session is the multiplexer session relay start runs it in.
+	// Session is the multiplexer session relay start runs the receiver
+	// of the default state home in (SessionFor).
 	Session = "omega-relay"
 )
+
+// SessionFor is the multiplexer session the receiver of the state home
+// home runs in: Session for the default home (~/.omega/monitor), and for
+// any other one of its own, named by a digest of its path, so that two
+// state homes on one multiplexer server each have their receiver.
+func SessionFor(home string, getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" && filepath.Clean(home) == filepath.Join(h, ".omega", "monitor") {
+		return Session
+	}
+	sum := digest.Sum256([]byte(filepath.Clean(home)))
+	return Session + "-" + hex.EncodeToString(sum[:4])
+}
 
 // A RecordFile is relay.json: which process receives, since when, and
 // when it last handled an update, for status.

@@ -6,8 +6,9 @@ const Usage = `usage: omega-monitor relay start|stop|status [--mux PATH] [--wait
 
 The answer receiver carries the operator's taps on a relayed question's
 buttons, in Telegram, to the watcher that asked it, which types the answer
-after its own checks. One runs per state home, in the detached multiplexer
-session omega-relay (omega-monitor-relay serve).
+after its own checks. One runs per state home, in a detached multiplexer
+session of its own (omega-monitor-relay serve): omega-relay for the default
+state home, omega-relay-DIGEST for any other.
 
   start   start it, once its config is checked (answers=on, and for a group
           allow_users=ID[,ID...], in the funnel's telegram.conf)
