@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,34 +11,11 @@ import (
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/relay"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
-
-const watchUsage = `usage: omega-monitor <target> [flags]
-       omega-monitor watch <target> [flags]
-
-Starts a watcher: a detached multiplexer session on this machine, named
-monitor-<session> or monitor-<host>-<session> (a fingerprint where that
-could be misread), running the poll loop over the target. A target is a
-session name, host:session where host is an ssh config alias, or
-session:window[.pane] (a local session's window, when no alias has the
-session's name). The watcher pins one pane by its id when it starts (the
-session's active pane, that window's, or --pane %N) and follows only it:
-switching windows never moves its nudges. Use the watch form for a session
-named like a command (watch list).
-
-The probes run on this machine (not on the target's host), in --probe-dir:
-by default the pane's working directory (for an ssh target, the current
-one). Each runs once at start, and what it read there is said.
-The watcher's files are in $OMEGA_MONITOR_HOME/<watcher>/ (default
-~/.omega/monitor/<watcher>/): monitor.log holds every MONITOR line
-(omega-monitor logs TARGET prints it), watcher.log the loop's own log,
-state.json and history.jsonl what it decided.
-
-` + watcher.EnvHelp + `
-flags:
-`
 
 func runWatch(e *Env, args []string) int { return watchTarget(e, args, false) }
 
@@ -47,7 +25,8 @@ func runWatch(e *Env, args []string) int { return watchTarget(e, args, false) }
 func watchTarget(e *Env, args []string, implicit bool) int {
 	var f watcher.Settings
 	fs := f.FlagSet("watch")
-	target, code, ok := parseWatchArgs("watch", fs, &f, args, watchUsage, e)
+	once := fs.Bool("once", false, "a dry run: look once, print the verdict, its explanation, the probes' readings and what the watcher would type and page, then exit; nothing is started, written, typed or paged")
+	target, code, ok := parseWatchArgs("watch", fs, &f, args, watcher.WatchUsage, e)
 	if !ok {
 		return code
 	}
@@ -70,6 +49,9 @@ func watchTarget(e *Env, args []string, implicit bool) int {
 		return e.fail(1, err)
 	}
 
+	if *once {
+		return dryRun(e, m, target, f)
+	}
 	said, warnings, err := watcher.Start(e.Ctx, m, target, fs, f, e.Getenv)
 	if fence := (*watcher.FenceError)(nil); errors.As(err, &fence) {
 		fmt.Fprintf(e.Stderr, "omega-monitor: refusing target %s: %s\n", target, fence.Why)
@@ -122,4 +104,38 @@ func resolveMux(e *Env, muxFlag, sshConfig string, timeout time.Duration) (coord
 		return coord.Mux{}, err
 	}
 	return coord.Mux{Bin: bin, SSH: coord.SSH{Config: sshConfig, Timeout: timeout}}, nil
+}
+
+// dryRun is watch --once: one look at target, judged as the watcher's
+// next poll would judge it, and printed.
+func dryRun(e *Env, m coord.Mux, target coord.Target, f watcher.Settings) int {
+	l, err := watcher.LookOnce(e.Ctx, m, target, f, e.Getenv)
+	if err != nil {
+		return e.fail(1, err)
+	}
+	set := pollset.Default(target.String())
+	set.NudgeBudget, set.HumanIdleS = f.NudgeBudget, f.HumanIdle
+	if f.NudgeTextSet {
+		set.NudgeText = f.NudgeText
+	}
+	local, rulesErr := poll.WatcherRules(e.Getenv)
+	if rulesErr != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor: warning: rules: %v; the built-in rules apply\n", rulesErr)
+	}
+	fmt.Fprintf(e.Stdout, "%s, pane %s; the probes run in %s\n", target, l.Pane, l.ProbeDir)
+	r := poll.OnceRequest{Settings: set, Local: local, Capture: captureOptions(e, l.Framed, ""), Now: e.Now(),
+		Readings: poll.Readings{Work: probeReading(l.Work), Progress: probeReading(l.Progress)}}
+	r.Capture.Pane = l.Pane
+	if err := poll.Once(r, bytes.NewReader(l.Frame), e.Stdout); err != nil {
+		return e.fail(1, err)
+	}
+	return 0
+}
+
+// probeReading is a probe's run as a poll reads it.
+func probeReading(p watcher.ProbeRun) poll.ProbeReading {
+	if p.Command == "" {
+		return poll.ProbeReading{}
+	}
+	return poll.ProbeReading{Given: p.Ran, Output: strings.TrimSuffix(p.Output, "\n"), Error: p.Failure, Stderr: p.Stderr}
 }

@@ -618,3 +618,47 @@ func TestTypoOfACommand(t *testing.T) {
 	f.run(t, "stop", "shop").Assert(t, icmd.Success)
 	f.run(t, "nosuchthing").Assert(t, icmd.Expected{ExitCode: 1, Err: "no session nosuchthing here"})
 }
+
+// TestWatchOnceIsADryRun: watch --once looks at the target once, as the
+// watcher's next poll would, and says the verdict, its explanation, the
+// probes' readings and what it would type or page; it starts no watcher,
+// writes no state, types nothing.
+func TestWatchOnceIsADryRun(t *testing.T) {
+	f := newFleet(t)
+	stalled := filepath.Join("..", "..", "golden", "panes", "GOLDEN-stalled-real.pane")
+	question := filepath.Join("..", "..", "golden", "panes", "GOLDEN-question-real.pane")
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	f.tmux.NewSession(t, "agent", "cat "+abs(stalled)+"; sleep 300")
+	f.tmux.NewSession(t, "asking", "cat "+abs(question)+"; sleep 300")
+	for _, s := range []string{"agent", "asking"} {
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			if strings.Contains(f.tmux.Run(t, "capture-pane", "-p", "-t", coord.Exact(s)), "────") {
+				return poll.Success()
+			}
+			return poll.Continue("%s not drawn yet", s)
+		}, poll.WithTimeout(10*time.Second))
+	}
+	res := f.run(t, "agent", "--once", "--work-probe", "echo 3", "--nudge-text", "go on")
+	res.Assert(t, icmd.Success)
+	for _, want := range []string{
+		"agent, pane %", "STALLED: no live activity", "work:     the work probe printed 3: work remains", "probes:   work 3, progress none",
+		"MONITOR · agent · STALLED · work=3 · progress=? · would be nudged (1/5)",
+		`would type: "go on", then Enter`, "a dry run: nothing was typed, paged or written",
+	} {
+		assert.Assert(t, strings.Contains(res.Stdout(), want), "lacks %q:\n%s", want, res.Stdout())
+	}
+	res = f.run(t, "watch", "asking", "--once")
+	res.Assert(t, icmd.Success)
+	assert.Assert(t, strings.Contains(res.Stdout(), "MONITOR · asking · QUESTION · NOT answered") &&
+		strings.Contains(res.Stdout(), "would look again in 2s"), res.Stdout())
+	if f.has(t, "monitor-agent") || f.has(t, "monitor-asking") {
+		t.Error("a dry run started a watcher")
+	}
+	if _, err := os.Stat(f.state); err == nil {
+		t.Errorf("a dry run wrote %s", f.state)
+	}
+	if screen := f.tmux.Run(t, "capture-pane", "-p", "-t", coord.Exact("agent")); strings.Contains(screen, "go on") {
+		t.Errorf("a dry run typed:\n%s", screen)
+	}
+	f.run(t, "nosuch", "--once").Assert(t, icmd.Expected{ExitCode: 1, Err: "no session nosuch"})
+}
