@@ -62,6 +62,7 @@ func groups() []group {
 			{"rules", "check or list an operator's own rules (rules check FILE, rules list)", runRules},
 			{"agents", "the agents screens are read against, and those the rules file describes (agents list)", runAgents},
 			{"channels", "check a channels file, the other channels than Telegram (channels check FILE)", runChannels},
+			{"doctor", "what watchers, alerts and answers need here, each with its fix", runDoctor},
 			{"version", "print the version and build of this binary", runVersion},
 		}},
 		{"for agents", []command{

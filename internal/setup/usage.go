@@ -41,3 +41,17 @@ watcher of its pane look now: the screen decides, and the poll goes on
 
 flags:
 `
+
+// DoctorUsage is the usage of omega-monitor doctor.
+const DoctorUsage = `usage: omega-monitor doctor
+
+Looks at what watchers need on this machine and what makes their alerts and
+answers reach you, and says of each what it found, and how to fix what is
+wrong: the multiplexer, the state home (yours alone), the alert funnel and
+its Telegram config (omega-monitor install --test-alert proves the chat),
+the other channels, the hooks of each agent found here, and the answer
+receiver when answers are on. It changes nothing.
+
+Exit status: 0 when nothing needs fixing, 1 when something does, 2 for a
+usage error.
+`
