@@ -37,8 +37,7 @@ func runDemo(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor demo: unexpected argument %q\n", positional[0])
-		return 2
+		return e.usageError("demo", fmt.Sprintf("unexpected argument %q", positional[0]))
 	}
 	if interval < 1 {
 		fmt.Fprintf(e.Stderr, "omega-monitor demo: --interval must be a whole number of seconds, 1 and up; got %d\n", interval)

@@ -23,8 +23,7 @@ func runInstall(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor install: unexpected argument %q\n", positional[0])
-		return 2
+		return e.usageError("install", fmt.Sprintf("unexpected argument %q", positional[0]))
 	}
 	if (*codex || *gemini) && !*hooks {
 		fmt.Fprintln(e.Stderr, "omega-monitor install: --codex and --gemini go with --hooks")

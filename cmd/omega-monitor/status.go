@@ -29,8 +29,7 @@ func runStatus(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor status: unexpected argument %q\n", positional[0])
-		return 2
+		return e.usageError("status", fmt.Sprintf("unexpected argument %q", positional[0]))
 	}
 	forms := 0
 	for _, b := range []bool{*liveForm, *once, *asJSON, *tmux} {

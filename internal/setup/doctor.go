@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -99,4 +100,22 @@ func Doctor(ctx context.Context, env Env) []Check {
 		add("answers from the chat", true, fmt.Sprintf("on, the receiver runs (pid %d)", rec.Pid), "")
 	}
 	return out
+}
+
+// Report writes Doctor's checks to w, a line each, and how many need
+// fixing; it returns that number.
+func Report(ctx context.Context, env Env, w io.Writer) int {
+	bad := 0
+	for _, c := range Doctor(ctx, env) {
+		fmt.Fprintln(w, c)
+		if !c.OK {
+			bad++
+		}
+	}
+	if bad > 0 {
+		fmt.Fprintf(w, "%d to fix\n", bad)
+	} else {
+		fmt.Fprintln(w, "nothing to fix")
+	}
+	return bad
 }
