@@ -16,16 +16,6 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
-const logsUsage = `usage: omega-monitor logs <target | watcher> [-f] [-n N] [--raw]
-
-Prints the MONITOR lines of the watcher of a target (or of the watcher
-named as the board shows it, monitor-agent), oldest first, from
-$OMEGA_MONITOR_HOME/<watcher>/monitor.log (default ~/.omega/monitor/), the
-log its every poll appends to. The watcher need not run.
-
-flags:
-`
-
 // logsPoll is how often logs -f looks for new lines.
 const logsPoll = 250 * time.Millisecond
 
@@ -34,13 +24,25 @@ func runLogs(e *Env, args []string) int {
 	follow := fset.Bool("f", false, "keep printing lines as they are written, until interrupted")
 	raw := fset.Bool("raw", false, "print the lines as written, escape sequences and all (by default none reaches the terminal)")
 	n := fset.Int("n", 20, "print the last `N` lines (0: all)")
-	positional, code, ok := e.parse(fset, args, logsUsage)
+	all := fset.Bool("all", false, "every watcher's lines, each after its target; with -f, those of the watchers there when it starts")
+	positional, code, ok := e.parse(fset, args, watcher.LogsUsage)
 	if !ok {
 		return code
 	}
 	if *n < 0 {
 		fmt.Fprintf(e.Stderr, "omega-monitor: logs -n must be 0 or more; got %d\n", *n)
 		return 2
+	}
+	if *all {
+		if len(positional) > 0 {
+			return e.usageError("logs", "--all takes no target")
+		}
+		ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt)
+		defer stop()
+		if err := watcher.LogsAll(ctx, e.Getenv, *n, *follow, *raw, e.Stdout, logsPoll); err != nil {
+			return e.fail(1, err)
+		}
+		return 0
 	}
 	home, target, code := e.watcherOf("logs", positional)
 	if code != 0 {

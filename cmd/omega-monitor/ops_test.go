@@ -16,6 +16,7 @@ import (
 	"gotest.tools/v3/icmd"
 	"gotest.tools/v3/poll"
 
+	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -219,4 +220,46 @@ func TestLoopEnvRefusesALoopOfAnotherVersion(t *testing.T) {
 	errb.Reset()
 	code = env.run([]string{"loop-env", "agent", "--pid", strconv.Itoa(os.Getpid()), "--loop-script", plain}, nil, &out, &errb)
 	assert.Equal(t, code, 0, errb.String())
+}
+
+// TestLogsAll: logs --all prints every watcher's last lines, each after its
+// target, and -f follows them all, whole lines each, until interrupted.
+func TestLogsAll(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + home)
+	var out, errb bytes.Buffer
+	assert.Equal(t, env.run([]string{"logs", "--all"}, nil, &out, &errb), 1)
+	assert.Assert(t, strings.Contains(errb.String(), "no watcher has a log under "+home), errb.String())
+	for _, target := range []string{"shop", "box:web"} {
+		tk, _ := coord.ParseTarget(target)
+		state := filepath.Join(home, coord.WatcherName(tk))
+		tickOnce(t, readPane(t, "GOLDEN-question-real"), "--state", state, "--target", target)
+		assert.NilError(t, os.WriteFile(filepath.Join(state, "target"), []byte(target+"\n"), 0o600))
+	}
+	out.Reset()
+	assert.Equal(t, env.run([]string{"logs", "--all", "-n", "1"}, nil, &out, &errb), 0, errb.String())
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	assert.Equal(t, len(lines), 2, out.String())
+	for _, prefix := range []string{"[box:web] ", "[shop] "} {
+		assert.Assert(t, strings.Contains(out.String(), prefix), out.String())
+	}
+	assert.Equal(t, env.run([]string{"logs", "--all", "shop"}, nil, &out, &errb), 2)
+
+	cmd := exec.Command(omegaMonitor(t), "logs", "--all", "-f", "-n", "0")
+	cmd.Env = append(os.Environ(), "OMEGA_MONITOR_HOME="+home)
+	var followed syncBuffer
+	cmd.Stdout, cmd.Stderr = &followed, &followed
+	assert.NilError(t, cmd.Start())
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	tickOnce(t, readPane(t, "GOLDEN-stalled-real"), "--state", filepath.Join(home, "monitor-shop"), "--target", "shop", "--work", "7", "--nudge-budget", "0")
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if strings.Contains(followed.String(), "[shop] ") && strings.Contains(followed.String(), "STALLED") {
+			return poll.Success()
+		}
+		return poll.Continue("followed:\n%s", followed.String())
+	}, poll.WithTimeout(20*time.Second))
 }

@@ -25,3 +25,16 @@ state.json and history.jsonl what it decided.
 ` + EnvHelp + `
 flags:
 `
+
+// LogsUsage is the usage of omega-monitor logs.
+const LogsUsage = `usage: omega-monitor logs <target | watcher> [-f] [-n N] [--raw]
+       omega-monitor logs --all [-f] [-n N] [--raw]
+
+Prints the MONITOR lines of the watcher of a target (or of the watcher
+named as the board shows it, monitor-agent), oldest first, from
+$OMEGA_MONITOR_HOME/<watcher>/monitor.log (default ~/.omega/monitor/), the
+log its every poll appends to. The watcher need not run. With --all, every
+watcher's, each line after its target in brackets ([shop] MONITOR ...).
+
+flags:
+`
