@@ -111,6 +111,9 @@ func Discover(files []File, max int) Plan {
 			p.lookedIn, strings.Join(strings.Fields(lookedFor), " "))
 		dims = slices.Clone(fallbackDimensions)
 	}
+	// What the project calls most important goes first: a limit drops
+	// the least stressed rules, never its key invariant.
+	slices.SortStableFunc(dims, func(a, b Dimension) int { return stress(b) - stress(a) })
 	if len(dims) > max {
 		p.Dropped = dims[max:]
 		dims = dims[:max]
@@ -229,7 +232,7 @@ func (p Plan) Text() string {
 		}
 	}
 	if len(p.Dropped) > 0 {
-		fmt.Fprintf(&b, "\nnot audited (over the limit; raise --max): ")
+		fmt.Fprintf(&b, "\nnot audited (over the limit of %d, the least stressed of the project's rules; raise --max): ", len(p.Dimensions))
 		var names []string
 		for _, d := range p.Dropped {
 			names = append(names, d.ID+" "+d.Name)
@@ -272,4 +275,27 @@ func some(paths []string, kind string) string {
 		names += fmt.Sprintf(" and %d more", len(paths)-first)
 	}
 	return fmt.Sprintf("%d %ss (%s)", len(paths), kind, names)
+}
+
+// stressed are the words by which a project says a rule weighs most: its
+// key invariant, what is most important or critical, what holds above
+// all. A heading that names invariants, safety or security says it of
+// its rules.
+var (
+	stressedRule    = lazyRegexp(`(?i)\b(most important|key invariant|the invariant|critical|non-negotiable|above all|first rule)\b`)
+	stressedHeading = lazyRegexp(`(?i)\b(invariants?|most important|critical|safety|security|non-negotiable)\b`)
+)
+
+// stress weighs a dimension: 2 when a rule of it says it weighs most, 1
+// when its heading does, else 0.
+func stress(d Dimension) int {
+	for _, r := range d.Rules {
+		if stressedRule().MatchString(r.Text) {
+			return 2
+		}
+	}
+	if stressedHeading().MatchString(d.Name) {
+		return 1
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -169,7 +170,7 @@ func TestDiscover(t *testing.T) {
 			files: []File{{"RULES.md", "# Rules\n- Never \x1b]0;pwned\x07print\u202e\U000E0041 this.\n\n" +
 				"The loop MUST" + strings.Repeat(" go on", 500) + "\n"}},
 			want: []dim{
-				{"Rules", []Rule{{"RULES.md", 2, "Never print this."},
+				{"RULES.md: Never print this.", []Rule{{"RULES.md", 2, "Never print this."},
 					{"RULES.md", 4, "The loop MUST" + strings.Repeat(" go on", 331) + " …"}}},
 			},
 			sources: []string{"RULES.md"},
@@ -326,4 +327,33 @@ func FuzzDiscover(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDiscoverKeepsWhatTheProjectStresses: past the limit, the dimensions
+// dropped are the least stressed: a rule the project calls its key
+// invariant (or most important, critical) comes first wherever it is
+// written, then the groups under a heading naming invariants or security;
+// the plan says in one line what was left out and why. A heading that only
+// repeats its file's name does not title a dimension.
+func TestDiscoverKeepsWhatTheProjectStresses(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# AGENTS\n- Use tabs.\n- Keep lines short.\n\n")
+	for i := range 14 {
+		fmt.Fprintf(&b, "## Area %d\n- rule %d of the area\n\n", i, i)
+	}
+	b.WriteString("## Security\n- Secrets never reach a log.\n\n## Last words\n- The key invariant: no key is typed into a dialog.\n")
+	p := Discover([]File{{"AGENTS.md", b.String()}}, 12)
+	names := make([]string, len(p.Dimensions))
+	for i, d := range p.Dimensions {
+		names[i] = d.Name
+	}
+	if len(names) != 12 || names[0] != "Last words" || names[1] != "Security" {
+		t.Errorf("the stressed rules are not first: %q", names)
+	}
+	if want := "AGENTS.md: Use tabs."; names[2] != want {
+		t.Errorf("the file's title group is named %q, want %q", names[2], want)
+	}
+	if text := p.Text(); !strings.Contains(text, "not audited (over the limit of 12, the least stressed of the project's rules; raise --max): D13 Area 9") {
+		t.Errorf("the plan does not say what it left out:\n%s", text)
+	}
 }

@@ -13,6 +13,7 @@ package audit
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -155,6 +156,11 @@ func groups(f File, kind Kind) []group {
 			if name == "" {
 				name = shown(f.Path)
 			}
+			// A heading that only repeats the file's name (# AGENTS in
+			// AGENTS.md) says nothing of its rules: the first one does.
+			if stem := strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path)); strings.EqualFold(strings.TrimSuffix(name, ".md"), stem) {
+				name = shown(f.Path) + ": " + firstWords(r.Text, 8)
+			}
 			cur = &group{name: name}
 		}
 		cur.rules = append(cur.rules, r)
@@ -228,4 +234,13 @@ func cutWords(s string, n int) string {
 		return strings.Join(words, " ")
 	}
 	return strings.Join(words[:n], " ") + " …"
+}
+
+// firstWords is s cut to its first n words, "…" after a cut.
+func firstWords(s string, n int) string {
+	w := strings.Fields(s)
+	if len(w) <= n {
+		return strings.Join(w, " ")
+	}
+	return strings.Join(w[:n], " ") + "…"
 }
