@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -17,10 +18,14 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
+	"github.com/omega-monitor/omega-monitor/internal/relay/guide"
 	"github.com/omega-monitor/omega-monitor/internal/relay/receiver"
 )
 
 const usage = `usage: omega-monitor-relay serve
+       omega-monitor-relay setup   (what omega-monitor install --telegram runs)
        (omega-monitor relay start|stop|status runs and reports it,
        omega-monitor relay logs [-n N] [-f] prints its log)
 
@@ -47,10 +52,10 @@ files in relay/ there), OMEGA_TELEGRAM_CONF, OMEGA_TELEGRAM_API.
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		io.WriteString(stderr, usage)
 		return 2
@@ -60,6 +65,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stdout, usage)
 		return 0
 	case "serve":
+	case "setup":
+		// The guided Telegram set-up of omega-monitor install --telegram:
+		// the token comes on standard input, never on a command line.
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "omega-monitor-relay: setup takes no arguments, got %q\n", args[1])
+			return 2
+		}
+		api := cmp.Or(os.Getenv("OMEGA_TELEGRAM_API"), "https://api.telegram.org")
+		if err := guide.Run(context.Background(), api, alert.ConfPath(os.Getenv, os.Getenv("HOME")), stdin, stdout, guide.Wait); err != nil {
+			fmt.Fprintf(stderr, "omega-monitor-relay: %s\n", pkgerr.Why(err))
+			return 1
+		}
+		return 0
 	default:
 		fmt.Fprintf(stderr, "omega-monitor-relay: unknown command %q\n%s", args[0], usage)
 		return 2

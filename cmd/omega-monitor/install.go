@@ -18,6 +18,7 @@ func runInstall(e *Env, args []string) int {
 	hooks := fset.Bool("hooks", false, "add the wake hook to the agents' user settings (with --claude, --codex, --gemini: only theirs)")
 	codex := fset.Bool("codex", false, "with --hooks: Codex's")
 	gemini := fset.Bool("gemini", false, "with --hooks: Gemini CLI's")
+	telegram := fset.Bool("telegram", false, "a guided set-up: your bot's token (asked for, and checked), the chat from a message you send the bot, the config written, then a test alert")
 	positional, code, ok := e.parse(fset, args, setup.InstallUsage)
 	if !ok {
 		return code
@@ -25,26 +26,20 @@ func runInstall(e *Env, args []string) int {
 	if len(positional) > 0 {
 		return e.usageError("install", fmt.Sprintf("unexpected argument %q", positional[0]))
 	}
-	if (*codex || *gemini) && !*hooks {
-		fmt.Fprintln(e.Stderr, "omega-monitor install: --codex and --gemini go with --hooks")
-		return 2
-	}
-	if *hooks && *testAlert {
-		fmt.Fprintln(e.Stderr, "omega-monitor install: --hooks goes without --test-alert")
-		return 2
-	}
-	if *uninstall && !*hooks && (!*claude || *testAlert) {
-		fmt.Fprintln(e.Stderr, "omega-monitor install: --uninstall goes with --claude alone")
-		return 2
+	switch {
+	case (*codex || *gemini) && !*hooks:
+		return e.usageError("install", "--codex and --gemini go with --hooks")
+	case *hooks && *testAlert:
+		return e.usageError("install", "--hooks goes without --test-alert")
+	case *uninstall && !*hooks && (!*claude || *testAlert):
+		return e.usageError("install", "--uninstall goes with --claude alone")
+	case *telegram && (*hooks || *claude || *uninstall || *testAlert):
+		return e.usageError("install", "--telegram goes alone")
 	}
 	home := e.Home()
-	if home == "" {
-		fmt.Fprintln(e.Stderr, "omega-monitor install: no home directory: set HOME")
-		return 1
-	}
 	state, err := statedir.Home(e.Getenv)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor install: %v\n", err)
+	if home == "" || err != nil {
+		fmt.Fprintf(e.Stderr, "omega-monitor install: no home directory: set HOME (%v)\n", err)
 		return 1
 	}
 	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, Environ: e.Environ, FindMCPServer: func() (string, error) { return companion.Find(companion.MCPServer) },
@@ -54,7 +49,13 @@ func runInstall(e *Env, args []string) int {
 		opts = setup.Options{Hooks: true, Uninstall: *uninstall, HookAgents: setup.HookSelection(*claude, *codex, *gemini),
 			HooksFound: !*claude && !*codex && !*gemini}
 	}
-	err = setup.Install(e.Ctx, env, opts, e.Stdout)
+	if relay, ferr := companion.Find(companion.Relay); *telegram && ferr != nil {
+		err = ferr
+	} else if *telegram {
+		err = setup.Telegram(e.Ctx, env, relay, e.Stdin, e.Stdout, e.Stderr)
+	} else {
+		err = setup.Install(e.Ctx, env, opts, e.Stdout)
+	}
 	var step *setup.StepError
 	var alert *setup.AlertError
 	switch {

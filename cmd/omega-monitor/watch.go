@@ -34,13 +34,11 @@ func watchTarget(e *Env, args []string, implicit bool) int {
 	if err != nil {
 		return e.fail(1, err)
 	}
-	word := target.Session
-	if near := cmdline.Nearest(word, commandNames()); implicit && near != "" && target.Local() && strings.Trim(word, "abcdefghijklmnopqrstuvwxyz-") == "" {
-		if here, _ := m.HasSession(e.Ctx, target); !here {
-			fmt.Fprintf(e.Stderr, "omega-monitor: no command %s: did you mean %s? (no session %s here either; %s)\n", word, near, word, cmdline.HelpHint(""))
+	if typo, said := watcher.Typo(e.Ctx, m, target, commandNames()); implicit && said != "" {
+		fmt.Fprintf(e.Stderr, "omega-monitor: %s\n", said)
+		if typo {
 			return 2
 		}
-		fmt.Fprintf(e.Stderr, "omega-monitor: %s is a session here: watching it (the command is %s)\n", word, near)
 	}
 	if f.Mux != "" {
 		f.Mux = m.Bin // absolute, so the loop finds the same one

@@ -3,6 +3,7 @@ package setup
 // InstallUsage is the usage of omega-monitor install.
 const InstallUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]
        omega-monitor install --hooks [--claude] [--codex] [--gemini] [--uninstall]
+       omega-monitor install --telegram
 
 Puts what a watcher needs beside the binary: the alert funnel (embedded in
 this binary; run as omega-alert-send.sh --stdin, the message on its standard
@@ -10,6 +11,13 @@ input) as ~/.omega/bin/omega-alert-send.sh, mode 0700, in directories
 of mode 0700 (~/.omega, ~/.omega/bin, and the state home ~/.omega/monitor or
 $OMEGA_MONITOR_HOME). Run again, it changes only what differs. The loop
 needs no install: the binary carries it and writes it for each watcher.
+
+--telegram is a guided set-up: it asks for your bot's token (from
+@BotFather) on standard input and checks it with Telegram, asks you to send
+the bot a message and takes the chat from it, writes ~/.omega/telegram.conf
+(mode 0600; one already there is kept, and nothing is done), then installs
+the funnel and sends a test alert, saying which chat it reached. Stop the
+answer receiver first (omega-monitor relay stop): it takes the updates.
 
 The funnel reads ~/.omega/telegram.conf ($OMEGA_TELEGRAM_CONF), mode 0600:
 

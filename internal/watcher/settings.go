@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -325,4 +326,20 @@ func unsafeWhy(err error) string {
 		return u.Why()
 	}
 	return err.Error()
+}
+
+// Typo says whether a local target's bare word is a command's name mistyped:
+// near one of names, and no session of that name here (typo, and what to
+// say); near one, with a session of that name, it is watched, and said is
+// that. A word near no command says nothing.
+func Typo(ctx context.Context, m coord.Mux, target coord.Target, names []string) (typo bool, said string) {
+	word := target.Session
+	near := cmdline.Nearest(word, names)
+	if near == "" || !target.Local() || strings.Trim(word, "abcdefghijklmnopqrstuvwxyz-") != "" {
+		return false, ""
+	}
+	if here, _ := m.HasSession(ctx, target); here {
+		return false, fmt.Sprintf("%s is a session here: watching it (the command is %s)", word, near)
+	}
+	return true, fmt.Sprintf("no command %s: did you mean %s? (no session %s here either; %s)", word, near, word, cmdline.HelpHint(""))
 }
