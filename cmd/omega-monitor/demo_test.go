@@ -74,6 +74,7 @@ func TestDemo(t *testing.T) {
 		"alert for the operator: QUESTION · agent",
 		"Do you want to proceed?",
 		"nothing was typed into it. Done.",
+		"omega-monitor shop --once      a dry run",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the demo's output lacks %q", want)

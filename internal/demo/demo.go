@@ -223,11 +223,20 @@ func (d *demo) run(ctx context.Context, stdout io.Writer) error {
 					return errors.New("demo: something was typed into the question dialog")
 				}
 				fmt.Fprintf(stdout, "\nThe question waits for a human: nothing was typed into it. Done.\n")
+				fmt.Fprint(stdout, NextStep)
 				return nil
 			}
 		}
 	}
 }
+
+// NextStep is what the demo says last: the first steps with a real agent.
+const NextStep = `
+Next, with your own agent in tmux (say a session shop):
+    omega-monitor shop --once      a dry run: what the watcher would make of its screen
+    omega-monitor shop             watch it; omega-monitor logs shop -f shows its lines
+    omega-monitor doctor           what alerts to your phone need, and how to set them up
+`
 
 // startLoop runs the real loop script on the agent, in a process group of
 // its own, its lines sent to events.
