@@ -1,18 +1,14 @@
 package watcher
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
 
@@ -61,31 +57,17 @@ func TryProbes(ctx context.Context, f Settings, home string) []string {
 // runProbe runs command in dir with bash, as the loop does, and says its
 // reading or why there is none.
 func runProbe(ctx context.Context, dir, command string) string {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", command)
-	cmd.Dir = dir
-	procgroup.Set(cmd, time.Second)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	said := lastLine(errb.String())
-	var exit *exec.ExitError
+	r := runProbeOnce(ctx, dir, command)
 	switch {
-	case ctx.Err() != nil:
-		return fmt.Sprintf("FAILED: no answer within %v", probeTimeout)
-	case errors.As(err, &exit):
-		if said == "" {
-			said = "nothing on standard error"
-		}
-		return fmt.Sprintf("FAILED: exit %d: %s", exit.ExitCode(), said)
-	case err != nil:
-		return "FAILED: " + err.Error()
+	case !r.Ran && strings.HasSuffix(r.Failure, ": "):
+		return "FAILED: " + r.Failure + "nothing on standard error"
+	case !r.Ran:
+		return "FAILED: " + r.Failure
 	}
-	if r := probe.Read(out.String(), true); r.Known {
-		return r.String()
+	if p := probe.Read(r.Output, true); p.Known {
+		return p.String()
 	}
-	return "NO COUNT: " + probe.Unusable(out.String(), said)
+	return "NO COUNT: " + probe.Unusable(r.Output, r.Stderr)
 }
 
 func lastLine(s string) string {
