@@ -32,6 +32,9 @@ func TestUndeliverable(t *testing.T) {
 		{name: "the default funnel from before --stdin", funnel: old, conf: true,
 			want: "is older than this omega-monitor: it takes no --stdin and would send that word for each alert (omega-monitor install updates it)"},
 		{name: "a custom funnel is not read", funnel: old, custom: []byte("#!/bin/sh\ncat >/dev/null\n"), conf: true},
+		// A funnel of the operator's own needs no Telegram config: the
+		// warning follows the funnel actually used (issue 41).
+		{name: "a custom funnel without a Telegram config", custom: []byte("#!/bin/sh\ncat >/dev/null\n")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -662,3 +662,22 @@ func TestWatchOnceIsADryRun(t *testing.T) {
 	}
 	f.run(t, "nosuch", "--once").Assert(t, icmd.Expected{ExitCode: 1, Err: "no session nosuch"})
 }
+
+// TestWatchWarnsOfTheFunnelItUses: a funnel of the operator's own
+// (OMEGA_MONITOR_ALERT_SEND) needs no Telegram config: its start draws no
+// "cannot be delivered" warning for the default funnel's missing config
+// (issue 41); a missing funnel of theirs still does.
+func TestWatchWarnsOfTheFunnelItUses(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	funnel := filepath.Join(t.TempDir(), "my-funnel")
+	assert.NilError(t, os.WriteFile(funnel, []byte("#!/bin/sh\ncat >/dev/null\n"), 0o700))
+	res := f.runEnv(t, []string{"OMEGA_MONITOR_ALERT_SEND=" + funnel}, "agent", "--interval", "60")
+	res.Assert(t, icmd.Success)
+	assert.Assert(t, !strings.Contains(res.Stderr(), "alerts cannot be delivered"), res.Stderr())
+	f.run(t, "stop", "agent").Assert(t, icmd.Success)
+	res = f.runEnv(t, []string{"OMEGA_MONITOR_ALERT_SEND=" + funnel + ".gone"}, "agent", "--interval", "60")
+	res.Assert(t, icmd.Success)
+	assert.Assert(t, strings.Contains(res.Stderr(), "alerts cannot be delivered: no alert funnel at "+funnel+".gone"), res.Stderr())
+	f.run(t, "stop", "agent").Assert(t, icmd.Success)
+}
