@@ -284,6 +284,8 @@ func TestSendRetries(t *testing.T) {
 			env: []string{"OMEGA_ALERT_DEADLINE=5"}, code: 1, requests: 1, stderr: "would pass 5s", logged: true},
 		{name: "a long retry_after is capped by the deadline", answers: []answer{{429, `{"ok":false,"parameters":{"retry_after":9223372036854775807}}`}},
 			env: []string{"OMEGA_ALERT_DEADLINE=5"}, code: 1, requests: 1, stderr: "would pass 5s", logged: true},
+		{name: "a group made a supergroup says its new id", answers: []answer{{400, `{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded to a supergroup chat","parameters":{"migrate_to_chat_id":-1001234500099}}`}},
+			code: 1, requests: 1, stderr: "group chat was upgraded to a supergroup chat (the group became a supergroup: set chat_id=-1001234500099 in ", logged: true},
 		{name: "forbidden is not retried", answers: []answer{{403, `{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}`}},
 			code: 1, requests: 1, stderr: "Forbidden: bot was blocked by the user", logged: true},
 		{name: "ok false is not success", answers: []answer{{200, `{"ok":false}`}}, code: 1, requests: 1, logged: true},

@@ -426,6 +426,11 @@ send_one() {
 				why="HTTP 400: $desc"
 			else
 				why="HTTP 400${desc:+: $desc}"
+				# A group made a supergroup has a new id, which Telegram
+				# names: said, with where to put it.
+				local moved
+				moved=$(printf '%s' "$body" | tr -d '\n' | grep -o '"migrate_to_chat_id"[[:space:]]*:[[:space:]]*-[0-9]*' | sed 's/.*:[[:space:]]*//')
+				[[ ! $moved =~ ^-[0-9]{1,19}$ ]] || why+=" (the group became a supergroup: set chat_id=$moved in ${conf:-telegram.conf})"
 				return 1
 			fi
 			;;

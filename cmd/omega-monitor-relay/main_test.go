@@ -373,6 +373,10 @@ func TestRefused(t *testing.T) {
 		want    []string // the callback answers, without their ids
 	}{
 		{"another chat", privateConf, []map[string]any{tap(43, private, nYes)}, []string{"this chat may not answer"}},
+		// A basic group made a supergroup: its new id is said, and how to
+		// follow it (issue 41).
+		{"the configured group made a supergroup", "chat_id=-4500123\nanswers=on\nallow_users=7\n", []map[string]any{tap(-1004500123987, 7, nYes)},
+			[]string{"this chat is not the configured one: if the group became a supergroup, set chat_id=-1004500123987 in telegram.conf, then relay stop and start"}},
 		{"another user in a private chat", privateConf, []map[string]any{tap(private, 43, nYes)}, []string{"you are not allowed to answer"}},
 		{"another user in a group", groupConf, []map[string]any{tap(group, 8, nYes)}, []string{"you are not allowed to answer"}},
 		{"the group itself as the user", groupConf, []map[string]any{tap(group, group, nYes)}, []string{"you are not allowed to answer"}},

@@ -265,6 +265,12 @@ func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 		t.chat, t.message = cq.Message.InaccessibleMessage.Chat.ID, cq.Message.InaccessibleMessage.MessageID
 	}
 	switch {
+	case t.chat != r.cfg.ChatID && upgraded(r.cfg.ChatID, t.chat):
+		// A group made a supergroup gets a new id, and its old buttons
+		// come from it: refused, and the operator told how to follow.
+		t.refuse(fmt.Sprintf("this chat is not the configured one: if the group became a supergroup, set chat_id=%d in telegram.conf, then relay stop and start", t.chat),
+			fmt.Sprintf("chat %d is not the configured chat %d (a basic group made a supergroup has a new id)", t.chat, r.cfg.ChatID))
+		return
 	case t.chat != r.cfg.ChatID:
 		t.refuse("this chat may not answer", fmt.Sprintf("chat %d is not the configured chat", t.chat))
 		return
@@ -742,4 +748,12 @@ func kind(u *models.Update) string {
 		return "a channel post"
 	}
 	return "an update of another kind"
+}
+
+// upgraded says whether chat may be the supergroup the configured basic
+// group became: Telegram numbers basic groups as small negatives and
+// supergroups from -100 followed by ten or more digits.
+func upgraded(configured, chat int64) bool {
+	const supergroup = -1000000000000
+	return configured < 0 && configured > supergroup && chat <= supergroup
 }
