@@ -56,13 +56,7 @@ func LookOnce(ctx context.Context, m coord.Mux, target coord.Target, f Settings,
 	l.Work = runProbeOnce(ctx, l.ProbeDir, f.WorkProbe)
 	l.Progress = runProbeOnce(ctx, l.ProbeDir, f.ProgressProbe)
 	// The capture last: the screen judged is the newest thing read.
-	if target.Local() {
-		l.Frame, err = m.Run(ctx, "", capture.Args(pane)...)
-		l.Framed = true
-	} else {
-		l.Frame, err = m.Run(ctx, target.Host, "capture-pane", "-p", "-J", "-t", pane)
-	}
-	if err != nil {
+	if l.Frame, l.Framed, err = capturePane(ctx, m, target, pane); err != nil {
 		return l, fmt.Errorf("cannot capture %s: %v", pane, err)
 	}
 	return l, nil
@@ -96,4 +90,16 @@ func runProbeOnce(ctx context.Context, dir, command string) ProbeRun {
 		r.Ran, r.Output = true, out.String()
 	}
 	return r
+}
+
+// capturePane captures pane of target: a frame for a local target (the
+// pane's coordinate, directory and marks, as the loop's capture), the bare
+// pane for a remote one.
+func capturePane(ctx context.Context, m coord.Mux, target coord.Target, pane string) (out []byte, framed bool, err error) {
+	if target.Local() {
+		out, err = m.Run(ctx, "", capture.Args(pane)...)
+		return out, true, err
+	}
+	out, err = m.Run(ctx, target.Host, "capture-pane", "-p", "-J", "-t", pane)
+	return out, false, err
 }

@@ -149,17 +149,11 @@ func TitlesOff(out string) bool {
 // agentOnScreen reports whether the target's pane shows an agent (or its
 // transcript) now; a pane that cannot be read says nothing against it.
 func agentOnScreen(ctx context.Context, m coord.Mux, target coord.Target, pane string) bool {
-	var out []byte
-	var err error
-	if target.Local() {
-		out, err = m.Run(ctx, "", capture.Args(pane)...)
-	} else {
-		out, err = m.Run(ctx, target.Host, "capture-pane", "-p", "-J", "-t", pane)
-	}
+	out, framed, err := capturePane(ctx, m, target, pane)
 	if err != nil {
 		return true
 	}
-	c, err := capture.Read(bytes.NewReader(out), capture.Options{Framed: target.Local()})
+	c, err := capture.Read(bytes.NewReader(out), capture.Options{Framed: framed})
 	if err != nil || c.Screen == nil {
 		return true
 	}
