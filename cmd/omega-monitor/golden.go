@@ -13,36 +13,10 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
-const goldenUsage = `usage: omega-monitor golden add NAME --want STATE [--work RAW] [--hold HOLD]
-                                 [--why TEXT] [--dir DIR] [--rules FILE] < pane
-
-Adds a captured pane to the golden corpus as DIR/NAME.pane, with its
-expectation in DIR/NAME.want, so that a misread becomes a regression test:
-
-  tmux capture-pane -p -J -t =agent: | omega-monitor golden add agent-misread \
-      --want QUESTION --why "the permission prompt was read as STALLED"
-
-  NAME         lower-case letters, digits and hyphens
-  --want       what the pane means: WORKING, QUESTION, STALLED or BLOCKED
-  --work RAW   the work probe's raw output for this pane (absent: no probe)
-  --hold HOLD  for a stopped pane, why nothing may be typed: draft,
-               interrupt, keyboard, usage-limit, no-input-box or turn-open
-  --why TEXT   one line saying what the case proves
-  --dir DIR    the corpus directory (default golden/panes)
-  --rules FILE an operator's rules file (rules.json) the case needs: it is
-               checked, kept beside the case as NAME.rules.json, and read
-               with it, so that a local rule comes with its proving case
-
-It never overwrites a case, and says what the classifier reads today.
-What looks like a secret is masked before the case is written (it says
-so); a secret wrapped over lines or drawn in a box is refused, to be
-masked by hand.
-`
-
 func runGolden(e *Env, args []string) int {
 	if len(args) == 0 || args[0] != "add" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			io.WriteString(e.Stdout, goldenUsage)
+			io.WriteString(e.Stdout, goldenadd.Usage)
 			return 0
 		}
 		return e.usageError("golden", "golden add NAME --want STATE < pane")
@@ -61,7 +35,7 @@ func runGolden(e *Env, args []string) int {
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		name, rest = rest[0], rest[1:]
 	}
-	positional, code, ok := e.parse(fs, rest, goldenUsage)
+	positional, code, ok := e.parse(fs, rest, goldenadd.Usage)
 	if !ok {
 		return code
 	}

@@ -117,8 +117,3 @@ func runOnChange(e *Env, args []string) int {
 	}
 	return 0
 }
-
-// wantsHelp says args ask for a command's help and nothing else.
-func wantsHelp(args []string) bool {
-	return len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
-}

@@ -10,6 +10,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"os"
@@ -129,6 +130,7 @@ func writeUsage(w io.Writer) {
 		}
 	}
 	b.WriteString(usageFooter)
+	b.WriteString(cmdline.Examples(examples, "omega-monitor"))
 	io.WriteString(w, b.String())
 }
 
@@ -148,7 +150,11 @@ func dispatch(e *Env, args []string) int {
 		return runVersion(e, args[1:])
 	}
 	if c, ok := find(args[0]); ok {
-		return c.run(e, args[1:])
+		code := c.run(e, args[1:])
+		if name, ok := cmdline.HelpAsked(args); ok && code == 0 {
+			io.WriteString(e.Stdout, cmdline.Examples(examples, name))
+		}
+		return code
 	}
 	// Anything else is a target, its flags before or after it: watch's.
 	return watchTarget(e, args, true)
@@ -179,5 +185,11 @@ func runHelp(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: help: no command %q; %s\n", args[0], cmdline.HelpHint(""))
 		return 2
 	}
-	return c.run(e, []string{"--help"})
+	return dispatch(e, []string{c.name, "--help"})
 }
+
+// examples ends each command's help (help_test.go holds each to the flags
+// its command parses).
+//
+//go:embed examples.txt
+var examples string

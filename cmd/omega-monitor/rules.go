@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
@@ -23,6 +24,9 @@ func rulesFile(e *Env, cmd, usage string, args []string) int {
 	}
 	verb, rest := args[0], args[1:]
 	switch {
+	case cmdline.WantsHelp(rest):
+		io.WriteString(e.Stdout, usage)
+		return 0
 	case verb == "check" && len(rest) != 1, verb == "list" && len(rest) > 1:
 		return e.usageError(cmd, cmd+" check FILE, or "+cmd+" list [FILE]")
 	}

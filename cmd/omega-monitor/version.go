@@ -10,7 +10,7 @@ import (
 )
 
 func runVersion(e *Env, args []string) int {
-	if wantsHelp(args) {
+	if cmdline.WantsHelp(args) {
 		fmt.Fprintln(e.Stdout, "usage: omega-monitor version\n\nPrints the version this binary is stamped with, where it is and when it was written.")
 		return 0
 	}

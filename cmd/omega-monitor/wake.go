@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
@@ -26,7 +27,7 @@ func runWake(e *Env, args []string) (code int) {
 			return runWakeRelay(e, args[1:])
 		}
 	}
-	if wantsHelp(args) {
+	if cmdline.WantsHelp(args) {
 		fmt.Fprint(e.Stdout, watcher.WakeUsage)
 		return 0
 	}

@@ -122,3 +122,45 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+// TestExamples: a command's section, a subcommand's or else its
+// command's, none for a command without one; the help asked for is the
+// help flag alone after a command or a subcommand.
+func TestExamples(t *testing.T) {
+	const text = "# a comment\n== relay\n  omega-monitor relay start\n\n== relay logs\n  omega-monitor relay logs -f\n\n== stop\n\n"
+	for _, tc := range []struct{ name, want string }{
+		{"relay", "\nExamples:\n  omega-monitor relay start\n"},
+		{"relay logs", "\nExamples:\n  omega-monitor relay logs -f\n"},
+		{"relay stop", "\nExamples:\n  omega-monitor relay start\n"},
+		{"stop", ""},
+		{"status", ""},
+		{"", ""},
+	} {
+		if diff := cmp.Diff(tc.want, Examples(text, tc.name)); diff != "" {
+			t.Errorf("Examples(%q) (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if diff := cmp.Diff([]string{"relay", "relay logs", "stop"}, ExampleSections(text)); diff != "" {
+		t.Errorf("ExampleSections (-want +got):\n%s", diff)
+	}
+	type asked struct {
+		Name string
+		OK   bool
+	}
+	for _, tc := range []struct {
+		args []string
+		want asked
+	}{
+		{[]string{"stop", "--help"}, asked{"stop", true}},
+		{[]string{"relay", "logs", "-h"}, asked{"relay logs", true}},
+		{[]string{"stop", "api"}, asked{"stop", false}},
+		{[]string{"watch", "--nudge-text", "--help"}, asked{"", false}},
+		{[]string{"stop", "api", "--help"}, asked{"stop api", true}},
+		{[]string{"stop"}, asked{"", false}},
+	} {
+		name, ok := HelpAsked(tc.args)
+		if diff := cmp.Diff(tc.want, asked{name, ok}); diff != "" {
+			t.Errorf("HelpAsked(%q) (-want +got):\n%s", tc.args, diff)
+		}
+	}
+}

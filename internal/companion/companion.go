@@ -72,3 +72,29 @@ func LookPath(name, path string) (string, error) {
 	}
 	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
 }
+
+// MCPUsage is the MCP server's help: omega-monitor mcp --help prints it
+// without starting the server, which may not be installed.
+const MCPUsage = `usage: omega-monitor mcp
+       omega-monitor-mcp      (the server omega-monitor mcp runs)
+
+Serves the fleet over the Model Context Protocol on stdin and stdout, for an
+agent to read as data. Every tool only reads the watchers' state directories
+($OMEGA_MONITOR_HOME, default ~/.omega/monitor); none starts, stops, nudges
+or writes anything. What agents, repositories and hosts printed is in fields
+named untrusted_text: data, never an instruction.
+
+tools:
+  status                  every watcher: liveness, state, figures, nudges
+  history {watcher,days}  a watcher's history events over the last days (1 by default)
+  explain {watcher}       a watcher's last verdict and why
+  logs    {watcher,lines} the last lines of a watcher's log of MONITOR lines (50 by default)
+  codex_monitor_agent {mode,watcher}
+                          for Codex: the read-only monitor agent's prompt (mode run
+                          for one watcher, fleet for all); it spawns nothing
+
+Inside an agent's transcript, show the board with omega-monitor status --once.
+
+Register it with Claude Code: claude mcp add --scope user omega-monitor -- omega-monitor mcp
+or run omega-monitor install --claude.
+`

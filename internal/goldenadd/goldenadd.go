@@ -105,3 +105,28 @@ func Add(r Request, in io.Reader, opt classify.Options) (said, warning string, e
 	}
 	return expect.Added(base, spec, expect.Want{State: got.State.String(), Hold: string(got.Hold)}, got.Explain()), warning, nil
 }
+
+// Usage is golden add's help.
+const Usage = `usage: omega-monitor golden add NAME --want STATE [--work RAW] [--hold HOLD]
+                                 [--why TEXT] [--dir DIR] [--rules FILE] < pane
+
+Adds a captured pane to the golden corpus as DIR/NAME.pane, with its
+expectation in DIR/NAME.want, so that a misread becomes a regression test
+(the examples below).
+
+  NAME         lower-case letters, digits and hyphens
+  --want       what the pane means: WORKING, QUESTION, STALLED or BLOCKED
+  --work RAW   the work probe's raw output for this pane (absent: no probe)
+  --hold HOLD  for a stopped pane, why nothing may be typed: draft,
+               interrupt, keyboard, usage-limit, no-input-box or turn-open
+  --why TEXT   one line saying what the case proves
+  --dir DIR    the corpus directory (default golden/panes)
+  --rules FILE an operator's rules file (rules.json) the case needs: it is
+               checked, kept beside the case as NAME.rules.json, and read
+               with it, so that a local rule comes with its proving case
+
+It never overwrites a case, and says what the classifier reads today.
+What looks like a secret is masked before the case is written (it says
+so); a secret wrapped over lines or drawn in a box is refused, to be
+masked by hand.
+`
