@@ -160,23 +160,32 @@ func sendTries(ctx context.Context, c Channel, text string, o Options) (ok bool,
 
 // sendOnce is one send, given up after timeout: a service that never
 // answers is left to its goroutine, which this short-lived process ends.
+// The service is made within the timeout too: Matrix's logs in as it is
+// made, and a server that takes the login and never answers must cost no
+// more than one that takes the message so.
 func sendOnce(ctx context.Context, c Channel, text string, timeout time.Duration) error {
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- send(tctx, c, text) }()
+	select {
+	case err := <-done:
+		return err
+	case <-tctx.Done():
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("no answer within %v", timeout)
+	}
+}
+
+// send sends text to c once, by its service in shoutrrr.
+func send(ctx context.Context, c Channel, text string) error {
 	svc, err := service(&c)
 	if err != nil {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- svc.Send(text, nil) }()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return fmt.Errorf("no answer within %v", timeout)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return svc.Send(text, nil)
 }
 
 // readRecord reads the channels an alert's record names as having it.
