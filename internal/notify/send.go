@@ -139,6 +139,9 @@ func Deliver(ctx context.Context, chans []Channel, msg, sent, home string, o Opt
 	return results, recErr
 }
 
+// maxWhy bounds what is said of why a send failed.
+const maxWhy = 600
+
 // sendTries sends text to c at most o.Tries times, each within o.Timeout.
 func sendTries(ctx context.Context, c Channel, text string, o Options) (ok bool, why string, tries int) {
 	for tries = 1; ; tries++ {
@@ -146,7 +149,7 @@ func sendTries(ctx context.Context, c Channel, text string, o Options) (ok bool,
 		if err == nil {
 			return true, "", tries
 		}
-		why = c.Scrub(err.Error())
+		why = oneLine(c.Scrub(err.Error()), maxWhy)
 		if tries >= o.Tries || ctx.Err() != nil {
 			return false, fmt.Sprintf("%s (%s)", why, triesSaid(tries)), tries
 		}
@@ -271,6 +274,17 @@ func FirstReports(home string, bad []LineError, refused error) ([]string, error)
 	return fresh, nil
 }
 
+// oneLine is s on one line (a service's error may quote a page it was
+// answered), at most n bytes of it: a reader of the command's output takes
+// a channel's outcome as one line.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + "…"
+	}
+	return s
+}
+
 func triesSaid(n int) string {
 	if n == 1 {
 		return "1 try"
@@ -283,7 +297,7 @@ func triesSaid(n int) string {
 // channel's secrets. The caller keeps the record and tries again.
 func SendOnce(ctx context.Context, c Channel, msg string, timeout time.Duration) error {
 	if err := sendOnce(ctx, c, alert.Text(msg, c.Style()), timeout); err != nil {
-		return errors.New(c.Scrub(err.Error()))
+		return errors.New(oneLine(c.Scrub(err.Error()), maxWhy))
 	}
 	return nil
 }
