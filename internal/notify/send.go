@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/telegram"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
@@ -182,11 +185,16 @@ func sendOnce(ctx context.Context, c Channel, text string, timeout time.Duration
 	}
 }
 
-// send sends text to c once, by its service in shoutrrr.
+// send sends text to c once, by its service in shoutrrr; a telegram://
+// line by a request of this package's own (telegram.go), whose answer is
+// checked as the library's client does not.
 func send(ctx context.Context, c Channel, text string) error {
 	svc, err := service(&c)
 	if err != nil {
 		return err
+	}
+	if tg, ok := svc.(*telegram.Service); ok {
+		return sendTelegram(ctx, http.DefaultClient, telegramAPI, tg.GetConfig(), text)
 	}
 	return svc.Send(text, nil)
 }
