@@ -186,8 +186,8 @@ func sendOnce(ctx context.Context, c Channel, text string, timeout time.Duration
 }
 
 // send sends text to c once, by its service in shoutrrr; a telegram://
-// line by a request of this package's own (telegram.go), whose answer is
-// checked as the library's client does not.
+// line through go-telegram/bot (telegram.go), whose answer is checked as
+// the library's client does not.
 func send(ctx context.Context, c Channel, text string) error {
 	svc, err := service(&c)
 	if err != nil {

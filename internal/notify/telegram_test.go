@@ -3,14 +3,19 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
 	"github.com/google/go-cmp/cmp"
 	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/telegram"
 )
@@ -45,12 +50,20 @@ func TestTelegramSendIsDeliveredOnlyWhenTheAPISaysOK(t *testing.T) {
 		{"refused with 200", 200, "application/json", `{"ok":false,"description":"Forbidden: bot was blocked by the user"}`,
 			"the Bot API refused the message (HTTP 200): Forbidden: bot was blocked by the user"},
 		{"refused without a word", 401, "application/json", `{"ok":false}`, "the Bot API refused the message (HTTP 401): no description"},
-		{"ok with 5xx", 502, "application/json", `{"ok":true}`, "the Bot API refused the message (HTTP 502): no description"},
+		// Delivered: the library reads the answer's JSON and not its
+		// status, and the Bot API does not answer ok with a 5xx. Nor does
+		// it leave out the message it sent, which the library then cannot
+		// read; the ok is enough, as the message sent again would be
+		// there twice.
+		{"ok with 5xx", 502, "application/json", `{"ok":true}`, ""},
 		{"a load balancer's page", 503, "text/html; charset=utf-8", "<html>503 Service Temporarily Unavailable</html>",
 			"HTTP 503 Service Unavailable, and not the Bot API's answer (text/html)"},
 		{"a portal's page", 200, "text/html", "<html>Sign in</html>", "HTTP 200 OK, and not the Bot API's answer (text/html)"},
 		{"JSON that is not the API's", 200, "application/json", `{"result":{}}`, "HTTP 200 OK, and not the Bot API's answer (application/json)"},
 		{"nothing", 200, "", "", "HTTP 200 OK, and not the Bot API's answer (no JSON)"},
+		// Read only as far as the bound: cut there, it is no answer.
+		{"an answer without end", 400, "application/json", `{"ok":false,"description":"` + strings.Repeat("x", 2<<20) + `"}`,
+			"HTTP 400 Bad Request, and not the Bot API's answer (application/json)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,15 +114,16 @@ func TestTelegramSendWithNoServer(t *testing.T) {
 // fails keeps it from none of the others and is named by its place.
 func TestTelegramSendsWhatTheLineSays(t *testing.T) {
 	var mu sync.Mutex
-	var got []telegramMessage
+	var got []bot.SendMessageParams
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/bot"+testToken+"/sendMessage" || r.Header.Get("Content-Type") != "application/json" {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path != "/bot"+testToken+"/sendMessage" {
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"ok":false,"error_code":404,"description":"Not Found"}`)
 			return
 		}
-		var m telegramMessage
-		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+		m, err := sentMessage(r)
+		if err != nil {
 			t.Errorf("the request: %v", err)
 		}
 		mu.Lock()
@@ -124,27 +138,28 @@ func TestTelegramSendsWhatTheLineSays(t *testing.T) {
 	}))
 	defer srv.Close()
 
+	noPreview := &models.LinkPreviewOptions{IsDisabled: bot.True()}
 	for _, tc := range []struct {
 		line    string
-		want    []telegramMessage
+		want    []bot.SendMessageParams
 		wantErr string
 	}{
 		{
 			line: "telegram://" + testToken + "@telegram?chats=@omega,-100222,-100333:42&notification=no&preview=no",
-			want: []telegramMessage{
-				{ChatID: "@omega", Text: "a <b> alert", LinkPreview: &telegramLinkPreview{IsDisabled: true}, DisableNotification: true},
-				{ChatID: "-100222", Text: "a <b> alert", LinkPreview: &telegramLinkPreview{IsDisabled: true}, DisableNotification: true},
-				{ChatID: "-100333", ThreadID: 42, Text: "a <b> alert", LinkPreview: &telegramLinkPreview{IsDisabled: true}, DisableNotification: true},
+			want: []bot.SendMessageParams{
+				{ChatID: "@omega", Text: "a <b> alert", LinkPreviewOptions: noPreview, DisableNotification: true},
+				{ChatID: "-100222", Text: "a <b> alert", LinkPreviewOptions: noPreview, DisableNotification: true},
+				{ChatID: "-100333", MessageThreadID: 42, Text: "a <b> alert", LinkPreviewOptions: noPreview, DisableNotification: true},
 			},
 			wantErr: "chat 2 of 3: the Bot API refused the message (HTTP 403): Forbidden: bot is not a member of the channel chat",
 		},
 		{
 			line: "telegram://" + testToken + "@telegram?chats=@omega&title=Omega+<1>",
-			want: []telegramMessage{{ChatID: "@omega", Text: "<b>Omega &lt;1&gt;</b>\na &lt;b&gt; alert", ParseMode: "HTML"}},
+			want: []bot.SendMessageParams{{ChatID: "@omega", Text: "<b>Omega &lt;1&gt;</b>\na &lt;b&gt; alert", ParseMode: models.ParseModeHTML}},
 		},
 		{
 			line: "telegram://" + testToken + "@telegram?chats=@omega&parsemode=markdown",
-			want: []telegramMessage{{ChatID: "@omega", Text: "a <b> alert", ParseMode: "Markdown"}},
+			want: []bot.SendMessageParams{{ChatID: "@omega", Text: "a <b> alert", ParseMode: models.ParseModeMarkdownV1}},
 		},
 	} {
 		got = nil
@@ -160,4 +175,34 @@ func TestTelegramSendsWhatTheLineSays(t *testing.T) {
 			t.Errorf("%s: the requests (-want +got):\n%s", tc.line, diff)
 		}
 	}
+}
+
+// sentMessage reads a sendMessage request as the Bot API does: its fields
+// are a form's, each object among them JSON.
+func sentMessage(r *http.Request) (bot.SendMessageParams, error) {
+	var m bot.SendMessageParams
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "multipart/form-data" {
+		return m, fmt.Errorf("sent as %q", ct)
+	}
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		return m, err
+	}
+	m.ChatID = r.FormValue("chat_id")
+	m.Text = r.FormValue("text")
+	m.ParseMode = models.ParseMode(r.FormValue("parse_mode"))
+	m.DisableNotification = r.FormValue("disable_notification") == "true"
+	if v := r.FormValue("message_thread_id"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return m, fmt.Errorf("message_thread_id: %v", err)
+		}
+		m.MessageThreadID = n
+	}
+	if v := r.FormValue("link_preview_options"); v != "" {
+		m.LinkPreviewOptions = new(models.LinkPreviewOptions)
+		if err := json.Unmarshal([]byte(v), m.LinkPreviewOptions); err != nil {
+			return m, fmt.Errorf("link_preview_options: %v", err)
+		}
+	}
+	return m, nil
 }
