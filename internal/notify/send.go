@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/telegram"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
@@ -139,6 +142,9 @@ func Deliver(ctx context.Context, chans []Channel, msg, sent, home string, o Opt
 	return results, recErr
 }
 
+// maxWhy bounds what is said of why a send failed.
+const maxWhy = 600
+
 // sendTries sends text to c at most o.Tries times, each within o.Timeout.
 func sendTries(ctx context.Context, c Channel, text string, o Options) (ok bool, why string, tries int) {
 	for tries = 1; ; tries++ {
@@ -146,7 +152,7 @@ func sendTries(ctx context.Context, c Channel, text string, o Options) (ok bool,
 		if err == nil {
 			return true, "", tries
 		}
-		why = c.Scrub(err.Error())
+		why = oneLine(c.Scrub(err.Error()), maxWhy)
 		if tries >= o.Tries || ctx.Err() != nil {
 			return false, fmt.Sprintf("%s (%s)", why, triesSaid(tries)), tries
 		}
@@ -160,23 +166,37 @@ func sendTries(ctx context.Context, c Channel, text string, o Options) (ok bool,
 
 // sendOnce is one send, given up after timeout: a service that never
 // answers is left to its goroutine, which this short-lived process ends.
+// The service is made within the timeout too: Matrix's logs in as it is
+// made, and a server that takes the login and never answers must cost no
+// more than one that takes the message so.
 func sendOnce(ctx context.Context, c Channel, text string, timeout time.Duration) error {
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- send(tctx, c, text) }()
+	select {
+	case err := <-done:
+		return err
+	case <-tctx.Done():
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("no answer within %v", timeout)
+	}
+}
+
+// send sends text to c once, by its service in shoutrrr; a telegram://
+// line through go-telegram/bot (telegram.go), whose answer is checked as
+// the library's client does not.
+func send(ctx context.Context, c Channel, text string) error {
 	svc, err := service(&c)
 	if err != nil {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- svc.Send(text, nil) }()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return fmt.Errorf("no answer within %v", timeout)
-	case <-ctx.Done():
-		return ctx.Err()
+	if tg, ok := svc.(*telegram.Service); ok {
+		return sendTelegram(ctx, http.DefaultClient, telegramAPI, tg.GetConfig(), text)
 	}
+	return svc.Send(text, nil)
 }
 
 // readRecord reads the channels an alert's record names as having it.
@@ -262,6 +282,17 @@ func FirstReports(home string, bad []LineError, refused error) ([]string, error)
 	return fresh, nil
 }
 
+// oneLine is s on one line (a service's error may quote a page it was
+// answered), at most n bytes of it: a reader of the command's output takes
+// a channel's outcome as one line.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + "…"
+	}
+	return s
+}
+
 func triesSaid(n int) string {
 	if n == 1 {
 		return "1 try"
@@ -274,7 +305,7 @@ func triesSaid(n int) string {
 // channel's secrets. The caller keeps the record and tries again.
 func SendOnce(ctx context.Context, c Channel, msg string, timeout time.Duration) error {
 	if err := sendOnce(ctx, c, alert.Text(msg, c.Style()), timeout); err != nil {
-		return errors.New(c.Scrub(err.Error()))
+		return errors.New(oneLine(c.Scrub(err.Error()), maxWhy))
 	}
 	return nil
 }
