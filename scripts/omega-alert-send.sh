@@ -210,6 +210,7 @@ read_conf() {
 		say "$1: chat_id is missing or not a chat id (a number, or @channelname)"
 		return 1
 	fi
+	set_token_forms
 }
 
 # api_base: OMEGA_TELEGRAM_API without a trailing slash; or it says why
@@ -229,12 +230,49 @@ api_base() {
 	printf '%s\n' "$api"
 }
 
-# scrub TEXT: TEXT with the bot token masked.
-scrub() {
-	local s=$1
-	if [[ -n ${bot_token:-} ]]; then
-		s=${s//"$bot_token"/[redacted]}
+# token_forms are the forms a server may echo the bot token in: as written,
+# URL-escaped (its colon as %3A or %3a), its secret half alone, and in base64
+# of either alphabet, with and without padding; set_token_forms sets them
+# once the config is read.
+token_forms=()
+set_token_forms() {
+	local half=${bot_token#*:} b64
+	token_forms=("$bot_token" "${bot_token//:/%3A}" "${bot_token//:/%3a}")
+	if command -v base64 >/dev/null 2>&1; then
+		b64=$(printf '%s' "$bot_token" | base64 | tr -d '\n')
+		token_forms+=("$b64" "${b64%%=*}")
+		b64=$(printf '%s' "$b64" | tr '+/' '-_')
+		token_forms+=("$b64" "${b64%%=*}")
 	fi
+	# A half as short as a word would mask words: Telegram's are 35.
+	((${#half} < 16)) || token_forms+=("$half")
+}
+
+# scrub TEXT: what may be said or logged of TEXT, which a server may have
+# written: one line of at most 400 characters, with no control character,
+# no invisible or reordering one, and no form of the bot token. The line
+# breaks and controls go first, so that none inside the token hides it.
+scrub() {
+	local s=${1:0:4000} c f
+	s=${s//[$'\r\n\t\v\f']/ }
+	s=${s//[[:cntrl:]]/}
+	# Line and paragraph separators are line breaks too; the others
+	# (zero-width, bidi overrides and isolates, BOM) draw nothing.
+	for c in $'\xe2\x80\xa8' $'\xe2\x80\xa9'; do
+		s=${s//"$c"/ }
+	done
+	for c in $'\xe2\x80\x8b' $'\xe2\x80\x8c' $'\xe2\x80\x8d' $'\xe2\x80\x8e' $'\xe2\x80\x8f' \
+		$'\xe2\x80\xaa' $'\xe2\x80\xab' $'\xe2\x80\xac' $'\xe2\x80\xad' $'\xe2\x80\xae' \
+		$'\xe2\x81\xa6' $'\xe2\x81\xa7' $'\xe2\x81\xa8' $'\xe2\x81\xa9' $'\xef\xbb\xbf' $'\xc2\x85'; do
+		s=${s//"$c"/}
+	done
+	if [[ -n ${bot_token:-} && ${#token_forms[@]} -eq 0 ]]; then
+		set_token_forms
+	fi
+	for f in ${token_forms[@]+"${token_forms[@]}"}; do
+		s=${s//"$f"/[redacted]}
+	done
+	((${#s} <= 400)) || s="${s:0:400}…"
 	printf '%s\n' "$s"
 }
 
@@ -385,7 +423,7 @@ send_one() {
 	printf '%s' "$1" >"$tmp/text"
 	for ((tries = 1; ; tries++)); do
 		post "$tmp/text" "$mode" $((deadline - (SECONDS - start)))
-		desc=$(json_string "$body" description)
+		desc=$(scrub "$(json_string "$body" description)")
 		case $code in
 		2??)
 			if [[ $body =~ \"ok\"[[:space:]]*:[[:space:]]*true ]]; then
@@ -567,7 +605,7 @@ said_chat() {
 	fi
 	[[ -n $name ]] || name=$(json_string "$chat" first_name)
 	id=$(printf '%s' "$chat" | tr -d '\n' | grep -o '"id"[[:space:]]*:[[:space:]]*-\{0,1\}[0-9][0-9]*' | head -n 1 | sed 's/.*:[[:space:]]*//')
-	name=${name//[[:cntrl:]]/}
+	name=$(scrub "$name")
 	say "delivered to the chat ${name:-with no name}${id:+ (id $id)}"
 }
 

@@ -28,6 +28,8 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 // FileName is the channels file in the state home.
@@ -77,55 +79,16 @@ func hostIsName(h string) bool {
 	return hostname == "localhost" || net.ParseIP(hostname) != nil || strings.Contains(hostname, ".")
 }
 
-// Scrub takes out of s (an error a service returned, which may quote its
-// request's URL) every part of the channel's URL that may be a secret, then
-// redacts it as an alert is.
+// Scrub is what may be said of s, an error a service returned, which may
+// quote the request back (its URL, its headers, its body): one line of at
+// most maxSaid bytes, with no escape sequence or invisible character, every
+// part of the channel's URL that may be a secret masked in each form a
+// server may write it (scrub.go), then redacted as an alert is. A server's
+// line breaks would start records of their own in the logs it reaches.
 func (c Channel) Scrub(s string) string {
-	var secrets []string
-	add := func(v string) {
-		if len(v) < 3 {
-			return
-		}
-		secrets = append(secrets, v, url.PathEscape(v), url.QueryEscape(v))
-		// A service may quote a token in parts (Slack's hook:A-B-C is
-		// sent as /services/A/B/C): each long part is one too.
-		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune("-_.:/,;+~@", r) }) {
-			if len(part) >= 6 && part != v {
-				secrets = append(secrets, part)
-			}
-		}
-	}
-	secrets = append(secrets, c.URL) // whole: its parts are added below
-	if u, err := url.Parse(c.URL); err == nil {
-		add(u.User.Username())
-		if p, ok := u.User.Password(); ok {
-			add(p)
-		}
-		if !hostIsName(u.Host) {
-			add(u.Host)
-		}
-		for _, seg := range strings.Split(u.Path, "/") {
-			add(seg)
-		}
-		for _, vs := range u.Query() {
-			for _, v := range vs {
-				add(v)
-			}
-		}
-		add(u.RawQuery)
-		add(u.Fragment)
-	} else {
-		// A line that is no URL: each of its words may be a token.
-		for _, w := range strings.FieldsFunc(c.URL, func(r rune) bool { return strings.ContainsRune(":/@?&=#", r) }) {
-			add(w)
-		}
-	}
-	// The longest first, so that a part of a longer secret is not left.
-	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
-	for _, v := range secrets {
-		s = strings.ReplaceAll(s, v, alert.Masked)
-	}
-	return alert.Scrub(s)
+	s = statedir.OneLine(printable.String(s))
+	s = mask(s, c.secretForms())
+	return alert.Scrub(cut(s, maxSaid))
 }
 
 // Style is how the channel's service reads text.

@@ -2,12 +2,15 @@ package poll
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +19,8 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -328,6 +333,134 @@ func TestChannelSecretsShowNowhere(t *testing.T) {
 		assert.Assert(t, !strings.Contains(w.read(t, f), secret), "%s: %s", f, w.read(t, f))
 	}
 	assert.Assert(t, strings.Contains(w.read(t, filepath.Join(w.home, statedir.FailedAlerts)), "Allow rm -rf build?"))
+}
+
+// TestChannelServersEchoNoSecret: channels whose servers refuse each alert
+// with an error that quotes the request back (each credential in one form
+// a server may write it, as written, URL-escaped, in base64 of either
+// alphabet with or without padding, JSON-escaped, after "Bearer ", inside a
+// longer base64 text; then the whole request, padded past a megabyte), with
+// line breaks, escape sequences and lines forged as the watcher's, through
+// the real omega-monitor-notify: no form of any secret reaches the
+// watcher's lines, monitor.log as the MCP server's logs reads it, the
+// history, the board's reading of the watcher or alert-failed.log, and
+// every record of those logs is one line of ours.
+func TestChannelServersEchoNoSecret(t *testing.T) {
+	ntfy := fakeapi.NewEcho(t, fakeapi.EchoNtfy)
+	gotify := fakeapi.NewEcho(t, fakeapi.EchoGotify)
+	hook := fakeapi.NewEcho(t, fakeapi.EchoStatus)
+	bearer := fakeapi.NewEcho(t, fakeapi.EchoStatus)
+	echoes := []*fakeapi.Echo{ntfy, gotify, hook, bearer}
+	lines := []string{
+		"ntfy://opsbot:pw-Zq9xK7dLm2@" + ntfy.HostPort() + "/alerts-T0p1cK9?disabletls=yes",
+		"gotify://" + gotify.HostPort() + "/AbCdEfGh1234567?disabletls=yes",
+		"generic+http://hookuser:hk-P4ssW0rd9@" + hook.HostPort() + "/hook/in/Wb7TokQ2xZ?token=qT0k3n-8YhPw",
+		"generic+http://" + bearer.HostPort() + "/in?@Authorization=Bearer+bR3ar-T0ken-5xYv",
+	}
+	secrets := map[string]string{
+		"ntfy password": "pw-Zq9xK7dLm2", "ntfy user:password": "opsbot:pw-Zq9xK7dLm2", "ntfy topic": "alerts-T0p1cK9",
+		"gotify token": "AbCdEfGh1234567", "generic password": "hk-P4ssW0rd9", "generic user:password": "hookuser:hk-P4ssW0rd9",
+		"generic path token": "Wb7TokQ2xZ", "generic query token": "qT0k3n-8YhPw", "bearer token": "bR3ar-T0ken-5xYv",
+	}
+	t.Setenv("OMEGA_NOTIFY_TRIES", "1")
+	o := DeliverOptions{Retry: time.Millisecond, Expiry: time.Hour}
+	for _, form := range append(fakeapi.FormNames(), "the whole request") {
+		for _, e := range echoes {
+			e.Only(form)
+			if form == "the whole request" {
+				e.Only("")
+				e.Pad = 1 << 20
+			}
+		}
+		// An alert refused at each channel, then, past its expiry,
+		// given up there and kept.
+		// Each delivery ends within a minute: one that does not is cut.
+		w := newChannelWorld(t, lines...)
+		deliver := func() []string {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			said, _ := Deliver(ctx, w.dir, "box:agent", w.funnel, w.home, os.Environ(), o)
+			if ctx.Err() != nil {
+				t.Errorf("echoed %s: the delivery did not end", form)
+			}
+			return said
+		}
+		said := deliver()
+		if len(said) != len(lines) {
+			t.Errorf("echoed %s: %d lines said, want one a channel: %.2000q", form, len(said), said)
+		}
+		old := time.Now().Add(-2 * time.Hour)
+		assert.NilError(t, os.Chtimes(filepath.Join(w.dir, statedir.Outbox, w.waiting(t)[0]), old, old))
+		said = append(said, deliver()...)
+		if left := w.waiting(t); len(left) > 0 {
+			t.Errorf("echoed %s: %q still waits", form, left)
+		}
+
+		var logs strings.Builder
+		_, err := statedir.Dir(w.dir).TailLog(0, &logs)
+		assert.NilError(t, err)
+		watcher, err := board.One(w.home, filepath.Base(w.dir), time.Now(), board.Options{})
+		assert.NilError(t, err)
+		seen, err := json.Marshal(watcher)
+		assert.NilError(t, err)
+		where := map[string]string{
+			"the lines":        strings.Join(said, "\n"),
+			"monitor.log":      logs.String(),
+			"the history":      w.read(t, filepath.Join(w.dir, statedir.History)),
+			"the board":        string(seen),
+			"alert-failed.log": w.read(t, filepath.Join(w.home, statedir.FailedAlerts)),
+		}
+		for _, place := range slices.Sorted(maps.Keys(where)) {
+			text := where[place]
+			for _, name := range slices.Sorted(maps.Keys(secrets)) {
+				if leaks := fakeapi.Leaks(text, secrets[name]); len(leaks) > 0 {
+					t.Errorf("echoed %s: %s: the %s leaked, %s", form, place, name, strings.Join(leaks, ", "))
+				}
+			}
+			records, bad := fakeapi.Records(text)
+			for _, r := range records {
+				switch {
+				case len(r) > 4096:
+					bad = append(bad, fmt.Sprintf("a line of %d bytes", len(r)))
+				case place == "monitor.log" && !strings.Contains(r, " MONITOR · box:agent · ? · "):
+					bad = append(bad, fmt.Sprintf("a line not ours: %.200q", r))
+				}
+			}
+			if len(bad) > 0 {
+				t.Errorf("echoed %s: %s: %d faults; the first: %.300s", form, place, len(bad), bad[0])
+			}
+		}
+		if headers := strings.Count("\n"+where["alert-failed.log"], "\n--- "); headers != len(lines) {
+			t.Errorf("echoed %s: %d headers in alert-failed.log, want one a channel that gave up:\n%.2000s", form, headers, where["alert-failed.log"])
+		}
+	}
+}
+
+// TestFunnelFloodIsBounded: a funnel whose last word is a megabyte (the
+// Bot API's refusal, passed on) is said, recorded and kept on lines of a
+// bounded length, and the alert given up at its expiry is kept once: the
+// alert's record, which holds why, stays small enough to be read.
+func TestFunnelFloodIsBounded(t *testing.T) {
+	w := newChannelWorld(t)
+	w.setFunnel(t, `{ printf 'HTTP 500: '; head -c 1048576 /dev/zero | tr '\0' x; echo; } >&2; exit 1`)
+	o := DeliverOptions{Retry: time.Millisecond, Expiry: time.Hour}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	said, _ := Deliver(ctx, w.dir, "box:agent", w.funnel, w.home, os.Environ(), o)
+	old := time.Now().Add(-2 * time.Hour)
+	assert.NilError(t, os.Chtimes(filepath.Join(w.dir, statedir.Outbox, w.waiting(t)[0]), old, old))
+	more, _ := Deliver(ctx, w.dir, "box:agent", w.funnel, w.home, os.Environ(), o)
+	said = append(said, more...)
+	assert.NilError(t, ctx.Err(), "the delivery did not end")
+	assert.Equal(t, len(said), 2, "%.300q", said)
+	assert.DeepEqual(t, w.waiting(t), []string(nil))
+	kept := w.read(t, filepath.Join(w.home, statedir.FailedAlerts))
+	assert.Equal(t, strings.Count("\n"+kept, "\n--- "), 1, "%.300s", kept)
+	for _, text := range append(said, kept, w.read(t, filepath.Join(w.dir, statedir.Log))) {
+		for _, l := range strings.Split(text, "\n") {
+			assert.Assert(t, len(l) < 2048, "a line of %d bytes: %.200s", len(l), l)
+		}
+	}
 }
 
 // TestChannelsFileFaultsToldOnce: a bad line is told once, in the watcher's

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
@@ -372,6 +373,7 @@ func (dv *deliverer) step(ctx context.Context, ol outlet) (tried bool, wait time
 		dv.sending(ol.id, name, st.fails+1, now)
 		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
 		a := ol.send(actx, path, msg, args)
+		a.why = boundWhy(a.why)
 		cut := ctx.Err() != nil
 		cancel()
 		dv.sending(ol.id, "", 0, time.Time{})
@@ -694,6 +696,30 @@ func sendChannel(ctx context.Context, bin, stateHome, id string, environ []strin
 		said = err.Error()
 	}
 	return attempt{why: said}
+}
+
+// maxWhy bounds why a channel did not take an alert, as it is said and
+// recorded. A server's answer can be a megabyte, which the funnel or a
+// notifier may pass on; the alert's record, which holds the why of each
+// failure, is read whole at each step and only up to 256 KiB.
+const maxWhy = 1024
+
+// boundWhy is why, one line, redacted, then cut to maxWhy: redacted first,
+// so that the cut leaves no part of a secret it would have masked whole.
+func boundWhy(why string) string {
+	why = statedir.OneLine(why)
+	if len(why) > 64*maxWhy {
+		why = why[:64*maxWhy]
+	}
+	why = alert.Scrub(why)
+	if len(why) <= maxWhy {
+		return why
+	}
+	i := maxWhy
+	for i > 0 && !utf8.RuneStart(why[i]) {
+		i--
+	}
+	return why[:i] + "…"
 }
 
 func lastLine(s string) string {

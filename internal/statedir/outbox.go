@@ -140,7 +140,8 @@ func (d Dir) PendingAlerts() ([]string, error) {
 }
 
 // KeepFailed appends an alert that cannot be delivered to alert-failed.log
-// in the state home home, as the funnel does, with why.
+// in the state home home, as the funnel does: a header line with why (one
+// line, whatever a server put in it), then the alert.
 func KeepFailed(home, why string, msg []byte) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
@@ -149,7 +150,7 @@ func KeepFailed(home, why string, msg []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f, "--- %s · %s\n%s\n", time.Now().UTC().Format(time.RFC3339), why, msg)
+	_, err = fmt.Fprintf(f, "--- %s · %s\n%s\n", time.Now().UTC().Format(time.RFC3339), OneLine(why), msg)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -190,7 +190,8 @@ func (d Dir) ReadPending() ([]byte, error) {
 
 // AppendLog appends a MONITOR line to monitor.log, the log that logs reads,
 // after the date and time at, in the machine's zone: a line read back says
-// when it happened, whatever it says.
+// when it happened, whatever it says. It is one line: a line break in line
+// (a server's, a pane's) is a space, and starts no record of its own.
 // Past MaxLog the log moves to monitor.log.1, replacing the one before.
 func (d Dir) AppendLog(at time.Time, line string) error {
 	path := d.Path(Log)
@@ -201,7 +202,7 @@ func (d Dir) AppendLog(at time.Time, line string) error {
 	if err != nil {
 		return fmt.Errorf("monitor.log not written: %v", err)
 	}
-	_, err = f.WriteString(at.Local().Format(LogTime) + " " + line + "\n")
+	_, err = f.WriteString(at.Local().Format(LogTime) + " " + OneLine(line) + "\n")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
