@@ -65,6 +65,54 @@ esac
 	}
 }
 
+// TestRemoteFrameStatusCaps: the host sends no more of the status files
+// naming the pane than the reader keeps: a file longer than MaxStatusFile
+// is passed over, and past MaxStatus in all the rest are; what it sends
+// is read whole. Every file it sends is the freshest pick's candidate, and
+// none it passes over.
+func TestRemoteFrameStatusCaps(t *testing.T) {
+	sh := testenv.Need(t, "sh")[0]
+	home := t.TempDir()
+	mux := filepath.Join(home, "mux")
+	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(home, ".claude", "sessions")
+	os.MkdirAll(sessions, 0o700)
+	// The fields the host's script looks for come first: the shell finds
+	// a field in time that grows with the square of where it is.
+	status := func(pad int) string {
+		return `{"sessionId":"s","updatedAt":1,"tmux":"agent:@1.%2","status":"idle","pad":"` + strings.Repeat("x", pad) + `"}`
+	}
+	// Too long, on one line and on many.
+	os.WriteFile(filepath.Join(sessions, "0.json"), []byte(status(MaxStatusFile)), 0o600)
+	os.WriteFile(filepath.Join(sessions, "00.json"), []byte(strings.Repeat(status(10)+"\n", MaxStatusFile/40)), 0o600)
+	// Forty of 30 KiB: 1 MiB holds 34 of them.
+	for i := range 40 {
+		os.WriteFile(filepath.Join(sessions, fmt.Sprintf("%02d.json", i+10)), []byte(status(30<<10)), 0o600)
+	}
+	cmd := exec.Command(sh, "-c", Remote(10, coord.Exact("agent")))
+	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	sent := strings.Count(string(out), StatusEnd)
+	c, err := Read(strings.NewReader(string(out)), Options{Framed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := MaxStatus / (len(status(30<<10)) + 1); sent != want || len(c.Statuses) != sent {
+		t.Errorf("the host sent %d status files and %d were read, want %d sent, all read", sent, len(c.Statuses), want)
+	}
+	for _, s := range c.Statuses {
+		if string(s) != status(30<<10)+"\n" {
+			t.Errorf("a status read is not one of the forty: %.100q", s)
+		}
+	}
+}
+
 // TestRemoteFrameCodexLogs (whose multiplexer answers one line for the
 // two formats, as one that knows no second command of a call would: the
 // frame then says nothing of the humans): the remote frame carries, in

@@ -244,3 +244,43 @@ func TestAMarkInACodexLogChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestAHostWithoutBase64SendsNoCodexLog: on a host without base64 the
+// script sends no log's text at all, rather than its text unencoded: the
+// pane's Codex logs are absent (the screen decides alone), and the
+// agent's record is one that says it was not sent whole.
+func TestAHostWithoutBase64SendsNoCodexLog(t *testing.T) {
+	tools := testenv.Need(t, "sh", "find", "tail", "head", "wc", "tr")
+	bin := t.TempDir()
+	for _, p := range tools {
+		if err := os.Symlink(p, filepath.Join(bin, filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	mux := filepath.Join(home, "mux")
+	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	day := filepath.Join(home, ".codex", "sessions", "2026", "11", "30")
+	os.MkdirAll(day, 0o700)
+	log := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/w"}}` + "\n" + StatusEnd + "\n"
+	os.WriteFile(filepath.Join(day, "rollout-a.jsonl"), []byte(log), 0o600)
+	cmd := exec.Command(tools[0], "-c", Remote(5, coord.Exact("agent")))
+	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + bin}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	if strings.Contains(string(out), CodexLogMark) || strings.Contains(string(out), StatusEnd) {
+		t.Errorf("the frame carries a log:\n%s", out)
+	}
+	c, err := Read(strings.NewReader(string(out)), Options{Framed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.CodexLogs) != 0 || c.CodexLogsErr != nil || c.Transcript == nil || c.Transcript.Err == nil {
+		t.Errorf("Codex logs %q (%v), record %+v; want none, and a record not sent whole", c.CodexLogs, c.CodexLogsErr, c.Transcript)
+	}
+}
