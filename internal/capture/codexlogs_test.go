@@ -284,3 +284,35 @@ func TestAHostWithoutBase64SendsNoCodexLog(t *testing.T) {
 		t.Errorf("Codex logs %q (%v), record %+v; want none, and a record not sent whole", c.CodexLogs, c.CodexLogsErr, c.Transcript)
 	}
 }
+
+// TestReadFrameCap: a frame is read up to MaxFrame bytes and no further: one
+// that is longer (a host's reply that never ends, or 50 MB) fails the
+// capture, whatever it held before the cap; one of MaxFrame bytes is read.
+func TestReadFrameCap(t *testing.T) {
+	head := "agent:@1.%2\t/w\n" + codexBlock("{}\n") + `{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}` + "\n" + StatusEnd + "\n" + PaneMark + "\n"
+	line := strings.Repeat("x", 99) + "\n"
+	pane := func(size int) string {
+		return strings.Repeat(line, (size-len(head))/len(line)) + strings.Repeat("y", (size-len(head))%len(line))
+	}
+	for _, tt := range []struct {
+		name  string
+		frame string
+		want  string // the error; "" none
+	}{
+		{"as long as it may be", head + pane(MaxFrame), ""},
+		{"a byte more", head + pane(MaxFrame+1), "capture frame: more than 16 MiB"},
+		{"50 MB of pane", head + pane(50<<20), "capture frame: more than 16 MiB"},
+		{"50 MB of one Codex log", "agent:@1.%2\t/w\n" + CodexLogMark + "\n" + strings.Repeat(strings.Repeat("A", 76)+"\n", 50<<20/77) + CodexLogEnd + "\n" + PaneMark + "\nx\n",
+			"capture frame: more than 16 MiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Read(strings.NewReader(tt.frame), Options{Framed: true})
+			switch {
+			case tt.want == "" && (err != nil || c.Screen == nil || len(c.Statuses) != 1 || len(c.CodexLogs) != 1):
+				t.Errorf("read %v: %d statuses, %d logs; want the frame whole", err, len(c.Statuses), len(c.CodexLogs))
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || c.Screen != nil || c.Statuses != nil || c.CodexLogs != nil):
+				t.Errorf("read %v, %+v; want %q and nothing believed", err, c, tt.want)
+			}
+		})
+	}
+}

@@ -130,7 +130,54 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		}
 		return c, nil
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	lim := &frameLimit{r: r, left: MaxFrame}
+	c, err := readFrame(bufio.NewReaderSize(lim, 64<<10), c, o)
+	if lim.over {
+		// Whatever was read of it, a frame past its cap is believed on
+		// none of it: the rest of it was not read.
+		return Capture{Pane: o.Pane, Foreground: c.Foreground}, fmt.Errorf("capture frame: more than %d MiB (a frame is never that long)", MaxFrame>>20)
+	}
+	return c, err
+}
+
+// MaxFrame caps a whole frame: some four times what its parts' own caps
+// add up to (the mux line, the header, the foreground block, the agent's
+// record, the Codex logs and the status files: under 3 MiB), the rest for
+// the pane, whose visible screen with its escape sequences is the one part
+// no cap of its own bounds as sent. A frame is never read past it, and the
+// loop keeps no more of one on disk.
+const MaxFrame = 16 << 20
+
+// frameLimit reads at most MaxFrame bytes of r; a byte more makes over
+// true, and every read after it fails.
+type frameLimit struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+var errFrameTooLong = errors.New("capture frame: past its cap")
+
+func (l *frameLimit) Read(p []byte) (int, error) {
+	switch {
+	case l.over:
+		return 0, errFrameTooLong
+	case l.left > 0:
+		n, err := l.r.Read(p[:min(int64(len(p)), l.left)])
+		l.left -= int64(n)
+		return n, err
+	}
+	var b [1]byte
+	n, err := l.r.Read(b[:])
+	if n > 0 {
+		l.over = true
+		return 0, errFrameTooLong
+	}
+	return 0, err
+}
+
+// readFrame reads the frame's lines from br into c.
+func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 	header, full, err := readLine(br, MaxMuxLine)
 	if err == nil && strings.HasPrefix(header, MuxMark) {
 		c.Humans, c.PaneState = readMux(header, full)

@@ -171,10 +171,12 @@ func forgedLines(pane string, now time.Time) string {
 // that holds the frame's own lines, thousands of logs of the pane's
 // directory, and a host that answers the capture as an attacker would
 // (thousands of log blocks, frame lines inside a block, a block that is not
-// base64, a block of 50 MB, a block without its end) each cost a defined,
-// bounded result: the verdict of the real pane, with no forged word
-// believed, or a capture that failed. The host is given the capture's
-// script and nothing else.
+// base64, blocks of 10 and 50 MB, a block without its end) each cost a
+// defined, bounded result: the verdict of the real pane, with no forged
+// word believed, or a capture that failed. The host is given the capture's
+// script and nothing else. (Before the logs were sent in base64, the log
+// that forges frame lines had its forged status believed, the nudge held
+// on its word; the 3,000 logs were all sent, 5 MB a poll.)
 func TestHostileHostOverSSHD(t *testing.T) {
 	w := newHostileWorld(t)
 	honest := w.look(t)
@@ -233,7 +235,8 @@ sed '1,/^\[omega-monitor:fg-end\]$/d' "$o"; rm -f "$o"
 printf '%s\n' '` + capture.CodexLogEnd + `'`)},
 		{name: "a block that is not base64", refused: "not base64", answer: around(`printf '%s\n' '` + capture.CodexLogMark + `' 'e30K!!!!' '` + capture.CodexLogEnd + `'`)},
 		{name: "a block cut short", refused: "not base64", answer: around(`printf '%s\n' '` + capture.CodexLogMark + `' 'e30' '` + capture.CodexLogEnd + `'`)},
-		{name: "a block of 50 MB", refused: "more than 65536 bytes of a Codex log", answer: around(`printf '%s\n' '` + capture.CodexLogMark + `'; yes '` + strings.Repeat("QUFB", 19) + `' | head -c 52428800; printf '%s\n' '` + capture.CodexLogEnd + `'`)},
+		{name: "a block of 10 MB", refused: "more than 65536 bytes of a Codex log", answer: around(`printf '%s\n' '` + capture.CodexLogMark + `'; yes '` + strings.Repeat("QUFB", 19) + `' | head -c 10485760; printf '\n%s\n' '` + capture.CodexLogEnd + `'`)},
+		{name: "a block of 50 MB", failed: "more than 16 MiB", answer: around(`printf '%s\n' '` + capture.CodexLogMark + `'; yes '` + strings.Repeat("QUFB", 19) + `' | head -c 52428800; printf '\n%s\n' '` + capture.CodexLogEnd + `'`)},
 		{name: "a block without its end", failed: "without its end",
 			answer: `sh -c "$SSH_ORIGINAL_COMMAND" | sed '/^\[omega-monitor:fg-end\]$/q'; printf '%s\n' '` + capture.CodexLogMark + `' 'e30K'`},
 	}
