@@ -316,3 +316,41 @@ func TestReadFrameCap(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadFrame: whatever a host sends, reading it never panics, and what
+// is kept of it is within the caps: at most MaxCodexLogs logs of at most
+// MaxStatusFile bytes each, none kept when the host's logs are refused,
+// and at most MaxStatus bytes of status files.
+func FuzzReadFrame(f *testing.F) {
+	head := "agent:@1.%2\t/w\n"
+	for _, seed := range []string{
+		head + codexBlock("{}\n") + "{}\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n",
+		head + ForegroundMark + "\n" + ForegroundEnd + "\n" + codexBlock("a") + codexBlock("b") + CodexLogMark + "\n!\n" + CodexLogEnd + "\n" + PaneMark + "\n",
+		head + CodexLogMark + "\n" + StatusEnd + "\n" + PaneMark + "\n" + CodexLogEnd + "\n" + PaneMark + "\nx\n",
+		head + VitalsCodexMark + " 2 2026/03/04/rollout-a.jsonl\ne30=\n" + VitalsEnd + "\n" + codexBlock("x") + PaneMark + "\n",
+		MuxMark + " 1 @0 1.1.1.1.0 1:1@0\n" + head + TitleMark + " t\n" + codexBlock(StatusEnd+"\n") + PaneMark + "\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		c, err := Read(strings.NewReader(string(frame)), Options{Framed: true})
+		if err != nil {
+			return
+		}
+		if len(c.CodexLogs) > MaxCodexLogs || c.CodexLogsErr != nil && c.CodexLogs != nil {
+			t.Fatalf("%d Codex logs kept (%v)", len(c.CodexLogs), c.CodexLogsErr)
+		}
+		for _, l := range c.CodexLogs {
+			if len(l) > MaxStatusFile {
+				t.Fatalf("a Codex log of %d bytes kept", len(l))
+			}
+		}
+		size := 0
+		for _, s := range c.Statuses {
+			size += len(s)
+		}
+		if size > MaxStatus {
+			t.Fatalf("%d bytes of status files kept", size)
+		}
+	})
+}

@@ -135,17 +135,17 @@ func Read(r io.Reader, o Options) (Capture, error) {
 	if lim.over {
 		// Whatever was read of it, a frame past its cap is believed on
 		// none of it: the rest of it was not read.
-		return Capture{Pane: o.Pane, Foreground: c.Foreground}, fmt.Errorf("capture frame: more than %d MiB (a frame is never that long)", MaxFrame>>20)
+		return Capture{Pane: o.Pane, Foreground: probe.Foreground{Unknown: "the frame passed its cap"}}, fmt.Errorf("capture frame: more than %d MiB (a frame is never that long)", MaxFrame>>20)
 	}
 	return c, err
 }
 
-// MaxFrame caps a whole frame: some four times what its parts' own caps
-// add up to (the mux line, the header, the foreground block, the agent's
-// record, the Codex logs and the status files: under 3 MiB), the rest for
-// the pane, whose visible screen with its escape sequences is the one part
-// no cap of its own bounds as sent. A frame is never read past it, and the
-// loop keeps no more of one on disk.
+// MaxFrame caps a whole frame: over five times what its parts' own caps
+// add up to (the mux line, the header and title, the foreground block, the
+// agent's record, the Codex logs and the status files: under 3 MiB), the
+// rest for the pane, whose visible screen with its escape sequences is the
+// one part no cap of its own bounds as sent. A frame is never read past
+// it, and the loop keeps no more of one on disk.
 const MaxFrame = 16 << 20
 
 // frameLimit reads at most MaxFrame bytes of r; a byte more makes over
