@@ -63,16 +63,25 @@ func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
 // FreshestWitness picks, among the agent's status files, the one for pane
 // written last, and checks it with ParseWitness. Files for other panes and
 // files that are not status files are passed over: a stale file for the
-// same pane must not hide a fresh one.
+// same pane must not hide a fresh one. A Codex session log among them
+// counts as PaneWitness counts one.
 func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error) {
+	return PaneWitness(files, nil, pane, now)
+}
+
+// PaneWitness is the agent's own word for pane: the freshest of the status
+// files that name it (as FreshestWitness), else, where none does, what
+// Codex's session logs say, a busy one winning among them (another Codex
+// in the same directory can only stop a nudge). Each of codexLogs is read
+// as a Codex log only, whatever its text says: a log cannot pose as a
+// status file.
+func PaneWitness(statuses, codexLogs [][]byte, pane string, now time.Time) (Witness, error) {
 	var best []byte
 	var bestAt int64 = -1
-	var codex *Witness // a Codex session log; a busy one wins among them
-	for _, data := range files {
+	logs := codexLogs[:len(codexLogs):len(codexLogs)]
+	for _, data := range statuses {
 		if codexRollout(data) {
-			if w, err := parseCodexRollout(data, now); err == nil && (codex == nil || w.Status == "busy") {
-				codex = &w
-			}
+			logs = append(logs, data)
 			continue
 		}
 		var f struct {
@@ -86,13 +95,19 @@ func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error
 			best, bestAt = data, f.UpdatedAt
 		}
 	}
-	if best == nil && codex != nil {
-		return *codex, nil
+	if best != nil {
+		return ParseWitness(best, pane, now)
 	}
-	if best == nil {
+	var codex *Witness
+	for _, data := range logs {
+		if w, err := parseCodexRollout(data, now); err == nil && (codex == nil || w.Status == "busy") {
+			codex = &w
+		}
+	}
+	if codex == nil {
 		return Witness{}, fmt.Errorf("probe: agent status: no status file names pane %q", pane)
 	}
-	return ParseWitness(best, pane, now)
+	return *codex, nil
 }
 
 // Says is the witness's account in words, for the line.

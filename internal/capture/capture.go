@@ -11,15 +11,18 @@
 // coordinate and working directory, separated by a tab: PaneFormat); from a
 // remote host, the end of the agent's own record (a VitalsMark line for
 // Claude Code's transcript, remoteTranscript, or a VitalsCodexMark line for
-// Codex's session log, remoteCodexVitals; base64 lines; a VitalsEnd line);
-// then each status file of the
-// agent that names the pane, each followed by a StatusEnd line; then a
-// PaneMark line;
-// then the pane as capture-pane -p -J -e prints it. The agent's status comes
-// before the pane, so nothing the pane shows can pose as one.
+// Codex's session log, remoteCodexVitals; base64 lines; a VitalsEnd line),
+// and the ends of the pane's recent Codex session logs (each a CodexLogMark
+// line, base64 lines, a CodexLogEnd line); then each status file of the
+// agent that names the pane, one line each, each followed by a StatusEnd
+// line; then a PaneMark line; then the pane as capture-pane -p -J -e prints
+// it. The agent's status comes before the pane, so nothing the pane shows
+// can pose as one, and every record of the host's comes before the status
+// files, in base64, so no text of a file can pose as a frame line.
 //
-// What the remote host sends is hostile: the header and each status are
-// read with caps, never whole. It is not a judgement: what the screen means
+// What the remote host sends is hostile: the header, each status and each
+// record are read with caps, never whole, and a record that does not read
+// is believed on none of it. It is not a judgement: what the screen means
 // is classify's, what the status says is tick's.
 package capture
 
@@ -50,6 +53,26 @@ const (
 	ForegroundMark = "[omega-monitor:fg]"
 	ProcMark       = "[omega-monitor:proc]"
 	ForegroundEnd  = "[omega-monitor:fg-end]"
+	// CodexLogMark opens the block of one of the pane's recent Codex
+	// session logs (remoteCodexLogs): its last MaxStatusFile bytes in
+	// base64, then a CodexLogEnd line.
+	CodexLogMark = "[omega-monitor:codex-log]"
+	CodexLogEnd  = "[omega-monitor:codex-log-end]"
+)
+
+// MaxCodexLogs is how many of the pane's recent Codex session logs a frame
+// carries, the newest: the pane's own Codex and a few others working in
+// the same directory. More cannot be told apart from it (a log names no
+// pane), and the bound keeps what they add, MaxCodexLogs × MaxStatusFile,
+// at VitalsTail: no more than the agent's record itself. The remote script
+// keeps as many (remoteCodexNewest).
+const MaxCodexLogs = 4
+
+// The caps the reader keeps (read.go), as the remote script writes them:
+// the host sends no more than would be read.
+const (
+	maxStatusFileText = "65536"   // MaxStatusFile
+	maxStatusText     = "1048576" // MaxStatus
 )
 
 // VitalsTail is how many of the last bytes of the agent's transcript a
@@ -93,13 +116,12 @@ func Args(t string) []string {
 const remoteFrame = coord.RemoteFindMux +
 	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + MuxFormat + `' ';' display-message -p -t "$1" '` + PaneFormat + `' ';' display-message -p -t "$1" '` + TitleFormat + `') || exit; ` +
 	remoteMuxLine + remoteTitle + remoteOneLine +
-	`printf '%s\n' "$h"; [ -z "$tl" ] || printf '%s\n' "$tl"; id=${h%%	*}; o=; b=; bu=; ` +
+	`printf '%s\n' "$h"; [ -z "$tl" ] || printf '%s\n' "$tl"; id=${h%%	*}; o=; k=0; b=; bu=; ` +
 	remoteForeground +
-	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; ` +
-	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; done <"$f"; ` +
-	`case $c in *'"` + statusKey + `":"'"$id"'"'*) o="$o$c` + "\n" + StatusEnd + "\n" + `"; ` + remoteFreshest + `;; esac; done; ` +
-	remoteTranscript + remoteCodexFind + remoteCodexVitals + `printf '%s' "$o"; ` +
-	remoteCodexLogs +
+	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; n=0; ` +
+	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; n=$((n + ${#l})); [ "$n" -le ` + maxStatusFileText + ` ] || break; done <"$f"; ` +
+	`case $c in *'"` + statusKey + `":"'"$id"'"'*) ` + remoteStatusCap + `o="$o$c` + "\n" + StatusEnd + "\n" + `"; ` + remoteFreshest + `;; esac; done; ` +
+	remoteTranscript + remoteCodexFind + remoteCodexVitals + remoteCodexLogs + `printf '%s' "$o"; ` +
 	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
 
 // remoteFreshest keeps in $b the session id of the freshest status file
@@ -113,6 +135,15 @@ const remoteFreshest = `i=${c#*'"sessionId":"'}; [ "$i" = "$c" ] && i=; i=${i%%'
 	`u=${c#*'"updatedAt":'}; [ "$u" = "$c" ] && u=; u=${u%%[!0-9]*}; ` +
 	`case $u in ''|???????????????????*) u=0 ;; esac; ` +
 	`case $i in ''|*[!A-Za-z0-9-]*) ;; *) if [ -z "$b" ] || [ "$u" -gt "$bu" ]; then b=$i bu=$u; fi ;; esac; `
+
+// remoteStatusCap passes over a status file naming the pane that is longer
+// than the reader keeps (MaxStatusFile; its text as read, $c, is $n long),
+// and every one past MaxStatus in all ($k): a file, or a host's thousands
+// of them, costs no more to send than the reader would keep. The shell
+// measures in characters, which in a UTF-8 locale may be up to four bytes
+// each: the reader measures again in bytes. A file passed over counts for
+// nothing here either (remoteFreshest), as it does not on the Go side.
+const remoteStatusCap = `[ "$n" -le ` + maxStatusFileText + ` ] && [ $((k + n)) -le ` + maxStatusText + ` ] || continue; k=$((k + n + 1)); `
 
 // remoteTranscript sends the end of Claude Code's transcript of session
 // $b, ~/.claude/projects/<dir>/$b.jsonl (package vitals counts it): a
@@ -174,21 +205,28 @@ const remoteOneLine = `case $h in *'` + "\n" + `'*) h="${h%%	*}	" ;; esac; `
 // remoteCodexFind finds, in one find, Codex CLI's session logs under
 // $CODEX_HOME/sessions (default ~/.codex) whose first line names the pane's
 // working directory: the one written last within the hour in $g (its
-// activity is counted, remoteCodexVitals), and in $w, one a line, those
-// written in the last 5 minutes (their tails are the second witness,
-// remoteCodexLogs). find prints a log a second time when it was written in
-// the last 5 minutes: no second find, and no process per log. Only regular
-// files are taken (-type f): a FIFO planted under that name would hold the
-// shell's read until the script's time runs out, and a link could lead
-// anywhere. Newer is told by the shell's -nt, no process either; no name
-// is globbed (set -f).
-const remoteCodexFind = `d=${h#*	}; x=${CODEX_HOME:-$HOME/.codex}/sessions; g=; w=; p=; q=; ` +
+// activity is counted, remoteCodexVitals), and in $w1 to $w4, newest
+// first, the newest MaxCodexLogs of those written in the last 5 minutes
+// (their tails are the second witness, remoteCodexLogs). find prints a log
+// a second time when it was written in the last 5 minutes: no second find,
+// and no process per log. Only regular files are taken (-type f): a FIFO
+// planted under that name would hold the shell's read until the script's
+// time runs out, and a link could lead anywhere. Newer is told by the
+// shell's -nt, no process either; no name is globbed (set -f).
+const remoteCodexFind = `d=${h#*	}; x=${CODEX_HOME:-$HOME/.codex}/sessions; g=; w1=; w2=; w3=; w4=; p=; q=; ` +
 	`if [ -d "$x" ]; then set -f; IFS='
 '; for f in $(find "$x" -name 'rollout-*.jsonl' -type f -mmin -60 -print -mmin -5 -print 2>/dev/null); do ` +
-	`if [ "$f" = "$p" ]; then [ -z "$q" ] || w="$w$f
-"; continue; fi; p=$f q=; ` +
+	`if [ "$f" = "$p" ]; then [ -z "$q" ] || { ` + remoteCodexNewest + `}; continue; fi; p=$f q=; ` +
 	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) q=1; ` +
 	`if [ -z "$g" ] || [ "$f" -nt "$g" ]; then g=$f; fi ;; esac; done; unset IFS; set +f; fi; `
+
+// remoteCodexNewest puts the log $f among the newest MaxCodexLogs kept,
+// $w1 newest: however many logs a host holds, four names are kept, and a
+// fifth older than them all is passed over.
+const remoteCodexNewest = `if [ -z "$w1" ] || [ "$f" -nt "$w1" ]; then w4=$w3; w3=$w2; w2=$w1; w1=$f; ` +
+	`elif [ -z "$w2" ] || [ "$f" -nt "$w2" ]; then w4=$w3; w3=$w2; w2=$f; ` +
+	`elif [ -z "$w3" ] || [ "$f" -nt "$w3" ]; then w4=$w3; w3=$f; ` +
+	`elif [ -z "$w4" ] || [ "$f" -nt "$w4" ]; then w4=$f; fi; `
 
 // remoteCodexVitals sends, for a pane no Claude Code status file names,
 // the end of the Codex log remoteCodexFind picked ($g), as remoteTranscript
@@ -204,11 +242,16 @@ const remoteCodexVitals = `[ -z "$b" ] && [ -n "$g" ] && { z=$(wc -c <"$g" 2>/de
 	`printf '%s\n' '` + VitalsEnd + `' ;; esac; }; `
 
 // remoteCodexLogs adds Codex CLI's own word to the remote frame: the last
-// 64 KiB of each log remoteCodexFind found written in the last 5 minutes
-// (codexLogs reads them for a local pane). The tail may start mid-line; the
-// tick skips what it cannot read.
-const remoteCodexLogs = `set -f; IFS='
-'; for f in $w; do tail -c 65536 "$f"; printf '\n%s\n' '` + StatusEnd + `'; done; unset IFS; set +f; `
+// MaxStatusFile bytes of each log remoteCodexFind kept (codexLogs reads
+// them for a local pane), each a CodexLogMark line, the bytes in base64
+// (a log's text may hold any line, a frame's mark among them), an empty
+// line (base64 that does not end its last line cannot carry the end mark
+// off), and a CodexLogEnd line. A tail may start mid-line; the tick skips
+// what it cannot read. A host without base64 sends none: its logs are
+// absent, and the screen decides alone.
+const remoteCodexLogs = `if command -v base64 >/dev/null 2>&1; then for f in "$w1" "$w2" "$w3" "$w4"; do [ -n "$f" ] || continue; ` +
+	`printf '%s\n' '` + CodexLogMark + `'; tail -c ` + maxStatusFileText + ` "$f" 2>/dev/null | base64 2>/dev/null; ` +
+	`printf '\n%s\n' '` + CodexLogEnd + `'; done; fi; `
 
 // Remote is the command line for ssh that prints a capture frame of the
 // pane t names (as Args), bounded on the remote side by secs.

@@ -65,17 +65,66 @@ esac
 	}
 }
 
+// TestRemoteFrameStatusCaps: the host sends no more of the status files
+// naming the pane than the reader keeps: a file longer than MaxStatusFile
+// is passed over, and past MaxStatus in all the rest are; what it sends
+// is read whole. Every file it sends is the freshest pick's candidate, and
+// none it passes over.
+func TestRemoteFrameStatusCaps(t *testing.T) {
+	sh := testenv.Need(t, "sh")[0]
+	home := t.TempDir()
+	mux := filepath.Join(home, "mux")
+	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(home, ".claude", "sessions")
+	os.MkdirAll(sessions, 0o700)
+	// The fields the host's script looks for come first: the shell finds
+	// a field in time that grows with the square of where it is.
+	status := func(pad int) string {
+		return `{"sessionId":"s","updatedAt":1,"tmux":"agent:@1.%2","status":"idle","pad":"` + strings.Repeat("x", pad) + `"}`
+	}
+	// Too long, on one line and on many.
+	os.WriteFile(filepath.Join(sessions, "0.json"), []byte(status(MaxStatusFile)), 0o600)
+	os.WriteFile(filepath.Join(sessions, "00.json"), []byte(strings.Repeat(status(10)+"\n", MaxStatusFile/40)), 0o600)
+	// Forty of 30 KiB: 1 MiB holds 34 of them.
+	for i := range 40 {
+		os.WriteFile(filepath.Join(sessions, fmt.Sprintf("%02d.json", i+10)), []byte(status(30<<10)), 0o600)
+	}
+	cmd := exec.Command(sh, "-c", Remote(10, coord.Exact("agent")))
+	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	sent := strings.Count(string(out), StatusEnd)
+	c, err := Read(strings.NewReader(string(out)), Options{Framed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := MaxStatus / (len(status(30<<10)) + 1); sent != want || len(c.Statuses) != sent {
+		t.Errorf("the host sent %d status files and %d were read, want %d sent, all read", sent, len(c.Statuses), want)
+	}
+	for _, s := range c.Statuses {
+		if string(s) != status(30<<10)+"\n" {
+			t.Errorf("a status read is not one of the forty: %.100q", s)
+		}
+	}
+}
+
 // TestRemoteFrameCodexLogs (whose multiplexer answers one line for the
 // two formats, as one that knows no second command of a call would: the
-// frame then says nothing of the humans): the remote frame carries the tail of
-// each recent Codex session log whose working directory is the pane's, and
-// no other: not one for another directory, not one older than 5 minutes;
-// and, before the statuses, the end of the newest of them as the agent's
+// frame then says nothing of the humans): the remote frame carries, in
+// base64, the tail of each of the newest MaxCodexLogs recent Codex session
+// logs whose working directory is the pane's, newest first, and no other:
+// not a fifth older one, not one for another directory, not one older
+// than 5 minutes; and, before them, the end of the newest as the agent's
 // record (its size, its name under sessions, its bytes in base64). A FIFO
 // and a link planted under a log's name are passed over: the frame comes
 // whole, without waiting on the FIFO.
 func TestRemoteFrameCodexLogs(t *testing.T) {
-	sh := testenv.Need(t, "sh", "find", "tail")[0]
+	sh := testenv.Need(t, "sh", "find", "tail", "base64")[0]
 	home := t.TempDir()
 	mux := filepath.Join(home, "mux")
 	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w d\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
@@ -84,21 +133,31 @@ func TestRemoteFrameCodexLogs(t *testing.T) {
 	}
 	day := filepath.Join(home, "codex", "sessions", "2026", "11", "30")
 	os.MkdirAll(day, 0o700)
-	ours := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/w d"}}` + "\n" +
-		`{"timestamp":"2026-11-30T10:00:01Z","type":"event_msg","payload":{"type":"task_started"}}` + "\n"
-	other := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/elsewhere"}}` + "\n"
-	os.WriteFile(filepath.Join(day, "rollout-a.jsonl"), []byte(ours), 0o600)
-	os.WriteFile(filepath.Join(day, "rollout-b.jsonl"), []byte(other), 0o600)
-	old := filepath.Join(day, "rollout-c.jsonl")
-	os.WriteFile(old, []byte(ours), 0o600)
-	past := time.Now().Add(-10 * time.Minute)
-	if err := os.Chtimes(old, past, past); err != nil {
-		t.Fatal(err)
+	ours := func(n int) string {
+		return `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/w d"}}` + "\n" +
+			fmt.Sprintf(`{"timestamp":"2026-11-30T10:00:0%dZ","type":"event_msg","payload":{"type":"task_started"}}`, n) + "\n"
 	}
+	other := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/elsewhere"}}` + "\n"
+	write := func(name, data string, ago time.Duration) {
+		p := filepath.Join(day, name)
+		os.WriteFile(p, []byte(data), 0o600)
+		at := time.Now().Add(-ago)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Five of the pane's directory within 5 minutes: the oldest, a, is
+	// left out.
+	write("rollout-a.jsonl", ours(0), 4*time.Minute)
+	for i, n := range []string{"f", "g", "h", "i"} {
+		write("rollout-"+n+".jsonl", ours(i+1), time.Duration(3-i)*time.Minute)
+	}
+	write("rollout-b.jsonl", other, 0)
+	write("rollout-c.jsonl", ours(9), 10*time.Minute)
 	if err := syscall.Mkfifo(filepath.Join(day, "rollout-d.jsonl"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(day, "rollout-a.jsonl"), filepath.Join(day, "rollout-e.jsonl")); err != nil {
+	if err := os.Symlink(filepath.Join(day, "rollout-i.jsonl"), filepath.Join(day, "rollout-e.jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
@@ -107,19 +166,28 @@ func TestRemoteFrameCodexLogs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("remote capture: %v", err)
 	}
-	enc := base64.StdEncoding.EncodeToString([]byte(ours))
+	want := "agent:@1.%2\t/w d\n" + ForegroundMark + "\n" + ForegroundEnd + "\n" +
+		fmt.Sprintf("%s %d 2026/11/30/rollout-i.jsonl\n", VitalsCodexMark, len(ours(4))) + base64Lines(ours(4)) + VitalsEnd + "\n"
+	for n := 4; n > 0; n-- {
+		want += CodexLogMark + "\n" + base64Lines(ours(n)) + "\n" + CodexLogEnd + "\n"
+	}
+	want += PaneMark + "\nthe pane\n"
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("frame (-want +got):\n%s", diff)
+	}
+}
+
+// base64Lines is data in base64 as base64(1) prints it: 76 characters a
+// line.
+func base64Lines(data string) string {
+	enc := base64.StdEncoding.EncodeToString([]byte(data))
 	var lines strings.Builder
 	for len(enc) > 76 {
 		lines.WriteString(enc[:76] + "\n")
 		enc = enc[76:]
 	}
 	lines.WriteString(enc + "\n")
-	want := "agent:@1.%2\t/w d\n" + ForegroundMark + "\n" + ForegroundEnd + "\n" +
-		fmt.Sprintf("%s %d 2026/11/30/rollout-a.jsonl\n", VitalsCodexMark, len(ours)) + lines.String() + VitalsEnd + "\n" +
-		ours + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
-	if diff := cmp.Diff(want, string(out)); diff != "" {
-		t.Errorf("frame (-want +got):\n%s", diff)
-	}
+	return lines.String()
 }
 
 // TestRemoteFrameCodexLogIsAWitness: a Codex session log that the remote
@@ -132,7 +200,7 @@ func TestRemoteFrameCodexLogIsAWitness(t *testing.T) {
 	log := `cut mid-line, as tail -c leaves it"}}` + "\n" +
 		`{"timestamp":"` + at(-time.Minute) + `","type":"event_msg","payload":{"type":"task_complete"}}` + "\n" +
 		`{"timestamp":"` + at(-10*time.Second) + `","type":"event_msg","payload":{"type":"task_started"}}` + "\n"
-	frame := "box:@1.%2\t/w d\n" + log + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
+	frame := "box:@1.%2\t/w d\n" + CodexLogMark + "\n" + base64Lines(log) + "\n" + CodexLogEnd + "\n" + PaneMark + "\nthe pane\n"
 	c, err := Read(strings.NewReader(frame), Options{Framed: true})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -33,7 +34,9 @@ func CodexHome(getenv func(string) string) string {
 }
 
 // codexLogs returns the tails of the recent Codex session logs under home
-// whose working directory is dir, on this machine.
+// whose working directory is dir, on this machine: the newest
+// MaxCodexLogs, as a remote host sends them. Only regular files are read:
+// a FIFO under a log's name would hold the read.
 func codexLogs(home, dir string, now time.Time) [][]byte {
 	if dir == "" || home == "" {
 		return nil
@@ -43,17 +46,26 @@ func codexLogs(home, dir string, now time.Time) [][]byte {
 	if len(days) > 2 {
 		days = days[len(days)-2:] // today and yesterday, by Codex's clock
 	}
-	var out [][]byte
+	type log struct {
+		path string
+		mod  time.Time
+	}
+	var recent []log
 	for _, day := range days {
 		logs, _ := filepath.Glob(filepath.Join(day, "rollout-*.jsonl"))
 		for _, p := range logs {
 			fi, err := os.Stat(p)
-			if err != nil || now.Sub(fi.ModTime()) > probe.WitnessMaxAge || probe.CodexLogDir(fsutil.FirstLine(p, 1<<20)) != dir {
+			if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) > probe.WitnessMaxAge || probe.CodexLogDir(fsutil.FirstLine(p, 1<<20)) != dir {
 				continue
 			}
-			if tail := readTail(p, MaxStatusFile); tail != nil {
-				out = append(out, tail)
-			}
+			recent = append(recent, log{p, fi.ModTime()})
+		}
+	}
+	slices.SortStableFunc(recent, func(a, b log) int { return b.mod.Compare(a.mod) })
+	var out [][]byte
+	for _, l := range recent[:min(len(recent), MaxCodexLogs)] {
+		if tail := readTail(l.path, MaxStatusFile); tail != nil {
+			out = append(out, tail)
 		}
 	}
 	return out

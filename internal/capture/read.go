@@ -20,9 +20,10 @@ import (
 )
 
 // Caps on what a frame may carry: a header is a coordinate and a path; an
-// agent's status file is a few hundred bytes (Claude Code's), a Codex log
-// tail 64 KiB; all of them together MaxStatus. What passes a cap is
-// dropped, never buffered: a hostile host cannot grow the reader.
+// agent's status file is a few hundred bytes (Claude Code's), and all of
+// them together MaxStatus; a Codex log's tail is MaxStatusFile, of at most
+// MaxCodexLogs logs. What passes a cap is dropped, never buffered: a
+// hostile host cannot grow the reader.
 const (
 	MaxHeader     = 4 << 10
 	MaxMuxLine    = 64 << 10 // some 3,000 sessions
@@ -33,10 +34,19 @@ const (
 // A Capture is one poll's screen, with where it was drawn and the agent's
 // own status files for that pane.
 type Capture struct {
-	Screen   *classify.Screen
-	Pane     string // session:@window.%pane
-	Dir      string // the pane's working directory; "" when unknown, or when its name holds a control character
+	Screen *classify.Screen
+	Pane   string // session:@window.%pane
+	Dir    string // the pane's working directory; "" when unknown, or when its name holds a control character
+	// Statuses are the agent's status files that name the pane.
 	Statuses [][]byte
+	// CodexLogs are the ends of the pane's recent Codex session logs (at
+	// most MaxCodexLogs, each at most MaxStatusFile bytes): read here for
+	// a local frame, sent by the host for a remote one. They are read as
+	// Codex logs only, never as a status file or a frame line.
+	CodexLogs [][]byte
+	// CodexLogsErr says why the host's Codex logs were all taken as
+	// absent: it sent more than it may, or one that does not read.
+	CodexLogsErr error
 	// StatusErr says why the one status file given could not be read.
 	StatusErr error
 	// Humans is what the multiplexer said of the humans at the pane;
@@ -120,7 +130,54 @@ func Read(r io.Reader, o Options) (Capture, error) {
 		}
 		return c, nil
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	lim := &frameLimit{r: r, left: MaxFrame}
+	c, err := readFrame(bufio.NewReaderSize(lim, 64<<10), c, o)
+	if lim.over {
+		// Whatever was read of it, a frame past its cap is believed on
+		// none of it: the rest of it was not read.
+		return Capture{Pane: o.Pane, Foreground: probe.Foreground{Unknown: "the frame passed its cap"}}, fmt.Errorf("capture frame: more than %d MiB (a frame is never that long)", MaxFrame>>20)
+	}
+	return c, err
+}
+
+// MaxFrame caps a whole frame: over five times what its parts' own caps
+// add up to (the mux line, the header and title, the foreground block, the
+// agent's record, the Codex logs and the status files: under 3 MiB), the
+// rest for the pane, whose visible screen with its escape sequences is the
+// one part no cap of its own bounds as sent. A frame is never read past
+// it, and the loop keeps no more of one on disk.
+const MaxFrame = 16 << 20
+
+// frameLimit reads at most MaxFrame bytes of r; a byte more makes over
+// true, and every read after it fails.
+type frameLimit struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+var errFrameTooLong = errors.New("capture frame: past its cap")
+
+func (l *frameLimit) Read(p []byte) (int, error) {
+	switch {
+	case l.over:
+		return 0, errFrameTooLong
+	case l.left > 0:
+		n, err := l.r.Read(p[:min(int64(len(p)), l.left)])
+		l.left -= int64(n)
+		return n, err
+	}
+	var b [1]byte
+	n, err := l.r.Read(b[:])
+	if n > 0 {
+		l.over = true
+		return 0, errFrameTooLong
+	}
+	return 0, err
+}
+
+// readFrame reads the frame's lines from br into c.
+func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 	header, full, err := readLine(br, MaxMuxLine)
 	if err == nil && strings.HasPrefix(header, MuxMark) {
 		c.Humans, c.PaneState = readMux(header, full)
@@ -139,9 +196,10 @@ func Read(r io.Reader, o Options) (Capture, error) {
 	local, dirBroken := o.StatusDir != "", false
 	var cur bytes.Buffer
 	size := 0
-	// A transcript is read only right after the header: past it, a line is
-	// the status files' or the logs', which may say anything.
+	// A transcript or a Codex log is read only right after the header:
+	// past it, a line is the status files', which may say anything.
 	first, fgRead, titleRead := true, false, false
+	logs, logsBad := 0, ""
 	c.Foreground = probe.Foreground{Unknown: "the frame does not say the pane's processes"}
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
@@ -177,6 +235,25 @@ func Read(r io.Reader, o Options) (Capture, error) {
 			c.Transcript = t
 			continue
 		}
+		if first && !local && line == CodexLogMark {
+			// A host that sends more logs than the script does, or one
+			// that does not read, is believed on none of them.
+			logs++
+			keep := logs <= MaxCodexLogs && logsBad == ""
+			if !keep && logsBad == "" {
+				logsBad = fmt.Sprintf("the host sent more than %d Codex logs", MaxCodexLogs)
+			}
+			tail, bad, err := readCodexLog(br, keep)
+			switch {
+			case err != nil:
+				return c, err
+			case bad != "" && logsBad == "":
+				logsBad = bad
+			case keep && bad == "" && len(tail) > 0:
+				c.CodexLogs = append(c.CodexLogs, tail)
+			}
+			continue
+		}
 		first = false
 		switch {
 		case line == PaneMark:
@@ -199,9 +276,12 @@ func Read(r io.Reader, o Options) (Capture, error) {
 				}
 				c.Foreground = ReadForeground(procs, c.PaneState.PID)
 			}
+			if logsBad != "" {
+				c.CodexLogs, c.CodexLogsErr = nil, errors.New("capture: "+logsBad+": its Codex logs are taken as absent")
+			}
 			if local {
 				c.Statuses = statusFiles(o.StatusDir, c.Pane)
-				c.Statuses = append(c.Statuses, codexLogs(o.CodexHome, c.Dir, o.Now)...)
+				c.CodexLogs = codexLogs(o.CodexHome, c.Dir, o.Now)
 			}
 			return c, nil
 		case local:
@@ -298,6 +378,41 @@ func readTranscript(br *bufio.Reader, mark string) (*Transcript, error) {
 		t.Tail = tail
 	}
 	return t, nil
+}
+
+// readCodexLog reads a Codex log's block, its mark line read already: the
+// base64 lines up to CodexLogEnd, of at most MaxStatusFile bytes decoded.
+// What passes that or does not decode is bad, and says why; with keep
+// false the block is only read past, nothing of it kept. Only a block
+// without its end fails the frame: nothing after it could be told from
+// the log.
+func readCodexLog(br *bufio.Reader, keep bool) (tail []byte, bad string, err error) {
+	limit := base64.StdEncoding.EncodedLen(MaxStatusFile)
+	var enc []byte
+	for {
+		line, full, err := readLine(br, limit)
+		if err != nil {
+			return nil, "", errors.New("capture frame: a Codex log without its end")
+		}
+		if line == CodexLogEnd {
+			break
+		}
+		switch {
+		case !keep || bad != "":
+		case !full || len(enc)+len(line) > limit:
+			bad = fmt.Sprintf("the host sent more than %d bytes of a Codex log", MaxStatusFile)
+		default:
+			enc = append(enc, line...)
+		}
+	}
+	if !keep || bad != "" {
+		return nil, bad, nil
+	}
+	tail, err = base64.StdEncoding.DecodeString(string(enc))
+	if err != nil {
+		return nil, "a Codex log the host sent is not base64", nil
+	}
+	return tail, "", nil
 }
 
 func notIDRune(r rune) bool {
@@ -418,10 +533,13 @@ func (c Capture) Witness(now time.Time) (*probe.Witness, string) {
 	if c.StatusErr != nil {
 		return nil, "unreadable (" + c.StatusErr.Error() + "): the screen decides alone"
 	}
-	if len(c.Statuses) == 0 {
+	if len(c.Statuses) == 0 && len(c.CodexLogs) == 0 {
+		if c.CodexLogsErr != nil {
+			return nil, "none (" + c.CodexLogsErr.Error() + ")"
+		}
 		return nil, "none"
 	}
-	w, err := probe.FreshestWitness(c.Statuses, c.Pane, now)
+	w, err := probe.PaneWitness(c.Statuses, c.CodexLogs, c.Pane, now)
 	if err != nil {
 		return nil, err.Error() + ": the screen decides alone"
 	}

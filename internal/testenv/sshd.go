@@ -74,6 +74,13 @@ func (c *SSHConfig) Add(t testing.TB, alias string, options ...string) {
 // test's unless env sets it. The server is stopped when the test ends. sshd needs /run/sshd; SSHD creates it when it is missing.
 func SSHD(t testing.TB, cfg *SSHConfig, alias string, env ...string) {
 	t.Helper()
+	sshdWith(t, cfg, alias, "", env)
+}
+
+// sshdWith is SSHD, with every session running force instead of the command
+// it was given when force is not "" (sshd's ForceCommand).
+func sshdWith(t testing.TB, cfg *SSHConfig, alias, force string, env []string) {
+	t.Helper()
 	EndToEnd(t)
 	paths := Need(t, "sshd", "ssh", "ssh-keygen")
 	sshd, keygen := paths[0], paths[2]
@@ -115,7 +122,7 @@ func SSHD(t testing.TB, cfg *SSHConfig, alias string, env ...string) {
 	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }) {
 		env = append([]string{"HOME=" + remoteHome}, env...)
 	}
-	port := startSSHD(t, sshd, dir, hostKey, u.Username, env)
+	port := startSSHD(t, sshd, dir, hostKey, u.Username, force, env)
 	cfg.Add(t, alias,
 		"HostName 127.0.0.1",
 		"Port "+strconv.Itoa(port),
@@ -138,7 +145,7 @@ func SSHD(t testing.TB, cfg *SSHConfig, alias string, env ...string) {
 
 // startSSHD runs sshd in the foreground and returns its port once it
 // listens. It tries SSHDPort first and a free port when that is taken.
-func startSSHD(t testing.TB, sshd, dir, hostKey, username string, env []string) int {
+func startSSHD(t testing.TB, sshd, dir, hostKey, username, force string, env []string) int {
 	t.Helper()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -172,6 +179,9 @@ func startSSHD(t testing.TB, sshd, dir, hostKey, username string, env []string) 
 			setenv += ` "` + kv + `"`
 		}
 		lines = append(lines, setenv)
+		if force != "" {
+			lines = append(lines, "ForceCommand "+force)
+		}
 		if err := os.WriteFile(conf, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 			t.Fatalf("testenv: %v", err)
 		}

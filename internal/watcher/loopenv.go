@@ -308,6 +308,8 @@ func (e *LoopEnv) Shell() string {
 	scalar("state", e.state)
 	scalar("interval", strconv.Itoa(e.flags.Interval))
 	scalar("call_timeout", strconv.Itoa(e.timeout))
+	// The loop keeps a byte past a frame's cap, for the tick to refuse.
+	scalar("capture_cap", strconv.Itoa(capture.MaxFrame+1))
 	scalar("work_probe", e.flags.WorkProbe)
 	scalar("progress_probe", e.flags.ProgressProbe)
 	scalar("funnel", e.funnel)
