@@ -91,12 +91,17 @@ func TestSandboxBwrap(t *testing.T) {
 		assert.Assert(t, !strings.Contains(out, bad), "the auditor %s", bad)
 	}
 	assert.Assert(t, strings.Contains(out, "home="+s.Home+" pwd="+s.Tree), out)
-	assert.Assert(t, strings.Contains(out, `credentials: {"token":"t"}`), out)
+	// No login is copied, and no key is in the environment: the key
+	// variable holds the placeholder, the base URL is the sandbox's proxy,
+	// which adds the key outside; a kept variable that may carry a
+	// credential is not handed over.
+	assert.Assert(t, strings.Contains(out, "credentials: \n"), out)
+	assert.Assert(t, !strings.Contains(out, "sk-ant-test") && !strings.Contains(out, "kept"), out)
 	// The proxy variables name the sandbox's way to the API, which is
 	// ANTHROPIC_BASE_URL's and nothing else.
 	want := []string{
-		"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=http://127.0.0.1:1",
-		"HOME=" + s.Home, "LANG=C.UTF-8", "MY_PROVIDER_KEY=kept", "PATH=" + os.Getenv("PATH"),
+		"ANTHROPIC_API_KEY=" + Placeholder, "ANTHROPIC_BASE_URL=http://127.0.0.1:3128",
+		"HOME=" + s.Home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"),
 		"TMPDIR=" + filepath.Join(c.RunDir, "tmp"),
 		"HTTPS_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
 		"HTTP_PROXY=http://127.0.0.1:3128", "http_proxy=http://127.0.0.1:3128",
@@ -178,7 +183,7 @@ func TestSandboxRefusesWhatItCannotProxy(t *testing.T) {
 // its standard input does, as when audit run dies without stopping it.
 func TestAPIProxyEndsWithItsInput(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "api.sock")
-	p, err := startAPIProxy(helper(t), sock, []string{"api.example:443"}, nil)
+	p, err := startAPIProxy(helper(t), sock, []string{"api.example:443"}, nil, nil)
 	assert.NilError(t, err)
 	defer p.Close()
 	_, err = os.Stat(sock)
@@ -272,7 +277,7 @@ ask connect-listener "CONNECT 127.0.0.1:$FORBIDDEN HTTP/1.1\r\nHost: 127.0.0.1:$
 ask get-listener "GET http://127.0.0.1:$FORBIDDEN/ HTTP/1.1\r\nHost: 127.0.0.1:$FORBIDDEN\r\nConnection: close\r\n\r\n"
 ask connect-outside "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nConnection: close\r\n\r\n"
 ask get-api "GET $ANTHROPIC_BASE_URL/v1 HTTP/1.1\r\nHost: ${ANTHROPIC_BASE_URL#http://}\r\nConnection: close\r\n\r\n"
-ask connect-api "CONNECT ${ANTHROPIC_BASE_URL#http://} HTTP/1.1\r\nHost: x\r\n\r\nGET /v1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+ask connect-api "CONNECT $API_ADDR HTTP/1.1\r\nHost: x\r\n\r\nGET /v1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 head -1 main.go | sed 's/^/the copy: /'
 `
 
@@ -336,8 +341,9 @@ func TestSandboxShowsOnlyTheCopyAndTheAPI(t *testing.T) {
 		}
 	}()
 	_, port, _ := net.SplitHostPort(listener.Addr().String())
-	c.Environ = append(c.Environ, "ANTHROPIC_BASE_URL="+api.URL, "SECRETS="+strings.Join(secrets, " "), "FORBIDDEN="+port)
-	c.KeepEnv = append(c.KeepEnv, "SECRETS", "FORBIDDEN")
+	c.Environ = append(c.Environ, "ANTHROPIC_BASE_URL="+api.URL, "SECRETS="+strings.Join(secrets, " "), "FORBIDDEN="+port,
+		"API_ADDR="+api.Listener.Addr().String())
+	c.KeepEnv = append(c.KeepEnv, "SECRETS", "FORBIDDEN", "API_ADDR")
 	// A run's directory too deep for a socket's path of 107 bytes.
 	c.RunDir = filepath.Join(c.RunDir, strings.Repeat("deep-", 20))
 	assert.NilError(t, os.Mkdir(c.RunDir, 0o700))

@@ -21,7 +21,9 @@ import (
 
 // A Proxy is the sandbox's way out: an HTTP proxy on a unix socket that
 // tunnels (CONNECT) or forwards (a plain http:// request) to the allowed
-// endpoints only, and answers 403 to anything else.
+// endpoints only, and answers 403 to anything else. With an API, it is
+// also where the agent's base URL points: what the agent sends it there
+// goes on to the API with the key added, which never enters the sandbox.
 type Proxy struct {
 	allow   []string // host:port, the host in lower case
 	via     upstream // the operator's own proxy to them, if any
@@ -29,6 +31,27 @@ type Proxy struct {
 	ln      net.Listener
 	srv     *http.Server
 	forward *httputil.ReverseProxy
+	api     *API
+	toAPI   *httputil.ReverseProxy
+}
+
+// An API is where the agent's API requests go, and the credential added to
+// each on the way: the agent inside holds a placeholder and a plain http://
+// base URL of the sandbox's, so that nothing it can be made to read or
+// print there is a key.
+type API struct {
+	// Base is the API's scheme and host (https://api.anthropic.com); a
+	// request keeps its own path.
+	Base string `json:"base"`
+	// Local are the addresses (host:port) the agent reaches this proxy
+	// by, its base URL's: a request to them is the API's.
+	Local []string `json:"local"`
+	// Header and Value are the credential (x-api-key and the key;
+	// Authorization and "Bearer " and the key). Drop names the headers
+	// removed first, whatever placeholder the agent put in them.
+	Header string   `json:"header"`
+	Value  string   `json:"value"`
+	Drop   []string `json:"drop"`
 }
 
 // dialTimeout bounds one connection to the API.
@@ -36,11 +59,19 @@ const dialTimeout = 30 * time.Second
 
 // StartProxy serves the proxy on the unix socket sock, which it makes: to
 // the endpoints allow (host:port, the host in lower case), through the
-// operator's proxy that environ names for each, if any (see upstreamOf).
-func StartProxy(sock string, allow, environ []string) (*Proxy, error) {
+// operator's proxy that environ names for each, if any (see upstreamOf);
+// and, when api is not nil, to the API with its credential.
+func StartProxy(sock string, allow, environ []string, api *API) (*Proxy, error) {
 	via, err := upstreamOf(environ)
 	if err != nil {
 		return nil, err
+	}
+	var base *url.URL
+	if api != nil {
+		base, err = url.Parse(api.Base)
+		if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+			return nil, fmt.Errorf("sandboxnet: the API's base %q is not an http or https URL", api.Base)
+		}
 	}
 	// A socket's path is at most 107 bytes, and a run's directory under a
 	// state home can be longer: the socket is made through the open
@@ -55,21 +86,37 @@ func StartProxy(sock string, allow, environ []string) (*Proxy, error) {
 		return nil, fmt.Errorf("sandboxnet: the API proxy: %w", err)
 	}
 	quiet := log.New(io.Discard, "", 0)
-	p := &Proxy{allow: allow, via: via, dir: d, ln: ln}
+	p := &Proxy{allow: allow, via: via, dir: d, ln: ln, api: api}
+	transport := &http.Transport{
+		Proxy:       func(r *http.Request) (*url.URL, error) { return via.proxy(r.URL.Scheme, r.URL.Hostname()), nil },
+		DialContext: (&net.Dialer{Timeout: dialTimeout}).DialContext,
+		// A kept connection the API has just closed fails a POST,
+		// which is not retried: the agent would see a 502 and send
+		// its turn again. One connection a request.
+		DisableKeepAlives: true,
+	}
 	p.forward = &httputil.ReverseProxy{
 		// The request is already absolute (http://host:port/path): it
 		// goes where it says, once ServeHTTP has allowed that.
-		Rewrite: func(*httputil.ProxyRequest) {},
-		Transport: &http.Transport{
-			Proxy:       func(r *http.Request) (*url.URL, error) { return via.proxy(r.URL.Scheme, r.URL.Hostname()), nil },
-			DialContext: (&net.Dialer{Timeout: dialTimeout}).DialContext,
-			// A kept connection the API has just closed fails a POST,
-			// which is not retried: the agent would see a 502 and send
-			// its turn again. One connection a request.
-			DisableKeepAlives: true,
-		},
+		Rewrite:       func(*httputil.ProxyRequest) {},
+		Transport:     transport,
 		FlushInterval: -1, // the API streams its answer
 		ErrorLog:      quiet,
+	}
+	if api != nil {
+		p.toAPI = &httputil.ReverseProxy{
+			Rewrite: func(r *httputil.ProxyRequest) {
+				r.Out.URL.Scheme, r.Out.URL.Host, r.Out.Host = base.Scheme, base.Host, base.Host
+				r.Out.Header.Del("Proxy-Authorization")
+				for _, h := range api.Drop {
+					r.Out.Header.Del(h)
+				}
+				r.Out.Header.Set(api.Header, api.Value)
+			},
+			Transport:     transport,
+			FlushInterval: -1,
+			ErrorLog:      quiet,
+		}
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute, ErrorLog: quiet}
 	// The agent's side too: a request sent on a kept connection as it
@@ -97,6 +144,12 @@ func (p *Proxy) allowed(hostport string) bool {
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	const refused = "omega-monitor: the audit sandbox reaches only the agent's API\n"
+	if r.Method != http.MethodConnect && p.toAPI != nil && (r.URL.Host == "" || slices.Contains(p.api.Local, r.URL.Host)) {
+		// The agent's base URL: a request of its own (/v1/messages), or
+		// the same sent through its HTTP_PROXY, which is this proxy.
+		p.toAPI.ServeHTTP(w, r)
+		return
+	}
 	if r.Method != http.MethodConnect {
 		target := r.URL.Host
 		if r.URL.Port() == "" {
