@@ -2,6 +2,7 @@ package sandboxnet
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -162,6 +164,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.forward.ServeHTTP(w, r)
 		return
 	}
+	if p.toAPI != nil && slices.Contains(p.api.Local, r.Host) {
+		// A client that tunnels even to a plain http:// URL (Gemini
+		// CLI's): the tunnel leads to the API's route here.
+		p.tunnelToAPI(w)
+		return
+	}
 	if !p.allowed(r.Host) {
 		http.Error(w, refused, http.StatusForbidden)
 		return
@@ -188,6 +196,72 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	splice(c, up)
+}
+
+// tunnelToAPI answers a CONNECT to the proxy's own address: the tunnel's
+// requests, plain HTTP, go to the API's route as the others do.
+func (p *Proxy) tunnelToAPI(w http.ResponseWriter) {
+	c, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		c.Close()
+		return
+	}
+	// What the client sent after its request line, already read, then
+	// the connection itself: not through the hijacked server's reader.
+	b, _ := buf.Reader.Peek(buf.Reader.Buffered())
+	r := io.MultiReader(bytes.NewReader(slices.Clone(b)), c)
+	srv := &http.Server{Handler: p.toAPI, ReadHeaderTimeout: time.Minute, ErrorLog: p.srv.ErrorLog}
+	srv.Serve(&oneConn{conn: &bufferedConn{Conn: c, r: r}, closed: make(chan struct{})})
+}
+
+// bufferedConn is a hijacked connection whose first bytes were read
+// already.
+type bufferedConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c *bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// oneConn is a listener of one connection: Accept hands it out once, then
+// waits for it to close and says the listener is done, so that a server's
+// Serve on it ends with its connection.
+type oneConn struct {
+	conn   net.Conn
+	once   sync.Once
+	given  bool
+	closed chan struct{}
+}
+
+func (l *oneConn) Accept() (net.Conn, error) {
+	if !l.given {
+		l.given = true
+		return &closeNotify{Conn: l.conn, l: l}, nil
+	}
+	<-l.closed
+	return nil, net.ErrClosed
+}
+
+func (l *oneConn) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *oneConn) Addr() net.Addr { return l.conn.LocalAddr() }
+
+// closeNotify closes its listener with itself.
+type closeNotify struct {
+	net.Conn
+	l *oneConn
+}
+
+func (c *closeNotify) Close() error {
+	err := c.Conn.Close()
+	c.l.Close()
+	return err
 }
 
 // An upstream is the operator's own proxy, from the environment audit run

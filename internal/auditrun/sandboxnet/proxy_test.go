@@ -115,10 +115,14 @@ func TestAPIProxyAddsTheKey(t *testing.T) {
 	for _, req := range []string{
 		"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nx-api-key: placeholder\r\nAuthorization: Bearer placeholder\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi",
 		"POST http://127.0.0.1:3128/v1/messages HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nx-api-key: placeholder\r\nContent-Length: 2\r\nConnection: close\r\n\r\nho",
+		// A tunnel to the proxy's own address, as Gemini CLI's client
+		// opens one even for http://.
+		"CONNECT 127.0.0.1:3128 HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\nPOST /v1beta/models/m:generateContent HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nAuthorization: Bearer placeholder\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhu",
 		// Straight to the API's own address: allowed, but no key.
 		"GET http://" + host + "/v1/models HTTP/1.1\r\nHost: " + host + "\r\nx-api-key: placeholder\r\nConnection: close\r\n\r\n",
 	} {
 		got := ask(t, sock, req)
+		got = strings.TrimPrefix(got, "HTTP/1.1 200 Connection established\n\n")
 		assert.Assert(t, strings.HasPrefix(got, "HTTP/1.1 200 OK\n") && strings.Contains(got, "the API answered"), "%q: %s", req, got)
 	}
 	mu.Lock()
@@ -126,6 +130,7 @@ func TestAPIProxyAddsTheKey(t *testing.T) {
 	want := []string{
 		"POST " + host + "/v1/messages key=sk-real auth= body=hi",
 		"POST " + host + "/v1/messages key=sk-real auth= body=ho",
+		"POST " + host + "/v1beta/models/m:generateContent key=sk-real auth= body=hu",
 		"GET " + host + "/v1/models key=placeholder auth= body=",
 	}
 	if d := cmp.Diff(want, heard); d != "" {
