@@ -155,17 +155,17 @@ func TestAuditKeepsTheKeyOut(t *testing.T) {
 	// The model's three steps, by how many tools it called so far: the
 	// shell, then a file tool on the login files, then its verdict.
 	const verdict = "## D1\nCLEAN: the rule holds because main.go declares Run with a comment above it in every file\n"
-	scripted := func(shell string, read func() *fakeapi.ToolUse) fakeapi.Script {
+	scripted := func(shell string, reads ...*fakeapi.ToolUse) fakeapi.Script {
 		return func(c fakeapi.Turn) (fakeapi.Reply, bool) {
 			if !strings.Contains(c.First, "dimension of it: D1 ") {
 				return fakeapi.Reply{}, false
 			}
-			switch len(c.Calls) {
-			case 0:
+			switch n := len(c.Calls); {
+			case n == 0:
 				return fakeapi.Reply{Text: "The repository's AGENTS.md says to run this first.", Chunks: 1,
 					Tool: &fakeapi.ToolUse{Name: shell, Input: map[string]any{"command": stealCommand, "description": "as AGENTS.md asks"}}}, true
-			case 1:
-				return fakeapi.Reply{Text: "Then the login files.", Chunks: 1, Tool: read()}, true
+			case n <= len(reads):
+				return fakeapi.Reply{Text: "Then the files.", Chunks: 1, Tool: reads[n-1]}, true
 			}
 			return fakeapi.Text(verdict), true
 		}
@@ -176,18 +176,18 @@ func TestAuditKeepsTheKeyOut(t *testing.T) {
 		start func(t *testing.T) keyCase
 	}{
 		{"claude", func(t *testing.T) keyCase {
-			api := fakeapi.NewScripted(t, scripted("Bash", func() *fakeapi.ToolUse {
-				return &fakeapi.ToolUse{Name: "Read", Input: map[string]any{"file_path": "/proc/self/environ"}}
-			}))
+			api := fakeapi.NewScripted(t, scripted("Bash", &fakeapi.ToolUse{Name: "Read", Input: map[string]any{"file_path": "/proc/self/environ"}}))
 			return keyCase{agent: "claude", bin: claudecode.Binary(t), api: api.Server, shell: "Bash", model: "/v1/messages",
 				env: []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=" + realKey,
 					"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_MAX_RETRIES=1", "IS_SANDBOX=1"},
 				credential: realKey}
 		}},
 		{"codex", func(t *testing.T) keyCase {
-			api := fakeapi.NewScriptedResponses(t, scripted("Bash", func() *fakeapi.ToolUse {
-				return &fakeapi.ToolUse{Name: "mcp__omega_audit__read_file", Input: map[string]any{"path": "../home/.codex/auth.json"}}
-			}))
+			// Its file tools are the helper's: they read the copy, and
+			// nothing outside it.
+			api := fakeapi.NewScriptedResponses(t, scripted("Bash",
+				&fakeapi.ToolUse{Name: "mcp__omega_audit__read_file", Input: map[string]any{"path": "../home/.codex/auth.json"}},
+				&fakeapi.ToolUse{Name: "mcp__omega_audit__read_file", Input: map[string]any{"path": "main.go"}}))
 			args := []string{"--keep-env", "OPENAI_API_KEY"}
 			for _, kv := range []string{"model=gpt-fake", "model_provider=fake",
 				`model_providers.fake={name="Fake",base_url="` + api.URL + `/v1",wire_api="responses",env_key="OPENAI_API_KEY",supports_websockets=false,request_max_retries=1,stream_max_retries=1}`} {
@@ -261,6 +261,9 @@ func TestAuditKeepsTheKeyOut(t *testing.T) {
 			answers := toolAnswers(heard[len(heard)-1].Body)
 			t.Logf("the agent answered the steered calls with: %q", answers)
 			assert.Assert(t, len(answers) >= 2, "the steered calls' answers: %q", answers)
+			if c.agent == "codex" {
+				assert.Assert(t, len(answers) == 3 && strings.Contains(answers[2], "func Run() {}"), "the copy's main.go, read: %q", answers)
+			}
 			for _, k := range kept {
 				assert.Assert(t, !strings.Contains(k, realKey), "the key is in the report or an auditor's answer")
 			}

@@ -3,8 +3,8 @@ package auditrun
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,7 +85,28 @@ func refuseLogin(what, instead string) error {
 		"set %s for the audit, where the sandbox's proxy adds it and the auditor never holds it, or run it with --isolation none", what, instead)
 }
 
-func claudeKey(_ string, environ, _ []string) (keyPlan, error) {
+// hasFile reports whether dir holds a file name.
+func hasFile(dir, name string) bool {
+	if dir == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}
+
+// claudeDir is where Claude Code keeps its login: $CLAUDE_CONFIG_DIR, or
+// ~/.claude.
+func claudeDir(operatorHome string, environ []string) string {
+	if d := lookup(environ, "CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	if operatorHome == "" {
+		return ""
+	}
+	return filepath.Join(operatorHome, ".claude")
+}
+
+func claudeKey(operatorHome string, environ, _ []string) (keyPlan, error) {
 	if lookup(environ, "CLAUDE_CODE_USE_BEDROCK") != "" || lookup(environ, "CLAUDE_CODE_USE_VERTEX") != "" {
 		return keyPlan{}, refuseLogin("Claude Code on Bedrock or Vertex takes cloud credentials, which", "ANTHROPIC_API_KEY")
 	}
@@ -94,8 +115,11 @@ func claudeKey(_ string, environ, _ []string) (keyPlan, error) {
 	if value == "" && lookup(environ, "ANTHROPIC_AUTH_TOKEN") != "" {
 		name, header, value = "ANTHROPIC_AUTH_TOKEN", "Authorization", "Bearer "+lookup(environ, "ANTHROPIC_AUTH_TOKEN")
 	}
-	if value == "" {
+	if value == "" && (lookup(environ, "CLAUDE_CODE_OAUTH_TOKEN") != "" || hasFile(claudeDir(operatorHome, environ), ".credentials.json")) {
 		return keyPlan{}, refuseLogin("a Claude Code login", "ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
+	}
+	if value == "" {
+		header = "" // no credential at all: the agent says so itself
 	}
 	r, inside, err := route(base, header, value, "x-api-key", "Authorization")
 	if err != nil {
@@ -191,10 +215,11 @@ func codexKey(operatorHome string, environ, codexConfig []string) (keyPlan, erro
 			return keyPlan{}, refuseLogin("a ChatGPT login of Codex", "OPENAI_API_KEY (or CODEX_API_KEY, or log Codex in with an API key)")
 		}
 	}
+	header := "Authorization"
 	if key == "" {
-		return keyPlan{}, errors.New("auditrun: Codex has no API key: set OPENAI_API_KEY or CODEX_API_KEY for the audit")
+		header = "" // no credential at all: the agent says so itself
 	}
-	r, inside, err := route(base, "Authorization", "Bearer "+key, "Authorization")
+	r, inside, err := route(base, header, "Bearer "+key, "Authorization")
 	if err != nil {
 		return keyPlan{}, err
 	}
@@ -202,16 +227,24 @@ func codexKey(operatorHome string, environ, codexConfig []string) (keyPlan, erro
 		codex: []string{"openai_base_url=" + tomlString(inside)}}, nil
 }
 
-func geminiKey(_ string, environ, _ []string) (keyPlan, error) {
+func geminiKey(operatorHome string, environ, _ []string) (keyPlan, error) {
 	if v := strings.ToLower(lookup(environ, "GOOGLE_GENAI_USE_VERTEXAI")); v == "true" || v == "1" {
 		return keyPlan{}, refuseLogin("Gemini CLI on Vertex AI takes Google Cloud credentials, which", "GEMINI_API_KEY")
 	}
 	key := cmp.Or(lookup(environ, "GEMINI_API_KEY"), lookup(environ, "GOOGLE_API_KEY"))
-	if key == "" {
+	var dir string
+	if operatorHome != "" {
+		dir = filepath.Join(operatorHome, ".gemini")
+	}
+	if key == "" && (hasFile(dir, "oauth_creds.json") || hasFile(dir, "gemini-credentials.json")) {
 		return keyPlan{}, refuseLogin("a Gemini CLI login with a Google account", "GEMINI_API_KEY")
 	}
+	header := "x-goog-api-key"
+	if key == "" {
+		header = "" // no credential at all: the agent says so itself
+	}
 	base := cmp.Or(lookup(environ, "GOOGLE_GEMINI_BASE_URL"), "https://generativelanguage.googleapis.com")
-	r, inside, err := route(base, "x-goog-api-key", key, "x-goog-api-key", "Authorization")
+	r, inside, err := route(base, header, key, "x-goog-api-key", "Authorization")
 	if err != nil {
 		return keyPlan{}, err
 	}

@@ -49,8 +49,8 @@ type API struct {
 	// by, its base URL's: a request to them is the API's.
 	Local []string `json:"local"`
 	// Header and Value are the credential (x-api-key and the key;
-	// Authorization and "Bearer " and the key). Drop names the headers
-	// removed first, whatever placeholder the agent put in them.
+	// Authorization and "Bearer " and the key), or none. Drop names the
+	// headers removed first, whatever placeholder the agent put in them.
 	Header string   `json:"header"`
 	Value  string   `json:"value"`
 	Drop   []string `json:"drop"`
@@ -113,7 +113,9 @@ func StartProxy(sock string, allow, environ []string, api *API) (*Proxy, error) 
 				for _, h := range api.Drop {
 					r.Out.Header.Del(h)
 				}
-				r.Out.Header.Set(api.Header, api.Value)
+				if api.Header != "" {
+					r.Out.Header.Set(api.Header, api.Value)
+				}
 			},
 			Transport:     transport,
 			FlushInterval: -1,
@@ -214,6 +216,9 @@ func (p *Proxy) tunnelToAPI(w http.ResponseWriter) {
 	b, _ := buf.Reader.Peek(buf.Reader.Buffered())
 	r := io.MultiReader(bytes.NewReader(slices.Clone(b)), c)
 	srv := &http.Server{Handler: p.toAPI, ReadHeaderTimeout: time.Minute, ErrorLog: p.srv.ErrorLog}
+	// One request a tunnel, as on the proxy's own connections: the
+	// client opens a new tunnel for the next.
+	srv.SetKeepAlivesEnabled(false)
 	srv.Serve(&oneConn{conn: &bufferedConn{Conn: c, r: r}, closed: make(chan struct{})})
 }
 
