@@ -236,14 +236,17 @@ func codexArgv(bin, brief string, s *Sandbox) []string {
 
 // Gemini CLI.
 
-// geminiPolicy denies a Gemini auditor every tool that writes, runs or
-// remembers, above any rule of a lower tier, and the two that leave plan
-// mode: headless, Gemini CLI 0.61's own plan policy allows exit_plan_mode,
-// which switches a run that is not interactive to YOLO. (Gemini CLI 0.61.0
+// geminiPolicy denies a Gemini auditor every tool that writes, runs,
+// fetches or remembers, above any rule of a lower tier, and the two that
+// leave plan mode: headless, Gemini CLI 0.61's own plan policy allows
+// exit_plan_mode, which switches a run that is not interactive to YOLO.
+// tools.core (GeminiReaders) already offers none of them; the policy names
+// them again, in case a release offers one outside it. (Gemini CLI 0.61.0
 // loads it without complaint, and names each field of a malformed one.)
 const geminiPolicy = `# omega-monitor audit: auditors read, and nothing else.
 [[rule]]
-toolName = ["write_file", "replace", "run_shell_command", "save_memory", "web_fetch", "exit_plan_mode", "enter_plan_mode"]
+toolName = ["write_file", "replace", "run_shell_command", "save_memory", "web_fetch", "exit_plan_mode", "enter_plan_mode",
+  "google_web_search", "invoke_agent", "activate_skill", "list_background_processes", "read_background_output"]
 decision = "deny"
 priority = 999
 `
@@ -254,14 +257,10 @@ priority = 999
 const geminiContext = "OMEGA-AUDITOR-NO-CONTEXT.md"
 
 // GeminiReaders are the only built-in tools a Gemini auditor has
-// (tools.core): no run_shell_command, no writer, no web fetch or search,
-// no sub-agent.
+// (tools.core, an allowlist): no run_shell_command, no writer, no web fetch
+// or search, no sub-agent. Gemini CLI 0.61 in YOLO mode offers
+// run_shell_command without it, and nothing but these with it.
 var GeminiReaders = []string{"read_file", "list_directory", "glob", "grep_search"}
-
-// geminiExcluded are excluded by name as well (tools.exclude), in case a
-// release offers one outside tools.core.
-var geminiExcluded = []string{"run_shell_command", "write_file", "replace", "save_memory", "web_fetch",
-	"google_web_search", "invoke_agent", "activate_skill", "list_background_processes", "read_background_output"}
 
 // geminiHome copies Gemini CLI's login files when told to, trusts exactly
 // the copy (headless, Gemini CLI refuses a folder it does not trust), and
@@ -279,9 +278,8 @@ func geminiHome(operatorHome string, environ []string, home, tree string, login 
 		}
 	}
 	settings := map[string]any{
-		"hooksConfig": map[string]any{"enabled": false},
-		"tools": map[string]any{"core": GeminiReaders, "exclude": geminiExcluded,
-			"discoveryCommand": "", "callCommand": "", "allowed": []string{}},
+		"hooksConfig":  map[string]any{"enabled": false},
+		"tools":        map[string]any{"core": GeminiReaders, "discoveryCommand": "", "callCommand": "", "allowed": []string{}},
 		"mcp":          map[string]any{"serverCommand": ""},
 		"context":      map[string]any{"fileName": geminiContext},
 		"skills":       map[string]any{"enabled": false},

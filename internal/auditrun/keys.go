@@ -81,7 +81,7 @@ func route(base, header, value string, drop ...string) (apiRoute, string, error)
 
 // refuseLogin is why a login cannot be used in bubblewrap.
 func refuseLogin(what, instead string) error {
-	return fmt.Errorf("auditrun: %s cannot be kept out of the sandbox (the agent refreshes it itself, so it would be readable inside): "+
+	return fmt.Errorf("auditrun: %s cannot be kept out of the sandbox (only the agent itself can refresh or sign with it, so it would be readable inside): "+
 		"set %s for the audit, where the sandbox's proxy adds it and the auditor never holds it, or run it with --isolation none", what, instead)
 }
 
@@ -203,7 +203,9 @@ func codexKey(operatorHome string, environ, codexConfig []string) (keyPlan, erro
 	base := "https://api.openai.com/v1"
 	for _, kv := range codexConfig {
 		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "openai_base_url" {
-			base = baseURLs(kv)[0]
+			if u := baseURLs(kv); len(u) > 0 && u[0] != "" {
+				base = u[0]
+			}
 		}
 	}
 	base = cmp.Or(lookup(environ, "OPENAI_BASE_URL"), base)
