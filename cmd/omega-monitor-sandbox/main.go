@@ -10,6 +10,9 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,10 +21,12 @@ import (
 	"syscall"
 
 	"github.com/omega-monitor/omega-monitor/internal/auditrun/sandboxnet"
+	"github.com/omega-monitor/omega-monitor/internal/auditrun/treeread"
 )
 
-const usage = `usage: omega-monitor-sandbox proxy SOCKET HOST:PORT...
+const usage = `usage: omega-monitor-sandbox proxy [-api] SOCKET HOST:PORT...
        omega-monitor-sandbox forward ADDRESS SOCKET COMMAND...
+       omega-monitor-sandbox read DIR
 
 The helper of omega-monitor audit run, which runs it: you never run it
 yourself. An auditor inside bubblewrap has no network of its own, and this
@@ -31,12 +36,20 @@ is its one way to its API.
            SOCKET that opens a tunnel (CONNECT) or forwards a plain http://
            request to the endpoints HOST:PORT only, and answers 403 to
            anything else; through the http:// proxy that HTTPS_PROXY,
-           HTTP_PROXY and NO_PROXY name, if any. Once the socket is bound it
-           prints "listening on SOCKET"; it serves until its standard input
-           ends.
+           HTTP_PROXY and NO_PROXY name, if any. With -api, the first line
+           of standard input is the agent's API as JSON (its base, the
+           addresses the agent calls the proxy by, the credential header):
+           a request to those addresses goes to the API with the
+           credential added, so that the key stays outside the sandbox.
+           Once the socket is bound it prints "listening on SOCKET"; it
+           serves until its standard input ends.
   forward  inside the sandbox: listens on ADDRESS (where the agent's
            HTTPS_PROXY points), passes each connection to SOCKET, runs
            COMMAND and exits with its status.
+  read     inside the sandbox: an MCP server on standard input and output
+           whose tools list, read and search the files under DIR, and
+           nothing else: the file tools of an auditor whose agent has none
+           but a shell (Codex), which is turned off.
 
 It is apart from omega-monitor so that no start of that one pays for
 net/http and TLS.
@@ -52,8 +65,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help"):
 		io.WriteString(stdout, usage)
 		return 0
-	case len(args) >= 3 && args[0] == "proxy":
-		return proxy(args[1], args[2:], stdin, stdout, stderr)
+	case len(args) >= 4 && args[0] == "proxy" && args[1] == "-api":
+		return proxy(args[2], args[3:], true, stdin, stdout, stderr)
+	case len(args) >= 3 && args[0] == "proxy" && args[1] != "-api":
+		return proxy(args[1], args[2:], false, stdin, stdout, stderr)
+	case len(args) == 2 && args[0] == "read":
+		return read(args[1], stdin, stdout, stderr)
 	case len(args) >= 4 && args[0] == "forward":
 		return forward(args[1], args[2], args[3:], stdin, stdout, stderr)
 	}
@@ -63,9 +80,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // proxy serves the API proxy on sock for the endpoints allow until stdin
 // ends: audit run holds a pipe to it, so the proxy ends when audit run
-// closes it or dies, whatever killed it.
-func proxy(sock string, allow []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	p, err := sandboxnet.StartProxy(sock, allow, os.Environ())
+// closes it or dies, whatever killed it. With withAPI, the first line of
+// stdin is the API and its credential: a pipe, not the command line or the
+// environment, which another process could read.
+func proxy(sock string, allow []string, withAPI bool, stdin io.Reader, stdout, stderr io.Writer) int {
+	in := bufio.NewReader(stdin)
+	var api *sandboxnet.API
+	if withAPI {
+		line, err := in.ReadBytes('\n')
+		if err == nil {
+			api = new(sandboxnet.API)
+			err = json.Unmarshal(line, api)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "omega-monitor-sandbox: the API on standard input: %v\n", err)
+			return 1
+		}
+	}
+	p, err := sandboxnet.StartProxy(sock, allow, os.Environ(), api)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor-sandbox: %v\n", err)
 		return 1
@@ -76,7 +108,17 @@ func proxy(sock string, allow []string, stdin io.Reader, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "omega-monitor-sandbox: %v\n", err)
 		return 1
 	}
-	io.Copy(io.Discard, stdin)
+	io.Copy(io.Discard, in)
+	return 0
+}
+
+// read serves the tree dir's read-only file tools over MCP on stdin and
+// stdout until stdin ends.
+func read(dir string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := treeread.Serve(context.Background(), dir, stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "omega-monitor-sandbox: %v\n", err)
+		return 1
+	}
 	return 0
 }
 

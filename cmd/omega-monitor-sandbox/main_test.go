@@ -21,11 +21,11 @@ func TestHelp(t *testing.T) {
 	var out, errs strings.Builder
 	assert.Equal(t, run([]string{"--help"}, nil, &out, &errs), 0)
 	assert.Equal(t, errs.String(), "")
-	for _, want := range []string{"usage: omega-monitor-sandbox proxy SOCKET HOST:PORT...",
+	for _, want := range []string{"usage: omega-monitor-sandbox proxy [-api] SOCKET HOST:PORT...",
 		"The helper of omega-monitor audit run, which runs it: you never run it\nyourself."} {
 		assert.Assert(t, strings.Contains(out.String(), want), "--help lacks %q:\n%s", want, out.String())
 	}
-	for _, args := range [][]string{nil, {"serve"}, {"proxy", "/tmp/x.sock"}, {"forward", "127.0.0.1:3128", "/tmp/x.sock"}} {
+	for _, args := range [][]string{nil, {"serve"}, {"proxy", "/tmp/x.sock"}, {"proxy", "-api", "/tmp/x.sock"}, {"read"}, {"read", "a", "b"}, {"forward", "127.0.0.1:3128", "/tmp/x.sock"}} {
 		var out, errs strings.Builder
 		assert.Equal(t, run(args, nil, &out, &errs), 2, "%q", args)
 		assert.Equal(t, out.String(), "", "%q", args)

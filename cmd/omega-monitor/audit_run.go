@@ -40,7 +40,7 @@ func newAuditRunFlags(f *auditFlags) *flag.FlagSet {
 	fs.StringVar(&f.Name, "name", "", "the audit's name (default: DIR's base name)")
 	fs.BoolVar(&f.noDeliver, "no-deliver", false, "write the report, but send nothing")
 	fs.StringVar(&f.Isolation, "isolation", auditrun.IsolateAuto, "what surrounds each auditor besides its copy, home and environment: auto (bubblewrap where it works), bwrap (required), none")
-	fs.Var((*cmdline.Strings)(&f.KeepEnv), "keep-env", "hand the environment variable `NAME` to the auditors too (a model provider's key); repeatable")
+	fs.Var((*cmdline.Strings)(&f.KeepEnv), "keep-env", "hand the environment variable `NAME` to the auditors too; in bubblewrap none whose name says key, token, secret, password, credential or auth (a provider's key reaches its API through the sandbox's proxy); repeatable")
 	fs.Var((*cmdline.Strings)(&f.CodexConfig), "codex-config", "hand a Codex auditor the setting `KEY=VALUE` (its model or provider: your config.toml is not loaded); repeatable")
 	fs.StringVar(&f.mux, "mux", "", "multiplexer binary `path` for --every (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	return fs

@@ -14,12 +14,13 @@ import (
 )
 
 // An agentSetup is what one agent needs to audit in the sandbox: its
-// throwaway home (credentials copied in, settings that force its
-// extensions off), and its headless, read-only command line.
+// throwaway home (settings that force its extensions off, and without
+// bubblewrap its login), and its headless, read-only command line.
 type agentSetup struct {
 	// home fills the throwaway home and returns the variables to set
-	// (NAME=value) beside HOME.
-	home func(operatorHome string, environ []string, home, tree string) ([]string, error)
+	// (NAME=value) beside HOME. login says to copy the operator's login
+	// files: only without bubblewrap, where the agent holds its key.
+	home func(operatorHome string, environ []string, home, tree string, login bool) ([]string, error)
 	argv func(bin, brief string, s *Sandbox) []string
 }
 
@@ -90,13 +91,17 @@ var claudeSettings = map[string]any{
 }
 
 // claudeHome copies Claude Code's login (~/.claude/.credentials.json, or
-// $CLAUDE_CONFIG_DIR's) and writes claudeSettings as the user settings.
-func claudeHome(operatorHome string, environ []string, home, tree string) ([]string, error) {
+// $CLAUDE_CONFIG_DIR's) when told to, and writes claudeSettings as the user
+// settings.
+func claudeHome(operatorHome string, environ []string, home, tree string, login bool) ([]string, error) {
 	from := lookup(environ, "CLAUDE_CONFIG_DIR")
 	if from == "" && operatorHome != "" {
 		from = filepath.Join(operatorHome, ".claude")
 	}
 	to := filepath.Join(home, ".claude")
+	if !login {
+		from = ""
+	}
 	if err := copyCredential(from, ".credentials.json", to); err != nil {
 		return nil, err
 	}
@@ -130,14 +135,14 @@ func claudeArgv(bin, brief string, s *Sandbox) []string {
 
 // Codex CLI.
 
-// codexHome copies Codex's login (auth.json of $CODEX_HOME, or ~/.codex)
-// into a CODEX_HOME of the sandbox's, which holds nothing else: no
-// AGENTS.md of the operator's, no trust entry, no rule. The operator's
-// config.toml is not loaded at all (codexArgv: --ignore-user-config): a
-// -c override merges into its tables rather than replacing them, so its
-// MCP servers could not be forced off otherwise. Codex then talks to
-// OpenAI (or OPENAI_BASE_URL) with that login or CODEX_API_KEY.
-func codexHome(operatorHome string, environ []string, home, tree string) ([]string, error) {
+// codexHome makes a CODEX_HOME of the sandbox's, which holds nothing but
+// a login: without bubblewrap the operator's (auth.json of $CODEX_HOME, or
+// ~/.codex), in it one whose API key is the placeholder. No AGENTS.md of
+// the operator's, no trust entry, no rule. The operator's config.toml is
+// not loaded at all (codexArgv: --ignore-user-config): a -c override
+// merges into its tables rather than replacing them, so its MCP servers
+// could not be forced off otherwise.
+func codexHome(operatorHome string, environ []string, home, tree string, login bool) ([]string, error) {
 	from := lookup(environ, "CODEX_HOME")
 	if from == "" && operatorHome != "" {
 		from = filepath.Join(operatorHome, ".codex")
@@ -145,6 +150,10 @@ func codexHome(operatorHome string, environ []string, home, tree string) ([]stri
 	to := filepath.Join(home, ".codex")
 	if err := os.MkdirAll(to, 0o700); err != nil {
 		return nil, fmt.Errorf("auditrun: %w", err)
+	}
+	if !login {
+		placeholder := map[string]any{"auth_mode": "apikey", "OPENAI_API_KEY": Placeholder}
+		return []string{"CODEX_HOME=" + to}, writeJSON(filepath.Join(to, "auth.json"), placeholder)
 	}
 	if err := copyCredential(from, "auth.json", to); err != nil {
 		return nil, err
@@ -174,13 +183,28 @@ func CheckCodexConfig(settings []string) error {
 	return nil
 }
 
+// CodexNoCommands are the features a Codex auditor runs without: its shell
+// tools (shell_tool, and unified_exec's exec_command and write_stdin),
+// which run whatever command the model picks, so whatever a repository's
+// text steers it to; sub-agents, image viewing and generation, goals. The
+// pinned Codex (0.171) then offers the model no tool that runs a command,
+// in its plain tool list or in code mode's.
+var CodexNoCommands = []string{"shell_tool", "unified_exec", "multi_agent", "view_image", "image_generation", "goals"}
+
+// codexReader is the MCP server setting that gives a Codex auditor its
+// only file tools: treeread's, served by the helper over the copy.
+func codexReader(helper, tree string) string {
+	return "mcp_servers.omega_audit={command=" + tomlString(helper) + ",args=[\"read\"," + tomlString(tree) + "],startup_timeout_sec=30}"
+}
+
 func codexArgv(bin, brief string, s *Sandbox) []string {
 	// exec: headless, never asks; the read-only sandbox refuses any
 	// write and the network; --ephemeral keeps no session files. No user
 	// config, no execpolicy rules, no hooks, no plugins (they bundle MCP
 	// servers and hooks), no login-shell snapshot (it runs the shell's rc
 	// files), no notify command; no AGENTS.md or skill text as
-	// instructions.
+	// instructions. No shell or other command tool, no web search: the
+	// copy is read through the helper's read-only file tools.
 	argv := []string{bin, "exec",
 		"--sandbox", "read-only",
 		"--skip-git-repo-check",
@@ -190,12 +214,21 @@ func codexArgv(bin, brief string, s *Sandbox) []string {
 		"--disable", "hooks",
 		"--disable", "plugins",
 		"--disable", "shell_snapshot",
+	}
+	for _, f := range CodexNoCommands {
+		argv = append(argv, "--disable", f)
+	}
+	argv = append(argv,
 		"-c", "notify=[]",
 		"-c", "project_doc_max_bytes=0",
 		"-c", "skills.include_instructions=false",
+		"-c", `web_search="disabled"`,
+		"-c", codexReader(s.helper, s.Tree),
 		"--color", "never",
-	}
-	for _, kv := range s.codexConfig {
+	)
+	// The operator's model and provider, then the sandbox's base URL for
+	// that provider, which wins.
+	for _, kv := range append(slices.Clone(s.codexConfig), s.codexSet...) {
 		argv = append(argv, "-c", kv)
 	}
 	return append(argv, "--", brief)
@@ -203,14 +236,17 @@ func codexArgv(bin, brief string, s *Sandbox) []string {
 
 // Gemini CLI.
 
-// geminiPolicy denies a Gemini auditor every tool that writes, runs or
-// remembers, above any rule of a lower tier, and the two that leave plan
-// mode: headless, Gemini CLI 0.61's own plan policy allows exit_plan_mode,
-// which switches a run that is not interactive to YOLO. (Gemini CLI 0.61.0
+// geminiPolicy denies a Gemini auditor every tool that writes, runs,
+// fetches or remembers, above any rule of a lower tier, and the two that
+// leave plan mode: headless, Gemini CLI 0.61's own plan policy allows
+// exit_plan_mode, which switches a run that is not interactive to YOLO.
+// tools.core (GeminiReaders) already offers none of them; the policy names
+// them again, in case a release offers one outside it. (Gemini CLI 0.61.0
 // loads it without complaint, and names each field of a malformed one.)
 const geminiPolicy = `# omega-monitor audit: auditors read, and nothing else.
 [[rule]]
-toolName = ["write_file", "replace", "run_shell_command", "save_memory", "web_fetch", "exit_plan_mode", "enter_plan_mode"]
+toolName = ["write_file", "replace", "run_shell_command", "save_memory", "web_fetch", "exit_plan_mode", "enter_plan_mode",
+  "google_web_search", "invoke_agent", "activate_skill", "list_background_processes", "read_background_output"]
 decision = "deny"
 priority = 999
 `
@@ -220,15 +256,21 @@ priority = 999
 // it reads, never as instructions.
 const geminiContext = "OMEGA-AUDITOR-NO-CONTEXT.md"
 
-// geminiHome copies Gemini CLI's login files, trusts exactly the copy
-// (headless, Gemini CLI refuses a folder it does not trust), and writes
-// the user settings: no hook, no discovery or call command, no MCP server
-// command, no skill or sub-agent, no context file.
-// The copy holds no .gemini/ and no .env, so no workspace setting or
-// environment file can add to them.
-func geminiHome(operatorHome string, environ []string, home, tree string) ([]string, error) {
+// GeminiReaders are the only built-in tools a Gemini auditor has
+// (tools.core, an allowlist): no run_shell_command, no writer, no web fetch
+// or search, no sub-agent. Gemini CLI 0.61 in YOLO mode offers
+// run_shell_command without it, and nothing but these with it.
+var GeminiReaders = []string{"read_file", "list_directory", "glob", "grep_search"}
+
+// geminiHome copies Gemini CLI's login files when told to, trusts exactly
+// the copy (headless, Gemini CLI refuses a folder it does not trust), and
+// writes the user settings: only the reading tools, no hook, no discovery
+// or call command, no MCP server command, no skill or sub-agent, no
+// context file. The copy holds no .gemini/ and no .env, so no workspace
+// setting or environment file can add to them.
+func geminiHome(operatorHome string, environ []string, home, tree string, login bool) ([]string, error) {
 	to := filepath.Join(home, ".gemini")
-	if operatorHome != "" {
+	if operatorHome != "" && login {
 		for _, name := range []string{"oauth_creds.json", "google_accounts.json", "gemini-credentials.json"} {
 			if err := copyCredential(filepath.Join(operatorHome, ".gemini"), name, to); err != nil {
 				return nil, err
@@ -237,7 +279,7 @@ func geminiHome(operatorHome string, environ []string, home, tree string) ([]str
 	}
 	settings := map[string]any{
 		"hooksConfig":  map[string]any{"enabled": false},
-		"tools":        map[string]any{"discoveryCommand": "", "callCommand": "", "allowed": []string{}},
+		"tools":        map[string]any{"core": GeminiReaders, "discoveryCommand": "", "callCommand": "", "allowed": []string{}},
 		"mcp":          map[string]any{"serverCommand": ""},
 		"context":      map[string]any{"fileName": geminiContext},
 		"skills":       map[string]any{"enabled": false},
@@ -246,9 +288,9 @@ func geminiHome(operatorHome string, environ []string, home, tree string) ([]str
 		"general":      map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
 		"advanced":     map[string]any{"ignoreLocalEnv": true},
 	}
-	if auth := geminiAuth(operatorHome); auth != nil {
+	if auth := geminiAuth(operatorHome); auth != nil && login {
 		settings["security"] = map[string]any{"auth": auth}
-	} else if lookup(environ, "GEMINI_API_KEY") != "" {
+	} else if !login || lookup(environ, "GEMINI_API_KEY") != "" {
 		settings["security"] = map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}
 	}
 	if err := writeJSON(filepath.Join(to, "settings.json"), settings); err != nil {

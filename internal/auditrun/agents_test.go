@@ -12,7 +12,8 @@ import (
 // sandbox, as the pinned releases accept it (the real-agent tests run
 // each).
 func TestAgentArgv(t *testing.T) {
-	s := &Sandbox{Home: "/run/home", codexConfig: []string{"model=m"}}
+	s := &Sandbox{Home: "/run/home", Tree: "/run/tree", helper: "/bin/omega-monitor-sandbox", codexConfig: []string{"model=m"},
+		codexSet: []string{`openai_base_url="http://127.0.0.1:3128/v1"`}}
 	settings, _ := json.Marshal(claudeSettings)
 	tests := []struct {
 		agent string
@@ -24,8 +25,11 @@ func TestAgentArgv(t *testing.T) {
 			"--strict-mcp-config", "--safe-mode", "--restricted", "--no-session-persistence"}},
 		{"codex", []string{"/bin/codex", "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral",
 			"--ignore-user-config", "--ignore-rules", "--disable", "hooks", "--disable", "plugins", "--disable", "shell_snapshot",
-			"-c", "notify=[]", "-c", "project_doc_max_bytes=0", "-c", "skills.include_instructions=false",
-			"--color", "never", "-c", "model=m", "--", "BRIEF"}},
+			"--disable", "shell_tool", "--disable", "unified_exec", "--disable", "multi_agent", "--disable", "view_image",
+			"--disable", "image_generation", "--disable", "goals",
+			"-c", "notify=[]", "-c", "project_doc_max_bytes=0", "-c", "skills.include_instructions=false", "-c", `web_search="disabled"`,
+			"-c", `mcp_servers.omega_audit={command="/bin/omega-monitor-sandbox",args=["read","/run/tree"],startup_timeout_sec=30}`,
+			"--color", "never", "-c", "model=m", "-c", `openai_base_url="http://127.0.0.1:3128/v1"`, "--", "BRIEF"}},
 		{"gemini", []string{"/bin/gemini", "--prompt", "BRIEF", "--approval-mode", "plan",
 			"--policy", "/run/home/gemini-policy.toml", "--admin-policy", "/run/home/gemini-policy.toml",
 			"--allowed-mcp-server-names", "__none__", "--output-format", "text"}},

@@ -58,7 +58,9 @@ func Executables(agent, bin, isolation string, lookPath func(string) (string, er
 	if err != nil {
 		return "", "", fmt.Errorf("no %s to run (install it, or pass --bin PATH): %v", agent, err)
 	}
-	if isolation != IsolateNone {
+	// The helper is the sandbox's way to the API, and a Codex auditor's
+	// file tools with or without it.
+	if isolation != IsolateNone || agent == "codex" {
 		if helper, err = companion.Find(HelperName); err == nil {
 			helper, err = filepath.EvalSymlinks(helper)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -54,9 +55,14 @@ func withProxy(env []string) []string {
 }
 
 // proxyArgv is the command line of the API proxy, outside the sandbox: its
-// socket, then the endpoints it lets through.
-func proxyArgv(helper, sock string, allow []string) []string {
-	return append([]string{helper, "proxy", sock}, allow...)
+// socket, then the endpoints it lets through; -api when the first line of
+// its input is the agent's API and credential (an apiRoute).
+func proxyArgv(helper, sock string, allow []string, withAPI bool) []string {
+	argv := []string{helper, "proxy"}
+	if withAPI {
+		argv = append(argv, "-api")
+	}
+	return append(append(argv, sock), allow...)
 }
 
 // forwardArgv is the command line that runs first inside the sandbox, the
@@ -77,13 +83,15 @@ type apiProxy struct {
 }
 
 // startAPIProxy runs the helper's proxy on the unix socket sock for the
-// endpoints allow, and returns once it says it listens. It gets the
-// operator's proxy variables from environ, and no other: it needs no
-// credential. Its standard input is a pipe from this process, so that it
-// ends when this process does, however that ends.
-func startAPIProxy(helper, sock string, allow, environ []string) (*apiProxy, error) {
+// endpoints allow, and, when route is not nil, for the agent's API with its
+// credential; it returns once the proxy says it listens. It gets the
+// operator's proxy variables from environ, and no other. Its standard
+// input is a pipe from this process: the route is its first line (neither
+// the command line nor the environment, which another process could read),
+// and the proxy ends when this process does, however that ends.
+func startAPIProxy(helper, sock string, allow, environ []string, route *apiRoute) (*apiProxy, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	argv := proxyArgv(helper, sock, allow)
+	argv := proxyArgv(helper, sock, allow, route != nil)
 	cmd := procgroup.Command(ctx, 2*time.Second, argv[0], argv[1:]...)
 	cmd.Env = []string{} // not nil, which would be this process's own
 	for _, kv := range environ {
@@ -108,6 +116,12 @@ func startAPIProxy(helper, sock string, allow, environ []string) (*apiProxy, err
 		stdin.Close()
 		cancel()
 		return nil, fmt.Errorf("auditrun: the API proxy: %w", err)
+	}
+	if route != nil {
+		b, _ := json.Marshal(route)
+		// The pipe holds far more than a line; a proxy that died
+		// already says so below.
+		p.stdin.Write(append(b, '\n'))
 	}
 	said := make(chan string, 1)
 	go func() {
@@ -277,15 +291,19 @@ func isIPv6(s string) bool {
 // setting KEY=VALUE: openai_base_url=…, model_providers.x.base_url="…", or
 // a provider's inline table {…, base_url = "…", …}. A value Codex cannot
 // parse as TOML it takes as a bare string, and so does this.
-func baseURLs(kv string) []string {
+func baseURLs(kv string) []string { return settingValues(kv, "base_url") }
+
+// settingValues returns the values of the keys ending in key in a Codex
+// setting KEY=VALUE, as baseURLs says.
+func settingValues(kv, key string) []string {
 	var out []string
 	rest := kv
 	for {
-		i := strings.Index(rest, "base_url")
+		i := strings.Index(rest, key)
 		if i < 0 {
 			return out
 		}
-		rest = strings.TrimLeft(rest[i+len("base_url"):], ` "'`+"\t")
+		rest = strings.TrimLeft(rest[i+len(key):], ` "'`+"\t")
 		if !strings.HasPrefix(rest, "=") {
 			continue
 		}

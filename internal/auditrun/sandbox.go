@@ -44,7 +44,8 @@ type Config struct {
 	Isolation   string // one of Isolations; IsolateAuto when empty
 	// Helper is omega-monitor-sandbox's executable (HelperName), absolute:
 	// outside bubblewrap the API proxy, inside the auditor's forwarder to
-	// it, its only way to its API. Not needed without bubblewrap.
+	// it, its only way to its API, and a Codex auditor's file tools. Not
+	// needed without bubblewrap but for Codex.
 	Helper string
 }
 
@@ -65,6 +66,8 @@ type Sandbox struct {
 	env         []string
 	agent       agentSetup
 	codexConfig []string
+	codexSet    []string // -c settings of the sandbox's own, after the operator's
+	helper      string
 	wrap        []string // the bubblewrap command line before the agent's, or none
 	proxy       *apiProxy
 	netDir      string // the proxy's socket's directory
@@ -89,8 +92,30 @@ func Prepare(c Config) (*Sandbox, error) {
 	if err := CheckCodexConfig(c.CodexConfig); err != nil {
 		return nil, err
 	}
+	if c.Agent == "codex" && c.Helper == "" {
+		return nil, fmt.Errorf("auditrun: a Codex auditor reads the copy through %s's file tools; it is not installed", HelperName)
+	}
+	// Inside bubblewrap the auditor holds no key: the proxy adds it. A
+	// login that cannot stay outside is refused before anything is made.
+	isolation := IsolateNone
+	var plan *keyPlan
+	if c.Isolation != IsolateNone {
+		why := bwrapWorks()
+		switch {
+		case why == "":
+			isolation = "bwrap"
+			p, err := keyPlans[c.Agent](lookup(c.Environ, "HOME"), c.Environ, c.CodexConfig)
+			if err != nil {
+				return nil, err
+			}
+			plan = &p
+		case c.Isolation == IsolateBwrap:
+			return nil, fmt.Errorf("auditrun: --isolation bwrap: %s", why)
+		}
+	}
 	s := &Sandbox{
 		codexConfig: c.CodexConfig,
+		helper:      c.Helper,
 		Tree:        filepath.Join(c.RunDir, "tree"),
 		Home:        filepath.Join(c.RunDir, "home"),
 		agent:       setup,
@@ -108,7 +133,7 @@ func Prepare(c Config) (*Sandbox, error) {
 		}
 	}
 	operatorHome := lookup(c.Environ, "HOME")
-	set, err := setup.home(operatorHome, c.Environ, s.Home, s.Tree)
+	set, err := setup.home(operatorHome, c.Environ, s.Home, s.Tree, plan == nil)
 	if err != nil {
 		s.Remove()
 		return nil, err
@@ -116,29 +141,21 @@ func Prepare(c Config) (*Sandbox, error) {
 	set = append(set, "HOME="+s.Home, "TMPDIR="+tmp)
 	s.env = scrubEnv(c.Environ, c.Agent, c.KeepEnv, set)
 
-	s.Isolation = IsolateNone
-	if c.Isolation != IsolateNone {
-		why := bwrapWorks()
-		switch {
-		case why == "":
-			if err := s.closeNetwork(c); err != nil {
-				s.Remove()
-				return nil, err
-			}
-			s.Isolation = "bwrap"
-			s.wrap = bwrapArgv(bwrapPlan{
-				guard:  []string{operatorHome, c.StateHome, c.Dir},
-				apart:  []string{c.StateHome, c.Dir},
-				tools:  toolDirs(c.Bin, lookup(c.Environ, "PATH")),
-				write:  []string{s.Home, tmp},
-				read:   s.Tree,
-				sock:   filepath.Join(s.netDir, "api.sock"),
-				helper: c.Helper,
-			})
-		case c.Isolation == IsolateBwrap:
+	s.Isolation = isolation
+	if plan != nil {
+		if err := s.closeNetwork(c, plan); err != nil {
 			s.Remove()
-			return nil, fmt.Errorf("auditrun: --isolation bwrap: %s", why)
+			return nil, err
 		}
+		s.wrap = bwrapArgv(bwrapPlan{
+			guard:  []string{operatorHome, c.StateHome, c.Dir},
+			apart:  []string{c.StateHome, c.Dir},
+			tools:  toolDirs(c.Bin, lookup(c.Environ, "PATH")),
+			write:  []string{s.Home, tmp},
+			read:   s.Tree,
+			sock:   filepath.Join(s.netDir, "api.sock"),
+			helper: c.Helper,
+		})
 	}
 	return s, nil
 }
@@ -162,9 +179,11 @@ func (s *Sandbox) Command(ctx context.Context, argv []string) *exec.Cmd {
 func (s *Sandbox) Env() []string { return slices.Clone(s.env) }
 
 // closeNetwork starts the API proxy of a sandbox without a network, for
-// the endpoints the agent's environment and settings name, and points the
-// agent's proxy variables at it.
-func (s *Sandbox) closeNetwork(c Config) error {
+// the endpoints the agent's environment and settings name and for its API
+// with the key plan's credential, and points the agent at it: its proxy
+// variables, its base URL; no variable that may carry a credential is left
+// but the placeholder.
+func (s *Sandbox) closeNetwork(c Config, plan *keyPlan) error {
 	if c.Helper == "" {
 		return fmt.Errorf("auditrun: the sandbox needs %s to reach the API from inside", HelperName)
 	}
@@ -176,10 +195,13 @@ func (s *Sandbox) closeNetwork(c Config) error {
 	if err := os.Mkdir(s.netDir, 0o700); err != nil {
 		return fmt.Errorf("auditrun: %w", err)
 	}
-	if s.proxy, err = startAPIProxy(c.Helper, filepath.Join(s.netDir, "api.sock"), api, c.Environ); err != nil {
+	if s.proxy, err = startAPIProxy(c.Helper, filepath.Join(s.netDir, "api.sock"), api, c.Environ, &plan.route); err != nil {
 		return err
 	}
-	s.API, s.env = api, withProxy(s.env)
+	env := slices.DeleteFunc(withoutSecrets(s.env), func(kv string) bool {
+		return slices.ContainsFunc(plan.env, func(set string) bool { name, _, _ := strings.Cut(set, "="); return strings.HasPrefix(kv, name+"=") })
+	})
+	s.API, s.env, s.codexSet = api, withProxy(append(env, plan.env...)), plan.codex
 	return nil
 }
 

@@ -91,12 +91,17 @@ func TestSandboxBwrap(t *testing.T) {
 		assert.Assert(t, !strings.Contains(out, bad), "the auditor %s", bad)
 	}
 	assert.Assert(t, strings.Contains(out, "home="+s.Home+" pwd="+s.Tree), out)
-	assert.Assert(t, strings.Contains(out, `credentials: {"token":"t"}`), out)
+	// No login is copied, and no key is in the environment: the key
+	// variable holds the placeholder, the base URL is the sandbox's proxy,
+	// which adds the key outside; a kept variable that may carry a
+	// credential is not handed over.
+	assert.Assert(t, strings.Contains(out, "credentials: \n"), out)
+	assert.Assert(t, !strings.Contains(out, "sk-ant-test") && !strings.Contains(out, "kept"), out)
 	// The proxy variables name the sandbox's way to the API, which is
 	// ANTHROPIC_BASE_URL's and nothing else.
 	want := []string{
-		"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=http://127.0.0.1:1",
-		"HOME=" + s.Home, "LANG=C.UTF-8", "MY_PROVIDER_KEY=kept", "PATH=" + os.Getenv("PATH"),
+		"ANTHROPIC_API_KEY=" + Placeholder, "ANTHROPIC_BASE_URL=http://127.0.0.1:3128",
+		"HOME=" + s.Home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"),
 		"TMPDIR=" + filepath.Join(c.RunDir, "tmp"),
 		"HTTPS_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
 		"HTTP_PROXY=http://127.0.0.1:3128", "http_proxy=http://127.0.0.1:3128",
@@ -178,7 +183,7 @@ func TestSandboxRefusesWhatItCannotProxy(t *testing.T) {
 // its standard input does, as when audit run dies without stopping it.
 func TestAPIProxyEndsWithItsInput(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "api.sock")
-	p, err := startAPIProxy(helper(t), sock, []string{"api.example:443"}, nil)
+	p, err := startAPIProxy(helper(t), sock, []string{"api.example:443"}, nil, nil)
 	assert.NilError(t, err)
 	defer p.Close()
 	_, err = os.Stat(sock)
@@ -272,7 +277,7 @@ ask connect-listener "CONNECT 127.0.0.1:$FORBIDDEN HTTP/1.1\r\nHost: 127.0.0.1:$
 ask get-listener "GET http://127.0.0.1:$FORBIDDEN/ HTTP/1.1\r\nHost: 127.0.0.1:$FORBIDDEN\r\nConnection: close\r\n\r\n"
 ask connect-outside "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nConnection: close\r\n\r\n"
 ask get-api "GET $ANTHROPIC_BASE_URL/v1 HTTP/1.1\r\nHost: ${ANTHROPIC_BASE_URL#http://}\r\nConnection: close\r\n\r\n"
-ask connect-api "CONNECT ${ANTHROPIC_BASE_URL#http://} HTTP/1.1\r\nHost: x\r\n\r\nGET /v1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+ask connect-api "CONNECT $API_ADDR HTTP/1.1\r\nHost: x\r\n\r\nGET /v1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 head -1 main.go | sed 's/^/the copy: /'
 `
 
@@ -336,8 +341,9 @@ func TestSandboxShowsOnlyTheCopyAndTheAPI(t *testing.T) {
 		}
 	}()
 	_, port, _ := net.SplitHostPort(listener.Addr().String())
-	c.Environ = append(c.Environ, "ANTHROPIC_BASE_URL="+api.URL, "SECRETS="+strings.Join(secrets, " "), "FORBIDDEN="+port)
-	c.KeepEnv = append(c.KeepEnv, "SECRETS", "FORBIDDEN")
+	c.Environ = append(c.Environ, "ANTHROPIC_BASE_URL="+api.URL, "SECRETS="+strings.Join(secrets, " "), "FORBIDDEN="+port,
+		"API_ADDR="+api.Listener.Addr().String())
+	c.KeepEnv = append(c.KeepEnv, "SECRETS", "FORBIDDEN", "API_ADDR")
 	// A run's directory too deep for a socket's path of 107 bytes.
 	c.RunDir = filepath.Join(c.RunDir, strings.Repeat("deep-", 20))
 	assert.NilError(t, os.Mkdir(c.RunDir, 0o700))
@@ -408,6 +414,159 @@ func TestAPIEndpoints(t *testing.T) {
 		}
 		assert.NilError(t, err)
 		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("%s %q %q (-want +got):\n%s", tt.agent, tt.env, tt.config, d)
+		}
+	}
+}
+
+// searcher is a stand-in auditor that shows everything the sandbox holds
+// where a key could be: its environment and every process's, their
+// command lines, and every readable file of its home, its tmp, /tmp, /etc,
+// /run and its copy; then it asks the API at its base URL, as the agent
+// would, with the placeholder it holds.
+const searcher = `#!/bin/bash
+env | sed 's/^/env: /'
+for p in /proc/[0-9]*; do tr '\0' '\n' <$p/environ; tr '\0' ' ' <$p/cmdline; echo; done 2>/dev/null | sed 's/^/proc: /'
+# /tmp and /run are the sandbox's own inside; outside (the control) the
+# machine's, not searched.
+[ -d /run/omega-audit ] && inside="/tmp /run"
+find "$HOME" "$TMPDIR" /etc $inside . -type f -readable -size -1000k -exec cat {} + 2>/dev/null | sed 's/^/file: /'
+base=${ANTHROPIC_BASE_URL:-${OPENAI_BASE_URL:-$GOOGLE_GEMINI_BASE_URL}}
+hostport=${base#http://}; hostport=${hostport%%/*}
+exec 3<>/dev/tcp/${hostport%:*}/${hostport#*:} || { echo "no API"; exit 0; }
+printf "GET ${base#http://$hostport}/models HTTP/1.1\r\nHost: $hostport\r\nx-api-key: $ANTHROPIC_API_KEY\r\nAuthorization: Bearer $OPENAI_API_KEY$CODEX_API_KEY\r\nx-goog-api-key: $GEMINI_API_KEY\r\nConnection: close\r\n\r\n" >&3
+timeout 10 cat <&3 | tr -d '\r' | sed 's/^/api: /'
+`
+
+// TestSandboxHoldsNoKey searches the sandbox of each agent for the
+// operator's key from inside, with its environment and its login files
+// holding it outside: no variable, process, file or command line holds
+// it, nor any login file; what the agent holds is the placeholder, and a
+// request to its base URL reaches the API with the real key.
+func TestSandboxHoldsNoKey(t *testing.T) {
+	testenv.Need(t, "bwrap", "bash", "find", "timeout")
+	const key = "sk-operator-REAL-4e1d0c9b7a"
+	tests := []struct {
+		agent, baseVar, heard string
+		env                   []string
+	}{
+		{"claude", "ANTHROPIC_BASE_URL", "x-api-key=" + key, []string{"ANTHROPIC_API_KEY=" + key}},
+		{"codex", "OPENAI_BASE_URL", "Authorization=Bearer " + key, []string{"OPENAI_API_KEY=" + key, "CODEX_API_KEY=" + key}},
+		{"gemini", "GOOGLE_GEMINI_BASE_URL", "x-goog-api-key=" + key, []string{"GEMINI_API_KEY=" + key, "GOOGLE_API_KEY=" + key}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.agent, func(t *testing.T) {
+			var heard atomic.Value
+			api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				heard.Store(r.URL.Path + " x-api-key=" + r.Header.Get("x-api-key") + " Authorization=" + r.Header.Get("Authorization") +
+					" x-goog-api-key=" + r.Header.Get("x-goog-api-key"))
+				io.WriteString(w, "the API answered\n")
+			}))
+			defer api.Close()
+			c, operator := spyConfig(t, IsolateBwrap)
+			c.Agent = tt.agent
+			c.Bin = filepath.Join(filepath.Dir(c.Bin), tt.agent)
+			assert.NilError(t, os.WriteFile(c.Bin, []byte(searcher), 0o700))
+			// The operator's login files hold the key as well.
+			for name, body := range map[string]string{
+				".codex/auth.json": `{"OPENAI_API_KEY":"` + key + `"}`, ".claude/.credentials.json": `{"accessToken":"` + key + `"}`,
+				".gemini/oauth_creds.json": `{"access_token":"` + key + `"}`,
+			} {
+				assert.NilError(t, os.MkdirAll(filepath.Dir(filepath.Join(operator, name)), 0o700))
+				assert.NilError(t, os.WriteFile(filepath.Join(operator, name), []byte(body), 0o600))
+			}
+			c.Environ = append(slices.DeleteFunc(c.Environ, func(kv string) bool {
+				return strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=")
+			}), append(tt.env, tt.baseVar+"="+api.URL+"/v1", "MY_PROVIDER_KEY="+key)...)
+			s, err := Prepare(c)
+			assert.NilError(t, err)
+			defer s.Remove()
+			r := s.Run(c.Bin, "BRIEF", time.Minute)
+			out := string(r.Stdout)
+			assert.NilError(t, r.Err, "%s", r.Stderr)
+			t.Logf("searched %d variables, %d lines of processes, %d lines of files", strings.Count(out, "env: "), strings.Count(out, "proc: "), strings.Count(out, "file: "))
+			assert.Assert(t, !strings.Contains(out, key), "the key is in the sandbox:\n%s", out)
+			for _, want := range []string{"env: HOME=" + s.Home, "proc: ", "file: package main", Placeholder, "api: HTTP/1.1 200 OK", "api: the API answered"} {
+				assert.Assert(t, strings.Contains(out, want), "the search lacks %q: it proves nothing\n%s", want, out)
+			}
+			got, _ := heard.Load().(string)
+			assert.Assert(t, strings.HasPrefix(got, "/v1/models ") && strings.Contains(got, tt.heard), "the API heard %q", got)
+			assert.Assert(t, !strings.Contains(got, Placeholder), "the API heard the placeholder: %q", got)
+		})
+	}
+}
+
+// TestSandboxHoldsNoKeyControl: without bubblewrap the agent holds the
+// key, and the same search finds it: the search can see one.
+func TestSandboxHoldsNoKeyControl(t *testing.T) {
+	testenv.Need(t, "bash", "find", "timeout")
+	c, _ := spyConfig(t, IsolateNone)
+	assert.NilError(t, os.WriteFile(c.Bin, []byte(searcher), 0o700))
+	s, err := Prepare(c)
+	assert.NilError(t, err)
+	defer s.Remove()
+	r := s.Run(c.Bin, "BRIEF", time.Minute)
+	assert.Assert(t, strings.Contains(string(r.Stdout), "env: ANTHROPIC_API_KEY=sk-ant-test"), "%s", r.Stdout)
+}
+
+// TestKeyPlans: where an agent's key comes from, what the agent is told
+// instead, and the logins that cannot stay outside, refused with what to
+// do.
+func TestKeyPlans(t *testing.T) {
+	home := fs.NewDir(t, "operator",
+		fs.WithDir(".codex", fs.WithFile("auth.json", `{"tokens":{"access_token":"chatgpt"}}`)),
+		fs.WithDir(".claude", fs.WithFile(".credentials.json", `{}`)),
+		fs.WithDir(".gemini", fs.WithFile("oauth_creds.json", `{}`))).Path()
+	empty := t.TempDir()
+	tests := []struct {
+		agent, home string
+		env, config []string
+		want        keyPlan
+		err         string
+	}{
+		{agent: "claude", home: home, env: []string{"ANTHROPIC_API_KEY=k"},
+			want: keyPlan{route: apiRoute{Base: "https://api.anthropic.com", Local: []string{"127.0.0.1:3128", "localhost:3128"}, Header: "x-api-key", Value: "k", Drop: []string{"x-api-key", "Authorization"}},
+				env: []string{"ANTHROPIC_API_KEY=" + Placeholder, "ANTHROPIC_BASE_URL=http://127.0.0.1:3128"}}},
+		{agent: "claude", home: empty, env: []string{"ANTHROPIC_AUTH_TOKEN=t", "ANTHROPIC_BASE_URL=https://gw.example.com/anthropic/"},
+			want: keyPlan{route: apiRoute{Base: "https://gw.example.com", Local: []string{"127.0.0.1:3128", "localhost:3128"}, Header: "Authorization", Value: "Bearer t", Drop: []string{"x-api-key", "Authorization"}},
+				env: []string{"ANTHROPIC_AUTH_TOKEN=" + Placeholder, "ANTHROPIC_BASE_URL=http://127.0.0.1:3128/anthropic"}}},
+		{agent: "claude", home: home, err: "auditrun: a Claude Code login cannot be kept out of the sandbox"},
+		{agent: "claude", home: empty, env: []string{"CLAUDE_CODE_OAUTH_TOKEN=o"}, err: "auditrun: a Claude Code login cannot be kept out of the sandbox"},
+		{agent: "claude", home: empty, env: []string{"ANTHROPIC_API_KEY=k", "CLAUDE_CODE_USE_BEDROCK=1"}, err: "auditrun: Claude Code on Bedrock or Vertex"},
+		// No credential at all: the agent says so itself.
+		{agent: "claude", home: empty,
+			want: keyPlan{route: apiRoute{Base: "https://api.anthropic.com", Local: []string{"127.0.0.1:3128", "localhost:3128"}, Drop: []string{"x-api-key", "Authorization"}},
+				env: []string{"ANTHROPIC_API_KEY=" + Placeholder, "ANTHROPIC_BASE_URL=http://127.0.0.1:3128"}}},
+		{agent: "codex", home: home, env: []string{"OPENAI_API_KEY=k"},
+			want: keyPlan{route: apiRoute{Base: "https://api.openai.com", Local: []string{"127.0.0.1:3128", "localhost:3128"}, Header: "Authorization", Value: "Bearer k", Drop: []string{"Authorization"}},
+				env:   []string{"CODEX_API_KEY=" + Placeholder, "OPENAI_BASE_URL=http://127.0.0.1:3128/v1"},
+				codex: []string{`openai_base_url="http://127.0.0.1:3128/v1"`}}},
+		{agent: "codex", home: home, err: "auditrun: a ChatGPT login of Codex cannot be kept out of the sandbox"},
+		{agent: "codex", home: empty, env: []string{"CODEX_API_KEY=k"}, config: []string{"openai_base_url="},
+			want: keyPlan{route: apiRoute{Base: "https://api.openai.com", Local: []string{"127.0.0.1:3128", "localhost:3128"}, Header: "Authorization", Value: "Bearer k", Drop: []string{"Authorization"}},
+				env:   []string{"CODEX_API_KEY=" + Placeholder, "OPENAI_BASE_URL=http://127.0.0.1:3128/v1"},
+				codex: []string{`openai_base_url="http://127.0.0.1:3128/v1"`}}},
+		{agent: "codex", home: empty, env: []string{"LLM_KEY=k"}, config: []string{"model_provider=local",
+			`model_providers.local={name="L",base_url="http://127.0.0.1:4000/v1",env_key="LLM_KEY"}`},
+			want: keyPlan{route: apiRoute{Base: "http://127.0.0.1:4000", Local: []string{"127.0.0.1:3128", "localhost:3128"}, Header: "Authorization", Value: "Bearer k", Drop: []string{"Authorization"}},
+				env:   []string{"LLM_KEY=" + Placeholder},
+				codex: []string{`model_providers.local.base_url="http://127.0.0.1:3128/v1"`}}},
+		{agent: "codex", home: empty, config: []string{"model_provider=local", `model_providers.local={base_url="http://h/v1",env_key="LLM_KEY"}`},
+			err: `auditrun: the Codex provider "local" takes its key from LLM_KEY, which is not set`},
+		{agent: "gemini", home: home, env: []string{"GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:5000"},
+			want: keyPlan{route: apiRoute{Base: "http://127.0.0.1:5000", Local: []string{"127.0.0.1:3128", "localhost:3128"}, Header: "x-goog-api-key", Value: "k", Drop: []string{"x-goog-api-key", "Authorization"}},
+				env: []string{"GEMINI_API_KEY=" + Placeholder, "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:3128"}}},
+		{agent: "gemini", home: home, err: "auditrun: a Gemini CLI login with a Google account cannot be kept out of the sandbox"},
+		{agent: "gemini", home: empty, env: []string{"GEMINI_API_KEY=k", "GOOGLE_GENAI_USE_VERTEXAI=true"}, err: "auditrun: Gemini CLI on Vertex AI"},
+	}
+	for _, tt := range tests {
+		got, err := keyPlans[tt.agent](tt.home, append([]string{"HOME=" + tt.home}, tt.env...), tt.config)
+		if tt.err != "" {
+			assert.ErrorContains(t, err, tt.err, "%s %q", tt.agent, tt.env)
+			continue
+		}
+		assert.NilError(t, err, "%s %q", tt.agent, tt.env)
+		if d := cmp.Diff(tt.want, got, cmp.AllowUnexported(keyPlan{})); d != "" {
 			t.Errorf("%s %q %q (-want +got):\n%s", tt.agent, tt.env, tt.config, d)
 		}
 	}

@@ -15,6 +15,7 @@
 package fakeapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -259,6 +260,45 @@ type Server struct {
 	// afterResults are the replies to the next requests that carry only
 	// a tool result, in order (AfterResults); then the default.
 	afterResults []Reply
+	heard        []Heard
+}
+
+// A Heard is one request as it arrived, whole: for a test that must know
+// everything a client sent (that a secret never left), and with which
+// credential.
+type Heard struct {
+	Method, Path string
+	// Credential is what the request's credential headers held:
+	// x-api-key, Authorization and x-goog-api-key, in that order, the
+	// empty ones left out, joined by a space.
+	Credential string
+	Header     http.Header
+	Body       []byte
+}
+
+// hear records each request whole before next answers it.
+func (s *Server) hear(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var cred []string
+		for _, h := range []string{"x-api-key", "Authorization", "x-goog-api-key"} {
+			if v := r.Header.Get(h); v != "" {
+				cred = append(cred, v)
+			}
+		}
+		s.mu.Lock()
+		s.heard = append(s.heard, Heard{Method: r.Method, Path: r.URL.RequestURI(), Credential: strings.Join(cred, " "), Header: r.Header.Clone(), Body: body})
+		s.mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Heard returns every request the server received, whole, oldest first.
+func (s *Server) Heard() []Heard {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Heard(nil), s.heard...)
 }
 
 // AfterResults has the model answer the next requests that carry only a
@@ -286,7 +326,7 @@ func Start(rules ...Rule) *Server {
 		rules = DefaultRules()
 	}
 	s := &Server{rules: rules, done: make(chan struct{})}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv = httptest.NewUnstartedServer(s.hear(http.HandlerFunc(s.serve)))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic("fakeapi: " + err.Error())

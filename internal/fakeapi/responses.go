@@ -34,7 +34,7 @@ func startWith(rules []Rule, handle func(*Server, http.ResponseWriter, *http.Req
 		rules = DefaultRules()
 	}
 	s := &Server{rules: rules, done: make(chan struct{})}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(s, w, r) }))
+	s.srv = httptest.NewUnstartedServer(s.hear(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(s, w, r) })))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic("fakeapi: " + err.Error())

@@ -91,7 +91,7 @@ func NewScripted(t testing.TB, script Script, rules ...Rule) *Scripted {
 	s := &Scripted{Server: &Server{rules: rules, done: make(chan struct{})}, script: script}
 	// Requests reach the script first; the server's own handler gets the
 	// rest, with the body put back.
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.srv = httptest.NewUnstartedServer(s.hear(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/v1/messages" {
 			body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 			if s.scripted(w, r, body) {
@@ -100,7 +100,7 @@ func NewScripted(t testing.TB, script Script, rules ...Rule) *Scripted {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		s.serve(w, r)
-	}))
+	})))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("fakeapi: %v", err)

@@ -26,7 +26,7 @@ func NewScriptedResponses(t testing.TB, script Script, rules ...Rule) *Scripted 
 		rules = DefaultRules()
 	}
 	s := &Scripted{Server: &Server{rules: rules, done: make(chan struct{})}, script: script}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.srv = httptest.NewUnstartedServer(s.hear(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses") {
 			body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 			if s.scriptedResponses(w, r, body) {
@@ -35,7 +35,7 @@ func NewScriptedResponses(t testing.TB, script Script, rules ...Rule) *Scripted 
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		s.serveResponses(w, r)
-	}))
+	})))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("fakeapi: %v", err)

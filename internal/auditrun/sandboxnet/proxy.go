@@ -2,6 +2,7 @@ package sandboxnet
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"fmt"
@@ -16,12 +17,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // A Proxy is the sandbox's way out: an HTTP proxy on a unix socket that
 // tunnels (CONNECT) or forwards (a plain http:// request) to the allowed
-// endpoints only, and answers 403 to anything else.
+// endpoints only, and answers 403 to anything else. With an API, it is
+// also where the agent's base URL points: what the agent sends it there
+// goes on to the API with the key added, which never enters the sandbox.
 type Proxy struct {
 	allow   []string // host:port, the host in lower case
 	via     upstream // the operator's own proxy to them, if any
@@ -29,6 +33,27 @@ type Proxy struct {
 	ln      net.Listener
 	srv     *http.Server
 	forward *httputil.ReverseProxy
+	api     *API
+	toAPI   *httputil.ReverseProxy
+}
+
+// An API is where the agent's API requests go, and the credential added to
+// each on the way: the agent inside holds a placeholder and a plain http://
+// base URL of the sandbox's, so that nothing it can be made to read or
+// print there is a key.
+type API struct {
+	// Base is the API's scheme and host (https://api.anthropic.com); a
+	// request keeps its own path.
+	Base string `json:"base"`
+	// Local are the addresses (host:port) the agent reaches this proxy
+	// by, its base URL's: a request to them is the API's.
+	Local []string `json:"local"`
+	// Header and Value are the credential (x-api-key and the key;
+	// Authorization and "Bearer " and the key), or none. Drop names the
+	// headers removed first, whatever placeholder the agent put in them.
+	Header string   `json:"header"`
+	Value  string   `json:"value"`
+	Drop   []string `json:"drop"`
 }
 
 // dialTimeout bounds one connection to the API.
@@ -36,11 +61,19 @@ const dialTimeout = 30 * time.Second
 
 // StartProxy serves the proxy on the unix socket sock, which it makes: to
 // the endpoints allow (host:port, the host in lower case), through the
-// operator's proxy that environ names for each, if any (see upstreamOf).
-func StartProxy(sock string, allow, environ []string) (*Proxy, error) {
+// operator's proxy that environ names for each, if any (see upstreamOf);
+// and, when api is not nil, to the API with its credential.
+func StartProxy(sock string, allow, environ []string, api *API) (*Proxy, error) {
 	via, err := upstreamOf(environ)
 	if err != nil {
 		return nil, err
+	}
+	var base *url.URL
+	if api != nil {
+		base, err = url.Parse(api.Base)
+		if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+			return nil, fmt.Errorf("sandboxnet: the API's base %q is not an http or https URL", api.Base)
+		}
 	}
 	// A socket's path is at most 107 bytes, and a run's directory under a
 	// state home can be longer: the socket is made through the open
@@ -55,21 +88,39 @@ func StartProxy(sock string, allow, environ []string) (*Proxy, error) {
 		return nil, fmt.Errorf("sandboxnet: the API proxy: %w", err)
 	}
 	quiet := log.New(io.Discard, "", 0)
-	p := &Proxy{allow: allow, via: via, dir: d, ln: ln}
+	p := &Proxy{allow: allow, via: via, dir: d, ln: ln, api: api}
+	transport := &http.Transport{
+		Proxy:       func(r *http.Request) (*url.URL, error) { return via.proxy(r.URL.Scheme, r.URL.Hostname()), nil },
+		DialContext: (&net.Dialer{Timeout: dialTimeout}).DialContext,
+		// A kept connection the API has just closed fails a POST,
+		// which is not retried: the agent would see a 502 and send
+		// its turn again. One connection a request.
+		DisableKeepAlives: true,
+	}
 	p.forward = &httputil.ReverseProxy{
 		// The request is already absolute (http://host:port/path): it
 		// goes where it says, once ServeHTTP has allowed that.
-		Rewrite: func(*httputil.ProxyRequest) {},
-		Transport: &http.Transport{
-			Proxy:       func(r *http.Request) (*url.URL, error) { return via.proxy(r.URL.Scheme, r.URL.Hostname()), nil },
-			DialContext: (&net.Dialer{Timeout: dialTimeout}).DialContext,
-			// A kept connection the API has just closed fails a POST,
-			// which is not retried: the agent would see a 502 and send
-			// its turn again. One connection a request.
-			DisableKeepAlives: true,
-		},
+		Rewrite:       func(*httputil.ProxyRequest) {},
+		Transport:     transport,
 		FlushInterval: -1, // the API streams its answer
 		ErrorLog:      quiet,
+	}
+	if api != nil {
+		p.toAPI = &httputil.ReverseProxy{
+			Rewrite: func(r *httputil.ProxyRequest) {
+				r.Out.URL.Scheme, r.Out.URL.Host, r.Out.Host = base.Scheme, base.Host, base.Host
+				r.Out.Header.Del("Proxy-Authorization")
+				for _, h := range api.Drop {
+					r.Out.Header.Del(h)
+				}
+				if api.Header != "" {
+					r.Out.Header.Set(api.Header, api.Value)
+				}
+			},
+			Transport:     transport,
+			FlushInterval: -1,
+			ErrorLog:      quiet,
+		}
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute, ErrorLog: quiet}
 	// The agent's side too: a request sent on a kept connection as it
@@ -97,6 +148,12 @@ func (p *Proxy) allowed(hostport string) bool {
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	const refused = "omega-monitor: the audit sandbox reaches only the agent's API\n"
+	if r.Method != http.MethodConnect && p.toAPI != nil && (r.URL.Host == "" || slices.Contains(p.api.Local, r.URL.Host)) {
+		// The agent's base URL: a request of its own (/v1/messages), or
+		// the same sent through its HTTP_PROXY, which is this proxy.
+		p.toAPI.ServeHTTP(w, r)
+		return
+	}
 	if r.Method != http.MethodConnect {
 		target := r.URL.Host
 		if r.URL.Port() == "" {
@@ -107,6 +164,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.forward.ServeHTTP(w, r)
+		return
+	}
+	if p.toAPI != nil && slices.Contains(p.api.Local, r.Host) {
+		// A client that tunnels even to a plain http:// URL (Gemini
+		// CLI's): the tunnel leads to the API's route here.
+		p.tunnelToAPI(w)
 		return
 	}
 	if !p.allowed(r.Host) {
@@ -135,6 +198,75 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	splice(c, up)
+}
+
+// tunnelToAPI answers a CONNECT to the proxy's own address: the tunnel's
+// requests, plain HTTP, go to the API's route as the others do.
+func (p *Proxy) tunnelToAPI(w http.ResponseWriter) {
+	c, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		c.Close()
+		return
+	}
+	// What the client sent after its request line, already read, then
+	// the connection itself: not through the hijacked server's reader.
+	b, _ := buf.Reader.Peek(buf.Reader.Buffered())
+	r := io.MultiReader(bytes.NewReader(slices.Clone(b)), c)
+	srv := &http.Server{Handler: p.toAPI, ReadHeaderTimeout: time.Minute, ErrorLog: p.srv.ErrorLog}
+	// One request a tunnel, as on the proxy's own connections: the
+	// client opens a new tunnel for the next.
+	srv.SetKeepAlivesEnabled(false)
+	srv.Serve(&oneConn{conn: &bufferedConn{Conn: c, r: r}, closed: make(chan struct{})})
+}
+
+// bufferedConn is a hijacked connection whose first bytes were read
+// already.
+type bufferedConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c *bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// oneConn is a listener of one connection: Accept hands it out once, then
+// waits for it to close and says the listener is done, so that a server's
+// Serve on it ends with its connection.
+type oneConn struct {
+	conn   net.Conn
+	once   sync.Once
+	given  bool
+	closed chan struct{}
+}
+
+func (l *oneConn) Accept() (net.Conn, error) {
+	if !l.given {
+		l.given = true
+		return &closeNotify{Conn: l.conn, l: l}, nil
+	}
+	<-l.closed
+	return nil, net.ErrClosed
+}
+
+func (l *oneConn) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *oneConn) Addr() net.Addr { return l.conn.LocalAddr() }
+
+// closeNotify closes its listener with itself.
+type closeNotify struct {
+	net.Conn
+	l *oneConn
+}
+
+func (c *closeNotify) Close() error {
+	err := c.Conn.Close()
+	c.l.Close()
+	return err
 }
 
 // An upstream is the operator's own proxy, from the environment audit run

@@ -65,7 +65,7 @@ func TestAPIProxyThroughTheOperatorsProxy(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "api.sock")
 	p, err := StartProxy(sock, []string{"api.example:443", "api.example:80"},
 		[]string{"HTTPS_PROXY=http://op:s3cret@" + operators.Listener.Addr().String(),
-			"http_proxy=" + operators.Listener.Addr().String(), "NO_PROXY=direct.example"})
+			"http_proxy=" + operators.Listener.Addr().String(), "NO_PROXY=direct.example"}, nil)
 	assert.NilError(t, err)
 	defer p.Close()
 
@@ -89,6 +89,55 @@ func TestAPIProxyThroughTheOperatorsProxy(t *testing.T) {
 	if d := cmp.Diff(want, heard); d != "" {
 		t.Errorf("what the operator's proxy heard (-want +got):\n%s", d)
 	}
+}
+
+// TestAPIProxyAddsTheKey: a request to the agent's base URL (the proxy's
+// own address, as a request of its own or through HTTP_PROXY) reaches the
+// API with the real key in place of the agent's placeholder, and its path
+// and body as sent; a request elsewhere gets no key.
+func TestAPIProxyAddsTheKey(t *testing.T) {
+	var mu sync.Mutex
+	var heard []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		heard = append(heard, r.Method+" "+r.Host+r.URL.Path+" key="+r.Header.Get("x-api-key")+" auth="+r.Header.Get("Authorization")+" body="+string(body))
+		mu.Unlock()
+		io.WriteString(w, "the API answered\n")
+	}))
+	defer api.Close()
+	host := api.Listener.Addr().String()
+	sock := filepath.Join(t.TempDir(), "api.sock")
+	p, err := StartProxy(sock, []string{host}, nil, &API{Base: api.URL, Local: []string{"127.0.0.1:3128"},
+		Header: "x-api-key", Value: "sk-real", Drop: []string{"x-api-key", "authorization"}})
+	assert.NilError(t, err)
+	defer p.Close()
+	for _, req := range []string{
+		"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nx-api-key: placeholder\r\nAuthorization: Bearer placeholder\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi",
+		"POST http://127.0.0.1:3128/v1/messages HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nx-api-key: placeholder\r\nContent-Length: 2\r\nConnection: close\r\n\r\nho",
+		// A tunnel to the proxy's own address, as Gemini CLI's client
+		// opens one even for http://.
+		"CONNECT 127.0.0.1:3128 HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\nPOST /v1beta/models/m:generateContent HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nAuthorization: Bearer placeholder\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhu",
+		// Straight to the API's own address: allowed, but no key.
+		"GET http://" + host + "/v1/models HTTP/1.1\r\nHost: " + host + "\r\nx-api-key: placeholder\r\nConnection: close\r\n\r\n",
+	} {
+		got := ask(t, sock, req)
+		got = strings.TrimPrefix(got, "HTTP/1.1 200 Connection established\n\n")
+		assert.Assert(t, strings.HasPrefix(got, "HTTP/1.1 200 OK\n") && strings.Contains(got, "the API answered"), "%q: %s", req, got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		"POST " + host + "/v1/messages key=sk-real auth= body=hi",
+		"POST " + host + "/v1/messages key=sk-real auth= body=ho",
+		"POST " + host + "/v1beta/models/m:generateContent key=sk-real auth= body=hu",
+		"GET " + host + "/v1/models key=placeholder auth= body=",
+	}
+	if d := cmp.Diff(want, heard); d != "" {
+		t.Errorf("what the API heard (-want +got):\n%s", d)
+	}
+	_, err = StartProxy(filepath.Join(t.TempDir(), "x.sock"), nil, nil, &API{Base: "api.example.com"})
+	assert.Error(t, err, `sandboxnet: the API's base "api.example.com" is not an http or https URL`)
 }
 
 func TestUpstreamOf(t *testing.T) {
