@@ -101,12 +101,12 @@ read_capped() {
 	while [[ $line == *$'\n' ]]; do line=${line%$'\n'}; done
 }
 
-# capture FILE: the frame into FILE, cut a byte past its cap (no host fills the
-# disk; the tick says it is too long, whatever the cut did to ssh). Sets why.
+# capture FILE: the frame into FILE; a host's cut a byte past its cap (no host
+# fills the disk; the tick says it is too long, whatever the cut did to ssh).
 capture() {
 	why=$mux_error && [[ -z $why ]] || return 1
-	run_bounded "$call_timeout" /dev/null "$1" "$work/capture.err" capped "${capture[@]}"
-	((rc == 0)) || (($(wc -c <"$1") >= capture_cap)) || { failure "$work/capture.err" && return 1; }
+	run_bounded "$call_timeout" /dev/null "$1" "$work/capture.err" ${capture_cap:+capped} "${capture[@]}"
+	((rc == 0)) || { [[ -n $capture_cap ]] && (($(wc -c <"$1") >= capture_cap)); } || { failure "$work/capture.err" && return 1; }
 }
 capped() { "$@" | head -c "$capture_cap"; return "${PIPESTATUS[0]}"; }
 
@@ -312,10 +312,7 @@ main() {
 	[[ -x $bin ]] || { say "the omega-monitor binary is not found (${bin:-not on PATH}; set OMEGA_MONITOR_BIN)" && return 2; }
 	umask 077
 	settings=$("$bin" loop-env --pid "$$" --loop-script "$0" "$@") || return
-	if [[ $settings == usage:* ]]; then
-		printf '%s\n' "${settings//omega-monitor loop-env/omega-monitor.sh}"
-		return 0
-	fi
+	[[ $settings != usage:* ]] || { printf '%s\n' "${settings//omega-monitor loop-env/omega-monitor.sh}" && return 0; }
 	eval "$settings"
 	mapfile -t functions < <(compgen -A function)
 	# The state directory is this loop's for its whole life: the lock is on
@@ -333,10 +330,7 @@ main() {
 	trap on_wake USR1
 	log "watching $target every ${interval}s (pid $$; wall clock ${call_timeout}s); settings: $settings_said"
 	# In its own session (watch started it), the pane says what it is.
-	if [[ -n ${OMEGA_MONITOR_SESSION:-} ]]; then
-		trap on_interrupt INT
-		printf '%s\n' "$banner"
-	fi
+	[[ -z ${OMEGA_MONITOR_SESSION:-} ]] || { trap on_interrupt INT && printf '%s\n' "$banner"; }
 	while :; do
 		next_pause=$interval
 		poll

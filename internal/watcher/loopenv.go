@@ -308,8 +308,13 @@ func (e *LoopEnv) Shell() string {
 	scalar("state", e.state)
 	scalar("interval", strconv.Itoa(e.flags.Interval))
 	scalar("call_timeout", strconv.Itoa(e.timeout))
-	// The loop keeps a byte past a frame's cap, for the tick to refuse.
-	scalar("capture_cap", strconv.Itoa(capture.MaxFrame+1))
+	// The loop keeps a byte past a remote frame's cap, for the tick to
+	// refuse; a local frame is the local multiplexer's, and costs no pipe.
+	captureCap := ""
+	if !e.target.Local() {
+		captureCap = strconv.Itoa(capture.MaxFrame + 1)
+	}
+	scalar("capture_cap", captureCap)
 	scalar("work_probe", e.flags.WorkProbe)
 	scalar("progress_probe", e.flags.ProgressProbe)
 	scalar("funnel", e.funnel)
