@@ -88,7 +88,7 @@ func hostIsName(h string) bool {
 func (c Channel) Scrub(s string) string {
 	s = statedir.OneLine(printable.String(s))
 	s = mask(s, c.secretForms())
-	return alert.Scrub(cut(s, maxSaid))
+	return alert.Scrub(printable.Cut(s, maxSaid))
 }
 
 // Style is how the channel's service reads text.

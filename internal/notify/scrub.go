@@ -290,15 +290,3 @@ func gluedAfter(s string, end int, v string) bool {
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
-
-// cut is s cut to at most n bytes, at a character's start, marked with "…".
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -286,11 +287,7 @@ func FirstReports(home string, bad []LineError, refused error) ([]string, error)
 // answered), at most n bytes of it: a reader of the command's output takes
 // a channel's outcome as one line.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = strings.ToValidUTF8(s[:n], "") + "…"
-	}
-	return s
+	return printable.Cut(strings.Join(strings.Fields(s), " "), n)
 }
 
 func triesSaid(n int) string {

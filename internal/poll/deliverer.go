@@ -14,12 +14,12 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/omega-monitor/omega-monitor/alert"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/procgroup"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
@@ -711,15 +711,7 @@ func boundWhy(why string) string {
 	if len(why) > 64*maxWhy {
 		why = why[:64*maxWhy]
 	}
-	why = alert.Scrub(why)
-	if len(why) <= maxWhy {
-		return why
-	}
-	i := maxWhy
-	for i > 0 && !utf8.RuneStart(why[i]) {
-		i--
-	}
-	return why[:i] + "…"
+	return printable.Cut(alert.Scrub(why), maxWhy)
 }
 
 func lastLine(s string) string {

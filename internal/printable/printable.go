@@ -145,3 +145,17 @@ func (pw *Writer) Flush() error {
 	pw.line = pw.line[:0]
 	return err
 }
+
+// Cut is s cut to at most n bytes at a character's start, marked with "…"
+// when anything was cut: a bound on what a line says of text from elsewhere
+// that never splits a character.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := max(n, 0)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}

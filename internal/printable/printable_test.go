@@ -67,3 +67,23 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+// TestCut: at most n bytes, never half a character, marked when cut.
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"aé", 2, "a…"},
+		{"日本", 4, "日…"},
+		{"abc", 0, "…"},
+		{"abc", -1, "…"},
+	} {
+		if got := Cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
