@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
@@ -496,7 +497,77 @@ func (dv *deliverer) mark(record, id, ev string, at time.Time, why string) error
 	}
 	dv.mu.Lock()
 	defer dv.mu.Unlock()
-	return appendLine(record, line)
+	if err := appendLine(record, line); err != nil {
+		return err
+	}
+	// A channel down for a day is tried thousands of times, two lines a
+	// try: past compactAt the record is written again as its outcomes say
+	// them, so that it never outgrows what readChannelStates reads (a
+	// record it cannot read would send again what a channel has).
+	if fi, err := os.Lstat(record); err == nil && fi.Size() > compactAt {
+		if b, err := fsutil.ReadCapped(record, 256<<10); err == nil {
+			return atomicfile.Write(record, []byte(compactRecord(string(b))), 0o600)
+		}
+	}
+	return nil
+}
+
+// compactAt is the size past which an alert's record is compacted.
+const compactAt = 64 << 10
+
+// compactRecord is an alert's record with each channel's failures in a
+// row said in one line, "ID failures N UNIXSECONDS why" (the count, the
+// last's time and why), and a "sending" line kept only when it is the
+// channel's last: what readChannelStates reads of it is unchanged.
+func compactRecord(text string) string {
+	type channel struct {
+		fails    int
+		lastFail string // the last failed line's time and why
+		after    []string
+	}
+	var order []string
+	chans := map[string]*channel{}
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		f := strings.SplitN(line, " ", 4)
+		if len(f) < 2 {
+			continue
+		}
+		c := chans[f[0]]
+		if c == nil {
+			c = &channel{}
+			chans[f[0]] = c
+			order = append(order, f[0])
+		}
+		switch f[1] {
+		case "failed", "failures":
+			n := 1
+			if f[1] == "failures" && len(f) == 4 {
+				count, rest, _ := strings.Cut(f[3], " ")
+				n, _ = strconv.Atoi(count)
+				f = append(f[:3], rest)
+			}
+			c.fails += n
+			c.lastFail = strings.Join(f[2:], " ")
+			c.after = nil
+		default:
+			if k := len(c.after); k > 0 && strings.HasPrefix(c.after[k-1], f[0]+" sending") {
+				c.after = c.after[:k-1]
+			}
+			c.after = append(c.after, line)
+		}
+	}
+	var b strings.Builder
+	for _, id := range order {
+		c := chans[id]
+		if c.fails > 0 {
+			at, why, _ := strings.Cut(c.lastFail, " ")
+			fmt.Fprintf(&b, "%s failures %s %d %s\n", id, at, c.fails, why)
+		}
+		for _, l := range c.after {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }
 
 func (dv *deliverer) say(what string) {
@@ -596,6 +667,13 @@ func readChannelStates(path string) map[string]channelState {
 			st.lastFail = at
 			if len(f) == 4 {
 				st.why = f[3]
+			}
+		case "failures": // "ID failures UNIXSECONDS N why", compactRecord's
+			st.lastFail = at
+			if len(f) == 4 {
+				count, why, _ := strings.Cut(f[3], " ")
+				n, _ := strconv.Atoi(count)
+				st.fails, st.why = st.fails+max(n, 1), why
 			}
 		}
 		states[f[0]] = st
