@@ -3,17 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/notify"
 )
 
@@ -248,7 +242,7 @@ func TestEveryChannelFailsWhenItsServerDoes(t *testing.T) {
 	t.Parallel()
 	trusted, untrusted := newTestCA(t), newTestCA(t)
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, trusted.pem, 0o600); err != nil {
+	if err := os.WriteFile(caFile, trusted.PEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	closed := closedAddr(t)
@@ -402,7 +396,7 @@ func TestSendKeepsWhatATelegramChannelDidNotTake(t *testing.T) {
 	t.Parallel()
 	trusted := newTestCA(t)
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, trusted.pem, 0o600); err != nil {
+	if err := os.WriteFile(caFile, trusted.PEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -548,72 +542,16 @@ func closedAddr(t *testing.T) string {
 	return addr
 }
 
-// A testCA signs a certificate for any host it is asked for.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-
-	mu     sync.Mutex
-	leaves map[string]*tls.Certificate
-}
+// A testCA is the test's own CA, whose PEM SSL_CERT_FILE names for the
+// trusted one.
+type testCA struct{ *fakeapi.CA }
 
 func newTestCA(t *testing.T) *testCA {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := fakeapi.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "omega-monitor test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), leaves: map[string]*tls.Certificate{}}
-}
-
-// leaf is a certificate for host, a name or an address.
-func (ca *testCA) leaf(host string) (*tls.Certificate, error) {
-	ca.mu.Lock()
-	defer ca.mu.Unlock()
-	if c, ok := ca.leaves[host]; ok {
-		return c, nil
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(int64(len(ca.leaves) + 2)),
-		Subject:      pkix.Name{CommonName: host},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if ip := net.ParseIP(host); ip != nil {
-		tmpl.IPAddresses = []net.IP{ip}
-	} else {
-		tmpl.DNSNames = []string{host}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return nil, err
-	}
-	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-	ca.leaves[host] = c
-	return c, nil
+	return &testCA{ca}
 }
 
 // serverConfig serves a certificate of the CA's for the name the client
@@ -624,7 +562,7 @@ func (ca *testCA) serverConfig() *tls.Config {
 		if name == "" {
 			name = "127.0.0.1"
 		}
-		return ca.leaf(name)
+		return ca.Leaf(name)
 	}}
 }
 

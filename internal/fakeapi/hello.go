@@ -2,16 +2,9 @@ package fakeapi
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -39,10 +32,8 @@ type Hello struct {
 	CAFile string
 
 	ln     net.Listener
-	caKey  *ecdsa.PrivateKey
-	ca     *x509.Certificate
+	ca     *CA
 	mu     sync.Mutex
-	certs  map[string]*tls.Certificate
 	served []string
 	wg     sync.WaitGroup
 }
@@ -73,36 +64,19 @@ func (h *Hello) Served() []string {
 }
 
 func startHello(dir string) (*Hello, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := NewCA()
 	if err != nil {
-		return nil, fmt.Errorf("fakeapi: %v", err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "omega-monitor test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, fmt.Errorf("fakeapi: %v", err)
-	}
-	ca, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, fmt.Errorf("fakeapi: %v", err)
+		return nil, err
 	}
 	caFile := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(caFile, ca.PEM, 0o600); err != nil {
 		return nil, fmt.Errorf("fakeapi: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fakeapi: %v", err)
 	}
-	h := &Hello{URL: "http://" + ln.Addr().String(), CAFile: caFile, ln: ln, caKey: key, ca: ca, certs: map[string]*tls.Certificate{}}
+	h := &Hello{URL: "http://" + ln.Addr().String(), CAFile: caFile, ln: ln, ca: ca}
 	h.wg.Add(1)
 	go h.accept()
 	return h, nil
@@ -138,7 +112,7 @@ func (h *Hello) tunnel(c net.Conn) {
 	if err != nil {
 		host = req.Host
 	}
-	cert, err := h.cert(host)
+	cert, err := h.ca.Leaf(host)
 	if err != nil {
 		fmt.Fprint(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
 		return
@@ -163,38 +137,6 @@ func (h *Hello) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprint(w, `{"message":"hello"}`)
-}
-
-// cert returns a certificate for host, signed by the proxy's CA.
-func (h *Hello) cert(host string) (*tls.Certificate, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if c, ok := h.certs[host]; ok {
-		return c, nil
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(int64(len(h.certs) + 2)),
-		Subject:      pkix.Name{CommonName: host},
-		DNSNames:     []string{host},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-	}
-	if ip := net.ParseIP(host); ip != nil {
-		tmpl.DNSNames, tmpl.IPAddresses = nil, []net.IP{ip}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, h.ca, &key.PublicKey, h.caKey)
-	if err != nil {
-		return nil, err
-	}
-	c := &tls.Certificate{Certificate: [][]byte{der, h.ca.Raw}, PrivateKey: key}
-	h.certs[host] = c
-	return c, nil
 }
 
 // oneConn is a listener that yields one connection, then blocks until that
