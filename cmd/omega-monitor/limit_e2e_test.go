@@ -37,7 +37,7 @@ func TestRealCodexUsageLimitResumedOnceAfterReset(t *testing.T) {
 	r := watchAgent(t, s, "--nudge-budget", "3", "--nudge-text", agentNudge)
 	// The nudge that resumes it; after that, the agent's next stop is any
 	// other, and nudged within the budget as any other.
-	lines := r.waitLine("nudged (1/3)", 3*time.Minute)
+	lines := r.waitNudged("1/3", 3*time.Minute)
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(strings.Join(api.Prompts(), "\n"), agentNudge) && time.Now().Before(deadline) {
 		time.Sleep(250 * time.Millisecond)

@@ -198,6 +198,24 @@ func (r *loopRun) waitLine(want string, within time.Duration) []string {
 	}
 }
 
+// waitNudged waits for the line of the nudge that spends budget ("1/3"),
+// delivered in one poll or, when the box was slow to show the text, by a
+// later poll's Enter, and returns every line so far.
+func (r *loopRun) waitNudged(budget string, within time.Duration) []string {
+	r.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		lines := r.waitLines(1, within)
+		if len(linesWith(nudgedLines(lines), "("+budget+")")) > 0 {
+			return lines
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no nudge (%s) within %v:\n%s", budget, within, strings.Join(lines, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // alerts returns the messages the alert funnel was given, once the
 // watcher's deliverer, which runs apart from the loop, has emptied the
 // outbox (or after 20 s: a test of a failing channel reads it as it is).
@@ -520,7 +538,7 @@ func TestLoopThroughSSHD(t *testing.T) {
 	r := startLoop(t, loopOptions{target: "box:agent", flags: []string{
 		"--ssh-config", cfg.Path, "--interval", "1", "--nudge-budget", "1",
 		"--work-probe", "echo 5", "--nudge-text", text}})
-	r.waitLine("nudged (1/1)", 90*time.Second)
+	r.waitNudged("1/1", 90*time.Second)
 	deadline := time.Now().Add(30 * time.Second)
 	for len(received(t, log)) == 0 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
@@ -847,7 +865,7 @@ func TestLoopFollowsItsPinnedPane(t *testing.T) {
 	pane := strings.TrimSpace(s.Run(t, "display-message", "-p", "-t", "=work:1", "#{pane_id}"))
 	r := startLoop(t, loopOptions{target: "work", flags: []string{
 		"--mux", s.Mux, "--interval", "1", "--nudge-budget", "3", "--work-probe", "echo 5", "--pane", pane}})
-	r.waitLine("nudged (1/3)", 90*time.Second)
+	r.waitNudged("1/3", 90*time.Second)
 	s.Run(t, "select-window", "-t", "=work:0") // the operator looks elsewhere
 	lines := r.waitLine("nudge budget spent", 120*time.Second)
 	r.waitLines(len(lines)+3, 60*time.Second)

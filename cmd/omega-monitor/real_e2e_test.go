@@ -135,8 +135,18 @@ func linesWith(lines []string, part string) []string {
 	return out
 }
 
-// nudgedLines returns the lines in which the loop typed a nudge.
-func nudgedLines(lines []string) []string { return linesWith(lines, " · nudged (") }
+// nudgedLines returns the lines in which the loop delivered a nudge: typed
+// with its Enter, or, when the box was slow to show the text, the Enter
+// alone a later poll pressed on it. Each is one nudge of the budget.
+func nudgedLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, " · nudged (") || strings.Contains(l, " · nudged, Enter only: ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
 
 // requestsSince describes the requests the fake API received after the
 // first n, one a line.
@@ -280,7 +290,7 @@ func TestRealClaudeSuggestionDoesNotHoldButDraftDoes(t *testing.T) {
 	}
 	n := len(api.Texts())
 	r := watchClaude(t, s, true, "--nudge-budget", "1", "--nudge-text", realNudge)
-	lines := r.waitLine("nudged (1/1)", realTimeout)
+	lines := r.waitNudged("1/1", realTimeout)
 	deadline := time.Now().Add(realTimeout)
 	for len(api.Texts()) == n && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
