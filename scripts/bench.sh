@@ -184,7 +184,7 @@ wait "$loop"
 cpu_us
 t1=$cpu
 poll=$(((t1 - t0) / got - (wrap - bare)))
-grep -v '^MONITOR · agent · WORKING' "$dir/loop.out" >&2
+grep -Ev '^([0-9:]+ )?MONITOR · agent · WORKING' "$dir/loop.out" >&2
 
 lines=$(wc -l <scripts/omega-monitor.sh)
 
