@@ -82,16 +82,24 @@ func Phone(f board.Fleet) string {
 	return text + end
 }
 
+// The marks that start a watcher's line in the fleet's phone form: what
+// it needs a human for, as the tmux segment marks it, else whether its
+// loop runs.
+var (
+	needsMarks    = map[string]string{board.NeedsQuestion: "✋", board.NeedsBlocked: "⛔", board.NeedsBudgetExhausted: "⌛"}
+	livenessMarks = map[string]string{board.Live: "●", board.Quiet: "●", board.Stale: "✗"}
+)
+
 // phoneLine is one watcher in at most PhoneWidth cells: a mark (what it
 // needs a human for, else its liveness), its name, its liveness when not
 // live, its state and for how long.
 func phoneLine(w board.Watcher) string {
-	mark := map[string]string{board.NeedsQuestion: "✋", board.NeedsBlocked: "⛔", board.NeedsBudgetExhausted: "⌛"}[w.NeedsHuman]
+	mark := needsMarks[w.NeedsHuman]
 	if mark == "" {
-		mark = map[string]string{board.Live: "●", board.Quiet: "●", board.Stale: "✗"}[w.Liveness]
+		mark = livenessMarks[w.Liveness]
 	}
 	if mark == "" {
-		mark = "○"
+		mark = "○" // gone, or a liveness this form does not know
 	}
 	name := Truncate(PhoneName(w), phoneName)
 	if w.Liveness != board.Live {
@@ -182,16 +190,21 @@ func PhoneWatcher(w board.Watcher, lines []string) string {
 		add("its log: no lines yet")
 		return b.String()
 	}
-	// The newest lines that fit, with room for the heading and the note.
-	room := PhoneLimit - units(b.String()) - 120
+	heading := func(n int) string { return fmt.Sprintf("its last %s:", plural(n, "log line")) }
+	note := func(n int) string {
+		return fmt.Sprintf("(%s before them left out: too long for one message; omega-monitor logs shows them)", plural(n, "line"))
+	}
+	// The newest lines that fit, with room for the heading and the note
+	// at their longest.
+	room := PhoneLimit - units(b.String()) - units(heading(len(shown))) - units(note(len(shown))) - 2
 	first := len(shown)
-	for first > 0 && room-units(shown[first-1])-1 >= 0 {
+	for first > 0 && units(shown[first-1])+1 <= room {
 		room -= units(shown[first-1]) + 1
 		first--
 	}
-	add(fmt.Sprintf("its last %s:", plural(len(shown)-first, "log line")))
+	add(heading(len(shown) - first))
 	if first > 0 {
-		add(fmt.Sprintf("(%s before them left out: too long for one message; omega-monitor logs shows them)", plural(first, "line")))
+		add(note(first))
 	}
 	for _, l := range shown[first:] {
 		add(l)

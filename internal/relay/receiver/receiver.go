@@ -2,7 +2,8 @@
 // (getUpdates, through github.com/go-telegram/bot) for taps on the
 // buttons of the alerts the watchers relayed, and carries an allowed tap
 // to the watcher as an answer request in its directory (statedir), then
-// reports in the chat what became of it. It types nothing: the watcher
+// reports in the chat what became of it; and it answers an allowed
+// user's /status with the board (status.go). It types nothing: the watcher
 // does, after its own checks.
 //
 // It is linked only by omega-monitor-relay: the client and net/http would
