@@ -167,3 +167,29 @@ func TestShortAge(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPhoneWatcher: whatever a watcher's name, explanation and lines hold,
+// its phone form is under PhoneLimit and carries no escape.
+func FuzzPhoneWatcher(f *testing.F) {
+	f.Add("monitor-a", "a", "QUESTION: a live dialog", "MONITOR · a · WORKING", 3)
+	f.Add("<b>", "\x1b]0;x\x07", strings.Repeat("𝔵", 3000), strings.Repeat("😀", 900), 40)
+	f.Fuzz(func(t *testing.T, name, target, explain, line string, n int) {
+		n = min(max(n, 0), 64)
+		lines := make([]string, n)
+		for i := range lines {
+			lines[i] = line
+		}
+		w := board.Watcher{Name: name, Target: target, Liveness: board.Live, LivenessReason: explain, Explain: explain}
+		out := PhoneWatcher(w, lines)
+		if u := units(out); u > PhoneLimit {
+			t.Errorf("%d code units", u)
+		}
+		if strings.ContainsRune(out, '\x1b') {
+			t.Errorf("an escape reached the form")
+		}
+		f := board.Fleet{Watchers: []board.Watcher{w, w, w}}
+		if u := units(Phone(f)); u > PhoneLimit {
+			t.Errorf("the fleet: %d code units", u)
+		}
+	})
+}

@@ -64,3 +64,22 @@ func TestClipText(t *testing.T) {
 		t.Errorf("a short text changed: %q", got)
 	}
 }
+
+// FuzzStatusArgs: whatever a message holds, statusArgs takes only the
+// command, and its words hold no white space.
+func FuzzStatusArgs(f *testing.F) {
+	for _, s := range []string{"/status", "/status@omega_bot api", "/status@x", "/status \u00a0a\tb\n", "\x00/status"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		args, ok := statusArgs(text, "omega_bot")
+		if ok && !strings.HasPrefix(strings.TrimSpace(text), "/status") {
+			t.Errorf("%q taken as /status", text)
+		}
+		for _, a := range args {
+			if a == "" || strings.ContainsAny(a, " \t\n\r") {
+				t.Errorf("%q: a word %q", text, a)
+			}
+		}
+	})
+}
