@@ -71,13 +71,15 @@ func Phone(f board.Fleet) string {
 		text += "\n"
 	}
 	end := "\n" + strings.Join(tail, "\n") + "\n"
+	used := units(text) + units(end)
 	for i, r := range rows {
 		more := fmt.Sprintf("… and %d more (omega-monitor status)\n", len(rows)-i)
-		if units(text)+units(r)+1+units(more)+units(end) > PhoneLimit {
+		if used+units(r)+1+units(more) > PhoneLimit {
 			text += more
 			break
 		}
 		text += r + "\n"
+		used += units(r) + 1
 	}
 	return text + end
 }
