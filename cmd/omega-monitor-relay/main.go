@@ -34,6 +34,13 @@ the watchers relayed to Telegram: a tap on a question's button, by a user
 allowed to answer, is written as an answer request into its watcher's state
 directory, and the watcher is woken to type it, after its own checks; the
 message is then edited to say who answered what, or why it was not typed.
+In the same chat the same allowed users may ask for the board, read-only:
+  /status       the fleet, counts first, then the watchers that need you,
+                a line each, in lines a phone shows whole
+  /status NAME  one watcher, by its target as the board shows it or by
+                its watcher's name: its state, why it reads so, and its
+                last log lines
+(/status@BOT in a group.) Anyone else gets no answer; the refusal is logged.
 It long-polls the Bot API (no webhook), one receiver a state home, and ends
 on SIGTERM or SIGINT. Every line it says, on standard error, goes with its
 date to relay/relay.log in the state home too (mode 0600; past 1 MiB it

@@ -6,7 +6,8 @@ const Usage = `usage: omega-monitor relay start|stop|status [--mux PATH] [--wait
 
 The answer receiver carries the operator's taps on a relayed question's
 buttons, in Telegram, to the watcher that asked it, which types the answer
-after its own checks. One runs per state home, in a detached multiplexer
+after its own checks; from the same chat, /status gives the allowed users
+the board, read-only. One runs per state home, in a detached multiplexer
 session of its own (omega-monitor-relay serve): omega-relay for the default
 state home, omega-relay-DIGEST for any other.
 

@@ -1,6 +1,7 @@
 // Package render draws the fleet the census read (package board) for a
 // person: the compact text of status --once, the live screen, the tmux
-// status segment, the delivery lines. Every function is pure, of a Fleet
+// status segment, the delivery lines, the phone forms of the relay's
+// /status. Every function is pure, of a Fleet
 // and the sizes given; none reads a file. The census others import is in
 // board, apart from these renderers.
 package render

@@ -2,7 +2,8 @@
 // (getUpdates, through github.com/go-telegram/bot) for taps on the
 // buttons of the alerts the watchers relayed, and carries an allowed tap
 // to the watcher as an answer request in its directory (statedir), then
-// reports in the chat what became of it. It types nothing: the watcher
+// reports in the chat what became of it; and it answers an allowed
+// user's /status with the board (status.go). It types nothing: the watcher
 // does, after its own checks.
 //
 // It is linked only by omega-monitor-relay: the client and net/http would
@@ -60,6 +61,8 @@ type Receiver struct {
 	dir  string // the receiver's own directory in it
 	out  io.Writer
 	now  func() time.Time
+	// username is the bot's, from getMe: a group's command may name it.
+	username string
 
 	sayMu     sync.Mutex  // one line at a time, in the same order in both places
 	log       *relay.Log  // relay.log: every line said, nil before the lock is held
@@ -100,10 +103,13 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	// The token is checked (getMe) before the lock is taken: relay start
 	// takes a held lock for a receiver that started, and one the Bot API
 	// refuses has not.
-	if _, err := bot.New(cfg.Token(), bot.WithServerURL(cfg.API), bot.WithCheckInitTimeout(callTimeout)); errors.Is(err, bot.ErrorUnauthorized) {
+	// getMe also names the bot, as a group's commands address it
+	// (/status@name).
+	me, err := getMe(ctx, cfg)
+	if errors.Is(err, bot.ErrorUnauthorized) {
 		return fmt.Errorf("receiver: the Bot API at %s refused the bot token of %s (getMe: unauthorized)", cfg.API, cfg.Path)
 	} else if err != nil {
-		return fmt.Errorf("receiver: the Bot API at %s: %s", cfg.API, scrub(cfg.Token(), err.Error()))
+		return fmt.Errorf("receiver: the Bot API at %s: getMe: %s", cfg.API, scrub(cfg.Token(), err.Error()))
 	}
 	lock, err := relay.Lock(dir)
 	if err != nil {
@@ -116,7 +122,7 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	}
 	// The rate and the messages edited outlive a restart: a stop and a
 	// start must not give a watcher a fresh minute.
-	r := &Receiver{cfg: cfg, home: home, dir: dir, out: out, now: time.Now, offset: offset,
+	r := &Receiver{cfg: cfg, home: home, dir: dir, out: out, now: time.Now, offset: offset, username: me.Username,
 		log:  relay.NewLog(dir),
 		sent: relay.ReadRate(dir, time.Now()), edited: relay.ReadEdited(dir, time.Now())}
 	r.rec = relay.RecordFile{Pid: os.Getpid(), StartToken: proc.Self(), Since: r.now().UTC(), Offset: offset}
@@ -143,9 +149,9 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 		bot.WithNotAsyncHandlers(),
 		bot.WithUpdatesChannelCap(0),
 		bot.WithInitialOffset(offset),
-		// Taps only, and messages when a reply may answer (reply.go):
-		// Telegram keeps the rest from this bot's receiver.
-		bot.WithAllowedUpdates(allowedUpdates(cfg)),
+		// Taps, and messages: /status (status.go) and the replies that
+		// answer (reply.go). Telegram keeps the rest from this receiver.
+		bot.WithAllowedUpdates(allowedUpdates()),
 		bot.WithDefaultHandler(r.handle),
 		bot.WithErrorsHandler(func(err error) { r.say("Bot API: %v", err) }),
 	)
@@ -173,6 +179,17 @@ func Serve(ctx context.Context, getenv func(string) string, out io.Writer) error
 	}
 	r.say("stopped at update %d", r.offset)
 	return nil
+}
+
+// getMe asks the Bot API who the bot is, within callTimeout.
+func getMe(ctx context.Context, cfg relay.Config) (*models.User, error) {
+	b, err := bot.New(cfg.Token(), bot.WithServerURL(cfg.API), bot.WithSkipGetMe())
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	return b.GetMe(ctx)
 }
 
 // say writes one line, the token masked: to the pane, the time and what
@@ -237,10 +254,17 @@ func (r *Receiver) handle(ctx context.Context, b *bot.Bot, u *models.Update) {
 }
 
 // apply handles one update: a tap by an allowed user on a button that a
-// watcher offers. Everything else is ignored or refused, with nothing
-// written.
+// watcher offers, a reply that answers (reply.go), or /status (status.go).
+// Everything else is ignored or refused, with nothing written.
 func (r *Receiver) apply(ctx context.Context, u *models.Update) {
 	cq := u.CallbackQuery
+	if cq == nil && u.Message != nil {
+		// A command first, even as a reply: /status types nothing.
+		if args, ok := statusArgs(u.Message.Text, r.username); ok {
+			r.applyStatus(ctx, u, args)
+			return
+		}
+	}
 	if cq == nil && u.Message != nil && u.Message.ReplyToMessage != nil {
 		r.applyReply(ctx, u)
 		return

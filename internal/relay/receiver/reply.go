@@ -218,11 +218,8 @@ func (p reply) send(text string) {
 	}
 }
 
-// allowedUpdates are the updates the receiver asks Telegram for: taps, and
-// messages only where a reply may answer.
-func allowedUpdates(cfg relay.Config) bot.AllowedUpdates {
-	if cfg.FreeText {
-		return bot.AllowedUpdates{models.AllowedUpdateCallbackQuery, models.AllowedUpdateMessage}
-	}
-	return bot.AllowedUpdates{models.AllowedUpdateCallbackQuery}
+// allowedUpdates are the updates the receiver asks Telegram for: taps,
+// and messages, for /status and for the replies that answer.
+func allowedUpdates() bot.AllowedUpdates {
+	return bot.AllowedUpdates{models.AllowedUpdateCallbackQuery, models.AllowedUpdateMessage}
 }
