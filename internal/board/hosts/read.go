@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -225,16 +226,52 @@ func Decode(data []byte) (*board.Fleet, error) {
 		return nil, fmt.Errorf("its answer is not a board: %v", err)
 	}
 	for i, w := range f.Watchers {
-		switch w.Liveness {
-		case board.Live, board.Quiet, board.Stale, board.Gone:
-		default:
-			return nil, fmt.Errorf("its answer is not a board: watcher %d has the liveness %q", i, printable.Cut(w.Liveness, 20))
+		if why := checkWatcher(w); why != "" {
+			return nil, fmt.Errorf("its answer is not a board: watcher %d %s", i, why)
 		}
 	}
 	if f.GeneratedAt.IsZero() {
 		return nil, errors.New("its answer is not a board: no census clock")
 	}
 	return &f, nil
+}
+
+// checkWatcher says what of a host's watcher is not as a board writes it,
+// or "" when all is: the words the board and the MCP server show as they
+// are, outside any untrusted text (its name, target, pane, agent, state,
+// liveness, needs and figures), are only ever names and words of ours.
+func checkWatcher(w board.Watcher) string {
+	word := func(s string, words ...string) bool { return s == "" || slices.Contains(words, s) }
+	switch {
+	case coord.CheckSession(w.Name) != nil:
+		return fmt.Sprintf("has the name %q", printable.Cut(w.Name, 40))
+	case w.Target != "" && !isTarget(w.Target):
+		return fmt.Sprintf("has the target %q", printable.Cut(w.Target, 40))
+	case w.Pane != "" && (w.Pane[0] != '%' || strings.Trim(w.Pane[1:], "0123456789") != "" || len(w.Pane) > 12):
+		return fmt.Sprintf("has the pane %q", printable.Cut(w.Pane, 20))
+	case w.Agent != "" && coord.CheckSession(w.Agent) != nil:
+		return fmt.Sprintf("has the agent %q", printable.Cut(w.Agent, 20))
+	case !slices.Contains([]string{board.Live, board.Quiet, board.Stale, board.Gone}, w.Liveness):
+		return fmt.Sprintf("has the liveness %q", printable.Cut(w.Liveness, 20))
+	case !word(w.State, "WORKING", "QUESTION", "STALLED", "BLOCKED", "?"):
+		return fmt.Sprintf("has the state %q", printable.Cut(w.State, 20))
+	case !word(w.NeedsHuman, board.NeedsQuestion, board.NeedsBlocked, board.NeedsBudgetExhausted):
+		return fmt.Sprintf("needs %q", printable.Cut(w.NeedsHuman, 20))
+	case !isFigure(w.Work) || !isFigure(w.Progress):
+		return "has a probe's figure that is not one"
+	}
+	return ""
+}
+
+func isTarget(s string) bool {
+	_, err := coord.ParseTarget(s)
+	return err == nil
+}
+
+// isFigure says s is a probe's figure as the MONITOR line spells it: digits,
+// or ? when unknown; empty without a probe.
+func isFigure(s string) bool {
+	return s == "" || s == "?" || len(s) <= 20 && strings.Trim(s, "0123456789") == ""
 }
 
 // sanitize cleans every string of a decoded JSON value, keys too, and cuts
