@@ -270,7 +270,7 @@ func TestWatcherAnswerKeepsEveryField(t *testing.T) {
 		// in untrusted_text.
 		".host": ".host", ".name": ".name", ".dir": ".untrusted_text.dir", ".liveness": ".liveness",
 		".liveness_reason": ".untrusted_text.liveness_reason",
-		".target": ".target", ".pane": ".pane", ".agent": ".agent", ".state": ".state",
+		".target":          ".target", ".pane": ".pane", ".agent": ".agent", ".state": ".state",
 		".work": ".work", ".progress": ".progress", ".needs_human": ".needs_human",
 		".undelivered.alert":    ".undelivered.alert",
 		".undelivered.why":      ".untrusted_text.undelivered",

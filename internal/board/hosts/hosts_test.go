@@ -26,7 +26,7 @@ func TestParseList(t *testing.T) {
 		{in: "a b", wantErr: "whitespace"},
 		{in: "box;rm", wantErr: "';'"},
 		{in: ".hidden", wantErr: "starts with '.'"},
-		{in: manyHosts(MaxHosts+1), wantErr: fmt.Sprintf("more than %d", MaxHosts)},
+		{in: manyHosts(MaxHosts + 1), wantErr: fmt.Sprintf("more than %d", MaxHosts)},
 	}
 	for _, tt := range tests {
 		got, err := ParseList(tt.in)
