@@ -75,7 +75,8 @@ func LookPath(name, path string) (string, error) {
 
 // MCPUsage is the MCP server's help: omega-monitor mcp --help prints it
 // without starting the server, which may not be installed.
-const MCPUsage = `usage: omega-monitor mcp [--hosts ALIAS,...] [--ssh-config FILE]
+const MCPUsage = `usage: omega-monitor mcp
+       omega-monitor mcp --hosts ALIAS,... [--ssh-config FILE]
        omega-monitor-mcp      (the server omega-monitor mcp runs)
 
 Serves the fleet over the Model Context Protocol on stdin and stdout, for an

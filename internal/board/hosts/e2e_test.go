@@ -97,6 +97,9 @@ func TestBoardOfThreeMachines(t *testing.T) {
 	testenv.SSHD(t, cfg, "alpha", hostEnv(t, watchers(t, "a", 2))...)
 	testenv.SSHD(t, cfg, "beta", hostEnv(t, watchers(t, "b", 1))...)
 	testenv.ClosedHost(t, cfg, "dead")
+	// A host without omega-monitor: no OMEGA_MONITOR_BIN, none on its PATH
+	// or in its HOME.
+	testenv.SSHD(t, cfg, "bare", "HOME="+t.TempDir(), "OMEGA_MONITOR_HOME="+t.TempDir())
 	hostile := func(alias, answer string) {
 		h := testenv.HostileSSHD(t, cfg, alias, hostEnv(t, watchers(t, alias, 1))...)
 		h.Answer(t, "status --json", answer)
@@ -108,15 +111,16 @@ func TestBoardOfThreeMachines(t *testing.T) {
 	hostile("hung", `sleep 60`)
 	local := watchers(t, "here", 1)
 	closeMasters(t, cfg, local)
-	all := "alpha,beta,dead,huge,torn,esc,hung"
+	all := "alpha,beta,dead,bare,huge,torn,esc,hung"
 
 	code, out, took := status(t, local, "--once", "--ssh-config", cfg.Path, "--hosts", all)
-	t.Logf("status --once over 7 hosts took %v:\n%s", took, out)
+	t.Logf("status --once over 8 hosts took %v:\n%s", took, out)
 	assert.Equal(t, code, 0)
 	for _, want := range []string{
 		"here-0 ", "alpha/a-0 ", "alpha/a-1 ", "beta/b-0 ", "esc/e ",
 		"host alpha: 2 watchers, read in ", "host beta: 1 watcher, read in ",
 		"host dead: DEGRADED: unreachable: ",
+		"host bare: DEGRADED: no omega-monitor on the host",
 		"host huge: DEGRADED: its answer is larger than 4 MiB: not read",
 		"host hung: DEGRADED: unreachable: no answer within 5s",
 		"host esc: 1 watcher, read in ",
@@ -153,7 +157,7 @@ func TestBoardOfThreeMachines(t *testing.T) {
 		h := rows[name]
 		assert.Check(t, h.Reachable && !h.Degraded && h.FreshAt != nil && h.RTTMs > 0, "%s: %+v", name, h)
 	}
-	for _, name := range []string{"dead", "huge", "torn", "hung"} {
+	for _, name := range []string{"dead", "bare", "huge", "torn", "hung"} {
 		h := rows[name]
 		assert.Check(t, h.Degraded && h.Reason != "", "%s: %+v", name, h)
 	}
