@@ -150,10 +150,12 @@ func (r Reader) read(ctx context.Context, alias string) board.Remote {
 	switch {
 	case tooBig:
 		return fail("its answer is larger than %d MiB: not read", MaxAnswer>>20)
+	case ctx.Err() == context.DeadlineExceeded && stdout.buf.Len() > 0:
+		return fail("too slow: its answer did not end within %v (%d bytes came)", clock, stdout.buf.Len())
 	case ctx.Err() == context.DeadlineExceeded:
 		return fail("unreachable: no answer within %v", clock)
 	case errors.As(err, &exit) && exit.ExitCode() == 255:
-		return fail("unreachable: %s", lastLine(stderr.buf.String(), "ssh failed"))
+		return fail("unreachable: %s", lastLine(stderr.buf.String(), "ssh ended, saying nothing (exit 255)"))
 	case errors.As(err, &exit) && exit.ExitCode() == 127:
 		return fail("no omega-monitor on the host (install it there, or set OMEGA_MONITOR_BIN in its environment)")
 	case err != nil:
