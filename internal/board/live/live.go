@@ -75,11 +75,30 @@ func Run(census func(time.Time, board.Options) (board.Fleet, error), interval ti
 	sel := 0
 	var f board.Fleet
 	var censusErr error
-	refresh := func() {
-		f, censusErr = census(time.Now(), board.Options{Cursors: cur})
-		sel = min(sel, max(len(f.Watchers)-1, 0))
+	// A census runs beside the keys: one over other hosts waits up to
+	// their clock, and q must not. One runs at a time (they share the
+	// cursors); a tick while one runs is skipped.
+	type result struct {
+		f   board.Fleet
+		err error
 	}
+	done := make(chan result, 1)
+	running := false
+	refresh := func() {
+		if running {
+			return
+		}
+		running = true
+		go func() {
+			f, err := census(time.Now(), board.Options{Cursors: cur})
+			done <- result{f, err}
+		}()
+	}
+	read := false // no census came yet: nothing to draw
 	draw := func() {
+		if !read {
+			return
+		}
 		cols, rows, ok := terminalSize(out)
 		if !ok {
 			cols, rows = 80, 24
@@ -103,12 +122,15 @@ func Run(census func(time.Time, board.Options) (board.Fleet, error), interval ti
 		out.Write(buf)
 	}
 	refresh()
-	draw()
 	for {
 		select {
+		case r := <-done:
+			running, read = false, true
+			f, censusErr = r.f, r.err
+			sel = min(sel, max(len(f.Watchers)-1, 0))
+			draw()
 		case <-ticker.C:
 			refresh()
-			draw()
 		case s := <-signals:
 			if s == syscall.SIGWINCH {
 				draw()
