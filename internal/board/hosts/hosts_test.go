@@ -107,6 +107,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"torn", boardJSON()[:40], "its answer is not a board: unexpected EOF"},
 		{"an array", "[1,2]", "its answer is not a board: not a JSON object"},
 		{"two objects", boardJSON() + boardJSON(), "more follows the board's object"},
+		{"garbage after", boardJSON() + "\n\x1b]0;x\x07rm -rf", "more follows the board's object"},
 		{"no watchers", `{"generated_at":"2026-12-01T10:00:00Z","fleet":{},"degraded":false,"errors":[]}`, `no "watchers"`},
 		{"wrong types", strings.Replace(boardJSON(), `"degraded":false`, `"degraded":"no"`, 1), "cannot unmarshal string"},
 		{"a number too big", boardJSON(`{"name":"w","liveness":"live","pid":1e400}`), "its answer is not a board"},
@@ -176,4 +177,44 @@ func TestDecodeReadsANewerBoard(t *testing.T) {
 	if diff := cmp.Diff([]board.Watcher{{Name: "monitor-w", Liveness: board.Quiet, Target: "w"}}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// FuzzDecode: whatever a host sends, Decode never panics, and a board it
+// accepts holds no escape or other control character but in JSON's own
+// escapes of tab and newline.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(boardJSON(`{"name":"monitor-w","liveness":"live","target":"box:w","pane":"%1","state":"STALLED","work":"3"}`)))
+	f.Add([]byte(boardJSON(`{"name":"w","liveness":"gone","last_line":"\u001b[2Jx"}`)))
+	f.Add([]byte(`{"generated_at":"2026-12-01T10:00:00Z"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := Decode(data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("an error of more than one line: %q", err)
+			}
+			return
+		}
+		out, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, esc := range []string{`\u001b`, `\u0007`, "\u009b", "\u202e"} {
+			if strings.Contains(string(out), esc) {
+				t.Errorf("an accepted board holds %q: %s", esc, out)
+			}
+		}
+	})
+}
+
+// FuzzReadFile: a hosts file names only safe aliases, whatever it holds.
+func FuzzReadFile(f *testing.F) {
+	f.Add([]byte("box\n# c\ngpu # x\n-oProxyCommand=sh\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		hosts, _ := parseFile("hosts", data, nil)
+		for _, h := range hosts {
+			if _, err := ParseList(h); err != nil || strings.HasPrefix(h, "-") {
+				t.Errorf("an unsafe alias %q was read", h)
+			}
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,7 +204,7 @@ func Decode(data []byte) (*board.Fleet, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("its answer is not a board: %v", err)
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("its answer is not a board: more follows the board's object")
 	}
 	obj, ok := raw.(map[string]any)
