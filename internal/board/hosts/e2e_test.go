@@ -119,7 +119,7 @@ func TestBoardOfThreeMachines(t *testing.T) {
 		"here-0 ", "alpha/a-0 ", "alpha/a-1 ", "beta/b-0 ", "esc/e ",
 		"host alpha: 2 watchers, read in ", "host beta: 1 watcher, read in ",
 		"host dead: DEGRADED: unreachable: ",
-		"host bare: DEGRADED: no omega-monitor on the host",
+		"host bare: DEGRADED: no omega-monitor on the host: install it there, or set OMEGA_MONITOR_BIN in its environment (answered in ",
 		"host huge: DEGRADED: its answer is larger than 4 MiB: not read",
 		"host hung: DEGRADED: too slow: its answer did not end within 5s (",
 		"host stall: DEGRADED: unreachable: ", // ssh ends it, or the clock

@@ -157,12 +157,15 @@ func (r Reader) read(ctx context.Context, alias string) board.Remote {
 		return fail("unreachable: no answer within %v", clock)
 	case errors.As(err, &exit) && exit.ExitCode() == 255:
 		return fail("unreachable: %s", lastLine(stderr.buf.String(), "ssh ended, saying nothing (exit 255)"))
+	}
+	// ssh reached the host: whatever it says now is the host's.
+	row.Reachable = true
+	switch {
 	case errors.As(err, &exit) && exit.ExitCode() == 127:
-		return fail("no omega-monitor on the host (install it there, or set OMEGA_MONITOR_BIN in its environment)")
+		return fail("no omega-monitor on the host: install it there, or set OMEGA_MONITOR_BIN in its environment")
 	case err != nil:
 		return fail("its board failed (%v): %s", err, lastLine(stderr.buf.String(), "nothing said"))
 	}
-	row.Reachable = true
 	f, err := Decode(stdout.buf.Bytes())
 	if err != nil {
 		return fail("%v", err)
