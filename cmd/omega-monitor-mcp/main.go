@@ -22,6 +22,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -48,7 +49,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	b, err := hosts.Open(home, *hostList, *sshConfig, os.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: mcp: %v\n", err)
+		fmt.Fprintf(stderr, "omega-monitor: mcp: %s\n", pkgerr.Why(err))
 		return 2
 	}
 	server := newServer(b, time.Now)

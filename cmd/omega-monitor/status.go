@@ -60,7 +60,7 @@ func runStatus(e *Env, args []string) int {
 	}
 	b, err := hosts.Open(root, *hostList, *sshConfig, e.Getenv)
 	if err != nil {
-		return e.usageError("status", err.Error())
+		return e.fail(2, err)
 	}
 	if *tmux {
 		f, err := b.Once(e.Now(), true)

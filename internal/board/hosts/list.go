@@ -20,6 +20,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 )
 
@@ -37,7 +38,7 @@ const (
 
 // ParseList reads the hosts of a flag: aliases separated by commas. A
 // name that is not a safe ssh alias (one starting with '-' would be read
-// by ssh as an option) is an error.
+// by ssh as an option) is an error (a *pkgerr.Error).
 func ParseList(s string) ([]string, error) {
 	var out []string
 	for name := range strings.SplitSeq(s, ",") {
@@ -45,17 +46,29 @@ func ParseList(s string) ([]string, error) {
 		if name == "" {
 			continue
 		}
-		if err := coord.CheckHost(name); err != nil {
-			return nil, fmt.Errorf("hosts: %w", err)
+		if err := checkAlias(name); err != nil {
+			return nil, &pkgerr.Error{Pkg: "hosts", Err: fmt.Errorf("--hosts: %w", err)}
 		}
 		if !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}
 	if len(out) > MaxHosts {
-		return nil, fmt.Errorf("hosts: %d hosts, more than %d", len(out), MaxHosts)
+		return nil, pkgerr.New("hosts", fmt.Sprintf("--hosts: %d hosts, more than %d", len(out), MaxHosts))
 	}
 	return out, nil
+}
+
+// checkAlias says why name is not a safe ssh alias, in an operator's
+// words (coord.CheckHost), or nil.
+func checkAlias(name string) error {
+	var unsafe *coord.UnsafeError
+	if err := coord.CheckHost(name); errors.As(err, &unsafe) {
+		return errors.New(unsafe.Why())
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // ReadFile reads the hosts file at path. A missing file is no host. A line
@@ -92,7 +105,7 @@ func parseFile(path string, data []byte, errs []board.Error) ([]string, []board.
 	for n := 1; sc.Scan(); n++ {
 		line, _, _ := strings.Cut(sc.Text(), "#")
 		name := strings.TrimSpace(line)
-		switch err := coord.CheckHost(name); {
+		switch err := checkAlias(name); {
 		case name == "" || slices.Contains(out, name):
 		case err != nil:
 			errs = append(errs, board.Error{Path: fmt.Sprintf("%s:%d", path, n), Error: printable.String(err.Error())})

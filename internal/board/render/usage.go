@@ -28,8 +28,8 @@ Other machines: --hosts (or the state home's hosts file, one ssh alias a
 line, # comments) puts their boards on this one. Each refresh runs each
 host's own omega-monitor status --json over ssh (read-only; BatchMode; one
 connection a host kept 60s), all at once, each within 5s and 4 MiB; its
-watchers show as HOST/TARGET, and a row a host says whether it was read,
-how fresh and in how long, or why not. A host that cannot be read or sends
+watchers show as HOST/TARGET, and a row a host says how many, how long its
+read took and its clock where it is off, or why it was not read. A host that cannot be read or sends
 what is not a board costs its row alone.
 
 A narrow board keeps the target, state, nudges and what needs you first. A
