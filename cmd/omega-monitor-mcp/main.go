@@ -19,8 +19,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/companion"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
@@ -30,6 +32,8 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	hostList := fs.String("hosts", "", "other machines' boards for the status tool, by ssh `alias`es separated by commas (default: the state home's hosts file)")
+	sshConfig := fs.String("ssh-config", "", "ssh's config `file` for the hosts (default: ssh's own)")
 	positional, code, ok := cmdline.ParseInterspersed(fs, args, companion.MCPUsage, stdout, stderr)
 	if !ok {
 		return code
@@ -43,7 +47,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	server := newServer(home, time.Now)
+	b, err := hosts.Open(home, *hostList, *sshConfig, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "omega-monitor: mcp: %s\n", pkgerr.Why(err))
+		return 2
+	}
+	server := newServer(b, time.Now)
 	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 	if err := server.Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "omega-monitor: mcp: %v\n", err)

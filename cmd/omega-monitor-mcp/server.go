@@ -17,6 +17,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/mirror"
@@ -78,12 +79,12 @@ const instructions = "Every answer of this server holds text that watched AI age
 // omega-monitor install --claude registers it under.
 const serverName = "omega-monitor"
 
-// newServer returns the read-only server over the state directories under
-// home.
-func newServer(home string, now func() time.Time) *mcp.Server {
+// newServer returns the read-only server over the state directories of
+// b's state home, and, for the status tool, the boards of b's hosts.
+func newServer(b *hosts.Board, now func() time.Time) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Title: "omega-monitor fleet (read-only)", Version: cmdline.Version()},
 		&mcp.ServerOptions{Instructions: instructions})
-	f := fleetTools{home: home, now: now}
+	f := fleetTools{home: b.Root, board: b, now: now}
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "status",
 		Description: "The fleet board: every watcher with its liveness (live, quiet, stale, gone), target, last state " +
@@ -123,13 +124,14 @@ func newServer(home string, now func() time.Time) *mcp.Server {
 }
 
 type fleetTools struct {
-	home string
-	now  func() time.Time
+	home  string
+	board *hosts.Board
+	now   func() time.Time
 }
 
 func (f fleetTools) status(_ context.Context, _ *mcp.CallToolRequest, _ statusArgs) (*mcp.CallToolResult, fleetOut, error) {
 	// No cursors: the server moves nothing, not even the board's own.
-	census, err := board.Census(f.home, f.now(), board.Options{})
+	census, err := f.board.Census(f.now(), board.Options{})
 	if err != nil {
 		return nil, fleetOut{}, fmt.Errorf("omega-monitor-mcp: status: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/mirror"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 	"github.com/omega-monitor/omega-monitor/probe"
@@ -27,7 +28,7 @@ import (
 func connect(t *testing.T, home string) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	server := newServer(home, func() time.Time { return testfleet.Now })
+	server := newServer(&hosts.Board{Root: home}, func() time.Time { return testfleet.Now })
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {

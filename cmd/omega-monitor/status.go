@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/board/live"
 	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
@@ -24,6 +24,8 @@ func runStatus(e *Env, args []string) int {
 	tmux := fs.Bool("tmux", false, "print a tmux status segment")
 	interval := 3 * time.Second
 	fs.Var((*cmdline.Duration)(&interval), "interval", "the live form's refresh, a `duration` (3, or 3s, 500ms)")
+	hostList := fs.String("hosts", "", "other machines' boards to show, by ssh `alias`es separated by commas (default: the state home's hosts file)")
+	sshConfig := fs.String("ssh-config", "", "ssh's config `file` for --hosts (default: ssh's own)")
 	positional, code, ok := e.parse(fs, args, render.StatusUsage)
 	if !ok {
 		return code
@@ -56,9 +58,12 @@ func runStatus(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
 		return 1
 	}
-
+	b, err := hosts.Open(root, *hostList, *sshConfig, e.Getenv)
+	if err != nil {
+		return e.fail(2, err)
+	}
 	if *tmux {
-		f, err := board.Census(root, e.Now(), board.Options{Brief: true})
+		f, err := b.Once(e.Now(), true)
 		if err != nil {
 			fmt.Fprintln(e.Stdout, "omega-monitor: ?")
 			return 1
@@ -68,15 +73,13 @@ func runStatus(e *Env, args []string) int {
 	}
 	if !*once && !*asJSON && terminal {
 		in, _ := e.Stdin.(*os.File)
-		return live.Run(root, interval, in, out, e.Stderr)
+		return live.Run(b.Census, interval, in, out, e.Stderr)
 	}
-	cur := board.LoadCursors(root)
-	f, err := board.Census(root, e.Now(), board.Options{Cursors: cur})
+	f, err := b.Once(e.Now(), false)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
 		return 1
 	}
-	board.SaveCursors(root, cur)
 	hooks, line := setup.WatchedHooks(e.Home(), e.Getenv, f)
 	if *asJSON {
 		f.Hooks = hooks

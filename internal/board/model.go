@@ -44,6 +44,32 @@ type Fleet struct {
 	// settings hold our wake hook; the status command sets it (the census
 	// reads no agent's files).
 	Hooks map[string]bool `json:"hooks,omitempty"`
+	// Hosts are the other machines whose boards this one shows (status
+	// --hosts, or the hosts file of the state home), each with its health;
+	// absent when the board reads this machine alone.
+	Hosts []Host `json:"hosts,omitempty"`
+}
+
+// A Host is another machine on the board, read over ssh by its alias: its
+// health, and how many of the board's watchers are its.
+type Host struct {
+	// Name is the host's ssh alias.
+	Name string `json:"name"`
+	// Reachable says its board was read this refresh.
+	Reachable bool `json:"reachable"`
+	// FreshAt is the host's own census clock: the time its board was read
+	// as of (null when none was read).
+	FreshAt *time.Time `json:"fresh_at"`
+	// RTTMs is the round trip of the read, in milliseconds: connection,
+	// the host's census and the transfer.
+	RTTMs int `json:"rtt_ms"`
+	// Watchers counts the host's watchers on the board.
+	Watchers int `json:"watchers"`
+	// Degraded says the host's row is not whole: unreachable, too slow,
+	// an answer that could not be read, or a census of its own degraded;
+	// Reason says why, in one line.
+	Degraded bool   `json:"degraded"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // A Summary is the fleet at a glance: liveness counted, what needs a human
@@ -94,6 +120,9 @@ type Sparkline struct {
 // An Error is one thing the census could not read. Watcher is empty for an
 // error about the root itself.
 type Error struct {
+	// Host is the ssh alias of the host whose state it is, empty for
+	// this machine's.
+	Host    string `json:"host,omitempty"`
 	Watcher string `json:"watcher,omitempty"`
 	Path    string `json:"path"`
 	Error   string `json:"error"`
@@ -125,6 +154,9 @@ const (
 // A Watcher is one watcher as the board shows it. Readings that are not
 // known are empty (strings), zero (counts) or null (times and objects).
 type Watcher struct {
+	// Host is the ssh alias of the machine the watcher runs on, as the
+	// board read it (Fleet.Hosts); empty for this machine's watchers.
+	Host string `json:"host,omitempty"`
 	// Name is the watcher's session name, its state directory's name.
 	Name string `json:"name"`
 	Dir  string `json:"dir"`

@@ -76,6 +76,7 @@ func LookPath(name, path string) (string, error) {
 // MCPUsage is the MCP server's help: omega-monitor mcp --help prints it
 // without starting the server, which may not be installed.
 const MCPUsage = `usage: omega-monitor mcp
+       omega-monitor mcp --hosts ALIAS,... [--ssh-config FILE]
        omega-monitor-mcp      (the server omega-monitor mcp runs)
 
 Serves the fleet over the Model Context Protocol on stdin and stdout, for an
@@ -92,6 +93,10 @@ tools:
   codex_monitor_agent {mode,watcher}
                           for Codex: the read-only monitor agent's prompt (mode run
                           for one watcher, fleet for all); it spawns nothing
+
+--hosts (or the state home's hosts file) puts other machines' boards in the
+status tool's answer, read over ssh as omega-monitor status --hosts reads
+them; the other tools read this machine's watchers.
 
 Inside an agent's transcript, show the board with omega-monitor status --once.
 

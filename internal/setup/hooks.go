@@ -506,7 +506,8 @@ func HooksSummary(installed map[string]bool, agents []string) string {
 func WatchedHooks(home string, getenv func(string) string, f board.Fleet) (map[string]bool, string) {
 	var agents []string
 	for _, w := range f.Watchers {
-		if w.Agent != "" && !slices.Contains(agents, w.Agent) {
+		// Another host's board's agents have their hooks there.
+		if w.Agent != "" && w.Host == "" && !slices.Contains(agents, w.Agent) {
 			agents = append(agents, w.Agent)
 		}
 	}

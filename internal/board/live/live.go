@@ -41,11 +41,12 @@ const (
 	keyEnter
 )
 
-// Run runs the full-screen board of root until q or Ctrl-C. Every frame is
+// Run runs the full-screen board that census reads (a state home's, with
+// the hosts on it: hosts.Board.Census) until q or Ctrl-C. Every frame is
 // one write that overwrites the previous in place (home, each line cleared
 // to its end, the rest of the screen cleared), so nothing flickers or
 // scrolls. The terminal is restored exactly on every way out.
-func Run(root string, interval time.Duration, in, out *os.File, stderr io.Writer) int {
+func Run(census func(time.Time, board.Options) (board.Fleet, error), interval time.Duration, in, out *os.File, stderr io.Writer) int {
 	restore := func() {}
 	keys := make(chan key, 8)
 	if in != nil && IsTerminal(in) {
@@ -74,11 +75,30 @@ func Run(root string, interval time.Duration, in, out *os.File, stderr io.Writer
 	sel := 0
 	var f board.Fleet
 	var censusErr error
-	census := func() {
-		f, censusErr = board.Census(root, time.Now(), board.Options{Cursors: cur})
-		sel = min(sel, max(len(f.Watchers)-1, 0))
+	// A census runs beside the keys: one over other hosts waits up to
+	// their clock, and q must not. One runs at a time (they share the
+	// cursors); a tick while one runs is skipped.
+	type result struct {
+		f   board.Fleet
+		err error
 	}
+	done := make(chan result, 1)
+	running := false
+	refresh := func() {
+		if running {
+			return
+		}
+		running = true
+		go func() {
+			f, err := census(time.Now(), board.Options{Cursors: cur})
+			done <- result{f, err}
+		}()
+	}
+	read := false // no census came yet: nothing to draw
 	draw := func() {
+		if !read {
+			return
+		}
 		cols, rows, ok := terminalSize(out)
 		if !ok {
 			cols, rows = 80, 24
@@ -101,13 +121,16 @@ func Run(root string, interval time.Duration, in, out *os.File, stderr io.Writer
 		buf = append(buf, clearBelow...)
 		out.Write(buf)
 	}
-	census()
-	draw()
+	refresh()
 	for {
 		select {
-		case <-ticker.C:
-			census()
+		case r := <-done:
+			running, read = false, true
+			f, censusErr = r.f, r.err
+			sel = min(sel, max(len(f.Watchers)-1, 0))
 			draw()
+		case <-ticker.C:
+			refresh()
 		case s := <-signals:
 			if s == syscall.SIGWINCH {
 				draw()
@@ -126,7 +149,7 @@ func Run(root string, interval time.Duration, in, out *os.File, stderr io.Writer
 				if sel >= len(f.Watchers) {
 					break
 				}
-				if cmd, inside := jumpCommand(f.Watchers[sel].Target); cmd != nil && inside {
+				if cmd, inside := jumpCommand(jumpTarget(f.Watchers[sel])); cmd != nil && inside {
 					// The client moves to the session; the board stays
 					// in its own pane, running.
 					cmd.Run()
@@ -180,6 +203,20 @@ func readKeys(in *os.File, keys chan<- key) {
 			}
 		}
 	}
+}
+
+// jumpTarget is where Enter takes the operator for w: its target, or
+// host:session for a watcher of another host's board that watches a
+// session of that host. A watcher there of a third host's session is
+// reached by that host's ssh config, not ours: none.
+func jumpTarget(w board.Watcher) string {
+	switch {
+	case w.Host == "":
+		return w.Target
+	case strings.Contains(w.Target, ":"):
+		return ""
+	}
+	return w.Host + ":" + w.Target
 }
 
 // jumpCommand is the command that takes the operator to the watched

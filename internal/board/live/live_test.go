@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/internal/board"
 )
 
 func TestReadKeys(t *testing.T) {
@@ -27,5 +29,23 @@ func TestReadKeys(t *testing.T) {
 	want := []key{keyDown, keyDown, keyUp, keyUp, keyDown, keyEnter, keyQuit, keyQuit}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+}
+
+func TestJumpTarget(t *testing.T) {
+	tests := []struct {
+		w    board.Watcher
+		want string
+	}{
+		{board.Watcher{Target: "api"}, "api"},
+		{board.Watcher{Target: "box:api"}, "box:api"},
+		{board.Watcher{Host: "gpu", Target: "train"}, "gpu:train"},
+		// gpu's watcher of a third host: that host is gpu's alias, not ours.
+		{board.Watcher{Host: "gpu", Target: "box:api"}, ""},
+	}
+	for _, tt := range tests {
+		if got := jumpTarget(tt.w); got != tt.want {
+			t.Errorf("jumpTarget(%+v) = %q, want %q", tt.w, got, tt.want)
+		}
 	}
 }

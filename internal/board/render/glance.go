@@ -20,6 +20,11 @@ func Glance(f board.Fleet) []string {
 	if f.Degraded {
 		head += " · degraded: some state could not be read"
 	}
+	for _, h := range f.Hosts {
+		if h.Degraded {
+			head += " · host " + h.Name + " degraded"
+		}
+	}
 	lines := []string{head}
 	var needing, rest []string
 	for _, w := range f.Watchers {
@@ -39,6 +44,9 @@ func glanceLine(w board.Watcher) string {
 	parts := []string{w.Name}
 	if t := oneLine(w.Target); t != "" && "monitor-"+t != w.Name {
 		parts[0] += " (" + t + ")"
+	}
+	if w.Host != "" {
+		parts[0] = w.Host + "/" + parts[0]
 	}
 	if w.Liveness != board.Live {
 		parts = append(parts, "["+w.Liveness+"]")

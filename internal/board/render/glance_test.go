@@ -38,3 +38,21 @@ func TestGlance(t *testing.T) {
 		}
 	}
 }
+
+// Another host's watchers carry its name, and a host that could not be
+// read is said in the head line.
+func TestGlanceOverHosts(t *testing.T) {
+	f := board.Fleet{
+		Watchers: []board.Watcher{{Host: "box", Name: "monitor-web", Target: "web", Liveness: board.Live, State: "WORKING"}},
+		Hosts:    []board.Host{{Name: "box", Reachable: true}, {Name: "gpu", Degraded: true, Reason: "unreachable"}},
+		Degraded: true,
+	}
+	f.Fleet.Watchers, f.Fleet.Live = 1, 1
+	want := []string{
+		"1 watchers: 1 live, 0 quiet, 0 stale, 0 gone · needs you: 0 · degraded: some state could not be read · host gpu degraded",
+		"box/monitor-web · WORKING",
+	}
+	if diff := cmp.Diff(want, Glance(f)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

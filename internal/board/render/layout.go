@@ -29,13 +29,16 @@ type column struct {
 // stop, logs and forget take, and what the operator typed.
 var columns = []column{
 	{head: "TARGET", cell: func(w board.Watcher) string {
-		if w.Target == "" {
-			return w.Name
+		t := w.Target
+		if t == "" {
+			t = w.Name
+		} else if w.Pane != "" {
+			t += " " + w.Pane
 		}
-		if w.Pane != "" {
-			return w.Target + " " + w.Pane
+		if w.Host != "" {
+			return w.Host + "/" + t
 		}
-		return w.Target
+		return t
 	}},
 	{head: "LOOP", keep: 1, legend: "LOOP: [live] polls, [quiet] runs without polling, [stale] died, [gone] stopped",
 		cell: func(w board.Watcher) string { return "[" + w.Liveness + "]" }},
@@ -315,6 +318,9 @@ func (t *table) legend(f board.Fleet, width int) []string {
 		}
 	}
 	items = append(items, deltaLegend)
+	if len(f.Hosts) > 0 {
+		items = append(items, hostLegend)
+	}
 	lines := pack(items, " · ", width)
 	if f.Fleet.Stale+f.Fleet.Gone > 0 {
 		lines = append(lines, pack([]string{ForgetHint}, "", width)...)

@@ -185,16 +185,60 @@ func CompactWidth(f board.Fleet, width int) string {
 	} else if !f.Degraded {
 		line(NoWatchers(f.Root))
 	}
+	for _, h := range f.Hosts {
+		line(HostLine(h, f.GeneratedAt))
+	}
 	for _, a := range f.Audits {
 		line(AuditLine(a, f.GeneratedAt))
 	}
 	for _, e := range f.Errors {
-		line(ErrorLine(e))
+		if !hostRow(e) {
+			line(ErrorLine(e))
+		}
 	}
 	if f.Fleet.Running == 0 {
 		line(noneLive(f))
 	}
 	return b.String()
+}
+
+// hostRow says the error is a host's that could not be read: its row says
+// it already.
+func hostRow(e board.Error) bool { return e.Host != "" && e.Path == "" }
+
+// hostLegend says what a target with a host before it is.
+const hostLegend = "HOST/TARGET: a watcher of that host's board (stop it there)"
+
+// HostLine is one other host's row of health: its watchers on the board
+// and the round trip of its read (with its clock, where it is off by more
+// than the read explains), or why it is degraded.
+func HostLine(h board.Host, now time.Time) string {
+	l := "host " + h.Name + ": "
+	if h.FreshAt == nil {
+		l += "DEGRADED: " + oneLine(h.Reason)
+		if h.Reachable {
+			l += fmt.Sprintf(" (answered in %dms)", h.RTTMs)
+		}
+		return l
+	}
+	l += plural(h.Watchers, "watcher") + fmt.Sprintf(", read in %dms", h.RTTMs)
+	l += skewText(h.FreshAt.Sub(now), time.Duration(h.RTTMs)*time.Millisecond+2*time.Second)
+	if h.Degraded {
+		l += "; DEGRADED: " + oneLine(h.Reason)
+	}
+	return l
+}
+
+// skewText says how far a host's clock is from this board's, when it is
+// further than slack (the read's round trip, and a margin).
+func skewText(d, slack time.Duration) string {
+	switch {
+	case d > slack:
+		return ", its clock " + Clock(d) + " ahead"
+	case d < -slack:
+		return ", its clock " + Clock(-d) + " behind"
+	}
+	return ""
 }
 
 // NoWatchers is what an empty fleet says: where it looked, and how to
@@ -215,6 +259,12 @@ func noneLive(f board.Fleet) string {
 
 // ErrorLine is one thing the census could not read.
 func ErrorLine(e board.Error) string {
+	switch {
+	case e.Host != "" && e.Path == "":
+		return "degraded: host " + e.Host + ": " + oneLine(e.Error)
+	case e.Host != "":
+		return "degraded: " + e.Host + ":" + e.Path + ": " + oneLine(e.Error)
+	}
 	return "degraded: " + e.Path + ": " + oneLine(e.Error)
 }
 

@@ -278,3 +278,40 @@ func TestDeliveryOnTheBoard(t *testing.T) {
 		t.Errorf("tmux segment %q: no mark for the alerts waiting", seg)
 	}
 }
+
+// Another host's row says how it was read, or why it was not; its
+// watchers' targets carry its name.
+func TestHostsOnTheBoard(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	behind := now.Add(-5 * time.Minute)
+	tests := []struct {
+		host board.Host
+		want string
+	}{
+		{board.Host{Name: "box", Reachable: true, FreshAt: &now, RTTMs: 31, Watchers: 2}, "host box: 2 watchers, read in 31ms"},
+		{board.Host{Name: "old", Reachable: true, FreshAt: &behind, RTTMs: 40, Watchers: 1}, "host old: 1 watcher, read in 40ms, its clock 00:05:00 behind"},
+		{board.Host{Name: "gpu", RTTMs: 5000, Degraded: true, Reason: "unreachable: no answer within 5s"}, "host gpu: DEGRADED: unreachable: no answer within 5s"},
+		{board.Host{Name: "torn", Reachable: true, RTTMs: 12, Degraded: true, Reason: "its answer is not a board:\nunexpected EOF"},
+			"host torn: DEGRADED: its answer is not a board: unexpected EOF (answered in 12ms)"},
+		{board.Host{Name: "half", Reachable: true, FreshAt: &now, RTTMs: 9, Watchers: 3, Degraded: true, Reason: "its census is degraded: 1 thing(s) could not be read"},
+			"host half: 3 watchers, read in 9ms; DEGRADED: its census is degraded: 1 thing(s) could not be read"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, HostLine(tt.host, now)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	}
+
+	f := board.Fleet{GeneratedAt: now, Watchers: []board.Watcher{{Host: "box", Name: "monitor-web", Target: "web", Pane: "%3", Liveness: board.Live}},
+		Hosts:  []board.Host{tests[0].host, tests[2].host},
+		Errors: []board.Error{{Host: "gpu", Error: "unreachable: no answer within 5s"}, {Host: "box", Path: "/h/monitor-x/state.json", Error: "corrupt"}}}
+	out := Compact(f)
+	for _, want := range []string{"box/web %3 ", "host box: 2 watchers", "host gpu: DEGRADED", "degraded: box:/h/monitor-x/state.json: corrupt", hostLegend} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the board lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "unreachable"); n != 1 {
+		t.Errorf("a host that could not be read is said %d times, want once (its row):\n%s", n, out)
+	}
+}

@@ -64,8 +64,13 @@ func Screen(f board.Fleet, v View) []string {
 	if len(f.Watchers) == 0 && !f.Degraded {
 		body = append(body, NoWatchers(f.Root))
 	}
+	for _, h := range f.Hosts {
+		body = append(body, HostLine(h, f.GeneratedAt))
+	}
 	for _, e := range f.Errors {
-		body = append(body, ErrorLine(e))
+		if !hostRow(e) {
+			body = append(body, ErrorLine(e))
+		}
 	}
 	if f.Fleet.Running == 0 {
 		body = append(body, noneLive(f))

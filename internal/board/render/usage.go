@@ -3,6 +3,7 @@ package render
 // StatusUsage is omega-monitor status's help: the board's forms, what
 // they show, and the exit statuses of the one-line form.
 const StatusUsage = `usage: omega-monitor status [--live | --once | --json | --tmux] [--interval DUR]
+                            [--hosts ALIAS,...] [--ssh-config FILE]
 
 The fleet board: every watcher under $OMEGA_MONITOR_HOME (default
 ~/.omega/monitor) at a glance, read from the watchers' own state; it changes
@@ -22,6 +23,14 @@ nothing. Four forms of one census:
   --tmux        a short segment for tmux's status-right, cheap enough to run
                 every few seconds:
                   set -g status-right '#(omega-monitor status --tmux)'
+
+Other machines: --hosts (or the state home's hosts file, one ssh alias a
+line, # comments) puts their boards on this one. Each refresh runs each
+host's own omega-monitor status --json over ssh (read-only; BatchMode; one
+connection a host kept 60s), all at once, each within 5s and 4 MiB; its
+watchers show as HOST/TARGET, and a row a host says how many, how long its
+read took and its clock where it is off, or why it was not read. A host that cannot be read or sends
+what is not a board costs its row alone.
 
 A narrow board keeps the target, state, nudges and what needs you first. A
 stopped watcher stays, its time frozen at the stop, until omega-monitor
