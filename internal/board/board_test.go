@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/omega-monitor/omega-monitor/internal/board/boardfix"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/board/boardfix"
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/golden"

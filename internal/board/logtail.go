@@ -18,7 +18,10 @@ const maxTailRead = 64 << 10
 // device in its place is refused, never waited on); a line cut by that
 // bound is left out. A watcher with no log yet has no lines.
 func LastLines(w Watcher, n int) ([]string, error) {
-	if w.Dir == "" || n <= 0 {
+	// Another host's watcher names a directory of that host: a path here
+	// of the same name is not its log, and a host that lies could name
+	// any file of this machine.
+	if w.Dir == "" || w.Host != "" || n <= 0 {
 		return nil, nil
 	}
 	f, err := openRegular(filepath.Join(w.Dir, logFile))

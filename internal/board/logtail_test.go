@@ -60,3 +60,14 @@ func TestLastLinesRefusesAFIFO(t *testing.T) {
 		t.Errorf("a FIFO read: %v, want not a regular file", err)
 	}
 }
+
+// TestLastLinesOfAnotherHost: another host's watcher names a directory of
+// that host; a log at the same path here is not read, so a host that
+// names a file of this machine (a token, a key) gets nothing of it.
+func TestLastLinesOfAnotherHost(t *testing.T) {
+	dir := writeDir(t, t.TempDir(), "monitor-a", map[string]string{"state.json": "{}", "monitor.log": "a secret of this machine\n"})
+	got, err := LastLines(Watcher{Name: "monitor-a", Dir: dir, Host: "gpu1"}, 5)
+	if err != nil || got != nil {
+		t.Errorf("another host's watcher: %q, %v; want no line read here", got, err)
+	}
+}

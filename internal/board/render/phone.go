@@ -48,6 +48,13 @@ func Phone(f board.Fleet) string {
 	if f.Degraded {
 		head = append(head, wrapWords(fmt.Sprintf("degraded: %s could not be read (omega-monitor status says which)", plural(len(f.Errors), "part")), PhoneWidth)...)
 	}
+	// A host that could not be read says so: its watchers are missing
+	// from the lines below, and the phone must not read that as fine.
+	for _, h := range f.Hosts {
+		if h.Degraded {
+			head = append(head, wrapWords("host "+printableCell(h.Name)+": "+printableCell(h.Reason), PhoneWidth)...)
+		}
+	}
 	var needing, rest []string
 	for _, w := range f.Watchers {
 		if w.NeedsHuman != "" {
@@ -124,10 +131,15 @@ func phoneLine(w board.Watcher) string {
 // takes: its target, as the operator typed it, or its directory's name
 // when no target is recorded; one printable line.
 func PhoneName(w board.Watcher) string {
-	if t := printableCell(w.Target); t != "" {
-		return t
+	name := printableCell(w.Target)
+	if name == "" {
+		name = printableCell(w.Name)
 	}
-	return printableCell(w.Name)
+	// Another host's watcher is named as the board names it: HOST/TARGET.
+	if h := printableCell(w.Host); h != "" {
+		return h + "/" + name
+	}
+	return name
 }
 
 // PhoneWatcher is one watcher for a chat: its name, its state and for how

@@ -48,6 +48,12 @@ func TestPhoneEmptyAndStopped(t *testing.T) {
 		{"stopped only", board.Fleet{Watchers: []board.Watcher{{Name: "monitor-a", Target: "a", Liveness: board.Gone}},
 			Fleet: board.Summary{Watchers: 1, Gone: 1}},
 			"needs you: nothing · 1 watcher: 1 gone\n\n○ a [gone] · ?\n\n" + NoLiveWatchers + "\n" + PhoneHint + "\n"},
+		{"another host's watcher, and a host not read", board.Fleet{
+			Watchers: []board.Watcher{{Name: "monitor-a", Target: "a", Host: "gpu1", Liveness: board.Live, State: "WORKING"}},
+			Hosts: []board.Host{{Name: "gpu1", Reachable: true, Watchers: 1},
+				{Name: "build2", Degraded: true, Reason: "unreachable: \x1b[31mssh: connect refused"}},
+			Fleet: board.Summary{Watchers: 1, Live: 1, Running: 1}},
+			"needs you: nothing · 1 watcher: 1 live\nhost build2: unreachable: ssh: connect\nrefused\n\n● gpu1/a · WORKING\n\n" + PhoneHint + "\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, Phone(tt.f)); diff != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/board/render"
 )
 
@@ -89,7 +90,13 @@ func (r *Receiver) applyStatus(ctx context.Context, u *models.Update, args []str
 // too. Brief: no history and no log is counted, and no cursor of the
 // board's moves (the operator's status says what is new since they looked).
 func (r *Receiver) census() (board.Fleet, error) {
-	return board.Census(r.home, r.now(), board.Options{Brief: true})
+	// The hosts of the state home's hosts file, as the board's; the relay
+	// is never the board another reads, whatever its environment says.
+	b, err := hosts.Open(r.home, "", "", func(string) string { return "" })
+	if err != nil {
+		return board.Fleet{}, err
+	}
+	return b.Census(r.now(), board.Options{Brief: true})
 }
 
 // fleetText is the answer to /status: the fleet's phone form, and what
