@@ -101,11 +101,14 @@ type memberRecord struct {
 	At      time.Time        `json:"at"`
 	Window  time.Duration    `json:"window"`
 	Detail  string           `json:"detail,omitempty"`
+	// Alone is the pane's own alert, as the outbox takes it: a page that
+	// names this pane only is this.
+	Alone []string `json:"alone,omitempty"`
 }
 
 // joinGroup records the watcher's event in the group of its cause: the
 // first event of a pane stands (a second one adds nothing to its page).
-func joinGroup(home, watcher, target string, g tick.Grouping, now time.Time) error {
+func joinGroup(home, watcher, target string, g tick.Grouping, alone []string, now time.Time) error {
 	if g.Key == "" {
 		return errors.New("poll: a group without a key")
 	}
@@ -127,7 +130,10 @@ func joinGroup(home, watcher, target string, g tick.Grouping, now time.Time) err
 	if _, err := os.Lstat(path); err == nil {
 		return nil
 	}
-	b, err := json.Marshal(memberRecord{Watcher: name, Target: target, Event: g.Event, At: now, Window: g.Window, Detail: g.Detail})
+	if n := len(strings.Join(alone, "")); n > maxGroupFile/2 {
+		alone = nil // the group's own words, rather than a file past its bound
+	}
+	b, err := json.Marshal(memberRecord{Watcher: name, Target: target, Event: g.Event, At: now, Window: g.Window, Detail: g.Detail, Alone: alone})
 	if err != nil {
 		return fmt.Errorf("poll: group: %w", err)
 	}
@@ -146,7 +152,7 @@ func (d stateDirectory) joinGroups(actions []tick.Action, now time.Time, problem
 			alone = append(alone, a)
 			continue
 		}
-		if err := joinGroup(home, watcher, a.Alert.Target, *a.Group, now); err != nil {
+		if err := joinGroup(home, watcher, a.Alert.Target, *a.Group, a.Alert.HTML(), now); err != nil {
 			*problems = append(*problems, err.Error()+": paged alone")
 			a.Group = nil
 			alone = append(alone, a)
@@ -288,11 +294,18 @@ func readPages(dir string) (made []tick.GroupPlan, paths []string) {
 // the next member's poll makes it.
 func makePage(dir string, n int, cause alert.Cause, plan tick.GroupPlan, members []memberRecord, now time.Time) error {
 	page := alert.GroupPage{Cause: cause, Event: plan.Event, Follow: plan.Follow, Time: now}
+	var alone []string
 	for _, w := range plan.Watchers {
 		i := slices.IndexFunc(members, func(m memberRecord) bool { return m.Watcher == w && m.Event == plan.Event })
 		if i >= 0 {
 			page.Members = append(page.Members, alert.GroupMember{Target: members[i].Target, Detail: members[i].Detail})
+			alone = members[i].Alone
 		}
+	}
+	msgs := page.HTML()
+	if len(page.Members) == 1 && !plan.Follow && len(alone) > 0 {
+		// A cause that stopped one pane only: its own alert says it best.
+		msgs = alone
 	}
 	var nonce [6]byte
 	rand.Read(nonce[:])
@@ -305,7 +318,7 @@ func makePage(dir string, n int, cause alert.Cause, plan tick.GroupPlan, members
 		err = atomicfile.Write(filepath.Join(tmp, pageFile), b, 0o600)
 	}
 	if err == nil {
-		err = statedir.Dir(tmp).QueueAlerts(now, page.HTML())
+		err = statedir.Dir(tmp).QueueAlerts(now, msgs)
 	}
 	if err == nil {
 		err = os.Rename(tmp, filepath.Join(dir, groupPages, fmt.Sprintf("%03d", n)))
