@@ -218,14 +218,47 @@ func (r *loopRun) waitNudged(budget string, within time.Duration) []string {
 
 // alerts returns the messages the alert funnel was given, once the
 // watcher's deliverer, which runs apart from the loop, has emptied the
-// outbox (or after 20 s: a test of a failing channel reads it as it is).
+// outbox and the pages of its groups are made and delivered (or after
+// 20 s: a test of a failing channel reads it as it is).
 func (r *loopRun) alerts() []string {
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if waiting, _ := filepath.Glob(filepath.Join(r.state, statedir.Outbox, "*.alert")); len(waiting) == 0 {
+		waiting, _ := filepath.Glob(filepath.Join(r.state, statedir.Outbox, "*.alert"))
+		if len(waiting) == 0 && groupsSettled(filepath.Dir(r.state)) {
 			break
 		}
 	}
 	return r.alertsNow()
+}
+
+// groupsSettled says every pane that joined a group in the state home is
+// on a page of it, and no page waits: the group's window is over, a poll
+// made its page, a deliverer sent it.
+func groupsSettled(home string) bool {
+	members, _ := filepath.Glob(filepath.Join(home, statedir.Groups, "*", "members", "*.json"))
+	for _, m := range members {
+		name := strings.TrimSuffix(filepath.Base(m), ".json")
+		watcher, ev, _ := strings.Cut(name, ".")
+		group := filepath.Dir(filepath.Dir(m))
+		pages, _ := filepath.Glob(filepath.Join(group, "pages", "[0-9]*", "page.json"))
+		named := false
+		for _, p := range pages {
+			var plan struct {
+				Event    string   `json:"event"`
+				Watchers []string `json:"watchers"`
+			}
+			b, _ := os.ReadFile(p)
+			if json.Unmarshal(b, &plan) == nil && plan.Event == ev && slices.Contains(plan.Watchers, watcher) {
+				named = true
+			}
+			if waiting, _ := filepath.Glob(filepath.Join(filepath.Dir(p), statedir.Outbox, "*.alert")); len(waiting) > 0 {
+				return false
+			}
+		}
+		if !named {
+			return false
+		}
+	}
+	return true
 }
 
 // alertsNow returns the messages the alert funnel was given so far.
