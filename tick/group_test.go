@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/classify"
 )
 
 func TestDuePages(t *testing.T) {
@@ -94,5 +95,50 @@ func TestGroupKeys(t *testing.T) {
 	}
 	if hostGroupKey("box:a") != hostGroupKey("box:b") || hostGroupKey("box:a") == hostGroupKey("other:a") {
 		t.Error("host keys: one per host")
+	}
+}
+
+// TestHostGoneGrouped: a remote target gone joins its host's group, and so
+// does its return; a local session gone pages alone, and its return is
+// said in the line only.
+func TestHostGoneGrouped(t *testing.T) {
+	for _, tc := range []struct {
+		target     string
+		gone, back *Grouping
+	}{
+		{target: "agent"},
+		{target: "box:agent",
+			gone: &Grouping{Key: hostGroupKey("box:x"), Event: alert.GroupGone, Window: time.Minute, Cause: alert.Cause{Kind: alert.CauseHost, Host: "box"}, Detail: "ssh: Connection refused"},
+			back: &Grouping{Key: hostGroupKey("box:x"), Event: alert.GroupBack, Window: time.Minute, Cause: alert.Cause{Kind: alert.CauseHost, Host: "box"}}},
+	} {
+		c := cfg
+		c.Target, c.Interval = tc.target, time.Minute
+		var s State
+		var gone, back []*Grouping
+		for i := range 12 {
+			var o Outcome
+			s, o = Step(s, c, Input{Now: t0.Add(time.Duration(i) * time.Minute), CaptureError: "ssh: Connection refused"})
+			for _, a := range o.Actions {
+				if a.Kind == Alert {
+					gone = append(gone, a.Group)
+				}
+			}
+		}
+		_, o := Step(s, c, Input{Now: t0.Add(15 * time.Minute), Screen: classify.ClassifyText(busy, classify.Options{})})
+		for _, a := range o.Actions {
+			if a.Kind == Alert {
+				back = append(back, a.Group)
+			}
+		}
+		if diff := cmp.Diff([]*Grouping{tc.gone}, gone); diff != "" {
+			t.Errorf("%s gone (-want +got):\n%s", tc.target, diff)
+		}
+		var want []*Grouping
+		if tc.back != nil {
+			want = []*Grouping{tc.back}
+		}
+		if diff := cmp.Diff(want, back); diff != "" {
+			t.Errorf("%s back (-want +got):\n%s", tc.target, diff)
+		}
 	}
 }
