@@ -55,8 +55,10 @@ type loopOptions struct {
 	timeout int      // OMEGA_MONITOR_TIMEOUT, seconds
 	outbox  []string // alerts a stopped watcher left undelivered
 	// home is the state home, when the test needs to know it before the
-	// loop starts (a hook names it); the watcher's directory is in it.
-	home string
+	// loop starts (a hook names it); the watcher's directory is in it,
+	// named name ("state" when empty: several loops in one home need
+	// names of their own).
+	home, name string
 	// userHome is the loop's HOME, where it reads the agents' own status
 	// files (an agent started with AGENT_STATUS_DIR in it keeps one).
 	userHome string
@@ -77,7 +79,10 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	if opt.home != "" {
 		home = opt.home
 	}
-	r := &loopRun{t: t, state: filepath.Join(home, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
+	if opt.name == "" {
+		opt.name = "state"
+	}
+	r := &loopRun{t: t, state: filepath.Join(home, opt.name), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
 	funnel := filepath.Join(dir, "funnel")
 	// The funnel's contract: the message on stdin, buttons (a question's
 	// options) in the file --reply-markup names, kept beside what was sent.
