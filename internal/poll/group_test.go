@@ -322,3 +322,44 @@ func TestHostGoneOnePage(t *testing.T) {
 	assert.Equal(t, len(pages), 1, "back pages: %q", pages)
 	assert.Assert(t, strings.Contains(pages[0], "HOST BACK</b> · 4 panes"), pages[0])
 }
+
+// TestGroupFilesHostile: what a group directory holds is read as hostile:
+// a member file past its bound, one whose name and content disagree, a
+// link, a groups.wait naming paths out of the groups, a group without its
+// cause: each is skipped or said in the line, never followed, never a
+// panic, and the page names only the panes that joined.
+func TestGroupFilesHostile(t *testing.T) {
+	t.Parallel()
+	f := newGroupFleet(t, "agent-1", "agent-2")
+	for i := range f.targets {
+		f.poll(t, i, limitPane, "", t0.Add(-3*time.Second))
+		f.poll(t, i, limitPane, "", t0)
+	}
+	groups, err := filepath.Glob(filepath.Join(f.home, statedir.Groups, "usage-limit-*"))
+	assert.NilError(t, err)
+	assert.Equal(t, len(groups), 1)
+	members := filepath.Join(groups[0], "members")
+	write := func(name, text string) {
+		assert.NilError(t, os.WriteFile(filepath.Join(members, name), []byte(text), 0o600))
+	}
+	write("big.stopped.json", `{"watcher":"big","target":"big","event":"stopped","at":"2026-12-01T09:00:00Z"}`+strings.Repeat(" ", 70<<10))
+	write("liar.stopped.json", `{"watcher":"agent-9","target":"planted","event":"stopped","at":"2026-12-01T09:00:00Z"}`)
+	write("bad.stopped.json", `{"watcher":`)
+	outside := filepath.Join(t.TempDir(), "x.json")
+	assert.NilError(t, os.WriteFile(outside, []byte(`{"watcher":"link","target":"linked","event":"stopped","at":"2026-12-01T09:00:00Z"}`), 0o600))
+	assert.NilError(t, os.Symlink(outside, filepath.Join(members, "link.stopped.json")))
+	f.poll(t, 0, limitPane, "", t0.Add(61*time.Second))
+	// A groups.wait that names a path out of the groups is not followed.
+	assert.NilError(t, os.WriteFile(filepath.Join(f.dir(1), statedir.GroupsWaiting), []byte("../../etc\n..\n"+filepath.Base(groups[0])+"\n"), 0o600))
+	f.deliver(t, 1)
+	sent := f.sent(t)
+	assert.Equal(t, len(sent), 1, "pages: %q", sent)
+	for _, bad := range []string{"planted", "big", "linked", "agent-9"} {
+		assert.Assert(t, !strings.Contains(sent[0], bad), "%q on the page:\n%s", bad, sent[0])
+	}
+	assert.Assert(t, strings.Contains(sent[0], "2 panes"), sent[0])
+	// A group whose cause is gone: said in the line, nothing else.
+	assert.NilError(t, os.Remove(filepath.Join(groups[0], "group.json")))
+	line := f.poll(t, 0, limitPane, "", t0.Add(2*time.Minute))
+	assert.Assert(t, strings.Contains(line, "error: poll: group usage-limit-"), line)
+}
