@@ -52,14 +52,6 @@ const (
 // its last event: a limit said again within it joins its pages.
 const groupKeep = 7 * 24 * time.Hour
 
-const (
-	groupFile  = "group.json"
-	groupLock  = "group.lock"
-	groupPages = "pages"
-	membersDir = "members"
-	pageFile   = "page.json"
-)
-
 // groupName is a group's directory name: its cause's kind and a digest of
 // its key, so that no pane's words reach a path.
 var (
@@ -113,20 +105,20 @@ func joinGroup(home, watcher, target string, g tick.Grouping, alone []string, no
 		return errors.New("poll: a group without a key")
 	}
 	dir := filepath.Join(home, statedir.Groups, groupDirName(g.Key))
-	if err := os.MkdirAll(filepath.Join(dir, membersDir), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, statedir.GroupMembers), 0o700); err != nil {
 		return fmt.Errorf("poll: group: %w", err)
 	}
-	if _, err := os.Lstat(filepath.Join(dir, groupFile)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(dir, statedir.GroupFile)); errors.Is(err, os.ErrNotExist) {
 		b, err := json.Marshal(groupRecord{Key: g.Key, Cause: g.Cause})
 		if err != nil {
 			return fmt.Errorf("poll: group: %w", err)
 		}
-		if err := atomicfile.Write(filepath.Join(dir, groupFile), b, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, statedir.GroupFile), b, 0o600); err != nil {
 			return fmt.Errorf("poll: group: %w", err)
 		}
 	}
 	name := memberName(watcher)
-	path := filepath.Join(dir, membersDir, name+"."+string(g.Event)+".json")
+	path := filepath.Join(dir, statedir.GroupMembers, name+"."+string(g.Event)+".json")
 	if _, err := os.Lstat(path); err == nil {
 		return nil
 	}
@@ -180,7 +172,7 @@ func (d stateDirectory) groupStep(now time.Time, problems *[]string) {
 			continue
 		}
 		dir := filepath.Join(root, e.Name())
-		if mine, _ := filepath.Glob(filepath.Join(dir, membersDir, watcher+".*.json")); len(mine) == 0 {
+		if mine, _ := filepath.Glob(filepath.Join(dir, statedir.GroupMembers, watcher+".*.json")); len(mine) == 0 {
 			continue
 		}
 		pending, err := makePages(dir, now)
@@ -205,13 +197,13 @@ func (d stateDirectory) groupStep(now time.Time, problems *[]string) {
 // whether one waits to be delivered. A group whose pages are all delivered
 // and whose last event is older than groupKeep goes.
 func makePages(dir string, now time.Time) (pending bool, err error) {
-	lock, err := fsutil.Lock(filepath.Join(dir, groupLock))
+	lock, err := fsutil.Lock(filepath.Join(dir, statedir.GroupLock))
 	if err != nil {
 		return false, fmt.Errorf("poll: group lock: %w", err)
 	}
 	defer lock.Close()
 	var rec groupRecord
-	if b, err := fsutil.ReadCapped(filepath.Join(dir, groupFile), maxGroupFile); err != nil || json.Unmarshal(b, &rec) != nil {
+	if b, err := fsutil.ReadCapped(filepath.Join(dir, statedir.GroupFile), maxGroupFile); err != nil || json.Unmarshal(b, &rec) != nil {
 		return false, fmt.Errorf("poll: group %s: no cause readable", filepath.Base(dir))
 	}
 	members, last := readMembers(dir)
@@ -244,7 +236,7 @@ func makePages(dir string, now time.Time) (pending bool, err error) {
 // readMembers reads a group's member files (the unreadable are skipped),
 // and the time of its last event.
 func readMembers(dir string) (members []memberRecord, last time.Time) {
-	entries, _ := os.ReadDir(filepath.Join(dir, membersDir))
+	entries, _ := os.ReadDir(filepath.Join(dir, statedir.GroupMembers))
 	if len(entries) > maxGroupMembers {
 		entries = entries[:maxGroupMembers]
 	}
@@ -253,7 +245,7 @@ func readMembers(dir string) (members []memberRecord, last time.Time) {
 			continue
 		}
 		var m memberRecord
-		b, err := fsutil.ReadCapped(filepath.Join(dir, membersDir, e.Name()), maxGroupFile)
+		b, err := fsutil.ReadCapped(filepath.Join(dir, statedir.GroupMembers, e.Name()), maxGroupFile)
 		if err != nil || json.Unmarshal(b, &m) != nil || m.Watcher != memberName(m.Watcher) ||
 			e.Name() != m.Watcher+"."+string(m.Event)+".json" {
 			continue
@@ -269,9 +261,9 @@ func readMembers(dir string) (members []memberRecord, last time.Time) {
 // readPages reads the pages a group has made, in order, with their
 // directories.
 func readPages(dir string) (made []tick.GroupPlan, paths []string) {
-	entries, _ := os.ReadDir(filepath.Join(dir, groupPages))
+	entries, _ := os.ReadDir(filepath.Join(dir, statedir.GroupPages))
 	for _, e := range entries {
-		path := filepath.Join(dir, groupPages, e.Name())
+		path := filepath.Join(dir, statedir.GroupPages, e.Name())
 		if strings.HasPrefix(e.Name(), ".") {
 			// A page a member stopped making: never renamed, never sent.
 			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
@@ -280,7 +272,7 @@ func readPages(dir string) (made []tick.GroupPlan, paths []string) {
 			continue
 		}
 		var p tick.GroupPlan
-		if b, err := fsutil.ReadCapped(filepath.Join(path, pageFile), maxGroupFile); err != nil || json.Unmarshal(b, &p) != nil {
+		if b, err := fsutil.ReadCapped(filepath.Join(path, statedir.GroupPage), maxGroupFile); err != nil || json.Unmarshal(b, &p) != nil {
 			continue
 		}
 		made = append(made, p)
@@ -309,19 +301,19 @@ func makePage(dir string, n int, cause alert.Cause, plan tick.GroupPlan, members
 	}
 	var nonce [6]byte
 	rand.Read(nonce[:])
-	tmp := filepath.Join(dir, groupPages, ".new-"+hex.EncodeToString(nonce[:]))
+	tmp := filepath.Join(dir, statedir.GroupPages, ".new-"+hex.EncodeToString(nonce[:]))
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return fmt.Errorf("poll: group page: %w", err)
 	}
 	b, err := json.Marshal(plan)
 	if err == nil {
-		err = atomicfile.Write(filepath.Join(tmp, pageFile), b, 0o600)
+		err = atomicfile.Write(filepath.Join(tmp, statedir.GroupPage), b, 0o600)
 	}
 	if err == nil {
 		err = statedir.Dir(tmp).QueueAlerts(now, msgs)
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, groupPages, fmt.Sprintf("%03d", n)))
+		err = os.Rename(tmp, filepath.Join(dir, statedir.GroupPages, fmt.Sprintf("%03d", n)))
 	}
 	if err != nil {
 		os.RemoveAll(tmp)

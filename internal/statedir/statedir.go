@@ -84,6 +84,18 @@ const (
 	Groups = ".groups"
 )
 
+// The files of a group's directory (Groups/NAME/): the cause as its first
+// member gave it, the lock its pages are made under, one file per member
+// and event (MEMBER.EVENT.json), and its pages, each a directory (NNN/)
+// with the watchers it names and an outbox as a watcher's.
+const (
+	GroupFile    = "group.json"
+	GroupLock    = "group.lock"
+	GroupMembers = "members"
+	GroupPages   = "pages"
+	GroupPage    = "page.json"
+)
+
 // GroupsWaiting, in a watcher's directory, names the groups of which the
 // watcher is a member that hold a page not yet delivered, one a line: the
 // loop starts a deliverer while it exists.
