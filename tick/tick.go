@@ -1157,7 +1157,8 @@ func (p *poll) pageUsageLimit(s classify.Result) {
 	a := alert.Alert{Kind: alert.UsageLimit, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
 		Agent: s.Agent, Limit: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "⎿")), Reset: reset}
 	g := &Grouping{Key: usageGroupKey(s.Agent, p.cfg.Target, p.next.UsageUntil, s.HoldLine.Text), Event: alert.GroupStopped,
-		Window: GatherWindow(p.cfg.Interval), Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: a.Agent, Host: hostOf(p.cfg.Target), Limit: a.Limit, Reset: a.Reset}}
+		Window: GatherWindow(p.cfg.Interval), Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: a.Agent, Host: hostOf(p.cfg.Target), Limit: a.Limit, Reset: a.Reset},
+		Detail: a.Limit} // shown beside the pane where its words are not the cause's
 	p.next.UsageGroup = g.Key
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, Group: g})
 	p.event(event.Escalate, "STALLED", map[string]any{"kind": "usage-limit", "reset": cmp.Or(a.Reset, "none shown")})

@@ -363,3 +363,22 @@ func TestGroupFilesHostile(t *testing.T) {
 	line := f.poll(t, 0, limitPane, "", t0.Add(2*time.Minute))
 	assert.Assert(t, strings.Contains(line, "error: poll: group usage-limit-"), line)
 }
+
+// TestOneResetTwoLimitsNamed: two limits of one agent that reset in the
+// same minute are one page, and the page shows each pane's own limit
+// words where they are not the first pane's: neither is hidden.
+func TestOneResetTwoLimitsNamed(t *testing.T) {
+	t.Parallel()
+	f := newGroupFleet(t, "agent-1", "agent-2")
+	weekly := strings.Replace(limitPane, "5-hour limit", "weekly limit", 1)
+	for i, pane := range []string{limitPane, weekly} {
+		f.poll(t, i, pane, "", t0.Add(-3*time.Second))
+		f.poll(t, i, pane, "", t0.Add(time.Duration(i)*time.Second))
+	}
+	f.poll(t, 0, limitPane, "", t0.Add(61*time.Second))
+	f.deliver(t, 0)
+	sent := f.sent(t)
+	assert.Equal(t, len(sent), 1, "pages: %q", sent)
+	assert.Assert(t, strings.Contains(sent[0], "<code>agent-2</code> · You've hit your weekly limit"), sent[0])
+	assert.Assert(t, strings.Contains(sent[0], "<pre>You've hit your 5-hour limit"), sent[0])
+}
