@@ -52,8 +52,9 @@ const (
 // its last event: a limit said again within it joins its pages.
 const groupKeep = 7 * 24 * time.Hour
 
-// groupName is a group's directory name: its cause's kind and a digest of
-// its key, so that no pane's words reach a path.
+// groupName matches a group's directory name: its cause's kind and a
+// digest of its key, so that no pane's words reach a path; plainName a
+// watcher's name that a member file may carry as it is.
 var (
 	groupName = regexp.MustCompile(`^[a-z-]{1,16}-[0-9a-f]{24}$`)
 	causeKind = regexp.MustCompile(`^[a-z-]{1,16}$`)
