@@ -231,8 +231,9 @@ poll() {
 	((rc == 0)) && act
 	# Alerts go whatever the tick said (one left by a stopped watcher too),
 	# from a deliverer the poll never waits for; an empty outbox costs none.
+	# A page of a group this watcher is in (groups.wait) goes the same way.
 	local waiting=("$state/outbox/"*.alert)
-	[[ ! -e ${waiting[0]} ]] || apart deliverer "${deliver[@]}" --worker
+	[[ ! -e ${waiting[0]} && ! -e $state/groups.wait ]] || apart deliverer "${deliver[@]}" --worker
 }
 
 # apart VAR COMMAND...: unless VAR's pid still runs, runs COMMAND beside the

@@ -30,6 +30,16 @@ type Pending struct {
 	// (Action.OnTyped), as the outbox takes them.
 	Line    *HeldLine `json:"line,omitempty"`
 	Notices []string  `json:"notices,omitempty"`
+	// Joins are the groups the notices of a cause shared with other
+	// panes join once it is typed (Action.Group), instead of Notices.
+	Joins []Join `json:"joins,omitempty"`
+}
+
+// A Join is a notice that goes to the page of its cause (Group), or alone,
+// as the outbox takes it, when it cannot.
+type Join struct {
+	Group Grouping `json:"group"`
+	Alone []string `json:"alone"`
 }
 
 // A HeldLine is a poll's line that says a nudge, split around that part.

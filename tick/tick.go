@@ -206,6 +206,9 @@ type State struct {
 	// UsageNudged is the key of the usage-limit line the last nudge
 	// resumed past: said again after it, its reset is read anew.
 	UsageNudged string `json:"usage_nudged,omitempty"`
+	// UsageGroup is the key of the group the usage-limit page joined:
+	// the resume joins the same one.
+	UsageGroup string `json:"usage_group,omitempty"`
 
 	Board // what the fleet board reads: see board.go
 
@@ -322,6 +325,10 @@ type Action struct {
 	// OnTyped says an Alert tells of the poll's nudge: it goes only once
 	// that nudge is typed (the resume notice), and not at all otherwise.
 	OnTyped bool
+	// Group, when set, says the Alert shares its cause with other panes:
+	// it joins the page of that cause, which names them all, and goes
+	// alone only when it cannot.
+	Group *Grouping
 }
 
 // An Event is one line of the history: what happened, with its figures
@@ -407,6 +414,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 	}
 	if next.TargetGone {
 		p.notes = append(p.notes, "the watched session is back")
+		p.hostBack()
 		p.event(event.TargetBack, in.Screen.State.String(), map[string]any{"failures": next.CaptureFailures})
 	}
 	next.CaptureFailures, next.CaptureFailingSince, next.TargetGone = 0, time.Time{}, false
@@ -580,7 +588,12 @@ func (p *poll) captureFailed() {
 		next.TargetGone = true
 		text := fmt.Sprintf("the watched session is gone: no capture since %s (%d tries); last error: %s",
 			next.CaptureFailingSince.Format("15:04:05 MST"), next.CaptureFailures, oneLine(p.in.CaptureError))
-		p.actions = append(p.actions, Action{Kind: Alert, Alert: alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "?", Time: now, Text: text}})
+		a := Action{Kind: Alert, Alert: alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "?", Time: now, Text: text}}
+		if host := hostOf(p.cfg.Target); host != "" {
+			a.Group = &Grouping{Key: hostGroupKey(p.cfg.Target), Event: alert.GroupGone, Window: GatherWindow(p.cfg.Interval),
+				Cause: alert.Cause{Kind: alert.CauseHost, Host: host}, Detail: oneLine(p.in.CaptureError)}
+		}
+		p.actions = append(p.actions, a)
 		p.event(event.Escalate, "?", map[string]any{"kind": "target-gone", "failures": next.CaptureFailures, "since": next.CaptureFailingSince})
 		p.line = []string{why + "; the watched session is gone, escalated; polling slower"}
 	default:
@@ -1143,7 +1156,11 @@ func (p *poll) pageUsageLimit(s classify.Result) {
 	reset, _ := classify.ReadResetText(text) // in the line's own words; "" when it gives none
 	a := alert.Alert{Kind: alert.UsageLimit, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
 		Agent: s.Agent, Limit: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "⎿")), Reset: reset}
-	p.actions = append(p.actions, Action{Kind: Alert, Alert: a})
+	g := &Grouping{Key: usageGroupKey(s.Agent, p.cfg.Target, p.next.UsageUntil, s.HoldLine.Text), Event: alert.GroupStopped,
+		Window: GatherWindow(p.cfg.Interval), Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: a.Agent, Host: hostOf(p.cfg.Target), Limit: a.Limit, Reset: a.Reset},
+		Detail: a.Limit} // shown beside the pane where its words are not the cause's
+	p.next.UsageGroup = g.Key
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, Group: g})
 	p.event(event.Escalate, "STALLED", map[string]any{"kind": "usage-limit", "reset": cmp.Or(a.Reset, "none shown")})
 	p.line = append(p.line, "operator told")
 }
@@ -1158,7 +1175,28 @@ func (p *poll) resumedNotice() {
 	}
 	a := alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
 		Text: "Its usage limit has reset: the watcher nudged it once to resume (" + p.next.Budget.String() + ")."}
-	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, OnTyped: true})
+	var g *Grouping
+	if key := p.next.UsageGroup; key != "" {
+		s := p.in.Screen
+		g = &Grouping{Key: key, Event: alert.GroupResumed, Window: GatherWindow(p.cfg.Interval),
+			Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: s.Agent, Host: hostOf(p.cfg.Target)}}
+	}
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, OnTyped: true, Group: g})
+}
+
+// hostBack tells of a remote target whose captures work again after it
+// was said gone: the notice joins its host's page, one for all the
+// watchers of the host. A local session back is said in the line only.
+func (p *poll) hostBack() {
+	host := hostOf(p.cfg.Target)
+	if host == "" {
+		return
+	}
+	a := alert.Alert{Kind: alert.Notice, Target: p.cfg.Target, State: p.in.Screen.State.String(), Time: p.in.Now,
+		Text: "Captures work again: the watched session is back."}
+	g := &Grouping{Key: hostGroupKey(p.cfg.Target), Event: alert.GroupBack, Window: GatherWindow(p.cfg.Interval),
+		Cause: alert.Cause{Kind: alert.CauseHost, Host: host}}
+	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, Group: g})
 }
 
 // unconfirmed judges a stopped screen after a nudge that reached the

@@ -55,8 +55,10 @@ type loopOptions struct {
 	timeout int      // OMEGA_MONITOR_TIMEOUT, seconds
 	outbox  []string // alerts a stopped watcher left undelivered
 	// home is the state home, when the test needs to know it before the
-	// loop starts (a hook names it); the watcher's directory is in it.
-	home string
+	// loop starts (a hook names it); the watcher's directory is in it,
+	// named name ("state" when empty: several loops in one home need
+	// names of their own).
+	home, name string
 	// userHome is the loop's HOME, where it reads the agents' own status
 	// files (an agent started with AGENT_STATUS_DIR in it keeps one).
 	userHome string
@@ -77,7 +79,10 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	if opt.home != "" {
 		home = opt.home
 	}
-	r := &loopRun{t: t, state: filepath.Join(home, "state"), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
+	if opt.name == "" {
+		opt.name = "state"
+	}
+	r := &loopRun{t: t, state: filepath.Join(home, opt.name), sent: filepath.Join(dir, "sent"), done: make(chan struct{})}
 	funnel := filepath.Join(dir, "funnel")
 	// The funnel's contract: the message on stdin, buttons (a question's
 	// options) in the file --reply-markup names, kept beside what was sent.
@@ -218,14 +223,47 @@ func (r *loopRun) waitNudged(budget string, within time.Duration) []string {
 
 // alerts returns the messages the alert funnel was given, once the
 // watcher's deliverer, which runs apart from the loop, has emptied the
-// outbox (or after 20 s: a test of a failing channel reads it as it is).
+// outbox and the pages of its groups are made and delivered (or after
+// 20 s: a test of a failing channel reads it as it is).
 func (r *loopRun) alerts() []string {
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if waiting, _ := filepath.Glob(filepath.Join(r.state, statedir.Outbox, "*.alert")); len(waiting) == 0 {
+		waiting, _ := filepath.Glob(filepath.Join(r.state, statedir.Outbox, "*.alert"))
+		if len(waiting) == 0 && groupsSettled(filepath.Dir(r.state)) {
 			break
 		}
 	}
 	return r.alertsNow()
+}
+
+// groupsSettled says every pane that joined a group in the state home is
+// on a page of it, and no page waits: the group's window is over, a poll
+// made its page, a deliverer sent it.
+func groupsSettled(home string) bool {
+	members, _ := filepath.Glob(filepath.Join(home, statedir.Groups, "*", "members", "*.json"))
+	for _, m := range members {
+		name := strings.TrimSuffix(filepath.Base(m), ".json")
+		watcher, ev, _ := strings.Cut(name, ".")
+		group := filepath.Dir(filepath.Dir(m))
+		pages, _ := filepath.Glob(filepath.Join(group, "pages", "[0-9]*", "page.json"))
+		named := false
+		for _, p := range pages {
+			var plan struct {
+				Event    string   `json:"event"`
+				Watchers []string `json:"watchers"`
+			}
+			b, _ := os.ReadFile(p)
+			if json.Unmarshal(b, &plan) == nil && plan.Event == ev && slices.Contains(plan.Watchers, watcher) {
+				named = true
+			}
+			if waiting, _ := filepath.Glob(filepath.Join(filepath.Dir(p), statedir.Outbox, "*.alert")); len(waiting) > 0 {
+				return false
+			}
+		}
+		if !named {
+			return false
+		}
+	}
+	return true
 }
 
 // alertsNow returns the messages the alert funnel was given so far.

@@ -7,7 +7,9 @@ package demo
 // AGENT_ASK_AFTER lines (0: never), once idle for AGENT_ASK_IDLE seconds, it
 // asks for a permission and keeps asking; a key pressed in that dialog is
 // logged as "KEY IN DIALOG". AGENT_MODE=idle starts stopped, question starts
-// in the dialog, draft starts stopped with a half-typed draft in the box.
+// in the dialog, draft starts stopped with a half-typed draft in the box,
+// limit starts stopped by a usage limit (AGENT_LIMIT: the limit's line, as
+// Claude Code words it) and goes on as usual at the first line it reads.
 // AGENT_DIALOG=menu makes the dialog answerable as Claude Code's is: the
 // arrow keys move its cursor, Enter chooses (logged as "ANSWER N LABEL")
 // and the agent goes on; any other key is still "KEY IN DIALOG".
@@ -174,6 +176,16 @@ draft)
 	exit 0
 	;;
 idle) ;;
+limit)
+	status idle
+	screen "$body1" "  ⎿  ${AGENT_LIMIT:-}" '' "$rule" '❯ ' "$rule" '  ? for shortcuts'
+	printf '\033[5;3H'
+	readline || exit 0
+	printf '%s\n' "$line" >>"$log"
+	received=$((received + 1))
+	add "❯ $line"
+	working
+	;;
 *) working ;;
 esac
 while :; do

@@ -123,6 +123,16 @@ func (d stateDirectory) outcome(now time.Time, target, action, ev, why string) (
 			problems = append(problems, "alert not queued: "+err.Error())
 		}
 	}
+	if ev == event.NudgeTyped {
+		for _, j := range pending.Joins {
+			if err := joinGroup(filepath.Dir(string(d)), filepath.Base(string(d)), target, j.Group, j.Alone, now); err != nil {
+				problems = append(problems, err.Error()+": told alone")
+				if err := d.sd().QueueAlerts(now, j.Alone); err != nil {
+					problems = append(problems, "alert not queued: "+err.Error())
+				}
+			}
+		}
+	}
 	if said == "" && len(problems) == 0 {
 		return "", 0
 	}

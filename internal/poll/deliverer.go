@@ -165,11 +165,13 @@ func Deliver(ctx context.Context, dir, target, funnel, stateHome string, environ
 		wg.Wait()
 		dv.complete(time.Now())
 		dv.writeStatus(time.Now())
-		return dv.lines, dv.ok
+		lock.Close()
+		return dv.withGroups(ctx, dir, funnel, environ, o)
 	}
 	parent := os.Getppid()
+	var gone bool
 	for {
-		gone := dv.work(ctx, parent)
+		gone = dv.work(ctx, parent)
 		// Let go of the outbox, then look once more: an alert written as
 		// this one was ending found it alive, and no other was started.
 		lock.Close()
@@ -183,7 +185,18 @@ func Deliver(ctx context.Context, dir, target, funnel, stateHome string, environ
 			break // another deliverer has it
 		}
 	}
-	return dv.lines, dv.ok
+	if gone {
+		return dv.lines, dv.ok // the loop's next start delivers the groups' pages
+	}
+	return dv.withGroups(ctx, dir, funnel, environ, o)
+}
+
+// withGroups delivers, after the watcher's own outbox, the pages waiting
+// in the groups it is a member of, and returns the lines and the outcome
+// of both.
+func (dv *deliverer) withGroups(ctx context.Context, dir, funnel string, environ []string, o DeliverOptions) ([]string, bool) {
+	lines, ok := deliverGroups(ctx, dir, funnel, dv.stateHome, environ, o)
+	return append(dv.lines, lines...), dv.ok && ok
 }
 
 // work delivers until the outbox is empty, the loop that started this

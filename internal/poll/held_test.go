@@ -3,6 +3,7 @@ package poll
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,8 @@ const limitPane = "⏺ Working.\n  ⎿  You've hit your 5-hour limit · resets 9
 // says "nudged" before the loop typed it. A resume the check before typing
 // refused tells nothing, gives the resume back (the next poll resumes
 // again, rather than holding to tomorrow), and the resume that is typed is
-// told once.
+// told once. The page and the notice go through the limit's group (one
+// pane here: its page is its own alert).
 func TestTheResumeIsToldOnceTyped(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "w")
@@ -39,7 +41,11 @@ func TestTheResumeIsToldOnceTyped(t *testing.T) {
 	if line := poll(0); !strings.Contains(line, "not nudged: usage limit, resets 09:02 UTC") || !strings.Contains(line, "operator told") {
 		t.Fatalf("before the reset: %s", line)
 	}
-	paged, _ := queued(t, d)
+	poll(time.Minute + 5*time.Second) // the group's window over: its page is made
+	paged := told(t, dir)
+	if !strings.Contains(paged, "usage limit") {
+		t.Fatalf("the limit not paged: %q", paged)
+	}
 	action := d.Path(filepath.Join(statedir.Actions, "001.nudge"))
 
 	resumed := func(at time.Duration) {
@@ -48,10 +54,10 @@ func TestTheResumeIsToldOnceTyped(t *testing.T) {
 			t.Fatalf("past the reset, a line printed before the nudge was typed: %s", line)
 		}
 		p, err := stateDirectory(dir).readPending()
-		if err != nil || p.Line == nil || p.Resumes == "" || len(p.Notices) != 1 {
+		if err != nil || p.Line == nil || p.Resumes == "" || len(p.Joins) != 1 {
 			t.Fatalf("pending %+v, %v: want the held line, the limit resumed and its notice", p, err)
 		}
-		if text, _ := queued(t, d); text != paged {
+		if text := told(t, dir); text != paged {
 			t.Errorf("told before the resume was typed:\n%s", strings.TrimPrefix(text, paged))
 		}
 	}
@@ -61,7 +67,7 @@ func TestTheResumeIsToldOnceTyped(t *testing.T) {
 	if want := "MONITOR · agent · STALLED · work=7 · progress=? · nudge not typed: a dialog is live (test)"; !strings.HasPrefix(line, want) {
 		t.Errorf("refused: %q, want it to start %q", line, want)
 	}
-	if text, _ := queued(t, d); text != paged {
+	if text := told(t, dir); text != paged {
 		t.Errorf("a resume not typed was told:\n%s", strings.TrimPrefix(text, paged))
 	}
 	if s, _, err := stateDirectory(dir).loadState(t0, 5, false); err != nil || !strings.HasSuffix(s.Board.LastLine, "nudge not typed: a dialog is live (test)") {
@@ -73,7 +79,8 @@ func TestTheResumeIsToldOnceTyped(t *testing.T) {
 	if want := "MONITOR · agent · STALLED · work=7 · progress=? · nudged (1/5)"; !strings.HasPrefix(line, want) {
 		t.Errorf("typed: %q, want it to start %q", line, want)
 	}
-	text, _ := queued(t, d)
+	poll(8 * time.Minute) // the group's window over: the notice is made
+	text := told(t, dir)
 	if told := strings.TrimPrefix(text, paged); strings.Count(told, "usage limit has reset") != 1 {
 		t.Errorf("the resume typed told %d times:\n%s", strings.Count(told, "usage limit has reset"), told)
 	}
@@ -87,4 +94,18 @@ func TestTheResumeIsToldOnceTyped(t *testing.T) {
 	if !strings.Contains(string(log), "nudge not typed: a dialog is live (test)") {
 		t.Errorf("monitor.log does not say the refusal:\n%s", log)
 	}
+}
+
+// told is what a watcher's alerts say, in its own outbox and in the pages
+// of its groups, in the order made.
+func told(t *testing.T, dir string) string {
+	t.Helper()
+	text, _ := queued(t, statedir.Dir(dir))
+	pages, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), statedir.Groups, "*", "pages", "[0-9]*"))
+	slices.SortFunc(pages, func(a, b string) int { return strings.Compare(filepath.Base(a)+a, filepath.Base(b)+b) })
+	for _, p := range pages {
+		page, _ := queued(t, statedir.Dir(p))
+		text += page
+	}
+	return text
 }

@@ -258,6 +258,7 @@ func (p *pollRun) commit() (string, error) {
 	p.out.Events = append(p.out.Events, p.answered...)
 	handed := d.handOver(p.out, p.in.Screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: set.Answers, freeText: set.Answers && set.FreeText,
 		fg: c.Foreground, witness: p.witness, half: p.next.HalfTyped}, &p.problems)
+	d.groupStep(now, &p.problems)
 	if err := d.sd().AppendHistory(now, set.Target, redactEvents(p.out.Events)); err != nil {
 		p.problem(err.Error())
 	}
@@ -541,11 +542,18 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 	seq := 0
 	os.Remove(d.path(statedir.Pending))
 	var alerts, urgent, onTyped []string
+	var joins []tick.Join
 	for _, a := range out.Actions {
-		if a.Kind == tick.Alert && a.OnTyped {
+		switch {
+		case a.Kind == tick.Alert && a.OnTyped && a.Group != nil:
+			joins = append(joins, tick.Join{Group: *a.Group, Alone: a.Alert.HTML()})
+		case a.Kind == tick.Alert && a.OnTyped:
 			onTyped = append(onTyped, a.Alert.HTML()...)
 		}
 	}
+	// An alert whose cause stopped other panes too joins the page of
+	// that cause, and goes alone only when it cannot.
+	out.Actions = d.joinGroups(out.Actions, now, problems)
 	sd := d.sd()
 	for _, a := range out.Actions {
 		switch a.Kind {
@@ -556,7 +564,7 @@ func (d stateDirectory) handOver(out tick.Outcome, judged classify.Result, o han
 				name = fmt.Sprintf("%03d.enter", seq)
 			}
 			p := tick.NewPending(name, a, judged, now)
-			p.Notices = onTyped
+			p.Notices, p.Joins = onTyped, joins
 			if err := d.writePending(p); err != nil {
 				*problems = append(*problems, "nudge not handed over: "+err.Error())
 				continue

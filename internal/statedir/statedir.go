@@ -76,7 +76,30 @@ const (
 	Rules        = "rules.json"       // the operator's rules (classify)
 	Hosts        = "hosts"            // the ssh aliases list may reach, one a line
 	BoardCursors = ".board-cursors.json"
+	// Groups holds one directory per cause that stopped many panes (one
+	// account's usage limit, one host gone): its members, one file per
+	// pane and event, and its pages, each a directory with an outbox that
+	// any member's deliverer delivers (poll's group step). A dot name: no
+	// census takes it for a watcher.
+	Groups = ".groups"
 )
+
+// The files of a group's directory (Groups/NAME/): the cause as its first
+// member gave it, the lock its pages are made under, one file per member
+// and event (MEMBER.EVENT.json), and its pages, each a directory (NNN/)
+// with the watchers it names and an outbox as a watcher's.
+const (
+	GroupFile    = "group.json"
+	GroupLock    = "group.lock"
+	GroupMembers = "members"
+	GroupPages   = "pages"
+	GroupPage    = "page.json"
+)
+
+// GroupsWaiting, in a watcher's directory, names the groups of which the
+// watcher is a member that hold a page not yet delivered, one a line: the
+// loop starts a deliverer while it exists.
+const GroupsWaiting = "groups.wait"
 
 // Limits of what is read and kept.
 const (

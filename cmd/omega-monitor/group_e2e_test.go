@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// TestOneLimitManyWatchersOnePage: the real loops of four watchers in one
+// state home, each watching a pane the same usage limit stopped: the
+// operator gets one page naming the four and the reset, whichever watcher's
+// deliverer sends it, and once the reset has come and each pane is nudged
+// once, one notice naming them all.
+func TestOneLimitManyWatchersOnePage(t *testing.T) {
+	testenv.EndToEnd(t)
+	t.Parallel()
+	s := testenv.Tmux(t)
+	home := t.TempDir()
+	userHome, status := agentHome(t)
+	// The reset as Claude Code words it, in the next minutes.
+	reset := time.Now().UTC().Add(70 * time.Second)
+	shown := strings.ToLower(reset.Format("3:04PM")) + " (UTC)"
+	limit := "You've hit your 5-hour limit · resets " + shown
+	var loops []*loopRun
+	var names []string
+	for i := range 4 {
+		name := fmt.Sprintf("agent-%d", i+1)
+		names = append(names, name)
+		startAgent(t, s, name, "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status)
+		loops = append(loops, startLoop(t, loopOptions{target: name, home: home, name: "monitor-" + name, userHome: userHome,
+			flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "1", "--nudge-text", agentNudge}}))
+	}
+	for _, r := range loops {
+		r.waitLine("not nudged: usage limit, resets", 60*time.Second)
+	}
+	pages := func(word string) []string {
+		var found []string
+		for _, r := range loops {
+			for _, a := range r.alertsNow() {
+				if strings.Contains(a, word) {
+					found = append(found, a)
+				}
+			}
+		}
+		return found
+	}
+	waitPages := func(word string, within time.Duration) []string {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for len(pages(word)) == 0 && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+		}
+		loops[0].alerts() // every group's page made and delivered
+		return pages(word)
+	}
+	paged := waitPages("USAGE LIMIT", 60*time.Second)
+	if len(paged) != 1 {
+		t.Fatalf("usage-limit pages %q, want one", paged)
+	}
+	for _, name := range names {
+		if !strings.Contains(paged[0], "<code>"+name+"</code>") {
+			t.Errorf("%s not named on the page:\n%s", name, paged[0])
+		}
+	}
+	if !strings.Contains(paged[0], "4 panes") || !strings.Contains(paged[0], shown) {
+		t.Errorf("the page does not say four panes and the reset %s:\n%s", shown, paged[0])
+	}
+	// The reset: each resumed once, one notice.
+	for _, r := range loops {
+		r.waitNudged("1/1", 3*time.Minute)
+	}
+	told := waitPages("LIMIT RESET", 60*time.Second)
+	if len(told) != 1 || !strings.Contains(told[0], "4 panes") {
+		t.Errorf("reset notices %q, want one naming four panes", told)
+	}
+	if n := len(pages("USAGE LIMIT")) + len(pages("usage limit has reset")); n != 1 {
+		t.Errorf("%d more usage-limit messages, each pane's own", n-1)
+	}
+}
