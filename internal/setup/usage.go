@@ -1,7 +1,8 @@
 package setup
 
 // InstallUsage is the usage of omega-monitor install.
-const InstallUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]
+const InstallUsage = `usage: omega-monitor install [--test-alert] [--claude] [--codex]
+       omega-monitor install --claude|--codex --uninstall
        omega-monitor install --hooks [--claude] [--codex] [--gemini] [--uninstall]
        omega-monitor install --telegram
 
@@ -30,6 +31,16 @@ in ~/.claude.json (the entry claude mcp add --scope user writes). The server
 is the binary omega-monitor-mcp, beside this one or on PATH; without it,
 --claude installs nothing.
 --claude --uninstall removes those two, and nothing of the user's own.
+
+--codex does the same for Codex ($CODEX_HOME, else ~/.codex): the skill
+$CODEX_HOME/skills/monitor/SKILL.md (type $monitor in Codex: it launches one
+read-only monitor agent that reports the fleet) and the table
+[mcp_servers.omega-monitor] in $CODEX_HOME/config.toml (what codex mcp add
+writes). The file is edited as text: every other line and comment stays as
+it was, the file before is kept beside it (config.toml.omega-monitor-mcp.bak),
+and a file that is not TOML is refused, naming the line. Run again, it
+changes nothing. --codex --uninstall removes the skill and the table, and
+what install made to hold them, and nothing of the user's own.
 
 --hooks adds our hook, omega-monitor wake, to the agents' USER settings
 (never a project's): Claude Code's ~/.claude/settings.json (Notification,
