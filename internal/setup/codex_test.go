@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,7 @@ func TestEditCodexConfig(t *testing.T) {
 			err: "sets mcp_servers as keys at its top"},
 		{name: "ours in mcp_servers' inline table", in: "mcp_servers = { omega-monitor = { command = \"omega-monitor\", args = [\"mcp\"] } }\n", want: server,
 			err: "sets mcp_servers as keys at its top"},
+		{name: "a file too big to edit", in: "# " + strings.Repeat("x", maxCodexConfig) + "\n", want: server, err: "more than a config install edits"},
 		{name: "mcp_servers not a table", in: "mcp_servers = 3\n", want: server, err: "mcp_servers in config.toml is a int64, not a table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,5 +246,45 @@ func TestInstallCodexRefuses(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(config); string(b) != bad {
 		t.Errorf("the malformed config.toml changed: %q", b)
+	}
+}
+
+// TestInstallCodexWithoutTheServer: without omega-monitor-mcp, --codex
+// installs nothing into Codex.
+func TestInstallCodexWithoutTheServer(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	env.FindMCPServer = func() (string, error) { return "", errors.New("no omega-monitor-mcp beside omega-monitor or on PATH") }
+	_, err := install(t, env, Options{Codex: true})
+	var step *StepError
+	if !errors.As(err, &step) || step.Step != "codex" {
+		t.Fatalf("install --codex without the server: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(env.Home, ".codex")); !os.IsNotExist(err) {
+		t.Errorf("install --codex without the server made %s", filepath.Join(env.Home, ".codex"))
+	}
+}
+
+// TestDoctorSaysAStaleSkill: a $monitor skill of another release, or for
+// another binary, is a FIX; this release's is ok; none says nothing.
+func TestDoctorSaysAStaleSkill(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	if _, ok := codexSkillCheck(env); ok {
+		t.Errorf("doctor spoke of a skill that is not there")
+	}
+	if out, err := install(t, env, Options{Codex: true}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if c, ok := codexSkillCheck(env); !ok || !c.OK {
+		t.Errorf("the skill just installed: %v, %v", c, ok)
+	}
+	skill := filepath.Join(env.Home, ".codex", "skills", "monitor", "SKILL.md")
+	b, _ := os.ReadFile(skill)
+	if err := os.WriteFile(skill, []byte(strings.Replace(string(b), "Hard boundaries", "Boundaries", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := codexSkillCheck(env); !ok || c.OK || !strings.Contains(c.Fix, "install --codex") {
+		t.Errorf("a skill of another release: %v, %v", c, ok)
 	}
 }

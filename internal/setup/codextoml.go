@@ -22,6 +22,10 @@ import (
 // read is refused, naming the line, and an edit that would change any value
 // but ours is refused too, never written.
 
+// maxCodexConfig bounds the config.toml install reads and edits: Codex's
+// own are a few kilobytes.
+const maxCodexConfig = 4 << 20
+
 // codexServer is the registration of our MCP server in Codex's config.
 type codexServer struct {
 	Command string
@@ -112,6 +116,9 @@ func decodeTOML(path string, text []byte) (map[string]any, error) {
 // taken out when want is nil, and whether it changed. bin is the binary
 // installing (a registration that runs it is ours, whatever its name).
 func editCodexConfig(path string, text []byte, want *codexServer, bin string) ([]byte, bool, error) {
+	if len(text) > maxCodexConfig {
+		return nil, false, fmt.Errorf("%s is %d bytes, more than a config install edits (%d): left as it is", path, len(text), maxCodexConfig)
+	}
 	before, err := decodeTOML(path, text)
 	if err != nil {
 		return nil, false, err

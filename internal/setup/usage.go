@@ -68,8 +68,9 @@ Looks at what watchers need on this machine and what makes their alerts and
 answers reach you, and says of each what it found, and how to fix what is
 wrong: the multiplexer, the state home (yours alone), the alert funnel and
 its Telegram config (omega-monitor install --test-alert proves the chat),
-the other channels, the hooks of each agent found here, and the answer
-receiver when answers are on. It changes nothing.
+the other channels, the hooks of each agent found here, Codex's $monitor
+skill when install --codex wrote one (is it this release's?), and the
+answer receiver when answers are on. It changes nothing.
 
 Exit status: 0 when nothing needs fixing, 1 when something does, 2 for a
 usage error.
