@@ -168,8 +168,13 @@ func TestCodexMonitorSkillFromInstall(t *testing.T) {
 	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL, Width: 160, Height: 50,
 		Prepare: func(codexHome string) error {
 			home := filepath.Dir(codexHome)
-			var err error
-			if userConfig, err = os.ReadFile(filepath.Join(codexHome, "config.toml")); err != nil {
+			written, err := os.ReadFile(filepath.Join(codexHome, "config.toml"))
+			if err != nil {
+				return err
+			}
+			// The user's comments, above and below their settings.
+			userConfig = []byte("# my Codex settings, kept byte for byte\n" + string(written) + "\n# trailing words of mine\n")
+			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), userConfig, 0o600); err != nil {
 				return err
 			}
 			res := installCodexIn(t, home, codexHome, state)

@@ -288,3 +288,39 @@ func TestDoctorSaysAStaleSkill(t *testing.T) {
 		t.Errorf("a skill of another release: %v, %v", c, ok)
 	}
 }
+
+// FuzzEditCodexConfig: whatever config.toml holds, the edit never panics;
+// what it writes is TOML holding our table; a second install changes
+// nothing; and for a file without a server of our name, ending in a
+// newline, uninstall gives it back byte for byte.
+func FuzzEditCodexConfig(f *testing.F) {
+	for _, seed := range []string{"", "a = 1\n", "[mcp_servers.x]\ncommand = \"x\"\n", "s = \"\"\"\n[t]\n\"\"\"\n",
+		"a = [\n  1, # c\n  2,\n]\n[b]\nc = { d = 1 }\n", "[\"mcp_servers\".\"omega-monitor\"]\ncommand = \"omega-monitor\"\nargs = [\"mcp\"]\n",
+		"x = '''\n'''\n[[arr]]\nk = 1\n"} {
+		f.Add(seed)
+	}
+	server := &codexServer{Command: testBin, Args: []string{"mcp"}, Env: map[string]string{"OMEGA_MONITOR_HOME": "/s"}}
+	f.Fuzz(func(t *testing.T, in string) {
+		added, _, err := editCodexConfig("config.toml", []byte(in), server, testBin)
+		if err != nil {
+			return
+		}
+		doc, err := decodeTOML("config.toml", added)
+		if err != nil {
+			t.Fatalf("install wrote what is not TOML: %v\n%s", err, added)
+		}
+		if s, _ := doc["mcp_servers"].(map[string]any); !isOurCodexServer(s[MCPServerName], testBin) {
+			t.Fatalf("install wrote no table of ours:\n%s", added)
+		}
+		if again, changed, err := editCodexConfig("config.toml", added, server, testBin); err != nil || changed {
+			t.Fatalf("a second install changed it (%v):\n%s\n---\n%s", err, added, again)
+		}
+		back, _, err := editCodexConfig("config.toml", added, nil, testBin)
+		if err != nil {
+			t.Fatalf("uninstall: %v", err)
+		}
+		if !strings.Contains(in, MCPServerName) && (in == "" || strings.HasSuffix(in, "\n")) && string(back) != in {
+			t.Fatalf("install then uninstall (-before +after):\n%s", cmp.Diff(in, string(back)))
+		}
+	})
+}
