@@ -186,16 +186,9 @@ func editCodexConfig(path string, text []byte, want *codexServer, bin string) ([
 
 // cloneDoc copies the top level and mcp_servers, the parts setOurs changes.
 func cloneDoc(doc map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range doc {
-		out[k] = v
-	}
+	out := maps.Clone(doc)
 	if s, ok := doc["mcp_servers"].(map[string]any); ok {
-		c := map[string]any{}
-		for k, v := range s {
-			c[k] = v
-		}
-		out["mcp_servers"] = c
+		out["mcp_servers"] = maps.Clone(s)
 	}
 	return out
 }
