@@ -27,7 +27,9 @@ import (
 func installCodexIn(t *testing.T, home, codexHome, state string, args ...string) *icmd.Result {
 	t.Helper()
 	cmd := icmd.Command(omegaMonitor(t), append([]string{"install", "--codex"}, args...)...)
-	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + codexHome, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + state}
+	// The pinned Codex on PATH: install has it read the file it wrote.
+	path := filepath.Dir(codex.Pin.Binary(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
+	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + codexHome, "PATH=" + path, "OMEGA_MONITOR_HOME=" + state}
 	return icmd.RunCmd(cmd)
 }
 

@@ -47,6 +47,7 @@ func (e Env) codexHome() string {
 // user config.toml whose [mcp_servers.NAME] tables are its MCP servers.
 type codexFiles struct {
 	home, skill, config string
+	check               *codexCheck // Codex reads config.toml after install wrote it; nil: no Codex on PATH
 }
 
 func codexFilesIn(codexHome string) codexFiles {
@@ -71,6 +72,7 @@ func installCodex(env Env) (string, error) {
 		server.Env = map[string]string{"OMEGA_MONITOR_HOME": env.State}
 	}
 	f := codexFilesIn(env.codexHome())
+	f.check = codexCheckFor(env)
 	created := readCreated(env.State)
 	changes, err := f.install(bin, &server, &created)
 	if serr := created.save(env.State); serr != nil && err == nil {
@@ -195,9 +197,11 @@ func (f codexFiles) editConfig(bin string, server *codexServer, created *created
 		if now, err := readConfig(target); err != nil || !bytes.Equal(now, before) {
 			continue
 		}
-		backup := ""
+		backup, hadBackup := "", false
 		if server != nil && before != nil {
 			backup = target + codexBackupSuffix
+			_, err := os.Lstat(backup)
+			hadBackup = err == nil
 			if err := atomicfile.Write(backup, before, 0o600); err != nil {
 				return "", false, fmt.Errorf("no backup of %s: %w", target, err)
 			}
@@ -211,12 +215,39 @@ func (f codexFiles) editConfig(bin string, server *codexServer, created *created
 		if err := atomicfile.Write(target, out, 0o600); err != nil {
 			return "", false, err
 		}
+		if server != nil && f.check != nil {
+			if err := f.check.reads(f.home, *server); err != nil {
+				return "", false, f.putBack(target, before, backup, hadBackup, created, err)
+			}
+		}
 		if backup != "" {
 			created.made(backup)
 		}
 		return backup, true, nil
 	}
 	return "", false, fmt.Errorf("%s kept changing while it was edited (is Codex writing it?): left as it is; try again", f.config)
+}
+
+// putBack puts config.toml back as it was before install wrote it (none,
+// when install made it), after Codex did not read it: why.
+func (f codexFiles) putBack(target string, before []byte, backup string, hadBackup bool, created *createdRecord, why error) error {
+	var err error
+	if before == nil {
+		err = os.Remove(target)
+		created.forget(target)
+	} else {
+		err = atomicfile.Write(target, before, 0o600)
+	}
+	switch {
+	case err != nil && before == nil:
+		return fmt.Errorf("%s as install wrote it is not what Codex reads (%v), and it could not be removed: %w", f.config, why, err)
+	case err != nil:
+		return fmt.Errorf("%s as install wrote it is not what Codex reads (%v), and it could not be put back (the file before is %s): %w", f.config, why, backup, err)
+	}
+	if backup != "" && !hadBackup {
+		os.Remove(backup)
+	}
+	return fmt.Errorf("%s as install wrote it is not what Codex reads (%v): put back as it was", f.config, why)
 }
 
 // codexBackupSuffix names the copy of the user's config.toml as it was

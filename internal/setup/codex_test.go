@@ -68,7 +68,38 @@ func TestEditCodexConfig(t *testing.T) {
 		{name: "ours in mcp_servers' inline table", in: "mcp_servers = { omega-monitor = { command = \"omega-monitor\", args = [\"mcp\"] } }\n", want: server,
 			err: "sets mcp_servers as keys at its top"},
 		{name: "a file too big to edit", in: "# " + strings.Repeat("x", maxCodexConfig) + "\n", want: server, err: "more than a config install edits"},
-		{name: "mcp_servers not a table", in: "mcp_servers = 3\n", want: server, err: "mcp_servers in config.toml is a int64, not a table"},
+		{name: "mcp_servers not a table", in: "mcp_servers = 3\n", want: server, err: "sets mcp_servers as keys at its top (mcp_servers = { ... } or mcp_servers.NAME...) or in [mcp_servers] (line 1)"},
+		{name: "a header with blanks and quotes is ours all the same",
+			in:   "a = 1\n[ mcp_servers . \"omega-monitor\" ] # mine\ncommand = 'omega-monitor'\nargs = [ \"mcp\", ]\n\n[b]\n",
+			want: server, out: "a = 1\n" + ourTableText + "\n[b]\n", changed: true},
+		{name: "a header in a multi-line literal string, and one after it", in: "s = '''\n[mcp_servers.omega-monitor]\n'''\n['mcp_servers'.\"omega-monitor\"]\ncommand = \"omega-monitor\"\nargs = [\"mcp\"]\n",
+			want: server, out: "s = '''\n[mcp_servers.omega-monitor]\n'''\n" + ourTableText, changed: true},
+		{name: "a header in an array is not a table", in: "a = [\n[1, 2],\n[mcp_servers.x]\n]\n", want: server,
+			out: "a = [\n[1, 2],\n[mcp_servers.x]\n]\n\n" + ourTableText, changed: true},
+		{name: "quotes and brackets in comments and strings", in: "a = \"[\\\"#\" # ] \"\"\"\n[b] # [\nc = '\\' # '''\n", want: server,
+			out: "a = \"[\\\"#\" # ] \"\"\"\n[b] # [\nc = '\\' # '''\n\n" + ourTableText, changed: true},
+		{name: "CRLF lines kept", in: "a = 1\r\n[b]\r\nc = 2\r\n", want: server, out: "a = 1\r\n[b]\r\nc = 2\r\n\n" + ourTableText, changed: true},
+		{name: "an unterminated multi-line string, named by the line it begins", in: "a = 1\nnote = \"\"\"\n[x]\n", want: server,
+			err: "config.toml is not TOML that install can read, left as it is: line 2: a multi-line string begun here is not closed"},
+		{name: "an unterminated multi-line literal string on uninstall", in: "note = '''\n" + ourTableText, err: "line 1: a multi-line string begun here is not closed"},
+		{name: "an array not closed", in: "a = [\n1,\n[b]\n", want: server, err: "line 1: an array or inline table begun here is not closed"},
+		{name: "a bracket that closes nothing", in: "a = 1]\n", want: server, err: "line 1: a ']' that closes nothing open"},
+		{name: "a string not closed on its line", in: "a = \"x\n[b]\n", want: server, err: "line 1: a string not closed on its line"},
+		{name: "a header with words after it", in: "[a] b = 1\n", want: server, err: "line 1: a table header install cannot read"},
+		{name: "an array header not closed as one", in: "[[a]\n", want: server, err: "line 1: a table header install cannot read"},
+		{name: "a key with an escape TOML does not know", in: "\"a\\q\" = 1\n", want: server, err: "line 1: neither a table header nor key = value"},
+		{name: "a line that is neither", in: "[a]\njust words\n", want: server, err: "line 2: neither a table header nor key = value"},
+		{name: "a bare [mcp_servers] with dotted keys", in: "[mcp_servers]\ndocs.command = \"d\"\n", want: server,
+			err: "or in [mcp_servers] (line 2)"},
+		{name: "mcp_servers by a quoted dotted key at the top", in: "\"mcp_servers\" . docs = { command = \"d\" }\n[a]\n", want: server,
+			err: "sets mcp_servers as keys at its top"},
+		{name: "mcp_servers as an array of tables", in: "[[mcp_servers]]\nname = \"d\"\n", want: server, err: "makes mcp_servers an array of tables ([[...]], line 1)"},
+		{name: "our table twice", in: ourTableText + "[mcp_servers.\"omega-monitor\"]\n", want: server, err: "has the table [mcp_servers.omega-monitor] twice (lines 2 and 5)"},
+		{name: "a table under ours apart from it", in: ourTableText + "[x]\n[mcp_servers.omega-monitor.env]\n", err: "apart from it (line 6)"},
+		{name: "a table under our name with no server of ours", in: "[mcp_servers.omega-monitor.env]\nA = \"1\"\n", want: server, err: "is not ours"},
+		{name: "ours with args over lines is not sure to be ours", in: "[mcp_servers.omega-monitor]\ncommand = \"omega-monitor\"\nargs = [\n\"mcp\"]\n", want: server, err: "is not ours"},
+		{name: "ours with an escaped name is ours", in: "[mcp_servers.\"omega\\u002dmonitor\"]\ncommand = \"omega\\u002Dmonitor\"\nargs = [\"mcp\"]\n",
+			want: server, out: ourTableText, changed: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, changed, err := editCodexConfig("config.toml", []byte(tc.in), tc.want, testBin)
@@ -290,13 +321,15 @@ func TestDoctorSaysAStaleSkill(t *testing.T) {
 }
 
 // FuzzEditCodexConfig: whatever config.toml holds, the edit never panics;
-// what it writes is TOML holding our table; a second install changes
-// nothing; and for a file without a server of our name, ending in a
-// newline, uninstall gives it back byte for byte.
+// what install writes holds our table once, with every line of the file
+// before kept in order; a second install changes nothing; and for a file
+// without a server of our name, ending in a newline, uninstall gives it
+// back byte for byte.
 func FuzzEditCodexConfig(f *testing.F) {
 	for _, seed := range []string{"", "a = 1\n", "[mcp_servers.x]\ncommand = \"x\"\n", "s = \"\"\"\n[t]\n\"\"\"\n",
 		"a = [\n  1, # c\n  2,\n]\n[b]\nc = { d = 1 }\n", "[\"mcp_servers\".\"omega-monitor\"]\ncommand = \"omega-monitor\"\nargs = [\"mcp\"]\n",
-		"x = '''\n'''\n[[arr]]\nk = 1\n"} {
+		"x = '''\n'''\n[[arr]]\nk = 1\n", "[ mcp_servers . 'omega-monitor' ]\ncommand = 'omega-monitor'\nargs = ['mcp']\n[mcp_servers.omega-monitor.env]\nA = \"1\"\n# c\n",
+		"a = \"\"\"\\\"\"\"\" # \"\"\"\n[b]\r\n"} {
 		f.Add(seed)
 	}
 	server := &codexServer{Command: testBin, Args: []string{"mcp"}, Env: map[string]string{"OMEGA_MONITOR_HOME": "/s"}}
@@ -305,12 +338,38 @@ func FuzzEditCodexConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		doc, err := decodeTOML("config.toml", added)
-		if err != nil {
-			t.Fatalf("install wrote what is not TOML: %v\n%s", err, added)
+		if n := strings.Count(string(added), server.text()); n != 1 {
+			t.Fatalf("install wrote our table %d times:\n%s", n, added)
 		}
-		if s, _ := doc["mcp_servers"].(map[string]any); !isOurCodexServer(s[MCPServerName], testBin) {
-			t.Fatalf("install wrote no table of ours:\n%s", added)
+		kinds, err := scanTOML(splitKeep(added))
+		if err != nil {
+			t.Fatalf("install wrote what it cannot read again: %v\n%s", err, added)
+		}
+		headers := 0
+		for _, k := range kinds {
+			if k.header && isOurKey(k.key) {
+				headers++
+			}
+		}
+		if headers != 1 {
+			t.Fatalf("install wrote %d headers of ours:\n%s", headers, added)
+		}
+		// Every line of the file before is kept: all of them, with our
+		// table after them, when it names no server of ours; else those
+		// before the first line that names it.
+		if !strings.Contains(in, MCPServerName) {
+			want := in
+			if want != "" && !strings.HasSuffix(want, "\n") {
+				want += "\n"
+			}
+			if want != "" {
+				want += "\n"
+			}
+			if diff := cmp.Diff(want+server.text(), string(added)); diff != "" {
+				t.Fatalf("install changed more than it added (-want +got):\n%s", diff)
+			}
+		} else if !keptBefore(splitKeep([]byte(in)), splitKeep(added), MCPServerName) {
+			t.Fatalf("install lost a line of the file:\n%s\n---\n%s", in, added)
 		}
 		if again, changed, err := editCodexConfig("config.toml", added, server, testBin); err != nil || changed {
 			t.Fatalf("a second install changed it (%v):\n%s\n---\n%s", err, added, again)
@@ -323,4 +382,19 @@ func FuzzEditCodexConfig(f *testing.F) {
 			t.Fatalf("install then uninstall (-before +after):\n%s", cmp.Diff(in, string(back)))
 		}
 	})
+}
+
+// keptBefore says whether the lines of in before the first that names
+// ours (or its marker line) are the first lines of out, their line
+// endings aside.
+func keptBefore(in, out []string, ours string) bool {
+	for i, line := range in {
+		if strings.Contains(line, ours) {
+			return true
+		}
+		if i >= len(out) || strings.TrimRight(line, "\n") != strings.TrimRight(out[i], "\n") {
+			return false
+		}
+	}
+	return true
 }

@@ -3,24 +3,22 @@ package setup
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 )
 
 // Codex keeps its MCP servers in its user config.toml, one table each,
 // [mcp_servers.NAME] (what `codex mcp add` writes). A user's config.toml is
 // theirs: install edits it as text, adding or replacing our table and
 // nothing else, so that every other line and comment stays byte for byte.
-// A TOML parser reads the file before and after the edit: a file it cannot
-// read is refused, naming the line, and an edit that would change any value
-// but ours is refused too, never written.
+// A scanner of our own (tomlscan.go) finds the tables: a file it cannot be
+// sure of is refused, naming the line, and so is one that sets mcp_servers
+// in a way a table of ours could not safely be added beside. The result is
+// scanned again before it is written; Codex itself, when it is on PATH,
+// reads the file after the write (codexcheck.go).
 
 // maxCodexConfig bounds the config.toml install reads and edits: Codex's
 // own are a few kilobytes.
@@ -60,56 +58,102 @@ func tomlString(s string) string {
 	return string(b)
 }
 
-// value is the table as the parser reads it.
-func (s codexServer) value() map[string]any {
-	v := map[string]any{"command": s.Command, "args": toAny(s.Args)}
-	if len(s.Env) > 0 {
-		env := map[string]any{}
-		for k, e := range s.Env {
-			env[k] = e
-		}
-		v["env"] = env
-	}
-	return v
+// codexLayout is where a config.toml holds what install looks at.
+type codexLayout struct {
+	found      bool // a header of ours, [mcp_servers.omega-monitor] or one under it
+	start, end int  // our lines: the marker (or the first header) to the last key
+	ours       bool // they register omega-monitor mcp, as install does
+	keysAt     int  // a line (from 1) setting mcp_servers by keys, not as [mcp_servers.NAME]; 0: none
+	arrayAt    int  // a line making mcp_servers, or a table in it, an array of tables; 0: none
 }
 
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
+// codexLayoutOf finds our lines among a config.toml's. bin is the binary
+// installing (a registration that runs it is ours, whatever its name).
+func codexLayoutOf(path string, lines []string, bin string) (codexLayout, error) {
+	var l codexLayout
+	kinds, err := scanTOML(lines)
+	if err != nil {
+		return l, fmt.Errorf("%s is not TOML that install can read, left as it is: %w", path, err)
 	}
-	return out
-}
-
-// isOurCodexServer says whether a registration under our name is ours: it
-// runs a binary called omega-monitor, or bin, with the one argument mcp.
-func isOurCodexServer(v any, bin string) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	cmd, _ := m["command"].(string)
-	args, _ := m["args"].([]any)
-	return (filepath.Base(cmd) == "omega-monitor" || cmd == bin) && len(args) == 1 && args[0] == "mcp"
-}
-
-// decodeTOML reads a config's text; a parse error names its line.
-func decodeTOML(path string, text []byte) (map[string]any, error) {
-	doc := map[string]any{}
-	if _, err := toml.Decode(string(text), &doc); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			// The parser counts the newline that ended a line as the next
-			// line's: the line is counted from the error's offset.
-			line := pe.Position.Line
-			if at := pe.Position.Start; at >= 0 && at <= len(text) {
-				line = bytes.Count(text[:at], []byte("\n")) + 1
+	var table []string // the key of the table the lines are in; nil at the top
+	first, main := -1, -1
+	for i, k := range kinds {
+		switch {
+		case k.header:
+			table = k.key
+			if k.array && table[0] == "mcp_servers" && l.arrayAt == 0 {
+				l.arrayAt = i + 1
 			}
-			return nil, fmt.Errorf("%s is not TOML that install can read, left as it is: line %d: %s", path, line, pe.Message)
+			if !isOurKey(table) {
+				continue
+			}
+			if first < 0 {
+				first = i
+			}
+			if len(table) == 2 {
+				if main >= 0 {
+					return l, fmt.Errorf("%s has the table [mcp_servers.%s] twice (lines %d and %d): left as it is", path, MCPServerName, main+1, i+1)
+				}
+				main = i
+			}
+		case k.key != nil && len(table) < 2 && slices.Concat(table, k.key)[0] == "mcp_servers" && l.keysAt == 0:
+			// mcp_servers... = at the top, or NAME... = in [mcp_servers].
+			l.keysAt = i + 1
 		}
-		return nil, fmt.Errorf("%s is not TOML that install can read, left as it is: %w", path, err)
 	}
-	return doc, nil
+	if first < 0 {
+		return l, nil
+	}
+	l.found, l.start, l.end = true, first, first+1
+	if first > 0 && strings.TrimRight(lines[first-1], "\r\n") == codexMarker {
+		l.start = first - 1
+	}
+	// Our tables run on to the next other header; comments and blank lines
+	// after their last key are not ours.
+	i := first + 1
+	for ; i < len(lines) && (!kinds[i].header || isOurKey(kinds[i].key)); i++ {
+		if !kinds[i].blank {
+			l.end = i + 1
+		}
+	}
+	for ; i < len(lines); i++ {
+		if kinds[i].header && isOurKey(kinds[i].key) {
+			return l, fmt.Errorf("%s has a table of [mcp_servers.%s] apart from it (line %d): left as it is", path, MCPServerName, i+1)
+		}
+	}
+	if main >= 0 {
+		l.ours = isOurCodexServer(kinds[main+1:l.end], bin)
+	}
+	return l, nil
+}
+
+// isOurCodexServer says whether the keys of the table under our name are
+// ours: command runs a binary called omega-monitor, or bin, and args is
+// the one argument mcp, each written on one line.
+func isOurCodexServer(kinds []tomlLine, bin string) bool {
+	var cmd string
+	var args []string
+	var okCmd, okArgs bool
+	for _, k := range kinds {
+		switch {
+		case k.header:
+			return okCmd && okArgs && ourCommand(cmd, args, bin) // a table under ours: its keys are not the server's
+		case slices.Equal(k.key, []string{"command"}):
+			cmd, okCmd = stringValue(k.value)
+		case slices.Equal(k.key, []string{"args"}):
+			args, okArgs = stringsValue(k.value)
+		}
+	}
+	return okCmd && okArgs && ourCommand(cmd, args, bin)
+}
+
+func ourCommand(cmd string, args []string, bin string) bool {
+	return (filepath.Base(cmd) == "omega-monitor" || cmd == bin) && slices.Equal(args, []string{"mcp"})
+}
+
+// isOurKey says whether a header's key is our table or one under it.
+func isOurKey(key []string) bool {
+	return len(key) >= 2 && key[0] == "mcp_servers" && key[1] == MCPServerName
 }
 
 // editCodexConfig returns the config text with our table set to want, or
@@ -119,44 +163,32 @@ func editCodexConfig(path string, text []byte, want *codexServer, bin string) ([
 	if len(text) > maxCodexConfig {
 		return nil, false, fmt.Errorf("%s is %d bytes, more than a config install edits (%d): left as it is", path, len(text), maxCodexConfig)
 	}
-	before, err := decodeTOML(path, text)
+	lines := splitKeep(text)
+	l, err := codexLayoutOf(path, lines, bin)
 	if err != nil {
 		return nil, false, err
 	}
-	servers, _ := before["mcp_servers"].(map[string]any)
-	if v, ok := before["mcp_servers"]; ok && servers == nil {
-		return nil, false, fmt.Errorf("mcp_servers in %s is a %T, not a table: left as it is", path, v)
-	}
-	old, had := servers[MCPServerName]
-	if had && !isOurCodexServer(old, bin) {
-		if want == nil {
-			return nil, false, nil // the user's own: not ours to remove
-		}
-		return nil, false, fmt.Errorf("the MCP server %s in %s is not ours (it does not run omega-monitor mcp): left as it is; remove it or rename it first", MCPServerName, path)
-	}
-	lines := splitKeep(text)
-	if want != nil && inlineServers(lines) {
-		return nil, false, fmt.Errorf("%s sets mcp_servers as keys at its top (mcp_servers = { ... } or mcp_servers.NAME...), which a table cannot be added to: left as it is; write its servers as [mcp_servers.NAME] tables and run install again", path)
-	}
-	start, end, found := ourTable(lines)
-	if had && !found {
-		return nil, false, fmt.Errorf("%s sets mcp_servers.%s other than as a table of its own ([mcp_servers.%s]): left as it is; remove those lines and run install again", path, MCPServerName, MCPServerName)
-	}
 	var out []string
 	switch {
-	case want == nil && !found:
-		return nil, false, nil
+	case want == nil && (!l.found || !l.ours):
+		return nil, false, nil // nothing of ours: a server of the user's under our name stays
 	case want == nil:
-		out = slices.Concat(lines[:start], lines[end:])
+		out = slices.Concat(lines[:l.start], lines[l.end:])
 		// The blank line install put before the table goes with it.
-		if end == len(lines) && start > 0 && strings.TrimSpace(lines[start-1]) == "" {
+		if l.end == len(lines) && l.start > 0 && strings.TrimSpace(lines[l.start-1]) == "" {
 			out = out[:len(out)-1]
 		}
-	case found:
-		if had && reflect.DeepEqual(old, want.value()) && strings.Join(lines[start:end], "") == want.text() {
+	case l.arrayAt > 0:
+		return nil, false, fmt.Errorf("%s makes mcp_servers an array of tables ([[...]], line %d), which Codex does not read: left as it is", path, l.arrayAt)
+	case l.keysAt > 0:
+		return nil, false, fmt.Errorf("%s sets mcp_servers as keys at its top (mcp_servers = { ... } or mcp_servers.NAME...) or in [mcp_servers] (line %d), beside which install cannot add a table safely: left as it is; write its servers as [mcp_servers.NAME] tables and run install again", path, l.keysAt)
+	case l.found && !l.ours:
+		return nil, false, fmt.Errorf("the MCP server %s in %s is not ours (it does not run omega-monitor mcp): left as it is; remove it or rename it first", MCPServerName, path)
+	case l.found:
+		if strings.Join(lines[l.start:l.end], "") == want.text() {
 			return nil, false, nil
 		}
-		out = slices.Concat(lines[:start], splitKeep([]byte(want.text())), lines[end:])
+		out = slices.Concat(lines[:l.start], splitKeep([]byte(want.text())), lines[l.end:])
 	default:
 		out = slices.Clone(lines)
 		if n := len(out); n > 0 && !strings.HasSuffix(out[n-1], "\n") {
@@ -170,50 +202,14 @@ func editCodexConfig(path string, text []byte, want *codexServer, bin string) ([
 		out = append(out, splitKeep([]byte(want.text()))...)
 	}
 	result := []byte(strings.Join(out, ""))
-	// The proof that nothing else moved: the file read again holds what it
-	// held, with our table as asked.
-	after, err := decodeTOML(path, result)
-	if err != nil {
-		return nil, false, fmt.Errorf("adding our table to %s would not leave it TOML (%v): left as it is", path, err)
-	}
-	expect := cloneDoc(before)
-	setOurs(expect, want)
-	if !reflect.DeepEqual(noEmptyServers(expect), noEmptyServers(after)) {
+	// The proof that the edit did what it meant to: the result, scanned
+	// again, holds our table as asked, or none.
+	after := splitKeep(result)
+	l, err = codexLayoutOf(path, after, bin)
+	if err != nil || l.found != (want != nil) || want != nil && strings.Join(after[l.start:l.end], "") != want.text() {
 		return nil, false, fmt.Errorf("editing %s as text would change more than the table [mcp_servers.%s]: left as it is; add it yourself (omega-monitor install --help)", path, MCPServerName)
 	}
 	return result, !bytes.Equal(result, text), nil
-}
-
-// cloneDoc copies the top level and mcp_servers, the parts setOurs changes.
-func cloneDoc(doc map[string]any) map[string]any {
-	out := maps.Clone(doc)
-	if s, ok := doc["mcp_servers"].(map[string]any); ok {
-		out["mcp_servers"] = maps.Clone(s)
-	}
-	return out
-}
-
-// noEmptyServers drops an empty mcp_servers: a [mcp_servers] header
-// alone, or none, read the same to Codex.
-func noEmptyServers(doc map[string]any) map[string]any {
-	if s, ok := doc["mcp_servers"].(map[string]any); ok && len(s) == 0 {
-		delete(doc, "mcp_servers")
-	}
-	return doc
-}
-
-// setOurs puts want (nil: nothing) as our server in doc.
-func setOurs(doc map[string]any, want *codexServer) {
-	s, _ := doc["mcp_servers"].(map[string]any)
-	if want == nil {
-		delete(s, MCPServerName)
-		return
-	}
-	if s == nil {
-		s = map[string]any{}
-		doc["mcp_servers"] = s
-	}
-	s[MCPServerName] = want.value()
 }
 
 // splitKeep splits text into lines that keep their "\n".
@@ -228,155 +224,66 @@ func splitKeep(text []byte) []string {
 	return lines
 }
 
-// ourTable finds our table in lines: from our marker line (or the header,
-// when the marker is gone) to its last line of keys, before the next
-// table's header; comments and blank lines after its keys are not ours.
-func ourTable(lines []string) (start, end int, found bool) {
-	kinds := lineKinds(lines)
-	h := -1
-	for i, k := range kinds {
-		if k.header && isOurKey(k.hkey) {
-			h = i
-			break
-		}
-	}
-	if h < 0 {
-		return 0, 0, false
-	}
-	start, end = h, h+1
-	if h > 0 && strings.TrimRight(lines[h-1], "\r\n") == codexMarker {
-		start = h - 1
-	}
-	for i := h + 1; i < len(lines); i++ {
-		k := kinds[i]
-		if k.header && !isOurKey(k.hkey) {
-			break
-		}
-		if k.header || !k.blank {
-			end = i + 1
-		}
-	}
-	return start, end, true
+// stringValue reads a value that is one string on its line.
+func stringValue(v string) (string, bool) {
+	s, rest, ok := oneString(v)
+	return s, ok && endOfValue(rest)
 }
 
-// inlineServers says whether lines set mcp_servers by keys at the top of
-// the file, before any table: an inline table, or dotted keys, neither of
-// which a [mcp_servers.NAME] table may extend.
-func inlineServers(lines []string) bool {
-	for _, k := range lineKinds(lines) {
-		if k.header {
-			return false
-		}
-		if len(k.key) > 0 && k.key[0] == "mcp_servers" {
-			return true
-		}
+// stringsValue reads a value that is an array of strings on its line.
+func stringsValue(v string) ([]string, bool) {
+	if !strings.HasPrefix(v, "[") {
+		return nil, false
 	}
-	return false
-}
-
-// isOurKey says whether a header's key is our table or one under it.
-func isOurKey(key []string) bool {
-	return len(key) >= 2 && key[0] == "mcp_servers" && key[1] == MCPServerName
-}
-
-// A lineKind is what one line of a TOML text is.
-type lineKind struct {
-	header bool     // a [table] or [[array]] header
-	hkey   []string // its key, for a header
-	blank  bool     // blank, or only a comment, outside any value
-	key    []string // for a key = value line, its key
-}
-
-// lineKinds says what each line is. The text is TOML the parser read, so
-// the scan only has to know where strings, arrays and inline tables run
-// over lines: a line that starts outside them with '[' is a header.
-func lineKinds(lines []string) []lineKind {
-	out := make([]lineKind, len(lines))
-	var depth int // open [ and { of a value
-	var ml string // the closing quotes of an open multi-line string
-	for i, line := range lines {
-		t := strings.TrimSpace(line)
-		if ml == "" && depth == 0 {
-			switch {
-			case t == "" || strings.HasPrefix(t, "#"):
-				out[i].blank = true
-				continue
-			case strings.HasPrefix(t, "["):
-				out[i] = lineKind{header: true, hkey: dottedKey(t[1:])}
-				continue
-			default:
-				out[i].key = dottedKey(t)
-			}
+	list := []string{}
+	rest := v[1:]
+	for {
+		rest = strings.TrimLeft(rest, " \t")
+		if strings.HasPrefix(rest, "]") {
+			return list, endOfValue(rest[1:])
 		}
-		for j := 0; j < len(line); j++ {
-			c := line[j]
-			if ml != "" {
-				if c == '\\' && ml == `"""` {
-					j++
-					continue
-				}
-				if strings.HasPrefix(line[j:], ml) {
-					j += 3
-					for j < len(line) && line[j] == ml[0] {
-						j++
-					}
-					j--
-					ml = ""
-				}
-				continue
-			}
-			switch c {
-			case '#':
-				j = len(line)
-			case '"', '\'':
-				q := string(c)
-				if strings.HasPrefix(line[j:], q+q+q) {
-					ml = q + q + q
-					j += 2
-					continue
-				}
-				for j++; j < len(line) && line[j] != c; j++ {
-					if c == '"' && line[j] == '\\' {
-						j++
-					}
-				}
-			case '[', '{':
-				depth++
-			case ']', '}':
-				depth--
-			}
+		s, after, ok := oneString(rest)
+		if !ok {
+			return nil, false
 		}
-	}
-	return out
-}
-
-// dottedKey is the key that starts t, up to the ']' or '=' that ends it
-// ("a.b", "[a.\"b\"]" without its first '['), its parts unquoted (basic
-// strings' escapes beyond \" and \\ are kept as written: no key of ours
-// holds one).
-func dottedKey(t string) []string {
-	t = strings.TrimPrefix(t, "[")
-	var parts []string
-	var cur strings.Builder
-	for i := 0; i < len(t); i++ {
-		c := t[i]
+		list = append(list, s)
+		rest = strings.TrimLeft(after, " \t")
 		switch {
-		case c == '"' || c == '\'':
-			for i++; i < len(t) && t[i] != c; i++ {
-				if c == '"' && t[i] == '\\' && i+1 < len(t) {
-					i++
-				}
-				cur.WriteByte(t[i])
-			}
-		case c == '.':
-			parts = append(parts, cur.String())
-			cur.Reset()
-		case c == ']' || c == '=':
-			return append(parts, cur.String())
-		case c == ' ' || c == '\t':
-		default:
-			cur.WriteByte(c)
+		case strings.HasPrefix(rest, ","):
+			rest = rest[1:]
+		case !strings.HasPrefix(rest, "]"):
+			return nil, false
 		}
 	}
-	return append(parts, cur.String())
+}
+
+// oneString reads the one-line string, basic or literal, that v starts
+// with: its text, and what follows it.
+func oneString(v string) (s, rest string, ok bool) {
+	if v == "" || strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''") {
+		return "", "", false
+	}
+	switch v[0] {
+	case '"':
+		end := stringEnd(v)
+		if end < 0 {
+			return "", "", false
+		}
+		s, ok = unescape(v[1 : end-1])
+		return s, v[end:], ok
+	case '\'':
+		end := strings.IndexByte(v[1:], '\'')
+		if end < 0 {
+			return "", "", false
+		}
+		return v[1 : end+1], v[end+2:], true
+	}
+	return "", "", false
+}
+
+// endOfValue says whether rest, what follows a value on its line, is
+// blanks and a comment at most.
+func endOfValue(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	return rest == "" || rest[0] == '#'
 }
