@@ -38,8 +38,10 @@ read-only monitor agent that reports the fleet) and the table
 [mcp_servers.omega-monitor] in $CODEX_HOME/config.toml (what codex mcp add
 writes). The file is edited as text: every other line and comment stays as
 it was, the file before is kept beside it (config.toml.omega-monitor-mcp.bak),
-and a file that is not TOML is refused, naming the line. Run again, it
-changes nothing. --codex --uninstall removes the skill and the table, and
+and a line install cannot be sure of is refused, naming it. With codex on
+PATH, Codex then reads the file (codex mcp get omega-monitor); what it cannot
+read, or reads otherwise, is put back as it was. Run again, it changes
+nothing. --codex --uninstall removes the skill and the table, and
 what install made to hold them, and nothing of the user's own.
 
 --hooks adds our hook, omega-monitor wake, to the agents' USER settings
