@@ -35,7 +35,7 @@ func TestInstallHooksCommand(t *testing.T) {
 	}
 	installIn(t, home, state, "--hooks", "--claude").Assert(t, icmd.Expected{Out: "claude hooks: up to date"})
 	installIn(t, home, state, "--hooks", "--claude", "--uninstall").Assert(t, icmd.Expected{Out: "claude hooks: removed our hooks from " + settings})
-	installIn(t, home, state, "--codex").Assert(t, icmd.Expected{ExitCode: 2, Err: "--codex and --gemini go with --hooks"})
+	installIn(t, home, state, "--gemini").Assert(t, icmd.Expected{ExitCode: 2, Err: "--gemini goes with --hooks"})
 }
 
 // TestRealClaudeHookWakesTheWatcher: with our hooks installed in the real

@@ -14,9 +14,9 @@ func runInstall(e *Env, args []string) int {
 	fset := flag.NewFlagSet("install", flag.ContinueOnError)
 	testAlert := fset.Bool("test-alert", false, "then send a test alert through the funnel and say whether it was delivered")
 	claude := fset.Bool("claude", false, "also install /monitor and the MCP server into Claude Code")
-	uninstall := fset.Bool("uninstall", false, "with --claude: remove what --claude installed; with --hooks: remove our hooks")
+	uninstall := fset.Bool("uninstall", false, "with --claude or --codex: remove what they installed; with --hooks: remove our hooks")
 	hooks := fset.Bool("hooks", false, "add the wake hook to the agents' user settings (with --claude, --codex, --gemini: only theirs)")
-	codex := fset.Bool("codex", false, "with --hooks: Codex's")
+	codex := fset.Bool("codex", false, "also install $monitor (a skill) and the MCP server into Codex; with --hooks: Codex's")
 	gemini := fset.Bool("gemini", false, "with --hooks: Gemini CLI's")
 	telegram := fset.Bool("telegram", false, "a guided set-up: your bot's token (asked for, and checked), the chat from a message you send the bot, the config written, then a test alert")
 	positional, code, ok := e.parse(fset, args, setup.InstallUsage)
@@ -27,13 +27,13 @@ func runInstall(e *Env, args []string) int {
 		return e.usageError("install", fmt.Sprintf("unexpected argument %q", positional[0]))
 	}
 	switch {
-	case (*codex || *gemini) && !*hooks:
-		return e.usageError("install", "--codex and --gemini go with --hooks")
+	case *gemini && !*hooks:
+		return e.usageError("install", "--gemini goes with --hooks")
 	case *hooks && *testAlert:
 		return e.usageError("install", "--hooks goes without --test-alert")
-	case *uninstall && !*hooks && (!*claude || *testAlert):
-		return e.usageError("install", "--uninstall goes with --claude alone")
-	case *telegram && (*hooks || *claude || *uninstall || *testAlert):
+	case *uninstall && !*hooks && (!*claude && !*codex || *testAlert):
+		return e.usageError("install", "--uninstall goes with --claude, --codex or --hooks")
+	case *telegram && (*hooks || *claude || *codex || *uninstall || *testAlert):
 		return e.usageError("install", "--telegram goes alone")
 	}
 	home := e.Home()
@@ -44,7 +44,7 @@ func runInstall(e *Env, args []string) int {
 	}
 	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, Environ: e.Environ, FindMCPServer: func() (string, error) { return companion.Find(companion.MCPServer) },
 		FindNotify: func() (string, error) { return companion.Find(companion.Notify) }}
-	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Uninstall: *uninstall}
+	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Codex: *codex, Uninstall: *uninstall}
 	if *hooks {
 		opts = setup.Options{Hooks: true, Uninstall: *uninstall, HookAgents: setup.HookSelection(*claude, *codex, *gemini),
 			HooksFound: !*claude && !*codex && !*gemini}

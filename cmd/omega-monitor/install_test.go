@@ -134,7 +134,7 @@ func TestInstallClaudeLeavesWhatIsNotOurs(t *testing.T) {
 	}
 	installIn(t, home, state, "--claude", "extra").Assert(t, icmd.Expected{ExitCode: 2, Err: `unexpected argument "extra"`})
 	installIn(t, home, state, "--nope").Assert(t, icmd.Expected{ExitCode: 2})
-	installIn(t, home, state, "--uninstall").Assert(t, icmd.Expected{ExitCode: 2, Err: "--uninstall goes with --claude alone"})
+	installIn(t, home, state, "--uninstall").Assert(t, icmd.Expected{ExitCode: 2, Err: "--uninstall goes with --claude, --codex or --hooks"})
 }
 
 // TestInstallClaudeWithoutTheMCPServer checks that install --claude with no

@@ -22,7 +22,8 @@ type Turn struct {
 	HasText bool
 	// Texts holds every text block of the last user message, system
 	// reminders included, in order: where a client puts an expanded
-	// command.
+	// command. On the Responses API it holds every input text of the
+	// request's user items, Codex's own blocks (an invoked skill) included.
 	Texts []string
 	// Results are the tool results the last user message returns.
 	Results []ToolResult

@@ -57,6 +57,11 @@ type scriptedResponsesRequest struct {
 		Type       string          `json:"type"`
 		Name       string          `json:"name"`
 		Parameters json.RawMessage `json:"parameters"`
+		// A namespace's own tools (an MCP server's, the sub-agents').
+		Tools []struct {
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
+		} `json:"tools"`
 	} `json:"tools"`
 	Input []struct {
 		Type    string          `json:"type"`
@@ -82,9 +87,15 @@ func (s *Scripted) scriptedResponses(w http.ResponseWriter, r *http.Request, bod
 	for _, tool := range req.Tools {
 		turn.Tools = append(turn.Tools, tool.Name)
 		turn.Schemas[tool.Name] = tool.Parameters
+		for _, sub := range tool.Tools {
+			// As a call names it: codexTool.
+			turn.Tools = append(turn.Tools, tool.Name+"__"+sub.Name)
+			turn.Schemas[tool.Name+"__"+sub.Name] = sub.Parameters
+		}
 	}
 	turn.Text, turn.HasText, _ = lastInputText(&plain)
 	turn.First = firstInputText(&plain)
+	turn.Texts = userTexts(&plain)
 	// The results are those after the last message of the model's: the
 	// outputs of the calls it made last.
 	last := -1
@@ -143,6 +154,25 @@ func outputText(raw json.RawMessage) string {
 
 // firstInputText returns the text of the conversation's first user input
 // that Codex did not add itself: the prompt a (sub-)agent started with.
+// userTexts returns every input text of the request's user items, in
+// order, Codex's own blocks included: where an invoked skill's SKILL.md
+// reaches the model (<skill>…</skill>).
+func userTexts(req *responsesRequest) []string {
+	var out []string
+	for _, it := range req.Input {
+		var parts []block
+		if it.Role != "user" || json.Unmarshal(it.Content, &parts) != nil {
+			continue
+		}
+		for _, p := range parts {
+			if p.Type == "input_text" {
+				out = append(out, p.Text)
+			}
+		}
+	}
+	return out
+}
+
 func firstInputText(req *responsesRequest) string {
 	for _, it := range req.Input {
 		if it.Role != "user" {

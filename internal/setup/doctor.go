@@ -92,6 +92,9 @@ func Doctor(ctx context.Context, env Env) []Check {
 			add(agent+" hooks", false, "not installed: its watcher sees a turn's end at the next poll only", "omega-monitor install --hooks --"+agent)
 		}
 	}
+	if c, ok := codexSkillCheck(env); ok {
+		out = append(out, c)
+	}
 	if c, err := relay.Load(env.getenv, env.Home); err != nil {
 		add("answers from the chat", true, "off: "+pkgerr.Why(err), "")
 	} else if running, rec, err := relay.Running(env.State); err != nil || !running {
@@ -118,4 +121,21 @@ func Report(ctx context.Context, env Env, w io.Writer) int {
 		fmt.Fprintln(w, "nothing to fix")
 	}
 	return bad
+}
+
+// codexSkillCheck looks at the $monitor skill install --codex wrote, when
+// there is one: it holds the monitor agent's prompt as this release words
+// it, or the release it was installed by (a prompt of an older release
+// lacks what this one says). ok false: no skill of ours, nothing to say.
+func codexSkillCheck(env Env) (Check, bool) {
+	skill := codexFilesIn(env.codexHome()).skill
+	b, err := os.ReadFile(skill)
+	if err != nil || !bytes.Contains(b, []byte(codexSkillMarker)) {
+		return Check{}, false
+	}
+	c := Check{Name: "codex $monitor", OK: true, Found: skill + " (this release's)"}
+	if bin, err := env.binary(); err == nil && string(b) != CodexSkill(bin) {
+		c.OK, c.Found, c.Fix = false, skill+" is not this release's, or runs another binary", "omega-monitor install --codex (it rewrites the skill)"
+	}
+	return c, true
 }

@@ -1,9 +1,10 @@
 // Package setup puts in place what omega-monitor needs beside its binary:
 // the alert funnel in ~/.omega/bin and the private directories, and, for
 // Claude Code, the /monitor command file and the user-scope registration of
-// the MCP server in ~/.claude.json. Each step changes only what differs and
-// says what it changed; the Claude Code step can be undone, and never
-// removes what it did not write. It can also send a test alert through the
+// the MCP server in ~/.claude.json, and for Codex the $monitor skill and the
+// server's table in its config.toml. Each step changes only what differs
+// and says what it changed; the agents' steps can be undone, and never
+// remove what they did not write. It can also send a test alert through the
 // installed funnel.
 //
 // It is not the command line (flags, usage and exit codes are the
@@ -73,7 +74,8 @@ func (e Env) conf() string   { return alert.ConfPath(e.getenv, e.Home) }
 type Options struct {
 	TestAlert bool // then send a test alert through the funnel
 	Claude    bool // also install /monitor and the MCP server into Claude Code
-	Uninstall bool // with Claude alone: remove what Claude installed, and nothing else
+	Codex     bool // also install $monitor (a skill) and the MCP server into Codex
+	Uninstall bool // with Claude or Codex alone: remove what they installed, and nothing else
 	// Hooks installs, or with Uninstall removes, our wake hook in the user
 	// settings of each agent of HookAgents (HookClaude, HookCodex,
 	// HookGemini), and does nothing else.
@@ -87,7 +89,7 @@ type Options struct {
 
 // A StepError is the failure of one step of Install.
 type StepError struct {
-	Step string // "directories", "alert funnel" or "claude code"
+	Step string // "directories", "alert funnel", "claude code" or "codex"
 	Err  error
 }
 
@@ -151,23 +153,36 @@ func Install(ctx context.Context, env Env, opts Options, stdout io.Writer) error
 		}
 		return installAllHooks(env, opts, stdout)
 	}
-	if opts.Uninstall && (!opts.Claude || opts.TestAlert) {
-		return errors.New("setup: uninstall goes with claude alone")
+	if opts.Uninstall && (!opts.Claude && !opts.Codex || opts.TestAlert) {
+		return errors.New("setup: uninstall goes with claude or codex alone")
 	}
 	// The registration runs omega-monitor mcp, which runs the server's own
 	// binary: without it, nothing is installed, rather than an entry that
-	// Claude Code would fail to start.
-	if opts.Claude && !opts.Uninstall && env.FindMCPServer != nil {
+	// the agent would fail to start.
+	if (opts.Claude || opts.Codex) && !opts.Uninstall && env.FindMCPServer != nil {
 		if _, err := env.FindMCPServer(); err != nil {
-			return &StepError{"claude code", err}
+			name := "claude code"
+			if !opts.Claude {
+				name = "codex"
+			}
+			return &StepError{name, err}
 		}
 	}
 	todo := steps()
-	switch {
-	case opts.Uninstall:
-		todo = []step{{"claude code", uninstallClaude}}
-	case opts.Claude:
-		todo = append(todo, step{"claude code", installClaude})
+	if opts.Uninstall {
+		todo = nil
+	}
+	for _, a := range []struct {
+		on                 bool
+		name               string
+		install, uninstall func(Env) (string, error)
+	}{{opts.Claude, "claude code", installClaude, uninstallClaude}, {opts.Codex, "codex", installCodex, uninstallCodex}} {
+		switch {
+		case a.on && opts.Uninstall:
+			todo = append(todo, step{a.name, a.uninstall})
+		case a.on:
+			todo = append(todo, step{a.name, a.install})
+		}
 	}
 	for _, s := range todo {
 		did, err := s.run(env)

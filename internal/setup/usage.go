@@ -1,7 +1,8 @@
 package setup
 
 // InstallUsage is the usage of omega-monitor install.
-const InstallUsage = `usage: omega-monitor install [--test-alert] [--claude [--uninstall]]
+const InstallUsage = `usage: omega-monitor install [--test-alert] [--claude] [--codex]
+       omega-monitor install --claude|--codex --uninstall
        omega-monitor install --hooks [--claude] [--codex] [--gemini] [--uninstall]
        omega-monitor install --telegram
 
@@ -31,6 +32,18 @@ is the binary omega-monitor-mcp, beside this one or on PATH; without it,
 --claude installs nothing.
 --claude --uninstall removes those two, and nothing of the user's own.
 
+--codex does the same for Codex ($CODEX_HOME, else ~/.codex): the skill
+$CODEX_HOME/skills/monitor/SKILL.md (type $monitor in Codex: it launches one
+read-only monitor agent that reports the fleet) and the table
+[mcp_servers.omega-monitor] in $CODEX_HOME/config.toml (what codex mcp add
+writes). The file is edited as text: every other line and comment stays as
+it was, the file before is kept beside it (config.toml.omega-monitor-mcp.bak),
+and a line install cannot be sure of is refused, naming it. With codex on
+PATH, Codex then reads the file (codex mcp get omega-monitor); what it cannot
+read, or reads otherwise, is put back as it was. Run again, it changes
+nothing. --codex --uninstall removes the skill and the table, and
+what install made to hold them, and nothing of the user's own.
+
 --hooks adds our hook, omega-monitor wake, to the agents' USER settings
 (never a project's): Claude Code's ~/.claude/settings.json (Notification,
 PermissionRequest, Stop, StopFailure), Codex's $CODEX_HOME/hooks.json
@@ -57,8 +70,9 @@ Looks at what watchers need on this machine and what makes their alerts and
 answers reach you, and says of each what it found, and how to fix what is
 wrong: the multiplexer, the state home (yours alone), the alert funnel and
 its Telegram config (omega-monitor install --test-alert proves the chat),
-the other channels, the hooks of each agent found here, and the answer
-receiver when answers are on. It changes nothing.
+the other channels, the hooks of each agent found here, Codex's $monitor
+skill when install --codex wrote one (is it this release's?), and the
+answer receiver when answers are on. It changes nothing.
 
 Exit status: 0 when nothing needs fixing, 1 when something does, 2 for a
 usage error.
