@@ -543,9 +543,18 @@ func findBox(lines []Line, shape *boxShape) (top, prompt, bottom int, ok bool) {
 			return top, p, b, true
 		}
 		for b := p + 1; b < len(lines); b++ {
-			if shape.bottom.MatchString(lines[b].Text) {
-				return top, p, b, true
+			if !shape.bottom.MatchString(lines[b].Text) {
+				continue
 			}
+			if shape.sides {
+				// The lowest bordered line over the bottom was found;
+				// the box starts at the first of its run.
+				for top > floor && shape.prompt.MatchString(lines[top-1].Text) {
+					top--
+				}
+				return top, top, b, true
+			}
+			return top, p, b, true
 		}
 	}
 	return 0, 0, 0, false
