@@ -881,6 +881,15 @@ func dialogOf(lines []Line, ev Line, a *agent) []Line {
 		}
 	}
 	start := 0
+	if a != nil && len(a.boxes) > 0 && a.boxes[0].sides {
+		// An agent that draws its box with sides draws its dialogs so
+		// too, in place of the box: the dialog is the bordered run
+		// around its evidence.
+		shape := &a.boxes[0]
+		for start = at; start > 0 && shape.prompt.MatchString(lines[start-1].Text); start-- {
+		}
+		return lines[start:]
+	}
 	if a != nil && a.heads != nil {
 		for i := at - 1; i >= 0; i-- {
 			t := lines[i].Text

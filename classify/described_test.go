@@ -193,3 +193,32 @@ func TestSidesBox(t *testing.T) {
 		})
 	}
 }
+
+// TestSidesDialog: OpenCode draws its permission dialog in place of its
+// box, with the same side border: the dialog relayed is that bordered
+// block, verbatim, and none of the transcript above it.
+func TestSidesDialog(t *testing.T) {
+	for _, name := range []string{"opencode-80-approval", "opencode-40-approval"} {
+		t.Run(name, func(t *testing.T) {
+			pane, err := os.ReadFile("../golden/real-opencode/" + name + ".pane")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := classify.ClassifyText(string(pane), classify.Options{})
+			if r.State != classify.Question || r.Dialog == nil {
+				t.Fatalf("read %s with dialog %v, want a QUESTION with its dialog\n%s", r.State, r.Dialog, r.Explain())
+			}
+			q := r.Dialog.Question
+			for _, want := range []string{"△ Permission required", "$ touch omega-bash-ran", "Allow once   Allow always   Reject"} {
+				if !strings.Contains(q, want) {
+					t.Errorf("the dialog relayed lacks %q:\n%s", want, q)
+				}
+			}
+			for _, not := range []string{"now run the command", "I will run a command.", "▣"} {
+				if strings.Contains(q, not) {
+					t.Errorf("the dialog relayed holds the transcript's %q:\n%s", not, q)
+				}
+			}
+		})
+	}
+}
