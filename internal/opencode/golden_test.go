@@ -95,9 +95,23 @@ func tour() []termagent.Step {
 		}, Check: termagent.Contains("a human draft, not sent"), State: stalled, Hold: classify.HoldDraft, EHold: classify.HoldDraft,
 			Label: "typed a draft and did not send it", Why: "a human's draft in the box"},
 		{Act: termagent.Press("C-u")},
-		{Name: "again-interrupted", Act: func(t *testing.T, s *termagent.Session) {
+		{Name: "palette", Act: func(t *testing.T, s *termagent.Session) {
 			s.WaitFor(t, time.Minute, "the empty box", func(screen string) bool {
 				return opencode.Idle(screen) && !strings.Contains(screen, "a human draft")
+			})
+			s.Keys(t, "C-p")
+		}, Check: termagent.Contains("Commands", "Switch session"), State: stalled, Hold: classify.HoldNoInputBox, EHold: classify.HoldNoInputBox,
+			Label: "opened the command palette (ctrl+p)", Why: "a picker over the box takes the keys: nothing is typed"},
+		{Name: "model-picker", Act: func(t *testing.T, s *termagent.Session) {
+			s.Keys(t, "Escape")
+			s.WaitFor(t, time.Minute, "the palette closed", func(screen string) bool { return !strings.Contains(screen, "Switch session") })
+			s.Keys(t, "C-x", "m")
+		}, Check: termagent.Contains("Select model"), State: stalled, Hold: classify.HoldNoInputBox, EHold: classify.HoldNoInputBox,
+			Label: "opened the model list (ctrl+x m)", Why: "a picker over the box takes the keys: nothing is typed"},
+		{Act: termagent.Press("Escape")},
+		{Name: "again-interrupted", Act: func(t *testing.T, s *termagent.Session) {
+			s.WaitFor(t, time.Minute, "the empty box", func(screen string) bool {
+				return opencode.Idle(screen) && !strings.Contains(screen, "Select model")
 			})
 			s.Type(t, "please "+fakeapi.TriggerHold)
 			s.WaitFor(t, time.Minute, "the spinner", spinning)
