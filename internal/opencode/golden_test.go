@@ -82,7 +82,7 @@ func tour() []termagent.Step {
 		{Name: "approval-refused", Act: termagent.Press("Escape"), Check: func(screen string) bool {
 			return !strings.Contains(screen, "Permission required") && opencode.Idle(screen)
 		}, State: stalled, Hold: classify.HoldInterrupt, EHold: classify.HoldInterrupt,
-			Label: "pressed Esc on the permission dialog", Why: "the command was refused and the turn stopped, its end line without a time: the human owns this stop"},
+			Label: "pressed Esc on the permission dialog", Why: "the command was refused and the turn stopped, its $ line drawn bare (never run): the human owns this stop"},
 		{Act: func(t *testing.T, s *termagent.Session) { fakeapi.NotRan(t, s.Launch.Dir) }},
 		{Name: "ran-command", Act: func(t *testing.T, s *termagent.Session) {
 			s.Type(t, "again "+fakeapi.TriggerBash)
