@@ -543,9 +543,18 @@ func findBox(lines []Line, shape *boxShape) (top, prompt, bottom int, ok bool) {
 			return top, p, b, true
 		}
 		for b := p + 1; b < len(lines); b++ {
-			if shape.bottom.MatchString(lines[b].Text) {
-				return top, p, b, true
+			if !shape.bottom.MatchString(lines[b].Text) {
+				continue
 			}
+			if shape.sides {
+				// The lowest bordered line over the bottom was found;
+				// the box starts at the first of its run.
+				for top > floor && shape.prompt.MatchString(lines[top-1].Text) {
+					top--
+				}
+				return top, top, b, true
+			}
+			return top, p, b, true
 		}
 	}
 	return 0, 0, 0, false
@@ -872,6 +881,15 @@ func dialogOf(lines []Line, ev Line, a *agent) []Line {
 		}
 	}
 	start := 0
+	if a != nil && len(a.boxes) > 0 && a.boxes[0].sides {
+		// An agent that draws its box with sides draws its dialogs so
+		// too, in place of the box: the dialog is the bordered run
+		// around its evidence.
+		shape := &a.boxes[0]
+		for start = at; start > 0 && shape.prompt.MatchString(lines[start-1].Text); start-- {
+		}
+		return lines[start:]
+	}
 	if a != nil && a.heads != nil {
 		for i := at - 1; i >= 0; i-- {
 			t := lines[i].Text

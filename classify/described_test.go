@@ -100,6 +100,8 @@ func TestDescribedAgentRefused(t *testing.T) {
 		{"a prompt not anchored", agentFile(`"box": {"prompt": "» (.*)$"}`), `agent "Tern": box prompt: pattern "» (.*)$" is not anchored`},
 		{"a bad mark", agentFile(box + `, "marks": ["tern (model"]`), `agent "Tern": marks: error parsing regexp`},
 		{"an unknown field", agentFile(box + `, "spinner": "^⠋"`), `tern.rules.json:2: unknown field "spinner"`},
+		{"sides with a top", agentFile(`"box": {"top": "^┌", "prompt": "^┃ ?(.*)$", "bottom": "^┃  mode", "sides": true}`), `agent "Tern": a box drawn with sides`},
+		{"sides with no bottom", agentFile(`"box": {"prompt": "^┃ ?(.*)$", "sides": true}`), `agent "Tern": a box drawn with sides reaches up through its bordered lines from its bottom edge: it needs a bottom`},
 		{"status lines out of bounds", agentFile(box + `, "status_lines": 99`), `agent "Tern": status_lines must be from 0 to`},
 		{"no working rule", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "}\n]}", `tern.rules.json:2: agent "Tern": no working rule names it`},
 		{"a working rule read in the transcript", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "}\n],\n\"rules\": [\n  {\"agent\": \"tern\", \"name\": \"w\", \"region\": \"turn\", \"pattern\": \"^  ⠋ \", \"verdict\": \"working\"}\n]}",
@@ -126,7 +128,7 @@ func TestBuiltinDescriptions(t *testing.T) {
 		}
 		names = append(names, a.Name)
 	}
-	if diff := cmp.Diff([]string{"Claude Code", "Codex CLI", "Gemini CLI", "Copilot CLI", "Pi", "Qwen Code"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"Claude Code", "Codex CLI", "Gemini CLI", "Copilot CLI", "OpenCode", "Pi", "Qwen Code"}, names); diff != "" {
 		t.Errorf("built-in agents (-want +got):\n%s", diff)
 	}
 	// A described built-in is named in rules as any other: an operator's
@@ -156,6 +158,66 @@ func TestQwenRefusedToolIsNotProse(t *testing.T) {
 			r := classify.ClassifyText(tc.turn+box, classify.Options{})
 			if r.Agent != "Qwen Code" || r.State != classify.Stalled || string(r.Hold) != tc.hold {
 				t.Errorf("read %s %s hold %q, want Qwen Code STALLED hold %q\n%s", r.Agent, r.State, r.Hold, tc.hold, r.Explain())
+			}
+		})
+	}
+}
+
+// TestSidesBox: OpenCode draws its input as a side border with no top edge
+// and its mode line inside the border ("sides": true, the mode line its
+// bottom). The box reaches up through every bordered line, so the block
+// over it is the transcript's; what a human typed on any line of it is a
+// draft, wrapped lines joined; its placeholder and its mode line are none.
+func TestSidesBox(t *testing.T) {
+	screen := func(lines ...string) string {
+		box := append([]string{"  ┃"}, lines...)
+		return "  ┃\n  ┃  fix the loader\n  ┃\n\n     Done: the loader is fixed.\n\n     ▣  Build · Fake model · 1.5s\n\n" +
+			strings.Join(box, "\n") + "\n  ┃\n  ┃  Build · Fake model Fake\n  ╹" + strings.Repeat("▀", 60) + "\n   ~/proj                     13  ctrl+p commands\n"
+	}
+	type got struct{ State, Agent, Hold, Draft, Evidence string }
+	for _, tc := range []struct {
+		name, screen string
+		want         got
+	}{
+		{"an empty box", screen("  ┃"), got{"STALLED", "OpenCode", "", "", "▣  Build · Fake model · 1.5s"}},
+		{"its placeholder, wrapped", screen(`  ┃  Ask anything… "What is the`, `  ┃  tech stack of this project?"`), got{"STALLED", "OpenCode", "", "", "▣  Build · Fake model · 1.5s"}},
+		{"a draft", screen("  ┃  also the eu bucket"), got{"STALLED", "OpenCode", "draft", "also the eu bucket", "▣  Build · Fake model · 1.5s"}},
+		{"a draft on two lines, one with the mode line's dot", screen("  ┃  also the eu bucket", "  ┃  then a · b"), got{"STALLED", "OpenCode", "draft", "also the eu bucket then a · b", "▣  Build · Fake model · 1.5s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := classify.ClassifyText(tc.screen, classify.Options{})
+			g := got{r.State.String(), r.Agent, string(r.Hold), r.Draft, strings.TrimSpace(r.Evidence.Text)}
+			if diff := cmp.Diff(tc.want, g); diff != "" {
+				t.Errorf("(-want +got):\n%s\n%s", diff, r.Explain())
+			}
+		})
+	}
+}
+
+// TestSidesDialog: OpenCode draws its permission dialog in place of its
+// box, with the same side border: the dialog relayed is that bordered
+// block, verbatim, and none of the transcript above it.
+func TestSidesDialog(t *testing.T) {
+	for _, name := range []string{"opencode-80-approval", "opencode-40-approval"} {
+		t.Run(name, func(t *testing.T) {
+			pane, err := os.ReadFile("../golden/real-opencode/" + name + ".pane")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := classify.ClassifyText(string(pane), classify.Options{})
+			if r.State != classify.Question || r.Dialog == nil {
+				t.Fatalf("read %s with dialog %v, want a QUESTION with its dialog\n%s", r.State, r.Dialog, r.Explain())
+			}
+			q := r.Dialog.Question
+			for _, want := range []string{"△ Permission required", "$ touch omega-bash-ran", "Allow once   Allow always   Reject"} {
+				if !strings.Contains(q, want) {
+					t.Errorf("the dialog relayed lacks %q:\n%s", want, q)
+				}
+			}
+			for _, not := range []string{"now run the command", "I will run a command.", "▣"} {
+				if strings.Contains(q, not) {
+					t.Errorf("the dialog relayed holds the transcript's %q:\n%s", not, q)
+				}
 			}
 		})
 	}

@@ -92,11 +92,16 @@ type LocalBox struct {
 	// Blank says the prompt line of an empty box is blank: the agent
 	// draws no prompt mark, only the box's edges.
 	Blank bool `json:"blank,omitempty"`
+	// Sides says the box has a side border and no top edge (OpenCode's ┃
+	// column): every line inside it matches Prompt, whose group is what a
+	// human typed on that line. The box reaches up from its bottom edge
+	// through every such line, so it needs Bottom and takes no Top.
+	Sides bool `json:"sides,omitempty"`
 }
 
 // A LocalRule is one rule as the file writes it.
 type LocalRule struct {
-	// Agent names the agent by its first word (claude, codex, gemini, pi,
+	// Agent names the agent by its first word (claude, codex, gemini, opencode, pi,
 	// copilot, qwen) or its full name, built in or described by the file.
 	Agent string `json:"agent"`
 	// Name names the rule in explanations; a built-in rule's name
@@ -357,6 +362,13 @@ func (l *Local) describe(la LocalAgent, where string) error {
 		return fmt.Errorf("agent %q: a box whose prompt may be blank needs its top and bottom edges, or any blank line would be one", name)
 	}
 	shape.blankPrompt = la.Box.Blank
+	if la.Box.Sides && (shape.top != nil || shape.bottom == nil) {
+		return fmt.Errorf("agent %q: a box drawn with sides reaches up through its bordered lines from its bottom edge: it needs a bottom and takes no top", name)
+	}
+	if shape.sides = la.Box.Sides; shape.sides {
+		// Every line inside is read as the prompt line is.
+		shape.inner = shape.prompt
+	}
 	a.boxes = []boxShape{shape}
 	if a.userTurn, err = compile("user_turn", la.UserTurn, true, false); err != nil {
 		return err
@@ -425,7 +437,7 @@ func (l *Local) hasWorking(a *agent) bool {
 func (l *Local) add(lr LocalRule, where string) error {
 	a := l.agentByWord(lr.Agent)
 	if a == nil {
-		return fmt.Errorf("rule %q: unknown agent %q (want claude, codex, gemini, pi, copilot, qwen or an agent the file describes)", lr.Name, lr.Agent)
+		return fmt.Errorf("rule %q: unknown agent %q (want claude, codex, gemini, opencode, pi, copilot, qwen or an agent the file describes)", lr.Name, lr.Agent)
 	}
 	if strings.TrimSpace(lr.Name) == "" {
 		return errors.New("a rule needs a name")

@@ -87,6 +87,10 @@ type boxShape struct {
 	// blankPrompt says the prompt line of an empty box is blank (an
 	// agent that draws no prompt mark).
 	blankPrompt bool
+	// sides says the box has a side border and no top edge: every line
+	// inside matches prompt, and the box reaches up from its bottom
+	// through them (inner reads each line's content).
+	sides bool
 	// last says the box ends the screen: nothing but its bottom line may
 	// follow the prompt. For shapes whose prompt marker is drawn on other
 	// lines too.

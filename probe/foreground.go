@@ -61,6 +61,8 @@ var agentPrograms = map[string][]string{
 	"Copilot CLI": {"copilot"},
 	// node runs Qwen Code as its qwen script, and that one again.
 	"Qwen Code": {"qwen"},
+	// OpenCode's npm bin is its native binary, named opencode.
+	"OpenCode": {"opencode"},
 }
 
 // AgentProgram says whether p runs as the program of the agent named

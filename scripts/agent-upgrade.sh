@@ -28,7 +28,8 @@ release" and runs only the quick part: the stored captures and the argv
 check against the pinned binary (--force runs the whole tour anyway).
 
 Options:
-  -a, --agent NAME        claude, codex, gemini, pi, copilot or qwen; repeatable (default: all)
+  -a, --agent NAME        claude, codex, gemini, pi, copilot, qwen or opencode;
+                          repeatable (default: all)
   --version NAME=VERSION  try VERSION instead of the registry's newest
   --cache DIR             the cache for new releases
                           (default: ~/.cache/omega-monitor/upgrade/<agent>)
@@ -79,15 +80,15 @@ while (($#)); do
 	-a | --agent)
 		(($# >= 2)) || die_usage "$1 needs an agent name"
 		case $2 in
-		claude | codex | gemini | pi | copilot | qwen) agents+=("$2") ;;
-		*) die_usage "unknown agent '$2' (claude, codex, gemini, pi, copilot or qwen)" ;;
+		claude | codex | gemini | pi | copilot | qwen | opencode) agents+=("$2") ;;
+		*) die_usage "unknown agent '$2' (claude, codex, gemini, pi, copilot, qwen or opencode)" ;;
 		esac
 		shift 2
 		;;
 	--version)
 		(($# >= 2)) || die_usage "--version needs NAME=VERSION"
 		name=${2%%=*} ver=${2#*=}
-		[[ $2 == *=* && $name =~ ^(claude|codex|gemini|pi|copilot|qwen)$ ]] || die_usage "--version takes claude=V, codex=V, gemini=V, pi=V, copilot=V or qwen=V, not '$2'"
+		[[ $2 == *=* && $name =~ ^(claude|codex|gemini|pi|copilot|qwen|opencode)$ ]] || die_usage "--version takes claude=V, codex=V, gemini=V, pi=V, copilot=V, qwen=V or opencode=V, not '$2'"
 		[[ $ver =~ ^[0-9A-Za-z][0-9A-Za-z.+-]*$ ]] || die_usage "'$ver' is not a version"
 		forced[$name]=$ver
 		shift 2
@@ -110,7 +111,7 @@ while (($#)); do
 	*) die_usage "unknown argument '$1'" ;;
 	esac
 done
-((${#agents[@]})) || agents=(claude codex gemini pi copilot qwen)
+((${#agents[@]})) || agents=(claude codex gemini pi copilot qwen opencode)
 
 for tool in "$GO" "$NPM" node tmux timeout tar; do
 	command -v "$tool" >/dev/null || {
@@ -125,15 +126,15 @@ cache_base=$(cd "$cache_base" && pwd) || exit 3
 # What each agent is: its npm package, the file holding its Version const,
 # its test package, its golden directory, the variables naming its cache and
 # its version, where npm puts its binary, and how it prints its options.
-declare -A pkg=([claude]=@anthropic-ai/claude-code [codex]=@openai/codex [gemini]=@google/gemini-cli [pi]=@mariozechner/pi-coding-agent [copilot]=@github/copilot [qwen]=@qwen-code/qwen-code)
-declare -A pinfile=([claude]=internal/claudecode/install.go [codex]=internal/codex/codex.go [gemini]=internal/gemini/gemini.go [pi]=internal/pi/pi.go [copilot]=internal/copilot/copilot.go [qwen]=internal/qwen/qwen.go)
-declare -A testpkg=([claude]=./internal/claudecode/ [codex]=./internal/codex/ [gemini]=./internal/gemini/ [pi]=./internal/pi/ [copilot]=./internal/copilot/ [qwen]=./internal/qwen/)
-declare -A golden=([claude]=golden/real [codex]=golden/real-codex [gemini]=golden/real-gemini [pi]=golden/real-pi [copilot]=golden/real-copilot [qwen]=golden/real-qwen)
-declare -A cacheenv=([claude]=OMEGA_CLAUDE_CACHE [codex]=OMEGA_CODEX_CACHE [gemini]=OMEGA_GEMINI_CACHE [pi]=OMEGA_PI_CACHE [copilot]=OMEGA_COPILOT_CACHE [qwen]=OMEGA_QWEN_CACHE)
-declare -A pincache=([claude]=claude-code [codex]=codex [gemini]=gemini-cli [pi]=pi [copilot]=copilot [qwen]=qwen-code)
-declare -A versionenv=([claude]=OMEGA_CLAUDE_VERSION [codex]=OMEGA_CODEX_VERSION [gemini]=OMEGA_GEMINI_VERSION [pi]=OMEGA_PI_VERSION [copilot]=OMEGA_COPILOT_VERSION [qwen]=OMEGA_QWEN_VERSION)
-declare -A helpargs=([claude]=--help [codex]="exec --help" [gemini]=--help [pi]=--help [copilot]=--help [qwen]=--help)
-declare -A e2eruns=([claude]='^Test(RealClaude|AuditRealClaude)' [codex]='^Test(RealAgents|RealCodex|AuditHostile)' [gemini]='^Test(RealAgents|RealGemini|AuditHostile|AuditGeminiPolicy)' [pi]='^TestRealAgents' [copilot]='^TestRealAgents' [qwen]='^TestRealAgents')
+declare -A pkg=([claude]=@anthropic-ai/claude-code [codex]=@openai/codex [gemini]=@google/gemini-cli [pi]=@mariozechner/pi-coding-agent [copilot]=@github/copilot [qwen]=@qwen-code/qwen-code [opencode]=opencode-ai)
+declare -A pinfile=([claude]=internal/claudecode/install.go [codex]=internal/codex/codex.go [gemini]=internal/gemini/gemini.go [pi]=internal/pi/pi.go [copilot]=internal/copilot/copilot.go [qwen]=internal/qwen/qwen.go [opencode]=internal/opencode/opencode.go)
+declare -A testpkg=([claude]=./internal/claudecode/ [codex]=./internal/codex/ [gemini]=./internal/gemini/ [pi]=./internal/pi/ [copilot]=./internal/copilot/ [qwen]=./internal/qwen/ [opencode]=./internal/opencode/)
+declare -A golden=([claude]=golden/real [codex]=golden/real-codex [gemini]=golden/real-gemini [pi]=golden/real-pi [copilot]=golden/real-copilot [qwen]=golden/real-qwen [opencode]=golden/real-opencode)
+declare -A cacheenv=([claude]=OMEGA_CLAUDE_CACHE [codex]=OMEGA_CODEX_CACHE [gemini]=OMEGA_GEMINI_CACHE [pi]=OMEGA_PI_CACHE [copilot]=OMEGA_COPILOT_CACHE [qwen]=OMEGA_QWEN_CACHE [opencode]=OMEGA_OPENCODE_CACHE)
+declare -A pincache=([claude]=claude-code [codex]=codex [gemini]=gemini-cli [pi]=pi [copilot]=copilot [qwen]=qwen-code [opencode]=opencode)
+declare -A versionenv=([claude]=OMEGA_CLAUDE_VERSION [codex]=OMEGA_CODEX_VERSION [gemini]=OMEGA_GEMINI_VERSION [pi]=OMEGA_PI_VERSION [copilot]=OMEGA_COPILOT_VERSION [qwen]=OMEGA_QWEN_VERSION [opencode]=OMEGA_OPENCODE_VERSION)
+declare -A helpargs=([claude]=--help [codex]="exec --help" [gemini]=--help [pi]=--help [copilot]=--help [qwen]=--help [opencode]=--help)
+declare -A e2eruns=([claude]='^Test(RealClaude|AuditRealClaude)' [codex]='^Test(RealAgents|RealCodex|AuditHostile)' [gemini]='^Test(RealAgents|RealGemini|AuditHostile|AuditGeminiPolicy)' [pi]='^TestRealAgents' [copilot]='^TestRealAgents' [qwen]='^TestRealAgents' [opencode]='^TestRealAgents')
 # The agents an audit runs; the others have no audit argv to check.
 declare -A auditor=([claude]=1 [codex]=1 [gemini]=1)
 # A program refusing an argv says so in one of these ways (commander,
@@ -175,6 +176,7 @@ sed -i 's/"Gemini CLI", gemini\.Version,/"Gemini CLI", gemini.Pin.Release(),/' "
 sed -i 's/"Pi", pi\.Version,/"Pi", pi.Pin.Release(),/' "$tree/internal/pi/golden_test.go"
 sed -i 's/"Copilot CLI", copilot\.Version,/"Copilot CLI", copilot.Pin.Release(),/' "$tree/internal/copilot/golden_test.go"
 sed -i 's/"Qwen Code", qwen\.Version,/"Qwen Code", qwen.Pin.Release(),/' "$tree/internal/qwen/golden_test.go"
+sed -i 's/"OpenCode", opencode\.Version,/"OpenCode", opencode.Pin.Release(),/' "$tree/internal/opencode/golden_test.go"
 # The argv check's helper: the audit argv exactly as auditrun builds it,
 # with the agent's sandbox home filled in. It lives in the scratch copy only.
 cat >"$tree/internal/auditrun/zz_agent_upgrade_test.go" <<'EOF'

@@ -14,6 +14,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/copilot"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/gemini"
+	"github.com/omega-monitor/omega-monitor/internal/opencode"
 	"github.com/omega-monitor/omega-monitor/internal/pi"
 	"github.com/omega-monitor/omega-monitor/internal/qwen"
 	"github.com/omega-monitor/omega-monitor/internal/termagent"
@@ -109,6 +110,18 @@ var realAgents = []realAgent{
 		side: func(p string) bool {
 			return strings.HasPrefix(p, "Managed memory has") || strings.HasPrefix(p, "[SUGGESTION MODE:")
 		},
+	},
+	{
+		// OpenCode asking before a shell command, on the fake Chat
+		// Completions API.
+		name: "opencode",
+		start: onChat(opencode.Pin.Binary, func(t *testing.T, tmux *testenv.TmuxServer, bin, api string) *termagent.Session {
+			return opencode.Start(t, tmux, opencode.Config{Binary: bin, API: api})
+		}, opencode.Idle),
+		idle:      func(screen string) bool { return opencode.Idle(screen) && strings.Contains(screen, "▣  ") },
+		approval:  "Permission required",
+		bash:      "now " + fakeapi.TriggerBash,
+		noButtons: true,
 	},
 	{
 		// Pi asks no permission before a tool: no approval dialog.

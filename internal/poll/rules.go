@@ -21,7 +21,7 @@ $OMEGA_MONITOR_HOME/rules.json (default ~/.omega/monitor/rules.json), a JSON
 object {"rules": [...], "agents": [...]}, each rule
   {"agent": "codex", "name": "...", "region": "above", "pattern": "^...",
    "verdict": "working", "priority": "before"}
-agent: claude, codex, gemini, pi, copilot, qwen, or an agent the file
+agent: claude, codex, gemini, opencode, pi, copilot, qwen, or an agent the file
 describes (omega-monitor agents --help). region: above, below, dialog, box,
 turn or frame. pattern: a Go regular expression, anchored with ^ unless
 "free" says why not; "lines": N reads only the region's last N lines.
@@ -55,7 +55,9 @@ by every watcher without a new build:
 box: the input box at the bottom of its screen; prompt's one group is what a
 human typed there (a draft is never typed over); top and bottom are
 optional; "blank": true says an empty box's prompt line is blank (no prompt
-mark; then both edges are needed). marks: text only it draws in or under
+mark; then both edges are needed); "sides": true says the box has a side
+border and no top (OpenCode's ┃): every line inside matches prompt, and the
+box reaches up through them from its bottom, which it needs. marks: text only it draws in or under
 its box; "marks_required": true counts its box only with a mark under it
 (a box as plain as two rules is drawn by others too); Pi is built in this
 way. Its rules are the file's rules that name it (omega-monitor rules
