@@ -111,6 +111,7 @@ var (
 	ErrMultiSelect   = errorf("a multi-select list: Enter toggles a checkbox, it does not answer")
 	ErrSubmitsAll    = errorf("Enter submits the answers of other questions, which are not on the screen")
 	ErrNotesOpen     = errorf("the dialog's notes field is open and holds the keyboard")
+	ErrCutLabel      = errorf("an option's label is cut short by the pane (…): what it does is not on the screen")
 	ErrStartup       = errorf("a screen the agent draws before or outside its composer (onboarding, a folder to trust, a key to use, a login, bypass mode, an update offer, a usage limit's choice): answered at the terminal, never from the chat")
 )
 
