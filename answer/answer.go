@@ -14,7 +14,9 @@
 // with no options (a notice that names its keys, a text field for a secret),
 // a multi-select list (Enter toggles a checkbox), a list scrolled past the
 // screen, Codex's radio lists (the cursor is not drawn) and its open notes
-// field, the last of Codex's questions (Enter submits the unseen ones too).
+// field, the last of Codex's questions (Enter submits the unseen ones too),
+// a label cut short by a narrow pane ("…": what the option does is not
+// shown).
 // Inspect says which, with one of the Err values.
 //
 // What it knows of each agent's menus (cursor glyphs, how the lines under
