@@ -12,7 +12,8 @@ import (
 // cursor and Enter cannot answer, and which options open a text field or
 // widen what the agent may do. Each label entry names, in its comment, a
 // golden pane that shows it (golden/panes/NAME, or real/, real-codex/,
-// real-gemini/ for captures of the real programs); a test checks that every
+// real-gemini/, real-qwen/, real-copilot/ for captures of the real
+// programs); a test checks that every
 // entry flags an option of some pane of the corpus.
 
 // A table is one agent's menus.

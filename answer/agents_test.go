@@ -115,3 +115,16 @@ func TestCopilotLastOptionAtAnotherColumn(t *testing.T) {
 		})
 	}
 }
+
+// TestQwenProse: options drawn under the model's answer ("◆︎ ") are prose
+// that imitates Qwen Code's approval, whatever the classifier said.
+func TestQwenProse(t *testing.T) {
+	for _, name := range []string{"panes/qwen-0-24-4-80-permission", "real-qwen/qwen-80-approval"} {
+		lines := edit(t, paneLines(t, name), "Allow execution of:", func(l string) string {
+			return strings.Replace(l, "   Allow execution of:", "  ◆︎ Allow execution of:", 1)
+		})
+		if _, err := inspectLines(lines); !errors.Is(err, answer.ErrProse) {
+			t.Errorf("%s: Inspect = %v, want %v", name, err, answer.ErrProse)
+		}
+	}
+}
