@@ -12,7 +12,8 @@ import (
 // cursor and Enter cannot answer, and which options open a text field or
 // widen what the agent may do. Each label entry names, in its comment, a
 // golden pane that shows it (golden/panes/NAME, or real/, real-codex/,
-// real-gemini/ for captures of the real programs); a test checks that every
+// real-gemini/, real-qwen/, real-copilot/ for captures of the real
+// programs); a test checks that every
 // entry flags an option of some pane of the corpus.
 
 // A table is one agent's menus.
@@ -56,6 +57,18 @@ type table struct {
 	// the agent's input box.
 	fields []fieldRule
 	closes []string
+	// scrollbar are the glyphs the agent draws in the pane's last column
+	// beside its transcript and dialog (a thumb, a track): when every
+	// line of the options ends in one, it is taken off each line before
+	// the dialog is read.
+	scrollbar []string
+	// numberSlack is how many columns left of the first option's number
+	// a later option's number may be drawn, when it is the next number.
+	numberSlack int
+	// wrapAtNumber says the agent wraps an option's label under its
+	// number, not under the label's first word: under the last option,
+	// the lines level with its number still belong to it.
+	wrapAtNumber bool
 }
 
 // A fieldRule is a text field an agent draws in an option's row.
@@ -108,7 +121,9 @@ type refusal struct {
 }
 
 // tables returns every agent's table.
-func tables() []*table { return []*table{claudeCode(), codexCLI(), geminiCLI()} }
+func tables() []*table {
+	return []*table{claudeCode(), codexCLI(), geminiCLI(), qwenCode(), copilotCLI()}
+}
 
 func tableOf(agent string) *table {
 	switch agent {
@@ -118,7 +133,15 @@ func tableOf(agent string) *table {
 		return codexCLI()
 	case "Gemini CLI":
 		return geminiCLI()
+	case "Qwen Code":
+		return qwenCode()
+	case "Copilot CLI":
+		return copilotCLI()
 	}
+	// Pi has no reader: it asks no permission of its own, its selectors
+	// (/model, /login, /settings, /resume, the session tree) are a
+	// human's, opened at the terminal, and an extension's confirmation
+	// says whatever the extension wrote (docs/answers.md).
 	return nil
 }
 
@@ -263,6 +286,70 @@ var geminiCLI = sync.OnceValue(func() *table {
 	}
 })
 
+// Qwen Code is a fork of Gemini CLI, and draws its approval as Gemini CLI
+// 0.2x did: numbered options under a "›" cursor, with no edge or hint of
+// its own (golden/panes/qwen-0-24-4-80-permission, real-qwen/qwen-80-approval).
+var qwenCode = sync.OnceValue(func() *table {
+	return &table{
+		cursors: []string{"›"},
+		head: func(l string) bool {
+			t := strings.TrimLeft(l, " ")
+			return hasAnyPrefix(t, []string{"✦ ", "◆︎ ", "◆ "}) || userTurn(t, "> ")
+		},
+		// Its transcript's scrollbar, drawn in the last column, a thumb
+		// "█" over a track "│" (real-qwen/qwen-80-approval).
+		scrollbar: []string{"█", "│"},
+		refusals: []refusal{
+			// A narrow pane cuts the long labels short with "…", and
+			// what is cut is what the option does: "Always allow run
+			// 'touch *'…" twice, one for this project, one for this user
+			// (real-qwen/qwen-40-approval).
+			{err: ErrCutLabel, when: labelCut},
+		},
+		freeText: []string{
+			// It declines and returns to the prompt, as Gemini CLI's does.
+			"No, suggest changes", // qwen-0-24-4-80-permission, real-qwen/qwen-80-approval
+		},
+		widens: []string{
+			"Always allow", // qwen-0-24-4-80-permission, real-qwen/qwen-80-approval: a rule for the project or the user
+		},
+	}
+})
+
+// Copilot CLI draws its approval in a box, with numbered options under a
+// "❯" cursor and its hints at the foot (real-copilot/copilot-80-approval).
+var copilotCLI = sync.OnceValue(func() *table {
+	return &table{
+		cursors: []string{"❯"},
+		head: func(l string) bool {
+			return hasAnyPrefix(strings.TrimLeft(l, " "), []string{"● "}) || userTurn(strings.TrimLeft(l, " "), "❯ ")
+		},
+		// At 40 columns it draws the number of its last option, wrapped,
+		// a column left of the others' (real-copilot/copilot-40-approval).
+		numberSlack: 1,
+		// It wraps a label under the option's number ("2. Yes, and don't
+		// ask again for" over "`touch` in this directory (/"), the last
+		// option's too (real-copilot/copilot-40-approval).
+		wrapAtNumber: true,
+		freeText: []string{
+			"No, and tell Copilot what to do differently", // real-copilot/copilot-80-approval
+		},
+		widens: []string{
+			"Yes, and don't ask again", // real-copilot/copilot-80-approval: for the command in this directory
+		},
+	}
+})
+
+// labelCut says an option's label is cut short by the pane: it ends "…".
+func labelCut(d *dialog) bool {
+	for _, o := range d.options {
+		if strings.HasSuffix(o.Label, "…") {
+			return true
+		}
+	}
+	return false
+}
+
 // userTurn says l echoes a human's message: a prompt marker and text that
 // is not an option's number.
 func userTurn(l string, markers ...string) bool {
@@ -366,7 +453,8 @@ var (
 		// real-codex/codex-171-100-rate-limit-switch).
 		"Try new model", "Use existing model", "Keep current model",
 		"Import selected", "Customize selection", // real-codex/codex-171-100-import-setup
-		"Acknowledge and Enable", // real-gemini/gemini-061-100-new-agents
+		"Acknowledge and Enable",  // real-gemini/gemini-061-100-new-agents
+		"GitHub Enterprise Cloud", // copilot-1-0-102-80-login-dialog: the account /login signs in to
 	}
 	startupQuestions = []string{
 		"Choose the text style",                        // claude-332-100-startup-theme

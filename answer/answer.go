@@ -14,7 +14,9 @@
 // with no options (a notice that names its keys, a text field for a secret),
 // a multi-select list (Enter toggles a checkbox), a list scrolled past the
 // screen, Codex's radio lists (the cursor is not drawn) and its open notes
-// field, the last of Codex's questions (Enter submits the unseen ones too).
+// field, the last of Codex's questions (Enter submits the unseen ones too),
+// a label cut short by a narrow pane ("…": what the option does is not
+// shown).
 // Inspect says which, with one of the Err values.
 //
 // What it knows of each agent's menus (cursor glyphs, how the lines under
@@ -111,6 +113,7 @@ var (
 	ErrMultiSelect   = errorf("a multi-select list: Enter toggles a checkbox, it does not answer")
 	ErrSubmitsAll    = errorf("Enter submits the answers of other questions, which are not on the screen")
 	ErrNotesOpen     = errorf("the dialog's notes field is open and holds the keyboard")
+	ErrCutLabel      = errorf("an option's label is cut short by the pane (…): what it does is not on the screen")
 	ErrStartup       = errorf("a screen the agent draws before or outside its composer (onboarding, a folder to trust, a key to use, a login, bypass mode, an update offer, a usage limit's choice): answered at the terminal, never from the chat")
 )
 

@@ -17,11 +17,11 @@ import (
 )
 
 // The corpus: the hand-built and adversarial panes, and the captures of the
-// real Claude Code, Codex CLI and Gemini CLI. Each QUESTION pane either
+// real Claude Code, Codex CLI, Gemini CLI, Qwen Code, Pi and Copilot CLI. Each QUESTION pane either
 // yields a Menu, written to testdata/DIR/NAME.golden (a capture's .e twin,
 // taken with escape sequences, must yield the same Menu and shares its
 // file), or is listed in notAnswerable with the reason.
-var corpusDirs = []string{"panes", "real", "real-codex", "real-gemini"}
+var corpusDirs = []string{"panes", "real", "real-codex", "real-gemini", "real-qwen", "real-pi", "real-copilot"}
 
 // A questionPane is a QUESTION pane of the corpus, classified.
 type questionPane struct {
@@ -151,23 +151,20 @@ var notAnswerable = map[string]struct {
 	"panes/pi-073-80-dialog-resume":                   {answer.ErrNoAgent, "Pi's /resume picker, opened by a human at the terminal: never answered from a chat"},
 	"panes/pi-073-80-dialog-settings":                 {answer.ErrNoAgent, "Pi's /settings, opened by a human at the terminal: never answered from a chat"},
 	"panes/pi-073-80-dialog-tree-doubleesc":           {answer.ErrNoAgent, "Pi's session tree (Esc twice), opened by a human at the terminal: never answered from a chat"},
-	"panes/copilot-1-0-102-40-help":                   {answer.ErrNoAgent, "Copilot's full-screen help: no options"},
-	"panes/copilot-1-0-102-40-login-dialog":           {answer.ErrNoAgent, "Copilot's /login account choice: a human's, at the terminal"},
-	"panes/copilot-1-0-102-40-login-method":           {answer.ErrNoAgent, "Copilot's /login method choice: a human's, at the terminal"},
-	"panes/copilot-1-0-102-40-permission-shell-sleep": {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
-	"panes/copilot-1-0-102-40-permission-shell":       {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
-	"panes/copilot-1-0-102-80-help":                   {answer.ErrNoAgent, "Copilot's full-screen help: no options"},
-	"panes/copilot-1-0-102-80-login-dialog":           {answer.ErrNoAgent, "Copilot's /login account choice: a human's, at the terminal"},
-	"panes/copilot-1-0-102-80-login-method":           {answer.ErrNoAgent, "Copilot's /login method choice: a human's, at the terminal"},
-	"panes/copilot-1-0-102-80-permission-shell-sleep": {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
-	"panes/copilot-1-0-102-80-permission-shell":       {answer.ErrNoAgent, "Copilot's command approval: no reader of its menu yet, so no buttons; relayed, never typed into"},
-	"panes/opencode-1-18-33-40-approval":              {answer.ErrNoAgent, "OpenCode's permission dialog: no reader of its options yet, so no buttons; relayed, never typed into"},
-	"panes/opencode-1-18-33-40-approval-e":            {answer.ErrNoAgent, "OpenCode's permission dialog: no reader of its options yet, so no buttons; relayed, never typed into"},
-	"panes/opencode-1-18-33-80-approval":              {answer.ErrNoAgent, "OpenCode's permission dialog: no reader of its options yet, so no buttons; relayed, never typed into"},
-	"panes/opencode-1-18-33-80-approval-e":            {answer.ErrNoAgent, "OpenCode's permission dialog: no reader of its options yet, so no buttons; relayed, never typed into"},
-	"panes/qwen-0-24-4-40-permission":                 {answer.ErrNoAgent, "Qwen Code's shell confirmation: no reader of its menu yet, so no buttons; relayed, never typed into"},
-	"panes/qwen-0-24-4-80-permission":                 {answer.ErrNoAgent, "Qwen Code's shell confirmation: no reader of its menu yet, so no buttons; relayed, never typed into"},
-	"panes/gemini-notice-esc-to-close":                {answer.ErrNoOptions, "a Gemini notice in place of the composer: Esc leaves it, no options"},
+	"panes/copilot-1-0-102-40-help":                   {answer.ErrNoOptions, "Copilot's full-screen help: no options"},
+	"panes/copilot-1-0-102-80-help":                   {answer.ErrNoOptions, "Copilot's full-screen help: no options"},
+	// Qwen Code's approval in a pane too narrow for its labels: two
+	// options read "Always allow run 'touch *'…", one for the project, one
+	// for the user.
+	"panes/qwen-0-24-4-40-permission":      {answer.ErrCutLabel, "Qwen Code's approval at 40 columns: its widening labels cut short"},
+	"real-qwen/qwen-40-approval":           {answer.ErrCutLabel, "Qwen Code's approval at 40 columns: its widening labels cut short"},
+	"real-pi/pi-40-model-selector":         {answer.ErrNoAgent, "Pi's /model selector, opened by a human at the terminal: never answered from a chat"},
+	"real-pi/pi-80-model-selector":         {answer.ErrNoAgent, "Pi's /model selector, opened by a human at the terminal: never answered from a chat"},
+	"panes/gemini-notice-esc-to-close":     {answer.ErrNoOptions, "a Gemini notice in place of the composer: Esc leaves it, no options"},
+	"panes/opencode-1-18-33-40-approval":   {answer.ErrNoAgent, "OpenCode's permission dialog: no reader of its options yet, so no buttons; relayed, never typed into"},
+	"panes/opencode-1-18-33-40-approval-e": {answer.ErrNoAgent, "OpenCode's permission dialog: no reader of its options yet, so no buttons; relayed, never typed into"},
+	"panes/opencode-1-18-33-80-approval":   {answer.ErrNoAgent, "OpenCode's permission dialog: no reader of its options yet, so no buttons; relayed, never typed into"},
+	"panes/opencode-1-18-33-80-approval-e": {answer.ErrNoAgent, "OpenCode's permission dialog: no reader of its options yet, so no buttons; relayed, never typed into"},
 }
 
 // startupPane says, by its golden name, that a pane shows a screen an agent
@@ -180,7 +177,7 @@ func startupPane(name string) bool {
 		// Screens that change the model, the provider, the permissions or
 		// the setup, or connect an IDE (real-codex/codex-171-*,
 		// real-gemini/gemini-061-*).
-		"model-migration", "oss-provider", "-import-", "full-access-confirm", "rate-limit-switch", "new-agents", "ide-prompt", "theme-dialog", "privacy-notice"} {
+		"model-migration", "oss-provider", "login-dialog", "login-method", "-import-", "full-access-confirm", "rate-limit-switch", "new-agents", "ide-prompt", "theme-dialog", "privacy-notice"} {
 		if strings.Contains(name, kind) {
 			return true
 		}

@@ -307,7 +307,11 @@ func TestCursorMovedInThePane(t *testing.T) {
 		}
 		col := glyphAt(lines[from])
 		for _, o := range c.m.Options {
-			if o.Cursor {
+			// Copilot CLI at 40 columns draws its last option's number a
+			// column left of the others', with no room for the cursor
+			// before it; that option opens a text field, and no button
+			// moves the cursor there.
+			if o.Cursor || c.m.Agent == "Copilot CLI" && o.FreeText {
 				continue
 			}
 			to, _ := lineOf(lines, o)
@@ -491,7 +495,7 @@ func TestEntriesProven(t *testing.T) {
 		return false
 	}
 	refused := questionPanes(t)
-	for _, agent := range []string{"Claude Code", "Codex CLI", "Gemini CLI"} {
+	for _, agent := range []string{"Claude Code", "Codex CLI", "Gemini CLI", "Qwen Code", "Copilot CLI"} {
 		widens, freeText, checkboxes := answer.Entries(agent)
 		for _, p := range widens {
 			if !prefixed(agent, p, func(o answer.Option) bool { return o.Widens }) {

@@ -73,7 +73,8 @@ type group struct {
 // label at any indent). Under the last option, lines indented deeper than
 // its number still belong to it; the first line that is not, and all below
 // it, are hints: footers are drawn at the dialog's margin, left of the
-// numbers or level with them.
+// numbers or level with them (or, for an agent that wraps a label under its
+// number, left of the last option's number).
 //
 // Without numbers, the options are the cursor's line and the lines that
 // start at its label's column; deeper lines belong to the option above, and
@@ -84,9 +85,13 @@ func (t *table) read(dt *classify.DialogText) *dialog {
 		d.hints = append(d.hints, dt.Hint)
 	}
 	d.under = len(d.hints)
+	lines := dt.Options
+	if t.scrollbar != nil && scrolled(lines, t.scrollbar) {
+		lines = trimBlank(unscroll(lines, t.scrollbar))
+		d.question = trimBlank(unscroll(d.question, t.scrollbar))
+	}
 	d.step = t.step(d.question)
 	var groups []group
-	lines := dt.Options
 	numCol := -1 // the first numbered option's column
 	for _, l := range lines {
 		if o, ok := t.parse(l); ok {
@@ -96,22 +101,35 @@ func (t *table) read(dt *classify.DialogText) *dialog {
 	}
 	inHints := false
 	if numCol >= 0 {
+		// numbered says a line starts a numbered option: its number at
+		// the first one's column or, by the agent's slack, a little left
+		// of it when it is the next number.
+		next := 1
+		numbered := func(l string) (optionLine, bool) {
+			o, ok := t.parse(l)
+			if !ok || o.col > numCol || o.col < numCol-t.numberSlack || (o.col != numCol && o.number != next) {
+				return o, false
+			}
+			next = o.number + 1
+			return o, true
+		}
 		last := -1 // the last numbered option's line
 		for i, l := range lines {
-			if o, ok := t.parse(l); ok && o.col == numCol {
+			if _, ok := numbered(l); ok {
 				last = i
 			}
 		}
+		next = 1
 		for i, l := range lines {
-			o, ok := t.parse(l)
+			o, ok := numbered(l)
 			switch {
 			case inHints:
 				d.hints = append(d.hints, strings.TrimSpace(l))
-			case ok && o.col == numCol:
+			case ok:
 				groups = append(groups, group{first: o})
 			case len(groups) == 0:
 				d.stray = append(d.stray, l)
-			case i < last || indent(l) > numCol:
+			case i < last || indent(l) > numCol || t.wrapAtNumber && indent(l) >= groups[len(groups)-1].first.col:
 				g := &groups[len(groups)-1]
 				g.more = append(g.more, strings.TrimSpace(l))
 			default:
@@ -238,8 +256,9 @@ func (t *table) underHead(question []string) bool {
 }
 
 // hidden says the menu does not show all its options: its numbers do not
-// run 1, 2, 3… (the list scrolled), or a hint counts more options than are
-// drawn ("option 1/3" over two).
+// run 1, 2, 3… (the list scrolled), a line under the options is numbered
+// after the last one, or a hint counts more options than are drawn
+// ("option 1/3" over two).
 func (d *dialog) hidden() bool {
 	if len(d.numbers) > 0 {
 		if len(d.numbers) != len(d.options) {
@@ -249,6 +268,13 @@ func (d *dialog) hidden() bool {
 			if n != i+1 {
 				return true
 			}
+		}
+	}
+	// A line under the options numbered after the last one is an option
+	// the reader did not take for one (drawn at another column).
+	for _, h := range d.hints[d.under:] {
+		if o, ok := (&table{}).parse(h); ok && len(d.numbers) > 0 && o.number > d.numbers[len(d.numbers)-1] {
+			return true
 		}
 	}
 	for _, h := range d.hints {
@@ -262,3 +288,57 @@ func (d *dialog) hidden() bool {
 }
 
 func indent(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+
+// scrolled says every line of the options that is not blank ends in one of
+// the scrollbar's glyphs, drawn in the pane's last column.
+func scrolled(lines, glyphs []string) bool {
+	seen := false
+	for _, l := range lines {
+		l = strings.TrimRight(l, " ")
+		if l == "" {
+			continue
+		}
+		if !hasAnySuffix(l, glyphs) {
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
+// unscroll takes the scrollbar's glyph, and the spaces before it, off the
+// end of each line that ends in one.
+func unscroll(lines, glyphs []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ")
+		for _, g := range glyphs {
+			if r, ok := strings.CutSuffix(l, g); ok {
+				l = strings.TrimRight(r, " ")
+				break
+			}
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// trimBlank drops the blank lines at either end.
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+func hasAnySuffix(s string, suffixes []string) bool {
+	for _, p := range suffixes {
+		if strings.HasSuffix(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -42,8 +42,6 @@ type realAgent struct {
 	approval string
 	// bash is the prompt that brings the approval.
 	bash string
-	// noButtons says its approval is relayed without answer buttons.
-	noButtons bool
 	// side says a prompt is one the program sends by itself, besides the
 	// turns (Qwen Code's memory agent and its next-prompt suggestion).
 	side func(prompt string) bool
@@ -92,9 +90,6 @@ var realAgents = []realAgent{
 		idle:     func(screen string) bool { return copilot.Idle(screen) && strings.Contains(screen, " ● ") },
 		approval: "Do you want to run this command?",
 		bash:     "now " + fakeapi.TriggerBash,
-		// No reader of its menus yet: its approval is relayed without
-		// buttons.
-		noButtons: true,
 	},
 	{
 		// Qwen Code in its default approval mode, on the fake Chat
@@ -103,10 +98,9 @@ var realAgents = []realAgent{
 		start: onChat(qwen.Pin.Binary, func(t *testing.T, tmux *testenv.TmuxServer, bin, api string) *termagent.Session {
 			return qwen.Start(t, tmux, qwen.Config{Binary: bin, API: api})
 		}, qwen.Idle),
-		idle:      func(screen string) bool { return qwen.Idle(screen) && strings.Contains(screen, "◆") },
-		approval:  "Allow execution of:",
-		bash:      "now " + fakeapi.TriggerBash,
-		noButtons: true,
+		idle:     func(screen string) bool { return qwen.Idle(screen) && strings.Contains(screen, "◆") },
+		approval: "Allow execution of:",
+		bash:     "now " + fakeapi.TriggerBash,
 		side: func(p string) bool {
 			return strings.HasPrefix(p, "Managed memory has") || strings.HasPrefix(p, "[SUGGESTION MODE:")
 		},

@@ -190,14 +190,15 @@ func TestRealClaudeAnswersAQuestionAndAsksTwiceToWiden(t *testing.T) {
 	})
 }
 
-// TestRealAgentsApprovalAnsweredFromTheChat: Codex's and Gemini's command
-// approvals, answered from the chat by their first option, run the canary
-// command; the watcher typed into that dialog only.
+// TestRealAgentsApprovalAnsweredFromTheChat: the command approvals of
+// Codex, Gemini CLI, Copilot CLI and Qwen Code, answered from the chat by
+// their first option, run the canary command; the watcher typed into that
+// dialog only.
 func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
-			if a.approval == "" || a.noButtons {
-				t.Skipf("%s's approval gets no buttons (none, or no reader of its menu)", a.name)
+			if a.approval == "" {
+				t.Skipf("%s asks no approval before a tool", a.name)
 			}
 			s, _ := a.start(t)
 			s.Type(t, a.bash)
@@ -223,6 +224,58 @@ func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
 					t.Fatalf("%s's approval answered %q did not run the canary\nscreen:\n%s", a.name, first.Label, s.Capture(t))
 				}
 				time.Sleep(250 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// TestRealQwenAndCopilotAnsweredFromTheChat: Qwen Code's and Copilot CLI's
+// command approvals, answered from the chat. Yes: the command runs, the
+// model hears its result, and no words of a user reach it after the tap:
+// nothing but the answer's keys was typed. Copilot's Esc, a button of its
+// own: the command never runs, and the model hears nothing more.
+func TestRealQwenAndCopilotAnsweredFromTheChat(t *testing.T) {
+	for _, c := range []struct {
+		agent, label, dialogGone string
+		ran                      bool
+	}{
+		{"qwen", "Yes, allow once", "Allow execution of:", true},
+		{"copilot", "Yes", "Do you want to run this command?", true},
+		{"copilot", "Esc: cancel", "Do you want to run this command?", false},
+	} {
+		t.Run(c.agent+"/"+c.label, func(t *testing.T) {
+			i := slices.IndexFunc(realAgents, func(a realAgent) bool { return a.name == c.agent })
+			a := realAgents[i]
+			s, api := a.start(t)
+			s.Type(t, a.bash)
+			s.Settle(t, realTimeout, "the approval dialog", true, termagent.Contains(a.approval))
+			r := startLoop(t, loopOptions{target: s.Launch.Name, env: []string{"OMEGA_TELEGRAM_CONF=" + answersConf(t)}, userHome: s.Launch.Home,
+				flags: []string{"--mux", s.Tmux.Mux, "--interval", "60", "--work-probe", "echo 3"}})
+			r.waitLine("escalated to the operator", realTimeout)
+			n := len(api.Requests())
+			o := answerAs(t, r, c.label, false)
+			lines := r.waitLine("answer typed: "+c.label, realTimeout)
+			if res, err := statedir.Dir(r.state).ReadResult(o.Nonce); err != nil || res.Outcome != statedir.AnswerTyped {
+				t.Errorf("result: %+v, %v\n%s", res, err, strings.Join(lines, "\n"))
+			}
+			deadline := time.Now().Add(realTimeout)
+			for c.ran && !slices.ContainsFunc(api.Requests()[n:], func(q fakeapi.Request) bool { return q.ToolResult }) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the model never heard the command's result:\n%s", strings.Join(requestsSince(api, n), "\n"))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			s.WaitFor(t, realTimeout, "the input back, the dialog gone", func(screen string) bool {
+				return !strings.Contains(screen, c.dialogGone) && a.idle(screen)
+			})
+			_, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker))
+			if ran := err == nil; ran != c.ran {
+				t.Errorf("answered %s: the command ran = %v, want %v", c.label, ran, c.ran)
+			}
+			for _, q := range api.Requests()[n:] {
+				if q.HasText && !q.ToolResult && (a.side == nil || !a.side(q.Text)) {
+					t.Errorf("the model heard a user's words after the tap: %q\n%s", q.Text, strings.Join(requestsSince(api, n), "\n"))
+				}
 			}
 		})
 	}
