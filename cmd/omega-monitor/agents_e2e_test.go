@@ -42,6 +42,9 @@ type realAgent struct {
 	approval string
 	// bash is the prompt that brings the approval.
 	bash string
+	// noButtons says its approval is relayed without answer buttons (no
+	// reader of its menu yet).
+	noButtons bool
 	// side says a prompt is one the program sends by itself, besides the
 	// turns (Qwen Code's memory agent and its next-prompt suggestion).
 	side func(prompt string) bool
