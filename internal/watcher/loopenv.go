@@ -156,6 +156,11 @@ func (e *LoopEnv) Prepare() error {
 	if err := pollset.Check(*rec.Poll); err != nil {
 		return fmt.Errorf("loop-env: %w", err)
 	}
+	// What the mux wakes of a killed loop left is undone before this
+	// one's listener arms them again, whether it will or not.
+	if e.target.Local() && e.mux != "" {
+		DisarmMuxWake(context.Background(), coord.Mux{Bin: e.mux, SSH: coord.SSH{Timeout: muxCallTimeout}}, e.state)
+	}
 	// Where the last loop's wake relay stood is not where this one's will.
 	os.Remove(statedir.Dir(e.state).Path(statedir.RemoteWake))
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
