@@ -74,13 +74,17 @@ func startMuxAgent(t *testing.T, s *testenv.TmuxServer, name string, env ...stri
 // muxOptions is what a user sees of the options and hooks the mux wakes
 // touch on session's window.
 func muxOptions(t *testing.T, s *testenv.TmuxServer, session string) []string {
-	return []string{
-		s.Run(t, "show-options", "-w", "-t", session+":", "monitor-silence"),
-		s.Run(t, "show-options", "-t", session, "silence-action"),
-		s.Run(t, "show-hooks", "-t", session, "alert-silence"),
-		s.Run(t, "show-options", "-A", "-w", "-t", session+":", "monitor-silence"),
-		s.Run(t, "show-options", "-A", "-t", session, "silence-action"),
+	var got []string
+	for _, o := range []string{"monitor-silence", "monitor-activity"} {
+		got = append(got, s.Run(t, "show-options", "-w", "-t", session+":", o), s.Run(t, "show-options", "-A", "-w", "-t", session+":", o))
 	}
+	for _, o := range []string{"silence-action", "activity-action"} {
+		got = append(got, s.Run(t, "show-options", "-t", session, o), s.Run(t, "show-options", "-A", "-t", session, o))
+	}
+	for _, h := range []string{"alert-silence", "alert-activity"} {
+		got = append(got, s.Run(t, "show-hooks", "-t", session, h))
+	}
+	return got
 }
 
 // waitOptions waits for the options of session to be want again.
@@ -91,7 +95,7 @@ func waitOptions(t *testing.T, s *testenv.TmuxServer, session string, want []str
 			return poll.Continue("%s: the options are not as they were (-want +got):\n%s", what, diff)
 		}
 		return poll.Success()
-	}, poll.WithTimeout(20*time.Second), poll.WithDelay(100*time.Millisecond))
+	}, poll.WithTimeout(90*time.Second), poll.WithDelay(100*time.Millisecond))
 }
 
 // askedAt reads when the agent drew question n.
@@ -153,7 +157,8 @@ func TestMuxWakePagesAQuestionWithoutHooks(t *testing.T) {
 }
 
 // TestMuxWakeUndoneWhenTheWatcherIsKilled: a loop killed outright leaves
-// its listener, which sees the loop gone and puts the options back; a
+// its listener, which sees the loop gone (within 30 s) and puts the
+// options back; a
 // listener killed as well leaves its record, which the next watcher's
 // start undoes, with --mux-wake or without; and a watcher's stop leaves
 // everything as the user had it (a window option and a session hook of

@@ -11,14 +11,15 @@ var ErrLoopGone = errors.New("muxwake: the loop is gone")
 
 // A Listener passes the multiplexer's wakes of one watcher on to its loop,
 // through a Bucket. It holds no judgement: a wake only ends the loop's
-// pause.
+// pause. It keeps one of two alerts armed: the pane's silence, which wakes
+// the loop, then the pane's next output, which arms the silence again.
 type Listener struct {
-	// Wait returns when the watcher's channel is signalled (tmux's
-	// wait-for), or with an error when it cannot wait.
-	Wait func(ctx context.Context) error
-	// Clear clears the session's alerts after each wake (ClearArgs), so
-	// that the next silence fires again.
-	Clear func(ctx context.Context) error
+	// Wait returns when the channel of alert (Silence, Activity) is
+	// signalled (tmux's wait-for), or with an error when it cannot wait.
+	Wait func(ctx context.Context, alert string) error
+	// Quiet arms the next output, once the pane fell silent (QuietArgs);
+	// Drawing arms the next silence, once it drew again (DrawingArgs).
+	Quiet, Drawing func(ctx context.Context) error
 	// Wake wakes the loop; an error ends the listener (its loop is gone).
 	Wake func() error
 	// Alive says whether the loop still runs; the listener ends when not.
@@ -27,7 +28,8 @@ type Listener struct {
 	Log func(msg string)
 	// Bucket bounds the wakes passed on.
 	Bucket Bucket
-	// AliveEvery is how often the loop is checked (default 2 s).
+	// AliveEvery is how often the loop is checked (default 30 s: a loop
+	// killed outright is the only one that needs it).
 	AliveEvery time.Duration
 }
 
@@ -36,15 +38,17 @@ type Listener struct {
 func (l *Listener) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	signals := make(chan struct{}, 1)
-	go l.wait(ctx, signals)
+	signals := make(chan string, 2)
+	go l.wait(ctx, Silence, signals)
+	go l.wait(ctx, Activity, signals)
 	every := l.AliveEvery
 	if every <= 0 {
-		every = 2 * time.Second
+		every = 30 * time.Second
 	}
 	alive := time.NewTicker(every)
 	defer alive.Stop()
 	var due <-chan time.Time
+	armed := Silence
 	for {
 		select {
 		case <-ctx.Done():
@@ -61,9 +65,23 @@ func (l *Listener) Run(ctx context.Context) error {
 					return errors.Join(ErrLoopGone, err)
 				}
 			}
-		case <-signals:
-			if err := l.Clear(ctx); err != nil && ctx.Err() == nil {
-				l.Log("cannot clear the session's alerts: " + err.Error())
+		case alert := <-signals:
+			// A signal of the alert not armed is one that came late
+			// (tmux keeps one for a channel nobody waits on yet).
+			if alert != armed {
+				continue
+			}
+			if alert == Activity {
+				armed = Silence
+				if err := l.Drawing(ctx); err != nil && ctx.Err() == nil {
+					l.Log("cannot arm the silence again: " + err.Error())
+				}
+				continue
+			}
+			armed = Activity
+			if err := l.Quiet(ctx); err != nil && ctx.Err() == nil {
+				l.Log("cannot arm the next output: " + err.Error())
+				armed = Silence
 			}
 			if l.Bucket.Offer(time.Now()) {
 				if err := l.Wake(); err != nil {
@@ -77,20 +95,19 @@ func (l *Listener) Run(ctx context.Context) error {
 	}
 }
 
-// wait waits on the channel again and again, and signals each return: one
-// pending signal at most, since one wake is as good as many. A wait that
-// fails (the server gone) is tried again after 1 s, doubling to a minute,
-// its trouble said once until a wait works again.
-func (l *Listener) wait(ctx context.Context, signals chan<- struct{}) {
+// wait waits on the channel of alert again and again, and signals each
+// return. A wait that fails (the server gone) is tried again after 1 s,
+// doubling to a minute, its trouble said once until a wait works again.
+func (l *Listener) wait(ctx context.Context, alert string, signals chan<- string) {
 	fails := 0
 	for ctx.Err() == nil {
-		err := l.Wait(ctx)
+		err := l.Wait(ctx, alert)
 		if ctx.Err() != nil {
 			return
 		}
 		if err != nil {
 			if fails == 0 {
-				l.Log("cannot wait for the multiplexer's wakes, trying again: " + err.Error())
+				l.Log("cannot wait for the multiplexer's " + alert + " alerts, trying again: " + err.Error())
 			}
 			fails++
 			select {
@@ -101,12 +118,13 @@ func (l *Listener) wait(ctx context.Context, signals chan<- struct{}) {
 			continue
 		}
 		if fails > 0 {
-			l.Log("waiting for the multiplexer's wakes again")
+			l.Log("waiting for the multiplexer's " + alert + " alerts again")
 		}
 		fails = 0
 		select {
-		case signals <- struct{}{}:
-		default:
+		case signals <- alert:
+		case <-ctx.Done():
+			return
 		}
 	}
 }

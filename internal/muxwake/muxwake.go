@@ -4,6 +4,10 @@
 // drawn nothing for a few seconds, and the hook signals a wait-for channel
 // of the watcher's own, which a listener beside the loop waits on. Silence
 // is when an agent shows a question or stops; while it works it draws.
+// Once it fell silent, only its next output is reported (monitor-activity,
+// alert-activity, on a channel apart), which arms the silence again: one
+// alert is armed at a time, each fires once, and neither an agent drawing
+// without end nor one quiet for hours makes the multiplexer call anyone.
 //
 // Arm records what it changes and what was there before, before it changes
 // anything, so that Disarm (at the watcher's stop, or at the next start of
@@ -17,6 +21,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,31 +56,42 @@ func Locate(ctx context.Context, run Runner, target string) (Spot, error) {
 	return Spot{Pane: m[1], Window: m[2], Session: m[3]}, nil
 }
 
+// The options and hooks Arm sets, as "scope:name" (w: the window's, s:
+// the session's).
+var (
+	options = []string{"w:monitor-silence", "w:monitor-activity", "s:silence-action", "s:activity-action"}
+	hooks   = []string{"alert-silence", "alert-activity"}
+)
+
+// The two alerts, each of which signals a channel of its own.
+const (
+	Silence  = "silence"
+	Activity = "activity"
+)
+
 // A Record is what Arm set and what was there before (muxwake.json in the
 // watcher's directory).
 type Record struct {
 	Spot
-	// Channel is the wait-for channel the hook signals.
+	// Channel is the prefix of the wait-for channels the hooks signal
+	// (Channel-silence, Channel-activity).
 	Channel string `json:"channel"`
-	// Index is the hook's place in the session's alert-silence array.
+	// Index is the hooks' place in the session's arrays.
 	Index int `json:"index"`
 	// SilenceS is the monitor-silence set, in seconds.
 	SilenceS int `json:"silence_s"`
-	// PriorSilence is the window's own monitor-silence before, "" when
+	// Prior is each option's own value before ("scope:name"), "" where
 	// it had none (it took the global one).
-	PriorSilence string `json:"prior_silence"`
-	// PriorAction is the session's own silence-action before, "" when it
-	// had none.
-	PriorAction string `json:"prior_action"`
-	// OwnHooks says whether the session had an alert-silence array of
-	// its own before (even an empty one, which hides the global hooks
-	// already): when not, the array Arm made is removed whole, so that
-	// the global ones apply again.
-	OwnHooks bool      `json:"own_hooks"`
-	ArmedAt  time.Time `json:"armed_at"`
+	Prior map[string]string `json:"prior"`
+	// OwnHooks says which hooks the session had an array of its own of
+	// before (even an empty one, which hides the global hooks already):
+	// the others' arrays Arm made are removed whole, so that the global
+	// ones apply again.
+	OwnHooks map[string]bool `json:"own_hooks"`
+	ArmedAt  time.Time       `json:"armed_at"`
 }
 
-// Name is the channel and the hook's index of the watcher whose state
+// Name is the channel and the hooks' index of the watcher whose state
 // directory is state: its own on the server, whichever watchers share a
 // session.
 func Name(state string) (channel string, index int) {
@@ -85,42 +101,52 @@ func Name(state string) (channel string, index int) {
 	return fmt.Sprintf("omega-monitor-wake-%08x", sum), 1000 + int(sum%9000)
 }
 
-// ErrHooksInTheWay is Arm's refusal where a hook of ours would silence the
-// user's own: global alert-silence hooks that a session array of ours
-// would hide, or a hook of someone else's at our index.
-var ErrHooksInTheWay = errors.New("muxwake: alert-silence hooks of the user's are in the way")
+// ChannelOf is the channel the alert named signals.
+func ChannelOf(rec Record, alert string) string { return rec.Channel + "-" + alert }
 
-// Arm sets the pane's window to report silence after silence seconds of
-// no output, and the session's alert-silence hook to signal channel at
-// index (silence-action any, since tmux reports the silence of a
-// session's current window to no hook otherwise). save receives the record
-// before anything is changed; an error from it changes nothing.
+// ErrHooksInTheWay is Arm's refusal where a hook of ours would silence the
+// user's own: global alert hooks that a session array of ours would hide,
+// or a hook of someone else's at our index.
+var ErrHooksInTheWay = errors.New("muxwake: alert hooks of the user's are in the way")
+
+// Arm has the multiplexer report the pane's window falling silent for
+// silence seconds (and then, by Quiet, its next output) to the session's
+// alert hooks, which signal the watcher's channels; the session's
+// silence-action and activity-action become any, since tmux reports the
+// session's current window to no hook otherwise. save receives the
+// record before anything is changed; an error from it changes nothing.
 func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence int, save func(Record) error) (Record, error) {
-	rec := Record{Spot: s, Channel: channel, Index: index, SilenceS: silence, ArmedAt: time.Now().UTC().Truncate(time.Second)}
-	var err error
-	if rec.PriorSilence, err = run(ctx, "show-options", "-qv", "-w", "-t", s.Window, "monitor-silence"); err != nil {
-		return rec, fmt.Errorf("muxwake: arm: %w", err)
-	}
-	if rec.PriorAction, err = run(ctx, "show-options", "-qv", "-t", s.Session, "silence-action"); err != nil {
-		return rec, fmt.Errorf("muxwake: arm: %w", err)
-	}
-	rec.PriorSilence, rec.PriorAction = strings.TrimSpace(rec.PriorSilence), strings.TrimSpace(rec.PriorAction)
-	if !optionValue(rec.PriorSilence) || !optionValue(rec.PriorAction) {
-		return rec, fmt.Errorf("muxwake: arm: the server's options are not values: %.40q %.40q", rec.PriorSilence, rec.PriorAction)
-	}
-	own, err := run(ctx, "show-hooks", "-t", s.Session, "alert-silence")
-	if err != nil {
-		return rec, fmt.Errorf("muxwake: arm: %w", err)
-	}
-	rec.OwnHooks = strings.TrimSpace(own) != ""
-	if rec.OwnHooks {
-		if strings.Contains(own, fmt.Sprintf("alert-silence[%d]", index)) {
-			return rec, fmt.Errorf("%w: the session's alert-silence[%d] is taken", ErrHooksInTheWay, index)
+	rec := Record{Spot: s, Channel: channel, Index: index, SilenceS: silence, Prior: map[string]string{}, OwnHooks: map[string]bool{},
+		ArmedAt: time.Now().UTC().Truncate(time.Second)}
+	for _, o := range options {
+		v, err := run(ctx, slices.Concat([]string{"show-options", "-qv"}, rec.scoped(o), []string{name(o)})...)
+		if err != nil {
+			return rec, fmt.Errorf("muxwake: arm: %w", err)
 		}
-	} else if global, err := run(ctx, "show-hooks", "-g", "alert-silence"); err != nil {
-		return rec, fmt.Errorf("muxwake: arm: %w", err)
-	} else if strings.Contains(global, "alert-silence[") { // an empty array is printed as its bare name
-		return rec, fmt.Errorf("%w: global ones, which a session hook would hide", ErrHooksInTheWay)
+		if v = strings.TrimSpace(v); !optionValue(v) {
+			return rec, fmt.Errorf("muxwake: arm: the server's %s is not a value: %.40q", name(o), v)
+		}
+		rec.Prior[o] = v
+	}
+	for _, h := range hooks {
+		own, err := run(ctx, "show-hooks", "-t", s.Session, h)
+		if err != nil {
+			return rec, fmt.Errorf("muxwake: arm: %w", err)
+		}
+		rec.OwnHooks[h] = strings.TrimSpace(own) != ""
+		if strings.Contains(own, fmt.Sprintf("%s[%d]", h, index)) {
+			return rec, fmt.Errorf("%w: the session's %s[%d] is taken", ErrHooksInTheWay, h, index)
+		}
+		if rec.OwnHooks[h] {
+			continue
+		}
+		global, err := run(ctx, "show-hooks", "-g", h)
+		if err != nil {
+			return rec, fmt.Errorf("muxwake: arm: %w", err)
+		}
+		if strings.Contains(global, h+"[") { // an empty array is printed as its bare name
+			return rec, fmt.Errorf("%w: global %s ones, which a session hook would hide", ErrHooksInTheWay, h)
+		}
 	}
 	if err := save(rec); err != nil {
 		return rec, fmt.Errorf("muxwake: arm: %w", err)
@@ -131,8 +157,18 @@ func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence
 	return rec, nil
 }
 
+// scoped is the flags that name option o's window or session.
+func (rec Record) scoped(o string) []string {
+	if strings.HasPrefix(o, "w:") {
+		return []string{"-w", "-t", rec.Window}
+	}
+	return []string{"-t", rec.Session}
+}
+
+func name(o string) string { return o[2:] }
+
 // optionValue says whether v reads as one of the values show-options gives
-// for monitor-silence or silence-action: a word, or nothing.
+// for the options Arm sets: a word, or nothing.
 func optionValue(v string) bool {
 	if len(v) > 20 {
 		return false
@@ -145,36 +181,62 @@ func optionValue(v string) bool {
 	return true
 }
 
-// ArmArgs is the one multiplexer call that arms rec.
+// ArmArgs is the one multiplexer call that arms rec: silence reported,
+// activity not yet (Quiet).
 func ArmArgs(rec Record) []string {
-	return []string{
+	args := []string{
 		"set-option", "-w", "-t", rec.Window, "monitor-silence", strconv.Itoa(rec.SilenceS), ";",
+		"set-option", "-w", "-t", rec.Window, "monitor-activity", "off", ";",
 		"set-option", "-t", rec.Session, "silence-action", "any", ";",
-		"set-hook", "-t", rec.Session, hookName(rec), "wait-for -S " + rec.Channel,
+		"set-option", "-t", rec.Session, "activity-action", "any",
+	}
+	for _, h := range hooks {
+		args = append(args, ";", "set-hook", "-t", rec.Session, hookName(rec, h), "wait-for -S "+ChannelOf(rec, strings.TrimPrefix(h, "alert-")))
+	}
+	return args
+}
+
+// QuietArgs is what the listener runs when the pane fell silent: its next
+// output is reported instead, once (the session's alerts cleared, so that
+// one seen before does not hold it back).
+func QuietArgs(rec Record) []string {
+	return []string{
+		"set-option", "-w", "-t", rec.Window, "monitor-silence", "0", ";",
+		"set-option", "-w", "-t", rec.Window, "monitor-activity", "on", ";",
+		"kill-session", "-C", "-t", rec.Session,
 	}
 }
 
-func hookName(rec Record) string { return fmt.Sprintf("alert-silence[%d]", rec.Index) }
+// DrawingArgs is what the listener runs when the pane drew again: its
+// next silence is reported instead.
+func DrawingArgs(rec Record) []string {
+	return []string{
+		"set-option", "-w", "-t", rec.Window, "monitor-activity", "off", ";",
+		"set-option", "-w", "-t", rec.Window, "monitor-silence", strconv.Itoa(rec.SilenceS), ";",
+		"kill-session", "-C", "-t", rec.Session,
+	}
+}
+
+func hookName(rec Record, h string) string { return fmt.Sprintf("%s[%d]", h, rec.Index) }
 
 // DisarmCalls are the multiplexer calls that put back what rec changed,
 // one a call: one that fails (the window or the session is gone, and its
 // options with it) does not keep the others from running.
 func DisarmCalls(rec Record) [][]string {
 	var calls [][]string
-	if rec.PriorSilence == "" {
-		calls = append(calls, []string{"set-option", "-u", "-w", "-t", rec.Window, "monitor-silence"})
-	} else {
-		calls = append(calls, []string{"set-option", "-w", "-t", rec.Window, "monitor-silence", rec.PriorSilence})
+	for _, o := range options {
+		if v := rec.Prior[o]; v == "" {
+			calls = append(calls, slices.Concat([]string{"set-option", "-u"}, rec.scoped(o), []string{name(o)}))
+		} else {
+			calls = append(calls, slices.Concat([]string{"set-option"}, rec.scoped(o), []string{name(o), v}))
+		}
 	}
-	if rec.PriorAction == "" {
-		calls = append(calls, []string{"set-option", "-u", "-t", rec.Session, "silence-action"})
-	} else {
-		calls = append(calls, []string{"set-option", "-t", rec.Session, "silence-action", rec.PriorAction})
-	}
-	if rec.OwnHooks {
-		calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, hookName(rec)})
-	} else {
-		calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, "alert-silence"})
+	for _, h := range hooks {
+		if rec.OwnHooks[h] {
+			calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, hookName(rec, h)})
+		} else {
+			calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, h})
+		}
 	}
 	return calls
 }
@@ -205,10 +267,17 @@ func Disarm(ctx context.Context, run Runner, rec Record) error {
 // writes: nothing else is passed to the multiplexer.
 func validRecord(rec Record) bool {
 	ch, _ := Name("")
-	return spotRE.MatchString(rec.Pane+" "+rec.Window+" "+rec.Session) &&
-		len(rec.Channel) == len(ch) && strings.HasPrefix(rec.Channel, "omega-monitor-wake-") &&
-		rec.Index >= 1000 && rec.Index < 10000 &&
-		optionValue(rec.PriorSilence) && optionValue(rec.PriorAction)
+	if !spotRE.MatchString(rec.Pane+" "+rec.Window+" "+rec.Session) ||
+		len(rec.Channel) != len(ch) || !strings.HasPrefix(rec.Channel, "omega-monitor-wake-") ||
+		rec.Index < 1000 || rec.Index >= 10000 {
+		return false
+	}
+	for o, v := range rec.Prior {
+		if !slices.Contains(options, o) || !optionValue(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // gone says whether err is the server's word that what it was asked about
@@ -222,8 +291,3 @@ func gone(err error) bool {
 	}
 	return false
 }
-
-// ClearArgs clears the alerts of the session's windows, so that the next
-// silence of a window nobody looks at fires again: tmux reports a silence
-// once until the window is looked at, or its alerts cleared.
-func ClearArgs(s Spot) []string { return []string{"kill-session", "-C", "-t", s.Session} }

@@ -24,26 +24,36 @@ func TestArmAndDisarmCalls(t *testing.T) {
 			rec:  Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2},
 			disarm: [][]string{
 				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
 				{"set-option", "-u", "-t", "$1", "silence-action"},
+				{"set-option", "-u", "-t", "$1", "activity-action"},
 				{"set-hook", "-u", "-t", "$1", "alert-silence"},
+				{"set-hook", "-u", "-t", "$1", "alert-activity"},
 			},
 		},
 		{
 			name: "the user's own values and hooks",
 			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
-				PriorSilence: "30", PriorAction: "none", OwnHooks: true},
+				Prior:    map[string]string{"w:monitor-silence": "30", "w:monitor-activity": "on", "s:silence-action": "none", "s:activity-action": ""},
+				OwnHooks: map[string]bool{"alert-silence": true}},
 			disarm: [][]string{
 				{"set-option", "-w", "-t", "@2", "monitor-silence", "30"},
+				{"set-option", "-w", "-t", "@2", "monitor-activity", "on"},
 				{"set-option", "-t", "$1", "silence-action", "none"},
+				{"set-option", "-u", "-t", "$1", "activity-action"},
 				{"set-hook", "-u", "-t", "$1", "alert-silence[1234]"},
+				{"set-hook", "-u", "-t", "$1", "alert-activity"},
 			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantArm := []string{
 				"set-option", "-w", "-t", "@2", "monitor-silence", "2", ";",
+				"set-option", "-w", "-t", "@2", "monitor-activity", "off", ";",
 				"set-option", "-t", "$1", "silence-action", "any", ";",
-				"set-hook", "-t", "$1", "alert-silence[1234]", "wait-for -S omega-monitor-wake-0000abcd",
+				"set-option", "-t", "$1", "activity-action", "any", ";",
+				"set-hook", "-t", "$1", "alert-silence[1234]", "wait-for -S omega-monitor-wake-0000abcd-silence", ";",
+				"set-hook", "-t", "$1", "alert-activity[1234]", "wait-for -S omega-monitor-wake-0000abcd-activity",
 			}
 			if diff := cmp.Diff(wantArm, ArmArgs(tc.rec)); diff != "" {
 				t.Errorf("ArmArgs (-want +got):\n%s", diff)
@@ -101,8 +111,9 @@ func TestHostileServerAnswers(t *testing.T) {
 	spot := Spot{"%1", "@2", "$3"}
 	for _, prior := range []string{"30 ; kill-server", "x y", strings.Repeat("9", 40), "\x1b[2J"} {
 		f := &fakeMux{answers: map[string]string{
-			"show-options -qv -w -t @2 monitor-silence": prior,
-			"show-options -qv -t $3 silence-action":     "",
+			"show-options -qv -w -t @2 monitor-silence":  "",
+			"show-options -qv -w -t @2 monitor-activity": prior,
+			"show-options -qv -t $3 silence-action":      "",
 		}}
 		saved := false
 		_, err := Arm(context.Background(), f.run, spot, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { saved = true; return nil })
@@ -111,7 +122,8 @@ func TestHostileServerAnswers(t *testing.T) {
 		}
 	}
 	bad := []Record{
-		{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, PriorSilence: "1; kill-server"},
+		{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, Prior: map[string]string{"w:monitor-silence": "1; kill-server"}},
+		{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, Prior: map[string]string{"w:remain-on-exit": "on"}},
 		{Spot: Spot{"%1", "@2", "$3; kill-server"}, Channel: "omega-monitor-wake-0000abcd", Index: 1234},
 		{Spot: spot, Channel: "x; kill-server", Index: 1234},
 		{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 7},
@@ -130,12 +142,19 @@ func TestHostileServerAnswers(t *testing.T) {
 func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
 	spot := Spot{"%1", "@2", "$3"}
 	base := map[string]string{
-		"show-options -qv -w -t @2 monitor-silence": "",
-		"show-options -qv -t $3 silence-action":     "",
+		"show-options -qv -w -t @2 monitor-silence":  "",
+		"show-options -qv -w -t @2 monitor-activity": "",
+		"show-options -qv -t $3 silence-action":      "",
+		"show-options -qv -t $3 activity-action":     "",
+		"show-hooks -t $3 alert-silence":             "",
+		"show-hooks -t $3 alert-activity":            "",
+		"show-hooks -g alert-silence":                "alert-silence\n",
+		"show-hooks -g alert-activity":               "alert-activity\n",
 	}
 	for name, hooks := range map[string]map[string]string{
-		"global":    {"show-hooks -t $3 alert-silence": "", "show-hooks -g alert-silence": "alert-silence[0] run-shell 'notify-send quiet'\n"},
-		"our index": {"show-hooks -t $3 alert-silence": "alert-silence[1234] display-message hi\n"},
+		"global":          {"show-hooks -g alert-silence": "alert-silence[0] run-shell 'notify-send quiet'\n"},
+		"global activity": {"show-hooks -g alert-activity": "alert-activity[3] display-message busy\n"},
+		"our index":       {"show-hooks -t $3 alert-activity": "alert-activity[1234] display-message hi\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			answers := map[string]string{}
@@ -160,10 +179,10 @@ func TestDisarmGoesOnPastAGoneWindow(t *testing.T) {
 	rec := Record{Spot: Spot{"%1", "@2", "$3"}, Channel: "omega-monitor-wake-0000abcd", Index: 1234}
 	f := &fakeMux{fail: map[string]error{"set-option -u -w -t @2 monitor-silence": fmt.Errorf("coord: local multiplexer: can't find window: @2")}}
 	assert.NilError(t, Disarm(context.Background(), f.run, rec))
-	assert.Equal(t, len(f.calls), 2)
+	assert.Equal(t, len(f.calls), 5)
 	f = &fakeMux{fail: map[string]error{"set-option -u -t $3 silence-action": fmt.Errorf("coord: local multiplexer: no answer within 5s")}}
 	assert.ErrorContains(t, Disarm(context.Background(), f.run, rec), "no answer")
-	assert.Equal(t, len(f.calls), 2)
+	assert.Equal(t, len(f.calls), 5)
 }
 
 func TestBucket(t *testing.T) {

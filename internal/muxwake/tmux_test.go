@@ -30,14 +30,17 @@ func (e *muxError) Error() string { return e.said }
 
 // optionsOf is what a user sees of the options and hooks Arm touches.
 func optionsOf(t *testing.T, s *testenv.TmuxServer, sp Spot) []string {
-	return []string{
-		s.Run(t, "show-options", "-w", "-t", sp.Window, "monitor-silence"),
-		s.Run(t, "show-options", "-t", sp.Session, "silence-action"),
-		s.Run(t, "show-hooks", "-t", sp.Session, "alert-silence"),
-		s.Run(t, "show-hooks", "-g", "alert-silence"),
-		s.Run(t, "show-options", "-A", "-w", "-t", sp.Window, "monitor-silence"),
-		s.Run(t, "show-options", "-A", "-t", sp.Session, "silence-action"),
+	var got []string
+	for _, o := range []string{"monitor-silence", "monitor-activity"} {
+		got = append(got, s.Run(t, "show-options", "-w", "-t", sp.Window, o), s.Run(t, "show-options", "-A", "-w", "-t", sp.Window, o))
 	}
+	for _, o := range []string{"silence-action", "activity-action"} {
+		got = append(got, s.Run(t, "show-options", "-t", sp.Session, o), s.Run(t, "show-options", "-A", "-t", sp.Session, o))
+	}
+	for _, h := range []string{"alert-silence", "alert-activity"} {
+		got = append(got, s.Run(t, "show-hooks", "-t", sp.Session, h), s.Run(t, "show-hooks", "-g", h))
+	}
+	return got
 }
 
 // TestArmWakesOnSilenceAndDisarmPutsBack, with a real tmux: an armed
@@ -57,7 +60,9 @@ func TestArmWakesOnSilenceAndDisarmPutsBack(t *testing.T) {
 			if users {
 				s.Run(t, "set-option", "-w", "-t", sp.Window, "monitor-silence", "30")
 				s.Run(t, "set-option", "-t", sp.Session, "silence-action", "none")
+				s.Run(t, "set-option", "-w", "-t", sp.Window, "monitor-activity", "on")
 				s.Run(t, "set-hook", "-t", sp.Session, "alert-silence[0]", "set-option -t "+sp.Session+" @users-hook-ran yes")
+				s.Run(t, "set-hook", "-t", sp.Session, "alert-activity", "")
 			}
 			before := optionsOf(t, s, sp)
 			other, err := Locate(ctx, run, "=other:")
@@ -74,17 +79,21 @@ func TestArmWakesOnSilenceAndDisarmPutsBack(t *testing.T) {
 			s.Run(t, "send-keys", "-t", sp.Pane, "echo hi", "Enter")
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			_, err = run(wctx, "wait-for", rec.Channel)
-			assert.NilError(t, err, "no wake within 30s of the pane's silence")
+			_, err = run(wctx, "wait-for", ChannelOf(rec, Silence))
+			assert.NilError(t, err, "no silence signalled within 30s of the pane's silence")
 			if users {
 				assert.Equal(t, strings.TrimSpace(s.Run(t, "show-options", "-qv", "-t", sp.Session, "@users-hook-ran")), "yes")
 			}
-			// Cleared, the next silence fires again.
-			_, err = run(ctx, ClearArgs(sp)...)
+			// Quiet: the next output is signalled, then the silence again.
+			_, err = run(ctx, QuietArgs(rec)...)
 			assert.NilError(t, err)
 			s.Run(t, "send-keys", "-t", sp.Pane, "echo again", "Enter")
-			_, err = run(wctx, "wait-for", rec.Channel)
-			assert.NilError(t, err, "no second wake")
+			_, err = run(wctx, "wait-for", ChannelOf(rec, Activity))
+			assert.NilError(t, err, "no output signalled")
+			_, err = run(ctx, DrawingArgs(rec)...)
+			assert.NilError(t, err)
+			_, err = run(wctx, "wait-for", ChannelOf(rec, Silence))
+			assert.NilError(t, err, "no second silence")
 
 			assert.NilError(t, Disarm(ctx, run, rec))
 			if diff := cmp.Diff(before, optionsOf(t, s, sp)); diff != "" {

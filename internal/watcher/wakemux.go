@@ -92,13 +92,17 @@ func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence 
 	}
 	say(fmt.Sprintf("armed: %s wakes this watcher after %ds of silence (window %s, session %s)", rec.Pane, silence, rec.Window, rec.Session))
 	l := &muxwake.Listener{
-		Wait: func(ctx context.Context) error {
-			cmd := m.Command(ctx, "", "wait-for", channel)
+		Wait: func(ctx context.Context, alert string) error {
+			cmd := m.Command(ctx, "", "wait-for", muxwake.ChannelOf(rec, alert))
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
 			return cmd.Run()
 		},
-		Clear: func(ctx context.Context) error {
-			_, err := run(ctx, muxwake.ClearArgs(rec.Spot)...)
+		Quiet: func(ctx context.Context) error {
+			_, err := run(ctx, muxwake.QuietArgs(rec)...)
+			return err
+		},
+		Drawing: func(ctx context.Context) error {
+			_, err := run(ctx, muxwake.DrawingArgs(rec)...)
 			return err
 		},
 		Wake:   func() error { return Wake(state) },
@@ -119,7 +123,7 @@ func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence 
 
 // idle waits until ctx ends or the loop is gone.
 func idle(ctx context.Context, alive func() bool) {
-	t := time.NewTicker(2 * time.Second)
+	t := time.NewTicker(30 * time.Second)
 	defer t.Stop()
 	for alive() {
 		select {
