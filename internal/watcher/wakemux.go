@@ -25,8 +25,14 @@ const MaxMuxWake = 300
 const muxCallTimeout = 5 * time.Second
 
 // muxWakeCap is how many of the multiplexer's wakes in a row pass at once;
-// then one an interval (muxwake.Bucket).
+// then six an interval, one every 2 s at most (muxwake.Bucket): each quiet
+// spell of the agent is one wake, which an agent asking a question every
+// ten seconds needs, but one that draws in short bursts cannot make the
+// loop poll without end.
 const muxWakeCap = 3
+
+// muxWakeEvery is the pace of the wakes past muxWakeCap in a row.
+func muxWakeEvery(interval time.Duration) time.Duration { return max(interval/6, 2*time.Second) }
 
 // MuxWakeMain is wake --mux, which the loop of a local watcher started
 // with --mux-wake runs beside itself: it arms the multiplexer's silence
@@ -108,7 +114,7 @@ func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence 
 		Wake:   func() error { return Wake(state) },
 		Alive:  alive,
 		Log:    say,
-		Bucket: muxwake.Bucket{Cap: muxWakeCap, Every: interval},
+		Bucket: muxwake.Bucket{Cap: muxWakeCap, Every: muxWakeEvery(interval)},
 	}
 	err = l.Run(ctx)
 	if err := DisarmMuxWake(context.WithoutCancel(ctx), m, state); err != nil {
