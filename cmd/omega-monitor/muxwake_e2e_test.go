@@ -23,7 +23,8 @@ import (
 // AGENT_WORK_MAX seconds (a random one each turn), then asks question N
 // (its command names N), writes when it drew it to $AGENT_ASKED.N, and
 // waits for a key, which starts the next turn. AGENT_MODE=spin works
-// forever; idle draws the stopped screen once and waits.
+// forever; idle draws the stopped screen once and waits; burst works 1 s
+// and stops for 3, again and again (a storm of quiet spells).
 const muxAgentScript = `
 rule=''
 for i in 1 2 3 4 5 6 7 8 9 10; do rule=$rule'──────────'; done
@@ -40,6 +41,13 @@ work() {
 }
 case ${AGENT_MODE:-ask} in
 spin) work forever ;;
+burst)
+	while :; do
+		work 1
+		screen '⏺ Done.' '' '✻ Brewed for 1s' '' "$rule" '❯ ' "$rule" '  ⏵⏵ accept edits on (shift+tab to cycle)'
+		sleep 3
+	done
+	;;
 idle)
 	screen '⏺ Done: step 1 of the plan is in place.' '' '✻ Brewed for 12s' '' "$rule" '❯ ' "$rule" '  ⏵⏵ accept edits on (shift+tab to cycle)'
 	while :; do read -r -s _; done

@@ -28,7 +28,9 @@ import (
 //	    (the listener and its tmux clients too), from /proc, per agent-hour;
 //	    the tmux server's apart.
 //
-// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run.
+// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run; burst, the
+// same as cpu for an agent that works 1 s and stops for 3 again and again
+// (each stop a wake: the bucket's worst case), runs only when named.
 func TestMuxWakeFigures(t *testing.T) {
 	if os.Getenv("OMEGA_MUXWAKE_BENCH") == "" {
 		t.Skip("the mux wakes' figures, a bench of about 20 minutes: OMEGA_MUXWAKE_BENCH=1")
@@ -43,7 +45,10 @@ func TestMuxWakeFigures(t *testing.T) {
 		t.Run("latency", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20)) })
 	}
 	if on("cpu") {
-		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10)) })
+		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10), "spin", "idle") })
+	}
+	if on("burst") {
+		t.Run("burst", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10), "burst") })
 	}
 }
 
@@ -137,9 +142,9 @@ func (c *cpuRun) sample(t *testing.T) (loop, srv float64, polls int) {
 	return loop, procCPU(c.server, false), len(c.r.waitLines(0, time.Second))
 }
 
-func benchMuxCPU(t *testing.T, minutes int) {
+func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 	var runs []*cpuRun
-	for _, mode := range []string{"spin", "idle"} {
+	for _, mode := range modes {
 		for _, mux := range []bool{false, true} {
 			s := testenv.Tmux(t)
 			pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE="+mode)
