@@ -59,7 +59,7 @@ while :; do
 	screen '⏺ The parser is fixed; next, the tests for the ledger.' '' "$rule" ' Bash command' '' "   rm -rf build-$n/" \
 		"   Remove build directory $n" '' ' Do you want to proceed?' ' ❯ 1. Yes' " 2. Yes, and don't ask again for rm commands" \
 		' 3. No' '' ' Esc to cancel · Tab to amend'
-	date +%s.%N >"$AGENT_ASKED.$n"
+	date +%s.%N >"$AGENT_ASKED.tmp" && mv "$AGENT_ASKED.tmp" "$AGENT_ASKED.$n"
 	IFS= read -r -s -n 1 _
 done
 `
