@@ -18,8 +18,9 @@ type Listener struct {
 	// signalled (tmux's wait-for), or with an error when it cannot wait.
 	Wait func(ctx context.Context, alert string) error
 	// Quiet arms the next output, once the pane fell silent (QuietArgs);
-	// Drawing arms the next silence, once it drew again (DrawingArgs).
-	Quiet, Drawing func(ctx context.Context) error
+	// Drawing arms the next silence, once it drew again (DrawingArgs);
+	// Hush arms neither, while a wake waits for its token (HushArgs).
+	Quiet, Drawing, Hush func(ctx context.Context) error
 	// Wake wakes the loop; an error ends the listener (its loop is gone).
 	Wake func() error
 	// Alive says whether the loop still runs; the listener ends when not.
@@ -60,10 +61,15 @@ func (l *Listener) Run(ctx context.Context) error {
 			continue
 		case <-due:
 			due = nil
-			if l.Bucket.Fire(time.Now()) {
-				if err := l.Wake(); err != nil {
-					return errors.Join(ErrLoopGone, err)
-				}
+			if !l.Bucket.Fire(time.Now()) {
+				break
+			}
+			if err := l.Wake(); err != nil {
+				return errors.Join(ErrLoopGone, err)
+			}
+			if armed == "" {
+				armed = Silence
+				l.do(ctx, l.Drawing, "cannot arm the silence again")
 			}
 		case alert := <-signals:
 			// A signal of the alert not armed is one that came late
@@ -73,26 +79,38 @@ func (l *Listener) Run(ctx context.Context) error {
 			}
 			if alert == Activity {
 				armed = Silence
-				if err := l.Drawing(ctx); err != nil && ctx.Err() == nil {
-					l.Log("cannot arm the silence again: " + err.Error())
-				}
+				l.do(ctx, l.Drawing, "cannot arm the silence again")
 				continue
 			}
+			if !l.Bucket.Offer(time.Now()) {
+				// No token: nothing is armed until the wake kept
+				// for it goes, so that a storm of quiet spells costs
+				// the multiplexer nothing meanwhile.
+				armed = ""
+				l.do(ctx, l.Hush, "cannot stop the silence alerts")
+				break
+			}
 			armed = Activity
-			if err := l.Quiet(ctx); err != nil && ctx.Err() == nil {
-				l.Log("cannot arm the next output: " + err.Error())
+			if !l.do(ctx, l.Quiet, "cannot arm the next output") {
 				armed = Silence
 			}
-			if l.Bucket.Offer(time.Now()) {
-				if err := l.Wake(); err != nil {
-					return errors.Join(ErrLoopGone, err)
-				}
+			if err := l.Wake(); err != nil {
+				return errors.Join(ErrLoopGone, err)
 			}
 		}
 		if at, ok := l.Bucket.Due(); ok && due == nil {
 			due = time.After(time.Until(at))
 		}
 	}
+}
+
+// do runs step, and says why it failed, unless ctx ended.
+func (l *Listener) do(ctx context.Context, step func(context.Context) error, what string) bool {
+	err := step(ctx)
+	if err != nil && ctx.Err() == nil {
+		l.Log(what + ": " + err.Error())
+	}
+	return err == nil
 }
 
 // wait waits on the channel of alert again and again, and signals each

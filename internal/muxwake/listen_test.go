@@ -63,11 +63,12 @@ func (f *fakeAlerts) signal(t *testing.T, alert string, then int) {
 // TestListenerArmsOneAlertAtATime: silence wakes the loop and arms the
 // next output; output arms the silence again and wakes nothing; a signal
 // of the alert not armed (one tmux kept for a channel nobody waited on) is
-// ignored; past the bucket, one wake waits for its token.
+// ignored; past the bucket, one wake waits for its token with nothing
+// armed, and arms the silence again when it goes.
 func TestListenerArmsOneAlertAtATime(t *testing.T) {
 	f := newFakeAlerts()
 	l := &Listener{
-		Wait: f.wait, Quiet: f.did("quiet"), Drawing: f.did("drawing"),
+		Wait: f.wait, Quiet: f.did("quiet"), Drawing: f.did("drawing"), Hush: f.did("hush"),
 		Wake:   func() error { f.add("wake"); return nil },
 		Alive:  func() bool { return true },
 		Log:    func(string) {},
@@ -83,8 +84,8 @@ func TestListenerArmsOneAlertAtATime(t *testing.T) {
 	f.signal(t, Silence, 5)  // not armed: nothing
 	time.Sleep(50 * time.Millisecond)
 	f.signal(t, Activity, 6) // drawing
-	f.signal(t, Silence, 7)  // quiet; the bucket is empty: the wake waits
-	f.signal(t, Activity, 8) // drawing
+	f.signal(t, Silence, 7)  // the bucket is empty: the wake waits, nothing armed
+	f.ch[Activity] <- struct{}{}
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
 		if len(f.seen()) >= 9 {
 			return poll.Success()
@@ -95,7 +96,7 @@ func TestListenerArmsOneAlertAtATime(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Run = %v, want context.Canceled", err)
 	}
-	want := []string{"quiet", "wake", "drawing", "quiet", "wake", "drawing", "quiet", "drawing", "wake"}
+	want := []string{"quiet", "wake", "drawing", "quiet", "wake", "drawing", "hush", "wake", "drawing"}
 	if diff := cmp.Diff(want, f.seen()); diff != "" {
 		t.Errorf("what the listener did (-want +got):\n%s", diff)
 	}
@@ -106,7 +107,7 @@ func TestListenerArmsOneAlertAtATime(t *testing.T) {
 func TestListenerEndsWithItsLoop(t *testing.T) {
 	f := newFakeAlerts()
 	l := &Listener{
-		Wait: f.wait, Quiet: f.did("quiet"), Drawing: f.did("drawing"),
+		Wait: f.wait, Quiet: f.did("quiet"), Drawing: f.did("drawing"), Hush: f.did("hush"),
 		Wake:       func() error { return errors.New("no such process") },
 		Alive:      func() bool { return false },
 		Log:        func(string) {},

@@ -217,6 +217,12 @@ func DrawingArgs(rec Record) []string {
 	}
 }
 
+// HushArgs reports neither: while a wake waits for its token, the next one
+// is armed only once it went.
+func HushArgs(rec Record) []string {
+	return []string{"set-option", "-w", "-t", rec.Window, "monitor-silence", "0"}
+}
+
 func hookName(rec Record, h string) string { return fmt.Sprintf("%s[%d]", h, rec.Index) }
 
 // DisarmCalls are the multiplexer calls that put back what rec changed,

@@ -111,6 +111,10 @@ func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence 
 			_, err := run(ctx, muxwake.DrawingArgs(rec)...)
 			return err
 		},
+		Hush: func(ctx context.Context) error {
+			_, err := run(ctx, muxwake.HushArgs(rec)...)
+			return err
+		},
 		Wake:   func() error { return Wake(state) },
 		Alive:  alive,
 		Log:    say,
