@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/icmd"
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -225,4 +226,21 @@ func waitArmed(t *testing.T, state string, before int) int {
 		return poll.Continue("not armed yet:\n%s", data)
 	}, poll.WithTimeout(30*time.Second), poll.WithDelay(100*time.Millisecond))
 	return n
+}
+
+// TestMuxWakeWatchAndStop: watch --mux-wake arms the watched window;
+// once stop has returned, every option is as it was.
+func TestMuxWakeWatchAndStop(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	before := muxOptions(t, f.tmux, "agent")
+	f.run(t, "agent", "--mux-wake", "2").Assert(t, icmd.Success)
+	waitArmed(t, filepath.Join(f.state, "monitor-agent"), 0)
+	if diff := cmp.Diff(before, muxOptions(t, f.tmux, "agent")); diff == "" {
+		t.Errorf("armed, and the options are unchanged")
+	}
+	f.run(t, "stop", "agent").Assert(t, icmd.Success)
+	if diff := cmp.Diff(before, muxOptions(t, f.tmux, "agent")); diff != "" {
+		t.Errorf("after stop returned, the options (-before +after):\n%s", diff)
+	}
 }
