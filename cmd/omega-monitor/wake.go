@@ -25,6 +25,8 @@ func runWake(e *Env, args []string) (code int) {
 			return runWakeListen(e, args[1:])
 		case "--relay":
 			return runWakeRelay(e, args[1:])
+		case "--mux":
+			return watcher.MuxWakeMain(args[1:], e.Stderr)
 		}
 	}
 	if cmdline.WantsHelp(args) {

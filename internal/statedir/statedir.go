@@ -62,6 +62,10 @@ const (
 	// RemoteWake is where the wake relay of a remote target stands
 	// (RemoteWakeRecord); removed at the loop's start.
 	RemoteWake = "wake.json"
+	// MuxWake is what the multiplexer's own wakes changed on the watched
+	// pane's window and session, and what was there before
+	// (muxwake.Record): written before the change, removed once undone.
+	MuxWake = "muxwake.json"
 	// Vitals is the watched agent's own activity, counted from its own
 	// records through a cursor (VitalsRecord).
 	Vitals = "vitals.json"

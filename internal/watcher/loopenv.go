@@ -57,6 +57,9 @@ type LoopEnv struct {
 func (e *LoopEnv) Answer(on, freeText bool) { e.answers, e.words = on, on && freeText }
 
 func NewLoopEnv(target coord.Target, f Settings, pid int, getenv func(string) string) (*LoopEnv, error) {
+	if f.MuxWake > 0 && !target.Local() {
+		return nil, fmt.Errorf("--mux-wake: for a local target only; an ssh host's agents wake their watcher through omega-monitor's hooks there (docs/hooks.md)")
+	}
 	e := &LoopEnv{target: target, flags: f, pid: pid, timeout: defaultCallTimeout}
 	env, err := EnvSettings(getenv)
 	if err != nil {
@@ -153,6 +156,11 @@ func (e *LoopEnv) Prepare() error {
 	if err := pollset.Check(*rec.Poll); err != nil {
 		return fmt.Errorf("loop-env: %w", err)
 	}
+	// What the mux wakes of a killed loop left is undone before this
+	// one's listener arms them again, whether it will or not.
+	if e.target.Local() && e.mux != "" {
+		DisarmMuxWake(context.Background(), coord.Mux{Bin: e.mux, SSH: coord.SSH{Timeout: muxCallTimeout}}, e.state)
+	}
 	// Where the last loop's wake relay stood is not where this one's will.
 	os.Remove(statedir.Dir(e.state).Path(statedir.RemoteWake))
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
@@ -224,6 +232,9 @@ func (e *LoopEnv) settings() map[string]string {
 		"nudge_text":   e.nudgeText(),
 		"call_timeout": strconv.Itoa(e.timeout),
 		"human_idle":   strconv.Itoa(e.flags.HumanIdle),
+	}
+	if e.flags.MuxWake > 0 {
+		s["mux_wake"] = strconv.Itoa(e.flags.MuxWake)
 	}
 	for k, v := range map[string]string{"work_probe": e.flags.WorkProbe, "progress_probe": e.flags.ProgressProbe,
 		"mux": e.mux, "ssh_config": e.flags.SSHConfig, "probe_dir": e.flags.ProbeDir, "funnel": e.funnel, "pane": e.flags.Pane} {
@@ -394,10 +405,15 @@ func (e *LoopEnv) conditional(cmd string) []string {
 // host wake this watcher. Its ssh has a session but no terminal (-T), and
 // no forwarding of any kind (LoopOptions); the listener's command is fixed
 // but for the pane target. None for a local target, whose hooks signal
-// the loop themselves.
+// the loop themselves; unless --mux-wake asks the local multiplexer to
+// wake it too (wake --mux).
 func (e *LoopEnv) wakeRelay() []string {
 	if e.target.Local() {
-		return nil
+		if e.flags.MuxWake == 0 || e.mux == "" {
+			return nil
+		}
+		return []string{e.bin, "wake", "--mux", "--state", e.state, "--mux-bin", e.mux, "--target", e.paneTarget(),
+			"--silence", strconv.Itoa(e.flags.MuxWake), "--interval", strconv.Itoa(e.flags.Interval)}
 	}
 	listen := append([]string{"ssh", "-T"}, e.ssh.ClientOptions(e.control)...)
 	listen = append(listen, "--", e.target.Host, remotewake.ListenCommand(e.paneTarget()))

@@ -31,6 +31,9 @@ type Settings struct {
 	// HumanIdle is how long, in seconds, a human's last input at the agent
 	// counts them there: nothing paged, nothing nudged (0: off).
 	HumanIdle int
+	// MuxWake is how many seconds of no output in the watched pane make
+	// the multiplexer wake the watcher (0: off; wakemux.go).
+	MuxWake int
 	// Pane is the pane the watcher follows, by its id (%N): watch pins
 	// the session's active pane when it starts, so that switching windows
 	// never moves the nudges to another pane.
@@ -51,6 +54,7 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
 	f.HumanIdle = 60
 	fs.Var((*cmdline.Seconds)(&f.HumanIdle), "human-idle", "`seconds` a human counts as at the agent after their last input at a client showing its pane, 0 to 3600 (60, or 1m): nothing is paged or nudged meanwhile (a question waiting 10 minutes is paged anyway); 0: off (no key is typed within 5 s of a human's input either way)")
+	fs.Var((*cmdline.Seconds)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300 (2 is a good start), for agents without hooks; 0: off (default). Local tmux targets only")
 	fs.StringVar(&f.OnChange, "on-change", "", "shell `command` run once per change of state, never waited for, under the probes' clock, with OMEGA_MONITOR_WATCHER, _TARGET, _OLD_STATE, _NEW_STATE, _RULE, _WORK and _PROGRESS in its environment (default $OMEGA_MONITOR_ON_CHANGE)")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
@@ -91,6 +95,9 @@ func (f *Settings) Check(getenv func(string) string) error {
 	}
 	if err := pollset.CheckHumanIdle(f.HumanIdle); err != nil {
 		return err
+	}
+	if f.MuxWake < 0 || f.MuxWake > MaxMuxWake {
+		return fmt.Errorf("--mux-wake must be a whole number of seconds from 0 (off) to %d; got %d", MaxMuxWake, f.MuxWake)
 	}
 	if f.NudgeTextSet {
 		if err := pollset.CheckNudgeText(f.NudgeText); err != nil {

@@ -33,6 +33,9 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 	if err := CheckFence(ctx, m, target, getenv); err != nil {
 		return "", nil, err
 	}
+	if f.MuxWake > 0 && !target.Local() {
+		return "", nil, fmt.Errorf("--mux-wake is for a local target only: an ssh host's agents wake their watcher through omega-monitor's hooks there")
+	}
 	watcher := coord.WatcherName(target)
 	watched, err := m.HasSession(ctx, coord.Target{Session: watcher})
 	if err != nil {
@@ -250,6 +253,7 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		"nudge-budget":   strconv.Itoa(f.NudgeBudget),
 		"interval":       strconv.Itoa(f.Interval),
 		"human-idle":     strconv.Itoa(f.HumanIdle),
+		"mux-wake":       strconv.Itoa(f.MuxWake),
 		"nudge-text":     f.NudgeText,
 		"on-change":      f.OnChange,
 		"mux":            f.Mux,

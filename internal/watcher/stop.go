@@ -32,6 +32,9 @@ func Stop(ctx context.Context, m coord.Mux, home string, target coord.Target, wa
 	if err != nil {
 		return "", fmt.Errorf("stopped %s, but cannot tell whether its loop finished: %v", watcher, err)
 	}
+	if free {
+		cleanMuxWake(ctx, m, string(statedir.Dir(filepath.Join(home, watcher))))
+	}
 	if !free {
 		return "", fmt.Errorf("ended the session %s, but its loop still holds the state directory: gave up waiting at %s, after %v (held by %s)",
 			watcher, time.Now().Format("15:04:05"), wait, h)
@@ -58,6 +61,7 @@ func stopStale(home, watcher string, target coord.Target) (string, error) {
 		return "", fmt.Errorf("no session %s, yet its state directory is held (by %s; %v): nothing changed", watcher, h, err)
 	}
 	markEnded(string(d))
+	cleanMuxWake(context.Background(), coord.Mux{}, string(d))
 	return fmt.Sprintf("%s was not running: its loop had ended without a stop; marked stopped (omega-monitor forget %s removes its state)", watcher, target), nil
 }
 
@@ -72,4 +76,27 @@ func markEnded(dir string) {
 		return
 	}
 	statedir.Dir(dir).WriteRecord(statedir.Ended, statedir.EndedRecord{At: time.Now().UTC(), By: "stop"})
+}
+
+// cleanMuxWake makes sure that the multiplexer's wakes of the stopped
+// watcher whose directory is dir are undone: its listener undoes them as
+// the loop ends (a few seconds at most), and what a killed one left is
+// undone here, on the multiplexer the loop ran with (else m's).
+func cleanMuxWake(ctx context.Context, m coord.Mux, dir string) {
+	d := statedir.Dir(dir)
+	for range 30 {
+		if _, err := os.Stat(d.Path(statedir.MuxWake)); err != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var rec statedir.LoopRecord
+	if d.ReadRecord(statedir.Loop, &rec) == nil && rec.Settings["mux"] != "" {
+		m.Bin = rec.Settings["mux"]
+	}
+	if m.Bin == "" {
+		return
+	}
+	m.SSH.Timeout = muxCallTimeout
+	DisarmMuxWake(ctx, m, dir)
 }

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/icmd"
+	"gotest.tools/v3/poll"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// muxAgentScript is an agent without hooks, drawing Claude Code's screens
+// as the demo's agent does. AGENT_MODE=ask (the default) works under a
+// spinner redrawn every 0.2 s for a time between AGENT_WORK_MIN and
+// AGENT_WORK_MAX seconds (a random one each turn), then asks question N
+// (its command names N), writes when it drew it to $AGENT_ASKED.N, and
+// waits for a key, which starts the next turn. AGENT_MODE=spin works
+// forever; idle draws the stopped screen once and waits; burst works 1 s
+// and stops for 3, again and again (a storm of quiet spells).
+const muxAgentScript = `
+rule=''
+for i in 1 2 3 4 5 6 7 8 9 10; do rule=$rule'──────────'; done
+min=${AGENT_WORK_MIN:-5} max=${AGENT_WORK_MAX:-5} n=0
+screen() { printf '\033[H\033[2J'; printf '%s\n' "$@"; }
+work() {
+	local end=$((SECONDS + $1)) i=0
+	while [ "$1" = forever ] || ((SECONDS < end)); do
+		screen '⏺ Read 3 files (ctrl+o to expand)' '' "✻ Crunching… ($((i / 5))s · ↑ 1.2k tokens)" '' "$rule" '❯ ' "$rule" \
+			'  ⏵⏵ accept edits on (shift+tab to cycle) · esc to interrupt'
+		i=$((i + 1))
+		sleep 0.2
+	done
+}
+case ${AGENT_MODE:-ask} in
+spin) work forever ;;
+burst)
+	while :; do
+		work 1
+		screen '⏺ Done.' '' '✻ Brewed for 1s' '' "$rule" '❯ ' "$rule" '  ⏵⏵ accept edits on (shift+tab to cycle)'
+		sleep 3
+	done
+	;;
+idle)
+	screen '⏺ Done: step 1 of the plan is in place.' '' '✻ Brewed for 12s' '' "$rule" '❯ ' "$rule" '  ⏵⏵ accept edits on (shift+tab to cycle)'
+	while :; do read -r -s _; done
+	;;
+esac
+while :; do
+	n=$((n + 1))
+	work $((min + RANDOM % (max - min + 1)))
+	screen '⏺ The parser is fixed; next, the tests for the ledger.' '' "$rule" ' Bash command' '' "   rm -rf build-$n/" \
+		"   Remove build directory $n" '' ' Do you want to proceed?' ' ❯ 1. Yes' " 2. Yes, and don't ask again for rm commands" \
+		' 3. No' '' ' Esc to cancel · Tab to amend'
+	date +%s.%N >"$AGENT_ASKED.tmp" && mv "$AGENT_ASKED.tmp" "$AGENT_ASKED.$n"
+	IFS= read -r -s -n 1 _
+done
+`
+
+// startMuxAgent runs muxAgentScript in session name of s, with env, and
+// returns its pane and the prefix of its question files.
+func startMuxAgent(t *testing.T, s *testenv.TmuxServer, name string, env ...string) (pane, asked string) {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "claude")
+	if err := os.WriteFile(script, []byte(muxAgentScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	asked = filepath.Join(dir, "asked")
+	words := append([]string{"env", "LANG=C.UTF-8", "AGENT_ASKED=" + asked}, env...)
+	s.NewSession(t, name, "exec "+coord.ShellJoin(append(words, bashPath(t), script)...))
+	return strings.TrimSpace(s.Run(t, "display-message", "-p", "-t", name, "#{pane_id}")), asked
+}
+
+// muxOptions is what a user sees of the options and hooks the mux wakes
+// touch on session's window.
+func muxOptions(t *testing.T, s *testenv.TmuxServer, session string) []string {
+	var got []string
+	for _, o := range []string{"monitor-silence", "monitor-activity"} {
+		got = append(got, s.Run(t, "show-options", "-w", "-t", session+":", o), s.Run(t, "show-options", "-A", "-w", "-t", session+":", o))
+	}
+	for _, o := range []string{"silence-action", "activity-action"} {
+		got = append(got, s.Run(t, "show-options", "-t", session, o), s.Run(t, "show-options", "-A", "-t", session, o))
+	}
+	for _, h := range []string{"alert-silence", "alert-activity"} {
+		got = append(got, s.Run(t, "show-hooks", "-t", session, h))
+	}
+	return got
+}
+
+// waitOptions waits for the options of session to be want again.
+func waitOptions(t *testing.T, s *testenv.TmuxServer, session string, want []string, what string) {
+	t.Helper()
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if diff := cmp.Diff(want, muxOptions(t, s, session)); diff != "" {
+			return poll.Continue("%s: the options are not as they were (-want +got):\n%s", what, diff)
+		}
+		return poll.Success()
+	}, poll.WithTimeout(90*time.Second), poll.WithDelay(100*time.Millisecond))
+}
+
+// askedAt reads when the agent drew question n.
+func askedAt(t *testing.T, asked string, n int) time.Time {
+	t.Helper()
+	data, err := os.ReadFile(asked + "." + strconv.Itoa(n))
+	if err != nil {
+		t.Fatalf("question %d: %v", n, err)
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
+	if err != nil {
+		t.Fatalf("question %d: %v", n, err)
+	}
+	return time.Unix(0, int64(f*1e9))
+}
+
+// TestMuxWakePagesAQuestionWithoutHooks: an agent with no hooks at all,
+// watched at --interval 60 with --mux-wake 2, asks a question while the
+// loop pauses: the multiplexer's silence alert wakes the watcher, and the
+// question is paged long before the interval would have looked. Stopped,
+// the watcher leaves the session's options and hooks as they were.
+func TestMuxWakePagesAQuestionWithoutHooks(t *testing.T) {
+	s := testenv.Tmux(t)
+	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=8", "AGENT_WORK_MAX=8")
+	before := muxOptions(t, s, "agent")
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2"}})
+	r.waitLines(1, 30*time.Second)
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if _, err := os.Stat(asked + ".1"); err != nil {
+			return poll.Continue("the agent has not asked yet")
+		}
+		return poll.Success()
+	}, poll.WithTimeout(60*time.Second), poll.WithDelay(50*time.Millisecond))
+	drawn := askedAt(t, asked, 1)
+	var paged time.Time
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		for _, a := range r.alertsNow() {
+			if strings.Contains(a, "build-1/") {
+				paged = time.Now()
+				return poll.Success()
+			}
+		}
+		return poll.Continue("question 1 not paged yet; lines:\n%s", strings.Join(r.waitLines(0, time.Second), "\n"))
+	}, poll.WithTimeout(50*time.Second), poll.WithDelay(50*time.Millisecond))
+	t.Logf("question drawn to its page: %.1fs, at --interval 60 without the agent's hooks", paged.Sub(drawn).Seconds())
+	var loop statedir.LoopRecord
+	statedir.Dir(r.state).ReadRecord(statedir.Loop, &loop)
+	if paged.Sub(loop.StartedAt) > 55*time.Second {
+		t.Errorf("the page came %v after the loop started: the interval's poll, not a wake", paged.Sub(loop.StartedAt))
+	}
+	if diff := cmp.Diff(before, muxOptions(t, s, "agent")); diff == "" {
+		t.Errorf("the watched window's options are unchanged while it watches: nothing armed")
+	}
+	r.stop()
+	waitOptions(t, s, "agent", before, "after the watcher's stop")
+	if _, err := os.Stat(filepath.Join(r.state, statedir.MuxWake)); err == nil {
+		t.Errorf("%s left behind", statedir.MuxWake)
+	}
+}
+
+// TestMuxWakeUndoneWhenTheWatcherIsKilled: a loop killed outright leaves
+// its listener, which sees the loop gone (within 30 s) and puts the
+// options back; a
+// listener killed as well leaves its record, which the next watcher's
+// start undoes, with --mux-wake or without; and a watcher's stop leaves
+// everything as the user had it (a window option and a session hook of
+// their own).
+func TestMuxWakeUndoneWhenTheWatcherIsKilled(t *testing.T) {
+	s := testenv.Tmux(t)
+	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=idle")
+	s.Run(t, "set-option", "-w", "-t", "agent:", "monitor-silence", "45")
+	s.Run(t, "set-hook", "-t", "agent", "alert-silence[0]", "display-message quiet")
+	before := muxOptions(t, s, "agent")
+	home := t.TempDir()
+	flags := []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2"}
+
+	r := startLoop(t, loopOptions{target: "agent", home: home, flags: flags})
+	r.waitLines(1, 30*time.Second)
+	armed := waitArmed(t, r.state, 0)
+	syscall.Kill(r.cmd.Process.Pid, syscall.SIGKILL)
+	waitOptions(t, s, "agent", before, "after the loop was killed")
+
+	r = startLoop(t, loopOptions{target: "agent", home: home, flags: flags})
+	r.waitLines(1, 30*time.Second)
+	armed = waitArmed(t, r.state, armed)
+	for _, p := range marked(t, "wake --mux --state "+r.state) {
+		pid, _ := strconv.Atoi(strings.Fields(p)[0])
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	syscall.Kill(r.cmd.Process.Pid, syscall.SIGKILL)
+	time.Sleep(3 * time.Second) // nothing left to notice the loop gone
+	if diff := cmp.Diff(before, muxOptions(t, s, "agent")); diff == "" {
+		t.Fatalf("the options were put back, with nobody left to do it")
+	}
+
+	// Started again without --mux-wake, the watcher undoes them first.
+	r = startLoop(t, loopOptions{target: "agent", home: home, flags: flags[:len(flags)-2]})
+	r.waitLines(1, 30*time.Second)
+	waitOptions(t, s, "agent", before, "at the next start")
+	r.stop()
+
+	r = startLoop(t, loopOptions{target: "agent", home: home, flags: flags})
+	r.waitLines(1, 30*time.Second)
+	waitArmed(t, r.state, armed)
+	r.stop()
+	waitOptions(t, s, "agent", before, "after the next watcher's stop")
+}
+
+// waitArmed waits for the mux wakes of the watcher of state to be armed
+// once more than its log said before, and returns how often they were.
+func waitArmed(t *testing.T, state string, before int) int {
+	t.Helper()
+	n := 0
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		data, _ := os.ReadFile(filepath.Join(state, "watcher.log"))
+		if n = strings.Count(string(data), "mux wake: armed"); n > before {
+			return poll.Success()
+		}
+		return poll.Continue("not armed yet:\n%s", data)
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(100*time.Millisecond))
+	return n
+}
+
+// TestMuxWakeWatchAndStop: watch --mux-wake arms the watched window;
+// once stop has returned, every option is as it was.
+func TestMuxWakeWatchAndStop(t *testing.T) {
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	before := muxOptions(t, f.tmux, "agent")
+	f.run(t, "agent", "--mux-wake", "2").Assert(t, icmd.Success)
+	waitArmed(t, filepath.Join(f.state, "monitor-agent"), 0)
+	if diff := cmp.Diff(before, muxOptions(t, f.tmux, "agent")); diff == "" {
+		t.Errorf("armed, and the options are unchanged")
+	}
+	f.run(t, "stop", "agent").Assert(t, icmd.Success)
+	if diff := cmp.Diff(before, muxOptions(t, f.tmux, "agent")); diff != "" {
+		t.Errorf("after stop returned, the options (-before +after):\n%s", diff)
+	}
+}

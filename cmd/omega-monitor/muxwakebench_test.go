@@ -1,0 +1,191 @@
+package main
+
+import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+)
+
+// The mux wakes' figures (issue 39 §4), a bench and not a test: nothing
+// here asserts a time.
+//
+//		OMEGA_MUXWAKE_BENCH=1 go test ./cmd/omega-monitor -run TestMuxWakeFigures -v -timeout 2h
+//
+//	  - latency: an agent without hooks (muxAgentScript) asks a question
+//	    after working a random 5 to 30 s; the loop watches it at --interval
+//	    60 with --mux-wake 2; from the question drawn to its alert handed to
+//	    the funnel, OMEGA_MUXWAKE_BENCH_EVENTS (20) times;
+//	  - cpu: four watchers side by side, each on a tmux server of its own,
+//	    for OMEGA_MUXWAKE_BENCH_MINUTES (10): an agent drawing a spinner
+//	    without end, and an idle one, each watched with --mux-wake 2 and
+//	    without, at --interval 60. The CPU of the loop and all its children
+//	    (the listener and its tmux clients too), from /proc, per agent-hour;
+//	    the tmux server's apart.
+//
+// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run; burst, the
+// same as cpu for an agent that works 1 s and stops for 3 again and again
+// (each stop a wake: the bucket's worst case), runs only when named.
+func TestMuxWakeFigures(t *testing.T) {
+	if os.Getenv("OMEGA_MUXWAKE_BENCH") == "" {
+		t.Skip("the mux wakes' figures, a bench of about 20 minutes: OMEGA_MUXWAKE_BENCH=1")
+	}
+	parts := os.Getenv("OMEGA_MUXWAKE_BENCH_PARTS")
+	if parts == "" {
+		parts = "latency,cpu"
+	}
+	on := func(p string) bool { return slices.Contains(strings.Split(parts, ","), p) }
+	figure(t, "mux wakes bench: load average at start %s, %d CPUs", loadAverage(), numCPU())
+	if on("latency") {
+		t.Run("latency", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20)) })
+	}
+	if on("cpu") {
+		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10), "spin", "idle") })
+	}
+	if on("burst") {
+		t.Run("burst", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10), "burst") })
+	}
+}
+
+func numCPU() int {
+	data, _ := os.ReadFile("/proc/cpuinfo")
+	return strings.Count(string(data), "\nprocessor") + 1
+}
+
+func benchMuxLatency(t *testing.T, n int) {
+	s := testenv.Tmux(t)
+	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=5", "AGENT_WORK_MAX=30")
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2"}})
+	r.waitLines(1, 30*time.Second)
+	var lat []time.Duration
+	for i := 1; i <= n; i++ {
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(asked + "." + strconv.Itoa(i)); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("question %d never asked", i)
+			}
+		}
+		drawn := askedAt(t, asked, i)
+		mark := "build-" + strconv.Itoa(i) + "/"
+		for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if slices.ContainsFunc(r.alertsNow(), func(a string) bool { return strings.Contains(a, mark) }) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("question %d never paged", i)
+			}
+		}
+		d := time.Since(drawn)
+		lat = append(lat, d)
+		figure(t, "latency: question %d drawn → paged %.1fs", i, d.Seconds())
+		s.Run(t, "send-keys", "-t", pane, "3")
+	}
+	slices.Sort(lat)
+	figure(t, "latency without the agent's hooks, --interval 60 --mux-wake 2, %d events: median %.1fs, min %.1fs, max %.1fs",
+		len(lat), median(lat).Seconds(), lat[0].Seconds(), lat[len(lat)-1].Seconds())
+}
+
+func median(d []time.Duration) time.Duration {
+	if len(d)%2 == 1 {
+		return d[len(d)/2]
+	}
+	return (d[len(d)/2-1] + d[len(d)/2]) / 2
+}
+
+// procCPU is the CPU a process and its reaped children used, in seconds,
+// from /proc (clock ticks of 1/100 s).
+func procCPU(pid int, children bool) float64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	// Fields from the state on: utime is the 12th after it, then stime,
+	// cutime, cstime.
+	sum := 0.0
+	n := 2
+	if children {
+		n = 4
+	}
+	for _, v := range f[11 : 11+n] {
+		x, _ := strconv.ParseFloat(v, 64)
+		sum += x
+	}
+	return sum / 100
+}
+
+type cpuRun struct {
+	name     string
+	r        *loopRun
+	s        *testenv.TmuxServer
+	server   int
+	loop     float64 // the loop and its children, seconds
+	srv      float64 // the tmux server
+	polls    int
+	listener float64
+}
+
+func (c *cpuRun) sample(t *testing.T) (loop, srv float64, polls int) {
+	loop = procCPU(c.r.cmd.Process.Pid, true)
+	for _, p := range marked(t, "wake --mux --state "+c.r.state) {
+		pid, _ := strconv.Atoi(strings.Fields(p)[0])
+		loop += procCPU(pid, true)
+	}
+	return loop, procCPU(c.server, false), len(c.r.waitLines(0, time.Second))
+}
+
+func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
+	var runs []*cpuRun
+	for _, mode := range modes {
+		for _, mux := range []bool{false, true} {
+			s := testenv.Tmux(t)
+			pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE="+mode)
+			// Never nudged: each stop is told once, and the loop's own
+			// work is the same with the wakes and without.
+			flags := []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--nudge-budget", "0"}
+			name := mode + ", polls only"
+			if mux {
+				flags = append(flags, "--mux-wake", "2")
+				name = mode + ", --mux-wake 2"
+			}
+			home := t.TempDir()
+			r := startLoop(t, loopOptions{target: "agent", flags: flags, home: home})
+			server, _ := strconv.Atoi(strings.TrimSpace(s.Run(t, "display-message", "-p", "#{pid}")))
+			runs = append(runs, &cpuRun{name: name, r: r, s: s, server: server})
+		}
+	}
+	for _, c := range runs {
+		c.r.waitLines(1, 60*time.Second)
+	}
+	time.Sleep(10 * time.Second) // past the first looks and the arming
+	var wg sync.WaitGroup
+	for _, c := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l0, s0, p0 := c.sample(t)
+			time.Sleep(time.Duration(minutes) * time.Minute)
+			l1, s1, p1 := c.sample(t)
+			c.loop, c.srv, c.polls = l1-l0, s1-s0, p1-p0
+		}()
+	}
+	wg.Wait()
+	per := 60 / float64(minutes)
+	for i, c := range runs {
+		figure(t, "cpu: %-22s %d polls in %d min; the loop and its children %.2f s per agent-hour, the tmux server %.2f s",
+			c.name, c.polls, minutes, c.loop*per, c.srv*per)
+		if i%2 == 1 {
+			base := runs[i-1]
+			figure(t, "cpu: %s: with the mux wakes ×%.2f the loop's without (the server's ×%.2f)",
+				strings.Split(c.name, ",")[0], c.loop/base.loop, c.srv/max(base.srv, 0.01))
+		}
+	}
+}

@@ -1,0 +1,299 @@
+// Package muxwake has the multiplexer wake a watcher by itself, for an
+// agent whose own hooks do not: tmux's monitor-silence, set on the watched
+// pane's window, fires the session's alert-silence hook once the pane has
+// drawn nothing for a few seconds, and the hook signals a wait-for channel
+// of the watcher's own, which a listener beside the loop waits on. Silence
+// is when an agent shows a question or stops; while it works it draws.
+// Once it fell silent, only its next output is reported (monitor-activity,
+// alert-activity, on a channel apart), which arms the silence again: one
+// alert is armed at a time, each fires once, and neither an agent drawing
+// without end nor one quiet for hours makes the multiplexer call anyone.
+//
+// Arm records what it changes and what was there before, before it changes
+// anything, so that Disarm (at the watcher's stop, or at the next start of
+// a watcher that was killed) puts every option back as it was. A wake
+// carries nothing: the loop only polls sooner, and the screen decides.
+package muxwake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Runner runs the multiplexer with args (tmux's command line) and returns
+// its standard output.
+type Runner func(ctx context.Context, args ...string) (string, error)
+
+// A Spot is where the watched pane is: the ids of the pane, its window and
+// its session (%N, @N, $N), which stay the same whatever is renamed.
+type Spot struct {
+	Pane    string `json:"pane"`
+	Window  string `json:"window"`
+	Session string `json:"session"`
+}
+
+var spotRE = regexp.MustCompile(`^(%[0-9]{1,9}) (@[0-9]{1,9}) (\$[0-9]{1,9})$`)
+
+// Locate asks the multiplexer where target's pane is. Only ids of the
+// exact forms tmux prints are taken: whatever else the server answers is
+// refused, never passed on.
+func Locate(ctx context.Context, run Runner, target string) (Spot, error) {
+	out, err := run(ctx, "display-message", "-p", "-t", target, "#{pane_id} #{window_id} #{session_id}")
+	if err != nil {
+		return Spot{}, fmt.Errorf("muxwake: locate %s: %w", target, err)
+	}
+	m := spotRE.FindStringSubmatch(strings.TrimSpace(out))
+	if m == nil {
+		return Spot{}, fmt.Errorf("muxwake: locate %s: not ids of a pane: %.40q", target, out)
+	}
+	return Spot{Pane: m[1], Window: m[2], Session: m[3]}, nil
+}
+
+// The options and hooks Arm sets, as "scope:name" (w: the window's, s:
+// the session's).
+var (
+	options = []string{"w:monitor-silence", "w:monitor-activity", "s:silence-action", "s:activity-action"}
+	hooks   = []string{"alert-silence", "alert-activity"}
+)
+
+// The two alerts, each of which signals a channel of its own.
+const (
+	Silence  = "silence"
+	Activity = "activity"
+)
+
+// A Record is what Arm set and what was there before (muxwake.json in the
+// watcher's directory).
+type Record struct {
+	Spot
+	// Channel is the prefix of the wait-for channels the hooks signal
+	// (Channel-silence, Channel-activity).
+	Channel string `json:"channel"`
+	// Index is the hooks' place in the session's arrays.
+	Index int `json:"index"`
+	// SilenceS is the monitor-silence set, in seconds.
+	SilenceS int `json:"silence_s"`
+	// Prior is each option's own value before ("scope:name"), "" where
+	// it had none (it took the global one).
+	Prior map[string]string `json:"prior"`
+	// OwnHooks says which hooks the session had an array of its own of
+	// before (even an empty one, which hides the global hooks already):
+	// the others' arrays Arm made are removed whole, so that the global
+	// ones apply again.
+	OwnHooks map[string]bool `json:"own_hooks"`
+	ArmedAt  time.Time       `json:"armed_at"`
+}
+
+// Name is the channel and the hooks' index of the watcher whose state
+// directory is state: its own on the server, whichever watchers share a
+// session.
+func Name(state string) (channel string, index int) {
+	h := fnv.New32a()
+	h.Write([]byte(state))
+	sum := h.Sum32()
+	return fmt.Sprintf("omega-monitor-wake-%08x", sum), 1000 + int(sum%9000)
+}
+
+// ChannelOf is the channel the alert named signals.
+func ChannelOf(rec Record, alert string) string { return rec.Channel + "-" + alert }
+
+// ErrHooksInTheWay is Arm's refusal where a hook of ours would silence the
+// user's own: global alert hooks that a session array of ours would hide,
+// or a hook of someone else's at our index.
+var ErrHooksInTheWay = errors.New("muxwake: alert hooks of the user's are in the way")
+
+// Arm has the multiplexer report the pane's window falling silent for
+// silence seconds (and then, by Quiet, its next output) to the session's
+// alert hooks, which signal the watcher's channels; the session's
+// silence-action and activity-action become any, since tmux reports the
+// session's current window to no hook otherwise. save receives the
+// record before anything is changed; an error from it changes nothing.
+func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence int, save func(Record) error) (Record, error) {
+	rec := Record{Spot: s, Channel: channel, Index: index, SilenceS: silence, Prior: map[string]string{}, OwnHooks: map[string]bool{},
+		ArmedAt: time.Now().UTC().Truncate(time.Second)}
+	for _, o := range options {
+		v, err := run(ctx, slices.Concat([]string{"show-options", "-qv"}, rec.scoped(o), []string{name(o)})...)
+		if err != nil {
+			return rec, fmt.Errorf("muxwake: arm: %w", err)
+		}
+		if v = strings.TrimSpace(v); !optionValue(v) {
+			return rec, fmt.Errorf("muxwake: arm: the server's %s is not a value: %.40q", name(o), v)
+		}
+		rec.Prior[o] = v
+	}
+	for _, h := range hooks {
+		own, err := run(ctx, "show-hooks", "-t", s.Session, h)
+		if err != nil {
+			return rec, fmt.Errorf("muxwake: arm: %w", err)
+		}
+		rec.OwnHooks[h] = strings.TrimSpace(own) != ""
+		if strings.Contains(own, fmt.Sprintf("%s[%d]", h, index)) {
+			return rec, fmt.Errorf("%w: the session's %s[%d] is taken", ErrHooksInTheWay, h, index)
+		}
+		if rec.OwnHooks[h] {
+			continue
+		}
+		global, err := run(ctx, "show-hooks", "-g", h)
+		if err != nil {
+			return rec, fmt.Errorf("muxwake: arm: %w", err)
+		}
+		if strings.Contains(global, h+"[") { // an empty array is printed as its bare name
+			return rec, fmt.Errorf("%w: global %s ones, which a session hook would hide", ErrHooksInTheWay, h)
+		}
+	}
+	if err := save(rec); err != nil {
+		return rec, fmt.Errorf("muxwake: arm: %w", err)
+	}
+	if _, err := run(ctx, ArmArgs(rec)...); err != nil {
+		return rec, fmt.Errorf("muxwake: arm: %w", err)
+	}
+	return rec, nil
+}
+
+// scoped is the flags that name option o's window or session.
+func (rec Record) scoped(o string) []string {
+	if strings.HasPrefix(o, "w:") {
+		return []string{"-w", "-t", rec.Window}
+	}
+	return []string{"-t", rec.Session}
+}
+
+func name(o string) string { return o[2:] }
+
+// optionValue says whether v reads as one of the values show-options gives
+// for the options Arm sets: a word, or nothing.
+func optionValue(v string) bool {
+	if len(v) > 20 {
+		return false
+	}
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// ArmArgs is the one multiplexer call that arms rec: silence reported,
+// activity not yet (Quiet).
+func ArmArgs(rec Record) []string {
+	args := []string{
+		"set-option", "-w", "-t", rec.Window, "monitor-silence", strconv.Itoa(rec.SilenceS), ";",
+		"set-option", "-w", "-t", rec.Window, "monitor-activity", "off", ";",
+		"set-option", "-t", rec.Session, "silence-action", "any", ";",
+		"set-option", "-t", rec.Session, "activity-action", "any",
+	}
+	for _, h := range hooks {
+		args = append(args, ";", "set-hook", "-t", rec.Session, hookName(rec, h), "wait-for -S "+ChannelOf(rec, strings.TrimPrefix(h, "alert-")))
+	}
+	return args
+}
+
+// QuietArgs is what the listener runs when the pane fell silent: its next
+// output is reported instead, once (the session's alerts cleared, so that
+// one seen before does not hold it back).
+func QuietArgs(rec Record) []string {
+	return []string{
+		"set-option", "-w", "-t", rec.Window, "monitor-silence", "0", ";",
+		"set-option", "-w", "-t", rec.Window, "monitor-activity", "on", ";",
+		"kill-session", "-C", "-t", rec.Session,
+	}
+}
+
+// DrawingArgs is what the listener runs when the pane drew again: its
+// next silence is reported instead.
+func DrawingArgs(rec Record) []string {
+	return []string{
+		"set-option", "-w", "-t", rec.Window, "monitor-activity", "off", ";",
+		"set-option", "-w", "-t", rec.Window, "monitor-silence", strconv.Itoa(rec.SilenceS), ";",
+		"kill-session", "-C", "-t", rec.Session,
+	}
+}
+
+// HushArgs reports neither: while a wake waits for its token, the next one
+// is armed only once it went.
+func HushArgs(rec Record) []string {
+	return []string{"set-option", "-w", "-t", rec.Window, "monitor-silence", "0"}
+}
+
+func hookName(rec Record, h string) string { return fmt.Sprintf("%s[%d]", h, rec.Index) }
+
+// DisarmCalls are the multiplexer calls that put back what rec changed,
+// one a call: one that fails (the window or the session is gone, and its
+// options with it) does not keep the others from running.
+func DisarmCalls(rec Record) [][]string {
+	var calls [][]string
+	for _, o := range options {
+		if v := rec.Prior[o]; v == "" {
+			calls = append(calls, slices.Concat([]string{"set-option", "-u"}, rec.scoped(o), []string{name(o)}))
+		} else {
+			calls = append(calls, slices.Concat([]string{"set-option"}, rec.scoped(o), []string{name(o), v}))
+		}
+	}
+	for _, h := range hooks {
+		if rec.OwnHooks[h] {
+			calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, hookName(rec, h)})
+		} else {
+			calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, h})
+		}
+	}
+	return calls
+}
+
+// ErrNotOurs is Disarm's refusal of a record that Arm did not write:
+// nothing of it reaches the multiplexer.
+var ErrNotOurs = errors.New("muxwake: disarm: a record that Arm did not write")
+
+// Disarm puts back what rec changed, as far as the server still has it:
+// a window or session gone took its options with it.
+func Disarm(ctx context.Context, run Runner, rec Record) error {
+	if !validRecord(rec) {
+		return fmt.Errorf("%w: %.200q", ErrNotOurs, fmt.Sprint(rec))
+	}
+	var errs []error
+	for _, c := range DisarmCalls(rec) {
+		if _, err := run(ctx, c...); err != nil && !gone(err) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("muxwake: disarm: %w", err)
+	}
+	return nil
+}
+
+// validRecord says whether rec, read back from disk, holds only what Arm
+// writes: nothing else is passed to the multiplexer.
+func validRecord(rec Record) bool {
+	ch, _ := Name("")
+	if !spotRE.MatchString(rec.Pane+" "+rec.Window+" "+rec.Session) ||
+		len(rec.Channel) != len(ch) || !strings.HasPrefix(rec.Channel, "omega-monitor-wake-") ||
+		rec.Index < 1000 || rec.Index >= 10000 {
+		return false
+	}
+	for o, v := range rec.Prior {
+		if !slices.Contains(options, o) || !optionValue(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// gone says whether err is the server's word that what it was asked about
+// no longer exists (or the server itself).
+func gone(err error) bool {
+	s := err.Error()
+	for _, w := range []string{"can't find", "no server running", "error connecting to", "no such"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,239 @@
+package muxwake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+)
+
+func TestArmAndDisarmCalls(t *testing.T) {
+	spot := Spot{Pane: "%3", Window: "@2", Session: "$1"}
+	for _, tc := range []struct {
+		name   string
+		rec    Record
+		disarm [][]string
+	}{
+		{
+			name: "nothing of the user's",
+			rec:  Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2},
+			disarm: [][]string{
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
+				{"set-option", "-u", "-t", "$1", "silence-action"},
+				{"set-option", "-u", "-t", "$1", "activity-action"},
+				{"set-hook", "-u", "-t", "$1", "alert-silence"},
+				{"set-hook", "-u", "-t", "$1", "alert-activity"},
+			},
+		},
+		{
+			name: "the user's own values and hooks",
+			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
+				Prior:    map[string]string{"w:monitor-silence": "30", "w:monitor-activity": "on", "s:silence-action": "none", "s:activity-action": ""},
+				OwnHooks: map[string]bool{"alert-silence": true}},
+			disarm: [][]string{
+				{"set-option", "-w", "-t", "@2", "monitor-silence", "30"},
+				{"set-option", "-w", "-t", "@2", "monitor-activity", "on"},
+				{"set-option", "-t", "$1", "silence-action", "none"},
+				{"set-option", "-u", "-t", "$1", "activity-action"},
+				{"set-hook", "-u", "-t", "$1", "alert-silence[1234]"},
+				{"set-hook", "-u", "-t", "$1", "alert-activity"},
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantArm := []string{
+				"set-option", "-w", "-t", "@2", "monitor-silence", "2", ";",
+				"set-option", "-w", "-t", "@2", "monitor-activity", "off", ";",
+				"set-option", "-t", "$1", "silence-action", "any", ";",
+				"set-option", "-t", "$1", "activity-action", "any", ";",
+				"set-hook", "-t", "$1", "alert-silence[1234]", "wait-for -S omega-monitor-wake-0000abcd-silence", ";",
+				"set-hook", "-t", "$1", "alert-activity[1234]", "wait-for -S omega-monitor-wake-0000abcd-activity",
+			}
+			if diff := cmp.Diff(wantArm, ArmArgs(tc.rec)); diff != "" {
+				t.Errorf("ArmArgs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.disarm, DisarmCalls(tc.rec)); diff != "" {
+				t.Errorf("DisarmCalls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNameIsTheWatchersOwn(t *testing.T) {
+	a, ia := Name("/home/u/.omega/monitor/monitor-a")
+	b, ib := Name("/home/u/.omega/monitor/monitor-b")
+	if a == b {
+		t.Errorf("two watchers share the channel %s", a)
+	}
+	for _, i := range []int{ia, ib} {
+		if i < 1000 || i >= 10000 {
+			t.Errorf("index %d out of 1000..9999", i)
+		}
+	}
+	assert.Assert(t, validRecord(Record{Spot: Spot{"%1", "@1", "$1"}, Channel: a, Index: ia}))
+}
+
+// fakeMux answers show-options and show-hooks from a table and records
+// every other call.
+type fakeMux struct {
+	answers map[string]string
+	fail    map[string]error
+	calls   [][]string
+}
+
+func (f *fakeMux) run(_ context.Context, args ...string) (string, error) {
+	key := strings.Join(args, " ")
+	if err, ok := f.fail[key]; ok {
+		return "", err
+	}
+	if a, ok := f.answers[key]; ok {
+		return a, nil
+	}
+	f.calls = append(f.calls, args)
+	return "", nil
+}
+
+// TestHostileServerAnswers: what the server answers is taken only in the
+// exact forms tmux prints; anything else changes nothing.
+func TestHostileServerAnswers(t *testing.T) {
+	for _, out := range []string{"", "%1 @2", "%1 @2 $3; kill-server", "%1 @2 $3\n%4 @5 $6", "\x1b]2;x\x07 @1 $1", "%1 @2 $-3"} {
+		f := &fakeMux{answers: map[string]string{"display-message -p -t =agent: #{pane_id} #{window_id} #{session_id}": out}}
+		if _, err := Locate(context.Background(), f.run, "=agent:"); err == nil {
+			t.Errorf("Locate took %q", out)
+		}
+	}
+	spot := Spot{"%1", "@2", "$3"}
+	for _, prior := range []string{"30 ; kill-server", "x y", strings.Repeat("9", 40), "\x1b[2J"} {
+		f := &fakeMux{answers: map[string]string{
+			"show-options -qv -w -t @2 monitor-silence":  "",
+			"show-options -qv -w -t @2 monitor-activity": prior,
+			"show-options -qv -t $3 silence-action":      "",
+		}}
+		saved := false
+		_, err := Arm(context.Background(), f.run, spot, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { saved = true; return nil })
+		if err == nil || saved || len(f.calls) != 0 {
+			t.Errorf("a prior value %q: err %v, saved %v, calls %q; want refused, nothing saved or set", prior, err, saved, f.calls)
+		}
+	}
+	bad := []Record{
+		{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, Prior: map[string]string{"w:monitor-silence": "1; kill-server"}},
+		{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, Prior: map[string]string{"w:remain-on-exit": "on"}},
+		{Spot: Spot{"%1", "@2", "$3; kill-server"}, Channel: "omega-monitor-wake-0000abcd", Index: 1234},
+		{Spot: spot, Channel: "x; kill-server", Index: 1234},
+		{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 7},
+	}
+	for _, rec := range bad {
+		f := &fakeMux{}
+		if err := Disarm(context.Background(), f.run, rec); !errors.Is(err, ErrNotOurs) || len(f.calls) != 0 {
+			t.Errorf("Disarm(%+v) = %v with calls %q; want ErrNotOurs and none", rec, err, f.calls)
+		}
+	}
+}
+
+// TestArmRefusesToHideTheUsersHooks: global alert-silence hooks of the
+// user's, which a session array would hide, and our index taken, leave
+// everything as it was.
+func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
+	spot := Spot{"%1", "@2", "$3"}
+	base := map[string]string{
+		"show-options -qv -w -t @2 monitor-silence":  "",
+		"show-options -qv -w -t @2 monitor-activity": "",
+		"show-options -qv -t $3 silence-action":      "",
+		"show-options -qv -t $3 activity-action":     "",
+		"show-hooks -t $3 alert-silence":             "",
+		"show-hooks -t $3 alert-activity":            "",
+		"show-hooks -g alert-silence":                "alert-silence\n",
+		"show-hooks -g alert-activity":               "alert-activity\n",
+	}
+	for name, hooks := range map[string]map[string]string{
+		"global":          {"show-hooks -g alert-silence": "alert-silence[0] run-shell 'notify-send quiet'\n"},
+		"global activity": {"show-hooks -g alert-activity": "alert-activity[3] display-message busy\n"},
+		"our index":       {"show-hooks -t $3 alert-activity": "alert-activity[1234] display-message hi\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			answers := map[string]string{}
+			for k, v := range base {
+				answers[k] = v
+			}
+			for k, v := range hooks {
+				answers[k] = v
+			}
+			f := &fakeMux{answers: answers}
+			_, err := Arm(context.Background(), f.run, spot, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
+			if !errors.Is(err, ErrHooksInTheWay) || len(f.calls) != 0 {
+				t.Errorf("Arm = %v, calls %q; want ErrHooksInTheWay and no change", err, f.calls)
+			}
+		})
+	}
+}
+
+// TestDisarmGoesOnPastAGoneWindow: a window or session gone took its
+// options with it; the rest is still put back.
+func TestDisarmGoesOnPastAGoneWindow(t *testing.T) {
+	rec := Record{Spot: Spot{"%1", "@2", "$3"}, Channel: "omega-monitor-wake-0000abcd", Index: 1234}
+	f := &fakeMux{fail: map[string]error{"set-option -u -w -t @2 monitor-silence": fmt.Errorf("coord: local multiplexer: can't find window: @2")}}
+	assert.NilError(t, Disarm(context.Background(), f.run, rec))
+	assert.Equal(t, len(f.calls), 5)
+	f = &fakeMux{fail: map[string]error{"set-option -u -t $3 silence-action": fmt.Errorf("coord: local multiplexer: no answer within 5s")}}
+	assert.ErrorContains(t, Disarm(context.Background(), f.run, rec), "no answer")
+	assert.Equal(t, len(f.calls), 5)
+}
+
+func TestBucket(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	type step struct {
+		at    float64
+		fire  bool // Fire rather than Offer
+		want  bool
+		pend  bool
+		dueAt float64
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"three at once, then one an interval", []step{
+			{at: 0, want: true}, {at: 0.1, want: true}, {at: 0.2, want: true},
+			{at: 0.3, want: false, pend: true, dueAt: 60},
+			{at: 0.4, want: false, pend: true, dueAt: 60},
+			{at: 59, fire: true, want: false, pend: true, dueAt: 60},
+			{at: 60, fire: true, want: true},
+			{at: 61, want: false, pend: true, dueAt: 120},
+		}},
+		{"refilled after a quiet while", []step{
+			{at: 0, want: true}, {at: 1, want: true}, {at: 2, want: true},
+			{at: 1000, want: true}, {at: 1001, want: true}, {at: 1002, want: true},
+			{at: 1003, want: false, pend: true, dueAt: 1060},
+		}},
+		{"a clock gone back passes nothing more", []step{
+			{at: 10, want: true}, {at: 10, want: true}, {at: 10, want: true},
+			{at: 5, want: false, pend: true, dueAt: 65},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := Bucket{Cap: 3, Every: time.Minute}
+			for i, s := range tc.steps {
+				var got bool
+				if s.fire {
+					got = b.Fire(at(s.at))
+				} else {
+					got = b.Offer(at(s.at))
+				}
+				if got != s.want {
+					t.Errorf("step %d at %vs: %v, want %v", i, s.at, got, s.want)
+				}
+				due, pend := b.Due()
+				if pend != s.pend || pend && !due.Equal(at(s.dueAt)) {
+					t.Errorf("step %d at %vs: pending %v due %v, want %v at %vs", i, s.at, pend, due.Sub(t0), s.pend, s.dueAt)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,177 @@
+package watcher
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/muxwake"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
+)
+
+// MaxMuxWake is the longest silence --mux-wake takes, in seconds.
+const MaxMuxWake = 300
+
+// muxCallTimeout bounds each multiplexer call of the mux wakes but the
+// wait itself.
+const muxCallTimeout = 5 * time.Second
+
+// muxWakeCap is how many of the multiplexer's wakes in a row pass at once;
+// then six an interval, one every 2 s at most (muxwake.Bucket): each quiet
+// spell of the agent is one wake, which an agent asking a question every
+// ten seconds needs, but one that draws in short bursts cannot make the
+// loop poll without end.
+const muxWakeCap = 3
+
+// muxWakeEvery is the pace of the wakes past muxWakeCap in a row.
+func muxWakeEvery(interval time.Duration) time.Duration { return max(interval/6, 2*time.Second) }
+
+// MuxWakeMain is wake --mux, which the loop of a local watcher started
+// with --mux-wake runs beside itself: it arms the multiplexer's silence
+// alert on the watched pane (muxwake.Arm), wakes the loop for each, and
+// puts everything back when the loop is stopped or gone. It returns the
+// exit status: 0 at its end, 2 for a usage error.
+func MuxWakeMain(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("wake --mux", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	state := fs.String("state", "", "the watcher's state `dir`ectory")
+	mux := fs.String("mux-bin", "", "the multiplexer `binary`")
+	target := fs.String("target", "", "the pane (%N) or session (=NAME:) the watcher captures")
+	silence := fs.Int("silence", 0, "`seconds` of no output that wake the loop")
+	interval := fs.Int("interval", 60, "the loop's interval, in `seconds`")
+	if fs.Parse(args) != nil || fs.NArg() != 0 || *state == "" || *mux == "" || *target == "" ||
+		*silence < 1 || *silence > MaxMuxWake || *interval < 1 {
+		fmt.Fprintln(stderr, "usage: omega-monitor wake --mux --state DIR --mux-bin PATH --target T --silence SECS [--interval SECS]")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	m := coord.Mux{Bin: *mux, SSH: coord.SSH{Timeout: muxCallTimeout}}
+	RunMuxWake(ctx, m, *state, *target, *silence, time.Duration(*interval)*time.Second, stderr)
+	return 0
+}
+
+// RunMuxWake arms the multiplexer's wakes of the watcher whose state
+// directory is state, on target's pane, passes them on to its loop until
+// ctx ends or the loop is gone, then disarms them. A record a killed
+// predecessor left is undone first. Where arming fails (a multiplexer
+// without these commands, hooks of the user's in the way), it says so
+// once in log and waits for its end, so that the loop, which starts it
+// again when it is gone, does not try again at every poll.
+func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence int, interval time.Duration, log io.Writer) {
+	d := statedir.Dir(state)
+	say := func(msg string) {
+		fmt.Fprintf(log, "%s mux wake: %s\n", time.Now().Format("2006-01-02T15:04:05-0700"), msg)
+	}
+	run := muxRunner(m)
+	var loop statedir.LoopRecord
+	d.ReadRecord(statedir.Loop, &loop)
+	alive := func() bool { return proc.Alive(loop.Pid, loop.StartToken) }
+	if err := DisarmMuxWake(ctx, m, state); err != nil {
+		say(err.Error())
+	}
+	channel, index := muxwake.Name(state)
+	rec, err := func() (muxwake.Record, error) {
+		s, err := muxwake.Locate(ctx, run, target)
+		if err != nil {
+			return muxwake.Record{}, err
+		}
+		return muxwake.Arm(ctx, run, s, channel, index, silence, func(r muxwake.Record) error {
+			return d.WriteRecord(statedir.MuxWake, r)
+		})
+	}()
+	if err != nil {
+		say("not armed, the poll stays as it was: " + err.Error())
+		if err := DisarmMuxWake(context.WithoutCancel(ctx), m, state); err != nil {
+			say(err.Error())
+		}
+		idle(ctx, alive)
+		return
+	}
+	say(fmt.Sprintf("armed: %s wakes this watcher after %ds of silence (window %s, session %s)", rec.Pane, silence, rec.Window, rec.Session))
+	l := &muxwake.Listener{
+		Wait: func(ctx context.Context, alert string) error {
+			cmd := m.Command(ctx, "", "wait-for", muxwake.ChannelOf(rec, alert))
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+			return cmd.Run()
+		},
+		Quiet: func(ctx context.Context) error {
+			_, err := run(ctx, muxwake.QuietArgs(rec)...)
+			return err
+		},
+		Drawing: func(ctx context.Context) error {
+			_, err := run(ctx, muxwake.DrawingArgs(rec)...)
+			return err
+		},
+		Hush: func(ctx context.Context) error {
+			_, err := run(ctx, muxwake.HushArgs(rec)...)
+			return err
+		},
+		Wake:   func() error { return Wake(state) },
+		Alive:  alive,
+		Log:    say,
+		Bucket: muxwake.Bucket{Cap: muxWakeCap, Every: muxWakeEvery(interval)},
+	}
+	err = l.Run(ctx)
+	if err := DisarmMuxWake(context.WithoutCancel(ctx), m, state); err != nil {
+		say(err.Error())
+	} else {
+		say("disarmed: every option is as it was")
+	}
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, muxwake.ErrLoopGone) {
+		say(err.Error())
+	}
+}
+
+// idle waits until ctx ends or the loop is gone.
+func idle(ctx context.Context, alive func() bool) {
+	t := time.NewTicker(30 * time.Second)
+	defer t.Stop()
+	for alive() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// DisarmMuxWake undoes what the mux wakes of the watcher whose state
+// directory is state changed, as its record says, and removes the record;
+// no record is nothing to do. A record that cannot be undone now (the
+// server does not answer) is kept for the next start or stop.
+func DisarmMuxWake(ctx context.Context, m coord.Mux, state string) error {
+	d := statedir.Dir(state)
+	var rec muxwake.Record
+	err := d.ReadRecord(statedir.MuxWake, &rec)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil: // nothing of it is passed to the multiplexer
+		os.Remove(d.Path(statedir.MuxWake))
+		return fmt.Errorf("watcher: mux wake: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*muxCallTimeout)
+	defer cancel()
+	err = muxwake.Disarm(ctx, muxRunner(m), rec)
+	if err == nil || errors.Is(err, muxwake.ErrNotOurs) {
+		os.Remove(d.Path(statedir.MuxWake))
+	}
+	return err
+}
+
+// muxRunner runs m's local multiplexer for muxwake.
+func muxRunner(m coord.Mux) muxwake.Runner {
+	return func(ctx context.Context, args ...string) (string, error) {
+		out, err := m.Run(ctx, "", args...)
+		return string(out), err
+	}
+}

@@ -1,0 +1,54 @@
+package watcher
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/assert"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+)
+
+// TestLoopEnvMuxWake: --mux-wake gives a local target's loop the mux
+// wakes' listener as its relay, with the multiplexer and the pane it
+// watches; an ssh target and a value out of bounds are refused.
+func TestLoopEnvMuxWake(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	var f Settings
+	fs := f.FlagSet("watch")
+	assert.NilError(t, fs.Parse([]string{"--interval", "30", "--pane", "%7", "--mux-wake", "2"}))
+	assert.NilError(t, f.Check(func(string) string { return "" }))
+	state := filepath.Join(t.TempDir(), "st ate")
+	env := map[string]string{"OMEGA_MONITOR_STATE": state, "OMEGA_MONITOR_BIN": "/b in/omega-monitor",
+		"OMEGA_MONITOR_MUX": "/bin/true", "HOME": t.TempDir()}
+	getenv := func(k string) string { return env[k] }
+	e, err := NewLoopEnv(coord.Target{Session: "agent"}, f, os.Getpid(), getenv)
+	assert.NilError(t, err)
+	out, err := exec.Command(bash, "-c", e.Shell()+`printf '%s\0' "${wake_relay[@]}"`).Output()
+	assert.NilError(t, err)
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	want := []string{"/b in/omega-monitor", "wake", "--mux", "--state", state, "--mux-bin", "/bin/true", "--target", "%7",
+		"--silence", "2", "--interval", "30"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the mux wakes' listener (-want +got):\n%s", diff)
+	}
+
+	_, err = NewLoopEnv(coord.Target{Host: "box", Session: "agent"}, f, os.Getpid(), getenv)
+	assert.ErrorContains(t, err, "--mux-wake: for a local target only")
+
+	for _, v := range []string{"301", "-1", "2h"} {
+		var f Settings
+		fs := f.FlagSet("watch")
+		fs.SetOutput(new(strings.Builder))
+		if fs.Parse([]string{"--mux-wake", v}) == nil && f.Check(getenv) == nil {
+			t.Errorf("--mux-wake %s taken", v)
+		}
+	}
+}
