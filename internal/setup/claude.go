@@ -124,17 +124,11 @@ func (f claudeFiles) install(bin string, entry mcpEntry) ([]string, error) {
 // uninstall removes what install put in place, and nothing of the user's.
 func (f claudeFiles) uninstall() ([]string, error) {
 	var changes []string
-	old, err := os.ReadFile(f.command)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	removed, err := removeMarked(f.command, claudeMarker)
+	if err != nil {
 		return nil, err
-	case !bytes.Contains(old, []byte(claudeMarker)):
-		return nil, fmt.Errorf("%s is not ours (no install marker); left in place", f.command)
-	default:
-		if err := os.Remove(f.command); err != nil {
-			return nil, err
-		}
+	}
+	if removed {
 		changes = append(changes, "removed "+f.command)
 	}
 	changed, err := editConfig(f.config, func(servers map[string]json.RawMessage) (bool, error) {
@@ -271,4 +265,20 @@ func sameJSON(a, b []byte) bool {
 	xb, _ := json.Marshal(x)
 	yb, _ := json.Marshal(y)
 	return bytes.Equal(xb, yb)
+}
+
+// removeMarked removes the file at path when it carries install's marker:
+// a file that is not there is nothing to remove, and one without the
+// marker is the user's, left in place and said as an error.
+func removeMarked(path, marker string) (bool, error) {
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case !bytes.Contains(old, []byte(marker)):
+		return false, fmt.Errorf("%s is not ours (no install marker); left in place", path)
+	}
+	return true, os.Remove(path)
 }

@@ -136,17 +136,11 @@ func (f codexFiles) install(bin string, server *codexServer, created *createdRec
 // uninstall removes what install put in place, and nothing of the user's.
 func (f codexFiles) uninstall(bin string, created *createdRecord) ([]string, error) {
 	var changes []string
-	old, err := os.ReadFile(f.skill)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	removed, err := removeMarked(f.skill, codexSkillMarker)
+	if err != nil {
 		return nil, err
-	case !bytes.Contains(old, []byte(codexSkillMarker)):
-		return nil, fmt.Errorf("%s is not ours (no install marker); left in place", f.skill)
-	default:
-		if err := os.Remove(f.skill); err != nil {
-			return nil, err
-		}
+	}
+	if removed {
 		changes = append(changes, "removed "+f.skill)
 		created.forget(f.skill)
 		// The skill's directory always goes with it (nothing else of
