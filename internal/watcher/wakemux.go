@@ -195,6 +195,12 @@ func DisarmMuxWake(ctx context.Context, m coord.Mux, host, state string) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*muxCallTimeout)
 	defer cancel()
 	err = muxwake.Disarm(ctx, muxRunner(m, host), rec)
+	if ce := (*coord.CallError)(nil); errors.As(err, &ce) && ce.Unreachable() {
+		// The watcher's connection may be closing under the calls as
+		// the loop stops: once more, on a connection of their own.
+		time.Sleep(time.Second)
+		err = muxwake.Disarm(ctx, muxRunner(m, host), rec)
+	}
 	if err == nil || errors.Is(err, muxwake.ErrNotOurs) {
 		os.Remove(d.Path(statedir.MuxWake))
 	}
@@ -224,11 +230,11 @@ func muxRunner(m coord.Mux, host string) muxwake.Runner {
 			return out.b.String(), nil
 		}
 		ce := &coord.CallError{Host: host, Args: args, ExitCode: -1, Stderr: strings.TrimSpace(errs.b.String()), Err: err}
-		if ctx.Err() == context.DeadlineExceeded {
-			ce.Timeout = m.SSH.Timeout
-		}
 		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.Exited() {
 			ce.ExitCode = exit.ExitCode()
+		}
+		if ctx.Err() == context.DeadlineExceeded || ce.ExitCode == 124 { // 124: the host's clock
+			ce.Timeout = m.SSH.Timeout
 		}
 		return "", ce
 	}
