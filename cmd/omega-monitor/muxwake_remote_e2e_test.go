@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/icmd"
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/coord"
@@ -172,5 +173,24 @@ func TestMuxWakeRemoteHostileHost(t *testing.T) {
 			}
 			r.stop()
 		})
+	}
+}
+
+// TestMuxWakeRemoteWatchAndStop: watch --mux-wake of an ssh target arms
+// the host's window; once stop has returned, every option is as it was.
+func TestMuxWakeRemoteWatchAndStop(t *testing.T) {
+	testenv.EndToEnd(t)
+	f := newFleet(t)
+	f.tmux.NewSession(t, "agent", "sleep 300")
+	testenv.SSHD(t, f.ssh, "box", "HOME="+t.TempDir(), "OMEGA_MONITOR_MUX="+f.tmux.Mux, "LANG=C.UTF-8")
+	before := muxOptions(t, f.tmux, "agent")
+	f.run(t, "box:agent", "--ssh-config", f.ssh.Path, "--mux-wake", "2").Assert(t, icmd.Success)
+	waitArmed(t, filepath.Join(f.state, coord.WatcherName(coord.Target{Host: "box", Session: "agent"})), 0)
+	if diff := cmp.Diff(before, muxOptions(t, f.tmux, "agent")); diff == "" {
+		t.Errorf("armed, and the host's options are unchanged")
+	}
+	f.run(t, "stop", "box:agent").Assert(t, icmd.Success)
+	if diff := cmp.Diff(before, muxOptions(t, f.tmux, "agent")); diff != "" {
+		t.Errorf("after stop returned, the host's options (-before +after):\n%s", diff)
 	}
 }
