@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -193,4 +195,80 @@ func TestMuxWakeRemoteWatchAndStop(t *testing.T) {
 	if diff := cmp.Diff(before, muxOptions(t, f.tmux, "agent")); diff != "" {
 		t.Errorf("after stop returned, the host's options (-before +after):\n%s", diff)
 	}
+}
+
+// TestMuxWakeRemoteWaitsReturningAtOnce: a host whose wait-for returns at
+// once, again and again, costs at most one wait a second per channel, not
+// a busy loop of ssh calls.
+func TestMuxWakeRemoteWaitsReturningAtOnce(t *testing.T) {
+	testenv.EndToEnd(t)
+	s := testenv.Tmux(t)
+	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=idle")
+	dir := t.TempDir()
+	mux, waits := filepath.Join(dir, "tmux"), filepath.Join(dir, "waits")
+	script := "#!/bin/sh\n[ \"$1\" != wait-for ] || { echo >>" + coord.ShellQuote(waits) + "; exit 0; }\nexec " +
+		coord.ShellQuote(s.Mux) + " \"$@\"\n"
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--ssh-config", muxHost(t, s, mux), "--interval", "60", "--pane", pane, "--mux-wake", "2"}
+	r := startLoop(t, loopOptions{target: "box:agent", flags: flags})
+	r.waitLines(1, 60*time.Second)
+	waitArmed(t, r.state, 0)
+	count := func() int { data, _ := os.ReadFile(waits); return strings.Count(string(data), "\n") }
+	start, n0 := time.Now(), count()
+	time.Sleep(8 * time.Second)
+	n, secs := count()-n0, time.Since(start).Seconds()
+	t.Logf("%d waits in %.1fs", n, secs)
+	if max := 2 * (int(secs) + 2); n > max {
+		t.Errorf("%d waits on the host in %.1fs, want %d at most: a busy loop", n, secs, max)
+	}
+	r.stop()
+}
+
+// TestMuxWakeRemoteConnectionDropped: the watcher's ssh master killed
+// under the listener's waits, the drop is said once for each alert, the
+// waits are made again, and the host's silence still pages the question
+// within seconds.
+func TestMuxWakeRemoteConnectionDropped(t *testing.T) {
+	testenv.EndToEnd(t)
+	s := testenv.Tmux(t)
+	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=12", "AGENT_WORK_MAX=12")
+	cfg := muxHost(t, s, "")
+	r := startLoop(t, loopOptions{target: "box:agent", flags: []string{"--ssh-config", cfg, "--interval", "60", "--pane", pane, "--mux-wake", "2"}})
+	r.waitLines(1, 60*time.Second)
+	waitArmed(t, r.state, 0)
+	control := coord.ControlPath(r.state, os.Getuid())
+	out, _ := exec.Command("ssh", "-F", cfg, "-o", "ControlPath="+control, "-O", "check", "box").CombinedOutput()
+	m := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no ssh master: %s", out)
+	}
+	pid, _ := strconv.Atoi(string(m[1]))
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		for _, a := range r.alertsNow() {
+			if strings.Contains(a, "build-1/") {
+				return poll.Success()
+			}
+		}
+		return poll.Continue("question 1 not paged yet")
+	}, poll.WithTimeout(50*time.Second), poll.WithDelay(50*time.Millisecond))
+	paged := time.Now()
+	t.Logf("question drawn to its page after the connection dropped: %.1fs", paged.Sub(askedAt(t, asked, 1)).Seconds())
+	if d := paged.Sub(askedAt(t, asked, 1)); d > 30*time.Second {
+		t.Errorf("paged %v after it was drawn: the interval's poll, not a wake", d)
+	}
+	log, _ := os.ReadFile(filepath.Join(r.state, "watcher.log"))
+	for l := range strings.SplitSeq(string(log), "\n") {
+		if strings.Contains(l, "mux wake:") {
+			t.Logf("watcher.log: %s", l)
+		}
+	}
+	if n := strings.Count(string(log), "cannot wait for the multiplexer's silence alerts"); n > 1 {
+		t.Errorf("the drop said %d times, want once at most:\n%s", n, log)
+	}
+	r.stop()
 }
