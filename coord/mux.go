@@ -100,6 +100,15 @@ func (m Mux) Remote(ctx context.Context, host, remoteCommand string) *exec.Cmd {
 	return group(exec.CommandContext(ctx, "ssh", m.SSH.Args(host, remoteCommand)...))
 }
 
+// RemoteHeld is Remote without ssh's -n: the remote command reads the
+// caller's standard input, which a caller that holds it open and writes
+// nothing turns into the connection's life: it ends on the host when the
+// call's connection ends.
+func (m Mux) RemoteHeld(ctx context.Context, host, remoteCommand string) *exec.Cmd {
+	args := m.SSH.Args(host, remoteCommand)
+	return group(exec.CommandContext(ctx, "ssh", args[1:]...)) // Args begins with -n
+}
+
 // group has cmd run in a session of its own, whose every group is killed
 // when its context ends.
 func group(cmd *exec.Cmd) *exec.Cmd {

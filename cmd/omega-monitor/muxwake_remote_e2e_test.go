@@ -16,6 +16,7 @@ import (
 	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/muxwake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -77,8 +78,14 @@ func TestMuxWakeRemotePagesAQuestionWithoutHooks(t *testing.T) {
 	if diff := cmp.Diff(before, muxOptions(t, s, "agent")); diff == "" {
 		t.Errorf("the host's window options are unchanged while it watches: nothing armed")
 	}
+	channel, _ := muxwake.Name(r.state)
+	if waits := marked(t, "wait-for "+channel); len(waits) == 0 {
+		t.Errorf("no wait-for of the watcher's channels runs on the host")
+	}
 	r.stop()
 	waitOptions(t, s, "agent", before, "after the watcher's stop")
+	// No wait of the watcher's is left, here or on the host.
+	waitUnmarked(t, channel, 20*time.Second)
 	// The host's server has it all back a moment before the last ssh
 	// call returns, and the record goes then.
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
@@ -101,6 +108,7 @@ func TestMuxWakeRemotePagesAQuestionWithoutHooks(t *testing.T) {
 	if diff := cmp.Diff(before, muxOptions(t, s, "agent")); diff == "" {
 		t.Fatalf("the options were put back, with nobody left to do it")
 	}
+	waitUnmarked(t, channel, 20*time.Second) // its waits end with its connections
 	r = startLoop(t, loopOptions{target: "box:agent", home: home, flags: flags[:len(flags)-2]})
 	r.waitLines(1, 60*time.Second)
 	waitOptions(t, s, "agent", before, "at the next start, over ssh")

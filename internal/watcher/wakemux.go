@@ -36,6 +36,12 @@ const muxRemoteTimeout = 10 * time.Second
 // ends by itself.
 const muxWaitSecs = 300
 
+// remoteWait is the host's wait on the channel "$1": tmux's wait-for,
+// ended as soon as the standard input ends (the watcher's end of the
+// connection gone), so that a stopped watcher leaves no wait behind.
+const remoteWait = coord.RemoteFindMux + `exec 3<&0; "$m" wait-for "$1" & w=$!; ` +
+	`{ read -r _ <&3; kill "$w"; } & r=$!; wait "$w"; s=$?; kill "$r" 2>/dev/null; exit "$s"`
+
 // muxAnswerMax is the most a host may answer to one call: a longer answer
 // is refused, never read on.
 const muxAnswerMax = 64 << 10
@@ -265,10 +271,15 @@ func muxWaiter(m coord.Mux, host string, rec muxwake.Record) func(context.Contex
 			case <-time.After(time.Until(last[i].Add(time.Second))):
 			}
 			last[i] = time.Now()
-			cmd := m.Remote(ctx, host, coord.RemoteMux(muxWaitSecs, "wait-for", muxwake.ChannelOf(rec, alert)))
+			cmd := m.RemoteHeld(ctx, host, coord.RemoteScript(muxWaitSecs, remoteWait, muxwake.ChannelOf(rec, alert)))
 			var errs boundedBuffer
 			cmd.Stdout, cmd.Stderr = nil, &errs
-			err := cmd.Run()
+			held, err := cmd.StdinPipe() // never written: closed by Run's end
+			if err != nil {
+				return err
+			}
+			err = cmd.Run()
+			held.Close()
 			if err == nil || ctx.Err() != nil {
 				return err
 			}
