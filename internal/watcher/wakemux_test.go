@@ -65,3 +65,21 @@ func TestLoopEnvMuxWake(t *testing.T) {
 		}
 	}
 }
+
+// TestMuxWakeMainUsage: wake --mux takes either the local multiplexer or
+// an ssh host, a relayed listener with the host only, and a host alias
+// that could read as an option of ssh's never.
+func TestMuxWakeMainUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--state", "/s", "--target", "%1", "--silence", "2"},
+		{"--state", "/s", "--mux-bin", "/bin/true", "--target", "%1", "--silence", "2", "--", "ssh"},
+		{"--state", "/s", "--host", "-oProxyCommand=x", "--target", "%1", "--silence", "2"},
+		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "301"},
+		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "2", "--timeout", "0"},
+	} {
+		var stderr strings.Builder
+		if code := MuxWakeMain(args, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "usage: omega-monitor wake --mux") {
+			t.Errorf("wake --mux %q: exit %d, said %q; want 2 and the usage", args, code, stderr.String())
+		}
+	}
+}
