@@ -88,12 +88,30 @@ type Mux struct {
 // pipe cannot keep the caller waiting. Run also ends whatever is left in the
 // session once the command is over.
 func (m Mux) Command(ctx context.Context, host string, args ...string) *exec.Cmd {
-	var cmd *exec.Cmd
 	if host == "" {
-		cmd = exec.CommandContext(ctx, m.Bin, args...)
-	} else {
-		cmd = exec.CommandContext(ctx, "ssh", m.SSH.Args(host, RemoteCommand(args...))...)
+		return group(exec.CommandContext(ctx, m.Bin, args...))
 	}
+	return m.Remote(ctx, host, RemoteCommand(args...))
+}
+
+// Remote returns the command that runs remoteCommand (RemoteMux's, say) on
+// the alias host over ssh with m.SSH, in a group of its own as Command's.
+func (m Mux) Remote(ctx context.Context, host, remoteCommand string) *exec.Cmd {
+	return group(exec.CommandContext(ctx, "ssh", m.SSH.Args(host, remoteCommand)...))
+}
+
+// RemoteHeld is Remote without ssh's -n: the remote command reads the
+// caller's standard input, which a caller that holds it open and writes
+// nothing turns into the connection's life: it ends on the host when the
+// call's connection ends.
+func (m Mux) RemoteHeld(ctx context.Context, host, remoteCommand string) *exec.Cmd {
+	args := m.SSH.Args(host, remoteCommand)
+	return group(exec.CommandContext(ctx, "ssh", args[1:]...)) // Args begins with -n
+}
+
+// group has cmd run in a session of its own, whose every group is killed
+// when its context ends.
+func group(cmd *exec.Cmd) *exec.Cmd {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error {
 		return killTree(cmd.Process.Pid)

@@ -47,6 +47,10 @@ type SSH struct {
 	// Timeout is the wall clock of one call. The connect, keepalive and
 	// the caller's own clock are derived from it.
 	Timeout time.Duration
+	// Control, when set, is a watcher's ControlMaster socket that each
+	// call goes through where it is up (ControlMaster=no: a call never
+	// becomes a master itself, and connects on its own where none is).
+	Control string
 }
 
 // DefaultTimeout is the wall clock of one call when none is given.
@@ -96,6 +100,9 @@ func (s SSH) Args(alias, remoteCommand string) []string {
 	args = append(args, noForwarding...)
 	if s.Config != "" {
 		args = append(args, "-F", s.Config)
+	}
+	if s.Control != "" {
+		args = append(args, "-o", "ControlMaster=no", "-o", "ControlPath="+s.Control)
 	}
 	return append(args, "--", alias, remoteCommand)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,16 @@ func TestSSHArgs(t *testing.T) {
 	}
 	if got := (SSH{Timeout: time.Second}).Args("box", "CMD"); strings.Contains(strings.Join(got, " "), "-F") || got[4] != "ConnectTimeout=1" {
 		t.Errorf("Args with no config and a 1s clock = %q", got)
+	}
+	// Through a watcher's master, never as one.
+	got = SSH{Timeout: time.Second, Control: "/st/ssh-control"}.Args("box", "CMD")
+	if diff := cmp.Diff([]string{"-o", "ControlMaster=no", "-o", "ControlPath=/st/ssh-control", "--", "box", "CMD"}, got[len(got)-7:]); diff != "" {
+		t.Errorf("Args with Control (-want +got):\n%s", diff)
+	}
+	m := Mux{SSH: SSH{Timeout: time.Second}}
+	if held, shut := m.RemoteHeld(t.Context(), "box", "CMD").Args, m.Remote(t.Context(), "box", "CMD").Args; slices.Contains(held, "-n") ||
+		!slices.Equal(held[1:], shut[2:]) || shut[1] != "-n" {
+		t.Errorf("RemoteHeld = %q, want Remote's %q without -n", held, shut)
 	}
 }
 

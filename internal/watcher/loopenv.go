@@ -57,9 +57,6 @@ type LoopEnv struct {
 func (e *LoopEnv) Answer(on, freeText bool) { e.answers, e.words = on, on && freeText }
 
 func NewLoopEnv(target coord.Target, f Settings, pid int, getenv func(string) string) (*LoopEnv, error) {
-	if f.MuxWake > 0 && !target.Local() {
-		return nil, fmt.Errorf("--mux-wake: for a local target only; an ssh host's agents wake their watcher through omega-monitor's hooks there (docs/hooks.md)")
-	}
 	e := &LoopEnv{target: target, flags: f, pid: pid, timeout: defaultCallTimeout}
 	env, err := EnvSettings(getenv)
 	if err != nil {
@@ -159,7 +156,9 @@ func (e *LoopEnv) Prepare() error {
 	// What the mux wakes of a killed loop left is undone before this
 	// one's listener arms them again, whether it will or not.
 	if e.target.Local() && e.mux != "" {
-		DisarmMuxWake(context.Background(), coord.Mux{Bin: e.mux, SSH: coord.SSH{Timeout: muxCallTimeout}}, e.state)
+		DisarmMuxWake(context.Background(), coord.Mux{Bin: e.mux, SSH: coord.SSH{Timeout: muxCallTimeout}}, "", e.state)
+	} else if !e.target.Local() {
+		DisarmMuxWake(context.Background(), remoteMux(e.state, e.flags.SSHConfig), e.target.Host, e.state)
 	}
 	// Where the last loop's wake relay stood is not where this one's will.
 	os.Remove(statedir.Dir(e.state).Path(statedir.RemoteWake))
@@ -405,8 +404,9 @@ func (e *LoopEnv) conditional(cmd string) []string {
 // host wake this watcher. Its ssh has a session but no terminal (-T), and
 // no forwarding of any kind (LoopOptions); the listener's command is fixed
 // but for the pane target. None for a local target, whose hooks signal
-// the loop themselves; unless --mux-wake asks the local multiplexer to
-// wake it too (wake --mux).
+// the loop themselves. With --mux-wake, the multiplexer wakes it too
+// (wake --mux): the local one, or the host's over the loop's connection,
+// beside the relay of the host's listener.
 func (e *LoopEnv) wakeRelay() []string {
 	if e.target.Local() {
 		if e.flags.MuxWake == 0 || e.mux == "" {
@@ -417,6 +417,11 @@ func (e *LoopEnv) wakeRelay() []string {
 	}
 	listen := append([]string{"ssh", "-T"}, e.ssh.ClientOptions(e.control)...)
 	listen = append(listen, "--", e.target.Host, remotewake.ListenCommand(e.paneTarget()))
+	if e.flags.MuxWake > 0 {
+		return append([]string{e.bin, "wake", "--mux", "--state", e.state, "--host", e.target.Host, "--ssh-config", e.flags.SSHConfig,
+			"--target", e.paneTarget(), "--silence", strconv.Itoa(e.flags.MuxWake), "--interval", strconv.Itoa(e.flags.Interval),
+			"--timeout", strconv.Itoa(e.timeout), "--"}, listen...)
+	}
 	return append([]string{e.bin, "wake", "--relay", "--state", e.state, "--timeout", strconv.Itoa(e.timeout), "--"}, listen...)
 }
 

@@ -54,7 +54,7 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
 	f.HumanIdle = 60
 	fs.Var((*cmdline.Seconds)(&f.HumanIdle), "human-idle", "`seconds` a human counts as at the agent after their last input at a client showing its pane, 0 to 3600 (60, or 1m): nothing is paged or nudged meanwhile (a question waiting 10 minutes is paged anyway); 0: off (no key is typed within 5 s of a human's input either way)")
-	fs.Var((*cmdline.Seconds)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300 (2 is a good start), for agents without hooks; 0: off (default). Local tmux targets only")
+	fs.Var((*cmdline.Seconds)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300 (2 is a good start), for agents without hooks; 0: off (default). Local and ssh targets (tmux on the host, over the watcher's connection)")
 	fs.StringVar(&f.OnChange, "on-change", "", "shell `command` run once per change of state, never waited for, under the probes' clock, with OMEGA_MONITOR_WATCHER, _TARGET, _OLD_STATE, _NEW_STATE, _RULE, _WORK and _PROGRESS in its environment (default $OMEGA_MONITOR_ON_CHANGE)")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")

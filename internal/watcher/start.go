@@ -33,9 +33,6 @@ func Start(ctx context.Context, m coord.Mux, target coord.Target, fs *flag.FlagS
 	if err := CheckFence(ctx, m, target, getenv); err != nil {
 		return "", nil, err
 	}
-	if f.MuxWake > 0 && !target.Local() {
-		return "", nil, fmt.Errorf("--mux-wake is for a local target only: an ssh host's agents wake their watcher through omega-monitor's hooks there")
-	}
 	watcher := coord.WatcherName(target)
 	watched, err := m.HasSession(ctx, coord.Target{Session: watcher})
 	if err != nil {

@@ -81,7 +81,8 @@ func markEnded(dir string) {
 // cleanMuxWake makes sure that the multiplexer's wakes of the stopped
 // watcher whose directory is dir are undone: its listener undoes them as
 // the loop ends (a few seconds at most), and what a killed one left is
-// undone here, on the multiplexer the loop ran with (else m's).
+// undone here, on the multiplexer the loop ran with (else m's), or its
+// ssh host's.
 func cleanMuxWake(ctx context.Context, m coord.Mux, dir string) {
 	d := statedir.Dir(dir)
 	for range 30 {
@@ -91,12 +92,17 @@ func cleanMuxWake(ctx context.Context, m coord.Mux, dir string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	var rec statedir.LoopRecord
-	if d.ReadRecord(statedir.Loop, &rec) == nil && rec.Settings["mux"] != "" {
+	d.ReadRecord(statedir.Loop, &rec)
+	if t, err := coord.ParseTarget(rec.Target); err == nil && !t.Local() {
+		DisarmMuxWake(ctx, remoteMux(dir, rec.Settings["ssh_config"]), t.Host, dir)
+		return
+	}
+	if rec.Settings["mux"] != "" {
 		m.Bin = rec.Settings["mux"]
 	}
 	if m.Bin == "" {
 		return
 	}
 	m.SSH.Timeout = muxCallTimeout
-	DisarmMuxWake(ctx, m, dir)
+	DisarmMuxWake(ctx, m, "", dir)
 }

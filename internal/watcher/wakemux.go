@@ -1,13 +1,16 @@
 package watcher
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,7 +27,26 @@ const MaxMuxWake = 300
 // wait itself.
 const muxCallTimeout = 5 * time.Second
 
-// muxWakeCap is how many of the multiplexer's wakes in a row pass at once;
+// muxRemoteTimeout bounds each such call to an ssh host, a connect
+// included where the watcher's connection is down.
+const muxRemoteTimeout = 10 * time.Second
+
+// muxWaitSecs bounds a wait on an ssh host, on the host's clock: the wait
+// is then made again, and a wait-for that a killed watcher left there
+// ends by itself.
+const muxWaitSecs = 300
+
+// remoteWait is the host's wait on the channel "$1": tmux's wait-for,
+// ended as soon as the standard input ends (the watcher's end of the
+// connection gone), so that a stopped watcher leaves no wait behind.
+const remoteWait = coord.RemoteFindMux + `exec 3<&0; "$m" wait-for "$1" & w=$!; ` +
+	`{ read -r _ <&3; kill "$w"; } & r=$!; wait "$w"; s=$?; kill "$r" 2>/dev/null; exit "$s"`
+
+// muxAnswerMax is the most a host may answer to one call: a longer answer
+// is refused, never read on.
+const muxAnswerMax = 64 << 10
+
+// muxWake how many of the multiplexer's wakes in a row pass at once;
 // then six an interval, one every 2 s at most (muxwake.Bucket): each quiet
 // spell of the agent is one wake, which an agent asking a question every
 // ten seconds needs, but one that draws in short bursts cannot make the
@@ -34,11 +56,13 @@ const muxWakeCap = 3
 // muxWakeEvery is the pace of the wakes past muxWakeCap in a row.
 func muxWakeEvery(interval time.Duration) time.Duration { return max(interval/6, 2*time.Second) }
 
-// MuxWakeMain is wake --mux, which the loop of a local watcher started
-// with --mux-wake runs beside itself: it arms the multiplexer's silence
-// alert on the watched pane (muxwake.Arm), wakes the loop for each, and
-// puts everything back when the loop is stopped or gone. It returns the
-// exit status: 0 at its end, 2 for a usage error.
+// MuxWakeMain is wake --mux, which the loop of a watcher started with
+// --mux-wake runs beside itself: it arms the multiplexer's silence alert
+// on the watched pane (muxwake.Arm), wakes the loop for each, and puts
+// everything back when the loop is stopped or gone. With --host, the
+// multiplexer is the ssh host's, over the watcher's connection, and a
+// command after "--" is the host's wake listener, relayed as wake --relay
+// does. It returns the exit status: 0 at its end, 2 for a usage error.
 func MuxWakeMain(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wake --mux", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -47,35 +71,53 @@ func MuxWakeMain(args []string, stderr io.Writer) int {
 	target := fs.String("target", "", "the pane (%N) or session (=NAME:) the watcher captures")
 	silence := fs.Int("silence", 0, "`seconds` of no output that wake the loop")
 	interval := fs.Int("interval", 60, "the loop's interval, in `seconds`")
-	if fs.Parse(args) != nil || fs.NArg() != 0 || *state == "" || *mux == "" || *target == "" ||
-		*silence < 1 || *silence > MaxMuxWake || *interval < 1 {
-		fmt.Fprintln(stderr, "usage: omega-monitor wake --mux --state DIR --mux-bin PATH --target T --silence SECS [--interval SECS]")
+	host := fs.String("host", "", "the ssh `alias` of the target's host")
+	config := fs.String("ssh-config", "", "ssh's config `file`")
+	timeout := fs.Int("timeout", defaultCallTimeout, "the relay's wall clock, in `seconds`")
+	err := fs.Parse(args)
+	if local := *host == ""; err != nil || local && (*mux == "" || fs.NArg() != 0) || !local && coord.CheckHost(*host) != nil ||
+		*state == "" || *target == "" || *silence < 1 || *silence > MaxMuxWake || *interval < 1 || *timeout < 1 {
+		fmt.Fprintln(stderr, "usage: omega-monitor wake --mux --state DIR {--mux-bin PATH | --host ALIAS [--ssh-config FILE] [--timeout SECS] [-- LISTENER...]}\n"+
+			"       --target T --silence SECS [--interval SECS]")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	m := coord.Mux{Bin: *mux, SSH: coord.SSH{Timeout: muxCallTimeout}}
-	RunMuxWake(ctx, m, *state, *target, *silence, time.Duration(*interval)*time.Second, stderr)
+	if *host != "" {
+		m = remoteMux(*state, *config)
+		if fs.NArg() > 0 {
+			go RunRelay(ctx, *state, fs.Args(), time.Duration(*timeout)*time.Second, stderr)
+		}
+	}
+	RunMuxWake(ctx, m, *host, *state, *target, *silence, time.Duration(*interval)*time.Second, stderr)
 	return 0
 }
 
+// remoteMux calls the multiplexer of an ssh host for the mux wakes of the
+// watcher whose state directory is state, through its ControlMaster.
+func remoteMux(state, sshConfig string) coord.Mux {
+	return coord.Mux{SSH: coord.SSH{Config: sshConfig, Timeout: muxRemoteTimeout, Control: coord.ControlPath(state, os.Getuid())}}
+}
+
 // RunMuxWake arms the multiplexer's wakes of the watcher whose state
-// directory is state, on target's pane, passes them on to its loop until
+// directory is state, on target's pane (of host's multiplexer, "" for the
+// local one), passes them on to its loop until
 // ctx ends or the loop is gone, then disarms them. A record a killed
 // predecessor left is undone first. Where arming fails (a multiplexer
 // without these commands, hooks of the user's in the way), it says so
 // once in log and waits for its end, so that the loop, which starts it
 // again when it is gone, does not try again at every poll.
-func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence int, interval time.Duration, log io.Writer) {
+func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, silence int, interval time.Duration, log io.Writer) {
 	d := statedir.Dir(state)
 	say := func(msg string) {
 		fmt.Fprintf(log, "%s mux wake: %s\n", time.Now().Format("2006-01-02T15:04:05-0700"), msg)
 	}
-	run := muxRunner(m)
+	run := muxRunner(m, host)
 	var loop statedir.LoopRecord
 	d.ReadRecord(statedir.Loop, &loop)
 	alive := func() bool { return proc.Alive(loop.Pid, loop.StartToken) }
-	if err := DisarmMuxWake(ctx, m, state); err != nil {
+	if err := DisarmMuxWake(ctx, m, host, state); err != nil {
 		say(err.Error())
 	}
 	channel, index := muxwake.Name(state)
@@ -90,7 +132,7 @@ func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence 
 	}()
 	if err != nil {
 		say("not armed, the poll stays as it was: " + err.Error())
-		if err := DisarmMuxWake(context.WithoutCancel(ctx), m, state); err != nil {
+		if err := DisarmMuxWake(context.WithoutCancel(ctx), m, host, state); err != nil {
 			say(err.Error())
 		}
 		idle(ctx, alive)
@@ -98,11 +140,7 @@ func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence 
 	}
 	say(fmt.Sprintf("armed: %s wakes this watcher after %ds of silence (window %s, session %s)", rec.Pane, silence, rec.Window, rec.Session))
 	l := &muxwake.Listener{
-		Wait: func(ctx context.Context, alert string) error {
-			cmd := m.Command(ctx, "", "wait-for", muxwake.ChannelOf(rec, alert))
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
-			return cmd.Run()
-		},
+		Wait: muxWaiter(m, host, rec),
 		Quiet: func(ctx context.Context) error {
 			_, err := run(ctx, muxwake.QuietArgs(rec)...)
 			return err
@@ -121,7 +159,7 @@ func RunMuxWake(ctx context.Context, m coord.Mux, state, target string, silence 
 		Bucket: muxwake.Bucket{Cap: muxWakeCap, Every: muxWakeEvery(interval)},
 	}
 	err = l.Run(ctx)
-	if err := DisarmMuxWake(context.WithoutCancel(ctx), m, state); err != nil {
+	if err := DisarmMuxWake(context.WithoutCancel(ctx), m, host, state); err != nil {
 		say(err.Error())
 	} else {
 		say("disarmed: every option is as it was")
@@ -145,10 +183,11 @@ func idle(ctx context.Context, alive func() bool) {
 }
 
 // DisarmMuxWake undoes what the mux wakes of the watcher whose state
-// directory is state changed, as its record says, and removes the record;
+// directory is state changed on host's multiplexer ("" for the local
+// one), as its record says, and removes the record;
 // no record is nothing to do. A record that cannot be undone now (the
 // server does not answer) is kept for the next start or stop.
-func DisarmMuxWake(ctx context.Context, m coord.Mux, state string) error {
+func DisarmMuxWake(ctx context.Context, m coord.Mux, host, state string) error {
 	d := statedir.Dir(state)
 	var rec muxwake.Record
 	err := d.ReadRecord(statedir.MuxWake, &rec)
@@ -161,17 +200,112 @@ func DisarmMuxWake(ctx context.Context, m coord.Mux, state string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*muxCallTimeout)
 	defer cancel()
-	err = muxwake.Disarm(ctx, muxRunner(m), rec)
+	err = muxwake.Disarm(ctx, muxRunner(m, host), rec)
+	if ce := (*coord.CallError)(nil); errors.As(err, &ce) && ce.Unreachable() {
+		// The watcher's connection may be closing under the calls as
+		// the loop stops: once more, on a connection of their own.
+		time.Sleep(time.Second)
+		err = muxwake.Disarm(ctx, muxRunner(m, host), rec)
+	}
 	if err == nil || errors.Is(err, muxwake.ErrNotOurs) {
 		os.Remove(d.Path(statedir.MuxWake))
 	}
 	return err
 }
 
-// muxRunner runs m's local multiplexer for muxwake.
-func muxRunner(m coord.Mux) muxwake.Runner {
-	return func(ctx context.Context, args ...string) (string, error) {
-		out, err := m.Run(ctx, "", args...)
-		return string(out), err
+// muxRunner runs m's multiplexer for muxwake: the local one, or host's
+// over ssh, bounded in time on both sides and in the size of its answer.
+func muxRunner(m coord.Mux, host string) muxwake.Runner {
+	if host == "" {
+		return func(ctx context.Context, args ...string) (string, error) {
+			out, err := m.Run(ctx, "", args...)
+			return string(out), err
+		}
 	}
+	return func(ctx context.Context, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, m.SSH.Timeout)
+		defer cancel()
+		cmd := m.Remote(ctx, host, coord.RemoteMux(int(m.SSH.Timeout/time.Second)-1, args...))
+		var out, errs boundedBuffer
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		err := cmd.Run()
+		switch {
+		case out.over || errs.over:
+			return "", fmt.Errorf("watcher: mux wake: host %s answered more than %d bytes to %s", host, muxAnswerMax, args[0])
+		case err == nil:
+			return out.b.String(), nil
+		}
+		ce := &coord.CallError{Host: host, Args: args, ExitCode: -1, Stderr: strings.TrimSpace(errs.b.String()), Err: err}
+		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.Exited() {
+			ce.ExitCode = exit.ExitCode()
+		}
+		if ctx.Err() == context.DeadlineExceeded || ce.ExitCode == 124 { // 124: the host's clock
+			ce.Timeout = m.SSH.Timeout
+		}
+		return "", ce
+	}
+}
+
+// muxWaiter waits for the channel of rec's alert on m's multiplexer: the
+// local one, or host's over ssh, where each wait lasts muxWaitSecs at most
+// and is made again, and starts a second after the last at the soonest,
+// so that a host whose waits return at once costs no busy loop.
+func muxWaiter(m coord.Mux, host string, rec muxwake.Record) func(context.Context, string) error {
+	if host == "" {
+		return func(ctx context.Context, alert string) error {
+			cmd := m.Command(ctx, "", "wait-for", muxwake.ChannelOf(rec, alert))
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+			return cmd.Run()
+		}
+	}
+	var last [2]time.Time // each alert's own: one goroutine waits on each
+	return func(ctx context.Context, alert string) error {
+		i := 0
+		if alert == muxwake.Activity {
+			i = 1
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Until(last[i].Add(time.Second))):
+			}
+			last[i] = time.Now()
+			cmd := m.RemoteHeld(ctx, host, coord.RemoteScript(muxWaitSecs, remoteWait, muxwake.ChannelOf(rec, alert)))
+			var errs boundedBuffer
+			cmd.Stdout, cmd.Stderr = nil, &errs
+			held, err := cmd.StdinPipe() // never written: closed by Run's end
+			if err != nil {
+				return err
+			}
+			err = cmd.Run()
+			held.Close()
+			if err == nil || ctx.Err() != nil {
+				return err
+			}
+			code := -1
+			if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+				code = exit.ExitCode()
+			}
+			if code == 124 {
+				continue // the host's clock ended the wait: wait again
+			}
+			return &coord.CallError{Host: host, Args: []string{"wait-for"}, ExitCode: code, Stderr: strings.TrimSpace(errs.b.String()), Err: err}
+		}
+	}
+}
+
+// A boundedBuffer keeps up to muxAnswerMax bytes of what a host writes,
+// and refuses the rest, which ends the call.
+type boundedBuffer struct {
+	b    bytes.Buffer
+	over bool
+}
+
+func (w *boundedBuffer) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > muxAnswerMax {
+		w.over = true
+		return 0, errors.New("watcher: mux wake: the answer is too long")
+	}
+	return w.b.Write(p)
 }

@@ -15,7 +15,8 @@ import (
 
 // TestLoopEnvMuxWake: --mux-wake gives a local target's loop the mux
 // wakes' listener as its relay, with the multiplexer and the pane it
-// watches; an ssh target and a value out of bounds are refused.
+// watches; an ssh target's, with the host, its ssh config and the host's
+// wake listener to relay beside; a value out of bounds is refused.
 func TestLoopEnvMuxWake(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -40,8 +41,20 @@ func TestLoopEnvMuxWake(t *testing.T) {
 		t.Errorf("the mux wakes' listener (-want +got):\n%s", diff)
 	}
 
-	_, err = NewLoopEnv(coord.Target{Host: "box", Session: "agent"}, f, os.Getpid(), getenv)
-	assert.ErrorContains(t, err, "--mux-wake: for a local target only")
+	f.SSHConfig = "/c fg"
+	e, err = NewLoopEnv(coord.Target{Host: "box", Session: "agent"}, f, os.Getpid(), getenv)
+	assert.NilError(t, err)
+	out, err = exec.Command(bash, "-c", e.Shell()+`printf '%s\0' "${wake_relay[@]}"`).Output()
+	assert.NilError(t, err)
+	got = strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	want = []string{"/b in/omega-monitor", "wake", "--mux", "--state", state, "--host", "box", "--ssh-config", "/c fg",
+		"--target", "%7", "--silence", "2", "--interval", "30", "--timeout", "20", "--", "ssh", "-T"}
+	if diff := cmp.Diff(want, got[:len(want)]); diff != "" {
+		t.Errorf("an ssh target's mux wakes (-want +got):\n%s", diff)
+	}
+	if l := got[len(got)-1]; !strings.Contains(l, "wake --listen") {
+		t.Errorf("relays %q, want the host's wake listener", l)
+	}
 
 	for _, v := range []string{"301", "-1", "2h"} {
 		var f Settings
@@ -49,6 +62,24 @@ func TestLoopEnvMuxWake(t *testing.T) {
 		fs.SetOutput(new(strings.Builder))
 		if fs.Parse([]string{"--mux-wake", v}) == nil && f.Check(getenv) == nil {
 			t.Errorf("--mux-wake %s taken", v)
+		}
+	}
+}
+
+// TestMuxWakeMainUsage: wake --mux takes either the local multiplexer or
+// an ssh host, a relayed listener with the host only, and a host alias
+// that could read as an option of ssh's never.
+func TestMuxWakeMainUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--state", "/s", "--target", "%1", "--silence", "2"},
+		{"--state", "/s", "--mux-bin", "/bin/true", "--target", "%1", "--silence", "2", "--", "ssh"},
+		{"--state", "/s", "--host", "-oProxyCommand=x", "--target", "%1", "--silence", "2"},
+		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "301"},
+		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "2", "--timeout", "0"},
+	} {
+		var stderr strings.Builder
+		if code := MuxWakeMain(args, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "usage: omega-monitor wake --mux") {
+			t.Errorf("wake --mux %q: exit %d, said %q; want 2 and the usage", args, code, stderr.String())
 		}
 	}
 }

@@ -39,11 +39,15 @@ The watcher of an ssh target runs two more forms itself, never a hook:
       loop: keeps COMMAND (that listener, through ssh) running and wakes
       the loop for the wakes of its own pane
 
-And a local watcher started with --mux-wake SECS runs, beside its loop:
+And a watcher started with --mux-wake SECS runs, beside its loop:
   wake --mux --state DIR --mux-bin PATH --target T --silence SECS
       [--interval SECS]   arms tmux's silence alert on T's pane, wakes the
       loop when the pane falls silent, and puts every option back at its
       end (docs/hooks.md, "Without the agent's hooks")
+  wake --mux --state DIR --host ALIAS [--ssh-config FILE] [--timeout SECS]
+      --target T --silence SECS [--interval SECS] [-- LISTENER...]   the
+      same on an ssh host's tmux, over the watcher's connection, and the
+      relay of LISTENER as wake --relay
 `
 
 // ErrNotListenTarget is Listen's answer to a target that is neither a
