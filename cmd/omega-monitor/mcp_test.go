@@ -60,15 +60,20 @@ func statusOverStdio(t *testing.T, cmd *exec.Cmd) {
 	}
 }
 
-// loneBinary is a copy of the built omega-monitor in a directory of its
-// own, with no MCP server beside it.
+// loneBinary is the built omega-monitor in a directory of its own, with no
+// MCP server beside it: a hard link where it can be, so that no file is
+// written and run at once (a parallel test's fork holding the written file
+// open makes the run fail with "text file busy"), else a copy.
 func loneBinary(t *testing.T) string {
 	t.Helper()
+	path := filepath.Join(t.TempDir(), "omega-monitor")
+	if os.Link(omegaMonitor(t), path) == nil {
+		return path
+	}
 	b, err := os.ReadFile(omegaMonitor(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "omega-monitor")
 	if err := os.WriteFile(path, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
