@@ -18,7 +18,7 @@ unformatted=$(gofmt -l "${gofiles[@]}")
 
 go vet ./... || failed+=("go vet")
 go mod tidy -diff || failed+=("go mod tidy")
-go test -count=1 -timeout 20m ./... || failed+=("go test")
+go test -count=1 -timeout 40m ./... || failed+=("go test")
 
 mapfile -t shells < <(git ls-files '*.sh' '.ci/run' 'scripts/*' 2>/dev/null | while read -r f; do
 	[[ -f $f ]] && head -1 "$f" | grep -q 'bash' && echo "$f"
