@@ -255,7 +255,9 @@ func TestRealQwenAndCopilotAnsweredFromTheChat(t *testing.T) {
 			n := len(api.Requests())
 			o := answerAs(t, r, c.label, false)
 			lines := r.waitLine("answer ", realTimeout)
-			for !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "answer typed: ") || strings.Contains(l, "answer NOT typed: ") }) {
+			for !slices.ContainsFunc(lines, func(l string) bool {
+				return strings.Contains(l, "answer typed: ") || strings.Contains(l, "answer NOT typed: ")
+			}) {
 				lines = r.waitLines(len(lines)+1, realTimeout)
 			}
 			if cancelled := linesWith(lines, "answer NOT typed: "); len(cancelled) > 0 {
