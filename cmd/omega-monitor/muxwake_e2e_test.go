@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -132,23 +133,8 @@ func TestMuxWakePagesAQuestionWithoutHooks(t *testing.T) {
 	before := muxOptions(t, s, "agent")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2"}})
 	r.waitLines(1, 30*time.Second)
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		if _, err := os.Stat(asked + ".1"); err != nil {
-			return poll.Continue("the agent has not asked yet")
-		}
-		return poll.Success()
-	}, poll.WithTimeout(60*time.Second), poll.WithDelay(50*time.Millisecond))
-	drawn := askedAt(t, asked, 1)
-	var paged time.Time
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		for _, a := range r.alertsNow() {
-			if strings.Contains(a, "build-1/") {
-				paged = time.Now()
-				return poll.Success()
-			}
-		}
-		return poll.Continue("question 1 not paged yet; lines:\n%s", strings.Join(r.waitLines(0, time.Second), "\n"))
-	}, poll.WithTimeout(50*time.Second), poll.WithDelay(50*time.Millisecond))
+	drawn := waitAsked(t, asked, 1)
+	paged := waitPaged(t, r, 1)
 	t.Logf("question drawn to its page: %.1fs, at --interval 60 without the agent's hooks", paged.Sub(drawn).Seconds())
 	var loop statedir.LoopRecord
 	statedir.Dir(r.state).ReadRecord(statedir.Loop, &loop)
@@ -243,4 +229,33 @@ func TestMuxWakeWatchAndStop(t *testing.T) {
 	if diff := cmp.Diff(before, muxOptions(t, f.tmux, "agent")); diff != "" {
 		t.Errorf("after stop returned, the options (-before +after):\n%s", diff)
 	}
+}
+
+// waitAsked waits for the scripted agent to draw its question n, and
+// returns when it did.
+func waitAsked(t *testing.T, asked string, n int) time.Time {
+	t.Helper()
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if _, err := os.Stat(fmt.Sprintf("%s.%d", asked, n)); err != nil {
+			return poll.Continue("the agent has not asked question %d yet", n)
+		}
+		return poll.Success()
+	}, poll.WithTimeout(60*time.Second), poll.WithDelay(50*time.Millisecond))
+	return askedAt(t, asked, n)
+}
+
+// waitPaged waits for the page of the scripted agent's question n, and
+// returns when it was seen.
+func waitPaged(t *testing.T, r *loopRun, n int) time.Time {
+	t.Helper()
+	mark := fmt.Sprintf("build-%d/", n)
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		for _, a := range r.alertsNow() {
+			if strings.Contains(a, mark) {
+				return poll.Success()
+			}
+		}
+		return poll.Continue("question %d not paged yet; lines:\n%s", n, strings.Join(r.waitLines(0, time.Second), "\n"))
+	}, poll.WithTimeout(50*time.Second), poll.WithDelay(50*time.Millisecond))
+	return time.Now()
 }

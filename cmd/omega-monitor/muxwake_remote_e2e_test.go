@@ -52,23 +52,8 @@ func TestMuxWakeRemotePagesAQuestionWithoutHooks(t *testing.T) {
 	flags := []string{"--ssh-config", muxHost(t, s, ""), "--interval", "60", "--pane", pane, "--mux-wake", "2"}
 	r := startLoop(t, loopOptions{target: "box:agent", home: home, flags: flags})
 	r.waitLines(1, 60*time.Second)
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		if _, err := os.Stat(asked + ".1"); err != nil {
-			return poll.Continue("the agent has not asked yet")
-		}
-		return poll.Success()
-	}, poll.WithTimeout(60*time.Second), poll.WithDelay(50*time.Millisecond))
-	drawn := askedAt(t, asked, 1)
-	var paged time.Time
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		for _, a := range r.alertsNow() {
-			if strings.Contains(a, "build-1/") {
-				paged = time.Now()
-				return poll.Success()
-			}
-		}
-		return poll.Continue("question 1 not paged yet; lines:\n%s", strings.Join(r.waitLines(0, time.Second), "\n"))
-	}, poll.WithTimeout(50*time.Second), poll.WithDelay(50*time.Millisecond))
+	drawn := waitAsked(t, asked, 1)
+	paged := waitPaged(t, r, 1)
 	t.Logf("question drawn on the host to its page: %.1fs, at --interval 60 without the agent's hooks", paged.Sub(drawn).Seconds())
 	var loop statedir.LoopRecord
 	statedir.Dir(r.state).ReadRecord(statedir.Loop, &loop)
@@ -256,15 +241,7 @@ func TestMuxWakeRemoteConnectionDropped(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		for _, a := range r.alertsNow() {
-			if strings.Contains(a, "build-1/") {
-				return poll.Success()
-			}
-		}
-		return poll.Continue("question 1 not paged yet")
-	}, poll.WithTimeout(50*time.Second), poll.WithDelay(50*time.Millisecond))
-	paged := time.Now()
+	paged := waitPaged(t, r, 1)
 	t.Logf("question drawn to its page after the connection dropped: %.1fs", paged.Sub(askedAt(t, asked, 1)).Seconds())
 	if d := paged.Sub(askedAt(t, asked, 1)); d > 30*time.Second {
 		t.Errorf("paged %v after it was drawn: the interval's poll, not a wake", d)
