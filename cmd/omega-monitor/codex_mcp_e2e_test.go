@@ -50,17 +50,9 @@ func (p *monitorAgentPlay) fail(format string, args ...any) (fakeapi.Reply, bool
 func (p *monitorAgentPlay) reply(turn fakeapi.Turn) (fakeapi.Reply, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	last := ""
-	if n := len(turn.Calls); n > 0 {
-		last = turn.Calls[n-1]
-	}
-	result, hasResult := turn.Result()
+	last, result, hasResult := codexCall(turn)
 	if hasResult && result.IsError {
 		return p.fail("%s failed: %s", last, result.Content)
-	}
-	// Codex hands the model a tool's output after its wall time.
-	if _, after, ok := strings.Cut(result.Content, "\nOutput:\n"); ok && strings.HasPrefix(result.Content, "Wall time: ") {
-		result.Content = after
 	}
 	if p.prompt != "" && turn.First == p.prompt {
 		return p.monitorAgent(turn, last, result, hasResult)
@@ -216,4 +208,18 @@ func TestCodexLaunchesTheMonitorAgent(t *testing.T) {
 		t.Errorf("Codex did not tell the user the spawned notice %q:\n%s", mirror.NoticeSpawned, out)
 	}
 	t.Logf("codex exec:\n%s", out)
+}
+
+// codexCall is a turn's last tool call and its result, as the model hears
+// it: Codex hands the model a tool's output after its wall time, which is
+// taken off.
+func codexCall(turn fakeapi.Turn) (last string, result fakeapi.ToolResult, hasResult bool) {
+	if n := len(turn.Calls); n > 0 {
+		last = turn.Calls[n-1]
+	}
+	result, hasResult = turn.Result()
+	if _, after, ok := strings.Cut(result.Content, "\nOutput:\n"); ok && strings.HasPrefix(result.Content, "Wall time: ") {
+		result.Content = after
+	}
+	return last, result, hasResult
 }

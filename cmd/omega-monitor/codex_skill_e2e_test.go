@@ -70,16 +70,9 @@ func skillPrompt(texts []string) (string, bool) {
 func (p *skillPlay) reply(turn fakeapi.Turn) (fakeapi.Reply, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	last := ""
-	if n := len(turn.Calls); n > 0 {
-		last = turn.Calls[n-1]
-	}
-	result, hasResult := turn.Result()
+	last, result, hasResult := codexCall(turn)
 	if hasResult && result.IsError {
 		return p.fail("%s failed: %s", last, result.Content)
-	}
-	if _, after, ok := strings.Cut(result.Content, "\nOutput:\n"); ok && strings.HasPrefix(result.Content, "Wall time: ") {
-		result.Content = after
 	}
 	if p.prompt != "" && turn.First == p.prompt {
 		return p.monitorAgent(last, result, hasResult)
