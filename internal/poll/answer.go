@@ -29,11 +29,12 @@ import (
 //     only while the pane's foreground process group holds the agent's own
 //     process and, where the agent keeps its own status, that status says
 //     it waits for a human. Otherwise the message says why it has none.
-//  2. A later poll takes the request the relay receiver wrote for a tap
-//     (takeRequests) and accepts it only if its offer is live and the
-//     dialog on the screen is the one offered, in the pane it was asked
-//     in, with the option there; then it hands the loop the answer's steps
-//     (answerSteps): a look before each key, one key at a time.
+//  2. A later poll judges the request the relay receiver wrote for a tap
+//     (judgeRequests) and takes it as it commits (takeRequests): it is
+//     accepted only if its offer is live and the dialog on the screen is
+//     the one offered, in the pane it was asked in, with the option there;
+//     then the poll hands the loop the answer's steps (answerSteps): a look
+//     before each key, one key at a time.
 //  3. Each look (confirmAnswer) checks the same dialog, pane and agent's
 //     process, the agent's own status, nobody typing at the agent, and
 //     where the cursor must be; each key is sent only while the pane is as
@@ -161,29 +162,46 @@ func (d stateDirectory) offer(screen classify.Result, o handOverOptions) (button
 	return buttons, reply, "", nil
 }
 
-// takeRequests takes the requests waiting, under the state lock the tick
-// holds: at most one is accepted a poll, and handed to the loop as an
-// answer's steps; every other is refused, with its reason as its result,
-// and every offer a request named is spent. A request waits, untouched,
-// while the screen cannot be read.
-func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr string, now time.Time, freeText bool) (events []tick.Event, problems []string) {
-	sd := d.sd()
-	reqs, err := sd.Requests()
+// A verdict is what a poll judged of one request of the chat, before
+// anything is written: the offer it names, and why it cannot be typed (""
+// when it can) and, for words, the field they go in.
+type verdict struct {
+	r     statedir.AnswerRequest
+	o     statedir.Offer
+	field answer.Field
+	why   string
+}
+
+// requests are the chat's requests a poll judged, for commit to take:
+// the verdicts, in the order the requests came, and the offers they
+// spend, with the dialog on the screen they were judged on.
+type requests struct {
+	verdicts []verdict
+	offers   statedir.OffersRecord
+	menu     answer.Menu
+}
+
+// judgeRequests judges the requests waiting for the screen just judged,
+// reading only: offers is the offers record, read by the caller (readErr
+// why it could not be). A request waits, untouched, while the screen cannot
+// be read. Every offer a request names is marked spent in the record
+// returned, which commit writes (takeRequests).
+func (d stateDirectory) judgeRequests(screen classify.Result, pane, captureErr string, offers statedir.OffersRecord, readErr error, now time.Time, freeText bool) (rs requests, problems []string) {
+	reqs, err := d.sd().Requests()
 	if err != nil || len(reqs) == 0 {
 		if err != nil {
 			problems = append(problems, "answers: "+err.Error())
 		}
-		return nil, problems
+		return requests{offers: offers}, problems
 	}
 	if captureErr != "" {
-		return nil, nil
+		return requests{offers: offers}, nil
 	}
-	offers, err := sd.ReadOffers()
-	if err != nil {
-		problems = append(problems, "answers: "+err.Error())
+	if readErr != nil {
+		problems = append(problems, "answers: "+readErr.Error())
 	}
 	m, live := answer.Read(screen)
-	accepted := false
+	rs = requests{menu: m}
 	for _, r := range reqs {
 		o, why := acceptable(r, offers, m, live, pane, now)
 		if why == "" && o.Widens {
@@ -193,11 +211,32 @@ func (d stateDirectory) takeRequests(screen classify.Result, pane, captureErr st
 		if why == "" {
 			f, why = acceptText(r, o, m, freeText)
 		}
-		if why == "" && accepted {
-			why = "another answer to this question was taken first"
-		}
 		if i := offerIndex(offers, r.Nonce); i >= 0 {
 			offers.Offers[i].Spent = true
+		}
+		rs.verdicts = append(rs.verdicts, verdict{r: r, o: o, field: f, why: why})
+	}
+	rs.offers = offers
+	return rs, problems
+}
+
+// takeRequests takes the requests a poll judged, under the state lock the
+// tick holds: at most one is accepted a poll, and handed to the loop as an
+// answer's steps; every other is refused, with its reason as its result,
+// and every offer a request named is spent. Each request is taken once,
+// whatever becomes of it: the lock keeps any other poll from judging it
+// between judgeRequests and here, and nothing but a poll takes a request.
+func (d stateDirectory) takeRequests(rs requests, now time.Time) (events []tick.Event, problems []string) {
+	if len(rs.verdicts) == 0 {
+		return nil, nil
+	}
+	sd := d.sd()
+	offers, m := rs.offers, rs.menu
+	accepted := false
+	for _, v := range rs.verdicts {
+		r, o, f, why := v.r, v.o, v.field, v.why
+		if why == "" && accepted {
+			why = "another answer to this question was taken first"
 		}
 		// Taken once, whatever becomes of it.
 		sd.Take(r.Nonce)

@@ -21,7 +21,7 @@ import (
 //   - Deliver records the message the funnel sent them under with the
 //     offers (noteMessage), or, when the question was retired while its
 //     alert waited, sends it without them (offeredButtons).
-//   - Each poll looks for the offered dialog on the screen (retireStep).
+//   - Each poll looks for the offered dialog on the screen (judgeRetire).
 //     Not there, it marks the offers gone and asks to look again a moment
 //     later; still not there then, it retires them: the offers go (no
 //     nonce of them is accepted again), the relay receiver is left a
@@ -34,27 +34,35 @@ import (
 // misses a dialog (a redraw, a pane resized) must not tell the operator it
 // was answered.
 
-// retireStep retires the offers of the question relayed last when it has
-// left the screen, as above, and returns a note for the MONITOR line. next
-// and out are this poll's state and outcome, neither saved nor handed over
-// yet; interval is the watcher's.
-func (d stateDirectory) retireStep(next *tick.State, out *tick.Outcome, interval time.Duration, screen classify.Result, pane, captureErr string, now time.Time, problems *[]string) string {
+// A retirement is what a poll decided of the offers of the question
+// relayed last, for commit to write (applyRetire): nothing, the offers
+// removed (they cannot be read), written again (their Gone moved), or
+// retired for reason.
+type retirement struct {
+	drop   bool
+	write  bool
+	retire bool
+	reason string
+	offers statedir.OffersRecord
+}
+
+// judgeRetire decides whether the offers of the question relayed last
+// retire, as above, and returns a note for the MONITOR line. next and out
+// are this poll's state and outcome, neither saved nor handed over yet;
+// offers are as this poll's requests left them (readErr why they could not
+// be read); interval is the watcher's. It writes nothing.
+func judgeRetire(next *tick.State, out *tick.Outcome, interval time.Duration, screen classify.Result, pane, captureErr string, offers statedir.OffersRecord, readErr error, now time.Time, problems *[]string) (retirement, string) {
 	if captureErr != "" {
-		return "" // nothing is known of the screen
+		return retirement{}, "" // nothing is known of the screen
 	}
-	sd := d.sd()
-	offers, err := sd.ReadOffers()
-	if err != nil {
+	if readErr != nil {
 		// Offers that cannot be read match no tap: removed, and said
 		// once, not at every poll.
-		*problems = append(*problems, "answers: "+err.Error()+"; removed")
-		if err := sd.DropOffers(); err != nil {
-			*problems = append(*problems, "answers: "+err.Error())
-		}
-		return ""
+		*problems = append(*problems, "answers: "+readErr.Error()+"; removed")
+		return retirement{drop: true}, ""
 	}
 	if len(offers.Offers) == 0 {
-		return ""
+		return retirement{}, ""
 	}
 	m, live := answer.Read(screen)
 	samePane := offers.Pane == "" || pane == "" || offers.Pane == pane
@@ -71,36 +79,49 @@ func (d stateDirectory) retireStep(next *tick.State, out *tick.Outcome, interval
 		// menu and may be it: nothing is claimed.
 		if !offers.Gone.IsZero() {
 			offers.Gone = time.Time{}
-			if err := sd.WriteOffers(offers); err != nil {
-				*problems = append(*problems, "answers: "+err.Error())
-			}
+			return retirement{write: true, offers: offers}, ""
 		}
-		return ""
+		return retirement{}, ""
 	case offers.Gone.IsZero() || now.Before(offers.Gone):
 		offers.Gone = now
-		if err := sd.WriteOffers(offers); err != nil {
-			*problems = append(*problems, "answers: "+err.Error())
-		}
 		out.Actions = lookAgain(out.Actions, tick.QuestionSettle, interval)
-		return ""
+		return retirement{write: true, offers: offers}, ""
 	case now.Sub(offers.Gone) < tick.QuestionSettle:
 		out.Actions = lookAgain(out.Actions, offers.Gone.Add(tick.QuestionSettle).Sub(now), interval)
-		return ""
+		return retirement{}, ""
 	default:
 		reason = leftAs(screen, live, samePane)
 	}
-	ev, err := d.retire(offers, reason, now)
-	if err != nil {
-		*problems = append(*problems, "answers: "+err.Error())
-	}
-	out.Events = append(out.Events, ev)
 	// The question is over: the same one asked again is a new question,
 	// relayed with buttons of its own. A question paged now holds the
 	// latch, and keeps it.
 	if !paged {
 		next.QuestionLatch = nil
 	}
-	return " · " + retiredNote[reason]
+	return retirement{retire: true, reason: reason, offers: offers}, " · " + retiredNote[reason]
+}
+
+// applyRetire writes what judgeRetire decided, and returns the event of
+// offers retired, if they were.
+func (d stateDirectory) applyRetire(rt retirement, now time.Time, problems *[]string) (tick.Event, bool) {
+	sd := d.sd()
+	switch {
+	case rt.drop:
+		if err := sd.DropOffers(); err != nil {
+			*problems = append(*problems, "answers: "+err.Error())
+		}
+	case rt.write:
+		if err := sd.WriteOffers(rt.offers); err != nil {
+			*problems = append(*problems, "answers: "+err.Error())
+		}
+	case rt.retire:
+		ev, err := d.retire(rt.offers, rt.reason, now)
+		if err != nil {
+			*problems = append(*problems, "answers: "+err.Error())
+		}
+		return ev, true
+	}
+	return tick.Event{}, false
 }
 
 // retiredNote is what the MONITOR line says of offers retired, by reason.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -50,17 +51,26 @@ type Request struct {
 // Tick is one poll's effects around tick.Step, in the steps of the
 // design's diagram, each a method of the poll under way:
 //
-//	open     take the state directory: its lock, a refused answer the
-//	         loop left, stale actions dropped, the state and the
-//	         operator's re-arming read
+//	open     take the state directory: its lock, an answer or a nudge
+//	         the loop left unfinished, the state and the operator's
+//	         re-arming read
 //	look     the echo ledger and the capture read, the witness found
 //	judge    classify and step (no effect: the outcome is a value)
-//	answers  the chat's answers taken for the screen just judged, and the
-//	         offers of a question gone retired
-//	commit   the nudge recorded in the echo ledger, then the state saved,
-//	         the vitals and the diff recorded, the actions handed to the
-//	         loop and the alerts to the outbox, the history, the on-change
-//	         command, the log
+//	answers  the chat's answers judged for the screen just judged, and
+//	         whether the offers of a question gone retire
+//	commit   every write, in this order: the answer left refused, the
+//	         unfinished nudge said, stale actions dropped, the rules'
+//	         error marked, the re-arming taken, the chat's requests taken,
+//	         the offers retired; the nudge recorded in the echo ledger,
+//	         then the state saved, the vitals and the diff recorded, the
+//	         actions handed to the loop and the alerts to the outbox, the
+//	         history, the on-change command, the log
+//
+// The steps before commit read and decide; what they decide to write is
+// kept in the pollRun for commit. Two writes stay in open: the state
+// directory made (Prepare) and its lock taken, which the rest needs, and a
+// corrupt state set aside (loadState), whose failure makes the state
+// unusable for the judgement itself.
 //
 // It returns the MONITOR line, whatever went wrong (errors are in the
 // line), and an error only when the log could not be written.
@@ -105,6 +115,19 @@ type pollRun struct {
 	halfNote string // an answer stopped half typed
 	answered []tick.Event
 	retired  string // the note of offers retired
+
+	// What open and answers decided to write, for commit.
+	staleAnswer string // an answer's action the loop never finished
+	unfinished  string // the held line of a nudge the loop never finished
+	rules       rulesMark
+	resetFound  bool  // a reset request was read, to remove
+	resetErr    error // why it could not be read
+	// dropAt and resetAt are where in problems the errors of dropping
+	// stale actions and of taking the reset go: the line says them in
+	// the order the steps met them.
+	dropAt, resetAt int
+	requests        requests
+	retirement      retirement
 }
 
 func (p *pollRun) problem(msg string) { p.problems = append(p.problems, msg) }
@@ -132,19 +155,17 @@ func (p *pollRun) open() (line string, refused bool) {
 		p.lock = lock
 	}
 	// An answer the loop never finished is refused, so that the chat
-	// hears of it; then every stale action goes.
+	// hears of it; then every stale action goes (commit).
 	if stale := filepath.Join(d.path(statedir.Actions), "000"+AnswerSuffix); fileExists(stale) {
-		d.answerOutcome(now, set.Target, stale, event.AnswerRefused, "the watcher did not finish typing it")
+		p.staleAnswer = stale
 	}
 	// A nudge the loop never finished (it stopped, or no loop runs: a
-	// poll by hand) leaves its poll's line held: said now, as not known
-	// to be typed.
+	// poll by hand) leaves its poll's line held: said, as not known to be
+	// typed.
 	if held, err := d.readPending(); err == nil && held.Line != nil && fileExists(filepath.Join(d.path(statedir.Actions), held.Action)) {
-		d.sd().AppendLog(now, held.Line.Say("nudge not finished: the loop never said what came of it"))
+		p.unfinished = held.Line.Say("nudge not finished: the loop never said what came of it")
 	}
-	if err := d.sd().DropStaleActions(); err != nil {
-		p.problem(err.Error())
-	}
+	p.dropAt = len(p.problems)
 	prev, usable, err := d.loadState(now, set.NudgeBudget, true)
 	if err != nil {
 		p.problem(err.Error())
@@ -159,12 +180,17 @@ func (p *pollRun) open() (line string, refused bool) {
 	if prev.HooksHeard && p.restarted {
 		prev.HooksHeard = false
 	}
-	if msg := reportRulesOnce(p.r.Dir, p.r.RulesErr); msg != "" {
+	msg, mark := rulesOnce(p.r.Dir, p.r.RulesErr)
+	if msg != "" {
 		p.problem(msg)
 	}
+	p.rules = mark
 	// The operator's re-arming is applied before the screen is judged: a
-	// stalled agent may be nudged on this very poll.
-	p.rearmed = d.takeReset(&prev, usable && p.unusable == "", &p.problems)
+	// stalled agent may be nudged on this very poll. Its request is
+	// removed as the poll commits, and the poll's state is not saved when
+	// it cannot be: applied once.
+	p.rearmed, p.resetFound, p.resetErr = d.readReset(&prev, usable && p.unusable == "")
+	p.resetAt = len(p.problems)
 	p.prev, p.usable = prev, usable
 	return "", false
 }
@@ -221,26 +247,34 @@ func (p *pollRun) judge() {
 	}
 }
 
-// answers takes the chat's answers for the screen just judged (each
-// request is taken once, whatever becomes of it, and an answer accepted is
-// handed to the loop as its own action), then retires the offers of a
-// question that left the screen.
+// answers judges the chat's answers for the screen just judged (commit
+// takes each request once, whatever becomes of it, and hands an answer
+// accepted to the loop as its own action), then decides whether the offers
+// of a question that left the screen retire.
 func (p *pollRun) answers() {
 	set := p.r.Settings
-	answered, problems := p.d.takeRequests(p.in.Screen, p.capture.Pane, p.captureErr, p.now, set.Answers && set.FreeText)
+	var offers statedir.OffersRecord
+	var readErr error
+	if p.captureErr == "" {
+		offers, readErr = p.d.sd().ReadOffers()
+	}
+	rs, problems := p.d.judgeRequests(p.in.Screen, p.capture.Pane, p.captureErr, offers, readErr, p.now, set.Answers && set.FreeText)
 	p.problems = append(p.problems, problems...)
-	p.answered = answered
-	p.retired = p.d.retireStep(&p.next, &p.out, p.cfg.Interval, p.in.Screen, p.capture.Pane, p.captureErr, p.now, &p.problems)
+	p.requests = rs
+	p.retirement, p.retired = judgeRetire(&p.next, &p.out, p.cfg.Interval, p.in.Screen, p.capture.Pane, p.captureErr, rs.offers, readErr, p.now, &p.problems)
 }
 
 // commit writes what the poll decided, the nudge into the echo ledger
 // before anything hands it over, and returns the line it logged.
 func (p *pollRun) commit() (string, error) {
 	d, now, set, c := p.d, p.now, p.r.Settings, p.capture
+	saved := p.writeDecided()
 	p.next, p.out = d.record(p.next, p.out, &p.problems)
 	p.next.Board = tick.MarkBoard(p.prev.Board, p.in, p.out, pollState(p.in, p.next), pollExplain(p.in))
 	p.next.Board.Tally = board.NextTally(string(d), now, p.prev.Board.Tally)
-	if err := d.saveState(p.next); err != nil {
+	if !saved {
+		p.next, p.out = tick.Withhold(p.next, p.out, "the state could not be saved")
+	} else if err := d.saveState(p.next); err != nil {
 		p.problem(err.Error())
 		p.next, p.out = tick.Withhold(p.next, p.out, "the state could not be saved")
 	}
@@ -292,6 +326,50 @@ func (p *pollRun) commit() (string, error) {
 		line += " · error: the line not held for its nudge"
 	}
 	return line, d.sd().AppendLog(now, line)
+}
+
+// writeDecided writes what open and answers decided, in the order the
+// files saw these writes when each step wrote its own: the answer the loop
+// left refused (its own line in the log), the unfinished nudge's line, the
+// stale actions dropped, the rules' error marked, the reset request
+// removed, the chat's requests taken, the offers retired. It returns false
+// when the poll's state must not be saved: a reset applied whose request
+// could not be removed would be applied again.
+func (p *pollRun) writeDecided() (saveState bool) {
+	d, now := p.d, p.now
+	if p.staleAnswer != "" {
+		d.answerOutcome(now, p.r.Settings.Target, p.staleAnswer, event.AnswerRefused, "the watcher did not finish typing it")
+	}
+	if p.unfinished != "" {
+		d.sd().AppendLog(now, p.unfinished)
+	}
+	var dropMsg, resetMsg []string
+	if err := d.sd().DropStaleActions(); err != nil {
+		dropMsg = []string{err.Error()}
+	}
+	p.rules.write(string(d))
+	saveState = true
+	if p.resetFound {
+		if err := d.sd().DropReset(); err != nil {
+			resetMsg = []string{err.Error()}
+			if len(p.rearmed) > 0 {
+				// Not applied: the re-arming leaves the events and the
+				// line, and the state it went into is not saved.
+				p.out.Events = p.out.Events[len(p.rearmed):]
+				p.rearmed, saveState = nil, false
+			}
+		} else if p.resetErr != nil {
+			resetMsg = []string{p.resetErr.Error()}
+		}
+	}
+	p.problems = slices.Concat(p.problems[:p.dropAt], dropMsg, p.problems[p.dropAt:p.resetAt], resetMsg, p.problems[p.resetAt:])
+	answered, problems := d.takeRequests(p.requests, now)
+	p.answered = answered
+	p.problems = append(p.problems, problems...)
+	if ev, ok := d.applyRetire(p.retirement, now, &p.problems); ok {
+		p.out.Events = append(p.out.Events, ev)
+	}
+	return saveState
 }
 
 // hostWake reads where the wake relay of a remote target stands: "" for
@@ -635,21 +713,37 @@ func pollExplain(in tick.Input) string {
 	return in.Screen.Explain()
 }
 
-// reportRulesOnce says a bad rules file's error once per watcher: it is
-// said when it differs from the last one said, recorded in the state
-// directory. It returns the error to render, or "" when already said.
-func reportRulesOnce(stateDir string, err error) string {
-	mark := filepath.Join(stateDir, statedir.RulesReported)
+// rulesOnce says a bad rules file's error once per watcher: it is said
+// when it differs from the last one said, recorded in the state directory.
+// It returns the error to render, or "" when already said, and the mark to
+// write as the poll commits.
+func rulesOnce(stateDir string, err error) (string, rulesMark) {
 	if err == nil {
-		os.Remove(mark)
-		return ""
+		return "", rulesMark{change: true}
 	}
 	msg := "rules: " + err.Error() + "; the built-in rules apply"
-	if old, rerr := os.ReadFile(mark); rerr == nil && string(old) == msg {
-		return ""
+	if old, rerr := os.ReadFile(filepath.Join(stateDir, statedir.RulesReported)); rerr == nil && string(old) == msg {
+		return "", rulesMark{}
 	}
-	os.WriteFile(mark, []byte(msg), 0o600)
-	return msg
+	return msg, rulesMark{change: true, said: msg}
+}
+
+// A rulesMark is the change to the record of the rules' error said last:
+// none, removed (said is empty) or said.
+type rulesMark struct {
+	change bool
+	said   string
+}
+
+func (m rulesMark) write(stateDir string) {
+	mark := filepath.Join(stateDir, statedir.RulesReported)
+	switch {
+	case !m.change:
+	case m.said == "":
+		os.Remove(mark)
+	default:
+		os.WriteFile(mark, []byte(m.said), 0o600)
+	}
 }
 
 // redactEvents scrubs the events' text before the history keeps them (a
@@ -674,19 +768,21 @@ func redactEvents(events []tick.Event) []tick.Event {
 	return out
 }
 
-// takeReset applies the operator's reset request, if one waits, to the
-// state prev: the event to record, or none. A state that cannot be locked
-// or read leaves the request waiting for a poll that can save it.
-func (d stateDirectory) takeReset(prev *tick.State, usable bool, problems *[]string) []tick.Event {
+// readReset applies the operator's reset request, if one waits, to the
+// state prev: the event to record, or none; found says a request is there
+// for commit to remove (readErr: one that could not be read, removed and
+// said). A state that cannot be locked or read leaves the request waiting
+// for a poll that can save it.
+func (d stateDirectory) readReset(prev *tick.State, usable bool) (rearmed []tick.Event, found bool, readErr error) {
 	if !usable {
-		return nil
+		return nil, false, nil
 	}
-	r, ok, err := d.sd().TakeReset()
+	r, ok, err := d.sd().ReadReset()
 	if err != nil {
-		*problems = append(*problems, err.Error())
+		return nil, true, err
 	}
 	if !ok {
-		return nil
+		return nil, false, nil
 	}
 	by := printable.String(r.By)
 	if by == "" {
@@ -694,5 +790,5 @@ func (d stateDirectory) takeReset(prev *tick.State, usable bool, problems *[]str
 	}
 	var ev tick.Event
 	*prev, ev = tick.ResetBudget(*prev, by)
-	return []tick.Event{ev}
+	return []tick.Event{ev}, true, nil
 }

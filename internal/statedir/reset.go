@@ -22,19 +22,26 @@ type ResetRequest struct {
 // already is replaced (two resets before a tick are one).
 func (d Dir) RequestReset(r ResetRequest) error { return d.WriteRecord(Reset, r) }
 
-// TakeReset takes the reset request waiting, if any: it is removed once
-// read, so that it is applied once. A request that cannot be read is
-// removed too, and said.
-func (d Dir) TakeReset() (r ResetRequest, ok bool, err error) {
+// ReadReset reads the reset request waiting, if any. A request that
+// cannot be read is an error, and is to be dropped as one that was read
+// (DropReset): either way it is applied at most once.
+func (d Dir) ReadReset() (r ResetRequest, ok bool, err error) {
 	err = d.ReadRecord(Reset, &r)
 	if errors.Is(err, fs.ErrNotExist) {
 		return r, false, nil
-	}
-	if rmErr := os.Remove(d.Path(Reset)); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
-		return r, false, errorf("%s: cannot remove it, so it is not applied: %w", Reset, rmErr)
 	}
 	if err != nil {
 		return ResetRequest{}, false, err
 	}
 	return r, true, nil
+}
+
+// DropReset removes the reset request read (ReadReset), so that it is
+// applied once. A request that cannot be removed must not be applied: its
+// error says so.
+func (d Dir) DropReset() error {
+	if err := os.Remove(d.Path(Reset)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errorf("%s: cannot remove it, so it is not applied: %w", Reset, err)
+	}
+	return nil
 }
