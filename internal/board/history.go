@@ -166,20 +166,27 @@ func (c *HistoryCursor) readForward(f *rawFile, size int64, from, now time.Time)
 		}
 		off += int64(n)
 		data := append(carry, buf[:n]...)
-		for {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				break
-			}
-			if i > 0 {
-				c.addForward(data[:i], from, now)
-			}
-			c.Offset += int64(i + 1)
-			data = data[i+1:]
-		}
-		carry = append(carry[:0:0], data...)
+		end := bytes.LastIndexByte(data, '\n') + 1
+		c.countForward(data[:end], from, now)
+		carry = append(carry[:0:0], data[end:]...)
 	}
 	return nil
+}
+
+// countForward counts the complete lines of data, which follow the
+// cursor's offset in the file.
+func (c *HistoryCursor) countForward(data []byte, from, now time.Time) {
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return
+		}
+		if i > 0 {
+			c.addForward(data[:i], from, now)
+		}
+		c.Offset += int64(i + 1)
+		data = data[i+1:]
+	}
 }
 
 // readBackward counts from the end back to the window's start.

@@ -16,9 +16,11 @@ import (
 // and otherwise reads as it would without one: history from its end, log
 // whole.
 //
-// The tally is counted from the files, not from what the tick wrote: other
-// writers append to the history (ack, deliver, the outcome of an action),
-// and the sweep replaces it.
+// The tally is counted from the files as the tick found them: other writers
+// append to the history (ack, deliver, the outcome of an action), and the
+// sweep replaces it. The history lines the tick writes itself it counts as
+// it writes them, never read back (NextTallyAppending): the tally a tick
+// keeps ends after its own history lines and before its own log line.
 type Tally struct {
 	At      time.Time     `json:"at"`
 	History HistoryCursor `json:"history"`
@@ -87,4 +89,29 @@ func NextTally(dir string, now time.Time, prev json.RawMessage) json.RawMessage 
 		return nil
 	}
 	return data
+}
+
+// NextTallyAppending is NextTally for a tick that is about to append own
+// (whole lines) to the history, and holds its lock: nothing else appends
+// to it before the tick does, so own goes where the history ends now, as
+// the history of identity ino and size stands (ino 0: none). The history
+// is read as NextTally reads it, and own counted after it as the tick
+// writes it: the tally holds own lines, as if read back after the write.
+// A history that does not end where the tally ends (a line torn at its
+// end), or another file than the one held, leaves own uncounted (counted
+// is false): the next poll reads it.
+func NextTallyAppending(dir string, now time.Time, prev json.RawMessage, ino uint64, size int64, own []byte) (tally json.RawMessage, counted bool) {
+	t, err := ReadTally(dir, now, decodeTally(prev))
+	if err != nil {
+		return nil, false
+	}
+	if ino != 0 && t.History.Ino == ino && t.History.Offset == size {
+		t.History.countForward(own, windowStart(now), now)
+		counted = true
+	}
+	data, err := json.Marshal(t)
+	if err != nil {
+		return nil, false
+	}
+	return data, counted
 }

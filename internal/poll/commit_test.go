@@ -2,19 +2,25 @@ package poll
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"gotest.tools/v3/assert"
 
+	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
 	"github.com/omega-monitor/omega-monitor/ledger"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -197,4 +203,35 @@ func TestCommitFailingMidway(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTallyHoldsThePollsOwnLines: the tally a poll keeps in its state
+// counts the history lines it wrote (budget resets here) and those other
+// writers appended before it, as a read of the whole history counts them.
+func TestTallyHoldsThePollsOwnLines(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "monitor-agent")
+	d := statedir.Dir(dir)
+	pane := goldenPane(t, "adv-custom-statusline-working")
+	now := t0
+	for i := range 4 {
+		now = now.Add(time.Minute)
+		r := Readings{Work: ProbeReading{Given: true, Output: "5"}, Progress: ProbeReading{Given: true, Output: strconv.Itoa(40 + i)}}
+		if _, err := Tick(Request{Dir: dir, Settings: pollset.Default("agent"), Readings: r, Now: now}, strings.NewReader(pane)); err != nil {
+			t.Fatal(err)
+		}
+		s, usable, err := stateDirectory(dir).loadState(now, 5, false)
+		assert.Assert(t, usable && err == nil, "%v", err)
+		var kept board.Tally
+		assert.NilError(t, json.Unmarshal(s.Board.Tally, &kept))
+		read, err := board.ReadTally(dir, now, nil)
+		assert.NilError(t, err)
+		if diff := cmp.Diff(read.History, kept.History, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("poll %d: the tally kept (-read +kept):\n%s", i, diff)
+		}
+		// Another writer, as an action's outcome.
+		assert.NilError(t, d.AppendHistory(now.Add(time.Second), "agent", []event.Event{{Name: event.NudgeTyped, State: "WORKING"}}))
+	}
+	h, _ := os.ReadFile(d.Path(statedir.History))
+	assert.Equal(t, strings.Count(string(h), `"event":"budget_reset"`), 3, "history:\n%s", h)
 }

@@ -271,12 +271,18 @@ func (p *pollRun) commit() (string, error) {
 	saved := p.writeDecided()
 	p.next, p.out = d.record(p.next, p.out, &p.problems)
 	p.next.Board = tick.MarkBoard(p.prev.Board, p.in, p.out, pollState(p.in, p.next), pollExplain(p.in))
-	p.next.Board.Tally = board.NextTally(string(d), now, p.prev.Board.Tally)
+	// The poll's history lines are counted in the tally as they are
+	// written: the history is held from here until they are.
+	own := p.ownHistory()
+	defer own.release()
+	p.next.Board.Tally = own.tally(string(d), now, p.prev.Board.Tally)
 	if !saved {
-		p.next, p.out = tick.Withhold(p.next, p.out, "the state could not be saved")
+		p.withholdUnsaved(own)
 	} else if err := d.saveState(p.next); err != nil {
 		p.problem(err.Error())
-		p.next, p.out = tick.Withhold(p.next, p.out, "the state could not be saved")
+		p.withholdUnsaved(own)
+	} else {
+		own.saved = own.counted
 	}
 	if err := d.updateVitals(c, p.r.Capture, p.captureErr, now); err != nil {
 		p.problem(err.Error())
@@ -293,8 +299,16 @@ func (p *pollRun) commit() (string, error) {
 	handed := d.handOver(p.out, p.in.Screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: set.Answers, freeText: set.Answers && set.FreeText,
 		fg: c.Foreground, witness: p.witness, half: p.next.HalfTyped}, &p.problems)
 	d.groupStep(now, &p.problems)
-	if err := d.sd().AppendHistory(now, set.Target, redactEvents(p.out.Events)); err != nil {
+	if err := own.append(); err != nil {
 		p.problem(err.Error())
+	}
+	if own.saved && !own.asCounted {
+		// The tally saved counts lines that did not go where it says:
+		// saved again, counted from the files.
+		p.next.Board.Tally = board.NextTally(string(d), now, p.prev.Board.Tally)
+		if err := d.saveState(p.next); err != nil {
+			p.problem(err.Error())
+		}
 	}
 	// The operator's command for a change of state: started, not waited
 	// for, under its own clock.
@@ -326,6 +340,94 @@ func (p *pollRun) commit() (string, error) {
 		line += " · error: the line not held for its nudge"
 	}
 	return line, d.sd().AppendLog(now, line)
+}
+
+// withholdUnsaved withholds the poll's nudge when its state is not saved:
+// the budget could not count it. The history says so.
+func (p *pollRun) withholdUnsaved(own *historyWrite) {
+	p.next, p.out = tick.Withhold(p.next, p.out, "the state could not be saved")
+	own.render(p.now, p.r.Settings.Target, p.out.Events, p.answered)
+}
+
+// A historyWrite is the history lines of one poll, rendered before its
+// state is saved so that the tally the state keeps counts them as the poll
+// writes them, never read back: the history is held (its lock taken) from
+// the count until the append, so that the lines go where they were
+// counted.
+type historyWrite struct {
+	d       statedir.Dir
+	lines   []byte
+	err     error // why the lines could not be rendered, or the history held
+	held    *statedir.HeldHistory
+	counted bool // the tally counts the lines
+	// saved says the state saved holds a tally that counts them;
+	// asCounted that they went where it says.
+	saved, asCounted bool
+}
+
+// ownHistory renders the poll's history lines and holds the history for
+// them; a poll without lines holds nothing.
+func (p *pollRun) ownHistory() *historyWrite {
+	h := &historyWrite{d: p.d.sd()}
+	h.render(p.now, p.r.Settings.Target, p.out.Events, p.answered)
+	if len(h.lines) > 0 && h.err == nil {
+		held, err := h.d.HoldHistory()
+		if err != nil {
+			h.err = fmt.Errorf("history not written: %v", err)
+		}
+		h.held = held
+	}
+	return h
+}
+
+// render renders the lines of the poll's events and the answers it took,
+// as AppendHistory would.
+func (h *historyWrite) render(now time.Time, target string, events, answered []tick.Event) {
+	all := redactEvents(append(slices.Clip(events), answered...))
+	h.lines, h.err = nil, nil
+	if len(all) > 0 {
+		h.lines, h.err = statedir.HistoryLines(now, target, all)
+	}
+}
+
+// tally is the tally to keep: the files as they stand, and the lines as
+// they will be written.
+func (h *historyWrite) tally(dir string, now time.Time, prev json.RawMessage) json.RawMessage {
+	if h.held == nil {
+		return board.NextTally(dir, now, prev)
+	}
+	t, counted := board.NextTallyAppending(dir, now, prev, h.held.Ino, h.held.Size, h.lines)
+	h.counted = counted
+	return t
+}
+
+// append writes the lines, and says whether they went where the tally
+// counted them.
+func (h *historyWrite) append() error {
+	if h.err != nil || len(h.lines) == 0 {
+		h.asCounted = true
+		return h.err
+	}
+	if h.held == nil {
+		h.asCounted = true
+		held, err := h.d.HoldHistory()
+		if err != nil {
+			return fmt.Errorf("history not written: %v", err)
+		}
+		h.held = held
+	}
+	a, err := h.held.Append(h.lines)
+	h.asCounted = err == nil && a.Ino == h.held.Ino && a.Offset == h.held.Size && a.Bytes == len(h.lines)
+	h.release()
+	return err
+}
+
+// release lets the history go.
+func (h *historyWrite) release() {
+	if h.held != nil {
+		h.held.Release()
+		h.held = nil
+	}
 }
 
 // writeDecided writes what open and answers decided, in the order the

@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
-	"strings"
+	"syscall"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
@@ -36,7 +36,22 @@ func (d Dir) AppendHistory(now time.Time, target string, events []event.Event) e
 	if len(events) == 0 {
 		return nil
 	}
-	var b strings.Builder
+	lines, err := HistoryLines(now, target, events)
+	if err != nil {
+		return err
+	}
+	h, err := d.HoldHistory()
+	if err != nil {
+		return fmt.Errorf("history not written: %v", err)
+	}
+	defer h.Release()
+	_, err = h.Append(lines)
+	return err
+}
+
+// HistoryLines are the lines AppendHistory writes for events.
+func HistoryLines(now time.Time, target string, events []event.Event) ([]byte, error) {
+	var b bytes.Buffer
 	for _, e := range events {
 		obj := map[string]any{"ts": now.UTC().Format(time.RFC3339), "target": target, "event": e.Name, "state": e.State}
 		keys := make([]string, 0, len(e.Fields))
@@ -51,36 +66,94 @@ func (d Dir) AppendHistory(now time.Time, target string, events []event.Event) e
 		}
 		line, err := json.Marshal(obj)
 		if err != nil {
-			return fmt.Errorf("history not written: %v", err)
+			return nil, fmt.Errorf("history not written: %v", err)
 		}
 		b.Write(line)
 		b.WriteByte('\n')
 	}
+	return b.Bytes(), nil
+}
+
+// A HeldHistory is the history held for an append: its lock taken, the
+// file open (created when there was none), and where it ended when it was
+// held. Every writer of the history holds the lock, so that the lines
+// appended while it is held go at Size: a writer can count them as it
+// writes them, and never read them back.
+type HeldHistory struct {
+	d      Dir
+	unlock func()
+	f      *os.File
+	Ino    uint64
+	Size   int64
+}
+
+// HoldHistory takes the history's lock, opens the history for appending
+// and finds where it ends. Release it when done.
+func (d Dir) HoldHistory() (*HeldHistory, error) {
 	unlock, err := d.lockHistory()
 	if err != nil {
-		return fmt.Errorf("history not written: %v", err)
+		return nil, err
 	}
-	defer unlock()
-	h, err := openAppend(d.Path(History))
+	f, err := openAppend(d.Path(History))
 	if err != nil {
-		return fmt.Errorf("history not written: %v", err)
+		unlock()
+		return nil, err
 	}
-	if _, err := h.WriteString(b.String()); err != nil {
-		h.Close()
-		return fmt.Errorf("history not written: %v", err)
+	h := &HeldHistory{d: d, unlock: unlock, f: f}
+	if fi, err := f.Stat(); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			h.Ino, h.Size = uint64(st.Ino), fi.Size()
+		}
 	}
-	fi, statErr := h.Stat()
-	if err := h.Close(); err != nil {
-		return fmt.Errorf("history not written: %v", err)
+	return h, nil
+}
+
+// Release lets the history's lock go.
+func (h *HeldHistory) Release() {
+	if h.f != nil {
+		h.f.Close()
+	}
+	h.unlock()
+}
+
+// Appended is what one append wrote: the file's identity and its size
+// before (where the lines went), their bytes, and whether the history was
+// swept after it (then the file is another, shorter one).
+type Appended struct {
+	Ino    uint64
+	Offset int64
+	Bytes  int
+	Swept  bool
+}
+
+// Append appends lines (whole lines, each ending in a newline) to the
+// held history in one write, and sweeps it past MaxHistory. It is called
+// once.
+func (h *HeldHistory) Append(lines []byte) (Appended, error) {
+	a := Appended{Ino: h.Ino, Offset: h.Size}
+	f := h.f
+	h.f = nil
+	if fi, err := f.Stat(); err == nil {
+		a.Offset = fi.Size()
+	}
+	n, err := f.Write(lines)
+	a.Bytes = n
+	if err != nil {
+		f.Close()
+		return a, fmt.Errorf("history not written: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		return a, fmt.Errorf("history not written: %v", err)
 	}
 	// A long run, or a flood of long lines, is swept as a start would be,
 	// not left to grow until the next start.
-	if statErr == nil && fi.Size() > MaxHistory {
-		if _, err := d.sweepHistory(HistoryKeep); err != nil {
-			return fmt.Errorf("history written, not swept: %v", err)
+	if a.Offset+int64(n) > MaxHistory {
+		a.Swept = true
+		if _, err := h.d.sweepHistory(HistoryKeep); err != nil {
+			return a, fmt.Errorf("history written, not swept: %v", err)
 		}
 	}
-	return nil
+	return a, nil
 }
 
 // SweepHistory keeps the last keep complete lines of the history, by

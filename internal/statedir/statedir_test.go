@@ -146,3 +146,43 @@ func TestHistoryStaysBoundedDuringARun(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	assert.Assert(t, strings.Contains(lines[len(lines)-1], fmt.Sprintf(`"n":%d`, 2*MaxHistory/len(long)-1)), "the newest line was not kept")
 }
+
+// TestHeldHistorySaysWhatItAppended: an append through the held history
+// goes where the history ended when it was held, and says so: the file,
+// the offset, the bytes, and a sweep that replaced the file.
+func TestHeldHistorySaysWhatItAppended(t *testing.T) {
+	t.Parallel()
+	d := Dir(t.TempDir())
+	assert.NilError(t, d.Prepare())
+	now := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
+	lines, err := HistoryLines(now, "agent", []event.Event{{Name: event.Nudge, State: "STALLED"}})
+	assert.NilError(t, err)
+	var ino uint64
+	for i := range 2 {
+		h, err := d.HoldHistory()
+		assert.NilError(t, err)
+		assert.Equal(t, h.Size, int64(i*len(lines)))
+		a, err := h.Append(lines)
+		h.Release()
+		assert.NilError(t, err)
+		if i == 0 {
+			ino = h.Ino
+		}
+		want := Appended{Ino: ino, Offset: int64(i * len(lines)), Bytes: len(lines)}
+		if diff := cmp.Diff(want, a); diff != "" {
+			t.Errorf("append %d (-want +got):\n%s", i, diff)
+		}
+	}
+	b, err := os.ReadFile(d.Path(History))
+	assert.NilError(t, err)
+	assert.Equal(t, string(b), string(lines)+string(lines))
+
+	// Past MaxHistory, the append sweeps: the file is another.
+	assert.NilError(t, os.Truncate(d.Path(History), MaxHistory))
+	h, err := d.HoldHistory()
+	assert.NilError(t, err)
+	a, err := h.Append(lines)
+	h.Release()
+	assert.NilError(t, err)
+	assert.Assert(t, a.Swept && a.Offset == MaxHistory, "%+v", a)
+}
