@@ -26,7 +26,11 @@ func runWake(e *Env, args []string) (code int) {
 		case "--relay":
 			return runWakeRelay(e, args[1:])
 		case "--mux":
-			return watcher.MuxWakeMain(args[1:], e.Stderr)
+			if err := watcher.MuxWake(args[1:], e.Stderr); err != nil {
+				fmt.Fprintln(e.Stderr, err)
+				return 2
+			}
+			return 0
 		}
 	}
 	if cmdline.WantsHelp(args) {

@@ -56,14 +56,22 @@ const muxWakeCap = 3
 // muxWakeEvery is the pace of the wakes past muxWakeCap in a row.
 func muxWakeEvery(interval time.Duration) time.Duration { return max(interval/6, 2*time.Second) }
 
-// MuxWakeMain is wake --mux, which the loop of a watcher started with
+// MuxWakeUsage is wake --mux's usage.
+const MuxWakeUsage = "usage: omega-monitor wake --mux --state DIR {--mux-bin PATH | --host ALIAS [--ssh-config FILE] [--timeout SECS] [-- LISTENER...]}\n" +
+	"       --target T --silence SECS [--interval SECS]"
+
+// ErrMuxWakeUsage is MuxWake's error for arguments it does not take; it
+// reads as the usage.
+var ErrMuxWakeUsage = errors.New(MuxWakeUsage)
+
+// MuxWake is wake --mux, which the loop of a watcher started with
 // --mux-wake runs beside itself: it arms the multiplexer's silence alert
 // on the watched pane (muxwake.Arm), wakes the loop for each, and puts
 // everything back when the loop is stopped or gone. With --host, the
 // multiplexer is the ssh host's, over the watcher's connection, and a
 // command after "--" is the host's wake listener, relayed as wake --relay
-// does. It returns the exit status: 0 at its end, 2 for a usage error.
-func MuxWakeMain(args []string, stderr io.Writer) int {
+// does. It returns at its end, or at once with ErrMuxWakeUsage.
+func MuxWake(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("wake --mux", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	state := fs.String("state", "", "the watcher's state `dir`ectory")
@@ -77,9 +85,7 @@ func MuxWakeMain(args []string, stderr io.Writer) int {
 	err := fs.Parse(args)
 	if local := *host == ""; err != nil || local && (*mux == "" || fs.NArg() != 0) || !local && coord.CheckHost(*host) != nil ||
 		*state == "" || *target == "" || *silence < 1 || *silence > MaxMuxWake || *interval < 1 || *timeout < 1 {
-		fmt.Fprintln(stderr, "usage: omega-monitor wake --mux --state DIR {--mux-bin PATH | --host ALIAS [--ssh-config FILE] [--timeout SECS] [-- LISTENER...]}\n"+
-			"       --target T --silence SECS [--interval SECS]")
-		return 2
+		return ErrMuxWakeUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
@@ -91,7 +97,7 @@ func MuxWakeMain(args []string, stderr io.Writer) int {
 		}
 	}
 	RunMuxWake(ctx, m, *host, *state, *target, *silence, time.Duration(*interval)*time.Second, stderr)
-	return 0
+	return nil
 }
 
 // remoteMux calls the multiplexer of an ssh host for the mux wakes of the

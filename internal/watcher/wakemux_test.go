@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,10 +67,10 @@ func TestLoopEnvMuxWake(t *testing.T) {
 	}
 }
 
-// TestMuxWakeMainUsage: wake --mux takes either the local multiplexer or
+// TestMuxWakeUsage: wake --mux takes either the local multiplexer or
 // an ssh host, a relayed listener with the host only, and a host alias
 // that could read as an option of ssh's never.
-func TestMuxWakeMainUsage(t *testing.T) {
+func TestMuxWakeUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"--state", "/s", "--target", "%1", "--silence", "2"},
 		{"--state", "/s", "--mux-bin", "/bin/true", "--target", "%1", "--silence", "2", "--", "ssh"},
@@ -78,8 +79,8 @@ func TestMuxWakeMainUsage(t *testing.T) {
 		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "2", "--timeout", "0"},
 	} {
 		var stderr strings.Builder
-		if code := MuxWakeMain(args, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "usage: omega-monitor wake --mux") {
-			t.Errorf("wake --mux %q: exit %d, said %q; want 2 and the usage", args, code, stderr.String())
+		if err := MuxWake(args, &stderr); !errors.Is(err, ErrMuxWakeUsage) || !strings.HasPrefix(err.Error(), "usage: omega-monitor wake --mux") {
+			t.Errorf("wake --mux %q: %v; want the usage", args, err)
 		}
 	}
 }
