@@ -137,6 +137,39 @@ func TestOnlyCommitWrites(t *testing.T) {
 	}
 }
 
+// TestFirstPollBeforeCommitWritesNothing: a watcher's first poll, in a
+// directory that holds nothing yet but itself and its lock (what open
+// makes), writes nothing before commit either.
+func TestFirstPollBeforeCommitWritesNothing(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "w")
+	d := statedir.Dir(dir)
+	assert.NilError(t, d.Prepare())
+	lock, err := d.Lock(statedir.StateLock)
+	assert.NilError(t, err)
+	lock.Close()
+	pane := goldenPane(t, "claude-328-permission")
+	r := Request{Dir: dir, Settings: answering(false), Readings: workOf7, Now: t0, Capture: asAgent(t, pane, t0)}
+	p := &pollRun{r: r, d: stateDirectory(dir), now: t0}
+	before := snapshot(t, dir)
+	if line, refused := p.open(); refused {
+		t.Fatalf("refused: %s", line)
+	}
+	defer p.close()
+	p.look(strings.NewReader(pane))
+	p.judge()
+	p.answers()
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Fatalf("the steps before commit wrote (-before +after):\n%s", diff)
+	}
+	_, err = p.commit()
+	assert.NilError(t, err)
+	for _, name := range []string{statedir.State, statedir.History, statedir.Log} {
+		_, err := os.Stat(d.Path(name))
+		assert.NilError(t, err, "commit wrote no %s", name)
+	}
+}
+
 // TestRefusedPollWritesNothing: a state directory others can write is
 // refused at open, and the poll writes nothing into it, not even the
 // work left waiting there.
