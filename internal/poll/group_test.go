@@ -12,6 +12,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
@@ -381,4 +382,43 @@ func TestOneResetTwoLimitsNamed(t *testing.T) {
 	assert.Equal(t, len(sent), 1, "pages: %q", sent)
 	assert.Assert(t, strings.Contains(sent[0], "<code>agent-2</code> · You've hit your weekly limit"), sent[0])
 	assert.Assert(t, strings.Contains(sent[0], "<pre>You've hit your 5-hour limit"), sent[0])
+}
+
+// TestBoardShowsGroups: the board reads the groups as poll writes them
+// (board.Group): while the panes one limit stopped gather, the group is
+// on the board with its panes and when its page is due; once the page is
+// made, pending; once delivered, off the board.
+func TestBoardShowsGroups(t *testing.T) {
+	t.Parallel()
+	f := newGroupFleet(t, targets(3, "agent-%d")...)
+	for i := range f.targets {
+		f.poll(t, i, limitPane, "", t0.Add(-3*time.Second))
+		f.poll(t, i, limitPane, "", t0.Add(time.Duration(i)*time.Second))
+	}
+	groups := func(at time.Time) []board.Group {
+		t.Helper()
+		fl, err := board.Census(f.home, at, board.Options{Brief: true})
+		assert.NilError(t, err)
+		return fl.Groups
+	}
+	gs := groups(t0.Add(10 * time.Second))
+	assert.Equal(t, len(gs), 1, "%+v", gs)
+	g := gs[0]
+	assert.Equal(t, g.Kind, "usage-limit")
+	assert.Equal(t, g.Agent, "Claude Code")
+	assert.Equal(t, g.Panes, 3)
+	assert.Equal(t, g.Gathering, 3)
+	assert.Equal(t, g.PagesPending, 0)
+	assert.Assert(t, g.DueAt != nil && g.DueAt.Equal(t0.Add(time.Minute)), "due %v", g.DueAt)
+
+	f.poll(t, 0, limitPane, "", t0.Add(61*time.Second))
+	gs = groups(t0.Add(62 * time.Second))
+	assert.Equal(t, len(gs), 1, "%+v", gs)
+	assert.Equal(t, gs[0].Gathering, 0)
+	assert.Equal(t, gs[0].PagesPending, 1)
+	assert.Equal(t, gs[0].PagesMade, 1)
+
+	f.deliver(t, 0)
+	assert.Equal(t, len(f.sent(t)), 1)
+	assert.Equal(t, len(groups(t0.Add(70*time.Second))), 0)
 }

@@ -121,6 +121,9 @@ func TestDecodeRefuses(t *testing.T) {
 		{"no clock", strings.Replace(boardJSON(), "2026-12-01T10:00:00Z", "0001-01-01T00:00:00Z", 1), "no census clock"},
 		{"too many watchers", boardJSON(strings.Repeat(`{"name":"w","liveness":"live"},`, MaxWatchers) + `{"name":"w","liveness":"live"}`), "more than 2000"},
 		{"too big", strings.Repeat(" ", MaxAnswer+1), "larger than 4 MiB"},
+		{"a group of a kind of its own", strings.Replace(boardJSON(), `"errors":[]`, `"errors":[],"groups":[{"name":"g","kind":"PAGE THE CEO"}]`, 1), `group 0 has the kind "PAGE THE CEO"`},
+		{"a group count that is not one", strings.Replace(boardJSON(), `"errors":[]`, `"errors":[],"groups":[{"name":"g","kind":"host","panes":-1}]`, 1), `group 0 has a count that is not one`},
+		{"too many groups", strings.Replace(boardJSON(), `"errors":[]`, `"errors":[],"groups":[`+strings.Repeat(`{"kind":"host"},`, maxGroups)+`{"kind":"host"}]`, 1), "257 groups, more than 256"},
 		{"nested without end", strings.Repeat("[", 20000), "its answer is not a board"},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,8 @@ const (
 	MaxAnswer = 4 << 20
 	// MaxWatchers bounds the watchers one host may put on the board.
 	MaxWatchers = 2000
+	// maxGroups bounds the groups one host may put on the board.
+	maxGroups = 256
 	// maxString bounds every string of a host's answer.
 	maxString = 8 << 10
 	// maxStderr bounds what is kept of what ssh and the host said.
@@ -258,6 +261,14 @@ func Decode(data []byte) (*board.Fleet, error) {
 			return nil, fmt.Errorf("its answer is not a board: watcher %d %s", i, why)
 		}
 	}
+	if len(f.Groups) > maxGroups {
+		return nil, fmt.Errorf("its answer holds %d groups, more than %d: not read", len(f.Groups), maxGroups)
+	}
+	for i, g := range f.Groups {
+		if why := checkGroup(g); why != "" {
+			return nil, fmt.Errorf("its answer is not a board: group %d %s", i, why)
+		}
+	}
 	if f.GeneratedAt.IsZero() {
 		return nil, errors.New("its answer is not a board: no census clock")
 	}
@@ -290,6 +301,22 @@ func checkWatcher(w board.Watcher) string {
 	}
 	return ""
 }
+
+// checkGroup says what of a host's group is not as a board writes it, or
+// "" when all is: its kind a word of ours, its counts counts.
+func checkGroup(g board.Group) string {
+	count := func(n int) bool { return n >= 0 && n <= 1<<20 }
+	switch {
+	case !causeKind.MatchString(g.Kind):
+		return fmt.Sprintf("has the kind %q", printable.Cut(g.Kind, 20))
+	case !count(g.Panes) || !count(g.Gathering) || !count(g.PagesPending) || !count(g.PagesMade):
+		return "has a count that is not one"
+	}
+	return ""
+}
+
+// causeKind matches a group's kind as package poll writes it.
+var causeKind = regexp.MustCompile(`^[a-z-]{1,16}$`)
 
 func isTarget(s string) bool {
 	_, err := coord.ParseTarget(s)
