@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
 
@@ -78,5 +82,38 @@ func TestOneLimitManyWatchersOnePage(t *testing.T) {
 	}
 	if n := len(pages("USAGE LIMIT")) + len(pages("usage limit has reset")); n != 1 {
 		t.Errorf("%d more usage-limit messages, each pane's own", n-1)
+	}
+}
+
+// TestLoneMemberStoppedMidWindow: the real loop of the one watcher a
+// usage limit stopped, stopped while its group gathers (a 30 s window):
+// its page is made as the loop ends and delivered by a deliverer that
+// outlives it, exactly once.
+func TestLoneMemberStoppedMidWindow(t *testing.T) {
+	testenv.EndToEnd(t)
+	t.Parallel()
+	s := testenv.Tmux(t)
+	home := t.TempDir()
+	userHome, status := agentHome(t)
+	reset := time.Now().UTC().Add(time.Hour)
+	limit := "You've hit your 5-hour limit · resets " + strings.ToLower(reset.Format("3:04PM")) + " (UTC)"
+	startAgent(t, s, "lone", "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status)
+	r := startLoop(t, loopOptions{target: "lone", home: home, name: "monitor-lone", userHome: userHome,
+		flags: []string{"--mux", s.Mux, "--interval", "30", "--work-probe", "echo 3", "--nudge-budget", "1", "--nudge-text", agentNudge}})
+	// The limit seen twice: the operator is told, through the group.
+	r.waitLine("operator told", 3*time.Minute)
+	if sent := r.alertsNow(); len(sent) != 0 {
+		t.Fatalf("a page before the stop, within the window: %q", sent)
+	}
+	r.stop()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(r.alertsNow()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	sent := r.alerts() // the group settled: its page made and delivered
+	if len(sent) != 1 || !strings.Contains(sent[0], "lone") {
+		log, _ := os.ReadFile(filepath.Join(r.state, "watcher.log"))
+		tree, _ := exec.Command("find", filepath.Join(home, statedir.Groups), r.state).CombinedOutput()
+		t.Fatalf("pages after the stop: %q, want exactly one naming lone\nwatcher.log:\n%s\n%s", sent, log, tree)
 	}
 }
