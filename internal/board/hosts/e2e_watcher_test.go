@@ -86,7 +86,7 @@ func TestWatcherOfAnotherHost(t *testing.T) {
 	assert.NilError(t, err)
 	assert.DeepEqual(t, r.Log, []string{"MONITOR · api · STALLED · nudged (1/5)"})
 	_, err = ask("alpha/nobody", hosts.Query{Kind: hosts.Explain})
-	assert.ErrorContains(t, err, `host alpha: its omega-monitor failed (exit status 1): omega-monitor: read-watcher: no watcher "nobody"`)
+	assert.ErrorContains(t, err, `host alpha: its omega-monitor read-watcher failed (exit status 1): omega-monitor: read-watcher: no watcher "nobody"`)
 
 	logs := hosts.Query{Kind: hosts.Logs, Lines: 3}
 	for ref, want := range map[string]string{

@@ -149,8 +149,9 @@ type reply struct {
 
 // call runs the sh script on the host alias under the reader's clock and
 // the answer's bound, and ends the whole call, grandchildren included, when
-// either runs out.
-func (r Reader) call(ctx context.Context, alias, script string) reply {
+// either runs out; what names what the script runs there, for a failure
+// ("its board").
+func (r Reader) call(ctx context.Context, alias, script, what string) reply {
 	clock := r.clock()
 	ctx, cancel := context.WithTimeout(ctx, clock)
 	defer cancel()
@@ -184,7 +185,7 @@ func (r Reader) call(ctx context.Context, alias, script string) reply {
 	case errors.As(err, &exit) && exit.ExitCode() == 127:
 		return fail("no omega-monitor on the host: install it there, or set OMEGA_MONITOR_BIN in its environment")
 	case err != nil:
-		return fail("its omega-monitor failed (%v): %s", err, lastLine(stderr.buf.String(), "nothing said"))
+		return fail("%s failed (%v): %s", what, err, lastLine(stderr.buf.String(), "nothing said"))
 	}
 	rep.out = stdout.buf.Bytes()
 	return rep
@@ -193,7 +194,7 @@ func (r Reader) call(ctx context.Context, alias, script string) reply {
 // read reads one host's board: its row, and its fleet when the answer was
 // whole and a board.
 func (r Reader) read(ctx context.Context, alias string) board.Remote {
-	rep := r.call(ctx, alias, remoteBoard)
+	rep := r.call(ctx, alias, remoteBoard, "its board")
 	row := board.Host{Name: alias, RTTMs: int(rep.rtt / time.Millisecond), Reachable: rep.reached}
 	fail := func(why string) board.Remote {
 		row.Degraded = true
@@ -201,7 +202,7 @@ func (r Reader) read(ctx context.Context, alias string) board.Remote {
 		return board.Remote{Host: row}
 	}
 	if rep.why != "" {
-		return fail(strings.Replace(rep.why, "its omega-monitor failed", "its board failed", 1))
+		return fail(rep.why)
 	}
 	f, err := Decode(rep.out)
 	if err != nil {

@@ -249,7 +249,7 @@ func (b *Board) Watcher(ctx context.Context, ref string, q Query, now time.Time)
 	if _, err := coord.ParseTarget(name); err != nil {
 		return nil, fmt.Errorf("no watcher %q on %s: give its name (monitor-…) or its target", printable.Cut(printable.String(name), 64), alias)
 	}
-	rep := b.Reader.call(ctx, alias, remoteRun(q.args(name)))
+	rep := b.Reader.call(ctx, alias, remoteRun(q.args(name)), "its omega-monitor read-watcher")
 	if rep.why != "" {
 		return nil, fmt.Errorf("host %s: %s", alias, rep.why)
 	}
