@@ -265,7 +265,7 @@ func runs(dir string) bool {
 }
 
 // makePages makes the pages a group owes at now, under its lock, and says
-// whether one waits to be delivered; now makes every page the group
+// whether one waits to be delivered; force makes every page the group
 // gathers for, due or not. A group whose pages are all delivered and whose
 // last event is older than groupKeep goes.
 func makePages(dir string, now time.Time, force bool) (pending bool, err error) {
