@@ -300,6 +300,8 @@ on_signal() {
 		{ kill -0 -- "-$was" || kill -0 -- "-$deliverer"; } 2>/dev/null && read -r -t 0.2 -u 9 _
 	done
 	for g in "$was" "$deliverer"; do [[ -z $g ]] || kill -KILL -- "-$g" 2>/dev/null; done
+	# A group's page the stop made (ack, above) goes by a deliverer that outlives the loop.
+	[[ ! -e $state/groups.wait ]] || apart last_deliverer "${deliver[@]}"
 	[[ -z $relay ]] || kill -TERM -- "-$relay" 2>/dev/null
 	((${#close_master[@]} == 0)) || run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	kill "$watchdog" 2>/dev/null && wait "$watchdog"

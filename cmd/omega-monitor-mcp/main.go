@@ -32,8 +32,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	hostList := fs.String("hosts", "", "other machines' boards for the status tool, by ssh `alias`es separated by commas (default: the state home's hosts file)")
-	sshConfig := fs.String("ssh-config", "", "ssh's config `file` for the hosts (default: ssh's own)")
+	hostFlags := hosts.BindFlags(fs)
 	positional, code, ok := cmdline.ParseInterspersed(fs, args, companion.MCPUsage, stdout, stderr)
 	if !ok {
 		return code
@@ -47,7 +46,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
 		return 1
 	}
-	b, err := hosts.Open(home, *hostList, *sshConfig, os.Getenv)
+	b, err := hostFlags.Open(home, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "omega-monitor: mcp: %s\n", pkgerr.Why(err))
 		return 2

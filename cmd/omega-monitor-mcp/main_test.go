@@ -22,6 +22,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"-h"}, 0, "usage: omega-monitor mcp\n", ""},
 		{[]string{"serve"}, 2, "", "omega-monitor: mcp takes no arguments, got \"serve\"\n"},
 		{[]string{"--port", "80"}, 2, "", "omega-monitor: unknown flag --port; see \"omega-monitor mcp --help\"\n"},
+		{[]string{"--hosts-timeout", "2m"}, 2, "", "omega-monitor: mcp: --hosts-timeout must be 1s to 60s, got 2m0s\n"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, strings.NewReader(""), &out, &errb)

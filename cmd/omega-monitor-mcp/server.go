@@ -1,48 +1,36 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/internal/mirror"
 	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
-	"github.com/omega-monitor/omega-monitor/internal/statedir"
-	"github.com/omega-monitor/omega-monitor/tick"
 )
 
 // Limits of the tools' arguments.
 const (
 	defaultHistoryDays = 1
-	maxHistoryDays     = 30
 	defaultLogLines    = 50
-	maxLogLines        = 2000
 )
 
 type statusArgs struct{}
 
 type historyArgs struct {
-	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session)"`
+	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session); another host's as the board names it, HOST/NAME or HOST/TARGET"`
 	Days    int    `json:"days,omitempty" jsonschema:"how many days back, 1 to 30; 1 when absent"`
 }
 
 type explainArgs struct {
-	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session)"`
+	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session); another host's as the board names it, HOST/NAME or HOST/TARGET"`
 }
 
 type monitorAgentArgs struct {
@@ -51,7 +39,7 @@ type monitorAgentArgs struct {
 }
 
 type logsArgs struct {
-	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session)"`
+	Watcher string `json:"watcher" jsonschema:"the watcher's name (monitor-…) or its target (session or host:session); another host's as the board names it, HOST/NAME or HOST/TARGET"`
 	Lines   int    `json:"lines,omitempty" jsonschema:"how many of the last lines, 1 to 2000; 50 when absent"`
 }
 
@@ -138,87 +126,24 @@ func (f fleetTools) status(_ context.Context, _ *mcp.CallToolRequest, _ statusAr
 	return nil, fleetAnswer(census), nil
 }
 
-// dir returns the state directory of the watcher an argument names: by its
-// name, or by its target. Nothing outside home can be named.
-func (f fleetTools) dir(arg string) (string, error) {
-	arg = strings.TrimSpace(arg)
-	if arg == "" {
-		return "", errors.New("watcher is required: a watcher's name or its target")
-	}
-	if !strings.ContainsAny(arg, `/\`) && arg != "." && arg != ".." {
-		if d := filepath.Join(f.home, arg); isDir(d) {
-			return d, nil
-		}
-	}
-	if t, err := coord.ParseTarget(arg); err == nil {
-		if d := filepath.Join(f.home, coord.WatcherName(t)); isDir(d) {
-			return d, nil
-		}
-	}
-	return "", fmt.Errorf("no watcher %q under %s (the status tool lists them)", arg, f.home)
-}
-
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.IsDir()
-}
-
-func (f fleetTools) history(_ context.Context, _ *mcp.CallToolRequest, in historyArgs) (*mcp.CallToolResult, historyOut, error) {
+func (f fleetTools) history(ctx context.Context, _ *mcp.CallToolRequest, in historyArgs) (*mcp.CallToolResult, historyOut, error) {
 	days := in.Days
 	if days == 0 {
 		days = defaultHistoryDays
 	}
-	if days < 1 || days > maxHistoryDays {
-		return nil, historyOut{}, fmt.Errorf("days must be 1 to %d, got %d", maxHistoryDays, in.Days)
-	}
-	dir, err := f.dir(in.Watcher)
+	r, err := f.board.Watcher(ctx, in.Watcher, hosts.Query{Kind: hosts.History, Days: days}, f.now())
 	if err != nil {
 		return nil, historyOut{}, err
 	}
-	since := f.now().Add(-time.Duration(days) * 24 * time.Hour)
-	var lines []map[string]any
-	h, err := os.Open(filepath.Join(dir, statedir.History))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, historyAnswer(filepath.Base(dir), days, since, nil), nil
-	}
-	if err != nil {
-		return nil, historyOut{}, fmt.Errorf("omega-monitor-mcp: history: %w", err)
-	}
-	defer h.Close()
-	sc := bufio.NewScanner(h)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	for sc.Scan() {
-		var ev map[string]any
-		// A torn or foreign line is skipped; the rest still reads.
-		if json.Unmarshal(sc.Bytes(), &ev) != nil {
-			continue
-		}
-		stamp, _ := ev["ts"].(string)
-		if ts, err := time.Parse(time.RFC3339, stamp); err != nil || ts.Before(since) {
-			continue
-		}
-		lines = append(lines, ev)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, historyOut{}, fmt.Errorf("omega-monitor-mcp: reading history: %w", err)
-	}
-	return nil, historyAnswer(filepath.Base(dir), days, since, lines), nil
+	return nil, historyAnswer(r.Name(), days, r.Since, r.History), nil
 }
 
-func (f fleetTools) explain(_ context.Context, _ *mcp.CallToolRequest, in explainArgs) (*mcp.CallToolResult, explainOut, error) {
-	dir, err := f.dir(in.Watcher)
+func (f fleetTools) explain(ctx context.Context, _ *mcp.CallToolRequest, in explainArgs) (*mcp.CallToolResult, explainOut, error) {
+	r, err := f.board.Watcher(ctx, in.Watcher, hosts.Query{Kind: hosts.Explain}, f.now())
 	if err != nil {
 		return nil, explainOut{}, err
 	}
-	b, err := fsutil.ReadCapped(filepath.Join(dir, statedir.State), statedir.MaxRecord)
-	if err != nil {
-		return nil, explainOut{}, fmt.Errorf("no verdict yet: %w", err)
-	}
-	var st tick.State
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, explainOut{}, fmt.Errorf("state.json is corrupt: %w", err)
-	}
-	return nil, explainAnswer(filepath.Base(dir), st), nil
+	return nil, explainAnswer(r.Name(), *r.State), nil
 }
 
 func (f fleetTools) monitorAgent(_ context.Context, _ *mcp.CallToolRequest, in monitorAgentArgs) (*mcp.CallToolResult, monitorAgentOut, error) {
@@ -226,7 +151,7 @@ func (f fleetTools) monitorAgent(_ context.Context, _ *mcp.CallToolRequest, in m
 	if in.Mode == mirror.ModeRun {
 		// The prompt names a watcher that exists, by its directory's name:
 		// nothing the caller wrote reaches it.
-		dir, err := f.dir(in.Watcher)
+		dir, err := hosts.FindWatcher(f.home, in.Watcher)
 		if err != nil {
 			return nil, monitorAgentOut{}, err
 		}
@@ -242,29 +167,14 @@ func (f fleetTools) monitorAgent(_ context.Context, _ *mcp.CallToolRequest, in m
 		NoticeSpawned: mirror.NoticeSpawned, NoticeNoSpawn: mirror.NoticeNoSpawn}, nil
 }
 
-func (f fleetTools) logs(_ context.Context, _ *mcp.CallToolRequest, in logsArgs) (*mcp.CallToolResult, logsOut, error) {
+func (f fleetTools) logs(ctx context.Context, _ *mcp.CallToolRequest, in logsArgs) (*mcp.CallToolResult, logsOut, error) {
 	n := in.Lines
 	if n == 0 {
 		n = defaultLogLines
 	}
-	if n < 1 || n > maxLogLines {
-		return nil, logsOut{}, fmt.Errorf("lines must be 1 to %d, got %d", maxLogLines, in.Lines)
-	}
-	dir, err := f.dir(in.Watcher)
+	r, err := f.board.Watcher(ctx, in.Watcher, hosts.Query{Kind: hosts.Logs, Lines: n}, f.now())
 	if err != nil {
 		return nil, logsOut{}, err
 	}
-	var out bytes.Buffer
-	_, err = statedir.Dir(dir).TailLog(n, &out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, logsAnswer(filepath.Base(dir), n, nil), nil
-	}
-	if err != nil {
-		return nil, logsOut{}, fmt.Errorf("omega-monitor-mcp: reading the log: %w", err)
-	}
-	var lines []string
-	if out.Len() > 0 {
-		lines = strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	}
-	return nil, logsAnswer(filepath.Base(dir), n, lines), nil
+	return nil, logsAnswer(r.Name(), n, r.Log), nil
 }

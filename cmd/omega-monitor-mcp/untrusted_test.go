@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
 
@@ -184,7 +185,7 @@ func TestMCPAnswersAreCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l strings.Builder
-	for i := range maxLogLines - 1 {
+	for i := range hosts.MaxLines - 1 {
 		fmt.Fprintf(&l, "MONITOR · proj · STALLED · #%d %s\n", i, strings.Repeat("y", 1000))
 	}
 	l.WriteString("MONITOR · proj · STALLED · " + strings.Repeat("z", 1<<20) + "\n")
@@ -204,13 +205,13 @@ func TestMCPAnswersAreCapped(t *testing.T) {
 		t.Errorf("history: the newest event is not kept: %.20q", last)
 	}
 
-	logs, text := call[logsOut](t, cs, "logs", map[string]any{"watcher": "proj", "lines": maxLogLines})
+	logs, text := call[logsOut](t, cs, "logs", map[string]any{"watcher": "proj", "lines": hosts.MaxLines})
 	if len(text) > maxAnswer {
 		t.Errorf("logs: %d bytes, want at most %d", len(text), maxAnswer)
 	}
 	lines := logs.UntrustedText.MonitorLines
-	if logs.Cut == nil || logs.Cut.LeftOut+len(lines) != maxLogLines {
-		t.Fatalf("logs: %d lines and cut %+v, want %d in all", len(lines), logs.Cut, maxLogLines)
+	if logs.Cut == nil || logs.Cut.LeftOut+len(lines) != hosts.MaxLines {
+		t.Fatalf("logs: %d lines and cut %+v, want %d in all", len(lines), logs.Cut, hosts.MaxLines)
 	}
 	last := lines[len(lines)-1]
 	if want := fmt.Sprintf("… [omega-monitor: cut to %d of %d bytes]", maxText, len("MONITOR · proj · STALLED · ")+1<<20); !strings.HasSuffix(last, want) || len(last) > maxText+len(want) {

@@ -2,11 +2,19 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/icmd"
+	"gotest.tools/v3/poll"
 )
 
 // TestOneLimitManyWatchersOnePage: the real loops of four watchers in one
@@ -79,4 +87,85 @@ func TestOneLimitManyWatchersOnePage(t *testing.T) {
 	if n := len(pages("USAGE LIMIT")) + len(pages("usage limit has reset")); n != 1 {
 		t.Errorf("%d more usage-limit messages, each pane's own", n-1)
 	}
+}
+
+// TestLoneMemberStoppedMidWindow: the real loop of the one watcher a
+// usage limit stopped, stopped while its group gathers (a 30 s window):
+// its page is made as the loop ends and delivered by a deliverer that
+// outlives it, exactly once.
+func TestLoneMemberStoppedMidWindow(t *testing.T) {
+	testenv.EndToEnd(t)
+	t.Parallel()
+	s := testenv.Tmux(t)
+	home := t.TempDir()
+	userHome, status := agentHome(t)
+	reset := time.Now().UTC().Add(time.Hour)
+	limit := "You've hit your 5-hour limit · resets " + strings.ToLower(reset.Format("3:04PM")) + " (UTC)"
+	startAgent(t, s, "lone", "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status)
+	r := startLoop(t, loopOptions{target: "lone", home: home, name: "monitor-lone", userHome: userHome,
+		flags: []string{"--mux", s.Mux, "--interval", "30", "--work-probe", "echo 3", "--nudge-budget", "1", "--nudge-text", agentNudge}})
+	// The limit seen twice: the operator is told, through the group.
+	r.waitLine("operator told", 3*time.Minute)
+	if sent := r.alertsNow(); len(sent) != 0 {
+		t.Fatalf("a page before the stop, within the window: %q", sent)
+	}
+	r.stop()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(r.alertsNow()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	sent := r.alerts() // the group settled: its page made and delivered
+	if len(sent) != 1 || !strings.Contains(sent[0], "lone") {
+		log, _ := os.ReadFile(filepath.Join(r.state, "watcher.log"))
+		tree, _ := exec.Command("find", filepath.Join(home, statedir.Groups), r.state).CombinedOutput()
+		t.Fatalf("pages after the stop: %q, want exactly one naming lone\nwatcher.log:\n%s\n%s", sent, log, tree)
+	}
+}
+
+// TestStopLoneMemberPages: omega-monitor stop of the one watcher a usage
+// limit stopped, while its group gathers: the stop (its session ended,
+// its loop's exit) makes the page, and it is delivered, exactly once.
+func TestStopLoneMemberPages(t *testing.T) {
+	testenv.EndToEnd(t)
+	t.Parallel()
+	f := newFleet(t)
+	userHome, status := agentHome(t)
+	reset := time.Now().UTC().Add(time.Hour)
+	limit := "You've hit your 5-hour limit · resets " + strings.ToLower(reset.Format("3:04PM")) + " (UTC)"
+	startAgent(t, f.tmux, "lone", "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status)
+	sent := filepath.Join(t.TempDir(), "sent")
+	funnel := filepath.Join(t.TempDir(), "funnel")
+	script := "#!/bin/sh\n[ \"$*\" = --stdin ] || exit 2\n{ cat; printf '\\n\\036\\n'; } >>" + coord.ShellQuote(sent) + "\n"
+	assert.NilError(t, os.WriteFile(funnel, []byte(script), 0o700))
+	env := []string{"HOME=" + userHome, "OMEGA_MONITOR_ALERT_SEND=" + funnel}
+	f.runEnv(t, env, "lone", "--interval", "30", "--work-probe", "echo 3", "--nudge-budget", "1").Assert(t, icmd.Success)
+	t.Cleanup(func() { f.runEnv(t, env, "stop", "lone") })
+	pages := func() []string {
+		data, _ := os.ReadFile(sent)
+		var msgs []string
+		for m := range strings.SplitSeq(string(data), "\n\036\n") {
+			if m != "" {
+				msgs = append(msgs, m)
+			}
+		}
+		return msgs
+	}
+	log := filepath.Join(f.state, "monitor-lone", statedir.Log)
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		data, _ := os.ReadFile(log)
+		if strings.Contains(string(data), "operator told") {
+			return poll.Success()
+		}
+		return poll.Continue("no limit told yet:\n%s", data)
+	}, poll.WithTimeout(3*time.Minute), poll.WithDelay(200*time.Millisecond))
+	assert.Equal(t, len(pages()), 0, "a page before the stop, within the window")
+	f.runEnv(t, env, "stop", "lone").Assert(t, icmd.Success)
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if len(pages()) > 0 && groupsSettled(f.state) {
+			return poll.Success()
+		}
+		return poll.Continue("pages after the stop: %q", pages())
+	}, poll.WithTimeout(time.Minute), poll.WithDelay(200*time.Millisecond))
+	got := pages()
+	assert.Assert(t, len(got) == 1 && strings.Contains(got[0], "lone"), "pages after the stop: %q, want exactly one naming lone", got)
 }

@@ -42,7 +42,7 @@ var flagWord = regexp.MustCompile(`(?:^|[\s\[(|,])(--?[a-z][a-z0-9-]*)`)
 var handParsed = map[string][]string{
 	"wake":     {"--home"},
 	"channels": {"--test"},
-	"mcp":      {"--hosts", "--ssh-config"}, // omega-monitor-mcp's
+	"mcp":      {"--hosts", "--ssh-config", "--hosts-timeout"}, // omega-monitor-mcp's
 }
 
 // TestHelpListsTheFlagsParsed: every command's --help names exactly the

@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
@@ -69,6 +70,7 @@ func groups() []group {
 		{"for agents", []command{
 			{"mcp", "serve the fleet read-only over MCP on stdio, for an agent (runs omega-monitor-mcp)", runMCP},
 			{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex|headless|bare)", runMirrorPlan},
+			{"read-watcher", "what another machine's board reads of a watcher here: history, verdict or log, as JSON", func(e *Env, a []string) int { return hosts.ServeWatcher(a, e.Getenv, e.Now(), e.Stdout, e.Stderr) }},
 			{"wake", "what an agent's hook runs: the watcher of the pane it runs in polls now (silent, exit 0)", runWake},
 			{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 		}},

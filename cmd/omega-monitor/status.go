@@ -24,8 +24,7 @@ func runStatus(e *Env, args []string) int {
 	tmux := fs.Bool("tmux", false, "print a tmux status segment")
 	interval := 3 * time.Second
 	fs.Var((*cmdline.Duration)(&interval), "interval", "the live form's refresh, a `duration` (3, or 3s, 500ms)")
-	hostList := fs.String("hosts", "", "other machines' boards to show, by ssh `alias`es separated by commas (default: the state home's hosts file)")
-	sshConfig := fs.String("ssh-config", "", "ssh's config `file` for --hosts (default: ssh's own)")
+	hostFlags := hosts.BindFlags(fs)
 	positional, code, ok := e.parse(fs, args, render.StatusUsage)
 	if !ok {
 		return code
@@ -58,7 +57,7 @@ func runStatus(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
 		return 1
 	}
-	b, err := hosts.Open(root, *hostList, *sshConfig, e.Getenv)
+	b, err := hostFlags.Open(root, e.Getenv)
 	if err != nil {
 		return e.fail(2, err)
 	}

@@ -182,7 +182,11 @@ func appendFile(t *testing.T, path, s string) {
 // field updates testdata/schema.golden.
 func TestJSONSchema(t *testing.T) {
 	// With other hosts on it, so that their fields are pinned too.
-	data, err := json.Marshal(Merge(fleet(t), remotes(t)))
+	// And with a group whose every field is set.
+	m := Merge(fleet(t), remotes(t))
+	m.Groups = []Group{{Host: "box", Name: "usage-limit-000000000000000000000000", Kind: "usage-limit", Agent: "Claude Code",
+		CauseHost: "gpu", Limit: "limit reached", Reset: "9:02am", Panes: 2, Gathering: 1, DueAt: &now, PagesPending: 1, PagesMade: 1, Error: "x"}}
+	data, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,6 +110,7 @@ func Census(root string, now time.Time, opts Options) (Fleet, error) {
 	f.Fleet = summarize(f.Watchers, now, hours)
 	audits, auditErrs := readAudits(root)
 	f.Audits = audits
+	f.Groups = readGroups(root, now)
 	f.Errors = append(f.Errors, auditErrs...)
 	f.Degraded = len(f.Errors) > 0
 	return f, nil

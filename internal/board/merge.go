@@ -28,6 +28,7 @@ func Merge(local Fleet, remotes []Remote) Fleet {
 	f := local
 	f.Watchers = slices.Clone(local.Watchers)
 	f.Errors = slices.Clone(local.Errors)
+	f.Groups = slices.Clone(local.Groups)
 	f.Hosts = make([]Host, 0, len(remotes))
 	hours := sparkHours(local.Fleet.Sparkline)
 	for _, r := range remotes {
@@ -43,6 +44,10 @@ func Merge(local Fleet, remotes []Remote) Fleet {
 				f.Watchers = append(f.Watchers, w)
 			}
 			h.Watchers = len(r.Fleet.Watchers)
+			for _, g := range r.Fleet.Groups[:min(len(r.Fleet.Groups), maxGroups)] {
+				g.Host = h.Name
+				f.Groups = append(f.Groups, g)
+			}
 			for _, e := range r.Fleet.Errors {
 				e.Host = h.Name
 				f.Errors = append(f.Errors, e)

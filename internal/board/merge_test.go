@@ -100,3 +100,18 @@ func TestMergeBoundsAHostsSparkline(t *testing.T) {
 		t.Errorf("total %d, want %d", got, want)
 	}
 }
+
+// TestMergeGroups: another host's groups follow this machine's, each
+// marked with its host.
+func TestMergeGroups(t *testing.T) {
+	local := Fleet{Groups: []Group{{Name: "here", Kind: "host"}}}
+	box := Fleet{Groups: []Group{{Name: "there", Kind: "usage-limit"}}}
+	f := Merge(local, []Remote{{Host: Host{Name: "box"}, Fleet: &box}})
+	want := []Group{{Name: "here", Kind: "host"}, {Host: "box", Name: "there", Kind: "usage-limit"}}
+	if diff := cmp.Diff(want, f.Groups); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+	if local.Groups[0].Host != "" {
+		t.Error("Merge changed the local census")
+	}
+}

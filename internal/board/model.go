@@ -48,6 +48,10 @@ type Fleet struct {
 	// --hosts, or the hosts file of the state home), each with its health;
 	// absent when the board reads this machine alone.
 	Hosts []Host `json:"hosts,omitempty"`
+	// Groups are the causes that stopped many panes at once (a usage
+	// limit, a host gone) with a page gathering or not yet delivered;
+	// absent when none has.
+	Groups []Group `json:"groups,omitempty"`
 }
 
 // A Host is another machine on the board, read over ssh by its alias: its

@@ -76,7 +76,7 @@ func LookPath(name, path string) (string, error) {
 // MCPUsage is the MCP server's help: omega-monitor mcp --help prints it
 // without starting the server, which may not be installed.
 const MCPUsage = `usage: omega-monitor mcp
-       omega-monitor mcp --hosts ALIAS,... [--ssh-config FILE]
+       omega-monitor mcp --hosts ALIAS,... [--ssh-config FILE] [--hosts-timeout DURATION]
        omega-monitor-mcp      (the server omega-monitor mcp runs)
 
 Serves the fleet over the Model Context Protocol on stdin and stdout, for an
@@ -96,7 +96,9 @@ tools:
 
 --hosts (or the state home's hosts file) puts other machines' boards in the
 status tool's answer, read over ssh as omega-monitor status --hosts reads
-them; the other tools read this machine's watchers.
+them; history, explain and logs read such a host's watcher named as the
+board names it, HOST/WATCHER or HOST/TARGET. --hosts-timeout bounds each
+host's read (5s by default, 1s to 60s).
 
 Inside an agent's transcript, show the board with omega-monitor status --once.
 

@@ -18,6 +18,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/digest"
 	"github.com/omega-monitor/omega-monitor/internal/fsutil"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
@@ -154,10 +155,33 @@ func (d stateDirectory) joinGroups(actions []tick.Action, now time.Time, problem
 	return alone
 }
 
+// LeaveGroups is what a watcher's stop does to the groups it is a member
+// of (Stopped, as its loop ends): a group for which no other member runs
+// makes its pages at once, its window over or not, so that the page of a
+// lone member stopped while its group gathered is made and sent, not left
+// for a poll that never comes; a group with another member running is
+// left to that member's next poll, and gathers on. It writes the
+// watcher's GroupsWaiting as a poll does: the loop's last act is a
+// deliverer for them.
+func LeaveGroups(dir string, now time.Time) error {
+	var problems []string
+	stateDirectory(dir).groupPages(now, true, &problems)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
 // groupStep makes the pages due in each group the watcher is a member of,
 // and writes the groups holding a page not yet delivered in the watcher's
 // GroupsWaiting (or removes it): the loop starts a deliverer for them.
 func (d stateDirectory) groupStep(now time.Time, problems *[]string) {
+	d.groupPages(now, false, problems)
+}
+
+// groupPages is groupStep; leaving makes at once the pages of each group
+// no other member runs for (LeaveGroups).
+func (d stateDirectory) groupPages(now time.Time, leaving bool, problems *[]string) {
 	home, watcher := filepath.Dir(string(d)), memberName(filepath.Base(string(d)))
 	root := filepath.Join(home, statedir.Groups)
 	entries, err := os.ReadDir(root)
@@ -176,7 +200,7 @@ func (d stateDirectory) groupStep(now time.Time, problems *[]string) {
 		if mine, _ := filepath.Glob(filepath.Join(dir, statedir.GroupMembers, watcher+".*.json")); len(mine) == 0 {
 			continue
 		}
-		pending, err := makePages(dir, now)
+		pending, err := makePages(dir, now, leaving && !othersRun(home, dir, watcher))
 		if err != nil {
 			*problems = append(*problems, err.Error())
 		}
@@ -194,10 +218,57 @@ func (d stateDirectory) groupStep(now time.Time, problems *[]string) {
 	}
 }
 
+// othersRun says whether a member of the group at dir other than me (a
+// member name) has a loop that runs and is not being stopped (a stop
+// marks its watcher ended before it ends the loop: two watchers stopped
+// at once each count the other as gone).
+func othersRun(home, dir, me string) bool {
+	members, _ := readMembers(dir)
+	var names map[string]string // member name → watcher directory, for digests
+	for _, m := range members {
+		if m.Watcher == me {
+			continue
+		}
+		path := filepath.Join(home, m.Watcher)
+		if !plainName.MatchString(m.Watcher) || !isDir(path) {
+			if names == nil {
+				names = map[string]string{}
+				entries, _ := os.ReadDir(home)
+				for _, e := range entries {
+					names[memberName(e.Name())] = filepath.Join(home, e.Name())
+				}
+			}
+			path = names[m.Watcher]
+		}
+		if path != "" && runs(path) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDir(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir()
+}
+
+// runs says whether the loop of the watcher at dir runs (its pid, with
+// its start token) and no stop has marked it ended since it started.
+func runs(dir string) bool {
+	d := statedir.Dir(dir)
+	var loop statedir.LoopRecord
+	if d.ReadRecord(statedir.Loop, &loop) != nil || !proc.Alive(loop.Pid, loop.StartToken) {
+		return false
+	}
+	var ended statedir.EndedRecord
+	return d.ReadRecord(statedir.Ended, &ended) != nil || ended.At.Before(loop.StartedAt.Truncate(time.Second))
+}
+
 // makePages makes the pages a group owes at now, under its lock, and says
-// whether one waits to be delivered. A group whose pages are all delivered
-// and whose last event is older than groupKeep goes.
-func makePages(dir string, now time.Time) (pending bool, err error) {
+// whether one waits to be delivered; force makes every page the group
+// gathers for, due or not. A group whose pages are all delivered and whose
+// last event is older than groupKeep goes.
+func makePages(dir string, now time.Time, force bool) (pending bool, err error) {
 	lock, err := fsutil.Lock(filepath.Join(dir, statedir.GroupLock))
 	if err != nil {
 		return false, fmt.Errorf("poll: group lock: %w", err)
@@ -218,7 +289,11 @@ func makePages(dir string, now time.Time) (pending bool, err error) {
 	for _, m := range members {
 		entries = append(entries, tick.GroupEntry{Watcher: m.Watcher, Event: m.Event, At: m.At, Window: m.Window})
 	}
-	for _, plan := range tick.DuePages(entries, made, now) {
+	due := now
+	if force {
+		due = now.AddDate(100, 0, 0) // every window over
+	}
+	for _, plan := range tick.DuePages(entries, made, due) {
 		if len(made) >= maxGroupPages {
 			return pending, fmt.Errorf("poll: group %s: %d pages made, no more", filepath.Base(dir), len(made))
 		}

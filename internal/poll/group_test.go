@@ -12,7 +12,9 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/omega-monitor/omega-monitor/internal/board"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
+	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/statedir/event"
 )
@@ -381,4 +383,112 @@ func TestOneResetTwoLimitsNamed(t *testing.T) {
 	assert.Equal(t, len(sent), 1, "pages: %q", sent)
 	assert.Assert(t, strings.Contains(sent[0], "<code>agent-2</code> · You've hit your weekly limit"), sent[0])
 	assert.Assert(t, strings.Contains(sent[0], "<pre>You've hit your 5-hour limit"), sent[0])
+}
+
+// TestBoardShowsGroups: the board reads the groups as poll writes them
+// (board.Group): while the panes one limit stopped gather, the group is
+// on the board with its panes and when its page is due; once the page is
+// made, pending; once delivered, off the board.
+func TestBoardShowsGroups(t *testing.T) {
+	t.Parallel()
+	f := newGroupFleet(t, targets(3, "agent-%d")...)
+	for i := range f.targets {
+		f.poll(t, i, limitPane, "", t0.Add(-3*time.Second))
+		f.poll(t, i, limitPane, "", t0.Add(time.Duration(i)*time.Second))
+	}
+	groups := func(at time.Time) []board.Group {
+		t.Helper()
+		fl, err := board.Census(f.home, at, board.Options{Brief: true})
+		assert.NilError(t, err)
+		return fl.Groups
+	}
+	gs := groups(t0.Add(10 * time.Second))
+	assert.Equal(t, len(gs), 1, "%+v", gs)
+	g := gs[0]
+	assert.Equal(t, g.Kind, "usage-limit")
+	assert.Equal(t, g.Agent, "Claude Code")
+	assert.Equal(t, g.Panes, 3)
+	assert.Equal(t, g.Gathering, 3)
+	assert.Equal(t, g.PagesPending, 0)
+	assert.Assert(t, g.DueAt != nil && g.DueAt.Equal(t0.Add(time.Minute)), "due %v", g.DueAt)
+
+	f.poll(t, 0, limitPane, "", t0.Add(61*time.Second))
+	gs = groups(t0.Add(62 * time.Second))
+	assert.Equal(t, len(gs), 1, "%+v", gs)
+	assert.Equal(t, gs[0].Gathering, 0)
+	assert.Equal(t, gs[0].PagesPending, 1)
+	assert.Equal(t, gs[0].PagesMade, 1)
+
+	f.deliver(t, 0)
+	assert.Equal(t, len(f.sent(t)), 1)
+	assert.Equal(t, len(groups(t0.Add(70*time.Second))), 0)
+}
+
+// running records, in watcher i's directory, a loop that runs (this test
+// process, with its start token) started at start.
+func (f *fleet) running(t *testing.T, i int, start time.Time) {
+	t.Helper()
+	token, ok := proc.StartToken(os.Getpid())
+	assert.Assert(t, ok)
+	assert.NilError(t, os.MkdirAll(f.dir(i), 0o700))
+	assert.NilError(t, statedir.Dir(f.dir(i)).WriteRecord(statedir.Loop,
+		statedir.LoopRecord{Pid: os.Getpid(), StartToken: token, StartedAt: start, Target: f.targets[i]}))
+}
+
+// TestLoneMemberStoppedMidWindowPages: the one watcher of a group stopped
+// while the group gathers makes its page as its loop ends, and a
+// deliverer sends it: exactly one page, never none, and no second one.
+func TestLoneMemberStoppedMidWindowPages(t *testing.T) {
+	t.Parallel()
+	f := newGroupFleet(t, "agent-1", "agent-2")
+	f.poll(t, 0, limitPane, "", t0.Add(-3*time.Second))
+	f.poll(t, 0, limitPane, "", t0)
+	f.running(t, 1, t0.Add(-time.Hour)) // runs, but is in no group
+	assert.NilError(t, Stopped(f.dir(0), f.targets[0], "SIGTERM", t0.Add(10*time.Second)))
+	_, err := os.Stat(filepath.Join(f.dir(0), statedir.GroupsWaiting))
+	assert.NilError(t, err, "the stop left no page waiting")
+	f.deliver(t, 0)
+	sent := f.sent(t)
+	assert.Equal(t, len(sent), 1, "pages: %q", sent)
+	assert.Assert(t, strings.Contains(sent[0], "agent-1"), sent[0])
+	// Its next start, and any deliverer, send nothing more.
+	f.poll(t, 0, limitPane, "", t0.Add(2*time.Minute))
+	f.deliver(t, 0)
+	f.deliver(t, 1)
+	assert.Equal(t, len(f.sent(t)), 1)
+}
+
+// TestMemberStoppedWhileAnotherRuns: a member stopped while another
+// member of its group runs leaves the page to that member's next poll,
+// which names both on one page; one stopped while the other is being
+// stopped too (marked ended since its start) makes it itself.
+func TestMemberStoppedWhileAnotherRuns(t *testing.T) {
+	t.Parallel()
+	f := newGroupFleet(t, "agent-1", "agent-2")
+	for i := range f.targets {
+		f.poll(t, i, limitPane, "", t0.Add(-3*time.Second))
+		f.poll(t, i, limitPane, "", t0.Add(time.Duration(i)*time.Second))
+	}
+	f.running(t, 1, t0.Add(-time.Hour))
+	assert.NilError(t, Stopped(f.dir(0), f.targets[0], "SIGTERM", t0.Add(10*time.Second)))
+	f.deliver(t, 0)
+	assert.Equal(t, len(f.sent(t)), 0, "a page before the window, with another member gathering")
+	f.poll(t, 1, limitPane, "", t0.Add(61*time.Second))
+	f.deliver(t, 1)
+	sent := f.sent(t)
+	assert.Equal(t, len(sent), 1, "pages: %q", sent)
+	assert.Assert(t, strings.Contains(sent[0], "agent-1") && strings.Contains(sent[0], "agent-2"), sent[0])
+
+	g := newGroupFleet(t, "agent-1", "agent-2")
+	for i := range g.targets {
+		g.poll(t, i, limitPane, "", t0.Add(-3*time.Second))
+		g.poll(t, i, limitPane, "", t0)
+	}
+	g.running(t, 1, t0.Add(-time.Hour))
+	assert.NilError(t, statedir.Dir(g.dir(1)).WriteRecord(statedir.Ended, statedir.EndedRecord{At: t0.Add(5 * time.Second), By: "stop"}))
+	assert.NilError(t, Stopped(g.dir(0), g.targets[0], "SIGTERM", t0.Add(10*time.Second)))
+	g.deliver(t, 0)
+	sent = g.sent(t)
+	assert.Equal(t, len(sent), 1, "pages: %q", sent)
+	assert.Assert(t, strings.Contains(sent[0], "agent-1") && strings.Contains(sent[0], "agent-2"), sent[0])
 }

@@ -310,7 +310,9 @@ func FailedCall(dir, target, name, why string, now time.Time) string {
 func Stopped(dir, target, by string, now time.Time) error {
 	d := statedir.Dir(dir)
 	logErr := d.AppendLog(now, tick.Line(target, "stopped ("+printableWord(by)+")"))
-	return errors.Join(logErr, d.WriteRecord(statedir.Ended, statedir.EndedRecord{At: now.UTC().Truncate(time.Second), By: printableWord(by)}))
+	endErr := d.WriteRecord(statedir.Ended, statedir.EndedRecord{At: now.UTC().Truncate(time.Second), By: printableWord(by)})
+	// The page of a group it gathered alone goes now, not never.
+	return errors.Join(logErr, endErr, LeaveGroups(dir, now))
 }
 
 // printableWord is a signal's name as the loop passed it, letters and

@@ -106,8 +106,8 @@ func TestDecodeRefuses(t *testing.T) {
 		{"not JSON", "bash: omega-monitor: command not found\n", "its answer is not a board: invalid character 'b'"},
 		{"torn", boardJSON()[:40], "its answer is not a board: unexpected EOF"},
 		{"an array", "[1,2]", "its answer is not a board: not a JSON object"},
-		{"two objects", boardJSON() + boardJSON(), "more follows the board's object"},
-		{"garbage after", boardJSON() + "\n\x1b]0;x\x07rm -rf", "more follows the board's object"},
+		{"two objects", boardJSON() + boardJSON(), "more follows its object"},
+		{"garbage after", boardJSON() + "\n\x1b]0;x\x07rm -rf", "more follows its object"},
 		{"no watchers", `{"generated_at":"2026-12-01T10:00:00Z","fleet":{},"degraded":false,"errors":[]}`, `no "watchers"`},
 		{"wrong types", strings.Replace(boardJSON(), `"degraded":false`, `"degraded":"no"`, 1), "cannot unmarshal string"},
 		{"a number too big", boardJSON(`{"name":"w","liveness":"live","pid":1e400}`), "its answer is not a board"},
@@ -121,6 +121,9 @@ func TestDecodeRefuses(t *testing.T) {
 		{"no clock", strings.Replace(boardJSON(), "2026-12-01T10:00:00Z", "0001-01-01T00:00:00Z", 1), "no census clock"},
 		{"too many watchers", boardJSON(strings.Repeat(`{"name":"w","liveness":"live"},`, MaxWatchers) + `{"name":"w","liveness":"live"}`), "more than 2000"},
 		{"too big", strings.Repeat(" ", MaxAnswer+1), "larger than 4 MiB"},
+		{"a group of a kind of its own", strings.Replace(boardJSON(), `"errors":[]`, `"errors":[],"groups":[{"name":"g","kind":"PAGE THE CEO"}]`, 1), `group 0 has the kind "PAGE THE CEO"`},
+		{"a group count that is not one", strings.Replace(boardJSON(), `"errors":[]`, `"errors":[],"groups":[{"name":"g","kind":"host","panes":-1}]`, 1), `group 0 has a count that is not one`},
+		{"too many groups", strings.Replace(boardJSON(), `"errors":[]`, `"errors":[],"groups":[`+strings.Repeat(`{"kind":"host"},`, maxGroups)+`{"kind":"host"}]`, 1), "257 groups, more than 256"},
 		{"nested without end", strings.Repeat("[", 20000), "its answer is not a board"},
 	}
 	for _, tt := range tests {

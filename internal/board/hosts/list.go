@@ -5,6 +5,12 @@
 // this machine's census (board.Merge). It is the one part of the read side
 // that runs anything: ssh, read-only on the host. A host that hangs or
 // lies costs the board that host's row, never the board.
+//
+// Beyond the census, it reads one watcher's history, verdict or log for
+// the MCP server (Board.Watcher): this machine's from its state home,
+// another host's through one bounded ssh call to that host's own
+// omega-monitor read-watcher (ServeWatcher), whose answer is checked and
+// cleaned as a board's is.
 package hosts
 
 import (

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +30,8 @@ const (
 	MaxAnswer = 4 << 20
 	// MaxWatchers bounds the watchers one host may put on the board.
 	MaxWatchers = 2000
+	// maxGroups bounds the groups one host may put on the board.
+	maxGroups = 256
 	// maxString bounds every string of a host's answer.
 	maxString = 8 << 10
 	// maxStderr bounds what is kept of what ssh and the host said.
@@ -51,9 +53,16 @@ const ReadEnv = "OMEGA_MONITOR_READ_BY_BOARD"
 // ($OMEGA_MONITOR_BIN, the PATH of an ssh command, go install's directory,
 // ~/.local/bin) and runs its board as JSON. None: exit 127, which the
 // board reads as no omega-monitor on the host.
-const remoteBoard = `for b in "${OMEGA_MONITOR_BIN:-}" "$(command -v omega-monitor 2>/dev/null)" ` +
-	`"$HOME/go/bin/omega-monitor" "$HOME/.local/bin/omega-monitor"; do ` +
-	`if [ -n "$b" ] && [ -f "$b" ] && [ -x "$b" ]; then ` + ReadEnv + `=1 exec "$b" status --json; fi; done; exit 127`
+var remoteBoard = remoteRun("status --json")
+
+// remoteRun is the sh script that runs the host's omega-monitor, found as
+// remoteBoard finds it, with the words of args (quoted by the caller), as
+// read by another board.
+func remoteRun(args string) string {
+	return `for b in "${OMEGA_MONITOR_BIN:-}" "$(command -v omega-monitor 2>/dev/null)" ` +
+		`"$HOME/go/bin/omega-monitor" "$HOME/.local/bin/omega-monitor"; do ` +
+		`if [ -n "$b" ] && [ -f "$b" ] && [ -x "$b" ]; then ` + ReadEnv + `=1 exec "$b" ` + args + `; fi; done; exit 127`
+}
 
 // A Reader reads other hosts' boards over ssh.
 type Reader struct {
@@ -86,13 +95,14 @@ func (r Reader) clock() time.Duration {
 	return r.Clock
 }
 
-// args are ssh's arguments to run the host's board: the loop's options
-// (BatchMode, no forwarding of anything, the connect and keepalive clocks
-// of Clock) and, when Control is set, a ControlMaster of the board's.
-func (r Reader) args(alias string) []string {
+// args are ssh's arguments to run the sh script on the host: the loop's
+// options (BatchMode, no forwarding of anything, the connect and keepalive
+// clocks of Clock) and, when Control is set, a ControlMaster of the
+// board's.
+func (r Reader) args(alias, script string) []string {
 	s := r.SSH
 	s.Timeout = r.clock()
-	cmd := coord.RemoteScript(int(s.Timeout/time.Second), remoteBoard)
+	cmd := coord.RemoteScript(max(1, int(s.Timeout/time.Second)), script)
 	if r.Control == "" {
 		return s.Args(alias, cmd)
 	}
@@ -126,26 +136,37 @@ func (c *capped) Write(p []byte) (int, error) {
 	return c.buf.Write(p)
 }
 
-// read reads one host's board: its row, and its fleet when the answer was
-// whole and a board.
-func (r Reader) read(ctx context.Context, alias string) board.Remote {
+// A reply is what one ssh call to a host came back with: its standard
+// output, whole, when the call went well; else why not, in one line, and
+// whether ssh reached the host at all (what it says after that is the
+// host's).
+type reply struct {
+	out     []byte
+	rtt     time.Duration
+	reached bool
+	why     string
+}
+
+// call runs the sh script on the host alias under the reader's clock and
+// the answer's bound, and ends the whole call, grandchildren included, when
+// either runs out; what names what the script runs there, for a failure
+// ("its board").
+func (r Reader) call(ctx context.Context, alias, script, what string) reply {
 	clock := r.clock()
 	ctx, cancel := context.WithTimeout(ctx, clock)
 	defer cancel()
 	tooBig := false
 	stdout := &capped{n: MaxAnswer, over: func() { tooBig = true; cancel() }}
 	stderr := &capped{n: maxStderr}
-	cmd := procgroup.Command(ctx, time.Second, "ssh", r.args(alias)...)
+	cmd := procgroup.Command(ctx, time.Second, "ssh", r.args(alias, script)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
 	err := cmd.Run()
-	rtt := time.Since(start)
+	rep := reply{rtt: time.Since(start)}
 	procgroup.Kill(cmd)
-	row := board.Host{Name: alias, RTTMs: int(rtt / time.Millisecond)}
-	fail := func(format string, a ...any) board.Remote {
-		row.Degraded = true
-		row.Reason = printable.Cut(oneLine(printable.String(fmt.Sprintf(format, a...))), 300)
-		return board.Remote{Host: row}
+	fail := func(format string, a ...any) reply {
+		rep.why = printable.Cut(oneLine(printable.String(fmt.Sprintf(format, a...))), 300)
+		return rep
 	}
 	var exit *exec.ExitError
 	switch {
@@ -159,16 +180,33 @@ func (r Reader) read(ctx context.Context, alias string) board.Remote {
 		return fail("unreachable: %s", lastLine(stderr.buf.String(), "ssh ended, saying nothing (exit 255)"))
 	}
 	// ssh reached the host: whatever it says now is the host's.
-	row.Reachable = true
+	rep.reached = true
 	switch {
 	case errors.As(err, &exit) && exit.ExitCode() == 127:
 		return fail("no omega-monitor on the host: install it there, or set OMEGA_MONITOR_BIN in its environment")
 	case err != nil:
-		return fail("its board failed (%v): %s", err, lastLine(stderr.buf.String(), "nothing said"))
+		return fail("%s failed (%v): %s", what, err, lastLine(stderr.buf.String(), "nothing said"))
 	}
-	f, err := Decode(stdout.buf.Bytes())
+	rep.out = stdout.buf.Bytes()
+	return rep
+}
+
+// read reads one host's board: its row, and its fleet when the answer was
+// whole and a board.
+func (r Reader) read(ctx context.Context, alias string) board.Remote {
+	rep := r.call(ctx, alias, remoteBoard, "its board")
+	row := board.Host{Name: alias, RTTMs: int(rep.rtt / time.Millisecond), Reachable: rep.reached}
+	fail := func(why string) board.Remote {
+		row.Degraded = true
+		row.Reason = printable.Cut(oneLine(printable.String(why)), 300)
+		return board.Remote{Host: row}
+	}
+	if rep.why != "" {
+		return fail(rep.why)
+	}
+	f, err := Decode(rep.out)
 	if err != nil {
-		return fail("%v", err)
+		return fail(err.Error())
 	}
 	row.FreshAt = &f.GeneratedAt
 	return board.Remote{Host: row, Fleet: f}
@@ -198,21 +236,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // client as it wrote it. An answer that is not a board is an error, in
 // one line.
 func Decode(data []byte) (*board.Fleet, error) {
-	if len(data) > MaxAnswer {
-		return nil, fmt.Errorf("its answer is larger than %d MiB: not read", MaxAnswer>>20)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("its answer is not a board: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("its answer is not a board: more follows the board's object")
-	}
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		return nil, errors.New("its answer is not a board: not a JSON object")
+	obj, err := decodeObject(data, "its answer is not a board")
+	if err != nil {
+		return nil, err
 	}
 	for _, k := range []string{"generated_at", "watchers", "fleet", "degraded", "errors"} {
 		if _, ok := obj[k]; !ok {
@@ -234,6 +260,14 @@ func Decode(data []byte) (*board.Fleet, error) {
 	for i, w := range f.Watchers {
 		if why := checkWatcher(w); why != "" {
 			return nil, fmt.Errorf("its answer is not a board: watcher %d %s", i, why)
+		}
+	}
+	if len(f.Groups) > maxGroups {
+		return nil, fmt.Errorf("its answer holds %d groups, more than %d: not read", len(f.Groups), maxGroups)
+	}
+	for i, g := range f.Groups {
+		if why := checkGroup(g); why != "" {
+			return nil, fmt.Errorf("its answer is not a board: group %d %s", i, why)
 		}
 	}
 	if f.GeneratedAt.IsZero() {
@@ -268,6 +302,22 @@ func checkWatcher(w board.Watcher) string {
 	}
 	return ""
 }
+
+// checkGroup says what of a host's group is not as a board writes it, or
+// "" when all is: its kind a word of ours, its counts counts.
+func checkGroup(g board.Group) string {
+	count := func(n int) bool { return n >= 0 && n <= 1<<20 }
+	switch {
+	case !causeKind.MatchString(g.Kind):
+		return fmt.Sprintf("has the kind %q", printable.Cut(g.Kind, 20))
+	case !count(g.Panes) || !count(g.Gathering) || !count(g.PagesPending) || !count(g.PagesMade):
+		return "has a count that is not one"
+	}
+	return ""
+}
+
+// causeKind matches a group's kind as package poll writes it.
+var causeKind = regexp.MustCompile(`^[a-z-]{1,16}$`)
 
 func isTarget(s string) bool {
 	_, err := coord.ParseTarget(s)

@@ -188,6 +188,9 @@ func CompactWidth(f board.Fleet, width int) string {
 	for _, h := range f.Hosts {
 		line(HostLine(h, f.GeneratedAt))
 	}
+	for _, g := range f.Groups {
+		line(GroupLine(g, f.GeneratedAt))
+	}
 	for _, a := range f.Audits {
 		line(AuditLine(a, f.GeneratedAt))
 	}
@@ -415,6 +418,10 @@ func Tmux(f board.Fleet) string {
 	}
 	if s.Undelivered > 0 {
 		parts = append(parts, "✉✗"+strconv.Itoa(s.Undelivered))
+	}
+	if n := pagesOwed(f); n > 0 {
+		// Pages for many panes at once, gathering or not yet delivered.
+		parts = append(parts, "📟"+strconv.Itoa(n))
 	}
 	if f.Degraded {
 		parts = append(parts, "!")

@@ -67,6 +67,9 @@ func Screen(f board.Fleet, v View) []string {
 	for _, h := range f.Hosts {
 		body = append(body, HostLine(h, f.GeneratedAt))
 	}
+	for _, g := range f.Groups {
+		body = append(body, GroupLine(g, f.GeneratedAt))
+	}
 	for _, e := range f.Errors {
 		if !hostRow(e) {
 			body = append(body, ErrorLine(e))

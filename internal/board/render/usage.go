@@ -3,7 +3,7 @@ package render
 // StatusUsage is omega-monitor status's help: the board's forms, what
 // they show, and the exit statuses of the one-line form.
 const StatusUsage = `usage: omega-monitor status [--live | --once | --json | --tmux] [--interval DUR]
-                            [--hosts ALIAS,...] [--ssh-config FILE]
+                            [--hosts ALIAS,...] [--ssh-config FILE] [--hosts-timeout DUR]
 
 The fleet board: every watcher under $OMEGA_MONITOR_HOME (default
 ~/.omega/monitor) at a glance, read from the watchers' own state; it changes
@@ -27,10 +27,16 @@ nothing. Four forms of one census:
 Other machines: --hosts (or the state home's hosts file, one ssh alias a
 line, # comments) puts their boards on this one. Each refresh runs each
 host's own omega-monitor status --json over ssh (read-only; BatchMode; one
-connection a host kept 60s), all at once, each within 5s and 4 MiB; its
+connection a host kept 60s), all at once, each within 5s (--hosts-timeout,
+1s to 60s) and 4 MiB; its
 watchers show as HOST/TARGET, and a row a host says how many, how long its
 read took and its clock where it is off, or why it was not read. A host that cannot be read or sends
 what is not a board costs its row alone.
+
+Pages for many panes: a line for each cause that stopped many panes at once
+(a usage limit, a host gone) while its page gathers or waits to be
+delivered ("group: usage limit · Claude Code · 12 panes · 1 page pending");
+--tmux counts them as 📟N.
 
 A narrow board keeps the target, state, nudges and what needs you first. A
 stopped watcher stays, its time frozen at the stop, until omega-monitor
