@@ -2,7 +2,6 @@ package classify
 
 import (
 	"embed"
-	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -143,26 +142,6 @@ var (
 
 func hold(h Hold) verdict { return verdict{hold: h} }
 
-// Claude Code's spinner glyphs (macOS, Linux's ASCII star, reduced motion).
-// The same glyphs head a finished turn (✻ Brewed for 60s), which carries
-// neither the ellipsis nor a meter, and so is not a spinner.
-const spinnerGlyphs = `[·✢✳✶✻✽*]`
-
-// Claude Code's effort indicator glyphs, one per level.
-const effortGlyphs = `[◐◑◒◓○●]`
-
-// rule lines: a column-0 run of box-drawing horizontals, possibly with a
-// short label inside. Draft continuation lines are indented, so a draft
-// cannot forge one.
-const ruleLine = `^─{3,}(?:[^─]{0,40}─+)?$`
-
-// A hint line is a dialog's footer: key hints joined by " · ", at the
-// margin where the agent draws its dialogs (column 0 to 2). hintLine makes
-// the pattern of one whose hints include one of keys.
-func hintLine(keys string) string {
-	return `^ {0,2}(?:[^ ·][^·]* · )*(?:` + keys + `)(?: · |$)`
-}
-
 // Claude Code's dialog footers, case-sensitive: its status bar says "esc
 // to interrupt" in lower case, a dialog says "Esc to cancel".
 const claudeFooterKeys = `Esc to cancel|Enter to confirm|Esc to exit|Enter to set as default|ctrl-g to edit\b.*`
@@ -170,8 +149,8 @@ const claudeFooterKeys = `Esc to cancel|Enter to confirm|Esc to exit|Enter to se
 // claudeHeads matches the lines that start a block of Claude Code's
 // transcript: an answer or tool call, a thinking block, a spinner or a
 // turn's end, a human's message.
-func claudeHeads() *pattern {
-	return re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`).by(isClaudeHead)
+func claudeHeadsPattern() *pattern {
+	return re(claudeHeads).by(isClaudeHead)
 }
 
 func claudeCodeTable() *agent {
@@ -213,7 +192,7 @@ func claudeCodeTable() *agent {
 			indented("tmux focus-events off"),
 		},
 		frameTop: re(`^(?:─{3,}|╭─+╮)`).by(isClaudeFrameTop),
-		heads:    claudeHeads(),
+		heads:    claudeHeadsPattern(),
 		rules: []rule{
 			// Neutral overlays hide the input box without asking anything;
 			// they are read before the dialogs, whose footers they share.
@@ -257,7 +236,7 @@ func claudeCodeTable() *agent {
 			// is under the answer's head or indented under it, never this.
 			{name: "a dialog directly above the input box with no frame edge (question line, numbered options with the ❯ cursor)", region: Above, verdict: question,
 				match: framelessMenu(re(`^ ?❯ *\d+\. +\S`).by(isMarginCursor), re(`^ *(?:❯ *)?\d+\. +\S`).by(numbered(false, "❯")),
-					re(`^ ?[^ ⎿❯>⏺●].*\?$`).by(isMarginQuestion), claudeHeads())},
+					re(`^ ?[^ ⎿❯>⏺●].*\?$`).by(isMarginQuestion), claudeHeadsPattern())},
 			// The same structures drawn below a live input box (a menu opened
 			// over the status bar) are a dialog too.
 			{name: "question hint line under the input box", region: Below, verdict: question,
@@ -491,89 +470,6 @@ func codexCLITable() *agent {
 	}
 }
 
-// geminiSpinner is the braille spinner Gemini CLI draws before its phrase.
-const geminiSpinner = `[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]`
-
-func geminiCLITable() *agent {
-	return &agent{
-		name: "Gemini CLI",
-		boxes: []boxShape{
-			{
-				name:           "rounded box, > prompt",
-				promptPrefixes: []string{"│"},
-				top:            re(`^╭─+╮$`),
-				prompt:         re(`^│ *> +(.*?) *│$`),
-				inner:          re(`^│(.*?)│$`),
-				bottom:         re(`^╰─+╯$`),
-			},
-			{
-				// 0.61: a rule, a hint (Shift+Tab to accept edits), the
-				// prompt in a padded area, then the status table.
-				name:           "rule, hint, > prompt (0.61)",
-				promptPrefixes: []string{" > "},
-				top:            ruleLinePattern(),
-				lead:           re(`^ \S`),
-				gap:            2,
-				prompt:         re(`^ > +(.*)$`),
-			},
-		},
-		userTurn: re(`^ ?> \S`),
-		marks: []*pattern{free(`Type your message or @path/to/file|no sandbox|\bgemini-\d`,
-			"read only in and under the input box: the placeholder, and the footer's sandbox and model names, sit anywhere on their line")},
-		placeholders: []*pattern{
-			wholeLines("Type your message or @path/to/file"),
-		},
-		// 0.61 draws its placeholder in grey, not faint.
-		shownPlaceholders: []*pattern{
-			wholeLines("Type your message or @path/to/file"),
-		},
-		// The status table (workspace, sandbox, model) stacks in a narrow
-		// pane.
-		statusLines: 8,
-		rules: []rule{
-			{name: "Gemini waiting for user confirmation", region: Dialog, verdict: question,
-				match:  lastLines(3, re(`^ ?`+geminiSpinner+` Waiting for user confirmation`)),
-				quoted: []string{"⠏ Waiting for user confirmation..."}},
-			{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
-				match: anyLine(re(`^ ?` + geminiSpinner + ` Waiting for user confirmation`))},
-			{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
-				match:  optionMenu("●"),
-				quoted: []string{"● 1. Yes, allow once"}},
-			{name: "Gemini select hint", region: Dialog, verdict: question,
-				match:  lastLines(2, re(`^ *\(Use Enter to select\)`)),
-				quoted: []string{"(Use Enter to select)"}},
-			{name: "Gemini API key entry (Press Enter to submit, Esc to cancel)", region: Dialog, verdict: question,
-				match:  lastLines(4, re(`^ *\(Press Enter to submit, Esc to cancel\b`)),
-				quoted: []string{"(Press Enter to submit, Esc to cancel, Ctrl+C to clear stored key)"}},
-			// A notice that replaces the composer and names the one key
-			// that leaves it (the Gemini API Key Notice of /privacy, "Press
-			// Esc to exit.", gemini-061-100-privacy-notice): the agent is
-			// held until a human presses it, and nothing typed reaches a
-			// composer.
-			{name: "Gemini notice in place of the composer, naming the key that leaves it (Press Esc to exit)", region: Dialog, verdict: question,
-				match:  lastLines(3, re(`(?i)^ *\(?(?:press )?esc to (?:exit|close|dismiss|go back)\.?\)?$`).needs(containingFold("c to "))),
-				quoted: []string{"Press Esc to exit.", "(Press Esc to close)"}},
-			// Working and retrying look alike: the spinner, a phrase, and
-			// (esc to cancel, Ns); 0.61 puts ? for shortcuts on the same line.
-			{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,
-				match:  anyLine(re(`^ ?` + geminiSpinner + ` \S.*\(esc to cancel, \d`)),
-				quoted: []string{"⠼ Reading files (esc to cancel, 4s)", "⠙ Thinking... (esc to cancel, 7s)"}},
-			{name: "Gemini request cancelled", region: Turn, verdict: hold(HoldInterrupt),
-				match:  anyLine(re(`^ ?ℹ Request cancelled\.`)),
-				quoted: []string{"ℹ Request cancelled."}},
-			// 0.61 on the Gemini API's 429 RESOURCE_EXHAUSTED, once its
-			// dialog (Keep trying / Stop) is left: the API's words, then
-			// "Suggested retry after Ns." when it gave a delay, and its
-			// advice to wait. A per-day quota names no time.
-			{name: "Gemini quota exhausted", region: Turn, verdict: hold(HoldUsageLimit),
-				match: anyLine(re(`^ ?✕ \[API Error: (?:You exceeded your current quota|You have exhausted your daily quota|Usage limit reached for)`).
-					needs(containing("API Error: "))),
-				quoted: []string{"✕ [API Error: You exceeded your current quota, please check your plan and billing details.",
-					"✕ [API Error: You have exhausted your daily quota on this model.]"}},
-		},
-	}
-}
-
 // agents returns the built-in agents, read in this order: the first box
 // found lowest on the screen wins. They are built when first asked for,
 // so that a command that reads no screen (--help, hold, ack) does not pay
@@ -593,7 +489,7 @@ func init() {
 
 // tables are the agents whose screens need matchers of Go code.
 var tables = sync.OnceValue(func() []*agent {
-	return []*agent{claudeCodeTable(), codexCLITable(), geminiCLITable()}
+	return []*agent{claudeCodeTable(), codexCLITable()}
 })
 
 // builtinDescriptions are the agents the project ships as data.
@@ -601,16 +497,18 @@ var tables = sync.OnceValue(func() []*agent {
 //go:embed agents/*.json
 var builtinDescriptions embed.FS
 
+// builtinOrder names the project's descriptions in the order screens are
+// read against them: the first box found lowest on the screen wins, and
+// a box two agents draw alike is the first one's (TestBuiltinOrder).
+var builtinOrder = []string{"gemini-cli", "copilot", "opencode", "pi", "qwen"}
+
 // describedBuiltins parses the agents the project ships as data, known
 // after base. A description that does not parse is a build's mistake
 // (TestBuiltinDescriptions holds every one to the parser).
 func describedBuiltins(base []*agent) []*agent {
-	files, err := fs.Glob(builtinDescriptions, "agents/*.json")
-	if err != nil {
-		panic(err)
-	}
 	var out []*agent
-	for _, f := range files {
+	for _, name := range builtinOrder {
+		f := "agents/" + name + ".json"
 		data, err := builtinDescriptions.ReadFile(f)
 		if err != nil {
 			panic(err)
