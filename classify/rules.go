@@ -3,7 +3,6 @@ package classify
 import (
 	"embed"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -294,182 +293,6 @@ func claudeCodeTable() *agent {
 	}
 }
 
-// Codex CLI's status line: a bullet, a phrase, and a meter that starts with
-// the elapsed time and says how to interrupt, or is cut short with … where
-// the pane is too narrow for it.
-const codexStatus = `^(?:▌ ?)?[•◦] \S.* \((?:.*• *.+ to interrupt\)|(?:\d+h )?(?:\d+m )?\d+s(?: •[^)]*)?…$)`
-
-// codexTurnEnd matches the lines that end a Codex turn: the Worked for line
-// (or the divider of older releases) and a ■ line (an interrupt, an error,
-// a usage limit; 🖐 in older releases).
-const codexTurnEnd = `^(?:■ |🖐 |  Worked for (?:<1s|\d+[hms])(?: \d+[ms])*(?: • \d{1,2}:\d\d(?: [AP]M)?)?$|─+ Worked for .*─$|› /)`
-
-// codexAskFooter matches a line of the footer Codex draws under its question
-// overlay (request_user_input), at the overlay's margin: key hints joined by
-// " | ". Releases write it as "tab to add notes | enter to submit answer |
-// esc to interrupt", "option 4/5 | …", "No option selected | ↑/↓ scroll |
-// Enter: submit answer | Esc: interrupt", "Option 1 of 3 | … | Esc to change
-// answer", "Enter: submit all answers | …"; a narrow pane wraps it at its
-// separators (older releases: the second line "ctrl + p prev | ctrl + n next
-// | esc to interrupt") or cuts it short with … at a word (newer ones: "No
-// option selected | ↑/↓ scroll |…"). So a line is the footer when it holds
-// the submit hint, ends in the interrupt or change-answer hint after other
-// hints, or starts with the overlay's own first hint (the selection, or add
-// notes) followed by a separator or the cut.
-const codexAskFooter = `(?i)^ {0,2}(?:` +
-	`(?:[^|]* \| )*enter(?: to|:) submit (?:answer|all)\b` +
-	`|(?:[^|]+ \| )+esc(?: to|:) (?:interrupt|change answer)$` +
-	`|(?:no option selected|option \d+(?: of |/)\d+|tab(?: to|:)? add notes)(?: \||…)` +
-	`)`
-
-// codexBanner is the first line of the banner Codex draws when a session
-// starts (boxed in older releases).
-const codexBanner = `^(?:│ )? *>_ OpenAI Codex \(v`
-
-// codexPickerFooter matches the footer of key hints Codex draws under its
-// pickers (a selection list, a checklist, a confirmation), at any indent: a
-// picker drawn over the transcript is centred. Releases write it as hints
-// joined by " · " ("enter select · esc back", "↑/↓ choose · enter select ·
-// esc LM Studio · ^c exit"), or in words ("Use ↑/↓ to move, space to
-// toggle, b to go back", "Press enter to confirm or esc to go back").
-const codexPickerFooter = `(?i)^ *(?:` +
-	`(?:` + codexKey + `) [^·]*[^ ·](?: · (?:` + codexKey + `) [^·]*[^ ·])+` +
-	`|use ↑/↓ to move(?:, [^,]+ to [^,]+)+` +
-	`|press enter to confirm or esc to go back` +
-	`)$`
-
-// codexKey is a key as Codex's hints name it.
-const codexKey = `↑/↓|←/→|enter|esc|space|tab|\^[a-z]|ctrl ?\+ ?[a-z]`
-
-// codexPickerCursor is a line under the › cursor of a picker: on a numbered
-// option or a checklist item at any indent, or on any item off the margin
-// (the human's message is drawn with the same mark at the margin).
-const codexPickerCursor = `^(?: *› +(?:\d+\. |\[[ xX]\] )| +› +)\S`
-
-func codexCLITable() *agent {
-	return &agent{
-		name: "Codex CLI",
-		boxes: []boxShape{
-			{
-				name:           "› composer",
-				promptPrefixes: []string{"›"},
-				prompt:         re(`^› ?(.*)$`),
-				// Option lines, and the answer line of the question form,
-				// are drawn with the same cursor.
-				notPrompt: re(`^› *(?:\d+\. |Type your answer\b)`),
-			},
-			{
-				// Older releases drew a ▌ gutter on the composer and on the
-				// lines above it, so only a ▌ line ending the screen (with
-				// its key hints under it) is the composer.
-				name:           "▌ composer (older releases)",
-				promptPrefixes: []string{"▌ "},
-				prompt:         re(`^▌ (.*)$`),
-				notPrompt:      re(`^▌ (?:[•◦] |Yes \(y\))`),
-				bottom:         re(`^ +⏎ send\b`),
-				last:           true,
-			},
-		},
-		// The human's message, not a picker's line drawn with the same
-		// mark at the margin (a numbered option, a checklist item), so
-		// that a picker over the composer is read whole.
-		userTurn:     re(`^› (?:[^\d\s\[]|\d+(?:[^\d.]|\.[^ ]|\.?$)|\[(?:[^ xX]|[ xX][^\]]|[ xX]\][^ ]|[ xX]\]?$|$))`),
-		sessionStart: re(codexBanner),
-		// Codex rotates the composer's placeholder among suggestions, drawn
-		// faint: with -e the attribute decides, without it this list does.
-		placeholders: []*pattern{
-			wholeLines("Ask Codex to do anything", "Explain this codebase", "Summarize recent commits", "Implement {feature}",
-				"Find and fix a bug in @filename", "Write tests for @filename", "Improve documentation in @filename",
-				"Run /review on my current changes", "Use /skills to list available skills",
-				"Check recently modified functions for compatibility"),
-		},
-		// Queued input sits between the status line and the composer: read
-		// through it to the status line.
-		transparent: []*pattern{
-			re(`^ *• (?:Queued follow-up inputs|Messages to be submitted after next tool call\b.*)$`),
-			re(`^ +↳ `),
-			re(`^ +\S+ ?\+ ?\S+ edit last queued message$`),
-			re(`^ {4,}\S`),
-		},
-		// The model and directory line and the key hints wrap in a narrow
-		// pane.
-		statusLines: 4,
-		rules: []rule{
-			{name: "Codex approval footer", region: Dialog, verdict: question,
-				match:  lastLines(2, re(`(?i)^ *press enter to confirm or esc to cancel`)),
-				quoted: []string{"Press enter to confirm or esc to cancel"}},
-			// Its question overlay (request_user_input) replaces the
-			// composer; its footer, the last thing it draws, takes many forms
-			// across releases (see codexAskFooter).
-			{name: "Codex question footer (enter to submit answer)", region: Dialog, verdict: question,
-				match: lastLines(3, re(codexAskFooter)),
-				quoted: []string{"tab to add notes | enter to submit answer | esc to interrupt",
-					"No option selected | ↑/↓ scroll | Enter: submit answer | Esc: interrupt",
-					"Option 1 of 3 | ↑/↓ scroll | Enter to submit answer | Notes optional | Esc to change answer",
-					"ctrl + p prev | ctrl + n next | esc to interrupt", "Option 4 of 5 | ↑/↓ scroll | Tab:…"}},
-			{name: "Codex question footer (enter to submit answer)", region: Below, verdict: question,
-				match: lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`))},
-			// The composer has no bottom edge: a question drawn right under
-			// a › line reads as its continuation, footer last.
-			{name: "Codex question footer (enter to submit answer)", region: Box, verdict: question,
-				match: lastLines(1, re(`(?i)^ {2}(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all) \| esc(?: to|:) interrupt$`))},
-			// Before its numbered options: a start-up menu (an update
-			// offer, a sign-in, a model migration) draws the same cursor
-			// over Press enter to continue, and is answered at the
-			// terminal (codex-startup-model-migration).
-			startupMenu,
-			{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
-				match:  optionMenu("›"),
-				quoted: []string{"› 1. Yes, proceed (y)"}},
-			// A picker whose items are not numbered (the import
-			// checklist: "› [x] Settings" over "Use ↑/↓ to move, space to
-			// toggle, b to go back", codex-171-100-import-customize), or
-			// whose cursor is on no numbered option: the cursor and the
-			// footer together are its shape.
-			{name: "Codex picker: an item under the › cursor over its key-hint footer", region: Dialog, verdict: question,
-				match:  picker(re(codexPickerFooter), re(codexPickerCursor)),
-				quoted: []string{"enter select · esc back", "Use ↑/↓ to move, space to toggle, b to go back", "  › [x] Settings"}},
-			// The same picker drawn over the transcript while the composer
-			// still shows under it, its placeholder and all (the full
-			// access confirmation, codex-171-100-full-access-confirm): the
-			// keyboard is the picker's. Read through the last turn, below
-			// the line that ended or started it, with no answer between.
-			{name: "Codex picker drawn over its composer (an item under the › cursor, its key-hint footer last, below the turn's end)", region: Turn, verdict: question,
-				match: pickerOverComposer(re(codexPickerFooter), re(codexPickerCursor), re(`^[•◦] `),
-					re(`^(?:`+strings.TrimPrefix(codexTurnEnd, "^")+`|› \S|`+strings.TrimPrefix(codexBanner, "^")+`)`)),
-				quoted: []string{"› 1. Yes, continue anyway", "  2. Cancel", "enter select · esc back"}},
-			{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
-				match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
-				quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
-			// Read through the last turn, not only the block above the
-			// composer: queued input sits between the two.
-			{name: "Codex status line (its meter says esc to interrupt), not followed by the turn's end", region: Turn, verdict: working,
-				match:  latest(re(codexStatus), re(codexTurnEnd)),
-				quoted: []string{"• Working (1m 16s • esc to interrupt)", "• Waiting for background terminal (0s • esc to …"}},
-			// Codex (0.169, 0.171) draws no status line while an answer
-			// streams, queued follow-ups or not; but other releases end a
-			// turn with no end line under its answer (the answer right above
-			// the composer, or a Worked for separator drawn above it), so a
-			// turn with no end line is no evidence of work: only a reason
-			// to look again, and a screen that does not change across the
-			// looks, with nothing else saying the agent works, is a stop.
-			{name: "Codex turn with no end line after its last answer (it may be streaming: looked at again)", region: Turn, verdict: unsettled,
-				match: openTurn(re(codexTurnEnd), re(`^(?:│ )? *>_ OpenAI Codex \(v`))},
-			{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
-				match:  anyLine(re(`^■ Conversation interrupted`)),
-				quoted: []string{"■ Conversation interrupted - tell the model what to do differently"}},
-			// 0.171 writes its apostrophe typographic (You’ve), and the
-			// reset as "try again at 6:06 AM." at the end of a long line
-			// it wraps itself.
-			{name: "Codex usage limit", region: Above, verdict: hold(HoldUsageLimit),
-				match:  anyLine(re(`^(?:■|🖐) +You['’]ve hit your usage limit`)),
-				quoted: []string{"■ You've hit your usage limit. Try again in 2 hours.", "■ You’ve hit your usage limit. Upgrade to Pro, or try again at 6:06 AM."}},
-			{name: "Codex usage limit", region: Dialog, verdict: hold(HoldUsageLimit),
-				match: anyLine(re(`^(?:■|🖐) +You['’]ve hit your usage limit`))},
-		},
-	}
-}
-
 // agents returns the built-in agents, read in this order: the first box
 // found lowest on the screen wins. They are built when first asked for,
 // so that a command that reads no screen (--help, hold, ack) does not pay
@@ -489,7 +312,7 @@ func init() {
 
 // tables are the agents whose screens need matchers of Go code.
 var tables = sync.OnceValue(func() []*agent {
-	return []*agent{claudeCodeTable(), codexCLITable()}
+	return []*agent{claudeCodeTable()}
 })
 
 // builtinDescriptions are the agents the project ships as data.
@@ -500,7 +323,7 @@ var builtinDescriptions embed.FS
 // builtinOrder names the project's descriptions in the order screens are
 // read against them: the first box found lowest on the screen wins, and
 // a box two agents draw alike is the first one's (TestBuiltinOrder).
-var builtinOrder = []string{"gemini-cli", "copilot", "opencode", "pi", "qwen"}
+var builtinOrder = []string{"codex", "gemini-cli", "copilot", "opencode", "pi", "qwen"}
 
 // describedBuiltins parses the agents the project ships as data, known
 // after base. A description that does not parse is a build's mistake
