@@ -18,7 +18,7 @@ func TestBuiltinDescriptionsChecked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := parseLocal(data, f, tables(), false); err != nil {
+		if _, err := parseLocal(data, f, nil, false); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -27,8 +27,7 @@ func TestBuiltinDescriptionsChecked(t *testing.T) {
 // BenchmarkDescribedBuiltins is the parse of the project's descriptions,
 // as a poll's first screen pays it once.
 func BenchmarkDescribedBuiltins(b *testing.B) {
-	t := tables()
 	for b.Loop() {
-		describedBuiltins(t)
+		describedBuiltins(nil)
 	}
 }
