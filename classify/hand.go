@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -470,15 +469,22 @@ func splitBranches(s string) []string {
 }
 
 // unquoteMeta returns the literal that regexp.QuoteMeta writes as q, and
-// false when q is not such a literal (it holds an operator).
+// false when q is not such a literal: every byte QuoteMeta escapes is
+// escaped in q, and every backslash escapes one.
 func unquoteMeta(q string) (string, bool) {
+	const special = `\.+*?()|[]{}^$`
 	var b strings.Builder
 	for i := 0; i < len(q); i++ {
-		if q[i] == '\\' && i+1 < len(q) {
-			i++
+		c := q[i]
+		if c == '\\' {
+			if i++; i == len(q) || strings.IndexByte(special, q[i]) < 0 {
+				return "", false
+			}
+			c = q[i]
+		} else if strings.IndexByte(special, c) >= 0 {
+			return "", false
 		}
-		b.WriteByte(q[i])
+		b.WriteByte(c)
 	}
-	lit := b.String()
-	return lit, regexp.QuoteMeta(lit) == q
+	return b.String(), true
 }

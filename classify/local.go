@@ -254,17 +254,12 @@ func (l *Local) agentByWord(w string) *agent {
 // list of rules and whose "agents" member a list of agents it describes
 // (LocalAgent). Every error names the file and the line it is on.
 func ParseLocal(data []byte, path string) (*Local, error) {
-	return parseLocal(data, path, agents(), false)
+	return parseLocal(data, path, agents())
 }
 
-// parseLocal is ParseLocal for a file read after the agents of base;
-// trusted skips the checks of its patterns (see checkPattern).
-func parseLocal(data []byte, path string, base []*agent, trusted bool) (*Local, error) {
-	l := &Local{Path: path, base: base, trusted: trusted, before: map[*agent][]rule{}, after: map[*agent][]rule{},
-		replace: map[*agent]map[string]rule{}, disabled: map[*agent]map[string]bool{}}
-	if trusted {
-		return l.readTrusted(data)
-	}
+// parseLocal is ParseLocal for a file read after the agents of base.
+func parseLocal(data []byte, path string, base []*agent) (*Local, error) {
+	l := newLocal(path, base, false)
 	at := func(off int64) string {
 		return path + ":" + strconv.Itoa(1+bytes.Count(data[:min(int(off), len(data))], []byte("\n")))
 	}
@@ -380,28 +375,30 @@ func parseLocal(data []byte, path string, base []*agent, trusted bool) (*Local, 
 	return l, nil
 }
 
-// readTrusted reads one of the project's own files, which its test read
-// as an operator's (TestBuiltinDescriptionsChecked): whole, in one decode,
-// with no line to name, since nothing in it fails.
-func (l *Local) readTrusted(data []byte) (*Local, error) {
-	var f struct {
-		Agents []LocalAgent `json:"agents"`
-		Rules  []LocalRule  `json:"rules"`
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, errorf("%s: %v", l.Path, err)
-	}
-	for _, la := range f.Agents {
+// newLocal returns an empty Local for the file at path, read after the
+// agents of base; trusted skips the checks of its patterns (see
+// checkPattern).
+func newLocal(path string, base []*agent, trusted bool) *Local {
+	return &Local{Path: path, base: base, trusted: trusted, before: map[*agent][]rule{}, after: map[*agent][]rule{},
+		replace: map[*agent]map[string]rule{}, disabled: map[*agent]map[string]bool{}}
+}
+
+// read adds a file's agents, then its rules, naming the file in errors:
+// one of the project's own descriptions, decoded at build time
+// (descriptions_gen.go), whose lines its test named when it was checked
+// as an operator's (TestBuiltinDescriptionsChecked).
+func (l *Local) read(agents []LocalAgent, rules []LocalRule) error {
+	for _, la := range agents {
 		if err := l.describe(la, l.Path); err != nil {
-			return nil, errorf("%s: %v", l.Path, err)
+			return errorf("%s: %v", l.Path, err)
 		}
 	}
-	for _, lr := range f.Rules {
+	for _, lr := range rules {
 		if err := l.add(lr, l.Path); err != nil {
-			return nil, errorf("%s: %v", l.Path, err)
+			return errorf("%s: %v", l.Path, err)
 		}
 	}
-	return l, nil
+	return nil
 }
 
 // describe checks an agent the file describes and adds it. Its patterns

@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"embed"
 	"slices"
 	"sync"
 )
@@ -152,29 +151,30 @@ func init() {
 	agents = sync.OnceValue(func() []*agent { return describedBuiltins(nil) })
 }
 
-// builtinDescriptions are the agents the project ships as data.
-//
-//go:embed agents/*.json
-var builtinDescriptions embed.FS
-
-// builtinOrder names the project's descriptions in the order screens are
-// read against them: the first box found lowest on the screen wins, and
-// a box two agents draw alike is the first one's (TestBuiltinOrder).
+// builtinOrder names the project's descriptions (agents/NAME.json) in
+// the order screens are read against them: the first box found lowest on
+// the screen wins, so a box two agents draw alike is the first one's.
+// builtinDescriptions holds them in this order (TestDescriptionsGenerated).
 var builtinOrder = []string{"claude-code", "codex", "gemini-cli", "copilot", "opencode", "pi", "qwen"}
 
-// describedBuiltins parses the agents the project ships as data, known
-// after base. A description that does not parse is a build's mistake
-// (TestBuiltinDescriptions holds every one to the parser).
+// A description is one of the project's description files, decoded when
+// the project is built (descriptions_gen.go): a poll pays for no JSON.
+type description struct {
+	path   string
+	agents []LocalAgent
+	rules  []LocalRule
+}
+
+// describedBuiltins makes the agents the project ships as data, known
+// after base. A description that does not read is a build's mistake
+// (TestBuiltinDescriptionsChecked holds every one to the parser).
+//
+//go:generate go test -run ^TestDescriptionsGenerated$ -generate .
 func describedBuiltins(base []*agent) []*agent {
 	var out []*agent
-	for _, name := range builtinOrder {
-		f := "agents/" + name + ".json"
-		data, err := builtinDescriptions.ReadFile(f)
-		if err != nil {
-			panic(err)
-		}
-		l, err := parseLocal(data, f, append(slices.Clip(base), out...), true)
-		if err != nil {
+	for _, d := range builtinDescriptions {
+		l := newLocal(d.path, append(slices.Clip(base), out...), true)
+		if err := l.read(d.agents, d.rules); err != nil {
 			panic(err)
 		}
 		for _, a := range l.described {
