@@ -422,16 +422,22 @@ var fastPaths = sync.OnceValue(func() map[string]func(*pattern) {
 // matches it when it is one of them.
 func literalLines(expr string) ([]string, bool) {
 	inner, ok := strings.CutPrefix(expr, "^")
+	if !ok {
+		return nil, false
+	}
 	if inner, ok = strings.CutSuffix(inner, "$"); !ok {
 		return nil, false
 	}
+	// Branches only inside the group: `^a|b$` is `(^a)|(b$)`.
+	branches := []string{inner}
 	if in, ok := strings.CutPrefix(inner, "(?:"); ok {
 		if inner, ok = strings.CutSuffix(in, ")"); !ok {
 			return nil, false
 		}
+		branches = splitBranches(inner)
 	}
 	var lines []string
-	for _, branch := range splitBranches(inner) {
+	for _, branch := range branches {
 		lit, ok := unquoteMeta(branch)
 		if !ok || lit == "" {
 			return nil, false
@@ -449,7 +455,10 @@ func indentedLiteral(expr string) (string, bool) {
 		return "", false
 	}
 	lit, ok := unquoteMeta(q)
-	return lit, ok && lit != "" && lit[0] != ' '
+	if !ok || lit == "" || lit[0] == ' ' {
+		return "", false
+	}
+	return lit, true
 }
 
 // splitBranches splits s at each | no backslash escapes.

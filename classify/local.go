@@ -145,16 +145,20 @@ type LocalPattern struct {
 
 // UnmarshalJSON reads a pattern written as a string or as an object.
 func (p *LocalPattern) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
+	const want = `a pattern is a string or {"pattern": "...", "needs": [...]}`
+	switch b = bytes.TrimSpace(b); {
+	case len(b) > 0 && b[0] == '"':
 		*p = LocalPattern{}
 		return json.Unmarshal(b, &p.Pattern)
+	case len(b) == 0 || b[0] != '{':
+		return fmt.Errorf("%s, not %.20s", want, b)
 	}
 	type plain LocalPattern
 	var x plain
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&x); err != nil {
-		return fmt.Errorf("a pattern is a string or {\"pattern\": ..., \"needs\": [...]}: %w", err)
+		return fmt.Errorf("%s: %v", want, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	*p = LocalPattern(x)
 	return nil
