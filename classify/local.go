@@ -57,6 +57,9 @@ func (l *Local) agents() []*agent {
 type LocalAgent struct {
 	// Name is the agent's name, as results and rules name it.
 	Name string `json:"name"`
+	// Note says why, for whoever reads the file next; the classifier
+	// does not read it.
+	Note string `json:"note,omitempty"`
 	// Box is the input box the agent draws at the bottom of its screen;
 	// Boxes, instead of Box, are the shapes it takes across releases, the
 	// first found lowest on the screen read.
@@ -192,6 +195,9 @@ type LocalRule struct {
 	// Name names the rule in explanations; a built-in rule's name
 	// replaces that rule.
 	Name string `json:"name"`
+	// Note says why the rule reads what it reads, for whoever reads the
+	// file next; the classifier does not read it.
+	Note string `json:"note,omitempty"`
 	// Region is above, below, dialog, box, turn or frame.
 	Region string `json:"region"`
 	// Pattern is a Go regular expression matched against each line of
