@@ -396,7 +396,19 @@ func described(expr string) *pattern {
 // fastPaths are the matchers by hand of the expressions the built-in
 // descriptions read on most screens of their agents, by the expression's
 // text (TestFastPathsUsed fails on one no description uses any more).
-var fastPaths = sync.OnceValue(func() map[string]func(*pattern) {
+// It is built when a description is first read, not at init: a command
+// that reads no screen does not pay for it.
+func fastPaths() map[string]func(*pattern) {
+	fastPathsOnce.Do(func() { fastPathsMap = makeFastPaths() })
+	return fastPathsMap
+}
+
+var (
+	fastPathsOnce sync.Once
+	fastPathsMap  map[string]func(*pattern)
+)
+
+func makeFastPaths() map[string]func(*pattern) {
 	by := func(match func(string) bool) func(*pattern) { return func(p *pattern) { p.by(match) } }
 	return map[string]func(*pattern){
 		ruleLine:                by(isRuleLine),
@@ -415,7 +427,7 @@ var fastPaths = sync.OnceValue(func() map[string]func(*pattern) {
 		`^ ?[^ ⎿❯>⏺●].*\?$`:                         by(isMarginQuestion),
 		`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`: by(spinnerLine(spinners)),
 	}
-})
+}
 
 // literalLines returns the lines of an expression `^(?:L1|L2…)$` or `^L$`
 // whose branches are literals (as regexp.QuoteMeta writes them): a line

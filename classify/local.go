@@ -739,7 +739,7 @@ func (l *Local) rule(lr LocalRule, a *agent) (rule, error) {
 		if !live {
 			return rule{}, fmt.Errorf("a working rule reads only live evidence, region above or below (the live block over the box, the status lines under it), or the turn with kind latest; %s may hold quoted text", lr.Region)
 		}
-		if !workingKinds[kind] {
+		if !readsLines(kind) {
 			return rule{}, fmt.Errorf("a working rule reads lines of live evidence: kind %s is a dialog's or a turn's shape (want one of any_line, end_line, edge_line, last_lines, latest)", kind)
 		}
 	}
@@ -751,9 +751,15 @@ func (l *Local) rule(lr LocalRule, a *agent) (rule, error) {
 	return rule{name: lr.Name, region: region, verdict: v, match: m, startup: lr.Startup, quoted: lr.Quoted, tool: lr.Tool}, nil
 }
 
-// workingKinds are the matchers a working rule may use: those that read
-// lines, not a dialog's shape.
-var workingKinds = map[string]bool{"any_line": true, "end_line": true, "edge_line": true, "last_lines": true, "latest": true}
+// readsLines says whether a kind of matcher reads lines, not a dialog's
+// or a turn's shape: the kinds a working rule may use.
+func readsLines(kind string) bool {
+	switch kind {
+	case "any_line", "end_line", "edge_line", "last_lines", "latest":
+		return true
+	}
+	return false
+}
 
 // matchKinds lists the kinds of matcher, for errors.
 const matchKinds = "any_line, end_line, edge_line, last_lines, latest, open_turn, option_menu, continue_menu, picker, picker_over_composer, frameless_menu or onboarding"
