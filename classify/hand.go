@@ -10,12 +10,14 @@ import (
 // This file matches the patterns every common screen reaches by hand, so
 // that a process reading one screen compiles no regular expression: in a
 // fresh process, compiling the dozen expressions a working Claude Code
-// screen reaches costs more than the rest of classifying it. Each matcher
-// is attached to its expression (pattern.by, pattern.byGroups), which stays
-// in the tables as the rule's text; an expression too rich to match by hand
-// gets a test that rules out most lines before it is compiled
-// (pattern.needs). TestByHandAgreesWithTheExpression and FuzzByHand hold
-// every one of them to its expression.
+// screen reaches costs more than the rest of classifying it. A matcher is
+// attached to a description's pattern by the expression's text alone
+// (described): a whole line of literals, a literal after an indent, or one
+// of fastPaths, so that the description stays a regular expression, the
+// rule's text. An expression too rich to match by hand gets from its
+// description the literals a line must hold before it is compiled
+// ("needs", pattern.needs). TestByHandAgreesWithTheExpression, FuzzByHand
+// and FuzzDescribed hold every one of them to its expression.
 //
 // The helpers read a line as Go's regexp does: \s is [\t\n\f\r ], \d is
 // [0-9], . is any character but a newline, and a byte of invalid UTF-8 is

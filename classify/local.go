@@ -579,11 +579,9 @@ func (l *Local) pattern(what string, lp LocalPattern, free string) (*pattern, er
 		}
 	}
 	if fold {
-		p.need = containingFold(lp.Needs...)
-	} else {
-		p.need = containing(lp.Needs...)
+		return p.needs(containingFold(lp.Needs...)), nil
 	}
-	return p, nil
+	return p.needs(containing(lp.Needs...)), nil
 }
 
 // foldable says a literal's case-folded match is its bytes in some case:
