@@ -60,7 +60,7 @@ func TestDescriptionFieldsRefused(t *testing.T) {
 			"tern.json:2: agent \"Tern\": faint_placeholders: error parsing regexp: missing closing ): `^Try (it$`"},
 		// Matchers.
 		{"an unknown kind", rule(`"region": "dialog", "match": {"kind": "menu"}, "verdict": "question"`),
-			`tern.json:6: rule "r": match: unknown kind "menu" (want any_line, end_line, edge_line, last_lines, latest, open_turn, option_menu, continue_menu, picker, picker_over_composer, frameless_menu or onboarding)`},
+			`tern.json:6: rule "r": match: unknown kind "menu" (want any_line, end_line, edge_line, latest, open_turn, option_menu, continue_menu, picker, picker_over_composer, frameless_menu or onboarding)`},
 		{"an option menu with no cursors", rule(`"region": "dialog", "match": {"kind": "option_menu"}, "verdict": "question"`),
 			`tern.json:6: rule "r": match: kind option_menu needs cursors, the marks its cursor is drawn with`},
 		{"a cursor that is a digit", rule(`"region": "dialog", "match": {"kind": "option_menu", "cursors": ["1"]}, "verdict": "question"`),
@@ -73,6 +73,8 @@ func TestDescriptionFieldsRefused(t *testing.T) {
 			`tern.json:6: rule "r": match: kind picker takes no cursors`},
 		{"a pattern beside a menu", rule(`"region": "dialog", "match": {"kind": "option_menu", "cursors": ["›"]}, "pattern": "^x", "verdict": "question"`),
 			`tern.json:6: rule "r": kind option_menu reads the patterns of match, not pattern`},
+		{"last lines as a kind", rule(`"region": "dialog", "match": {"kind": "last_lines"}, "pattern": "^x", "verdict": "question"`),
+			`tern.json:6: rule "r": match: the region's last lines are read with "lines": N, not a kind`},
 		{"lines beside a match", rule(`"region": "dialog", "lines": 2, "match": {"kind": "edge_line"}, "pattern": "^x", "verdict": "question"`),
 			`tern.json:6: rule "r": lines reads the region's last lines for pattern: it takes no match (kind "edge_line")`},
 		{"a match pattern not anchored", rule(`"region": "turn", "match": {"kind": "open_turn", "until": "Worked for", "origin": "^>_ "}, "verdict": "look-again"`),
@@ -85,7 +87,7 @@ func TestDescriptionFieldsRefused(t *testing.T) {
 			`tern.json:6: rule "r": match: kind frameless_menu needs heads, in match or the agent's`},
 		// What a working rule may read.
 		{"working from a menu", rule(`"region": "above", "match": {"kind": "option_menu", "cursors": ["›"]}, "verdict": "working"`),
-			`tern.json:6: rule "r": a working rule reads lines of live evidence: kind option_menu is a dialog's or a turn's shape (want one of any_line, end_line, edge_line, last_lines, latest)`},
+			`tern.json:6: rule "r": a working rule reads lines of live evidence: kind option_menu is a dialog's or a turn's shape (want one of any_line, end_line, edge_line, latest, or "lines": N)`},
 		{"working from the turn, not latest", rule(`"region": "turn", "match": {"kind": "edge_line"}, "pattern": "^• ", "verdict": "working"`),
 			`tern.json:6: rule "r": a working rule reads only live evidence, region above or below (the live block over the box, the status lines under it), or the turn with kind latest; turn may hold quoted text`},
 		// Needs, quoted, first, verdicts.

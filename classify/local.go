@@ -715,7 +715,9 @@ func (l *Local) rule(lr LocalRule, a *agent) (rule, error) {
 	var mt LocalMatch
 	if lr.Match != nil {
 		mt = *lr.Match
-		kind = mt.Kind
+		if kind = mt.Kind; kind == "last_lines" {
+			return rule{}, errors.New(`match: the region's last lines are read with "lines": N, not a kind`)
+		}
 	}
 	if lr.Lines > 0 {
 		if lr.Match != nil {
@@ -738,7 +740,7 @@ func (l *Local) rule(lr LocalRule, a *agent) (rule, error) {
 			return rule{}, fmt.Errorf("a working rule reads only live evidence, region above or below (the live block over the box, the status lines under it), or the turn with kind latest; %s may hold quoted text", lr.Region)
 		}
 		if !readsLines(kind) {
-			return rule{}, fmt.Errorf("a working rule reads lines of live evidence: kind %s is a dialog's or a turn's shape (want one of any_line, end_line, edge_line, last_lines, latest)", kind)
+			return rule{}, fmt.Errorf("a working rule reads lines of live evidence: kind %s is a dialog's or a turn's shape (want one of any_line, end_line, edge_line, latest, or \"lines\": N)", kind)
 		}
 	}
 	for _, q := range lr.Quoted {
@@ -760,7 +762,7 @@ func readsLines(kind string) bool {
 }
 
 // matchKinds lists the kinds of matcher, for errors.
-const matchKinds = "any_line, end_line, edge_line, last_lines, latest, open_turn, option_menu, continue_menu, picker, picker_over_composer, frameless_menu or onboarding"
+const matchKinds = "any_line, end_line, edge_line, latest, open_turn, option_menu, continue_menu, picker, picker_over_composer, frameless_menu or onboarding"
 
 // matcher checks a rule's match of the given kind and makes it: the
 // kinds that read lines take the rule's pattern, the others the
