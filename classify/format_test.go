@@ -98,7 +98,9 @@ func TestDescriptionFieldsRefused(t *testing.T) {
 		{"an empty quoted marker", rule(`"region": "turn", "pattern": "^• ", "verdict": "hold:interrupt", "quoted": [" "]`),
 			`tern.json:6: rule "r": quoted: an empty marker`},
 		{"first on a question", rule(`"region": "dialog", "pattern": "^x", "verdict": "question", "first": true`),
-			`tern.json:6: rule "r": first is said of a hold only (a screen that hides the box and asks nothing, read before any dialog)`},
+			`tern.json:6: rule "r": first is said of hold:no-input-box only (a screen that hides the box and asks nothing, read before any dialog)`},
+		{"first on another hold", rule(`"region": "turn", "pattern": "^• ", "verdict": "hold:interrupt", "first": true`),
+			`tern.json:6: rule "r": first is said of hold:no-input-box only (a screen that hides the box and asks nothing, read before any dialog)`},
 		{"an unknown verdict", rule(`"region": "turn", "pattern": "^• ", "verdict": "unsettled"`),
 			`tern.json:6: rule "r": unknown verdict "unsettled" (want working, question, look-again or hold:NAME, NAME one of draft, interrupt, keyboard, usage-limit, no-input-box, turn-open)`},
 	} {

@@ -695,8 +695,10 @@ func (l *Local) rule(lr LocalRule, a *agent) (rule, error) {
 		return rule{}, fmt.Errorf("unknown verdict %q (want working, question, look-again or hold:NAME, NAME one of draft, interrupt, keyboard, usage-limit, no-input-box, turn-open)", lr.Verdict)
 	}
 	if lr.First {
-		if v.hold == HoldNone {
-			return rule{}, errors.New("first is said of a hold only (a screen that hides the box and asks nothing, read before any dialog)")
+		// Read before any dialog, it could hide a question: only a
+		// screen that hides the box and asks nothing is read so.
+		if v.hold != HoldNoInputBox {
+			return rule{}, errors.New("first is said of hold:no-input-box only (a screen that hides the box and asks nothing, read before any dialog)")
 		}
 		v.first = true
 	}

@@ -32,8 +32,8 @@ picker_over_composer, frameless_menu, onboarding: docs/rules.md).
 verdict: working (region above or below only, or turn with kind latest:
 live evidence; above reads the live block's first and last lines),
 question, look-again, or hold:NAME (draft, interrupt, keyboard,
-usage-limit, no-input-box, turn-open; "first": true reads it before any
-dialog). A rule named as a built-in one replaces it;
+usage-limit, no-input-box, turn-open; "first": true reads no-input-box
+before any dialog). A rule named as a built-in one replaces it;
 "disable": true turns the built-in rule of that name off; "startup": true
 marks a question rule's screen as one of the agent's start (a folder to
 trust, a sign-in): answered at the terminal, never from the chat. A bad
