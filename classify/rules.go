@@ -152,11 +152,11 @@ func init() {
 }
 
 // builtinOrder names the project's descriptions (agents/NAME.json) in
-// the order screens are read against them: the box found lowest on the
-// screen wins, then the first agent found there (where marks do not tell
-// two alike apart), and on a screen with no box the first agent whose
-// dialog rules match. builtinDescriptions holds them in this order
-// (TestBuiltinOrder).
+// the order screens are read against them. The box found lowest on the
+// screen wins (two agents' alike are told apart by their marks); the
+// order decides which of an agent's shapes is read there, and on a screen
+// with no box which agent's dialog rules name it first.
+// builtinDescriptions holds them in this order (TestBuiltinOrder).
 var builtinOrder = []string{"claude-code", "codex", "gemini-cli", "copilot", "opencode", "pi", "qwen"}
 
 // A description is one of the project's description files, decoded when
