@@ -1106,6 +1106,9 @@ func span(lines []Line) (from, to int) {
 	return lines[0].N, lines[len(lines)-1].N
 }
 
+// codexKey is a key as Codex's hints name it.
+const codexKey = `↑/↓|←/→|enter|esc|space|tab|\^[a-z]|ctrl ?\+ ?[a-z]`
+
 func matchesAny(res []*pattern, s string) bool {
 	for _, re := range res {
 		if re.MatchString(s) {
@@ -1122,8 +1125,15 @@ var (
 	upperEdge  = re(`^ *▔{3,} *$`)
 	optionLine = re(`^ *(?:[❯›●>] *)?\d+\. +\S`)
 	// pickerFooter is the key hints under Codex's pickers ("enter select ·
-	// esc back", "Use ↑/↓ to move, space to toggle, b to go back").
-	pickerFooter = re(codexPickerFooter)
+	// esc back", "Use ↑/↓ to move, space to toggle, b to go back"), as
+	// its description's picker rules read them: hints joined by " · "
+	// ("↑/↓ choose · enter select · esc LM Studio · ^c exit"), or in
+	// words ("Press enter to confirm or esc to go back"), at any indent.
+	pickerFooter = re(`(?i)^ *(?:` +
+		`(?:` + codexKey + `) [^·]*[^ ·](?: · (?:` + codexKey + `) [^·]*[^ ·])+` +
+		`|use ↑/↓ to move(?:, [^,]+ to [^,]+)+` +
+		`|press enter to confirm or esc to go back` +
+		`)$`)
 	// cursorLine is an unnumbered option under the cursor.
 	cursorLine = re(`^ *[❯›●] +\S`)
 	// footerLine is a dialog's line of key hints.

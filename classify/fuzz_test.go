@@ -2,6 +2,7 @@ package classify
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -75,6 +76,25 @@ func FuzzClassify(f *testing.F) {
 		}
 		if r.Rule == "" || r.Explain() == "" {
 			t.Fatal("a verdict without a rule or an explanation")
+		}
+	})
+}
+
+// FuzzDescribed holds a description's pattern, whether a literal line
+// matches it by hand or its expression is compiled, to the expression.
+func FuzzDescribed(f *testing.F) {
+	for _, expr := range []string{`^(?:a|b\.c)$`, `^(?:a|b\.c)x$`, `^ *Tip: `, `^ *\(x`, `^a|b$`, `^(?:a)|(b)$`, `^Try "[^"]*"$`, ruleLine} {
+		for _, s := range []string{"a", "b.c", "bxc", "  Tip: x", "(x", "Try \"x\"", "───"} {
+			f.Add(expr, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, expr, line string) {
+		x, err := regexp.Compile(expr)
+		if err != nil {
+			return
+		}
+		if got, want := described(expr).MatchString(line), x.MatchString(line); got != want {
+			t.Fatalf("%q on %q: %v, the expression says %v", expr, line, got, want)
 		}
 	})
 }

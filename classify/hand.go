@@ -1,19 +1,23 @@
 package classify
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
 // This file matches the patterns every common screen reaches by hand, so
 // that a process reading one screen compiles no regular expression: in a
 // fresh process, compiling the dozen expressions a working Claude Code
-// screen reaches costs more than the rest of classifying it. Each matcher
-// is attached to its expression (pattern.by, pattern.byGroups), which stays
-// in the tables as the rule's text; an expression too rich to match by hand
-// gets a test that rules out most lines before it is compiled
-// (pattern.needs). TestByHandAgreesWithTheExpression and FuzzByHand hold
-// every one of them to its expression.
+// screen reaches costs more than the rest of classifying it. A matcher is
+// attached to a description's pattern by the expression's text alone
+// (described): a whole line of literals, a literal after an indent, or one
+// of fastPaths, so that the description stays a regular expression, the
+// rule's text. An expression too rich to match by hand gets from its
+// description the literals a line must hold before it is compiled
+// ("needs", pattern.needs). TestByHandAgreesWithTheExpression, FuzzByHand
+// and FuzzDescribed hold every one of them to its expression.
 //
 // The helpers read a line as Go's regexp does: \s is [\t\n\f\r ], \d is
 // [0-9], . is any character but a newline, and a byte of invalid UTF-8 is
@@ -54,15 +58,17 @@ func containing(lits ...string) func(string) bool {
 	}
 }
 
-// containingFold is the test that a line holds lit in any case, for an
-// expression under (?i). lit is ASCII and holds neither k nor s, the two
+// containingFold is the test that a line holds one of lits in any case, for an
+// expression under (?i). Each is ASCII and holds neither k nor s, the two
 // ASCII letters whose case folds to a character outside ASCII (the Kelvin
 // sign, the long s), so that its match is always lit's bytes in some case.
-func containingFold(lit string) func(string) bool {
+func containingFold(lits ...string) func(string) bool {
 	return func(s string) bool {
-		for i := 0; i+len(lit) <= len(s); i++ {
-			if strings.EqualFold(s[i:i+len(lit)], lit) {
-				return true
+		for _, lit := range lits {
+			for i := 0; i+len(lit) <= len(s); i++ {
+				if strings.EqualFold(s[i:i+len(lit)], lit) {
+					return true
+				}
 			}
 		}
 		return false
@@ -239,7 +245,32 @@ func spinnerLine(glyphs []string) func(string) bool {
 	}
 }
 
-// The matchers of Claude Code's table, each named after what it finds.
+// Claude Code's spinner glyphs (macOS, Linux's ASCII star, reduced motion).
+// The same glyphs head a finished turn (✻ Brewed for 60s), which carries
+// neither the ellipsis nor a meter, and so is not a spinner.
+const spinnerGlyphs = `[·✢✳✶✻✽*]`
+
+// Claude Code's effort indicator glyphs, one per level.
+const effortGlyphs = `[◐◑◒◓○●]`
+
+// rule lines: a column-0 run of box-drawing horizontals, possibly with a
+// short label inside. Draft continuation lines are indented, so a draft
+// cannot forge one.
+const ruleLine = `^─{3,}(?:[^─]{0,40}─+)?$`
+
+// A hint line is a dialog's footer: key hints joined by " · ", at the
+// margin where the agent draws its dialogs (column 0 to 2). hintLine makes
+// the pattern of one whose hints include one of keys.
+func hintLine(keys string) string {
+	return `^ {0,2}(?:[^ ·][^·]* · )*(?:` + keys + `)(?: · |$)`
+}
+
+// claudeHeads matches the lines that start a block of Claude Code's
+// transcript: an answer or tool call, a thinking block, a spinner or a
+// turn's end, a human's message.
+const claudeHeads = `^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`
+
+// The matchers of Claude Code's description, each named after what it finds.
 
 // The glyphs of Claude Code's character classes, split once.
 var (
@@ -345,4 +376,138 @@ func isMarginQuestion(s string) bool {
 	}
 	rest := s[size:]
 	return strings.HasSuffix(rest, "?") && !strings.Contains(rest, "\n")
+}
+
+// described makes a pattern of a description (the project's or an
+// operator's): its expression, matched by hand when this file knows a
+// matcher that answers as the expression does. Which one is chosen by the
+// expression's text alone, so a description stays a regular expression
+// and a matcher by hand is only ever a faster way to its answer.
+func described(expr string) *pattern {
+	p := re(expr)
+	if attach := fastPaths()[expr]; attach != nil {
+		attach(p)
+	} else if lines, ok := literalLines(expr); ok {
+		p.byHand = func(s string) bool { return slices.Contains(lines, s) }
+	} else if lit, ok := indentedLiteral(expr); ok {
+		p.byHand = func(s string) bool { return strings.HasPrefix(strings.TrimLeft(s, " "), lit) }
+	}
+	return p
+}
+
+// fastPaths are the matchers by hand of the expressions the built-in
+// descriptions read on most screens of their agents, by the expression's
+// text (TestFastPathsUsed fails on one no description uses any more).
+// It is built when a description is first read, not at init: a command
+// that reads no screen does not pay for it.
+func fastPaths() map[string]func(*pattern) {
+	fastPathsOnce.Do(func() { fastPathsMap = makeFastPaths() })
+	return fastPathsMap
+}
+
+var (
+	fastPathsOnce sync.Once
+	fastPathsMap  map[string]func(*pattern)
+)
+
+func makeFastPaths() map[string]func(*pattern) {
+	by := func(match func(string) bool) func(*pattern) { return func(p *pattern) { p.by(match) } }
+	return map[string]func(*pattern){
+		ruleLine:                by(isRuleLine),
+		`^(?:❯|>|!)(?: (.*))?$`: func(p *pattern) { p.byGroups(promptDraft("❯", ">", "!")) },
+		`^(?:❯|>) *\d+\. `:      by(cursorOnNumber("❯", ">")),
+		`^Try "[^"]*"$`:         by(isTryPlaceholder),
+		`^(?:>|❯) \S`:           by(isClaudeUserTurn),
+		`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`: by(isClaudeBanner),
+		`^ +` + effortGlyphs + ` \S+ · /effort$`:               by(isEffortLine),
+		`^ *⎿ +Tip: `:                               by(isToolTip),
+		`^(?:─{3,}|╭─+╮)`:                           by(isClaudeFrameTop),
+		claudeHeads:                                 by(isClaudeHead),
+		hintLine(`Enter to select`):                 by(hintOf("Enter to select")),
+		`^ ?❯ *\d+\. +\S`:                           by(isMarginCursor),
+		`^ *(?:❯ *)?\d+\. +\S`:                      by(numbered(false, "❯")),
+		`^ ?[^ ⎿❯>⏺●].*\?$`:                         by(isMarginQuestion),
+		`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`: by(spinnerLine(spinners)),
+	}
+}
+
+// literalLines returns the lines of an expression `^(?:L1|L2…)$` or `^L$`
+// whose branches are literals (as regexp.QuoteMeta writes them): a line
+// matches it when it is one of them.
+func literalLines(expr string) ([]string, bool) {
+	inner, ok := strings.CutPrefix(expr, "^")
+	if !ok {
+		return nil, false
+	}
+	if inner, ok = strings.CutSuffix(inner, "$"); !ok {
+		return nil, false
+	}
+	// Branches only inside the group: `^a|b$` is `(^a)|(b$)`.
+	branches := []string{inner}
+	if in, ok := strings.CutPrefix(inner, "(?:"); ok {
+		if inner, ok = strings.CutSuffix(in, ")"); !ok {
+			return nil, false
+		}
+		branches = splitBranches(inner)
+	}
+	var lines []string
+	for _, branch := range branches {
+		lit, ok := unquoteMeta(branch)
+		if !ok || lit == "" {
+			return nil, false
+		}
+		lines = append(lines, lit)
+	}
+	return lines, true
+}
+
+// indentedLiteral returns L of an expression `^ *L`, L a literal that
+// starts with no space.
+func indentedLiteral(expr string) (string, bool) {
+	q, ok := strings.CutPrefix(expr, "^ *")
+	if !ok {
+		return "", false
+	}
+	lit, ok := unquoteMeta(q)
+	if !ok || lit == "" || lit[0] == ' ' {
+		return "", false
+	}
+	return lit, true
+}
+
+// splitBranches splits s at each | no backslash escapes.
+func splitBranches(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '|':
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// unquoteMeta returns the literal that regexp.QuoteMeta writes as q, and
+// false when q is not such a literal: every byte QuoteMeta escapes is
+// escaped in q, and every backslash escapes one.
+func unquoteMeta(q string) (string, bool) {
+	const special = `\.+*?()|[]{}^$`
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c == '\\' {
+			if i++; i == len(q) || strings.IndexByte(special, q[i]) < 0 {
+				return "", false
+			}
+			c = q[i]
+		} else if strings.IndexByte(special, c) >= 0 {
+			return "", false
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), true
 }

@@ -3,7 +3,6 @@ package classify
 import (
 	"regexp"
 	"regexp/syntax"
-	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -23,7 +22,7 @@ type pattern struct {
 	once     sync.Once
 	compiled *regexp.Regexp
 	// byHand, for an expression that a few lines of Go match as well
-	// (wholeLines, ruleLinePattern, hand.go), matches it: the expression
+	// (described, in hand.go), matches it: the expression
 	// is compiled only for a line byHand matched and a caller wants its
 	// groups, unless groups answers for them too. A test holds both to the
 	// expression's answers on every line of the golden corpus, and a fuzz
@@ -33,7 +32,8 @@ type pattern struct {
 	// need, for an expression not matched by hand, is a cheap test that
 	// every line the expression matches passes (a literal it must hold):
 	// a line that fails it is no match, and compiles nothing. Tests hold
-	// it to the expression as they hold byHand.
+	// the project's to the expression as they hold byHand; an operator's
+	// ("needs" in a rules file) narrows what the expression matches.
 	need func(string) bool
 }
 
@@ -82,37 +82,6 @@ func (p *pattern) MatchString(s string) bool {
 		return false
 	}
 	return p.re().MatchString(s)
-}
-
-// wholeLines returns the pattern matching exactly one of lines, by
-// comparing them: a long choice of sentences is the costliest kind of
-// expression to compile. Its expression is the regular expression it
-// stands for, so that it reads, explains and is checked like any other.
-func wholeLines(lines ...string) *pattern {
-	quoted := make([]string, len(lines))
-	for i, l := range lines {
-		quoted[i] = regexp.QuoteMeta(l)
-	}
-	p := re(`^(?:` + strings.Join(quoted, `|`) + `)$`)
-	p.byHand = func(s string) bool { return slices.Contains(lines, s) }
-	return p
-}
-
-// indented returns the pattern of a line that starts with lit after any
-// spaces, matched by hand: a screen that reaches it need not compile it.
-func indented(lit string) *pattern {
-	p := re(`^ *` + regexp.QuoteMeta(lit))
-	p.byHand = func(s string) bool { return strings.HasPrefix(strings.TrimLeft(s, " "), lit) }
-	return p
-}
-
-// ruleLinePattern is ruleLine matched by hand: its counted repetition
-// compiles to the largest program of the tables, and every Claude Code
-// screen reaches it.
-func ruleLinePattern() *pattern {
-	p := re(ruleLine)
-	p.byHand = isRuleLine
-	return p
 }
 
 // isRuleLine is ruleLine: three or more horizontals, and optionally a

@@ -1,18 +1,18 @@
 package classify
 
 import (
-	"embed"
-	"io/fs"
 	"slices"
-	"strings"
 	"sync"
 )
 
-// This file is the classifier's knowledge of the agents' screens, as data:
-// for each agent, how its input box is drawn and which rules are read in
-// which region around it. Supporting another agent, or another release of
-// one, means a new entry here, not new control flow. The facts come from
-// the agents' real screens (see golden/ for captures of each).
+// This file is the shape of the classifier's knowledge of the agents'
+// screens: for each agent, how its input box is drawn and which rules are
+// read in which region around it. The knowledge itself is data, one
+// description per agent (agents/*.json, in the format of an operator's
+// rules file, docs/rules.md): supporting another agent, or another release
+// of one, means a description, not new control flow. The facts come from
+// the agents' real screens (see golden/ for captures of each). What stays
+// here is what every screen shares.
 
 // An agent describes one agent's screen.
 type agent struct {
@@ -136,487 +136,47 @@ var (
 	working   = verdict{state: Working}
 	question  = verdict{state: Question}
 	unsettled = verdict{unsettled: true}
-	// overlay is a stop with nothing to type into, decided before any
-	// dialog is looked for.
-	overlay = verdict{hold: HoldNoInputBox, first: true}
 )
-
-func hold(h Hold) verdict { return verdict{hold: h} }
-
-// Claude Code's spinner glyphs (macOS, Linux's ASCII star, reduced motion).
-// The same glyphs head a finished turn (✻ Brewed for 60s), which carries
-// neither the ellipsis nor a meter, and so is not a spinner.
-const spinnerGlyphs = `[·✢✳✶✻✽*]`
-
-// Claude Code's effort indicator glyphs, one per level.
-const effortGlyphs = `[◐◑◒◓○●]`
-
-// rule lines: a column-0 run of box-drawing horizontals, possibly with a
-// short label inside. Draft continuation lines are indented, so a draft
-// cannot forge one.
-const ruleLine = `^─{3,}(?:[^─]{0,40}─+)?$`
-
-// A hint line is a dialog's footer: key hints joined by " · ", at the
-// margin where the agent draws its dialogs (column 0 to 2). hintLine makes
-// the pattern of one whose hints include one of keys.
-func hintLine(keys string) string {
-	return `^ {0,2}(?:[^ ·][^·]* · )*(?:` + keys + `)(?: · |$)`
-}
-
-// Claude Code's dialog footers, case-sensitive: its status bar says "esc
-// to interrupt" in lower case, a dialog says "Esc to cancel".
-const claudeFooterKeys = `Esc to cancel|Enter to confirm|Esc to exit|Enter to set as default|ctrl-g to edit\b.*`
-
-// claudeHeads matches the lines that start a block of Claude Code's
-// transcript: an answer or tool call, a thinking block, a spinner or a
-// turn's end, a human's message.
-func claudeHeads() *pattern {
-	return re(`^(?:[⏺●∴] |` + spinnerGlyphs + ` \S|(?:>|❯) [^\d\s])`).by(isClaudeHead)
-}
-
-func claudeCodeTable() *agent {
-	return &agent{
-		name: "Claude Code",
-		boxes: []boxShape{
-			{
-				name:           "rule, ❯ prompt, rule (eras B to D)",
-				promptPrefixes: []string{"❯", ">", "!"},
-				top:            ruleLinePattern(),
-				prompt:         re(`^(?:❯|>|!)(?: (.*))?$`).byGroups(promptDraft("❯", ">", "!")),
-				notPrompt:      re(`^(?:❯|>) *\d+\. `).by(cursorOnNumber("❯", ">")),
-				bottom:         ruleLinePattern(),
-			},
-			{
-				name:           "rounded box, > prompt (era A)",
-				promptPrefixes: []string{"│"},
-				top:            re(`^╭─+╮$`),
-				prompt:         re(`^│ *(?:>|❯|!)(?: (.*?))? *│$`),
-				notPrompt:      re(`^│ *(?:❯|>) *\d+\. `),
-				inner:          re(`^│(.*?)│$`),
-				bottom:         re(`^╰─+╯$`),
-			},
-		},
-		placeholders: []*pattern{
-			// Only the fixed placeholder: a suggestion such as "Resend your
-			// message to try again" reads like a human's words, and without
-			// the faint attribute it is held as one.
-			re(`^Try "[^"]*"$`).by(isTryPlaceholder),
-		},
-		userTurn:     re(`^(?:>|❯) \S`).by(isClaudeUserTurn),
-		sessionStart: re(`^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`).by(isClaudeBanner),
-		marks: []*pattern{free(`\? for shortcuts|⏵⏵|⏸ \S+ mode on|auto-compact|esc to interrupt`,
-			"read only in and under the input box, where the status bar puts its hints anywhere on the line")},
-		transparent: []*pattern{
-			re(`^ +` + effortGlyphs + ` \S+ · /effort$`).by(isEffortLine),
-			re(`^ *⎿ +Tip: `).by(isToolTip),
-			indented("Tip: "),
-			indented("tmux focus-events off"),
-		},
-		frameTop: re(`^(?:─{3,}|╭─+╮)`).by(isClaudeFrameTop),
-		heads:    claudeHeads(),
-		rules: []rule{
-			// Neutral overlays hide the input box without asking anything;
-			// they are read before the dialogs, whose footers they share.
-			{name: "an overlay (transcript, history search) hides the input box", region: Dialog, verdict: overlay,
-				match:  lastLines(1, re(`^ *(?:Showing detailed transcript · |ctrl\+r to toggle · |⌕ Search…)`)),
-				quoted: []string{"Showing detailed transcript · ctrl+o to toggle", "ctrl+r to toggle · enter to run · esc to cancel"}},
-
-			// Its onboarding, drawn under the Welcome banner before its
-			// first input box: the text style (an unnumbered picker, no
-			// footer: claude-332-100-startup-theme), the key found in the
-			// environment, the security notes (Press Enter to continue),
-			// the login method. A human goes through it at the terminal.
-			{name: "its onboarding under the Welcome banner (a choice under the ❯ cursor, or Press Enter to continue)", region: Dialog, verdict: question,
-				match: onboarding(re(`^Welcome to Claude Code v\d`).needs(containing("Welcome to Claude Code")), re(`^\.{10,}$`).needs(containing("..........")),
-					re(`^ *❯ \S`).needs(containing("❯")), re(continueFooter)),
-				quoted: []string{"Welcome to Claude Code v2.1.332"}, startup: true},
-
-			// A dialog a human must answer. Read at the bottom of a screen
-			// whose input box is gone; never in the scrollback.
-			{name: "question hint line (Enter to select and to navigate on one line)", region: Dialog, verdict: question,
-				match:  lastLines(2, re(hintLine(`Enter to select`)).by(hintOf("Enter to select"))),
-				quoted: []string{"Enter to select · ↑/↓ to navigate · Esc to cancel"}},
-			{name: "dialog footer at the bottom of the screen", region: Dialog, verdict: question,
-				match:  lastLines(1, re(hintLine(claudeFooterKeys))),
-				quoted: []string{"Esc to cancel · Tab to amend", "Enter to confirm · Esc to exit", "Enter to set as default · Esc to exit", "ctrl-g to edit in Vim"}},
-			{name: "numbered options with the ❯ cursor, at the bottom of the screen", region: Dialog, verdict: question,
-				match:  optionMenu("❯", ">"),
-				quoted: []string{"❯ 1. Yes", "  2. No"}},
-			// A whole dialog frame drawn directly above a live input box (a
-			// redraw that left the box, a menu opened over it): the keyboard
-			// may be the dialog's, so it is a QUESTION.
-			{name: "a dialog frame hugging the input box (its hint line)", region: Frame, verdict: question,
-				match: lastLines(1, re(hintLine(`Enter to select|`+claudeFooterKeys)))},
-			{name: "a dialog frame hugging the input box (numbered options with the ❯ cursor)", region: Frame, verdict: question,
-				match: optionMenu("❯")},
-			{name: "a dialog frame hugging the input box (its question line)", region: Frame, verdict: question,
-				match: anyLine(re(`^ ?[^ ⎿].*\?$`))},
-			// A dialog drawn directly above the live input box with no edge
-			// over it (a redraw lost it): a question line at the margin, then
-			// the numbered menu with the ❯ cursor. A menu quoted in an answer
-			// is under the answer's head or indented under it, never this.
-			{name: "a dialog directly above the input box with no frame edge (question line, numbered options with the ❯ cursor)", region: Above, verdict: question,
-				match: framelessMenu(re(`^ ?❯ *\d+\. +\S`).by(isMarginCursor), re(`^ *(?:❯ *)?\d+\. +\S`).by(numbered(false, "❯")),
-					re(`^ ?[^ ⎿❯>⏺●].*\?$`).by(isMarginQuestion), claudeHeads())},
-			// The same structures drawn below a live input box (a menu opened
-			// over the status bar) are a dialog too.
-			{name: "question hint line under the input box", region: Below, verdict: question,
-				match: lastLines(2, re(hintLine(`Enter to select`)).by(hintOf("Enter to select")))},
-			{name: "numbered options with the ❯ cursor under the input box", region: Below, verdict: question,
-				match: optionMenu("❯")},
-
-			// Live activity: a spinner line heads or closes the block directly
-			// above the box (a redraw can lose the blank line under it).
-			{name: "spinner line (a glyph, a gerund ending in …, an optional meter)", region: Above, verdict: working,
-				match:  edgeLine(re(`^` + spinnerGlyphs + ` \S.*…(?: \(.*\))?$`).by(spinnerLine(spinners))),
-				quoted: []string{"✻ Thinking… (3s · thinking)", "✶ Compiling… (38s · ↑ 1.1k tokens · esc to interrupt)"}},
-			{name: "spinner line in reduced motion (● with a meter)", region: Above, verdict: working,
-				match:  edgeLine(re(`^● \S.*… \(.*(?:\d+s|tokens|thinking|thought for|interrupt|hook).*\)$`).needs(containing("… ("))),
-				quoted: []string{"● Thinking… (12s · ↓ 300 tokens)"}},
-			{name: "retrying after an API error", region: Above, verdict: working,
-				match: anyLine(re(`^` + spinnerGlyphs + ` .*\bretrying in \d+s · attempt \d+/\d+|^ *⎿ +API Error \(.*(?: · Retrying in \d+ seconds?…|·)`).
-					needs(containing("retrying in ", "API Error ("))),
-				quoted: []string{"Retrying in 5 seconds… (attempt 4/10)", "retrying in 5s · attempt 4/10",
-					"API Error (529 overloaded) · Retrying in 12 seconds… (attempt 6/10)"},
-				tool: true},
-			{name: "waiting for background agents, which resume the turn", region: Above, verdict: working,
-				match:  edgeLine(re(`^` + spinnerGlyphs + ` Waiting for \d+ background (?:agents?|tasks?) to finish`).needs(containing(" background "))),
-				quoted: []string{"✻ Waiting for 2 background agents to finish"}},
-			{name: "esc to interrupt in the status bar", region: Below, verdict: working,
-				match:  anyLine(re(`(?i)^ +(?:\S.* · )?esc to interrupt(?: · |$)`).needs(containingFold("to interrupt"))),
-				quoted: []string{"esc to interrupt", "⏵⏵ accept edits on (shift+Tab to cycle) · esc to interrupt"}},
-
-			// Stops that a nudge must not be typed into.
-			{name: "the operator interrupted the turn", region: Turn, verdict: hold(HoldInterrupt),
-				match:  anyLine(re(`^ *⎿ +Interrupted(?: by user| · What should Claude do instead\?)`).needs(containing("Interrupted"))),
-				quoted: []string{"Interrupted by user", "Interrupted · What should Claude do instead?"},
-				tool:   true},
-			// Esc on a question dialog (2.1.33x) ends the turn with this line
-			// instead of an interrupt: the human declined, the stop is theirs.
-			{name: "the operator declined the agent's questions", region: Turn, verdict: hold(HoldInterrupt),
-				match:  anyLine(re(`^[●⏺] Declined to answer Claude's questions?:`).needs(containing("Declined to answer"))),
-				quoted: []string{"Declined to answer Claude's questions:"}},
-			{name: "a usage limit, until it resets", region: Turn, verdict: hold(HoldUsageLimit),
-				// 2.1.332 says "You've hit your " and the limit's name: the
-				// session's, the 5-hour, the weekly, a model's ("Opus"),
-				// the org's monthly spend limit; older releases said it
-				// otherwise. A typographic apostrophe reads as one.
-				match: anyLine(re(`(?i)^(?: *⎿ +)?(?:Claude usage limit reached|\d+-hour limit reached ∙ resets|you['’]ve (?:hit|reached) your (?:[\w'’.-]+ ){0,4}limit\b)`).
-					needs(containingFold("limit"))),
-				quoted: []string{"Claude usage limit reached. Your limit will reset at 9am (America/Chicago).",
-					"5-hour limit reached ∙ resets 9pm", "You've hit your limit · resets 10pm (America/New_York)",
-					"You've hit your 5-hour limit · resets 6:12am (UTC)", "You've hit your weekly limit · resets Dec 5, 9am (UTC)",
-					"You’ve hit your Opus limit · resets 3pm", "You've hit your org's monthly spend limit"},
-				tool: true},
-			{name: "a human at the keyboard (Ctrl-C pressed once)", region: Below, verdict: hold(HoldKeyboard),
-				match:  anyLine(re(`^ *Press Ctrl-[CD] again to exit`).needs(containing("again to exit"))),
-				quoted: []string{"Press Ctrl-C again to exit"}},
-		},
-	}
-}
-
-// Codex CLI's status line: a bullet, a phrase, and a meter that starts with
-// the elapsed time and says how to interrupt, or is cut short with … where
-// the pane is too narrow for it.
-const codexStatus = `^(?:▌ ?)?[•◦] \S.* \((?:.*• *.+ to interrupt\)|(?:\d+h )?(?:\d+m )?\d+s(?: •[^)]*)?…$)`
-
-// codexTurnEnd matches the lines that end a Codex turn: the Worked for line
-// (or the divider of older releases) and a ■ line (an interrupt, an error,
-// a usage limit; 🖐 in older releases).
-const codexTurnEnd = `^(?:■ |🖐 |  Worked for (?:<1s|\d+[hms])(?: \d+[ms])*(?: • \d{1,2}:\d\d(?: [AP]M)?)?$|─+ Worked for .*─$|› /)`
-
-// codexAskFooter matches a line of the footer Codex draws under its question
-// overlay (request_user_input), at the overlay's margin: key hints joined by
-// " | ". Releases write it as "tab to add notes | enter to submit answer |
-// esc to interrupt", "option 4/5 | …", "No option selected | ↑/↓ scroll |
-// Enter: submit answer | Esc: interrupt", "Option 1 of 3 | … | Esc to change
-// answer", "Enter: submit all answers | …"; a narrow pane wraps it at its
-// separators (older releases: the second line "ctrl + p prev | ctrl + n next
-// | esc to interrupt") or cuts it short with … at a word (newer ones: "No
-// option selected | ↑/↓ scroll |…"). So a line is the footer when it holds
-// the submit hint, ends in the interrupt or change-answer hint after other
-// hints, or starts with the overlay's own first hint (the selection, or add
-// notes) followed by a separator or the cut.
-const codexAskFooter = `(?i)^ {0,2}(?:` +
-	`(?:[^|]* \| )*enter(?: to|:) submit (?:answer|all)\b` +
-	`|(?:[^|]+ \| )+esc(?: to|:) (?:interrupt|change answer)$` +
-	`|(?:no option selected|option \d+(?: of |/)\d+|tab(?: to|:)? add notes)(?: \||…)` +
-	`)`
-
-// codexBanner is the first line of the banner Codex draws when a session
-// starts (boxed in older releases).
-const codexBanner = `^(?:│ )? *>_ OpenAI Codex \(v`
-
-// codexPickerFooter matches the footer of key hints Codex draws under its
-// pickers (a selection list, a checklist, a confirmation), at any indent: a
-// picker drawn over the transcript is centred. Releases write it as hints
-// joined by " · " ("enter select · esc back", "↑/↓ choose · enter select ·
-// esc LM Studio · ^c exit"), or in words ("Use ↑/↓ to move, space to
-// toggle, b to go back", "Press enter to confirm or esc to go back").
-const codexPickerFooter = `(?i)^ *(?:` +
-	`(?:` + codexKey + `) [^·]*[^ ·](?: · (?:` + codexKey + `) [^·]*[^ ·])+` +
-	`|use ↑/↓ to move(?:, [^,]+ to [^,]+)+` +
-	`|press enter to confirm or esc to go back` +
-	`)$`
-
-// codexKey is a key as Codex's hints name it.
-const codexKey = `↑/↓|←/→|enter|esc|space|tab|\^[a-z]|ctrl ?\+ ?[a-z]`
-
-// codexPickerCursor is a line under the › cursor of a picker: on a numbered
-// option or a checklist item at any indent, or on any item off the margin
-// (the human's message is drawn with the same mark at the margin).
-const codexPickerCursor = `^(?: *› +(?:\d+\. |\[[ xX]\] )| +› +)\S`
-
-func codexCLITable() *agent {
-	return &agent{
-		name: "Codex CLI",
-		boxes: []boxShape{
-			{
-				name:           "› composer",
-				promptPrefixes: []string{"›"},
-				prompt:         re(`^› ?(.*)$`),
-				// Option lines, and the answer line of the question form,
-				// are drawn with the same cursor.
-				notPrompt: re(`^› *(?:\d+\. |Type your answer\b)`),
-			},
-			{
-				// Older releases drew a ▌ gutter on the composer and on the
-				// lines above it, so only a ▌ line ending the screen (with
-				// its key hints under it) is the composer.
-				name:           "▌ composer (older releases)",
-				promptPrefixes: []string{"▌ "},
-				prompt:         re(`^▌ (.*)$`),
-				notPrompt:      re(`^▌ (?:[•◦] |Yes \(y\))`),
-				bottom:         re(`^ +⏎ send\b`),
-				last:           true,
-			},
-		},
-		// The human's message, not a picker's line drawn with the same
-		// mark at the margin (a numbered option, a checklist item), so
-		// that a picker over the composer is read whole.
-		userTurn:     re(`^› (?:[^\d\s\[]|\d+(?:[^\d.]|\.[^ ]|\.?$)|\[(?:[^ xX]|[ xX][^\]]|[ xX]\][^ ]|[ xX]\]?$|$))`),
-		sessionStart: re(codexBanner),
-		// Codex rotates the composer's placeholder among suggestions, drawn
-		// faint: with -e the attribute decides, without it this list does.
-		placeholders: []*pattern{
-			wholeLines("Ask Codex to do anything", "Explain this codebase", "Summarize recent commits", "Implement {feature}",
-				"Find and fix a bug in @filename", "Write tests for @filename", "Improve documentation in @filename",
-				"Run /review on my current changes", "Use /skills to list available skills",
-				"Check recently modified functions for compatibility"),
-		},
-		// Queued input sits between the status line and the composer: read
-		// through it to the status line.
-		transparent: []*pattern{
-			re(`^ *• (?:Queued follow-up inputs|Messages to be submitted after next tool call\b.*)$`),
-			re(`^ +↳ `),
-			re(`^ +\S+ ?\+ ?\S+ edit last queued message$`),
-			re(`^ {4,}\S`),
-		},
-		// The model and directory line and the key hints wrap in a narrow
-		// pane.
-		statusLines: 4,
-		rules: []rule{
-			{name: "Codex approval footer", region: Dialog, verdict: question,
-				match:  lastLines(2, re(`(?i)^ *press enter to confirm or esc to cancel`)),
-				quoted: []string{"Press enter to confirm or esc to cancel"}},
-			// Its question overlay (request_user_input) replaces the
-			// composer; its footer, the last thing it draws, takes many forms
-			// across releases (see codexAskFooter).
-			{name: "Codex question footer (enter to submit answer)", region: Dialog, verdict: question,
-				match: lastLines(3, re(codexAskFooter)),
-				quoted: []string{"tab to add notes | enter to submit answer | esc to interrupt",
-					"No option selected | ↑/↓ scroll | Enter: submit answer | Esc: interrupt",
-					"Option 1 of 3 | ↑/↓ scroll | Enter to submit answer | Notes optional | Esc to change answer",
-					"ctrl + p prev | ctrl + n next | esc to interrupt", "Option 4 of 5 | ↑/↓ scroll | Tab:…"}},
-			{name: "Codex question footer (enter to submit answer)", region: Below, verdict: question,
-				match: lastLines(3, re(`(?i)^ *(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all)\b.*\| *esc(?: to|:) interrupt`))},
-			// The composer has no bottom edge: a question drawn right under
-			// a › line reads as its continuation, footer last.
-			{name: "Codex question footer (enter to submit answer)", region: Box, verdict: question,
-				match: lastLines(1, re(`(?i)^ {2}(?:tab to add notes \| )?enter(?: to|:) submit (?:answer|all) \| esc(?: to|:) interrupt$`))},
-			// Before its numbered options: a start-up menu (an update
-			// offer, a sign-in, a model migration) draws the same cursor
-			// over Press enter to continue, and is answered at the
-			// terminal (codex-startup-model-migration).
-			startupMenu,
-			{name: "Codex numbered options with the › cursor", region: Dialog, verdict: question,
-				match:  optionMenu("›"),
-				quoted: []string{"› 1. Yes, proceed (y)"}},
-			// A picker whose items are not numbered (the import
-			// checklist: "› [x] Settings" over "Use ↑/↓ to move, space to
-			// toggle, b to go back", codex-171-100-import-customize), or
-			// whose cursor is on no numbered option: the cursor and the
-			// footer together are its shape.
-			{name: "Codex picker: an item under the › cursor over its key-hint footer", region: Dialog, verdict: question,
-				match:  picker(re(codexPickerFooter), re(codexPickerCursor)),
-				quoted: []string{"enter select · esc back", "Use ↑/↓ to move, space to toggle, b to go back", "  › [x] Settings"}},
-			// The same picker drawn over the transcript while the composer
-			// still shows under it, its placeholder and all (the full
-			// access confirmation, codex-171-100-full-access-confirm): the
-			// keyboard is the picker's. Read through the last turn, below
-			// the line that ended or started it, with no answer between.
-			{name: "Codex picker drawn over its composer (an item under the › cursor, its key-hint footer last, below the turn's end)", region: Turn, verdict: question,
-				match: pickerOverComposer(re(codexPickerFooter), re(codexPickerCursor), re(`^[•◦] `),
-					re(`^(?:`+strings.TrimPrefix(codexTurnEnd, "^")+`|› \S|`+strings.TrimPrefix(codexBanner, "^")+`)`)),
-				quoted: []string{"› 1. Yes, continue anyway", "  2. Cancel", "enter select · esc back"}},
-			{name: "Codex command approval (older releases)", region: Dialog, verdict: question,
-				match:  lastLines(2, re(`^▌ (?:Allow command\?|Yes \(y\).*\bNo \(n\))`)),
-				quoted: []string{"Allow command?", "Yes (y)   Always (a)   No (n)   Abort (esc)"}},
-			// Read through the last turn, not only the block above the
-			// composer: queued input sits between the two.
-			{name: "Codex status line (its meter says esc to interrupt), not followed by the turn's end", region: Turn, verdict: working,
-				match:  latest(re(codexStatus), re(codexTurnEnd)),
-				quoted: []string{"• Working (1m 16s • esc to interrupt)", "• Waiting for background terminal (0s • esc to …"}},
-			// Codex (0.169, 0.171) draws no status line while an answer
-			// streams, queued follow-ups or not; but other releases end a
-			// turn with no end line under its answer (the answer right above
-			// the composer, or a Worked for separator drawn above it), so a
-			// turn with no end line is no evidence of work: only a reason
-			// to look again, and a screen that does not change across the
-			// looks, with nothing else saying the agent works, is a stop.
-			{name: "Codex turn with no end line after its last answer (it may be streaming: looked at again)", region: Turn, verdict: unsettled,
-				match: openTurn(re(codexTurnEnd), re(`^(?:│ )? *>_ OpenAI Codex \(v`))},
-			{name: "Codex conversation interrupted", region: Above, verdict: hold(HoldInterrupt),
-				match:  anyLine(re(`^■ Conversation interrupted`)),
-				quoted: []string{"■ Conversation interrupted - tell the model what to do differently"}},
-			// 0.171 writes its apostrophe typographic (You’ve), and the
-			// reset as "try again at 6:06 AM." at the end of a long line
-			// it wraps itself.
-			{name: "Codex usage limit", region: Above, verdict: hold(HoldUsageLimit),
-				match:  anyLine(re(`^(?:■|🖐) +You['’]ve hit your usage limit`)),
-				quoted: []string{"■ You've hit your usage limit. Try again in 2 hours.", "■ You’ve hit your usage limit. Upgrade to Pro, or try again at 6:06 AM."}},
-			{name: "Codex usage limit", region: Dialog, verdict: hold(HoldUsageLimit),
-				match: anyLine(re(`^(?:■|🖐) +You['’]ve hit your usage limit`))},
-		},
-	}
-}
-
-// geminiSpinner is the braille spinner Gemini CLI draws before its phrase.
-const geminiSpinner = `[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]`
-
-func geminiCLITable() *agent {
-	return &agent{
-		name: "Gemini CLI",
-		boxes: []boxShape{
-			{
-				name:           "rounded box, > prompt",
-				promptPrefixes: []string{"│"},
-				top:            re(`^╭─+╮$`),
-				prompt:         re(`^│ *> +(.*?) *│$`),
-				inner:          re(`^│(.*?)│$`),
-				bottom:         re(`^╰─+╯$`),
-			},
-			{
-				// 0.61: a rule, a hint (Shift+Tab to accept edits), the
-				// prompt in a padded area, then the status table.
-				name:           "rule, hint, > prompt (0.61)",
-				promptPrefixes: []string{" > "},
-				top:            ruleLinePattern(),
-				lead:           re(`^ \S`),
-				gap:            2,
-				prompt:         re(`^ > +(.*)$`),
-			},
-		},
-		userTurn: re(`^ ?> \S`),
-		marks: []*pattern{free(`Type your message or @path/to/file|no sandbox|\bgemini-\d`,
-			"read only in and under the input box: the placeholder, and the footer's sandbox and model names, sit anywhere on their line")},
-		placeholders: []*pattern{
-			wholeLines("Type your message or @path/to/file"),
-		},
-		// 0.61 draws its placeholder in grey, not faint.
-		shownPlaceholders: []*pattern{
-			wholeLines("Type your message or @path/to/file"),
-		},
-		// The status table (workspace, sandbox, model) stacks in a narrow
-		// pane.
-		statusLines: 8,
-		rules: []rule{
-			{name: "Gemini waiting for user confirmation", region: Dialog, verdict: question,
-				match:  lastLines(3, re(`^ ?`+geminiSpinner+` Waiting for user confirmation`)),
-				quoted: []string{"⠏ Waiting for user confirmation..."}},
-			{name: "Gemini waiting for user confirmation", region: Above, verdict: question,
-				match: anyLine(re(`^ ?` + geminiSpinner + ` Waiting for user confirmation`))},
-			{name: "Gemini numbered options with the ● cursor", region: Dialog, verdict: question,
-				match:  optionMenu("●"),
-				quoted: []string{"● 1. Yes, allow once"}},
-			{name: "Gemini select hint", region: Dialog, verdict: question,
-				match:  lastLines(2, re(`^ *\(Use Enter to select\)`)),
-				quoted: []string{"(Use Enter to select)"}},
-			{name: "Gemini API key entry (Press Enter to submit, Esc to cancel)", region: Dialog, verdict: question,
-				match:  lastLines(4, re(`^ *\(Press Enter to submit, Esc to cancel\b`)),
-				quoted: []string{"(Press Enter to submit, Esc to cancel, Ctrl+C to clear stored key)"}},
-			// A notice that replaces the composer and names the one key
-			// that leaves it (the Gemini API Key Notice of /privacy, "Press
-			// Esc to exit.", gemini-061-100-privacy-notice): the agent is
-			// held until a human presses it, and nothing typed reaches a
-			// composer.
-			{name: "Gemini notice in place of the composer, naming the key that leaves it (Press Esc to exit)", region: Dialog, verdict: question,
-				match:  lastLines(3, re(`(?i)^ *\(?(?:press )?esc to (?:exit|close|dismiss|go back)\.?\)?$`).needs(containingFold("c to "))),
-				quoted: []string{"Press Esc to exit.", "(Press Esc to close)"}},
-			// Working and retrying look alike: the spinner, a phrase, and
-			// (esc to cancel, Ns); 0.61 puts ? for shortcuts on the same line.
-			{name: "Gemini braille spinner with (esc to cancel, Ns)", region: Above, verdict: working,
-				match:  anyLine(re(`^ ?` + geminiSpinner + ` \S.*\(esc to cancel, \d`)),
-				quoted: []string{"⠼ Reading files (esc to cancel, 4s)", "⠙ Thinking... (esc to cancel, 7s)"}},
-			{name: "Gemini request cancelled", region: Turn, verdict: hold(HoldInterrupt),
-				match:  anyLine(re(`^ ?ℹ Request cancelled\.`)),
-				quoted: []string{"ℹ Request cancelled."}},
-			// 0.61 on the Gemini API's 429 RESOURCE_EXHAUSTED, once its
-			// dialog (Keep trying / Stop) is left: the API's words, then
-			// "Suggested retry after Ns." when it gave a delay, and its
-			// advice to wait. A per-day quota names no time.
-			{name: "Gemini quota exhausted", region: Turn, verdict: hold(HoldUsageLimit),
-				match: anyLine(re(`^ ?✕ \[API Error: (?:You exceeded your current quota|You have exhausted your daily quota|Usage limit reached for)`).
-					needs(containing("API Error: "))),
-				quoted: []string{"✕ [API Error: You exceeded your current quota, please check your plan and billing details.",
-					"✕ [API Error: You have exhausted your daily quota on this model.]"}},
-		},
-	}
-}
 
 // agents returns the built-in agents, read in this order: the first box
 // found lowest on the screen wins. They are built when first asked for,
 // so that a command that reads no screen (--help, hold, ack) does not pay
-// for them: the agents of Go tables, then those described as data
-// (agents/*.json, in the format of an operator's rules file).
+// for them.
 var agents func() []*agent
 
-// The descriptions are parsed by the code that reads an operator's file,
+// The descriptions are read by the code that reads an operator's file,
 // which asks for the agents known: agents is set at init, not declared
 // with its value, so that the two do not form an initialization cycle.
 func init() {
-	agents = sync.OnceValue(func() []*agent {
-		t := tables()
-		return append(slices.Clip(t), describedBuiltins(t)...)
-	})
+	agents = sync.OnceValue(func() []*agent { return describedBuiltins(nil) })
 }
 
-// tables are the agents whose screens need matchers of Go code.
-var tables = sync.OnceValue(func() []*agent {
-	return []*agent{claudeCodeTable(), codexCLITable(), geminiCLITable()}
-})
+// builtinOrder names the project's descriptions (agents/NAME.json) in
+// the order screens are read against them. The box found lowest on the
+// screen wins (two agents' alike are told apart by their marks); the
+// order decides which of an agent's shapes is read there, and on a screen
+// with no box which agent's dialog rules name it first.
+// builtinDescriptions holds them in this order (TestBuiltinOrder).
+var builtinOrder = []string{"claude-code", "codex", "gemini-cli", "copilot", "opencode", "pi", "qwen"}
 
-// builtinDescriptions are the agents the project ships as data.
+// A description is one of the project's description files, decoded when
+// the project is built (descriptions_gen.go): a poll pays for no JSON.
+type description struct {
+	path   string
+	agents []LocalAgent
+	rules  []LocalRule
+}
+
+// describedBuiltins makes the agents the project ships as data, known
+// after base. A description that does not read is a build's mistake
+// (TestBuiltinDescriptionsChecked holds every one to the parser).
 //
-//go:embed agents/*.json
-var builtinDescriptions embed.FS
-
-// describedBuiltins parses the agents the project ships as data, known
-// after base. A description that does not parse is a build's mistake
-// (TestBuiltinDescriptions holds every one to the parser).
+//go:generate go test -run ^TestDescriptionsGenerated$ -generate .
 func describedBuiltins(base []*agent) []*agent {
-	files, err := fs.Glob(builtinDescriptions, "agents/*.json")
-	if err != nil {
-		panic(err)
-	}
 	var out []*agent
-	for _, f := range files {
-		data, err := builtinDescriptions.ReadFile(f)
-		if err != nil {
-			panic(err)
-		}
-		l, err := parseLocal(data, f, append(slices.Clip(base), out...), true)
-		if err != nil {
+	for _, d := range builtinDescriptions {
+		l := newLocal(d.path, append(slices.Clip(base), out...), true)
+		if err := l.read(d.agents, d.rules); err != nil {
 			panic(err)
 		}
 		for _, a := range l.described {

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // tablePatterns returns every pattern in the agents' tables and the shared
@@ -223,4 +226,74 @@ func FuzzRuleLine(f *testing.F) {
 			t.Fatalf("isRuleLine(%q) = %v, the expression says %v", s, got, want)
 		}
 	})
+}
+
+// TestFastPathsUsed: every expression with a matcher by hand is read by a
+// built-in description, and gets its matcher there; one no description
+// reads any more (its JSON was edited) is dead code, and its screens now
+// compile the expression.
+func TestFastPathsUsed(t *testing.T) {
+	used := map[string]bool{}
+	for _, p := range tablePatterns(t) {
+		if fastPaths()[p.expr] != nil {
+			used[p.expr] = true
+			if p.byHand == nil {
+				t.Errorf("%q is read without its matcher by hand", p.expr)
+			}
+		}
+	}
+	for expr := range fastPaths() {
+		if !used[expr] {
+			t.Errorf("no description reads %q, which has a matcher by hand", expr)
+		}
+	}
+}
+
+// TestLiteralLines: an expression of whole literal lines, or of a literal
+// after any indent, is matched by comparing strings; any operator left
+// unescaped makes it a regular expression again.
+func TestLiteralLines(t *testing.T) {
+	type got struct {
+		Lines  []string
+		Indent string
+	}
+	for _, tc := range []struct {
+		expr string
+		want got
+	}{
+		{`^(?:Ask Codex to do anything|Implement \{feature\})$`, got{Lines: []string{"Ask Codex to do anything", "Implement {feature}"}}},
+		{`^Type your message or @path/to/file$`, got{Lines: []string{"Type your message or @path/to/file"}}},
+		{`^(?:a\|b|c\.d)$`, got{Lines: []string{"a|b", "c.d"}}},
+		{`^(?:a)|(b)$`, got{}},
+		{`^a|b$`, got{}},
+		{`^a\|b$`, got{Lines: []string{"a|b"}}},
+		{`^(?:a.b)$`, got{}},
+		{`^(?:a|)$`, got{}},
+		{`^(?:a\d)$`, got{}},
+		{`^(?:a\`, got{}},
+		{`^a`, got{}},
+		{`a$`, got{}},
+		{`^ *Tip: `, got{Indent: "Tip: "}},
+		{`^ *tmux focus-events off`, got{Indent: "tmux focus-events off"}},
+		{`^ *  Tip`, got{}},
+		{`^ *Tip.`, got{}},
+		{`^ *`, got{}},
+	} {
+		var g got
+		g.Lines, _ = literalLines(tc.expr)
+		g.Indent, _ = indentedLiteral(tc.expr)
+		if diff := cmp.Diff(tc.want, g, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.expr, diff)
+		}
+		if g.Lines == nil && g.Indent == "" {
+			continue
+		}
+		// The comparison answers as the expression does.
+		p, x := described(tc.expr), regexp.MustCompile(tc.expr)
+		for _, s := range append(slices.Clone(g.Lines), "", g.Indent, "  "+g.Indent, " \t"+g.Indent, g.Indent+"x", "x"+g.Indent, "a", "b", "a|b", "c.d", "cxd") {
+			if p.MatchString(s) != x.MatchString(s) {
+				t.Errorf("%s on %q: %v by hand, %v by the expression", tc.expr, s, p.MatchString(s), x.MatchString(s))
+			}
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
 )
 
@@ -100,4 +101,59 @@ func TestGoldenAddWithRules(t *testing.T) {
 	assert.Equal(t, code, 1)
 	_, err = os.Stat(filepath.Join(dir, "other.pane"))
 	assert.Assert(t, os.IsNotExist(err))
+}
+
+// TestAgentsCheckDescriptionFields: agents check takes the fields the
+// built-in descriptions use, and names the line and the field of a bad
+// one; a built-in description checks as an operator's file.
+func TestAgentsCheckDescriptionFields(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := newTestEnv("OMEGA_MONITOR_HOME=" + dir)
+	const agent = `{"agents": [
+  {"name": "Tern", "note": "a made-up agent",
+   "boxes": [{"name": "framed", "prompt_prefixes": ["│"], "top": "^┌─+$", "prompt": "^│ » ?(.*)$", "bottom": "^└─+$"},
+             {"name": "bare", "prompt": "^» (.*)$", "bottom": "^  ⏎ send$", "last": true}],
+   "faint_placeholders": ["^ask tern$"], "frame_top": "^─{3,}", "heads": "^[◇■] "}
+],
+"rules": [
+  {"agent": "tern", "name": "status", "region": "turn", "match": {"kind": "latest", "until": {"pattern": "^  ■ ", "needs": ["■"]}},
+   "pattern": "^  ◇ .*ctrl\\+c to stop\\)$", "verdict": "working", "quoted": ["◇ x (1s · ctrl+c to stop)"]},
+  RULE
+]}
+`
+	for _, tc := range []struct {
+		name, rule string
+		code       int
+		stderr     string
+	}{
+		{"a menu", `{"agent": "tern", "name": "menu", "region": "dialog", "match": {"kind": "option_menu", "cursors": ["➤"]}, "verdict": "question"}`, 0, ""},
+		{"a picker with no footer", `{"agent": "tern", "name": "picker", "region": "dialog", "match": {"kind": "picker", "cursor": "^ ➤ \\S"}, "verdict": "question"}`,
+			1, `:10: rule "picker": match: kind picker needs footer`},
+		{"work read from a menu", `{"agent": "tern", "name": "menu", "region": "below", "match": {"kind": "option_menu", "cursors": ["➤"]}, "verdict": "working"}`,
+			1, `:10: rule "menu": a working rule reads lines of live evidence: kind option_menu is a dialog's or a turn's shape (want one of any_line, end_line, edge_line, latest, or "lines": N)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+			assert.NilError(t, os.WriteFile(file, []byte(strings.Replace(agent, "RULE", tc.rule, 1)), 0o600))
+			var out, errb bytes.Buffer
+			code := env.run([]string{"agents", "check", file}, nil, &out, &errb)
+			want := ""
+			if tc.stderr != "" {
+				want = "omega-monitor agents: " + file + tc.stderr + "\n"
+			}
+			if diff := cmp.Diff(struct {
+				Code   int
+				Stderr string
+			}{tc.code, want}, struct {
+				Code   int
+				Stderr string
+			}{code, errb.String()}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	var out, errb bytes.Buffer
+	assert.Equal(t, env.run([]string{"agents", "check", "../../classify/agents/claude-code.json"}, nil, &out, &errb), 1)
+	assert.Assert(t, strings.Contains(errb.String(), `agent "Claude Code": the name of an agent already known`), errb.String())
 }

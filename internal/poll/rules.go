@@ -24,10 +24,16 @@ object {"rules": [...], "agents": [...]}, each rule
 agent: claude, codex, gemini, opencode, pi, copilot, qwen, or an agent the file
 describes (omega-monitor agents --help). region: above, below, dialog, box,
 turn or frame. pattern: a Go regular expression, anchored with ^ unless
-"free" says why not; "lines": N reads only the region's last N lines.
-verdict: working (region above or below only: live evidence; above reads
-the live block's first and last lines), question, or hold:NAME (draft,
-interrupt, keyboard, usage-limit, no-input-box, turn-open). A rule named as a built-in one replaces it;
+"free" says why not; "lines": N reads only the region's last N lines;
+"needs": [...] literals a matching line holds; "match": {"kind": ...} reads
+a menu, a picker or the order of lines (any_line, end_line, edge_line,
+latest, open_turn, option_menu, continue_menu, picker,
+picker_over_composer, frameless_menu, onboarding: docs/rules.md).
+verdict: working (region above or below only, or turn with kind latest:
+live evidence; above reads the live block's first and last lines),
+question, look-again, or hold:NAME (draft, interrupt, keyboard,
+usage-limit, no-input-box, turn-open; "first": true reads no-input-box
+before any dialog). A rule named as a built-in one replaces it;
 "disable": true turns the built-in rule of that name off; "startup": true
 marks a question rule's screen as one of the agent's start (a folder to
 trust, a sign-in): answered at the terminal, never from the chat. A bad
@@ -42,8 +48,10 @@ watchers' rules file when none is given).
 const AgentsUsage = `usage: omega-monitor agents check FILE
        omega-monitor agents list [FILE]
 
-The agents whose screens the watchers read: Claude Code, Codex CLI and Gemini
-CLI, built in, and any agent the operator's rules file describes
+The agents whose screens the watchers read: Claude Code, Codex CLI, Gemini
+CLI, Copilot CLI, OpenCode, Pi and Qwen Code, built in (each described in
+this format: classify/agents/*.json), and any agent the operator's rules
+file describes
 ($OMEGA_MONITOR_HOME/rules.json, default ~/.omega/monitor/rules.json), read
 by every watcher without a new build:
   {"agents": [{"name": "Tern",
@@ -57,7 +65,10 @@ human typed there (a draft is never typed over); top and bottom are
 optional; "blank": true says an empty box's prompt line is blank (no prompt
 mark; then both edges are needed); "sides": true says the box has a side
 border and no top (OpenCode's ┃): every line inside matches prompt, and the
-box reaches up through them from its bottom, which it needs. marks: text only it draws in or under
+box reaches up through them from its bottom, which it needs. "boxes": [...]
+lists the shapes of a box across releases, each with prompt_prefixes,
+not_prompt, inner, lead, gap, last too; faint_placeholders, frame_top and
+heads are the agent's (docs/rules.md). marks: text only it draws in or under
 its box; "marks_required": true counts its box only with a mark under it
 (a box as plain as two rules is drawn by others too); Pi is built in this
 way. Its rules are the file's rules that name it (omega-monitor rules
