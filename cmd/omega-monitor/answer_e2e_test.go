@@ -191,7 +191,7 @@ func TestRealClaudeAnswersAQuestionAndAsksTwiceToWiden(t *testing.T) {
 }
 
 // TestRealAgentsApprovalAnsweredFromTheChat: the command approvals of
-// Codex, Gemini CLI, Copilot CLI and Qwen Code, answered from the chat by
+// Codex, Gemini CLI, Copilot CLI, Qwen Code and OpenCode, answered from the chat by
 // their first option, run the canary command; the watcher typed into that
 // dialog only.
 func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
