@@ -274,6 +274,9 @@ func (n *normaliser) paint(col int) {
 		n.backs[k].To++
 		return
 	}
+	if n.backs == nil {
+		n.backs = make([]Back, 0, 8) // a line of a TUI has a few: one allocation
+	}
 	n.backs = append(n.backs, Back{From: col, To: col + 1, Colour: c})
 }
 
@@ -282,20 +285,19 @@ func (n *normaliser) paint(col int) {
 func (n *normaliser) lineBacks(width int) []Back {
 	backs := n.backs
 	n.backs = nil
-	var out []Back
-	for _, b := range backs {
+	coloured := false
+	for i, b := range backs {
 		if b.From >= width {
+			backs = backs[:i]
 			break
 		}
-		b.To = min(b.To, width)
-		out = append(out, b)
+		backs[i].To = min(b.To, width)
+		coloured = coloured || b.Colour != ""
 	}
-	for _, b := range out {
-		if b.Colour != "" {
-			return out
-		}
+	if !coloured {
+		return nil
 	}
-	return nil
+	return backs
 }
 
 // quiet reports whether the current attributes draw text that is not a
