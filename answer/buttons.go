@@ -28,7 +28,7 @@ func (t *table) readButtons(dt *classify.DialogText) *dialog {
 	}
 	d.under = len(d.hints)
 	row, set := -1, []string(nil)
-	var fields []cell
+	var cells []cell
 	for i, l := range dt.Rows {
 		fs := t.cells(l.Text)
 		if len(fs) == 0 {
@@ -44,7 +44,7 @@ func (t *table) readButtons(dt *classify.DialogText) *dialog {
 				d.stray = append(d.stray, l.Text)
 				continue
 			}
-			row, set, fields = i, s, fs
+			row, set, cells = i, s, fs
 		}
 	}
 	if row < 0 {
@@ -52,16 +52,16 @@ func (t *table) readButtons(dt *classify.DialogText) *dialog {
 		return d
 	}
 	d.question = trimBlank(t.unframe(dt.Rows[:row]))
-	if len(fields) < len(set) || !slices.Equal(texts(fields[:len(set)]), set) {
+	if len(cells) < len(set) || !slices.Equal(texts(cells[:len(set)]), set) {
 		d.cut = true
 		return d
 	}
 	backs := dt.Rows[row].Backs
-	for i, f := range fields[:len(set)] {
-		d.options = append(d.options, Option{Label: f.text, Cursor: lit(backs, fields[:len(set)], i)})
+	for i, f := range cells[:len(set)] {
+		d.options = append(d.options, Option{Label: f.text, Cursor: lit(backs, cells[:len(set)], i)})
 		d.rows = append(d.rows, []string{f.text})
 	}
-	if rest := texts(fields[len(set):]); len(rest) > 0 {
+	if rest := texts(cells[len(set):]); len(rest) > 0 {
 		d.hints = append(d.hints, strings.Join(rest, "  "))
 	}
 	for _, l := range t.unframe(dt.Rows[row+1:]) {
