@@ -69,6 +69,16 @@ type table struct {
 	// number, not under the label's first word: under the last option,
 	// the lines level with its number still belong to it.
 	wrapAtNumber bool
+	// buttons are the sets of labels the agent draws as a row of buttons
+	// side by side, in drawn order, the selected one lit by its
+	// background colour alone (buttons.go); a table with buttons reads no
+	// other menu. frame is the glyph drawn down the dialog's left side,
+	// taken off each line before it is read.
+	buttons [][]string
+	frame   string
+	// prev and next are the keys that move the cursor one option back
+	// and on: "Up" and "Down" when empty.
+	prev, next string
 }
 
 // A fieldRule is a text field an agent draws in an option's row.
@@ -122,7 +132,7 @@ type refusal struct {
 
 // tables returns every agent's table.
 func tables() []*table {
-	return []*table{claudeCode(), codexCLI(), geminiCLI(), qwenCode(), copilotCLI()}
+	return []*table{claudeCode(), codexCLI(), geminiCLI(), qwenCode(), copilotCLI(), openCode()}
 }
 
 func tableOf(agent string) *table {
@@ -137,6 +147,8 @@ func tableOf(agent string) *table {
 		return qwenCode()
 	case "Copilot CLI":
 		return copilotCLI()
+	case "OpenCode":
+		return openCode()
 	}
 	// Pi has no reader: it asks no permission of its own, its selectors
 	// (/model, /login, /settings, /resume, the session tree) are a
@@ -337,6 +349,36 @@ var copilotCLI = sync.OnceValue(func() *table {
 		widens: []string{
 			"Yes, and don't ask again", // real-copilot/copilot-80-approval: for the command in this directory
 		},
+	}
+})
+
+// OpenCode draws its permission dialog in place of its input box, framed
+// down its left by "┃", its choices a row of buttons under the command
+// with its key hints beside them (at 40 columns, under them):
+// "Allow once   Allow always   Reject  ctrl+f fullscreen  ⇆ select".
+// No glyph marks the selected button: it is lit in the theme's warning
+// colour, the others drawn on the dialog's own (real-opencode/opencode-80-
+// approval.e). Left and Right (or h and l) move the selection, wrapping
+// at either end; Enter chooses; Esc rejects. Allow always does not answer
+// at once: it draws a second stage that asks to confirm the patterns it
+// would allow until OpenCode restarts (OpenCode 1.18.33's permission
+// prompt), a new question.
+var openCode = sync.OnceValue(func() *table {
+	return &table{
+		head:  func(string) bool { return false },
+		frame: "┃",
+		buttons: [][]string{
+			{"Allow once", "Allow always", "Reject"}, // real-opencode/opencode-80-approval.e, opencode-40-approval.e
+		},
+		refusals: []refusal{
+			// A row narrower than its buttons: what is cut is an option.
+			{err: ErrCutLabel, when: func(d *dialog) bool { return d.cut }},
+		},
+		widens: []string{
+			"Allow always", // real-opencode/opencode-80-approval.e: the command's patterns, until OpenCode restarts
+		},
+		prev: "Left",
+		next: "Right",
 	}
 })
 

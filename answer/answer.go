@@ -204,6 +204,11 @@ func inspect(r classify.Result, notes bool) (Menu, *dialog, error) {
 		Notes:    anyHint(d.hints, t.notes),
 		Amend:    anyHint(d.hints, t.amend),
 	}
+	if t.buttons != nil {
+		// The lines above the row of buttons: the row and the hints
+		// beside it wrap with the pane's width, and the key must not.
+		m.Question = strings.Join(d.question, "\n")
+	}
 	m.EscAction = escAction(d.hints)
 	m.Esc = m.EscAction != ""
 	for i := range m.Options {
@@ -225,7 +230,8 @@ func Highlighted(m Menu) int {
 	return 0
 }
 
-// Moves returns the keys, as tmux names them ("Up", "Down"), that move the
+// Moves returns the keys, as tmux names them ("Up", "Down"; "Left",
+// "Right" along a row of buttons), that move the
 // cursor from the option it is on to option pos; none when it is there
 // already. It never returns Enter: the watcher sends the moves, captures
 // the screen again, checks that Read gives a Menu with the same Key whose
@@ -241,9 +247,13 @@ func Moves(m Menu, pos int) ([]string, error) {
 	if at == 0 {
 		return nil, ErrNoCursor
 	}
-	key, n := "Down", pos-at
+	prev, next := "Up", "Down"
+	if t := tableOf(m.Agent); t != nil && t.next != "" {
+		prev, next = t.prev, t.next
+	}
+	key, n := next, pos-at
 	if n < 0 {
-		key, n = "Up", -n
+		key, n = prev, -n
 	}
 	keys := make([]string, n)
 	for i := range keys {

@@ -41,9 +41,9 @@ func apply(t *testing.T, m answer.Menu, keys []string) answer.Menu {
 	at := answer.Highlighted(m)
 	for _, k := range keys {
 		switch k {
-		case "Down":
+		case "Down", "Right":
 			at++
-		case "Up":
+		case "Up", "Left":
 			at--
 		default:
 			t.Fatalf("Moves returned %q, which is not a move", k)
@@ -185,6 +185,10 @@ func TestWidthsShareAKey(t *testing.T) {
 		{"%s", "real-gemini/gemini-60-approval", "panes/gemini-approval-clipped-right-edge"},
 		// The same question, its footer wrapped by a narrower pane.
 		{"panes/claude-d-%s", "esc-question", "question-narrow-footer-wrap"},
+		// OpenCode's approval at two widths, its hints beside the buttons
+		// or under them, in the corpus's copies and the real captures.
+		{"%s", "panes/opencode-1-18-33-40-approval-e", "panes/opencode-1-18-33-80-approval-e",
+			"real-opencode/opencode-40-approval.e", "real-opencode/opencode-80-approval.e"},
 	} {
 		var names []string
 		for _, w := range g[1:] {
@@ -221,7 +225,7 @@ func TestWidthsShareAKey(t *testing.T) {
 		name = strings.TrimSuffix(name, ".e")
 		k := m.Key()
 		if i, ok := groupOf[k]; ok {
-			if !slices.Contains(groups[i], name) {
+			if !slices.Contains(groups[i], name) && !slices.Contains(groups[i], name+".e") {
 				t.Errorf("%s has the key of %s's group, which does not list it", name, groups[i][0])
 			}
 			continue
@@ -281,6 +285,11 @@ func plainMenus(t *testing.T) []corpusMenu {
 			text = append(text, l.Text)
 		}
 		c.pane = []byte(strings.Join(text, "\n") + "\n")
+		// A menu lit by colour alone (OpenCode's buttons) has no cursor
+		// in its text: buttons_test.go edits its colours instead.
+		if _, ok := answer.Read(classify.Classify(classify.ParseScreen(c.pane), classify.Options{})); !ok {
+			continue
+		}
 		out = append(out, c)
 	}
 	return out

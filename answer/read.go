@@ -23,6 +23,9 @@ type dialog struct {
 	// stray are lines classify gave as options, above the first line
 	// read as one: classify took another line for the cursor's.
 	stray []string
+	// cut says a row of buttons holds less than its whole set: the pane
+	// is too narrow for it.
+	cut bool
 }
 
 // An optionLine is a line that starts an option.
@@ -80,6 +83,9 @@ type group struct {
 // start at its label's column; deeper lines belong to the option above, and
 // the first line left of that column starts the hints.
 func (t *table) read(dt *classify.DialogText) *dialog {
+	if t.buttons != nil {
+		return t.readButtons(dt)
+	}
 	d := &dialog{question: strings.Split(dt.Question, "\n")}
 	if dt.Hint != "" {
 		d.hints = append(d.hints, dt.Hint)

@@ -3,6 +3,7 @@ package classify
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -51,5 +52,26 @@ func BenchmarkClassify(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkClassifyColours reads a capture taken with its colours
+// (capture-pane -e) of an agent that paints nearly every cell's background:
+// the cost of keeping each line's stretches of background colour.
+func BenchmarkClassifyColours(b *testing.B) {
+	pane, err := os.ReadFile("../golden/real-opencode/opencode-80-approval.e.pane")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(pane)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := ReadScreen(bytes.NewReader(pane))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r := Classify(s, Options{}); r.State != Question {
+			b.Fatalf("got %v", r.State)
+		}
 	}
 }

@@ -941,6 +941,10 @@ type DialogText struct {
 	// from the nearest blank line (or head of the transcript) down to that
 	// box's bottom edge, edges dropped; empty for every other dialog.
 	Above string
+	// Rows are the lines the other fields were cut from, as read, with
+	// their colours: a dialog that shows its choice by colour alone (a
+	// row of buttons, the lit one selected) is read from their Backs.
+	Rows []Line
 }
 
 // nestedBoxAbove reads DialogText.Above: the lines of the region above the
@@ -1058,7 +1062,7 @@ func optionNumber(line string) (int, bool) {
 // readDialog cuts a live dialog into its question, options and hint line.
 func readDialog(lines []Line) *DialogText {
 	end := len(lines)
-	d := &DialogText{}
+	d := &DialogText{Rows: lines}
 	for end > 0 && isBlank(lines[end-1].Text) {
 		end--
 	}

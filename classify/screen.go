@@ -40,6 +40,22 @@ type Line struct {
 	// A dim placeholder in an input box is not a human's draft; only a
 	// capture taken with escape sequences (capture-pane -e) can tell.
 	Loud string
+	// Backs are the stretches of Text drawn on one background colour,
+	// left to right, when the capture carried colours and any character
+	// of the line has a background other than the terminal's own; nil
+	// otherwise. A row of buttons that lights the selected one by its
+	// colour alone (OpenCode's permission dialog) is read from them.
+	Backs []Back
+}
+
+// A Back is a stretch of a Line's Text drawn on one background colour.
+type Back struct {
+	// From and To are rune columns of Text: the stretch is [From, To).
+	From, To int
+	// Colour is the background as the capture's SGR named it ("5;215",
+	// "2;10;20;30", "44"), "" for the terminal's default; reverse video,
+	// which draws the foreground colour behind the text, prefixes "7:".
+	Colour string
 }
 
 // A Screen is the normalised bottom of a capture.
@@ -191,8 +207,8 @@ func newScreen(tail string, newlines int, cut bool) *Screen {
 		if j := strings.IndexByte(rest, '\n'); j >= 0 {
 			raw, rest = rest[:j], rest[j+1:]
 		}
-		text, loud := norm.line(raw)
-		s.Lines[i] = Line{N: first + i, Text: text, Loud: loud}
+		text, loud, backs := norm.line(raw)
+		s.Lines[i] = Line{N: first + i, Text: text, Loud: loud, Backs: backs}
 	}
 	s.Attrs = norm.sawEscape
 	if !s.Attrs {
@@ -235,9 +251,53 @@ func keptLines[T ~string | ~[]byte](body T, cut bool) (from, n int) {
 // order, carrying the faint attribute from one line to the next as a terminal
 // would.
 type normaliser struct {
-	faint     bool // SGR 2
-	reverse   bool // SGR 7: how a capture draws the cursor cell
+	faint     bool   // SGR 2
+	reverse   bool   // SGR 7: how a capture draws the cursor cell
+	back      string // SGR 48, 40-47, 100-107: the background, "" for the default
 	sawEscape bool
+	backs     []Back // the current line's stretches, while it is read
+}
+
+// colour names the background the current attributes draw, as Back does.
+func (n *normaliser) colour() string {
+	if n.reverse {
+		return "7:" + n.back
+	}
+	return n.back
+}
+
+// paint notes that the rune at column col is drawn on the current
+// background.
+func (n *normaliser) paint(col int) {
+	c := n.colour()
+	if k := len(n.backs) - 1; k >= 0 && n.backs[k].Colour == c && n.backs[k].To == col {
+		n.backs[k].To++
+		return
+	}
+	if n.backs == nil {
+		n.backs = make([]Back, 0, 8) // a line of a TUI has a few: one allocation
+	}
+	n.backs = append(n.backs, Back{From: col, To: col + 1, Colour: c})
+}
+
+// lineBacks returns the stretches of a line of width runes, nil when all
+// of it is drawn on the default background.
+func (n *normaliser) lineBacks(width int) []Back {
+	backs := n.backs
+	n.backs = nil
+	coloured := false
+	for i, b := range backs {
+		if b.From >= width {
+			backs = backs[:i]
+			break
+		}
+		backs[i].To = min(b.To, width)
+		coloured = coloured || b.Colour != ""
+	}
+	if !coloured {
+		return nil
+	}
+	return backs
 }
 
 // quiet reports whether the current attributes draw text that is not a
@@ -246,23 +306,27 @@ func (n *normaliser) quiet() bool { return n.faint || n.reverse }
 
 const esc = 0x1b
 
-// line returns the normalised text of one raw line, and the same text with
-// faint characters blanked.
-func (n *normaliser) line(raw string) (text, loud string) {
+// line returns the normalised text of one raw line, the same text with
+// faint characters blanked, and its stretches of background colour.
+func (n *normaliser) line(raw string) (text, loud string, backs []Back) {
 	if len(raw) > MaxLineBytes {
 		raw = raw[:MaxLineBytes]
 	}
 	if plain(raw) {
 		// Most lines hold nothing to strip: one copy, shared by both.
 		text = strings.TrimRight(raw, " ")
-		if n.quiet() {
-			return text, ""
+		if c := n.colour(); c != "" && text != "" {
+			backs = []Back{{From: 0, To: utf8.RuneCountInString(text), Colour: c}}
 		}
-		return text, text
+		if n.quiet() {
+			return text, "", backs
+		}
+		return text, text, backs
 	}
 	var t, l strings.Builder
 	t.Grow(len(raw))
 	l.Grow(len(raw))
+	col := 0
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		if c == esc {
@@ -279,6 +343,8 @@ func (n *normaliser) line(raw string) (text, loud string) {
 				continue // NUL, CR and the other controls draw nothing
 			}
 			t.WriteByte(c)
+			n.paint(col)
+			col++
 			if n.quiet() && c != ' ' {
 				l.WriteByte(' ')
 			} else {
@@ -295,13 +361,16 @@ func (n *normaliser) line(raw string) (text, loud string) {
 			continue // C1 controls
 		}
 		t.WriteRune(r)
+		n.paint(col)
+		col++
 		if n.quiet() && r != ' ' {
 			l.WriteByte(' ')
 		} else {
 			l.WriteRune(r)
 		}
 	}
-	return strings.TrimRight(t.String(), " "), strings.TrimRight(l.String(), " ")
+	text = strings.TrimRight(t.String(), " ")
+	return text, strings.TrimRight(l.String(), " "), n.lineBacks(utf8.RuneCountInString(text))
 }
 
 // plain reports whether a line is valid UTF-8 free of escape sequences,
@@ -358,21 +427,24 @@ func (n *normaliser) escape(raw string, i int) int {
 }
 
 // sgr applies the parameters of a Select Graphic Rendition sequence to the
-// faint attribute.
+// faint, reverse and background attributes.
 func (n *normaliser) sgr(params string) {
 	if len(params) == 0 {
-		n.faint, n.reverse = false, false
+		n.faint, n.reverse, n.back = false, false, ""
 		return
 	}
 	fields := strings.FieldsFunc(params, func(r rune) bool { return r == ';' })
 	for k := 0; k < len(fields); k++ {
-		f := fields[k]
-		if i := strings.IndexByte(f, ':'); i >= 0 {
-			f = f[:i] // 38:5:n and friends carry their own sub-parameters
+		f, sub, colon := strings.Cut(fields[k], ":") // 48:5:n carries its own sub-parameters
+		if colon {
+			if f == "48" {
+				n.back = strings.ReplaceAll(sub, ":", ";")
+			}
+			continue
 		}
 		switch f {
 		case "", "0":
-			n.faint, n.reverse = false, false
+			n.faint, n.reverse, n.back = false, false, ""
 		case "2":
 			n.faint = true
 		case "22":
@@ -381,15 +453,26 @@ func (n *normaliser) sgr(params string) {
 			n.reverse = true
 		case "27":
 			n.reverse = false
+		case "49":
+			n.back = ""
 		case "38", "48", "58":
-			// Extended colours: skip 5;n or 2;r;g;b.
+			// Extended colours: 5;n or 2;r;g;b.
 			if k+1 < len(fields) {
+				skip := 0
 				switch fields[k+1] {
 				case "5":
-					k += 2
+					skip = 2
 				case "2":
-					k += 4
+					skip = 4
 				}
+				if f == "48" && skip > 0 {
+					n.back = strings.Join(fields[k+1:min(k+1+skip, len(fields))], ";")
+				}
+				k += skip
+			}
+		default:
+			if len(f) == 2 && f[0] == '4' && f[1] >= '0' && f[1] <= '7' || len(f) == 3 && f[:2] == "10" && f[2] >= '0' && f[2] <= '7' {
+				n.back = f
 			}
 		}
 	}

@@ -204,3 +204,37 @@ func TestReadScreenSkipsToTheTailOfAFile(t *testing.T) {
 		})
 	}
 }
+
+// TestBacks: each line's stretches of background colour, as the capture's
+// SGR sequences name them, in rune columns of its text; nil for a line
+// drawn on the terminal's own background.
+func TestBacks(t *testing.T) {
+	for _, tt := range []struct {
+		name, raw string
+		want      []Back
+	}{
+		{"plain", "hello", nil},
+		{"foreground only", "\x1b[38;5;8mgrey\x1b[0m text", nil},
+		{"indexed", "ab\x1b[48;5;215m cd \x1b[49mef", []Back{{0, 2, ""}, {2, 6, "5;215"}, {6, 8, ""}}},
+		{"true colour", "\x1b[48;2;10;20;30mxy\x1b[0mz", []Back{{0, 2, "2;10;20;30"}, {2, 3, ""}}},
+		{"colon form", "\x1b[48:5:215mxy\x1b[mz", []Back{{0, 2, "5;215"}, {2, 3, ""}}},
+		{"basic and bright", "\x1b[44ma\x1b[104mb\x1b[49mc", []Back{{0, 1, "44"}, {1, 2, "104"}, {2, 3, ""}}},
+		{"reverse video", "a\x1b[7mb\x1b[27mc", []Back{{0, 1, ""}, {1, 2, "7:"}, {2, 3, ""}}},
+		{"wide runes count one column each", "\x1b[48;5;1m┃△\x1b[0m x", []Back{{0, 2, "5;1"}, {2, 4, ""}}},
+		{"trailing blanks trimmed", "a\x1b[48;5;3m   ", nil},
+		{"a foreground after the background keeps it", "\x1b[48;5;3ma\x1b[38;5;1mb", []Back{{0, 2, "5;3"}}},
+		{"a truncated sequence", "\x1b[48;5", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := ParseScreen([]byte(tt.raw + "\n"))
+			if diff := cmp.Diff(tt.want, s.Lines[0].Backs); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tt.raw, diff)
+			}
+		})
+	}
+	// A background set on one line colours the next, as a terminal does.
+	s := ParseScreen([]byte("\x1b[48;5;4mone\ntwo\n"))
+	if diff := cmp.Diff([]Back{{0, 3, "5;4"}}, s.Lines[1].Backs); diff != "" {
+		t.Errorf("the next line (-want +got):\n%s", diff)
+	}
+}

@@ -42,9 +42,6 @@ type realAgent struct {
 	approval string
 	// bash is the prompt that brings the approval.
 	bash string
-	// noButtons says its approval is relayed without answer buttons (no
-	// reader of its menu yet).
-	noButtons bool
 	// side says a prompt is one the program sends by itself, besides the
 	// turns (Qwen Code's memory agent and its next-prompt suggestion).
 	side func(prompt string) bool
@@ -115,10 +112,9 @@ var realAgents = []realAgent{
 		start: onChat(opencode.Pin.Binary, func(t *testing.T, tmux *testenv.TmuxServer, bin, api string) *termagent.Session {
 			return opencode.Start(t, tmux, opencode.Config{Binary: bin, API: api})
 		}, opencode.Idle),
-		idle:      func(screen string) bool { return opencode.Idle(screen) && strings.Contains(screen, "▣  ") },
-		approval:  "Permission required",
-		bash:      "now " + fakeapi.TriggerBash,
-		noButtons: true,
+		idle:     func(screen string) bool { return opencode.Idle(screen) && strings.Contains(screen, "▣  ") },
+		approval: "Permission required",
+		bash:     "now " + fakeapi.TriggerBash,
 	},
 	{
 		// Pi asks no permission before a tool: no approval dialog.

@@ -191,14 +191,14 @@ func TestRealClaudeAnswersAQuestionAndAsksTwiceToWiden(t *testing.T) {
 }
 
 // TestRealAgentsApprovalAnsweredFromTheChat: the command approvals of
-// Codex, Gemini CLI, Copilot CLI and Qwen Code, answered from the chat by
+// Codex, Gemini CLI, Copilot CLI, Qwen Code and OpenCode, answered from the chat by
 // their first option, run the canary command; the watcher typed into that
 // dialog only.
 func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
-			if a.approval == "" || a.noButtons {
-				t.Skipf("%s's approval gets no buttons (none, or no reader of its menu)", a.name)
+			if a.approval == "" {
+				t.Skipf("%s asks no approval before a tool", a.name)
 			}
 			s, _ := a.start(t)
 			s.Type(t, a.bash)
@@ -229,11 +229,13 @@ func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
 	}
 }
 
-// TestRealQwenAndCopilotAnsweredFromTheChat: Qwen Code's and Copilot CLI's
-// command approvals, answered from the chat. Yes: the command runs, the
-// model hears its result, and no words of a user reach it after the tap:
-// nothing but the answer's keys was typed. Copilot's Esc, a button of its
-// own: the command never runs, and the model hears nothing more.
+// TestRealQwenAndCopilotAnsweredFromTheChat: Qwen Code's, Copilot CLI's
+// and OpenCode's command approvals, answered from the chat. Yes (OpenCode's
+// Allow once): the command runs, the model hears its result, and no words
+// of a user reach it after the tap: nothing but the answer's keys was
+// typed. Copilot's Esc, a button of its own, and OpenCode's Reject, two
+// Rights along its row of buttons away: the command never runs, and the
+// model hears no words.
 func TestRealQwenAndCopilotAnsweredFromTheChat(t *testing.T) {
 	for _, c := range []struct {
 		agent, label, dialogGone string
@@ -242,6 +244,8 @@ func TestRealQwenAndCopilotAnsweredFromTheChat(t *testing.T) {
 		{"qwen", "Yes, allow once", "Allow execution of:", true},
 		{"copilot", "Yes", "Do you want to run this command?", true},
 		{"copilot", "Esc: cancel", "Do you want to run this command?", false},
+		{"opencode", "Allow once", "Permission required", true},
+		{"opencode", "Reject", "Permission required", false},
 	} {
 		t.Run(c.agent+"/"+c.label, func(t *testing.T) {
 			i := slices.IndexFunc(realAgents, func(a realAgent) bool { return a.name == c.agent })

@@ -14,6 +14,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/codex"
 	"github.com/omega-monitor/omega-monitor/internal/fakeapi"
 	"github.com/omega-monitor/omega-monitor/internal/gemini"
+	"github.com/omega-monitor/omega-monitor/internal/opencode"
 	"github.com/omega-monitor/omega-monitor/internal/termagent"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -35,7 +36,11 @@ func TestInstallHooksCommand(t *testing.T) {
 	}
 	installIn(t, home, state, "--hooks", "--claude").Assert(t, icmd.Expected{Out: "claude hooks: up to date"})
 	installIn(t, home, state, "--hooks", "--claude", "--uninstall").Assert(t, icmd.Expected{Out: "claude hooks: removed our hooks from " + settings})
-	installIn(t, home, state, "--gemini").Assert(t, icmd.Expected{ExitCode: 2, Err: "--gemini goes with --hooks"})
+	installIn(t, home, state, "--gemini").Assert(t, icmd.Expected{ExitCode: 2, Err: "--gemini and --opencode go with --hooks"})
+	installIn(t, home, state, "--opencode").Assert(t, icmd.Expected{ExitCode: 2, Err: "--gemini and --opencode go with --hooks"})
+	plugin := filepath.Join(home, ".config", "opencode", "plugin", "omega-monitor-wake.js")
+	installIn(t, home, state, "--hooks", "--opencode").Assert(t, icmd.Expected{Out: "opencode hooks: wrote our plugin for permission.asked, permission.updated, question.asked, session.idle, session.error into " + plugin})
+	installIn(t, home, state, "--hooks", "--opencode", "--uninstall").Assert(t, icmd.Expected{Out: "opencode hooks: removed our plugin " + plugin})
 }
 
 // TestRealClaudeHookWakesTheWatcher: with our hooks installed in the real
@@ -259,6 +264,44 @@ func TestRealGeminiHookWakesTheWatcher(t *testing.T) {
 	n = len(r.waitLines(1, realTimeout))
 	s.Type(t, "please work a while")
 	ended := drawnAt(t, s.Capture, "the turn's end", termagent.Contains("step10."))
+	woken(t, r, n, ended, "the turn's end", " · STALLED · ")
+	if _, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker)); err == nil {
+		t.Errorf("%s ran: the dialog was answered", fakeapi.BashCommand)
+	}
+}
+
+// TestRealOpenCodePluginWakesTheWatcher: the real OpenCode, with our plugin
+// installed by install --hooks --opencode in its user config, against the
+// fake Chat Completions API. At --interval 60, its permission dialog is
+// paged within seconds of being drawn (permission.asked), and a turn's end
+// is polled within seconds (session.idle); the dialog is never answered.
+func TestRealOpenCodePluginWakesTheWatcher(t *testing.T) {
+	api := fakeapi.NewChat(t, append([]fakeapi.Rule{slowTurn}, fakeapi.DefaultRules()...)...)
+	bin := omegaMonitor(t)
+	ocBin := opencode.Pin.Binary(t)
+	t.Parallel()
+	home := t.TempDir()
+	s := opencode.Start(t, testenv.Tmux(t), opencode.Config{Binary: ocBin, API: api.URL,
+		Prepare: func(agentHome string) error { return installHooksIn(t, bin, "opencode", home, "HOME="+agentHome) }})
+	s.WaitFor(t, realTimeout, "the input", opencode.Idle)
+	r := startLoop(t, loopOptions{target: s.Launch.Name, home: home, flags: []string{
+		"--mux", s.Tmux.Mux, "--interval", "60", "--pane", s.Pane, "--work-probe", "echo 3", "--nudge-budget", "0"}})
+	n := len(r.waitLines(1, realTimeout))
+	time.Sleep(2 * time.Second)
+
+	s.Type(t, "now "+fakeapi.TriggerBash)
+	drawn := drawnAt(t, s.Capture, "the permission dialog", termagent.Contains("Permission required"))
+	n = len(woken(t, r, n, drawn, "the dialog drawn", "QUESTION · escalated to the operator"))
+	s.Keys(t, "Escape")
+	s.WaitFor(t, realTimeout, "the rejected command", func(screen string) bool { return !strings.Contains(screen, "Permission required") })
+	// The looks after the dialog's wake are over once it was paged, and
+	// those the reject's own turn end brought are over 4 s after it.
+	time.Sleep(6 * time.Second)
+	n = len(r.waitLines(1, realTimeout))
+	s.Type(t, "please work a while")
+	ended := drawnAt(t, s.Capture, "the turn's end", func(screen string) bool {
+		return strings.Contains(screen, "step10.") && opencode.Idle(screen)
+	})
 	woken(t, r, n, ended, "the turn's end", " · STALLED · ")
 	if _, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker)); err == nil {
 		t.Errorf("%s ran: the dialog was answered", fakeapi.BashCommand)

@@ -38,9 +38,13 @@ func TestLoopEnvAssignments(t *testing.T) {
 			if err := exec.Command(bash, "-n", "-c", out.String()).Run(); err != nil {
 				t.Fatalf("bash -n: %v\n%s", err, &out)
 			}
+			keys := ""
+			for _, k := range statedir.Keys {
+				keys += ` "${key_` + k + `[@]: -1}"`
+			}
 			script := out.String() + `
-printf '%s\0' "$target" "$state" "$interval" "$work_probe" "${#capture[@]}" "$pastes" "${load_buffer[*]}" "${paste_if[@]: -1}" \
-	"${key_Enter[@]: -1}" "${key_Up[@]: -1}" "${key_Down[@]: -1}" "${key_Escape[@]: -1}" "${key_Tab[@]: -1}" "${tick[@]}"`
+printf '%s\0' "$target" "$state" "$interval" "$work_probe" "${#capture[@]}" "$pastes" "${load_buffer[*]}" "${paste_if[@]: -1}"` +
+				keys + ` "${tick[@]}"`
 			got, err := exec.Command(bash, "-c", script).Output()
 			if err != nil {
 				t.Fatal(err)
@@ -77,7 +81,8 @@ printf '%s\0' "$target" "$state" "$interval" "$work_probe" "${#capture[@]}" "$pa
 			for i, k := range statedir.Keys {
 				conditional(words[8+i], "send-keys -t '=agent:' "+k)
 			}
-			if diff := cmp.Diff([]string{words[13], "tick", "--state", state, "--frame"}, words[13:]); diff != "" {
+			tick := words[8+len(statedir.Keys):]
+			if diff := cmp.Diff([]string{tick[0], "tick", "--state", state, "--frame"}, tick); diff != "" {
 				t.Errorf("the tick's command line is the state directory and the readings only (-want +got):\n%s", diff)
 			}
 			data, err := os.ReadFile(filepath.Join(state, "loop.json"))

@@ -46,6 +46,9 @@ type Config struct {
 	// Width and Height are the pane's size; 100 by 40 when zero.
 	Width, Height int
 	Name          string
+	// Prepare, when set, runs once HOME and its .config/opencode are
+	// written, before OpenCode starts: a test installs our plugin there.
+	Prepare func(home string) error
 }
 
 // Start starts OpenCode on the fake API's model, asking before a shell
@@ -83,6 +86,11 @@ func Start(t testing.TB, tmux *testenv.TmuxServer, cfg Config) *termagent.Sessio
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(conf, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cfg.Prepare != nil {
+		if err := cfg.Prepare(home); err != nil {
 			t.Fatal(err)
 		}
 	}

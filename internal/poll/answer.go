@@ -473,7 +473,7 @@ func confirmAnswer(d stateDirectory, r ConfirmRequest, c capture.Capture) (strin
 			pos = a.Pos
 		}
 		prev := pos + 1 // where the last move came from
-		if len(a.Moves) > 0 && a.Moves[0] == "Down" {
+		if len(a.Moves) > 0 && (a.Moves[0] == "Down" || a.Moves[0] == "Right") {
 			prev = pos - 1
 		}
 		switch {

@@ -95,7 +95,7 @@ func answerSteps(a answerAction) ([]statedir.Step, map[string][]byte) {
 	}
 	at := a.Start
 	for i, k := range a.Moves {
-		if k == "Up" {
+		if k == "Up" || k == "Left" {
 			at--
 		} else {
 			at++

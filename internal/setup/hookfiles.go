@@ -15,13 +15,16 @@ import (
 )
 
 // hookPrograms are the agents' programs, as found on PATH.
-var hookPrograms = map[string]string{HookClaude: "claude", HookCodex: "codex", HookGemini: "gemini"}
+var hookPrograms = map[string]string{HookClaude: "claude", HookCodex: "codex", HookGemini: "gemini", HookOpenCode: "opencode"}
 
 // agentFound says whether agent is on this machine for env's user: its
 // user directory exists, or its program is on PATH. It says what it
 // looked for when not.
 func agentFound(env Env, agent string, spec hookSpec) (bool, string) {
 	dir := filepath.Dir(spec.file)
+	if spec.dir != "" {
+		dir = spec.dir
+	}
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return true, ""
 	}

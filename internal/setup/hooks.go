@@ -17,14 +17,15 @@ import (
 
 // The agents whose hooks install --hooks writes.
 const (
-	HookClaude = "claude"
-	HookCodex  = "codex"
-	HookGemini = "gemini"
+	HookClaude   = "claude"
+	HookCodex    = "codex"
+	HookGemini   = "gemini"
+	HookOpenCode = "opencode"
 )
 
 // HookAgents are the agents install --hooks knows, in the order it writes
 // them.
-var HookAgents = []string{HookClaude, HookCodex, HookGemini}
+var HookAgents = []string{HookClaude, HookCodex, HookGemini, HookOpenCode}
 
 // A hookSpec is where one agent keeps its user hooks, and which of its
 // events wake the watcher. Each agent's own documentation and source fix
@@ -41,6 +42,8 @@ type hookSpec struct {
 	// the agent's unit (a wake takes milliseconds; the bound is for a
 	// machine so loaded that it does not).
 	entry func(command string) map[string]any
+	// dir is the agent's user directory, when it is not the file's.
+	dir string
 }
 
 func hookSpecs(home string, getenv func(string) string) map[string]hookSpec {
@@ -52,20 +55,23 @@ func hookSpecs(home string, getenv func(string) string) map[string]hookSpec {
 		// Claude Code: ~/.claude/settings.json; timeout in seconds.
 		HookClaude: {HookClaude, filepath.Join(home, ".claude", "settings.json"),
 			[]string{"Notification", "PermissionRequest", "Stop", "StopFailure"},
-			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }},
+			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }, ""},
 		// Codex: hooks.json beside its user config.toml; timeout in
 		// seconds. A user's hooks run once trusted: Codex asks at its next
 		// start (Hooks need review), or in /hooks. Interrupt is a turn
 		// ended by Esc, where no Stop comes.
 		HookCodex: {HookCodex, filepath.Join(codexHome, "hooks.json"),
 			[]string{"PermissionRequest", "Stop", "Interrupt"},
-			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }},
+			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }, ""},
 		// Gemini CLI: ~/.gemini/settings.json; timeout in milliseconds.
 		HookGemini: {HookGemini, filepath.Join(home, ".gemini", "settings.json"),
 			[]string{"Notification", "AfterAgent"},
 			func(c string) map[string]any {
 				return map[string]any{"type": "command", "command": c, "name": "omega-monitor-wake", "timeout": 10000}
-			}},
+			}, ""},
+		// OpenCode: a plugin of ours in its plugin directory, no hooks
+		// file (opencode.go).
+		HookOpenCode: {agent: HookOpenCode, file: openCodePlugin(home, getenv), dir: openCodeDir(home, getenv), events: openCodeEvents},
 	}
 }
 
@@ -233,6 +239,9 @@ func isGroup(g map[string]json.RawMessage, want []byte) bool {
 // directory it made is recorded in the state home, and uninstall removes
 // it again once it holds nothing else.
 func installHooks(env Env, agent string, uninstall bool) (string, error) {
+	if agent == HookOpenCode {
+		return installOpenCodePlugin(env, uninstall)
+	}
 	spec, ok := hookSpecs(env.Home, env.getenv)[agent]
 	if !ok {
 		return "", fmt.Errorf("no agent %q (known: %s)", agent, strings.Join(HookAgents, ", "))
@@ -364,10 +373,14 @@ func (e Env) binary() (string, error) {
 }
 
 // HooksInstalled says, for each agent, whether its user settings hold a
-// hook of ours: a read of three small files, for list and status.
+// hook of ours (OpenCode: its plugin directory our plugin): a read of four
+// small files, for list and status.
 func HooksInstalled(home string, getenv func(string) string) map[string]bool {
-	out := map[string]bool{}
+	out := map[string]bool{HookOpenCode: openCodeInstalled(home, getenv)}
 	for agent, spec := range hookSpecs(home, getenv) {
+		if agent == HookOpenCode {
+			continue
+		}
 		b, err := readConfig(spec.file)
 		if err != nil || len(b) > 4<<20 {
 			continue
@@ -526,10 +539,10 @@ func WatchedHooks(home string, getenv func(string) string, f board.Fleet) (map[s
 
 // HookSelection is the agents install --hooks works on: those named, in
 // HookAgents' order; all of them when none is.
-func HookSelection(claude, codex, gemini bool) []string {
+func HookSelection(claude, codex, gemini, opencode bool) []string {
 	var out []string
 	for _, a := range HookAgents {
-		if a == HookClaude && claude || a == HookCodex && codex || a == HookGemini && gemini {
+		if a == HookClaude && claude || a == HookCodex && codex || a == HookGemini && gemini || a == HookOpenCode && opencode {
 			out = append(out, a)
 		}
 	}

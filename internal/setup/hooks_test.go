@@ -52,6 +52,7 @@ func TestHooksInstallIntoAnEmptyHome(t *testing.T) {
 		"claude hooks: wrote our hook for Notification, PermissionRequest, Stop, StopFailure into " + claude,
 		"codex hooks: wrote our hook for PermissionRequest, Stop, Interrupt into " + codex + "; set notify in " + toml,
 		"gemini hooks: wrote our hook for Notification, AfterAgent into " + gemini,
+		"opencode hooks: wrote our plugin for permission.asked, permission.updated, question.asked, session.idle, session.error into " + filepath.Join(env.Home, ".config", "opencode", "plugin", "omega-monitor-wake.js"),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -76,7 +77,7 @@ func TestHooksInstallIntoAnEmptyHome(t *testing.T) {
 	if b, _ := os.ReadFile(toml); !strings.Contains(string(b), "\nnotify = [\"/opt/omega/omega-monitor\",\"wake\"]\n") {
 		t.Errorf("%s:\n%s", toml, b)
 	}
-	if got := HooksInstalled(env.Home, env.getenv); !cmp.Equal(got, map[string]bool{HookClaude: true, HookCodex: true, HookGemini: true}) {
+	if got := HooksInstalled(env.Home, env.getenv); !cmp.Equal(got, map[string]bool{HookClaude: true, HookCodex: true, HookGemini: true, HookOpenCode: true}) {
 		t.Errorf("HooksInstalled = %v", got)
 	}
 
@@ -89,7 +90,7 @@ func TestHooksInstallIntoAnEmptyHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "claude hooks: up to date\ncodex hooks: up to date\ngemini hooks: up to date\n"; out != want {
+	if want := "claude hooks: up to date\ncodex hooks: up to date\ngemini hooks: up to date\nopencode hooks: up to date\n"; out != want {
 		t.Errorf("second install said %q, want %q", out, want)
 	}
 	for f, b := range before {
@@ -356,7 +357,7 @@ func TestHooksSummary(t *testing.T) {
 		{map[string]bool{HookClaude: true}, []string{HookClaude}, "hooks (a wake at the agent's own events): claude installed"},
 		{map[string]bool{HookClaude: true}, []string{"gemini", "claude", "aider"},
 			"hooks (a wake at the agent's own events): claude installed, gemini not installed (omega-monitor install --hooks --gemini)"},
-		{nil, HookAgents, "hooks (a wake at the agent's own events): claude not installed, codex not installed, gemini not installed (omega-monitor install --hooks --claude --codex --gemini)"},
+		{nil, HookAgents, "hooks (a wake at the agent's own events): claude not installed, codex not installed, gemini not installed, opencode not installed (omega-monitor install --hooks --claude --codex --gemini --opencode)"},
 	} {
 		if got := HooksSummary(tc.installed, tc.agents); got != tc.want {
 			t.Errorf("HooksSummary(%v, %v):\n got %q\nwant %q", tc.installed, tc.agents, got, tc.want)

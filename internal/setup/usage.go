@@ -3,7 +3,7 @@ package setup
 // InstallUsage is the usage of omega-monitor install.
 const InstallUsage = `usage: omega-monitor install [--test-alert] [--claude] [--codex]
        omega-monitor install --claude|--codex --uninstall
-       omega-monitor install --hooks [--claude] [--codex] [--gemini] [--uninstall]
+       omega-monitor install --hooks [--claude] [--codex] [--gemini] [--opencode] [--uninstall]
        omega-monitor install --telegram
 
 Puts what a watcher needs beside the binary: the alert funnel (embedded in
@@ -49,8 +49,11 @@ what install made to hold them, and nothing of the user's own.
 PermissionRequest, Stop, StopFailure), Codex's $CODEX_HOME/hooks.json
 (PermissionRequest, Stop, Interrupt; trust them once in Codex's /hooks) and
 notify in its config.toml (unless it runs a program of yours), Gemini CLI's
-~/.gemini/settings.json (Notification, AfterAgent). With --claude, --codex or
---gemini, only those agents; with none, those on this machine (their user
+~/.gemini/settings.json (Notification, AfterAgent), and for OpenCode a plugin
+of ours, ~/.config/opencode/plugin/omega-monitor-wake.js ($XDG_CONFIG_HOME),
+that runs omega-monitor wake, without a shell and never waiting for it, at
+permission.asked, question.asked, session.idle and session.error. With
+--claude, --codex, --gemini or --opencode, only those agents; with none, those on this machine (their user
 directory, or their program on PATH). It shows each line it adds or
 removes, keeps a file of yours as it was beside it (FILE.omega-monitor.bak)
 and records what it made in $OMEGA_MONITOR_HOME/hooks-created.json. Every

@@ -61,7 +61,7 @@ var Ops = []Op{OpCapture, OpConfirm, OpKeys, OpPaste, OpRest, OpAck, OpPace, OpM
 
 // Keys are the keys a keys step may send: the names the multiplexer's
 // send-keys takes, one command line each in the loop's settings.
-var Keys = []string{"Enter", "Up", "Down", "Escape", "Tab"}
+var Keys = []string{"Enter", "Up", "Down", "Left", "Right", "Escape", "Tab"}
 
 // Pastes is the directory, beside Actions, of the files a paste or a
 // measure step names: a nudge's text, an operator's words, a diff command.
