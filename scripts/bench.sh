@@ -211,7 +211,7 @@ if command -v strace >/dev/null; then
 	wait "$loop"
 	sed -n "$((from + 1)),${to}p" "$dir/trace" >"$dir/window"
 	forks=$(grep -E '(clone3?|v?fork)\(' "$dir/window" | grep -vc CLONE_THREAD)
-	execs=$(grep -c 'execve(' "$dir/window")
+	execs=$(grep -c 'execve.*= 0$' "$dir/window") # not a PATH search's misses
 	forks=$(awk -v n="$forks" 'BEGIN { printf "%.1f", n / 10 }') execs=$(awk -v n="$execs" 'BEGIN { printf "%.1f", n / 10 }')
 fi
 
