@@ -56,8 +56,9 @@ const groupKeep = 7 * 24 * time.Hour
 // causeKind whether kind is a cause's kind; plainName whether a watcher's
 // name may be carried as it is by a member file. Checked by hand, not by
 // regular expressions: the tick checks a member's name every poll, and a
-// pattern's counted repetition ({1,100}) compiles to as many copies, a
-// third of a millisecond of CPU a tick.
+// counted repetition ({1,100}) compiles to as many copies of its class;
+// the three expressions cost every start 0.7 ms and 129 KB
+// (GODEBUG=inittrace=1).
 func groupName(name string) bool {
 	kind, sum, ok := cutLast(name, "-")
 	return ok && causeKind(kind) && len(sum) == 24 && only(sum, "0123456789abcdef")
