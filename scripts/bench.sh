@@ -17,6 +17,8 @@
 #   classify 17MB / wc -l  a 17 MB capture on stdin (a file)    goal <= x1.5
 #   ledger / none          classify --ledger with 2000 distinct nudges on a
 #                          2k-line pane, against no ledger      goal <= x1.2
+#   loop forks             processes the loop forks a poll, and programs run
+#                          (strace -f over 10 polls, when strace is installed)
 #   loop lines             scripts/omega-monitor.sh             goal <= 350
 #   fleet                  agents one core watches at one poll a minute
 set -uo pipefail
@@ -186,6 +188,33 @@ t1=$cpu
 poll=$(((t1 - t0) / got - (wrap - bare)))
 grep -Ev '^([0-9:]+ )?MONITOR · agent · WORKING' "$dir/loop.out" >&2
 
+# Forks a poll: the same loop again under strace, its process clones (not
+# threads) and execs counted between its 2nd line and its 12th, so that
+# its start and its first poll, which measures the diff, are left out.
+# The execs count the bench's multiplexer wrapper: one more a capture.
+forks=n/a execs=n/a
+if command -v strace >/dev/null; then
+	say "the loop's forks, 10 polls under strace..."
+	rm -rf -- "${dir:?}/home"
+	OMEGA_MONITOR_BIN=$bin OMEGA_MONITOR_HOME=$dir/home HOME=$dir \
+		strace -f -qq -e trace=clone,clone3,fork,vfork,execve -o "$dir/trace" \
+		bash scripts/omega-monitor.sh agent --mux "$mux" --interval 1 \
+		--work-probe 'echo 5' --progress-probe 'echo 41' >"$dir/lines" 2>"$dir/loop.err" &
+	loop=$!
+	got=0 from=0 to=0
+	while ((got < 12)) && IFS= read -r line; do
+		got=$((got + 1))
+		((got == 2)) && from=$(wc -l <"$dir/trace")
+		((got == 12)) && to=$(wc -l <"$dir/trace")
+	done <"$dir/lines"
+	kill -TERM "$loop"
+	wait "$loop"
+	sed -n "$((from + 1)),${to}p" "$dir/trace" >"$dir/window"
+	forks=$(grep -E '(clone3?|v?fork)\(' "$dir/window" | grep -vc CLONE_THREAD)
+	execs=$(grep -c 'execve.*= 0$' "$dir/window") # not a PATH search's misses
+	forks=$(awk -v n="$forks" 'BEGIN { printf "%.1f", n / 10 }') execs=$(awk -v n="$execs" 'BEGIN { printf "%.1f", n / 10 }')
+fi
+
 lines=$(wc -l <scripts/omega-monitor.sh)
 
 printf '\n%-34s %12s %12s %8s %s\n' figure measured base ratio goal
@@ -194,5 +223,6 @@ printf '%-34s %12s %12s %8s %s\n' "  the same / Go start, not paced" "$(ms "$pol
 printf '%-34s %12s %12s %8s %s\n' "--help / Go start" "$(ms "$help")" "$(ms "$hello")" "$(ratio "$help" "$hello")" "<= x1.5"
 printf '%-34s %12s %12s %8s %s\n' "classify 17 MB / wc -l" "$(ms "$classify_big")" "$(ms "$wc_big")" "$(ratio "$classify_big" "$wc_big")" "<= x1.5"
 printf '%-34s %12s %12s %8s %s\n' "classify --ledger 2000 / none" "$(ms "$with")" "$(ms "$none")" "$(ratio "$with" "$none")" "<= x1.2"
+printf '%-34s %12s %12s %8s %s\n' "loop forks per poll (strace)" "$forks" "" "" "(execs $execs, the wrapper's included)"
 printf '%-34s %12s %12s %8s %s\n' "loop script lines" "$lines" "" "" "<= 350"
 printf '%-34s %12s\n' "fleet: agents per core, 1 poll/min" "$(awk -v p="$poll" 'BEGIN { printf "%d", 60e6 / p }')"

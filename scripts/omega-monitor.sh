@@ -207,8 +207,8 @@ call_in() {
 	((rc == 0)) || { failure "$work/call.err" && return 1; }
 }
 
-# failed FILE N: step N of the action FILE failed, for the reason in why.
-failed() { judge /dev/null "${ack[@]}" --action "$1" --failed-step "$2" "$why" && rm -f -- "$1"; }
+# failed FILE N: step N of the action FILE failed, for the reason in why; the ack removes FILE.
+failed() { judge /dev/null "${ack[@]}" --action "$1" --failed-step "$2" "$why"; }
 
 # act: carries out what the tick handed over, in lexical order.
 act() {

@@ -1,6 +1,8 @@
 package poll
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -261,6 +263,7 @@ func TestAFailedStepSaysWhatReachedTheTerminal(t *testing.T) {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q, want %q", line, want)
 		}
+		actionGone(t, action)
 		got := w.result(r.Nonce)
 		if diff := cmp.Diff([]string{"Down"}, got.Keys); diff != "" || got.Outcome != statedir.AnswerRefused {
 			t.Errorf("result %+v, keys (-want +got):\n%s", got, diff)
@@ -309,11 +312,21 @@ func TestAFailedStepSaysWhatReachedTheTerminal(t *testing.T) {
 			if !strings.Contains(line, keyCancelled) {
 				t.Errorf("line: %s", line)
 			}
+			actionGone(t, action)
 			h, _ := os.ReadFile(d.Path(statedir.History))
 			if !strings.Contains(string(h), `"event":"`+c.ev+`"`) {
 				t.Errorf("history, want %s:\n%s", c.ev, h)
 			}
 		})
+	}
+}
+
+// actionGone fails unless the action file is gone: the ack of a failed step
+// removes it, and the loop forks no rm of its own for it.
+func actionGone(t *testing.T, action string) {
+	t.Helper()
+	if _, err := os.Lstat(action); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the action %s is left after its failed step's ack (%v)", filepath.Base(action), err)
 	}
 }
 
