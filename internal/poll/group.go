@@ -260,7 +260,7 @@ func othersRun(home, dir, me string) bool {
 			continue
 		}
 		path := filepath.Join(home, m.Watcher)
-		if !plainName.MatchString(m.Watcher) || !isDir(path) {
+		if !plainName(m.Watcher) || !isDir(path) {
 			if names == nil {
 				names = map[string]string{}
 				entries, _ := os.ReadDir(home)
