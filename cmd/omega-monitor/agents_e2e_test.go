@@ -157,6 +157,7 @@ func watchAgent(t *testing.T, s *termagent.Session, flags ...string) *loopRun {
 // the model as the next user message byte for byte.
 func TestRealAgentsIdleGetExactlyTheBudget(t *testing.T) {
 	testenv.EndToEnd(t)
+	t.Parallel()
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
 			s, api := a.start(t)
@@ -191,6 +192,7 @@ func TestRealAgentsIdleGetExactlyTheBudget(t *testing.T) {
 // nothing is typed into the approval dialog: it is still up, the model heard
 // nothing more, and the canary command it asks to run never ran.
 func TestRealAgentsApprovalGetsNothing(t *testing.T) {
+	t.Parallel()
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
 			if a.approval == "" {
@@ -231,6 +233,7 @@ func TestRealAgentsApprovalGetsNothing(t *testing.T) {
 // evidence by itself (issue 35): it is looked at again, and the answer
 // growing between the looks is WORKING.
 func TestRealCodexStreamGetsNothing(t *testing.T) {
+	t.Parallel()
 	for _, withLog := range []bool{true, false} {
 		t.Run(fmt.Sprintf("log %v", withLog), func(t *testing.T) {
 			api := fakeapi.NewResponses(t, append([]fakeapi.Rule{{Match: "stream", Reply: fakeapi.Slow(90 * time.Second)}}, fakeapi.DefaultRules()...)...)

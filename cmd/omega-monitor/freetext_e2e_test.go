@@ -193,6 +193,7 @@ func TestRealClaudeRefusedWithWords(t *testing.T) {
 // pastes the words, sees exactly them there, and presses Enter; the model
 // hears the option and the words together, as Codex sends them.
 func TestRealCodexAnsweredByNotes(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewResponses(t)
 	omegaMonitor(t)
 	bin := codex.Pin.Binary(t)

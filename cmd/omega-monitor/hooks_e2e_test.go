@@ -193,6 +193,7 @@ func startCodexWithHooks(t *testing.T, bin, stateHome string, api *fakeapi.Serve
 // alone still wakes the watcher at the end of a turn long enough for the
 // looks after its start to be over.
 func TestRealCodexHookWakesTheWatcher(t *testing.T) {
+	t.Parallel()
 	for _, trust := range []bool{true, false} {
 		t.Run(map[bool]string{true: "trusted", false: "untrusted"}[trust], func(t *testing.T) {
 			api := fakeapi.NewResponses(t, append([]fakeapi.Rule{codexApproval("escalate", fakeapi.BashCommand), slowTurn}, fakeapi.DefaultRules()...)...)

@@ -79,6 +79,7 @@ func TestRealClaudeVitals(t *testing.T) {
 // counts come from the log's end the capture carried. status --json and the
 // compact board show them.
 func TestRealCodexVitals(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewResponses(t)
 	omegaMonitor(t)
 	bin := codex.Pin.Binary(t)
