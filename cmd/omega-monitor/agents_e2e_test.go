@@ -61,6 +61,7 @@ var realAgents = []realAgent{
 			omegaMonitor(t)
 			bin := codex.Pin.Binary(t)
 			t.Parallel()
+			realProgram(t)
 			s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 			s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 			return s, api
@@ -76,6 +77,7 @@ var realAgents = []realAgent{
 			omegaMonitor(t)
 			bin := gemini.Pin.Binary(t)
 			t.Parallel()
+			realProgram(t)
 			s := gemini.Start(t, testenv.Tmux(t), gemini.Config{Binary: bin, API: api.URL})
 			s.WaitFor(t, realTimeout, "the composer", gemini.Idle)
 			return s, api
@@ -140,6 +142,7 @@ func onChat(binary func(testing.TB) string, start func(t *testing.T, tmux *teste
 		omegaMonitor(t)
 		bin := binary(t)
 		t.Parallel()
+		realProgram(t)
 		s := start(t, testenv.Tmux(t), bin, api.URL)
 		s.WaitFor(t, realTimeout, "the input", idle)
 		return s, api
@@ -240,6 +243,7 @@ func TestRealCodexStreamGetsNothing(t *testing.T) {
 			omegaMonitor(t)
 			bin := codex.Pin.Binary(t)
 			t.Parallel()
+			realProgram(t)
 			s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 			s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 			s.Type(t, "please stream")

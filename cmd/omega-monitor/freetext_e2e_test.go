@@ -197,6 +197,7 @@ func TestRealCodexAnsweredByNotes(t *testing.T) {
 	api := fakeapi.NewResponses(t)
 	omegaMonitor(t)
 	bin := codex.Pin.Binary(t)
+	realProgram(t)
 	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 	// Shift+Tab into Plan mode, where its question tool works; a press

@@ -49,6 +49,7 @@ func TestRealClaudeHookWakesTheWatcher(t *testing.T) {
 	bin := omegaMonitor(t)
 	claude := claudecode.Binary(t)
 	t.Parallel()
+	realProgram(t)
 	home := t.TempDir()
 	s := claudecode.Start(t, testenv.Tmux(t), claudecode.Config{Binary: claude, API: api.URL, Mode: claudecode.Manual,
 		Prepare: func(claudeHome string) error {
@@ -200,6 +201,7 @@ func TestRealCodexHookWakesTheWatcher(t *testing.T) {
 			bin := omegaMonitor(t)
 			codex.Pin.Binary(t)
 			t.Parallel()
+			realProgram(t)
 			home := t.TempDir()
 			s := startCodexWithHooks(t, bin, home, api, trust)
 			// The budget is 0: the idle screen at start is escalated,
@@ -240,6 +242,7 @@ func TestRealGeminiHookWakesTheWatcher(t *testing.T) {
 	bin := omegaMonitor(t)
 	geminiBin := gemini.Pin.Binary(t)
 	t.Parallel()
+	realProgram(t)
 	home := t.TempDir()
 	s := gemini.Start(t, testenv.Tmux(t), gemini.Config{Binary: geminiBin, API: api.URL,
 		Prepare: func(agentHome string) error { return installHooksIn(t, bin, "gemini", home, "HOME="+agentHome) }})

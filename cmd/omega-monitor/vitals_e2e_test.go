@@ -83,6 +83,7 @@ func TestRealCodexVitals(t *testing.T) {
 	api := fakeapi.NewResponses(t)
 	omegaMonitor(t)
 	bin := codex.Pin.Binary(t)
+	realProgram(t)
 	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 	s.Type(t, "please "+fakeapi.TriggerBash)
