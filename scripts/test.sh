@@ -18,7 +18,11 @@ unformatted=$(gofmt -l "${gofiles[@]}")
 
 go vet ./... || failed+=("go vet")
 go mod tidy -diff || failed+=("go mod tidy")
-go test -count=1 -timeout 40m ./... || failed+=("go test")
+# Most end-to-end tests wait (on tmux, sshd, an agent's turn, a loop's
+# interval) rather than compute, so more of them run at once than the
+# default of one per core; those that drive a real agent program still take
+# two turns among themselves (realProgram in cmd/omega-monitor).
+go test -count=1 -parallel 8 -timeout 40m ./... || failed+=("go test")
 
 mapfile -t shells < <(git ls-files '*.sh' '.ci/run' 'scripts/*' 2>/dev/null | while read -r f; do
 	[[ -f $f ]] && head -1 "$f" | grep -q 'bash' && echo "$f"

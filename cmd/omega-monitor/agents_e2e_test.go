@@ -58,6 +58,7 @@ var realAgents = []realAgent{
 			omegaMonitor(t)
 			bin := codex.Pin.Binary(t)
 			t.Parallel()
+			realProgram(t)
 			s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 			s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 			return s, api
@@ -73,6 +74,7 @@ var realAgents = []realAgent{
 			omegaMonitor(t)
 			bin := gemini.Pin.Binary(t)
 			t.Parallel()
+			realProgram(t)
 			s := gemini.Start(t, testenv.Tmux(t), gemini.Config{Binary: bin, API: api.URL})
 			s.WaitFor(t, realTimeout, "the composer", gemini.Idle)
 			return s, api
@@ -136,6 +138,7 @@ func onChat(binary func(testing.TB) string, start func(t *testing.T, tmux *teste
 		omegaMonitor(t)
 		bin := binary(t)
 		t.Parallel()
+		realProgram(t)
 		s := start(t, testenv.Tmux(t), bin, api.URL)
 		s.WaitFor(t, realTimeout, "the input", idle)
 		return s, api
@@ -153,6 +156,7 @@ func watchAgent(t *testing.T, s *termagent.Session, flags ...string) *loopRun {
 // the model as the next user message byte for byte.
 func TestRealAgentsIdleGetExactlyTheBudget(t *testing.T) {
 	testenv.EndToEnd(t)
+	t.Parallel()
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
 			s, api := a.start(t)
@@ -187,6 +191,7 @@ func TestRealAgentsIdleGetExactlyTheBudget(t *testing.T) {
 // nothing is typed into the approval dialog: it is still up, the model heard
 // nothing more, and the canary command it asks to run never ran.
 func TestRealAgentsApprovalGetsNothing(t *testing.T) {
+	t.Parallel()
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
 			if a.approval == "" {
@@ -227,12 +232,14 @@ func TestRealAgentsApprovalGetsNothing(t *testing.T) {
 // evidence by itself (issue 35): it is looked at again, and the answer
 // growing between the looks is WORKING.
 func TestRealCodexStreamGetsNothing(t *testing.T) {
+	t.Parallel()
 	for _, withLog := range []bool{true, false} {
 		t.Run(fmt.Sprintf("log %v", withLog), func(t *testing.T) {
 			api := fakeapi.NewResponses(t, append([]fakeapi.Rule{{Match: "stream", Reply: fakeapi.Slow(90 * time.Second)}}, fakeapi.DefaultRules()...)...)
 			omegaMonitor(t)
 			bin := codex.Pin.Binary(t)
 			t.Parallel()
+			realProgram(t)
 			s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 			s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 			s.Type(t, "please stream")

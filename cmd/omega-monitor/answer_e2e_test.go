@@ -63,6 +63,7 @@ func answerAs(t *testing.T, r *loopRun, label string, confirmed bool) statedir.O
 // the command never runs and Claude Code ends the turn. Yes: it runs, and
 // the model hears its result.
 func TestRealClaudeAnswersFromTheChat(t *testing.T) {
+	t.Parallel()
 	// The loop runs with Claude Code's HOME: its own status file must say
 	// it waits before a key is sent.
 	for _, c := range []struct {
@@ -115,6 +116,7 @@ func TestRealClaudeAnswersFromTheChat(t *testing.T) {
 // choice; an option that widens what the agent may do is refused without
 // its second tap, nothing typed, and typed with it.
 func TestRealClaudeAnswersAQuestionAndAsksTwiceToWiden(t *testing.T) {
+	t.Parallel()
 	t.Run("question", func(t *testing.T) {
 		api := fakeapi.New(t)
 		s := startClaude(t, api, claudecode.Manual)
@@ -195,6 +197,7 @@ func TestRealClaudeAnswersAQuestionAndAsksTwiceToWiden(t *testing.T) {
 // their first option, run the canary command; the watcher typed into that
 // dialog only.
 func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
+	t.Parallel()
 	for _, a := range realAgents {
 		t.Run(a.name, func(t *testing.T) {
 			if a.approval == "" {
@@ -237,6 +240,7 @@ func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
 // Rights along its row of buttons away: the command never runs, and the
 // model hears no words.
 func TestRealQwenAndCopilotAnsweredFromTheChat(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		agent, label, dialogGone string
 		ran                      bool

@@ -123,6 +123,7 @@ func TestRealClaudeAskedAgainAfterATappedYes(t *testing.T) {
 // a button that was never offered is refused, and nothing reaches the
 // shell: its screen and its history stay as they were.
 func TestShellShowingADrawnDialogGetsNoKeys(t *testing.T) {
+	t.Parallel()
 	bash := testenv.Need(t, "bash")[0]
 	s := testenv.Tmux(t)
 	dir := t.TempDir()

@@ -97,6 +97,7 @@ func auditProject(t *testing.T) string {
 // D3's finding rejected, and the report to reach a fake Telegram once,
 // redacted; with bubblewrap around each auditor and without.
 func TestAuditRealClaude(t *testing.T) {
+	t.Parallel()
 	for _, isolation := range []string{"none", "bwrap"} {
 		t.Run(isolation, func(t *testing.T) { testAuditRealClaude(t, isolation) })
 	}
@@ -368,6 +369,7 @@ func TestAuditStateHomeInsideTheTree(t *testing.T) {
 func TestAuditAgentFailsOrHangs(t *testing.T) {
 	testenv.EndToEnd(t)
 	testenv.Need(t, "bash", "sleep")
+	t.Parallel()
 	dir := auditProject(t)
 	fake := filepath.Join(t.TempDir(), "claude")
 	// D1's brief names rule 1: it fails; the others hang.
@@ -396,6 +398,7 @@ func TestAuditAgentFailsOrHangs(t *testing.T) {
 // and notes when it found it taken.
 func TestAuditParallelBound(t *testing.T) {
 	testenv.Need(t, "sh", "sleep")
+	t.Parallel()
 	dir := auditProject(t)
 	side := t.TempDir()
 	fake := filepath.Join(side, "claude")
@@ -545,6 +548,7 @@ func TestAuditPlanAndCheckCommands(t *testing.T) {
 // start is refused; audit stop ends it.
 func TestAuditEvery(t *testing.T) {
 	testenv.Need(t, "bash")
+	t.Parallel()
 	f := newFleet(t)
 	dir := auditProject(t)
 	fake := filepath.Join(t.TempDir(), "claude")

@@ -65,6 +65,7 @@ func marksLeft(t *testing.T, marks string) []string {
 // names runs, with bubblewrap and without; the auditor's verdict still
 // arrives.
 func TestAuditRealGeminiHostileProject(t *testing.T) {
+	t.Parallel()
 	bin := gemini.Pin.Binary(t)
 	testenv.Need(t, "touch")
 	api := fakeapi.NewGemini(t,
@@ -167,6 +168,7 @@ func plantCodex(t *testing.T, dir, marks string) {
 // hands the auditor a copy without them and Codex's user config, hooks and
 // plugins off, so nothing runs; the verdict still arrives.
 func TestAuditRealCodexHostileProject(t *testing.T) {
+	t.Parallel()
 	bin := codex.Pin.Binary(t)
 	testenv.Need(t, "git", "touch")
 	api := fakeapi.NewResponses(t,

@@ -152,6 +152,7 @@ type keyCase struct {
 func TestAuditKeepsTheKeyOut(t *testing.T) {
 	testenv.EndToEnd(t)
 	testenv.Need(t, "bwrap")
+	t.Parallel()
 	// The model's three steps, by how many tools it called so far: the
 	// shell, then a file tool on the login files, then its verdict.
 	const verdict = "## D1\nCLEAN: the rule holds because main.go declares Run with a comment above it in every file\n"

@@ -22,6 +22,7 @@ import (
 // channels file (its token on no line or log), once; and --on-change runs
 // its command for each change of state with the states in its environment.
 func TestLoopReachesEveryChannelAndRunsOnChange(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
 	var mu sync.Mutex

@@ -35,6 +35,7 @@ func startClaudeInstalled(t *testing.T, api *fakeapi.Scripted, state string) *cl
 	omegaMonitor(t)
 	bin := claudecode.Binary(t)
 	t.Parallel()
+	realProgram(t)
 	s := claudecode.Start(t, testenv.Tmux(t), claudecode.Config{
 		Binary: bin, API: api.URL, Mode: claudecode.Bypass,
 		Env: []string{"OMEGA_MONITOR_HOME=" + state, "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"},

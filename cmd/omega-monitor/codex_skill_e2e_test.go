@@ -153,6 +153,7 @@ func TestCodexMonitorSkillFromInstall(t *testing.T) {
 	bin := codex.Pin.Binary(t)
 	om := omegaMonitor(t)
 	t.Parallel()
+	realProgram(t)
 	state := testfleet.Write(t, time.Now(),
 		testfleet.Watcher{Name: "monitor-api", Target: "api", State: "WORKING", Work: "3", Progress: "41", Limit: 5},
 		testfleet.Watcher{Name: "monitor-web", Target: "web", State: "QUESTION", Work: "1", Progress: "2", Limit: 5},

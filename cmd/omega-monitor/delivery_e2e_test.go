@@ -239,6 +239,7 @@ func waitLog(t *testing.T, state, want string, within time.Duration) string {
 // no deliverer behind; restarted, its deliverer tries again, and the
 // webhook back up has the question once, the funnel never twice.
 func TestDeliveryOutlivesAnOutageAndARestart(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ mode, cause string }{
 		{"down", "connection refused"},
 		{"500", "500 Internal Server Error"},

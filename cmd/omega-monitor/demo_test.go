@@ -43,6 +43,7 @@ func checkNothingLeft(t *testing.T, tmp string) {
 
 func TestDemo(t *testing.T) {
 	testenv.EndToEnd(t)
+	t.Parallel()
 	tmp := t.TempDir()
 	cmd := demoCommand(t, tmp, "--interval", "1")
 	var out, errOut bytes.Buffer
@@ -88,6 +89,7 @@ func TestDemo(t *testing.T) {
 
 func TestDemoInterrupted(t *testing.T) {
 	testenv.EndToEnd(t)
+	t.Parallel()
 	tmp := t.TempDir()
 	cmd := demoCommand(t, tmp, "--interval", "1")
 	stdout, err := cmd.StdoutPipe()

@@ -18,6 +18,7 @@ import (
 // that is a link, are refused and nothing is removed; once stopped, the
 // watcher is forgotten by its own name, and leaves the board.
 func TestForgetARealWatcher(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 600")
 	f.tmux.NewSession(t, "other", "sleep 600")

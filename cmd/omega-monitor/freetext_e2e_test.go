@@ -193,9 +193,11 @@ func TestRealClaudeRefusedWithWords(t *testing.T) {
 // pastes the words, sees exactly them there, and presses Enter; the model
 // hears the option and the words together, as Codex sends them.
 func TestRealCodexAnsweredByNotes(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewResponses(t)
 	omegaMonitor(t)
 	bin := codex.Pin.Binary(t)
+	realProgram(t)
 	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 	// Shift+Tab into Plan mode, where its question tool works; a press

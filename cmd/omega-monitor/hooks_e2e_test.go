@@ -54,6 +54,7 @@ func TestRealClaudeHookWakesTheWatcher(t *testing.T) {
 	bin := omegaMonitor(t)
 	claude := claudecode.Binary(t)
 	t.Parallel()
+	realProgram(t)
 	home := t.TempDir()
 	s := claudecode.Start(t, testenv.Tmux(t), claudecode.Config{Binary: claude, API: api.URL, Mode: claudecode.Manual,
 		Prepare: func(claudeHome string) error {
@@ -198,12 +199,14 @@ func startCodexWithHooks(t *testing.T, bin, stateHome string, api *fakeapi.Serve
 // alone still wakes the watcher at the end of a turn long enough for the
 // looks after its start to be over.
 func TestRealCodexHookWakesTheWatcher(t *testing.T) {
+	t.Parallel()
 	for _, trust := range []bool{true, false} {
 		t.Run(map[bool]string{true: "trusted", false: "untrusted"}[trust], func(t *testing.T) {
 			api := fakeapi.NewResponses(t, append([]fakeapi.Rule{codexApproval("escalate", fakeapi.BashCommand), slowTurn}, fakeapi.DefaultRules()...)...)
 			bin := omegaMonitor(t)
 			codex.Pin.Binary(t)
 			t.Parallel()
+			realProgram(t)
 			home := t.TempDir()
 			s := startCodexWithHooks(t, bin, home, api, trust)
 			// The budget is 0: the idle screen at start is escalated,
@@ -244,6 +247,7 @@ func TestRealGeminiHookWakesTheWatcher(t *testing.T) {
 	bin := omegaMonitor(t)
 	geminiBin := gemini.Pin.Binary(t)
 	t.Parallel()
+	realProgram(t)
 	home := t.TempDir()
 	s := gemini.Start(t, testenv.Tmux(t), gemini.Config{Binary: geminiBin, API: api.URL,
 		Prepare: func(agentHome string) error { return installHooksIn(t, bin, "gemini", home, "HOME="+agentHome) }})

@@ -23,6 +23,7 @@ import (
 // GB in the 5 s of the wall clock), nothing the host sent reaches a
 // command the host is given, and the loop goes on.
 func TestHostileHostReplies(t *testing.T) {
+	t.Parallel()
 	screen, err := os.ReadFile(filepath.Join("..", "..", "golden", "real-codex", "codex-0.169-120-approval.pane"))
 	if err != nil {
 		t.Fatal(err)

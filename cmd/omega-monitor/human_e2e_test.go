@@ -80,6 +80,7 @@ func (r *loopRun) linesSince(n int) []string {
 // says so and nothing is typed; once they have been quiet for --human-idle
 // (3 s here; the keyboard's own 5 s apply too), the nudge goes.
 func TestLoopHoldsForAHumanAtTheAgent(t *testing.T) {
+	t.Parallel()
 	for _, remote := range []bool{false, true} {
 		name := map[bool]string{false: "local", true: "ssh"}[remote]
 		t.Run(name, func(t *testing.T) {
@@ -130,6 +131,7 @@ func TestLoopHoldsForAHumanAtTheAgent(t *testing.T) {
 // an agent a human is typing at is not paged while they type, the line
 // says why, and it is paged once when they have gone quiet.
 func TestLoopQuestionWaitsForTheHumanAtTheAgent(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
 	attach(t, s, "viewer", "agent")
@@ -161,6 +163,7 @@ func TestLoopQuestionWaitsForTheHumanAtTheAgent(t *testing.T) {
 // on; paged 10 minutes on, once; the multiplexer's clock in the frame, not
 // the tick's, says how long ago the human typed.
 func TestQuestionPagedAfterTenMinutesWithAHuman(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
 	attach(t, s, "viewer", "agent")
@@ -271,6 +274,7 @@ exit $rc
 // not: who is at the agent is unknown, said once, and nothing is held for
 // a human (a client attached and quiet here); the nudge goes.
 func TestLoopSaysWhenTheMultiplexerCannotSay(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	log := startAgent(t, s, "agent", "AGENT_MODE=idle", "AGENT_WORK=1")
 	attach(t, s, "viewer", "agent")

@@ -45,6 +45,7 @@ func holdAsALoop(t *testing.T, f *fleet, watcher, target string) *exec.Cmd {
 // TestOneLoopPerStateDirectory: a loop that holds the state directory (here
 // one started by hand) makes watch and a second loop refuse, naming it.
 func TestOneLoopPerStateDirectory(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	holder := holdAsALoop(t, f, "monitor-agent", "agent")
@@ -73,6 +74,7 @@ func TestOneLoopPerStateDirectory(t *testing.T) {
 // TestStopSaysWhenItGaveUp: a loop that does not let go of the state
 // directory (its process outlives the session) makes stop say so, and when.
 func TestStopSaysWhenItGaveUp(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "monitor-agent", "sleep 300")
 	holdAsALoop(t, f, "monitor-agent", "agent")
@@ -112,6 +114,7 @@ func monitorLines(t *testing.T, f *fleet, watcher string) []string {
 // up, so the watcher started right after it works: its polls are judged,
 // never "tick failed".
 func TestStopThenStartFiveTimes(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	startAgent(t, f.tmux, "agent", "AGENT_MODE=question")
 	for i := range 5 {
@@ -138,6 +141,7 @@ func TestStopThenStartFiveTimes(t *testing.T) {
 // TestWatchReportsADeathAtStart: a loop that cannot start (here its poll
 // directory is a file) is reported by watch, with what it said.
 func TestWatchReportsADeathAtStart(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	state := filepath.Join(f.state, "monitor-agent")
@@ -156,6 +160,7 @@ func TestWatchReportsADeathAtStart(t *testing.T) {
 // Telegram API the caller named.
 func TestWatchHandsOverSettings(t *testing.T) {
 	testenv.Need(t, "bash", "curl")
+	t.Parallel()
 	tg := &telegram{}
 	api := newTelegramServer(t, tg)
 	f := newFleet(t)

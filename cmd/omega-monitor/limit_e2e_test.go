@@ -24,6 +24,7 @@ func TestRealCodexUsageLimitResumedOnceAfterReset(t *testing.T) {
 	omegaMonitor(t)
 	bin := codex.Pin.Binary(t)
 	t.Parallel()
+	realProgram(t)
 	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 	// The reset is worded when the limit is drawn, as a service does.
@@ -104,6 +105,7 @@ func TestRealClaudeUsageLimitHeldToTheReset(t *testing.T) {
 	omegaMonitor(t)
 	bin := claudecode.Binary(t)
 	t.Parallel()
+	realProgram(t)
 	s := claudecode.Start(t, testenv.Tmux(t), claudecode.Config{Binary: bin, API: api.URL, Mode: claudecode.Bypass, NoKey: true,
 		Env: append(hello.Env(), "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-fake", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")})
 	// The reset is worded when the limit is drawn, as a service does.

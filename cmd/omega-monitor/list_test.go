@@ -141,6 +141,7 @@ func TestListUsage(t *testing.T) {
 // host's clock runs out: list leaves no process behind.
 func TestListKillsAHungProxyCommand(t *testing.T) {
 	testenv.Need(t, "ssh", "sh", "sleep")
+	t.Parallel()
 	f := newFleet(t)
 	pids := filepath.Join(t.TempDir(), "pids")
 	proxy := fmt.Sprintf(`sh -c 'sleep 300 & echo $! >> %s; echo $$ >> %s; sleep 300'`, pids, pids)

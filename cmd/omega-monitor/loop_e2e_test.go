@@ -361,6 +361,7 @@ func uniqueSeconds() string {
 }
 
 func TestLoopStalledAgentGetsExactlyTheBudget(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	log := startAgent(t, s, "agent", "AGENT_MODE=idle", "AGENT_WORK=1")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{
@@ -382,6 +383,7 @@ func TestLoopStalledAgentGetsExactlyTheBudget(t *testing.T) {
 }
 
 func TestLoopQuestionGetsNothing(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	log := startAgent(t, s, "agent", "AGENT_MODE=question")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
@@ -414,6 +416,7 @@ func questionGetsNothing(t *testing.T, r *loopRun, log, said string) {
 // that option and presses Enter, then records it typed; the agent got that
 // answer and no other key.
 func TestLoopTypesAnAnswerIntoItsDialog(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	home, status := agentHome(t)
 	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu", status)
@@ -462,6 +465,7 @@ func TestLoopTypesAnAnswerIntoItsDialog(t *testing.T) {
 // with the same looks before each key; the Esc button is offered there too.
 func TestLoopTypesAnAnswerOverSSH(t *testing.T) {
 	testenv.Need(t, "ssh")
+	t.Parallel()
 	s := testenv.Tmux(t)
 	cfg := testenv.NewSSHConfig(t)
 	// The host's HOME holds the agent's own status, as Claude Code keeps
@@ -497,6 +501,7 @@ func TestLoopTypesAnAnswerOverSSH(t *testing.T) {
 // within seconds of a wake, and once for a burst of wakes; a wake for a
 // watcher whose loop is gone is refused, and signals nothing.
 func TestLoopWakesAtOnce(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=question")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--work-probe", "echo 5"}})
@@ -523,6 +528,7 @@ func TestLoopWakesAtOnce(t *testing.T) {
 }
 
 func TestLoopDraftGetsNothing(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	log := startAgent(t, s, "agent", "AGENT_MODE=draft")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
@@ -544,6 +550,7 @@ func TestLoopDraftGetsNothing(t *testing.T) {
 func TestLoopHungHost(t *testing.T) {
 	testenv.EndToEnd(t)
 	testenv.Need(t, "ssh")
+	t.Parallel()
 	cfg := testenv.NewSSHConfig(t)
 	testenv.HungHost(t, cfg, "stalled", true)
 	r := startLoop(t, loopOptions{target: "stalled:agent", timeout: 3,
@@ -568,6 +575,7 @@ func TestLoopHungHost(t *testing.T) {
 // TestLoopThroughSSHD watches a session on a real sshd, reached by its
 // alias: the nudge arrives on the remote side with every character intact.
 func TestLoopThroughSSHD(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	cfg := testenv.NewSSHConfig(t)
 	testenv.SSHD(t, cfg, "box", "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8")
@@ -597,6 +605,7 @@ func TestLoopThroughSSHD(t *testing.T) {
 // with ':' or '.', it rewrites them to '_' and acts on that session. The
 // loop, and the watch command, refuse such a name before anything runs.
 func TestLoopRefusesUnsafeNamesUnderRmux(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	dir := t.TempDir()
 	calls := filepath.Join(dir, "calls")
@@ -682,6 +691,7 @@ exec ` + coord.ShellQuote(s.Mux) + ` "$@"
 // missing (stock macOS): the test hides it.
 func TestLoopCaptureGrandchildHoldsPipe(t *testing.T) {
 	testenv.EndToEnd(t)
+	t.Parallel()
 	dir := t.TempDir()
 	mark := uniqueSeconds()
 	mux := filepath.Join(dir, "mux")
@@ -737,6 +747,7 @@ func pathWithout(t *testing.T, hide ...string) string {
 // TestWatcherStopLeavesNothing: a watcher session stopped in the middle of a
 // probe leaves no process behind.
 func TestWatcherStopLeavesNothing(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	mark := uniqueSeconds()
@@ -757,6 +768,7 @@ func TestWatcherStopLeavesNothing(t *testing.T) {
 // the host where the agent runs, through the watcher's ssh connection; a
 // fresh "busy" for the watched pane stops the nudge an idle screen asks for.
 func TestLoopRemoteWitnessVetoesANudge(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	cfg := testenv.NewSSHConfig(t)
 	home := t.TempDir()
@@ -784,6 +796,7 @@ func TestLoopRemoteWitnessVetoesANudge(t *testing.T) {
 // watcher that stopped before it could deliver them go out from the next
 // loop's first poll, once, in order.
 func TestLoopDeliversWhatAStoppedWatcherLeft(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	startAgent(t, s, "agent", "AGENT_MODE=work")
 	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "1"},
@@ -806,6 +819,7 @@ func TestLoopDeliversWhatAStoppedWatcherLeft(t *testing.T) {
 // placeholder and the wrap: at most one typing; within the budget of 2, for
 // the box that never echoes), where the unfixed loop typed on every poll.
 func TestLoopNeverTypesIntoTheVoid(t *testing.T) {
+	t.Parallel()
 	long := "continue with the next step of the plan; if you are waiting on something, say what it is and why"
 	for _, tt := range []struct {
 		name        string
@@ -892,6 +906,7 @@ func historyLines(t *testing.T, state string) []map[string]any {
 // operator switches to window 0, every capture and every nudge still goes
 // to the agent's pane, and nothing is typed into the other window.
 func TestLoopFollowsItsPinnedPane(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "agent.sh")

@@ -57,6 +57,7 @@ func TestReadmeCounts(t *testing.T) {
 func TestReadmeQuickStart(t *testing.T) {
 	testenv.EndToEnd(t)
 	testenv.Need(t, "tmux", "bash", "timeout")
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	assert.NilError(t, err)
 	_, rest, ok := strings.Cut(string(data), "## Quick start\n")

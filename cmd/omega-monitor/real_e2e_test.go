@@ -42,7 +42,23 @@ func startClaude(t *testing.T, api *fakeapi.Server, mode claudecode.Mode) *claud
 	omegaMonitor(t) // built now, before any test runs in parallel
 	bin := claudecode.Binary(t)
 	t.Parallel()
+	realProgram(t)
 	return claudecode.Start(t, testenv.Tmux(t), claudecode.Config{Binary: bin, API: api.URL, Mode: mode})
+}
+
+// realPrograms bounds how many tests drive a real agent program at once.
+// Each draws its screen on the CPU; one starved of it by a crowd of others
+// shows a typed nudge late, and the loop rightly withholds the Enter, which
+// fails a test that counts nudges. Two at once is what -parallel 2 gave
+// them; the tests of tmux, sshd and the loop, which mostly wait, run beside.
+var realPrograms = make(chan struct{}, 2)
+
+// realProgram waits for a turn among the tests that drive a real agent
+// program, and holds it until t ends. Call it after t.Parallel.
+func realProgram(t *testing.T) {
+	t.Helper()
+	realPrograms <- struct{}{}
+	t.Cleanup(func() { <-realPrograms })
 }
 
 // watchClaude runs the loop on s's session every second, with work left

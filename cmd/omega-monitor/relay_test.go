@@ -120,6 +120,7 @@ func TestRelayStartRefused(t *testing.T) {
 // TestWatchStartsTheReceiver: with answers on, the first watcher started
 // starts the receiver too; the next finds it running and starts none.
 func TestWatchStartsTheReceiver(t *testing.T) {
+	t.Parallel()
 	f := newRelayFleet(t, "bot_token="+relayToken+"\nchat_id=42\nanswers=on\n")
 	f.tmux.NewSession(t, "second", "sleep 300")
 	env := []string{"OMEGA_TELEGRAM_API=" + f.tg.URL}

@@ -149,6 +149,7 @@ func (w *remoteWorld) linesWith(s string) int {
 // wakes nothing; a burst of twenty hooks is at most two polls; the line
 // says once that the host's hooks can wake the watcher.
 func TestRemoteWakeFromTheHost(t *testing.T) {
+	t.Parallel()
 	w := newRemoteWorld(t, hostBinary{real: true}, "--interval", "60")
 	w.waitStatus(t, statedir.WakeListening, time.Time{}, 60*time.Second)
 	time.Sleep(time.Second) // into the pause
@@ -199,6 +200,7 @@ func TestRemoteWakeFromTheHost(t *testing.T) {
 // watcher polls at its interval as before and says once why the host's
 // hooks cannot wake it.
 func TestRemoteWakeHostWithoutOmegaMonitor(t *testing.T) {
+	t.Parallel()
 	w := newRemoteWorld(t, hostBinary{}, "--interval", "2")
 	w.waitStatus(t, statedir.WakeAbsent, time.Time{}, 60*time.Second)
 	n := w.polls()
@@ -227,6 +229,7 @@ func TestRemoteWakeHostWithoutOmegaMonitor(t *testing.T) {
 // line, binary): none of it wakes the watcher, and none of it reaches the
 // line or the logs; an exact wake printed after it still does.
 func TestRemoteWakeHostileHost(t *testing.T) {
+	t.Parallel()
 	// The watched pane's id is known only once the world exists; the
 	// script reads it from a file the test writes.
 	dir := t.TempDir()
@@ -293,6 +296,7 @@ exec cat >/dev/null
 // started again listens again, once; and so with the operator's own watch
 // and stop, whose stop ends the watcher's session.
 func TestRemoteWakeLifecycle(t *testing.T) {
+	t.Parallel()
 	w := newRemoteWorld(t, hostBinary{real: true}, "--interval", "60")
 	w.waitStatus(t, statedir.WakeListening, time.Time{}, 60*time.Second)
 

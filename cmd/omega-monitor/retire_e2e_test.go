@@ -30,6 +30,7 @@ import (
 // message with new nonces; a tap on an old button is refused, and nothing
 // is typed.
 func TestQuestionLeavesTheScreenAndItsButtonsGo(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	agentHome, status := agentHome(t)
 	log := startAgent(t, s, "agent", "AGENT_MODE=question", "AGENT_DIALOG=menu", "AGENT_ASK_AFTER=1", "AGENT_ASK_IDLE=2", "AGENT_WORK=1", status)

@@ -83,6 +83,7 @@ func livenessOf(fl board.Fleet) map[string]string {
 // recorded pid is now another process (pid reuse: stale, never live), and
 // one's session was ended by hand (gone: the loop said it was stopped).
 func TestStatusOfRealWatchers(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	const interval = 2
 	targets := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"}

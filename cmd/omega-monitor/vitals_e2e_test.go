@@ -79,9 +79,11 @@ func TestRealClaudeVitals(t *testing.T) {
 // counts come from the log's end the capture carried. status --json and the
 // compact board show them.
 func TestRealCodexVitals(t *testing.T) {
+	t.Parallel()
 	api := fakeapi.NewResponses(t)
 	omegaMonitor(t)
 	bin := codex.Pin.Binary(t)
+	realProgram(t)
 	s := codex.Start(t, testenv.Tmux(t), codex.Config{Binary: bin, API: api.URL})
 	s.WaitFor(t, realTimeout, "the composer", codex.Idle)
 	s.Type(t, "please "+fakeapi.TriggerBash)

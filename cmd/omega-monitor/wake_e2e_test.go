@@ -92,6 +92,7 @@ func TestWakeFromTheWatchedPane(t *testing.T) {
 // terminal's, Codex's argument), wake prints nothing, exits 0, and still
 // wakes the watcher of its pane; and it wakes nothing outside one.
 func TestWakeHostilePayloads(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t)
 	socket := strings.TrimSpace(w.s.Run(t, "display-message", "-p", "#{socket_path}"))
 	inPane := []string{"TMUX=" + socket + ",1,0", "TMUX_PANE=" + w.agent, "OMEGA_MONITOR_HOME=" + w.home, "PATH=" + os.Getenv("PATH")}

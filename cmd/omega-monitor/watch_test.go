@@ -90,6 +90,7 @@ func mode(t *testing.T, path string) os.FileMode {
 }
 
 func TestWatchLocalStartStop(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 
@@ -160,6 +161,7 @@ func TestStopCleansUpAStaleWatcher(t *testing.T) {
 // board show (monitor-agent, or a fingerprint's) is accepted by logs and
 // stop, as the target is; a name no watcher has is read as a target.
 func TestStopAndLogsByTheWatchersName(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	f.tmux.NewSession(t, "agent-2", "sleep 300")
@@ -191,6 +193,7 @@ func TestStopAndLogsByTheWatchersName(t *testing.T) {
 // read is said there; a failing probe is said with its reason, a missing
 // one with what it means.
 func TestWatchTriesItsProbesWhereTheAgentWorks(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	shop := t.TempDir()
 	assert.NilError(t, os.WriteFile(filepath.Join(shop, "TODO.md"), []byte("- [ ] one\n- [ ] two\n- [x] three\n"), 0o600))
@@ -225,6 +228,7 @@ func TestWatchTriesItsProbesWhereTheAgentWorks(t *testing.T) {
 // watcher's session reads what it is and how to leave; Ctrl-C there is
 // answered with a notice, the watcher goes on polling, and stop stops it.
 func TestCtrlCInTheWatchersPaneDoesNotStopIt(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	f.run(t, "agent", "--interval", "1").Assert(t, icmd.Success)
@@ -265,6 +269,7 @@ func TestCtrlCInTheWatchersPaneDoesNotStopIt(t *testing.T) {
 }
 
 func TestWatchSessionNamedLikeACommand(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "list", "sleep 300")
 	f.run(t, "watch", "list").Assert(t, icmd.Expected{Out: "watching list in monitor-list"})
@@ -281,6 +286,7 @@ func TestWatchRefusesAMissingTarget(t *testing.T) {
 }
 
 func TestWatchRemoteStartStop(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	testenv.SSHD(t, f.ssh, "testbox", "OMEGA_MONITOR_MUX="+f.tmux.Mux)
@@ -481,6 +487,7 @@ func TestWatchRefusesBadSettings(t *testing.T) {
 // is watched.
 func TestWatchRefusesItsOwnFence(t *testing.T) {
 	testenv.Need(t, "bash")
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "mine", "sleep 600")
 	f.tmux.NewSession(t, "worker", "sleep 600")
@@ -525,6 +532,7 @@ func TestWatchRefusesItsOwnFence(t *testing.T) {
 // format as tmux 3.4 does with the option off, and runs the real tmux for
 // everything else.
 func TestWatchSaysOnceWhenTitlesAreOff(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	res := f.run(t, "agent", "--interval", "60")
@@ -550,6 +558,7 @@ func TestWatchSaysOnceWhenTitlesAreOff(t *testing.T) {
 // its pane is pinned. A target whose host part is an alias stays remote.
 func TestWatchSessionWindowTarget(t *testing.T) {
 	testenv.Need(t, "bash")
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 600")
 	f.tmux.Run(t, "new-window", "-t", "=agent:", "sleep 600")
@@ -570,6 +579,7 @@ func TestWatchSessionWindowTarget(t *testing.T) {
 // refuses it before anything runs.
 func TestWatchSaysWhoReadsItsAlerts(t *testing.T) {
 	testenv.Need(t, "bash")
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "worker", "sleep 600")
 	bin := filepath.Join(f.home, ".omega", "bin")
@@ -606,6 +616,7 @@ func TestWatchSaysWhoReadsItsAlerts(t *testing.T) {
 // is watched, and the command named too. Far from every command, a word is
 // a target as before.
 func TestTypoOfACommand(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.run(t, "stauts").Assert(t, icmd.Expected{ExitCode: 2, Err: "omega-monitor: no command stauts: did you mean status? (no session stauts here either"})
 	f.run(t, "lsit").Assert(t, icmd.Expected{ExitCode: 2, Err: "did you mean list?"})
@@ -668,6 +679,7 @@ func TestWatchOnceIsADryRun(t *testing.T) {
 // "cannot be delivered" warning for the default funnel's missing config
 // (issue 41); a missing funnel of theirs still does.
 func TestWatchWarnsOfTheFunnelItUses(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	funnel := filepath.Join(t.TempDir(), "my-funnel")
