@@ -36,6 +36,7 @@ var builtinDescriptions = []description{
 				SessionStart:      `^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`,
 				FrameTop:          `^(?:─{3,}|╭─+╮)`,
 				Heads:             `^(?:[⏺●∴] |[·✢✳✶✻✽*] \S|(?:>|❯) [^\d\s])`,
+				Programs:          []string{`claude`},
 			},
 		},
 		rules: []LocalRule{
@@ -288,6 +289,7 @@ var builtinDescriptions = []description{
 				UserTurn:          `^› (?:[^\d\s\[]|\d+(?:[^\d.]|\.[^ ]|\.?$)|\[(?:[^ xX]|[ xX][^\]]|[ xX]\][^ ]|[ xX]\]?$|$))`,
 				SessionStart:      `^(?:│ )? *>_ OpenAI Codex \(v`,
 				StatusLines:       4,
+				Programs:          []string{`codex`},
 			},
 		},
 		rules: []LocalRule{
@@ -478,6 +480,7 @@ var builtinDescriptions = []description{
 				Placeholders: []string{`^(?:Type your message or @path/to/file)$`},
 				UserTurn:     `^ ?> \S`,
 				StatusLines:  8,
+				Programs:     []string{`gemini`},
 			},
 		},
 		rules: []LocalRule{
@@ -579,6 +582,7 @@ var builtinDescriptions = []description{
 				Marks:         []string{`(?:^ |· )(?:Interactive|Plan|Autopilot) · |esc (?:esc|again to) (?:interrupt|edit prompt)|^ ctrl\+c again to exit`},
 				MarksRequired: true,
 				UserTurn:      `^ ❯ \S`,
+				Programs:      []string{`copilot`},
 			},
 		},
 		rules: []LocalRule{
@@ -653,6 +657,7 @@ var builtinDescriptions = []description{
 				MarksRequired: true,
 				Placeholders:  []string{`^Ask anything… ".*"$`},
 				UserTurn:      `^ *┃  \S`,
+				Programs:      []string{`opencode`},
 			},
 		},
 		rules: []LocalRule{
@@ -707,6 +712,7 @@ var builtinDescriptions = []description{
 				},
 				Marks:         []string{`\d%/\d+(?:\.\d+)?[kM]? \((?:auto|\d+%)\)`},
 				MarksRequired: true,
+				Programs:      []string{`pi`},
 			},
 		},
 		rules: []LocalRule{
@@ -755,6 +761,7 @@ var builtinDescriptions = []description{
 				Placeholders:  []string{`^Type your message or @path/to/file$`},
 				UserTurn:      `^  > \S`,
 				SessionStart:  `^  │ >_ Qwen Code \(v\d`,
+				Programs:      []string{`qwen`},
 			},
 		},
 		rules: []LocalRule{

@@ -97,6 +97,11 @@ type LocalAgent struct {
 	// frame). Each needs the other.
 	FrameTop string `json:"frame_top,omitempty"`
 	Heads    string `json:"heads,omitempty"`
+	// Programs are the names its process runs as, lower case: the
+	// process's own name, its executable's or, for an interpreter, its
+	// script's, without .js or .exe. Keys of ours go only to a process of
+	// one of them in the pane's foreground (package probe).
+	Programs []string `json:"programs,omitempty"`
 }
 
 // A LocalBox is an input box: an optional top edge, the prompt line, and an
@@ -429,7 +434,10 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	if la.MarksRequired && len(la.Marks) == 0 {
 		return fail(errors.New("marks_required without marks"))
 	}
-	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired}
+	if err := l.checkPrograms(la.Programs); err != nil {
+		return fail(err)
+	}
+	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired, programs: la.Programs}
 	boxes := la.Boxes
 	switch hasBox := !reflect.ValueOf(la.Box).IsZero(); {
 	case hasBox && len(boxes) > 0:

@@ -14,10 +14,6 @@ type (
 	Foreground = probe.Foreground
 )
 
-// AgentProgram says whether p runs as the program of the agent named agent
-// ("" for any agent known).
-func AgentProgram(agent string, p Process) bool { return probe.AgentProgram(agent, p) }
-
 // TitleSays reads what an agent's terminal title (tmux's #{pane_title})
 // says of its state: "waiting", "busy" or "idle", or "" when it says
 // nothing. As seen set by the real programs: Codex CLI 0.171 titles a
