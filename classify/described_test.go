@@ -112,6 +112,10 @@ func TestDescribedAgentRefused(t *testing.T) {
 		{"a shell", agentFile(box + `, "programs": ["tern", "bash"]`), `programs: "bash" runs other programs than an agent`},
 		{"an interpreter", agentFile(box + `, "programs": ["node"]`), `programs: "node" runs other programs than an agent`},
 		{"programs not a list", agentFile(box + `, "programs": "tern"`), `tern.rules.json:2: programs must be a []string, not a string`},
+		{"a title mark not anchored", agentFile(box + `, "title": {"busy": ["⠋"]}`), `agent "Tern": title busy: pattern "⠋" is not anchored`},
+		{"a bad title mark", agentFile(box + `, "title": {"waiting": ["^tern (asks"]}`), `agent "Tern": title waiting: error parsing regexp`},
+		{"an empty title mark", agentFile(box + `, "title": {"idle": [""]}`), `agent "Tern": title idle: no pattern`},
+		{"a title state unknown", agentFile(box + `, "title": {"asking": ["^?"]}`), `tern.rules.json:2: unknown field "asking"`},
 		{"no working rule", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "}\n]}", `tern.rules.json:2: agent "Tern": no working rule names it`},
 		{"a working rule read in the transcript", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "}\n],\n\"rules\": [\n  {\"agent\": \"tern\", \"name\": \"w\", \"region\": \"turn\", \"pattern\": \"^  ⠋ \", \"verdict\": \"working\"}\n]}",
 			`tern.rules.json:5: rule "w": a working rule reads only live evidence, region above or below`},
@@ -258,5 +262,46 @@ func TestPrograms(t *testing.T) {
 	}
 	if got := classify.Programs(nil, "Tern"); got != nil {
 		t.Errorf("without its description Tern runs as %q, want nothing", got)
+	}
+}
+
+// TestTitleSays: the title marks of the built-in agents say what their
+// titles said before they were data; an operator's described agent's say
+// what its description gives, and only with it; a title too long is read
+// only at its start, and cut there between runes.
+func TestTitleSays(t *testing.T) {
+	local := ternRules(t)
+	long := strings.Repeat("é", 200) // 400 bytes
+	for _, tc := range []struct {
+		local        *classify.Local
+		agent, title string
+		want         string
+	}{
+		{nil, "Codex CLI", "[ ! ] Action Required | please escalate | work", "waiting"},
+		{nil, "Codex CLI", "[ . ] Action Required | please escalate | work", "waiting"},
+		{nil, "Codex CLI", "[ ? ] Action Required | please escalate | work", ""},
+		{nil, "Codex CLI", "⠴ please escalate | work", "busy"},
+		{nil, "Codex CLI", "\u2800 please escalate | work", ""}, // the blank braille glyph
+		{nil, "Codex CLI", "please escalate ⠴ | work", ""},
+		{nil, "Gemini CLI", "✋  Action Required (work)", "waiting"},
+		{nil, "Gemini CLI", "✦  Working… (work)", "busy"},
+		{nil, "Gemini CLI", "◇  Ready (work)", "idle"},
+		{nil, "Gemini CLI", "work ✋", ""},
+		{nil, "Claude Code", "✳ Claude Code", ""},
+		{nil, "Claude Code", "[ ! ] Action Required", ""}, // another agent's word
+		{nil, "", "✋  Action Required (work)", ""},
+		{local, "Tern", "tern ? rm -rf build", "waiting"},
+		{local, "Tern", "tern ⠙ fixing the loader", "busy"},
+		{local, "Tern", "tern · ~/proj", "idle"},
+		{local, "Tern", "vim loader.go", ""},
+		{nil, "Tern", "tern ⠙ fixing the loader", ""},
+		{local, "Codex CLI", "⠴ please escalate | work", "busy"},
+		{local, "Tern", long + "tern ⠙ ", ""},
+		{local, "Tern", "tern ? " + long, "waiting"},
+		{local, "Tern", "tern · " + long[1:], "idle"}, // cut inside a rune
+	} {
+		if got := classify.TitleSays(tc.local, tc.agent, tc.title); got != tc.want {
+			t.Errorf("TitleSays(%q, %.40q) = %q, want %q", tc.agent, tc.title, got, tc.want)
+		}
 	}
 }

@@ -290,6 +290,10 @@ var builtinDescriptions = []description{
 				SessionStart:      `^(?:│ )? *>_ OpenAI Codex \(v`,
 				StatusLines:       4,
 				Programs:          []string{`codex`},
+				Title: LocalTitle{
+					Waiting: []string{`^\[ [!.] \] Action Required`},
+					Busy:    []string{`^[\x{2801}-\x{28ff}]`},
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -481,6 +485,11 @@ var builtinDescriptions = []description{
 				UserTurn:     `^ ?> \S`,
 				StatusLines:  8,
 				Programs:     []string{`gemini`},
+				Title: LocalTitle{
+					Waiting: []string{`^✋`},
+					Busy:    []string{`^✦`},
+					Idle:    []string{`^◇`},
+				},
 			},
 		},
 		rules: []LocalRule{

@@ -102,6 +102,17 @@ type LocalAgent struct {
 	// script's, without .js or .exe. Keys of ours go only to a process of
 	// one of them in the pane's foreground (package probe).
 	Programs []string `json:"programs,omitempty"`
+	// Title says what the agent's terminal title says of its state.
+	Title LocalTitle `json:"title,omitzero"`
+}
+
+// A LocalTitle is what an agent's terminal title (tmux's #{pane_title})
+// says of its state: patterns, anchored with ^, matched against the
+// title. Waiting is read first, then Busy, then Idle.
+type LocalTitle struct {
+	Waiting []string `json:"waiting,omitempty"`
+	Busy    []string `json:"busy,omitempty"`
+	Idle    []string `json:"idle,omitempty"`
 }
 
 // A LocalBox is an input box: an optional top edge, the prompt line, and an
@@ -481,7 +492,10 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	}{{"marks", la.Marks, &a.marks, "a mark, read only in and under the agent's box"},
 		{"placeholders", la.Placeholders, &a.shownPlaceholders, ""},
 		{"faint_placeholders", la.FaintPlaceholders, &a.placeholders, ""},
-		{"transparent", la.Transparent, &a.transparent, ""}} {
+		{"transparent", la.Transparent, &a.transparent, ""},
+		{"title waiting", la.Title.Waiting, &a.title.waiting, ""},
+		{"title busy", la.Title.Busy, &a.title.busy, ""},
+		{"title idle", la.Title.Idle, &a.title.idle, ""}} {
 		for _, x := range list.exprs {
 			if x == "" {
 				return fail(fmt.Errorf("%s: no pattern", list.what))

@@ -54,6 +54,8 @@ type agent struct {
 	marksRequired bool
 	// programs are the names its process runs as (LocalAgent.Programs).
 	programs []string
+	// title are the marks of its terminal title (LocalTitle).
+	title titleMarks
 	// source is FILE:LINE for an agent an operator's rules file describes;
 	// empty for a built-in one.
 	source string

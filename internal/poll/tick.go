@@ -513,7 +513,7 @@ func (l looking) judge(prev tick.State, now time.Time, s *classify.Screen, captu
 	}
 	in := input(l.readings, now, screen, l.hostWake)
 	in.FirstLook = first
-	in.Title = title
+	in.Title, in.Local = title, l.local
 	in.CaptureError = captureErr
 	in.Ledger = echo
 	in.Witness = w
