@@ -37,6 +37,9 @@ var builtinDescriptions = []description{
 				FrameTop:          `^(?:─{3,}|╭─+╮)`,
 				Heads:             `^(?:[⏺●∴] |[·✢✳✶✻✽*] \S|(?:>|❯) [^\d\s])`,
 				Programs:          []string{`claude`},
+				Hooks: LocalHooks{
+					Events: []string{`Notification`, `PermissionRequest`, `Stop`, `StopFailure`},
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -294,6 +297,9 @@ var builtinDescriptions = []description{
 					Waiting: []string{`^\[ [!.] \] Action Required`},
 					Busy:    []string{`^[\x{2801}-\x{28ff}]`},
 				},
+				Hooks: LocalHooks{
+					Events: []string{`PermissionRequest`, `Stop`, `Interrupt`},
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -490,6 +496,9 @@ var builtinDescriptions = []description{
 					Busy:    []string{`^✦`},
 					Idle:    []string{`^◇`},
 				},
+				Hooks: LocalHooks{
+					Events: []string{`Notification`, `AfterAgent`},
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -667,6 +676,9 @@ var builtinDescriptions = []description{
 				Placeholders:  []string{`^Ask anything… ".*"$`},
 				UserTurn:      `^ *┃  \S`,
 				Programs:      []string{`opencode`},
+				Hooks: LocalHooks{
+					Events: []string{`permission.asked`, `permission.updated`, `question.asked`, `session.idle`, `session.error`},
+				},
 			},
 		},
 		rules: []LocalRule{

@@ -104,6 +104,9 @@ type LocalAgent struct {
 	Programs []string `json:"programs,omitempty"`
 	// Title says what the agent's terminal title says of its state.
 	Title LocalTitle `json:"title,omitzero"`
+	// Hooks are the agent's events whose hooks wake the watcher; only the
+	// project's own descriptions give them (LocalHooks).
+	Hooks LocalHooks `json:"hooks,omitzero"`
 }
 
 // A LocalTitle is what an agent's terminal title (tmux's #{pane_title})
@@ -280,7 +283,16 @@ func (l *Local) agentByWord(w string) *agent {
 // list of rules and whose "agents" member a list of agents it describes
 // (LocalAgent). Every error names the file and the line it is on.
 func ParseLocal(data []byte, path string) (*Local, error) {
-	return parseLocal(data, path, agents())
+	l, err := parseLocal(data, path, agents())
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range l.described {
+		if a.hookEvents != nil {
+			return nil, errorf("%s: agent %q: %w", a.source, a.name, errOwnHooks)
+		}
+	}
+	return l, nil
 }
 
 // parseLocal is ParseLocal for a file read after the agents of base.
@@ -448,7 +460,11 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	if err := l.checkPrograms(la.Programs); err != nil {
 		return fail(err)
 	}
-	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired, programs: la.Programs}
+	if err := checkHooks(la.Hooks); err != nil {
+		return fail(err)
+	}
+	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired, programs: la.Programs,
+		hookEvents: la.Hooks.Events}
 	boxes := la.Boxes
 	switch hasBox := !reflect.ValueOf(la.Box).IsZero(); {
 	case hasBox && len(boxes) > 0:

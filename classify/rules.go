@@ -56,6 +56,8 @@ type agent struct {
 	programs []string
 	// title are the marks of its terminal title (LocalTitle).
 	title titleMarks
+	// hookEvents are its events whose hooks wake the watcher (LocalHooks).
+	hookEvents []string
 	// source is FILE:LINE for an agent an operator's rules file describes;
 	// empty for a built-in one.
 	source string
