@@ -108,6 +108,8 @@ func TestDescribedAgentRefused(t *testing.T) {
 		{"a program's path", agentFile(box + `, "programs": ["/usr/bin/tern"]`), `programs: "/usr/bin/tern" is not a plain program name`},
 		{"a program in capitals", agentFile(box + `, "programs": ["Tern"]`), `programs: "Tern" is not a plain program name`},
 		{"a program with a space", agentFile(box + `, "programs": ["tern x"]`), `programs: "tern x" is not a plain program name`},
+		{"a program's name too long", agentFile(box + `, "programs": ["` + strings.Repeat("t", 65) + `"]`), `is not a plain program name`},
+		{"a program's name starting with a dot", agentFile(box + `, "programs": [".tern"]`), `programs: ".tern" is not a plain program name`},
 		{"a script's extension", agentFile(box + `, "programs": ["tern.js"]`), `programs: "tern.js": a program is named without its .js or .exe`},
 		{"a shell", agentFile(box + `, "programs": ["tern", "bash"]`), `programs: "bash" runs other programs than an agent`},
 		{"an interpreter", agentFile(box + `, "programs": ["node"]`), `programs: "node" runs other programs than an agent`},

@@ -3,7 +3,6 @@ package classify
 import (
 	"errors"
 	"fmt"
-	"regexp"
 )
 
 // LocalHooks are an agent's hooks as install --hooks writes them: the
@@ -17,10 +16,6 @@ type LocalHooks struct {
 // maxHookEvents bounds the events one description names.
 const maxHookEvents = 16
 
-// hookEvent is an event's name as an agent's settings spell it
-// (PermissionRequest, session.idle).
-var hookEvent = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
-
 // checkHooks checks a description's hooks: one to maxHookEvents plain
 // event names, when it gives any.
 func checkHooks(h LocalHooks) error {
@@ -31,7 +26,7 @@ func checkHooks(h LocalHooks) error {
 		return fmt.Errorf("hooks: events: from 1 to %d names, not %d", maxHookEvents, len(h.Events))
 	}
 	for _, e := range h.Events {
-		if !hookEvent.MatchString(e) {
+		if !plainName(e, "_.", true) { // PermissionRequest, session.idle
 			return fmt.Errorf("hooks: events: %q is not an event's name (letters, digits, _ and ., at most 64)", e)
 		}
 	}

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -10,9 +9,25 @@ import (
 // maxPrograms bounds the program names one agent's description gives.
 const maxPrograms = 8
 
-// programName is a plain program name as a process says it: no path, no
-// space, lower case.
-var programName = regexp.MustCompile(`^[a-z0-9][a-z0-9._+-]{0,63}$`)
+// plainName says s is a name of at most 64 bytes, of ASCII letters (lower
+// case only, unless upper), digits and the bytes of extra, starting with a
+// letter or digit: no path, no space. It is checked by hand, so that the
+// package compiles no expression when it loads.
+func plainName(s, extra string, upper bool) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', upper && 'A' <= c && c <= 'Z':
+		case i > 0 && strings.IndexByte(extra, c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // notAgentPrograms are programs that run many things besides an agent: a
 // shell, an interpreter, a terminal, a pager. A pane that runs one of them
@@ -33,7 +48,7 @@ func (l *Local) checkPrograms(names []string) error {
 	}
 	for _, n := range names {
 		switch {
-		case !programName.MatchString(n):
+		case !plainName(n, "._+-", false):
 			return fmt.Errorf("programs: %q is not a plain program name (lower case letters, digits and . _ + -, no path, at most 64)", n)
 		case strings.HasSuffix(n, ".js") || strings.HasSuffix(n, ".mjs") || strings.HasSuffix(n, ".cjs") || strings.HasSuffix(n, ".exe"):
 			return fmt.Errorf("programs: %q: a program is named without its .js or .exe, which the process's name is read without", n)
