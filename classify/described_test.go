@@ -103,6 +103,24 @@ func TestDescribedAgentRefused(t *testing.T) {
 		{"sides with a top", agentFile(`"box": {"top": "^┌", "prompt": "^┃ ?(.*)$", "bottom": "^┃  mode", "sides": true}`), `agent "Tern": a box drawn with sides`},
 		{"sides with no bottom", agentFile(`"box": {"prompt": "^┃ ?(.*)$", "sides": true}`), `agent "Tern": a box drawn with sides reaches up through its bordered lines from its bottom edge: it needs a bottom`},
 		{"status lines out of bounds", agentFile(box + `, "status_lines": 99`), `agent "Tern": status_lines must be from 0 to`},
+		{"programs empty", agentFile(box + `, "programs": []`), `tern.rules.json:2: agent "Tern": programs: from 1 to 8 names, not 0`},
+		{"too many programs", agentFile(box + `, "programs": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]`), `programs: from 1 to 8 names, not 9`},
+		{"a program's path", agentFile(box + `, "programs": ["/usr/bin/tern"]`), `programs: "/usr/bin/tern" is not a plain program name`},
+		{"a program in capitals", agentFile(box + `, "programs": ["Tern"]`), `programs: "Tern" is not a plain program name`},
+		{"a program with a space", agentFile(box + `, "programs": ["tern x"]`), `programs: "tern x" is not a plain program name`},
+		{"a program's name too long", agentFile(box + `, "programs": ["` + strings.Repeat("t", 65) + `"]`), `is not a plain program name`},
+		{"a program's name starting with a dot", agentFile(box + `, "programs": [".tern"]`), `programs: ".tern" is not a plain program name`},
+		{"a script's extension", agentFile(box + `, "programs": ["tern.js"]`), `programs: "tern.js": a program is named without its .js or .exe`},
+		{"a shell", agentFile(box + `, "programs": ["tern", "bash"]`), `programs: "bash" runs other programs than an agent`},
+		{"an interpreter", agentFile(box + `, "programs": ["node"]`), `programs: "node" runs other programs than an agent`},
+		{"programs not a list", agentFile(box + `, "programs": "tern"`), `tern.rules.json:2: programs must be a []string, not a string`},
+		{"a title mark not anchored", agentFile(box + `, "title": {"busy": ["⠋"]}`), `agent "Tern": title busy: pattern "⠋" is not anchored`},
+		{"a bad title mark", agentFile(box + `, "title": {"waiting": ["^tern (asks"]}`), `agent "Tern": title waiting: error parsing regexp`},
+		{"an empty title mark", agentFile(box + `, "title": {"idle": [""]}`), `agent "Tern": title idle: no pattern`},
+		{"a title state unknown", agentFile(box + `, "title": {"asking": ["^?"]}`), `tern.rules.json:2: unknown field "asking"`},
+		{"hooks of its own", agentFile(box + `, "hooks": {"events": ["Stop"]}`), `tern.rules.json:2: agent "Tern": hooks: install --hooks writes hooks only for the agents the project ships`},
+		{"hooks with no events", agentFile(box + `, "hooks": {"events": []}`), `agent "Tern": hooks: events: from 1 to 16 names, not 0`},
+		{"a hook event not a name", agentFile(box + `, "hooks": {"events": ["Stop; rm -rf ~"]}`), `agent "Tern": hooks: events: "Stop; rm -rf ~" is not an event's name`},
 		{"no working rule", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "}\n]}", `tern.rules.json:2: agent "Tern": no working rule names it`},
 		{"a working rule read in the transcript", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + "}\n],\n\"rules\": [\n  {\"agent\": \"tern\", \"name\": \"w\", \"region\": \"turn\", \"pattern\": \"^  ⠋ \", \"verdict\": \"working\"}\n]}",
 			`tern.rules.json:5: rule "w": a working rule reads only live evidence, region above or below`},
@@ -220,5 +238,75 @@ func TestSidesDialog(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPrograms: every built-in agent runs as the programs probe knew it
+// by before they were data, and an agent an operator describes as its
+// own; any agent ("") runs as any of them.
+func TestPrograms(t *testing.T) {
+	local := ternRules(t)
+	for _, tc := range []struct {
+		agent string
+		want  []string
+	}{
+		{"Claude Code", []string{"claude"}},
+		{"Codex CLI", []string{"codex"}},
+		{"Gemini CLI", []string{"gemini"}},
+		{"Pi", []string{"pi"}},
+		{"Copilot CLI", []string{"copilot"}},
+		{"Qwen Code", []string{"qwen"}},
+		{"OpenCode", []string{"opencode"}},
+		{"Tern", []string{"tern"}},
+		{"", []string{"claude", "codex", "gemini", "copilot", "opencode", "pi", "qwen", "tern"}},
+		{"Nobody", nil},
+	} {
+		if diff := cmp.Diff(tc.want, classify.Programs(local, tc.agent)); diff != "" {
+			t.Errorf("Programs(%q) (-want +got):\n%s", tc.agent, diff)
+		}
+	}
+	if got := classify.Programs(nil, "Tern"); got != nil {
+		t.Errorf("without its description Tern runs as %q, want nothing", got)
+	}
+}
+
+// TestTitleSays: the title marks of the built-in agents say what their
+// titles said before they were data; an operator's described agent's say
+// what its description gives, and only with it; a title too long is read
+// only at its start, and cut there between runes.
+func TestTitleSays(t *testing.T) {
+	local := ternRules(t)
+	long := strings.Repeat("é", 200) // 400 bytes
+	for _, tc := range []struct {
+		local        *classify.Local
+		agent, title string
+		want         string
+	}{
+		{nil, "Codex CLI", "[ ! ] Action Required | please escalate | work", "waiting"},
+		{nil, "Codex CLI", "[ . ] Action Required | please escalate | work", "waiting"},
+		{nil, "Codex CLI", "[ ? ] Action Required | please escalate | work", ""},
+		{nil, "Codex CLI", "⠴ please escalate | work", "busy"},
+		{nil, "Codex CLI", "\u2800 please escalate | work", ""}, // the blank braille glyph
+		{nil, "Codex CLI", "please escalate ⠴ | work", ""},
+		{nil, "Gemini CLI", "✋  Action Required (work)", "waiting"},
+		{nil, "Gemini CLI", "✦  Working… (work)", "busy"},
+		{nil, "Gemini CLI", "◇  Ready (work)", "idle"},
+		{nil, "Gemini CLI", "work ✋", ""},
+		{nil, "Claude Code", "✳ Claude Code", ""},
+		{nil, "Claude Code", "[ ! ] Action Required", ""}, // another agent's word
+		{nil, "", "✋  Action Required (work)", ""},
+		{local, "Tern", "tern ? rm -rf build", "waiting"},
+		{local, "Tern", "tern ⠙ fixing the loader", "busy"},
+		{local, "Tern", "tern · ~/proj", "idle"},
+		{local, "Tern", "vim loader.go", ""},
+		{nil, "Tern", "tern ⠙ fixing the loader", ""},
+		{local, "Codex CLI", "⠴ please escalate | work", "busy"},
+		{local, "Tern", long + "tern ⠙ ", ""},
+		{local, "Tern", "tern ? " + long, "waiting"},
+		{local, "Tern", "tern · " + long[1:], "idle"}, // cut inside a rune
+	} {
+		if got := classify.TitleSays(tc.local, tc.agent, tc.title); got != tc.want {
+			t.Errorf("TitleSays(%q, %.40q) = %q, want %q", tc.agent, tc.title, got, tc.want)
+		}
 	}
 }

@@ -36,6 +36,10 @@ var builtinDescriptions = []description{
 				SessionStart:      `^.{0,12}(?:Claude Code v\d|✻ Welcome to Claude Code)`,
 				FrameTop:          `^(?:─{3,}|╭─+╮)`,
 				Heads:             `^(?:[⏺●∴] |[·✢✳✶✻✽*] \S|(?:>|❯) [^\d\s])`,
+				Programs:          []string{`claude`},
+				Hooks: LocalHooks{
+					Events: []string{`Notification`, `PermissionRequest`, `Stop`, `StopFailure`},
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -288,6 +292,14 @@ var builtinDescriptions = []description{
 				UserTurn:          `^› (?:[^\d\s\[]|\d+(?:[^\d.]|\.[^ ]|\.?$)|\[(?:[^ xX]|[ xX][^\]]|[ xX]\][^ ]|[ xX]\]?$|$))`,
 				SessionStart:      `^(?:│ )? *>_ OpenAI Codex \(v`,
 				StatusLines:       4,
+				Programs:          []string{`codex`},
+				Title: LocalTitle{
+					Waiting: []string{`^\[ [!.] \] Action Required`},
+					Busy:    []string{`^[\x{2801}-\x{28ff}]`},
+				},
+				Hooks: LocalHooks{
+					Events: []string{`PermissionRequest`, `Stop`, `Interrupt`},
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -478,6 +490,15 @@ var builtinDescriptions = []description{
 				Placeholders: []string{`^(?:Type your message or @path/to/file)$`},
 				UserTurn:     `^ ?> \S`,
 				StatusLines:  8,
+				Programs:     []string{`gemini`},
+				Title: LocalTitle{
+					Waiting: []string{`^✋`},
+					Busy:    []string{`^✦`},
+					Idle:    []string{`^◇`},
+				},
+				Hooks: LocalHooks{
+					Events: []string{`Notification`, `AfterAgent`},
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -579,6 +600,7 @@ var builtinDescriptions = []description{
 				Marks:         []string{`(?:^ |· )(?:Interactive|Plan|Autopilot) · |esc (?:esc|again to) (?:interrupt|edit prompt)|^ ctrl\+c again to exit`},
 				MarksRequired: true,
 				UserTurn:      `^ ❯ \S`,
+				Programs:      []string{`copilot`},
 			},
 		},
 		rules: []LocalRule{
@@ -653,6 +675,10 @@ var builtinDescriptions = []description{
 				MarksRequired: true,
 				Placeholders:  []string{`^Ask anything… ".*"$`},
 				UserTurn:      `^ *┃  \S`,
+				Programs:      []string{`opencode`},
+				Hooks: LocalHooks{
+					Events: []string{`permission.asked`, `permission.updated`, `question.asked`, `session.idle`, `session.error`},
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -707,6 +733,7 @@ var builtinDescriptions = []description{
 				},
 				Marks:         []string{`\d%/\d+(?:\.\d+)?[kM]? \((?:auto|\d+%)\)`},
 				MarksRequired: true,
+				Programs:      []string{`pi`},
 			},
 		},
 		rules: []LocalRule{
@@ -755,6 +782,7 @@ var builtinDescriptions = []description{
 				Placeholders:  []string{`^Type your message or @path/to/file$`},
 				UserTurn:      `^  > \S`,
 				SessionStart:  `^  │ >_ Qwen Code \(v\d`,
+				Programs:      []string{`qwen`},
 			},
 		},
 		rules: []LocalRule{

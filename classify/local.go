@@ -97,6 +97,25 @@ type LocalAgent struct {
 	// frame). Each needs the other.
 	FrameTop string `json:"frame_top,omitempty"`
 	Heads    string `json:"heads,omitempty"`
+	// Programs are the names its process runs as, lower case: the
+	// process's own name, its executable's or, for an interpreter, its
+	// script's, without .js or .exe. Keys of ours go only to a process of
+	// one of them in the pane's foreground (package probe).
+	Programs []string `json:"programs,omitempty"`
+	// Title says what the agent's terminal title says of its state.
+	Title LocalTitle `json:"title,omitzero"`
+	// Hooks are the agent's events whose hooks wake the watcher; only the
+	// project's own descriptions give them (LocalHooks).
+	Hooks LocalHooks `json:"hooks,omitzero"`
+}
+
+// A LocalTitle is what an agent's terminal title (tmux's #{pane_title})
+// says of its state: patterns, anchored with ^, matched against the
+// title. Waiting is read first, then Busy, then Idle.
+type LocalTitle struct {
+	Waiting []string `json:"waiting,omitempty"`
+	Busy    []string `json:"busy,omitempty"`
+	Idle    []string `json:"idle,omitempty"`
 }
 
 // A LocalBox is an input box: an optional top edge, the prompt line, and an
@@ -264,7 +283,16 @@ func (l *Local) agentByWord(w string) *agent {
 // list of rules and whose "agents" member a list of agents it describes
 // (LocalAgent). Every error names the file and the line it is on.
 func ParseLocal(data []byte, path string) (*Local, error) {
-	return parseLocal(data, path, agents())
+	l, err := parseLocal(data, path, agents())
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range l.described {
+		if a.hookEvents != nil {
+			return nil, errorf("%s: agent %q: %w", a.source, a.name, errOwnHooks)
+		}
+	}
+	return l, nil
 }
 
 // parseLocal is ParseLocal for a file read after the agents of base.
@@ -429,7 +457,14 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	if la.MarksRequired && len(la.Marks) == 0 {
 		return fail(errors.New("marks_required without marks"))
 	}
-	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired}
+	if err := l.checkPrograms(la.Programs); err != nil {
+		return fail(err)
+	}
+	if err := checkHooks(la.Hooks); err != nil {
+		return fail(err)
+	}
+	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired, programs: la.Programs,
+		hookEvents: la.Hooks.Events}
 	boxes := la.Boxes
 	switch hasBox := !reflect.ValueOf(la.Box).IsZero(); {
 	case hasBox && len(boxes) > 0:
@@ -473,7 +508,10 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	}{{"marks", la.Marks, &a.marks, "a mark, read only in and under the agent's box"},
 		{"placeholders", la.Placeholders, &a.shownPlaceholders, ""},
 		{"faint_placeholders", la.FaintPlaceholders, &a.placeholders, ""},
-		{"transparent", la.Transparent, &a.transparent, ""}} {
+		{"transparent", la.Transparent, &a.transparent, ""},
+		{"title waiting", la.Title.Waiting, &a.title.waiting, ""},
+		{"title busy", la.Title.Busy, &a.title.busy, ""},
+		{"title idle", la.Title.Idle, &a.title.idle, ""}} {
 		for _, x := range list.exprs {
 			if x == "" {
 				return fail(fmt.Errorf("%s: no pattern", list.what))

@@ -52,6 +52,12 @@ type agent struct {
 	// marksRequired says a box of its shape is its only with one of its
 	// marks in or under it.
 	marksRequired bool
+	// programs are the names its process runs as (LocalAgent.Programs).
+	programs []string
+	// title are the marks of its terminal title (LocalTitle).
+	title titleMarks
+	// hookEvents are its events whose hooks wake the watcher (LocalHooks).
+	hookEvents []string
 	// source is FILE:LINE for an agent an operator's rules file describes;
 	// empty for a built-in one.
 	source string

@@ -47,32 +47,13 @@ type Foreground struct {
 	Procs   []Process `json:"procs,omitempty"`
 }
 
-// agentPrograms are the programs each agent runs as, by the agent's name
-// as classify says it: the process's name, its executable's or, for an
-// interpreter, its script's (node runs Gemini CLI as gemini.js, and Codex's
-// npm wrapper as codex.js).
-var agentPrograms = map[string][]string{
-	"Claude Code": {"claude"},
-	"Codex CLI":   {"codex"},
-	"Gemini CLI":  {"gemini"},
-	// Pi sets its process title: node runs it, named pi.
-	"Pi": {"pi"},
-	// Copilot CLI's npm loader starts its native copilot binary.
-	"Copilot CLI": {"copilot"},
-	// node runs Qwen Code as its qwen script, and that one again.
-	"Qwen Code": {"qwen"},
-	// OpenCode's npm bin is its native binary, named opencode.
-	"OpenCode": {"opencode"},
-}
-
-// AgentProgram says whether p runs as the program of the agent named
-// agent ("" for any agent this package knows).
-func AgentProgram(agent string, p Process) bool {
-	names := agentPrograms[agent]
-	if agent == "" {
-		for _, n := range agentPrograms {
-			names = append(names, n...)
-		}
+// AgentProgram says whether p runs as one of programs, the names an
+// agent's description gives (classify.Programs): the process's name, its
+// executable's or, for an interpreter, its script's (node runs Gemini CLI
+// as gemini.js, and Codex's npm wrapper as codex.js).
+func AgentProgram(programs []string, p Process) bool {
+	if len(programs) == 0 {
+		return false
 	}
 	words := []string{p.Comm}
 	for i, a := range p.Args {
@@ -86,18 +67,18 @@ func AgentProgram(agent string, p Process) bool {
 		for _, ext := range []string{".exe", ".js", ".mjs", ".cjs"} {
 			w = strings.TrimSuffix(w, ext)
 		}
-		if w != "" && slices.Contains(names, w) {
+		if w != "" && slices.Contains(programs, w) {
 			return true
 		}
 	}
 	return false
 }
 
-// Agent finds the process of the agent named agent ("" for any) in the
+// Agent finds the process of an agent that runs as one of programs in the
 // foreground group: the first, from the pane's own process down.
-func (f Foreground) Agent(agent string) (Process, bool) {
+func (f Foreground) Agent(programs []string) (Process, bool) {
 	for _, p := range f.Procs {
-		if AgentProgram(agent, p) {
+		if AgentProgram(programs, p) {
 			return p, true
 		}
 	}
@@ -124,14 +105,15 @@ func (f Foreground) Says() string {
 	return strings.Join(names, ", ")
 }
 
-// NotAgent says why keys may not go to the pane for the agent named agent
-// ("" when they may): its foreground process group, where it is known,
-// must hold that agent's process. An unknown group says nothing against it.
-func (f Foreground) NotAgent(agent string) string {
+// NotAgent says why keys may not go to the pane for the agent named agent,
+// which runs as one of programs ("" when they may): its foreground process
+// group, where it is known, must hold that agent's process. An unknown
+// group says nothing against it.
+func (f Foreground) NotAgent(agent string, programs []string) string {
 	if !f.Known {
 		return ""
 	}
-	if _, ok := f.Agent(agent); ok {
+	if _, ok := f.Agent(programs); ok {
 		return ""
 	}
 	who := agent

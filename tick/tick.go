@@ -101,6 +101,9 @@ type Input struct {
 	// Title is the pane's title, as the program in it set it: the agent's
 	// own word, for agents whose title says their state (TitleSays).
 	Title string
+	// Local is the operator's rules file, or nil: the agents it describes
+	// may give title marks.
+	Local *classify.Local
 	// FirstLook says this is the watcher's first look (a fresh watcher's,
 	// or one started again): a stop it sees is looked at once more,
 	// UnsettledLook later, before anything is typed or paged, so that a
@@ -623,7 +626,9 @@ func (p *poll) unsettled(prev State) {
 		s.State, s.Rule = classify.Working, "the agent's own status says its turn is open ("+why+")"
 		return
 	}
-	if TitleSays(s.Agent, p.in.Title) == "busy" {
+	// Only a built-in agent's title: an operator's description makes
+	// nothing WORKING that no live evidence shows.
+	if TitleSays(nil, s.Agent, p.in.Title) == "busy" {
 		s.State, s.Rule = classify.Working, "the agent's own title says it works ("+p.in.Title+"; "+why+")"
 		return
 	}
@@ -668,7 +673,7 @@ func (p *poll) notYet() bool {
 // the session"; never typed into.
 func (p *poll) titleWaits() {
 	s := &p.in.Screen
-	if s.State != classify.Working || TitleSays(s.Agent, p.in.Title) != "waiting" {
+	if s.State != classify.Working || TitleSays(p.in.Local, s.Agent, p.in.Title) != "waiting" {
 		return
 	}
 	s.State, s.Rule, s.Dialog, s.Live = classify.Question, "the agent's own title says it waits for a human ("+p.in.Title+"), though the screen reads WORKING", nil, nil
@@ -679,7 +684,7 @@ func (p *poll) titleWaits() {
 // said and logged; a title that says the agent is busy or waits stops a
 // nudge the screen would allow.
 func (p *poll) titleWitness() {
-	says := TitleSays(p.in.Screen.Agent, p.in.Title)
+	says := TitleSays(p.in.Local, p.in.Screen.Agent, p.in.Title)
 	if says == "" {
 		return
 	}

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // TestUnsettledStopsNeedLiveEvidence: a Codex screen whose last answer has
@@ -132,7 +135,7 @@ func TestTheAgentsTitleIsAWitness(t *testing.T) {
 		{"Claude Code", "[ ! ] Action Required", ""}, // another agent's word
 		{"", "✋  Action Required (work)", ""},
 	} {
-		if got := TitleSays(c.agent, c.title); got != c.want {
+		if got := TitleSays(nil, c.agent, c.title); got != c.want {
 			t.Errorf("TitleSays(%q, %q) = %q, want %q", c.agent, c.title, got, c.want)
 		}
 	}
@@ -174,6 +177,67 @@ func alerts(o Outcome) int {
 	n := 0
 	for _, a := range o.Actions {
 		if a.Kind == Alert {
+			n++
+		}
+	}
+	return n
+}
+
+// TestDescribedAgentsTitle: the title marks of an agent an operator
+// describes are read where a built-in agent's are, as a witness: a
+// waiting title makes a WORKING screen a question (never typed
+// into), a busy one stops a nudge; but a busy title of theirs makes no
+// WORKING from a screen without live evidence, as a built-in agent's
+// title may.
+func TestDescribedAgentsTitle(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "classify", "testdata", "tern.rules.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := classify.ParseLocal(data, "tern.rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const box = "┌──────────────────────────────┐\n│ »                            │\n└──────────────────────────────┘\n  tern · model m-1 · /help\n"
+	working := "Tern v0.3 · ~/proj\n\n» fix the flaky test in ingest\n  ◆ Reading ingest/loader.go\n  ⠋ thinking · 12s · ctrl+c to stop\n\n" + box
+	idle := "Tern v0.3 · ~/proj\n\n» fix the flaky test in ingest\n  The test raced on the clock.\n  ✓ done in 40s\n\n" + box
+	c := Config{Target: "agent", NudgeBudget: 5, Interval: time.Minute}
+	in := func(pane, title string) Input {
+		opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true, Local: local}
+		return Input{Now: t0, Screen: classify.ClassifyText(pane, opt), Work: probe.Read("7", true), WorkPresent: true, Title: title, Local: local}
+	}
+	if got := in(working, "").Screen.Agent; got != "Tern" {
+		t.Fatalf("the screen reads as %q's, want Tern's", got)
+	}
+	_, o := Step(State{Polls: 1, Last: "WORKING"}, c, in(working, "tern ? rm -rf build"))
+	if !strings.Contains(o.Line, " · QUESTION · ") || nudges(o) != 0 {
+		t.Errorf("a waiting title over a WORKING screen: %s %+v", o.Line, o.Actions)
+	}
+	_, o = Step(State{Polls: 1, Last: "STALLED"}, c, in(idle, "tern ⠙ fixing"))
+	if !strings.Contains(o.Line, "not nudged: the agent's own title says busy") || nudges(o) != 0 {
+		t.Errorf("a busy title over a stop: %s %+v", o.Line, o.Actions)
+	}
+	// The unsettled Codex screen a built-in title makes WORKING, read as a
+	// described agent's: its busy title does not.
+	b, err := os.ReadFile(filepath.Join("..", "golden", "panes", "codex-recent-idle-no-end-line.pane"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := lookInput(0, string(b), "7", false)
+	if u.Screen.Unsettled == "" {
+		t.Fatal("the Codex screen is not unsettled")
+	}
+	u.Screen.Agent, u.Title, u.Local = "Tern", "tern ⠙ fixing", local
+	if _, o := Step(State{}, c, u); strings.Contains(o.Line, " · WORKING · ") {
+		t.Errorf("a described agent's busy title made WORKING from no live evidence: %s", o.Line)
+	}
+}
+
+// nudges counts the nudges a poll asked for.
+func nudges(o Outcome) int {
+	n := 0
+	for _, a := range o.Actions {
+		if a.Kind == Nudge {
 			n++
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/poll"
 
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/probe"
@@ -80,7 +81,7 @@ func TestForegroundBothWays(t *testing.T) {
 	if diff := cmp.Diff(local.Foreground, remote.Foreground); diff != "" {
 		t.Errorf("the remote frame's foreground (-local +remote):\n%s\nframe:\n%s", diff, out)
 	}
-	if p, ok := remote.Foreground.Agent(""); ok {
+	if p, ok := remote.Foreground.Agent(classify.Programs(nil, "")); ok {
 		t.Errorf("no agent runs, yet %+v reads as one", p)
 	}
 }

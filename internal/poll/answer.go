@@ -84,7 +84,7 @@ type answerAction struct {
 // status must say it waits for a human where the agent keeps one, and no
 // answer may have stopped half typed since the agent's screen was last
 // seen.
-func offerGate(screen classify.Result, fg tick.Foreground, w *tick.Witness, half *tick.HalfTyped) (tick.Process, string) {
+func offerGate(screen classify.Result, programs []string, fg tick.Foreground, w *tick.Witness, half *tick.HalfTyped) (tick.Process, string) {
 	if half != nil {
 		return tick.Process{}, "an answer from the chat stopped half typed at " + half.At.Local().Format("15:04:05") +
 			" (" + keysSaid(half.Keys) + " reached the terminal): no buttons until the agent's own screen is back"
@@ -92,9 +92,9 @@ func offerGate(screen classify.Result, fg tick.Foreground, w *tick.Witness, half
 	if !fg.Known {
 		return tick.Process{}, "the pane's processes cannot be read (" + fg.Unknown + "), and keys go only to the agent's own process"
 	}
-	p, ok := fg.Agent(screen.Agent)
+	p, ok := fg.Agent(programs)
 	if !ok {
-		return tick.Process{}, fg.NotAgent(screen.Agent)
+		return tick.Process{}, fg.NotAgent(screen.Agent, programs)
 	}
 	if why := agentWaits(w, screen.Agent); why != "" {
 		return tick.Process{}, why
@@ -114,7 +114,7 @@ func (d stateDirectory) offer(screen classify.Result, o handOverOptions) (button
 	if err != nil {
 		return nil, "", pkgerr.Why(err), nil
 	}
-	agent, why := offerGate(screen, o.fg, o.witness, o.half)
+	agent, why := offerGate(screen, classify.Programs(o.local, screen.Agent), o.fg, o.witness, o.half)
 	if why != "" {
 		return nil, "", why, nil
 	}
@@ -664,11 +664,11 @@ func (d stateDirectory) endQuestion(now time.Time, typed bool, reached []string)
 // sees the agent's own screen back: a screen the agent draws that is not a
 // question, with its process in the pane's foreground; it returns a note
 // for the line when it does.
-func halfTypedOver(next *tick.State, screen classify.Result, captureErr string, fg tick.Foreground) string {
+func halfTypedOver(next *tick.State, screen classify.Result, captureErr string, fg tick.Foreground, programs []string) string {
 	if next.HalfTyped == nil || captureErr != "" || screen.State == classify.Question || screen.Agent == "" {
 		return ""
 	}
-	if _, ok := fg.Agent(screen.Agent); !ok {
+	if _, ok := fg.Agent(programs); !ok {
 		return ""
 	}
 	next.HalfTyped = nil

@@ -241,7 +241,7 @@ func (p *pollRun) judge() {
 	if c.Pane != "" {
 		p.next.Pane, p.next.PaneDir = c.Pane, c.Dir
 	}
-	p.halfNote = halfTypedOver(&p.next, p.in.Screen, p.captureErr, c.Foreground)
+	p.halfNote = halfTypedOver(&p.next, p.in.Screen, p.captureErr, c.Foreground, classify.Programs(p.r.Local, p.in.Screen.Agent))
 	if p.unusable != "" {
 		p.next, p.out = tick.Withhold(p.next, p.out, p.unusable)
 	}
@@ -297,7 +297,7 @@ func (p *pollRun) commit() (string, error) {
 	}
 	p.out.Events = append(p.out.Events, p.answered...)
 	handed := d.handOver(p.out, p.in.Screen, handOverOptions{now: now, diffCmd: diffCmd, pane: c.Pane, answers: set.Answers, freeText: set.Answers && set.FreeText,
-		fg: c.Foreground, witness: p.witness, half: p.next.HalfTyped}, &p.problems)
+		fg: c.Foreground, local: p.r.Local, witness: p.witness, half: p.next.HalfTyped}, &p.problems)
 	d.groupStep(now, &p.problems)
 	if err := own.append(); err != nil {
 		p.problem(err.Error())
@@ -513,7 +513,7 @@ func (l looking) judge(prev tick.State, now time.Time, s *classify.Screen, captu
 	}
 	in := input(l.readings, now, screen, l.hostWake)
 	in.FirstLook = first
-	in.Title = title
+	in.Title, in.Local = title, l.local
 	in.CaptureError = captureErr
 	in.Ledger = echo
 	in.Witness = w
@@ -711,8 +711,10 @@ type handOverOptions struct {
 	freeText bool
 	// fg, witness and half are what a question's buttons are offered on:
 	// the pane's foreground process group, the agent's own status, and an
-	// answer stopped half typed (offerGate).
+	// answer stopped half typed (offerGate); local describes the agents
+	// the operator added, whose programs the group must hold.
 	fg      tick.Foreground
+	local   *classify.Local
 	witness *tick.Witness
 	half    *tick.HalfTyped
 }

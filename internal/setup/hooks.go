@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/board"
 )
@@ -28,12 +29,14 @@ const (
 var HookAgents = []string{HookClaude, HookCodex, HookGemini, HookOpenCode}
 
 // A hookSpec is where one agent keeps its user hooks, and which of its
-// events wake the watcher. Each agent's own documentation and source fix
-// these names: an event is a moment the screen may be about to need the
-// watcher (a dialog, a turn's end). A prompt sent (UserPromptSubmit,
-// BeforeAgent) is not one: the turn it starts needs nothing, and its
-// looks were four in ten of the polls a busy agent's hooks brought
-// (docs/figures.md, the hooks' bench).
+// events wake the watcher. The events are the agent's description's
+// (classify.HookEvents, "hooks" in classify/agents/*.json), named as each
+// agent's own documentation and source name them: an event is a moment
+// the screen may be about to need the watcher (a dialog, a turn's end). A
+// prompt sent (UserPromptSubmit, BeforeAgent) is not one: the turn it
+// starts needs nothing, and its looks were four in ten of the polls a busy
+// agent's hooks brought (docs/figures.md, the hooks' bench). The file and
+// the handler's shape are each agent's settings format, and stay here.
 type hookSpec struct {
 	agent  string
 	file   string   // the user's hooks file (JSON, with a "hooks" object)
@@ -54,24 +57,23 @@ func hookSpecs(home string, getenv func(string) string) map[string]hookSpec {
 	return map[string]hookSpec{
 		// Claude Code: ~/.claude/settings.json; timeout in seconds.
 		HookClaude: {HookClaude, filepath.Join(home, ".claude", "settings.json"),
-			[]string{"Notification", "PermissionRequest", "Stop", "StopFailure"},
+			classify.HookEvents("Claude Code"),
 			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }, ""},
 		// Codex: hooks.json beside its user config.toml; timeout in
 		// seconds. A user's hooks run once trusted: Codex asks at its next
-		// start (Hooks need review), or in /hooks. Interrupt is a turn
-		// ended by Esc, where no Stop comes.
+		// start (Hooks need review), or in /hooks.
 		HookCodex: {HookCodex, filepath.Join(codexHome, "hooks.json"),
-			[]string{"PermissionRequest", "Stop", "Interrupt"},
+			classify.HookEvents("Codex CLI"),
 			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }, ""},
 		// Gemini CLI: ~/.gemini/settings.json; timeout in milliseconds.
 		HookGemini: {HookGemini, filepath.Join(home, ".gemini", "settings.json"),
-			[]string{"Notification", "AfterAgent"},
+			classify.HookEvents("Gemini CLI"),
 			func(c string) map[string]any {
 				return map[string]any{"type": "command", "command": c, "name": "omega-monitor-wake", "timeout": 10000}
 			}, ""},
 		// OpenCode: a plugin of ours in its plugin directory, no hooks
 		// file (opencode.go).
-		HookOpenCode: {agent: HookOpenCode, file: openCodePlugin(home, getenv), dir: openCodeDir(home, getenv), events: openCodeEvents},
+		HookOpenCode: {agent: HookOpenCode, file: openCodePlugin(home, getenv), dir: openCodeDir(home, getenv), events: openCodeEvents()},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 )
 
@@ -22,13 +23,11 @@ import (
 // mean the screen changed in a way the watcher must see run
 // `omega-monitor wake`, without a shell, in the background.
 
-// openCodeEvents are the events of OpenCode's bus that wake the watcher: a
-// permission dialog drawn (permission.asked; permission.updated in older
-// releases), its question tool's dialog (question.asked), a turn's end
-// (session.idle) and a turn failed (session.error). A prompt sent, a
-// status while the turn runs, a tool's call are not: the turn needs no
-// look.
-var openCodeEvents = []string{"permission.asked", "permission.updated", "question.asked", "session.idle", "session.error"}
+// openCodeEvents are the events of OpenCode's bus that wake the watcher,
+// as its description gives them (classify/agents/opencode.json: a
+// permission dialog drawn, its question tool's dialog, a turn's end, a
+// turn failed).
+func openCodeEvents() []string { return classify.HookEvents("OpenCode") }
 
 // openCodeMark starts the first line of our plugin: a file that starts
 // otherwise is not ours, and install and uninstall leave it as it is.
@@ -63,7 +62,7 @@ func openCodePlugin(home string, getenv func(string) string) string {
 // wakes of 250 ms into one poll), and each is killed after 10 s.
 func openCodePluginText(argv []string) []byte {
 	args, _ := json.Marshal(argv)
-	events, _ := json.Marshal(openCodeEvents)
+	events, _ := json.Marshal(openCodeEvents())
 	return fmt.Appendf(nil, `%s: written by omega-monitor install --hooks --opencode,
 // removed by omega-monitor install --hooks --uninstall. Rewritten whole: do not edit.
 // At the events below OpenCode's screen changed in a way its watcher must see
@@ -172,7 +171,7 @@ func installOpenCodePlugin(env Env, uninstall bool) (string, error) {
 		return "", err
 	}
 	created.made(path)
-	said := []string{fmt.Sprintf("wrote our plugin for %s into %s", strings.Join(openCodeEvents, ", "), path)}
+	said := []string{fmt.Sprintf("wrote our plugin for %s into %s", strings.Join(openCodeEvents(), ", "), path)}
 	if err := created.save(env.State); err != nil {
 		said = append(said, "the record of the files install made not kept: "+err.Error())
 	}
