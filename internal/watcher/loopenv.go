@@ -162,6 +162,7 @@ func (e *LoopEnv) Prepare() error {
 	}
 	// Where the last loop's wake relay stood is not where this one's will.
 	os.Remove(statedir.Dir(e.state).Path(statedir.RemoteWake))
+	os.Remove(statedir.Dir(e.state).Path(statedir.MuxWoke)) // a wake the last loop never polled for
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
 }
 

@@ -46,15 +46,27 @@ const remoteWait = coord.RemoteFindMux + `exec 3<&0; "$m" wait-for "$1" & w=$!; 
 // is refused, never read on.
 const muxAnswerMax = 64 << 10
 
-// muxWake how many of the multiplexer's wakes in a row pass at once;
-// then six an interval, one every 2 s at most (muxwake.Bucket): each quiet
-// spell of the agent is one wake, which an agent asking a question every
-// ten seconds needs, but one that draws in short bursts cannot make the
-// loop poll without end.
-const muxWakeCap = 3
+// muxWakeShare is the share of the loop's regular polls that the
+// multiplexer's wakes may add, in looks: a tenth.
+const muxWakeShare = 10
 
-// muxWakeEvery is the pace of the wakes past muxWakeCap in a row.
-func muxWakeEvery(interval time.Duration) time.Duration { return max(interval/6, 2*time.Second) }
+// muxWakeLooks is the most looks one of the multiplexer's wakes costs: its
+// own, and the second look a question takes before it is paged (the tick
+// takes a wake of the multiplexer's as settled: poll.Readings.MuxWoken).
+const muxWakeLooks = 2
+
+// muxWakeBudget is the budget of the multiplexer's wakes of a loop polling
+// every interval: in any window of an hour (of muxWakeShare*muxWakeLooks
+// intervals, where that is longer), at most as many wakes as cost a tenth
+// of the window's regular polls (three an hour at --interval 60), never
+// two closer than 2 s. All may pass at once: the first question of a
+// quiet stretch is paged in seconds; then the poll goes on at its interval
+// until the window frees one.
+func muxWakeBudget(interval time.Duration) muxwake.Budget {
+	per := muxWakeShare * muxWakeLooks * max(interval, time.Second) // the regular polls' time that earns one wake
+	window := max(time.Hour, per)
+	return muxwake.Budget{Wakes: int(window / per), Window: window, Gap: 2 * time.Second}
+}
 
 // MuxWakeMain is wake --mux, which the loop of a watcher started with
 // --mux-wake runs beside itself: it arms the multiplexer's silence alert
@@ -153,10 +165,10 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 			_, err := run(ctx, muxwake.HushArgs(rec)...)
 			return err
 		},
-		Wake:   func() error { return Wake(state) },
+		Wake:   func() error { return muxWoke(state) },
 		Alive:  alive,
 		Log:    say,
-		Bucket: muxwake.Bucket{Cap: muxWakeCap, Every: muxWakeEvery(interval)},
+		Budget: muxWakeBudget(interval),
 	}
 	err = l.Run(ctx)
 	if err := DisarmMuxWake(context.WithoutCancel(ctx), m, host, state); err != nil {
@@ -167,6 +179,16 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, muxwake.ErrLoopGone) {
 		say(err.Error())
 	}
+}
+
+// muxWoke wakes the loop of the watcher whose state directory is state for
+// the multiplexer, marking the wake as its own first (statedir.MuxWoke),
+// so that the poll it brings takes the screen as settled.
+func muxWoke(state string) error {
+	if err := os.WriteFile(statedir.Dir(state).Path(statedir.MuxWoke), nil, 0o600); err != nil {
+		return fmt.Errorf("watcher: mux wake: %w", err)
+	}
+	return Wake(state)
 }
 
 // idle waits until ctx ends or the loop is gone.
