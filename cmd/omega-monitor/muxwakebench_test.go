@@ -18,11 +18,15 @@ import (
 //		OMEGA_MUXWAKE_BENCH=1 go test ./cmd/omega-monitor -run TestMuxWakeFigures -v -timeout 2h
 //
 //	  - latency: an agent without hooks (muxAgentScript) asks a question
-//	    after working a random 5 to 30 s; the loop watches it at --interval
-//	    60 with --mux-wake 2; from the question drawn to its alert handed to
-//	    the funnel, OMEGA_MUXWAKE_BENCH_EVENTS (20) times;
+//	    after working a random 5 to 30 s; a watcher started for it at
+//	    --interval 60, with --mux-wake as by default (auto), its budget
+//	    whole: the first question of a quiet stretch; from the question
+//	    drawn to its alert handed to the funnel, OMEGA_MUXWAKE_BENCH_EVENTS
+//	    (20) times, a fresh watcher each (a budget spent by the ones before
+//	    would leave the question to the interval's poll);
 //	  - cpu: four watchers side by side, each on a tmux server of its own,
-//	    for OMEGA_MUXWAKE_BENCH_MINUTES (10): an agent drawing a spinner
+//	    for OMEGA_MUXWAKE_BENCH_MINUTES (10) from their start (the first
+//	    wakes, which spend the budget, counted): an agent drawing a spinner
 //	    without end, and an idle one, each watched with --mux-wake 2 and
 //	    without, at --interval 60. The CPU of the loop and all its children
 //	    (the listener and its tmux clients too), from /proc, per agent-hour;
@@ -30,7 +34,8 @@ import (
 //
 // OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run; burst, the
 // same as cpu for an agent that works 1 s and stops for 3 again and again
-// (each stop a wake: the bucket's worst case), runs only when named.
+// (each stop a quiet spell: the budget's worst case), runs only when
+// named; its budget is an hour's, so its row means most over 60 minutes.
 func TestMuxWakeFigures(t *testing.T) {
 	if os.Getenv("OMEGA_MUXWAKE_BENCH") == "" {
 		t.Skip("the mux wakes' figures, a bench of about 20 minutes: OMEGA_MUXWAKE_BENCH=1")
@@ -60,10 +65,12 @@ func numCPU() int {
 func benchMuxLatency(t *testing.T, n int) {
 	s := testenv.Tmux(t)
 	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=5", "AGENT_WORK_MAX=30")
-	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2"}})
-	r.waitLines(1, 30*time.Second)
+	waitAsked(t, asked, 1)
 	var lat []time.Duration
-	for i := 1; i <= n; i++ {
+	for i := 2; i <= n+1; i++ {
+		r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "auto"}})
+		r.waitLines(1, 60*time.Second)
+		s.Run(t, "send-keys", "-t", pane, "3") // the last question answered: the next turn
 		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			if _, err := os.Stat(asked + "." + strconv.Itoa(i)); err == nil {
 				break
@@ -84,11 +91,11 @@ func benchMuxLatency(t *testing.T, n int) {
 		}
 		d := time.Since(drawn)
 		lat = append(lat, d)
-		figure(t, "latency: question %d drawn → paged %.1fs", i, d.Seconds())
-		s.Run(t, "send-keys", "-t", pane, "3")
+		figure(t, "latency: question %d drawn → paged %.1fs", i-1, d.Seconds())
+		r.stop()
 	}
 	slices.Sort(lat)
-	figure(t, "latency without the agent's hooks, --interval 60 --mux-wake 2, %d events: median %.1fs, min %.1fs, max %.1fs",
+	figure(t, "latency without the agent's hooks, --interval 60, --mux-wake auto, %d events: median %.1fs, min %.1fs, max %.1fs",
 		len(lat), median(lat).Seconds(), lat[0].Seconds(), lat[len(lat)-1].Seconds())
 }
 
@@ -162,17 +169,16 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 			runs = append(runs, &cpuRun{name: name, r: r, s: s, server: server})
 		}
 	}
-	for _, c := range runs {
-		c.r.waitLines(1, 60*time.Second)
-	}
-	time.Sleep(10 * time.Second) // past the first looks and the arming
+	// From the start: the first wakes, which spend the budget, count.
 	var wg sync.WaitGroup
 	for _, c := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			l0, s0, p0 := c.sample(t)
-			time.Sleep(time.Duration(minutes) * time.Minute)
+			end := time.Now().Add(time.Duration(minutes) * time.Minute)
+			c.r.waitLines(1, 60*time.Second)
+			time.Sleep(time.Until(end))
 			l1, s1, p1 := c.sample(t)
 			c.loop, c.srv, c.polls = l1-l0, s1-s0, p1-p0
 		}()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/muxwake"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
@@ -74,8 +75,10 @@ func muxWakeBudget(interval time.Duration) muxwake.Budget {
 // everything back when the loop is stopped or gone. With --host, the
 // multiplexer is the ssh host's, over the watcher's connection, and a
 // command after "--" is the host's wake listener, relayed as wake --relay
-// does. It returns the exit status: 0 at its end, 2 for a usage error.
-func MuxWakeMain(args []string, stderr io.Writer) int {
+// does. With --auto, a local target's are armed only where hooked says
+// the agent its loop's first poll recognised has no hooks of ours. It
+// returns the exit status: 0 at its end, 2 for a usage error.
+func MuxWakeMain(args []string, stderr io.Writer, hooked func(agent string) bool) int {
 	fs := flag.NewFlagSet("wake --mux", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	state := fs.String("state", "", "the watcher's state `dir`ectory")
@@ -86,11 +89,12 @@ func MuxWakeMain(args []string, stderr io.Writer) int {
 	host := fs.String("host", "", "the ssh `alias` of the target's host")
 	config := fs.String("ssh-config", "", "ssh's config `file`")
 	timeout := fs.Int("timeout", defaultCallTimeout, "the relay's wall clock, in `seconds`")
+	auto := fs.Bool("auto", false, "arm only where the agent has no hooks of ours installed")
 	err := fs.Parse(args)
 	if local := *host == ""; err != nil || local && (*mux == "" || fs.NArg() != 0) || !local && coord.CheckHost(*host) != nil ||
 		*state == "" || *target == "" || *silence < 1 || *silence > MaxMuxWake || *interval < 1 || *timeout < 1 {
 		fmt.Fprintln(stderr, "usage: omega-monitor wake --mux --state DIR {--mux-bin PATH | --host ALIAS [--ssh-config FILE] [--timeout SECS] [-- LISTENER...]}\n"+
-			"       --target T --silence SECS [--interval SECS]")
+			"       --target T --silence SECS [--interval SECS] [--auto]")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -102,7 +106,10 @@ func MuxWakeMain(args []string, stderr io.Writer) int {
 			go RunRelay(ctx, *state, fs.Args(), time.Duration(*timeout)*time.Second, stderr)
 		}
 	}
-	RunMuxWake(ctx, m, *host, *state, *target, *silence, time.Duration(*interval)*time.Second, stderr)
+	if !*auto || *host != "" { // a host's hooks are not read from here
+		hooked = nil
+	}
+	RunMuxWake(ctx, m, *host, *state, *target, *silence, time.Duration(*interval)*time.Second, hooked, stderr)
 	return 0
 }
 
@@ -119,8 +126,10 @@ func remoteMux(state, sshConfig string) coord.Mux {
 // predecessor left is undone first. Where arming fails (a multiplexer
 // without these commands, hooks of the user's in the way), it says so
 // once in log and waits for its end, so that the loop, which starts it
-// again when it is gone, does not try again at every poll.
-func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, silence int, interval time.Duration, log io.Writer) {
+// again when it is gone, does not try again at every poll. With hooked,
+// it first waits for the loop's first poll, and arms nothing where hooked
+// says the agent recognised there has hooks of ours installed.
+func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, silence int, interval time.Duration, hooked func(agent string) bool, log io.Writer) {
 	d := statedir.Dir(state)
 	say := func(msg string) {
 		fmt.Fprintf(log, "%s mux wake: %s\n", time.Now().Format("2006-01-02T15:04:05-0700"), msg)
@@ -131,6 +140,17 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 	alive := func() bool { return proc.Alive(loop.Pid, loop.StartToken) }
 	if err := DisarmMuxWake(ctx, m, host, state); err != nil {
 		say(err.Error())
+	}
+	if hooked != nil {
+		agent, ok := firstLook(ctx, d, loop.StartedAt, alive)
+		if !ok {
+			return
+		}
+		if agent != "" && hooked(agent) {
+			say("not armed (--mux-wake auto): " + printable.String(agent) + "'s hooks of ours are installed, and wake this watcher")
+			idle(ctx, alive)
+			return
+		}
 	}
 	channel, index := muxwake.Name(state)
 	rec, err := func() (muxwake.Record, error) {
@@ -189,6 +209,31 @@ func muxWoke(state string) error {
 		return fmt.Errorf("watcher: mux wake: %w", err)
 	}
 	return Wake(state)
+}
+
+// firstLook waits for the first poll of the loop started at since, and
+// returns the agent the state says it recognised ("" for none); false
+// when ctx ended or the loop is gone first.
+func firstLook(ctx context.Context, d statedir.Dir, since time.Time, alive func() bool) (string, bool) {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for n := 0; ; n++ {
+		var st struct {
+			LastPoll time.Time `json:"last_poll"`
+			Agent    string    `json:"agent"`
+		}
+		if d.ReadRecord(statedir.State, &st) == nil && !st.LastPoll.IsZero() && !st.LastPoll.Before(since) {
+			return st.Agent, true
+		}
+		if n%60 == 59 && !alive() {
+			return "", false
+		}
+		select {
+		case <-ctx.Done():
+			return "", false
+		case <-t.C:
+		}
+	}
 }
 
 // idle waits until ctx ends or the loop is gone.

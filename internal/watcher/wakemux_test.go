@@ -56,7 +56,29 @@ func TestLoopEnvMuxWake(t *testing.T) {
 		t.Errorf("relays %q, want the host's wake listener", l)
 	}
 
-	for _, v := range []string{"301", "-1", "2h"} {
+	// The default, auto: 2 s, armed where the agent has no hooks of ours
+	// (--auto); 0: no listener at all.
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"/b in/omega-monitor", "wake", "--mux", "--state", state, "--mux-bin", "/bin/true", "--target", "%7",
+			"--silence", "2", "--interval", "60", "--auto"}},
+		{[]string{"--mux-wake", "auto"}, []string{"/b in/omega-monitor", "wake", "--mux", "--state", state, "--mux-bin", "/bin/true", "--target", "%7",
+			"--silence", "2", "--interval", "60", "--auto"}},
+		{[]string{"--mux-wake", "0"}, nil},
+	} {
+		var f Settings
+		assert.NilError(t, f.FlagSet("watch").Parse(append([]string{"--pane", "%7"}, tc.args...)))
+		assert.NilError(t, f.Check(getenv))
+		e, err := NewLoopEnv(coord.Target{Session: "agent"}, f, os.Getpid(), getenv)
+		assert.NilError(t, err)
+		if diff := cmp.Diff(tc.want, e.wakeRelay()); diff != "" {
+			t.Errorf("%q: the mux wakes' listener (-want +got):\n%s", tc.args, diff)
+		}
+	}
+
+	for _, v := range []string{"301", "-1", "2h", "autox", ""} {
 		var f Settings
 		fs := f.FlagSet("watch")
 		fs.SetOutput(new(strings.Builder))
@@ -78,7 +100,7 @@ func TestMuxWakeMainUsage(t *testing.T) {
 		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "2", "--timeout", "0"},
 	} {
 		var stderr strings.Builder
-		if code := MuxWakeMain(args, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "usage: omega-monitor wake --mux") {
+		if code := MuxWakeMain(args, &stderr, nil); code != 2 || !strings.HasPrefix(stderr.String(), "usage: omega-monitor wake --mux") {
 			t.Errorf("wake --mux %q: exit %d, said %q; want 2 and the usage", args, code, stderr.String())
 		}
 	}
