@@ -313,7 +313,7 @@ func TestMuxWakeBudgetSpentSaidOnce(t *testing.T) {
 	testenv.EndToEnd(t)
 	s := testenv.Tmux(t)
 	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=burst")
-	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2"}})
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2", "--nudge-budget", "0"}})
 	r.waitLines(1, 30*time.Second)
 	log := filepath.Join(r.state, "watcher.log")
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
