@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/muxwake"
 )
 
 // TestLoopEnvMuxWake: --mux-wake gives a local target's loop the mux
@@ -102,6 +104,31 @@ func TestMuxWakeMainUsage(t *testing.T) {
 		var stderr strings.Builder
 		if code := MuxWakeMain(args, &stderr, nil); code != 2 || !strings.HasPrefix(stderr.String(), "usage: omega-monitor wake --mux") {
 			t.Errorf("wake --mux %q: exit %d, said %q; want 2 and the usage", args, code, stderr.String())
+		}
+	}
+}
+
+// TestMuxWakeBudget: the multiplexer's wakes in any window, at two looks
+// each, add at most a tenth to the window's regular polls; the window is
+// an hour, or 20 intervals where that is longer, so that a long interval
+// still has one.
+func TestMuxWakeBudget(t *testing.T) {
+	for _, tc := range []struct {
+		interval time.Duration
+		want     muxwake.Budget
+	}{
+		{time.Minute, muxwake.Budget{Wakes: 3, Window: time.Hour, Gap: 2 * time.Second}},
+		{30 * time.Second, muxwake.Budget{Wakes: 6, Window: time.Hour, Gap: 2 * time.Second}},
+		{7 * time.Second, muxwake.Budget{Wakes: 25, Window: time.Hour, Gap: 2 * time.Second}},
+		{10 * time.Minute, muxwake.Budget{Wakes: 1, Window: 200 * time.Minute, Gap: 2 * time.Second}},
+	} {
+		got := muxWakeBudget(tc.interval)
+		if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(muxwake.Budget{})); diff != "" {
+			t.Errorf("interval %v (-want +got):\n%s", tc.interval, diff)
+		}
+		polls := int(got.Window / tc.interval)
+		if looks := got.Wakes * muxWakeLooks; looks*muxWakeShare > polls {
+			t.Errorf("interval %v: %d looks of wakes against %d polls, over a tenth", tc.interval, looks, polls)
 		}
 	}
 }
