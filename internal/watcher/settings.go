@@ -374,11 +374,8 @@ func (m *muxWakeFlag) Set(v string) error {
 		return nil
 	}
 	var s cmdline.Seconds
-	if err := s.Set(v); err != nil {
-		return err
-	}
-	if s < 0 {
-		return fmt.Errorf("not auto or a number of seconds: %d", s)
+	if err := s.Set(v); err != nil || s < 0 {
+		return errors.New(`not auto, 0 (off) or a number of seconds such as "2" or "5s"`)
 	}
 	*m = muxWakeFlag(s)
 	return nil
