@@ -32,7 +32,9 @@ import (
 //	    (the listener and its tmux clients too), from /proc, per agent-hour;
 //	    the tmux server's apart.
 //
-// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run; burst, the
+// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run; remote, the
+// latency of a target on an ssh host (sshd on 127.0.0.1, tmux only there),
+// and burst, the
 // same as cpu for an agent that works 1 s and stops for 3 again and again
 // (each stop a quiet spell: the budget's worst case), runs only when
 // named; its budget is an hour's, so its row means most over 60 minutes.
@@ -47,7 +49,10 @@ func TestMuxWakeFigures(t *testing.T) {
 	on := func(p string) bool { return slices.Contains(strings.Split(parts, ","), p) }
 	figure(t, "mux wakes bench: load average at start %s, %d CPUs", loadAverage(), numCPU())
 	if on("latency") {
-		t.Run("latency", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20)) })
+		t.Run("latency", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20), false) })
+	}
+	if on("remote") {
+		t.Run("remote", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20), true) })
 	}
 	if on("cpu") {
 		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10), "spin", "idle") })
@@ -62,13 +67,18 @@ func numCPU() int {
 	return strings.Count(string(data), "\nprocessor") + 1
 }
 
-func benchMuxLatency(t *testing.T, n int) {
+func benchMuxLatency(t *testing.T, n int, remote bool) {
 	s := testenv.Tmux(t)
 	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=5", "AGENT_WORK_MAX=30")
+	target, flags, where := "agent", []string{"--mux", s.Mux}, ""
+	if remote {
+		target, flags, where = "box:agent", []string{"--ssh-config", muxHost(t, s, "")}, " on an ssh host (tmux only)"
+	}
+	flags = append(flags, "--interval", "60", "--pane", pane, "--mux-wake", "auto")
 	waitAsked(t, asked, 1)
 	var lat []time.Duration
 	for i := 2; i <= n+1; i++ {
-		r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "auto"}})
+		r := startLoop(t, loopOptions{target: target, flags: flags})
 		r.waitLines(1, 60*time.Second)
 		s.Run(t, "send-keys", "-t", pane, "3") // the last question answered: the next turn
 		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
@@ -95,8 +105,8 @@ func benchMuxLatency(t *testing.T, n int) {
 		r.stop()
 	}
 	slices.Sort(lat)
-	figure(t, "latency without the agent's hooks, --interval 60, --mux-wake auto, %d events: median %.1fs, min %.1fs, max %.1fs",
-		len(lat), median(lat).Seconds(), lat[0].Seconds(), lat[len(lat)-1].Seconds())
+	figure(t, "latency without the agent's hooks%s, --interval 60, --mux-wake auto, %d events: median %.1fs, min %.1fs, max %.1fs",
+		where, len(lat), median(lat).Seconds(), lat[0].Seconds(), lat[len(lat)-1].Seconds())
 }
 
 func median(d []time.Duration) time.Duration {
