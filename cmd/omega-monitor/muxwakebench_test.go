@@ -144,18 +144,18 @@ func procCPU(pid int, children bool) float64 {
 }
 
 type cpuRun struct {
-	name     string
-	r        *loopRun
-	s        *testenv.TmuxServer
-	server   int
-	loop     float64 // the loop and its children, seconds
-	srv      float64 // the tmux server
-	polls    int
+	name   string
+	r      *loopRun
+	s      *testenv.TmuxServer
+	server int
+	loop   float64 // the loop and its children, seconds
+	srv    float64 // the tmux server
+	polls  int
 	// The same from the end of the first settle, the listener's start
 	// and arming left out: once a watcher, not a cost of the hour.
 	loopLater, srvLater float64
 	pollsLater          int
-	listener float64
+	listener            float64
 }
 
 func (c *cpuRun) sample(t *testing.T) (loop, srv float64, polls int) {
