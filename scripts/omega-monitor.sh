@@ -284,8 +284,9 @@ start_relay() { ((${#wake_relay[@]} == 0)) || apart relay "${wake_relay[@]}"; }
 on_interrupt() { printf '%(%H:%M:%S)T %s\n' -1 "$interrupt_said"; }
 
 # on_signal NAME NUMBER: the watcher is being stopped. Whatever runs is ended
-# with its group, the wake relay before the ssh master it uses, then the
-# master is closed, and the loop exits.
+# with its group, the wake relay before the ssh master it uses (waited for,
+# 10 s at most: it puts the multiplexer's options back), then the master is
+# closed.
 on_signal() {
 	trap '' HUP INT TERM
 	local was=$running g
@@ -300,7 +301,7 @@ on_signal() {
 		{ kill -0 -- "-$was" || kill -0 -- "-$deliverer"; } 2>/dev/null && read -r -t 0.2 -u 9 _
 	done
 	for g in "$was" "$deliverer"; do [[ -z $g ]] || kill -KILL -- "-$g" 2>/dev/null; done
-	[[ -z $relay ]] || kill -TERM -- "-$relay" 2>/dev/null
+	[[ -z $relay ]] || { kill -TERM -- "-$relay" && for _ in {1..50}; do kill -0 -- "-$relay" && read -r -t 0.2 -u 9 _; done; } 2>/dev/null
 	((${#close_master[@]} == 0)) || run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	kill "$watchdog" 2>/dev/null && wait "$watchdog"
 	trap - "$1"
