@@ -284,8 +284,9 @@ start_relay() { ((${#wake_relay[@]} == 0)) || apart relay "${wake_relay[@]}"; }
 on_interrupt() { printf '%(%H:%M:%S)T %s\n' -1 "$interrupt_said"; }
 
 # on_signal NAME NUMBER: the watcher is being stopped. Whatever runs is ended
-# with its group, the wake relay before the ssh master it uses, then the
-# master is closed, and the loop exits.
+# with its group, the wake relay before the ssh master it uses (waited for,
+# 10 s at most: it puts the multiplexer's options back), then the master is
+# closed.
 on_signal() {
 	trap '' HUP INT TERM
 	local was=$running g
@@ -302,7 +303,7 @@ on_signal() {
 	for g in "$was" "$deliverer"; do [[ -z $g ]] || kill -KILL -- "-$g" 2>/dev/null; done
 	# A group's page the stop made (ack, above) goes by a deliverer that outlives the loop.
 	[[ ! -e $state/groups.wait ]] || apart last_deliverer "${deliver[@]}"
-	[[ -z $relay ]] || kill -TERM -- "-$relay" 2>/dev/null
+	[[ -z $relay ]] || { kill -TERM -- "-$relay" && for _ in {1..50}; do kill -0 -- "-$relay" && read -r -t 0.2 -u 9 _; done; } 2>/dev/null
 	((${#close_master[@]} == 0)) || run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
 	kill "$watchdog" 2>/dev/null && wait "$watchdog"
 	trap - "$1"

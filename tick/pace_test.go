@@ -34,10 +34,20 @@ func lookInput(at time.Duration, pane, work string, woken bool) Input {
 
 func pace(t *testing.T, c Config, looks []look) []paced {
 	t.Helper()
+	var ins []Input
+	for _, l := range looks {
+		ins = append(ins, lookInput(l.at, l.pane, "7", l.woken))
+	}
+	return paceInputs(t, c, ins)
+}
+
+// paceInputs is pace for inputs made by the caller.
+func paceInputs(t *testing.T, c Config, ins []Input) []paced {
+	t.Helper()
 	var s State
 	var got []paced
-	for _, l := range looks {
-		in := lookInput(l.at, l.pane, "7", l.woken)
+	for _, in := range ins {
+		l := struct{ at time.Duration }{in.Now.Sub(t0)}
 		var o Outcome
 		s, o = Step(s, c, in)
 		var p paced
@@ -136,6 +146,55 @@ func TestPaceAndQuestionSettle(t *testing.T) {
 			c := c
 			c.Interval = tc.interval
 			if diff := cmp.Diff(tc.want, pace(t, c, tc.looks)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMuxWakeTakesTheScreenAsSettled: a look the multiplexer's wake
+// brought (the pane silent for seconds) takes no looks at SettlePace: a
+// question is seen again QuestionSettle later and paged, a stop is judged
+// at once, a running turn waits for the interval; and it says nothing of
+// the agent's hooks: the net stays at the interval.
+func TestMuxWakeTakesTheScreenAsSettled(t *testing.T) {
+	s, ms := time.Second, time.Millisecond
+	c := cfg
+	c.Interval = time.Minute
+	type muxLook struct {
+		at   time.Duration
+		pane string
+		wake string // "", "hook", "mux"
+	}
+	for _, tc := range []struct {
+		name  string
+		looks []muxLook
+		want  []paced
+	}{
+		{"a question: seen again 2s later and paged, two looks in all",
+			[]muxLook{{0, busy, ""}, {10 * s, permission, "mux"}, {12 * s, permission, ""}, {72 * s, permission, ""}},
+			[]paced{{}, {Wait: 2 * s}, {Page: true}, {}}},
+		{"a stop: nudged on the wake's look",
+			[]muxLook{{0, busy, ""}, {10 * s, idle, "mux"}, {70 * s, idle, ""}},
+			[]paced{{}, {Nudge: true}, {Nudge: true}}},
+		{"a running turn: the interval",
+			[]muxLook{{0, busy, ""}, {10 * s, busy, "mux"}, {70 * s, busy, ""}},
+			[]paced{{}, {}, {}}},
+		{"a turn's end it brought: the running turns after it stay at the interval",
+			[]muxLook{{0, busy, ""}, {10 * s, idle, "mux"}, {70 * s, busy, ""}, {130 * s, busy, ""}},
+			[]paced{{}, {Nudge: true}, {}, {}}},
+		{"the looks of a hook's wake under way go on",
+			[]muxLook{{0, busy, ""}, {10 * s, busy, "hook"}, {10500 * ms, busy, "mux"}, {11 * s, busy, ""}},
+			[]paced{{}, {Wait: 500 * ms}, {Wait: 500 * ms}, {Wait: s}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ins []Input
+			for _, l := range tc.looks {
+				in := lookInput(l.at, l.pane, "7", l.wake == "hook")
+				in.MuxWoken = l.wake == "mux"
+				ins = append(ins, in)
+			}
+			if diff := cmp.Diff(tc.want, paceInputs(t, c, ins)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

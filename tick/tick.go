@@ -92,6 +92,12 @@ type Input struct {
 	// is about to change): the screen is looked at again at SettlePace
 	// until it settles. It carries no verdict: the screen decides.
 	Woken bool
+	// MuxWoken says the multiplexer woke the watcher instead: the pane
+	// had drawn nothing for seconds, so the screen has settled and no
+	// look at SettlePace follows; a question is seen again QuestionSettle
+	// later and paged, a stop is judged at once, as on any poll. It says
+	// nothing of the agent's hooks (State.HooksHeard).
+	MuxWoken bool
 	// HostWake is where the wake relay of a remote target stands: whether
 	// the hooks on the host can wake this watcher ("" for a local target,
 	// or while the relay has not said).

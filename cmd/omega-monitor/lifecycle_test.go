@@ -172,7 +172,7 @@ func TestWatchHandsOverSettings(t *testing.T) {
 	f.tmux.Run(t, "set-environment", "-g", "OMEGA_MONITOR_TIMEOUT", "99")
 	home := icmd.RunCmd(icmd.Command(omegaMonitor(t), "install"), icmd.WithEnv("HOME="+f.home, "PATH="+os.Getenv("PATH"), "OMEGA_MONITOR_HOME="+f.state))
 	home.Assert(t, icmd.Success)
-	cmd := icmd.Command(omegaMonitor(t), "agent", "--interval", "1", "--work-probe", "echo 3")
+	cmd := icmd.Command(omegaMonitor(t), "agent", "--interval", "1", "--work-probe", "echo 3", "--mux-wake", "0")
 	cmd.Env = []string{
 		"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + f.state, "OMEGA_MONITOR_MUX=" + f.tmux.Mux,
 		"OMEGA_TELEGRAM_API=" + api, "OMEGA_TELEGRAM_CONF=" + conf, "OMEGA_MONITOR_TIMEOUT=7",

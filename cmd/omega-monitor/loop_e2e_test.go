@@ -101,7 +101,10 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	if path == "" {
 		path = os.Getenv("PATH")
 	}
-	r.cmd = exec.Command(bashPath(t), append([]string{loop, opt.target}, opt.flags...)...)
+	// --mux-wake 0 unless the test says otherwise (a later one wins):
+	// these tests count polls, and the multiplexer's wakes, armed by
+	// default for an agent without hooks, would add some.
+	r.cmd = exec.Command(bashPath(t), append([]string{loop, opt.target, "--mux-wake", "0"}, opt.flags...)...)
 	userHome := dir
 	if opt.userHome != "" {
 		userHome = opt.userHome

@@ -259,3 +259,78 @@ func waitPaged(t *testing.T, r *loopRun, n int) time.Time {
 	}, poll.WithTimeout(50*time.Second), poll.WithDelay(50*time.Millisecond))
 	return time.Now()
 }
+
+// TestMuxWakeByDefaultWhereNoHooks: a watcher started without --mux-wake
+// arms the multiplexer's wakes for an agent with no hooks of ours, and
+// not for one whose hooks are installed (said once in its log); stop
+// leaves every option as it was.
+func TestMuxWakeByDefaultWhereNoHooks(t *testing.T) {
+	testenv.EndToEnd(t)
+	f := newFleet(t)
+	watch := func(session string) {
+		t.Helper()
+		cmd := icmd.Command(omegaMonitor(t), session, "--interval", "60") // not f.run: no --mux-wake at all
+		cmd.Env = []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + f.state, "OMEGA_MONITOR_MUX=" + f.tmux.Mux}
+		icmd.RunCmd(cmd).Assert(t, icmd.Success)
+	}
+	startMuxAgent(t, f.tmux, "bare", "AGENT_MODE=idle")
+	startMuxAgent(t, f.tmux, "hooked", "AGENT_MODE=idle")
+	before := map[string][]string{"bare": muxOptions(t, f.tmux, "bare"), "hooked": muxOptions(t, f.tmux, "hooked")}
+
+	watch("bare")
+	waitArmed(t, filepath.Join(f.state, "monitor-bare"), 0)
+	if diff := cmp.Diff(before["bare"], muxOptions(t, f.tmux, "bare")); diff == "" {
+		t.Errorf("armed, and the options are unchanged")
+	}
+
+	installIn(t, f.home, f.state, "--hooks", "--claude").Assert(t, icmd.Success)
+	watch("hooked")
+	log := filepath.Join(f.state, "monitor-hooked", "watcher.log")
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		data, _ := os.ReadFile(log)
+		if strings.Contains(string(data), "mux wake: not armed (--mux-wake auto): Claude Code's hooks of ours are installed") {
+			return poll.Success()
+		}
+		return poll.Continue("not said yet:\n%s", data)
+	}, poll.WithTimeout(60*time.Second), poll.WithDelay(100*time.Millisecond))
+	if diff := cmp.Diff(before["hooked"], muxOptions(t, f.tmux, "hooked")); diff != "" {
+		t.Errorf("an agent with hooks: its options changed (-before +after):\n%s", diff)
+	}
+
+	for _, s := range []string{"bare", "hooked"} {
+		f.run(t, "stop", s).Assert(t, icmd.Success)
+		if diff := cmp.Diff(before[s], muxOptions(t, f.tmux, s)); diff != "" {
+			t.Errorf("%s: after stop returned, the options (-before +after):\n%s", s, diff)
+		}
+	}
+}
+
+// TestMuxWakeBudgetSpentSaidOnce: an agent that stops every few seconds
+// spends the wakes' budget (three an hour at --interval 60) at once; the
+// log says so once, and the loop looks no more than those wakes and their
+// second looks bring, the poll going on at its interval.
+func TestMuxWakeBudgetSpentSaidOnce(t *testing.T) {
+	testenv.EndToEnd(t)
+	s := testenv.Tmux(t)
+	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=burst")
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2", "--nudge-budget", "0"}})
+	r.waitLines(1, 30*time.Second)
+	log := filepath.Join(r.state, "watcher.log")
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		data, _ := os.ReadFile(log)
+		if strings.Contains(string(data), "mux wake: the wakes' budget is spent (3 in 60 min)") {
+			return poll.Success()
+		}
+		return poll.Continue("not spent yet:\n%s", data)
+	}, poll.WithTimeout(60*time.Second), poll.WithDelay(100*time.Millisecond))
+	time.Sleep(15 * time.Second) // a few more quiet spells, each refused
+	data, _ := os.ReadFile(log)
+	if n := strings.Count(string(data), "budget is spent"); n != 1 {
+		t.Errorf("the budget's end said %d times, want once:\n%s", n, data)
+	}
+	// The first poll, three wakes, and at most a second look each.
+	if lines := r.waitLines(0, time.Second); len(lines) > 1+3*2 {
+		t.Errorf("%d looks, want at most 7:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	r.stop()
+}

@@ -257,3 +257,38 @@ func TestMuxWakeRemoteConnectionDropped(t *testing.T) {
 	}
 	r.stop()
 }
+
+// TestMuxWakeRemoteRestartedAtOnce: a watcher of an ssh target stopped
+// and started again at once is armed, and stays armed: its loop ended
+// only once its listener had put the host's options back, so that the
+// old listener's undoing never comes after the new one's arming.
+func TestMuxWakeRemoteRestartedAtOnce(t *testing.T) {
+	testenv.EndToEnd(t)
+	s := testenv.Tmux(t)
+	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=idle")
+	before := muxOptions(t, s, "agent")
+	home := t.TempDir()
+	flags := []string{"--ssh-config", muxHost(t, s, ""), "--interval", "60", "--pane", pane, "--mux-wake", "2"}
+	r := startLoop(t, loopOptions{target: "box:agent", home: home, flags: flags})
+	r.waitLines(1, 60*time.Second)
+	armed := waitArmed(t, r.state, 0)
+	r.stop()
+	if _, err := os.Stat(filepath.Join(r.state, statedir.MuxWake)); err == nil {
+		t.Errorf("the loop ended with %s still there: its listener had not put the options back", statedir.MuxWake)
+	}
+	r = startLoop(t, loopOptions{target: "box:agent", home: home, flags: flags})
+	r.waitLines(1, 60*time.Second)
+	waitArmed(t, r.state, armed)
+	armedOptions := muxOptions(t, s, "agent")
+	if diff := cmp.Diff(before, armedOptions); diff == "" {
+		t.Fatalf("armed, and the options are unchanged")
+	}
+	time.Sleep(12 * time.Second) // longer than any undoing left behind would take
+	// The session's actions and hooks (the window's monitor options move
+	// between silence and activity as the listener arms one or the other).
+	if diff := cmp.Diff(armedOptions[4:], muxOptions(t, s, "agent")[4:]); diff != "" {
+		t.Errorf("the new watcher's options were undone (-armed +now):\n%s", diff)
+	}
+	r.stop()
+	waitOptions(t, s, "agent", before, "after the stop")
+}

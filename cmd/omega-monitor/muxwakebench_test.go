@@ -18,19 +18,26 @@ import (
 //		OMEGA_MUXWAKE_BENCH=1 go test ./cmd/omega-monitor -run TestMuxWakeFigures -v -timeout 2h
 //
 //	  - latency: an agent without hooks (muxAgentScript) asks a question
-//	    after working a random 5 to 30 s; the loop watches it at --interval
-//	    60 with --mux-wake 2; from the question drawn to its alert handed to
-//	    the funnel, OMEGA_MUXWAKE_BENCH_EVENTS (20) times;
+//	    after working a random 5 to 30 s; a watcher started for it at
+//	    --interval 60, with --mux-wake as by default (auto), its budget
+//	    whole: the first question of a quiet stretch; from the question
+//	    drawn to its alert handed to the funnel, OMEGA_MUXWAKE_BENCH_EVENTS
+//	    (20) times, a fresh watcher each (a budget spent by the ones before
+//	    would leave the question to the interval's poll);
 //	  - cpu: four watchers side by side, each on a tmux server of its own,
-//	    for OMEGA_MUXWAKE_BENCH_MINUTES (10): an agent drawing a spinner
+//	    for OMEGA_MUXWAKE_BENCH_MINUTES (10) from their start (the first
+//	    wakes, which spend the budget, counted): an agent drawing a spinner
 //	    without end, and an idle one, each watched with --mux-wake 2 and
 //	    without, at --interval 60. The CPU of the loop and all its children
 //	    (the listener and its tmux clients too), from /proc, per agent-hour;
 //	    the tmux server's apart.
 //
-// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run; burst, the
+// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run; remote, the
+// latency of a target on an ssh host (sshd on 127.0.0.1, tmux only there),
+// and burst, the
 // same as cpu for an agent that works 1 s and stops for 3 again and again
-// (each stop a wake: the bucket's worst case), runs only when named.
+// (each stop a quiet spell: the budget's worst case), runs only when
+// named; its budget is an hour's, so its row means most over 60 minutes.
 func TestMuxWakeFigures(t *testing.T) {
 	if os.Getenv("OMEGA_MUXWAKE_BENCH") == "" {
 		t.Skip("the mux wakes' figures, a bench of about 20 minutes: OMEGA_MUXWAKE_BENCH=1")
@@ -42,7 +49,10 @@ func TestMuxWakeFigures(t *testing.T) {
 	on := func(p string) bool { return slices.Contains(strings.Split(parts, ","), p) }
 	figure(t, "mux wakes bench: load average at start %s, %d CPUs", loadAverage(), numCPU())
 	if on("latency") {
-		t.Run("latency", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20)) })
+		t.Run("latency", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20), false) })
+	}
+	if on("remote") {
+		t.Run("remote", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20), true) })
 	}
 	if on("cpu") {
 		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10), "spin", "idle") })
@@ -57,13 +67,20 @@ func numCPU() int {
 	return strings.Count(string(data), "\nprocessor") + 1
 }
 
-func benchMuxLatency(t *testing.T, n int) {
+func benchMuxLatency(t *testing.T, n int, remote bool) {
 	s := testenv.Tmux(t)
 	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=5", "AGENT_WORK_MAX=30")
-	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2"}})
-	r.waitLines(1, 30*time.Second)
+	target, flags, where := "agent", []string{"--mux", s.Mux}, ""
+	if remote {
+		target, flags, where = "box:agent", []string{"--ssh-config", muxHost(t, s, "")}, " on an ssh host (tmux only)"
+	}
+	flags = append(flags, "--interval", "60", "--pane", pane, "--mux-wake", "auto")
+	waitAsked(t, asked, 1)
 	var lat []time.Duration
-	for i := 1; i <= n; i++ {
+	for i := 2; i <= n+1; i++ {
+		r := startLoop(t, loopOptions{target: target, flags: flags})
+		r.waitLines(1, 60*time.Second)
+		s.Run(t, "send-keys", "-t", pane, "3") // the last question answered: the next turn
 		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			if _, err := os.Stat(asked + "." + strconv.Itoa(i)); err == nil {
 				break
@@ -84,12 +101,16 @@ func benchMuxLatency(t *testing.T, n int) {
 		}
 		d := time.Since(drawn)
 		lat = append(lat, d)
-		figure(t, "latency: question %d drawn → paged %.1fs", i, d.Seconds())
-		s.Run(t, "send-keys", "-t", pane, "3")
+		figure(t, "latency: question %d drawn → paged %.1fs", i-1, d.Seconds())
+		r.stop()
+		// Its listener puts the options back after the loop's end: the
+		// next watcher arms once it has, not before (two watchers of one
+		// window at once would undo each other's).
+		waitUnmarked(t, "wake --mux --state "+r.state, 60*time.Second)
 	}
 	slices.Sort(lat)
-	figure(t, "latency without the agent's hooks, --interval 60 --mux-wake 2, %d events: median %.1fs, min %.1fs, max %.1fs",
-		len(lat), median(lat).Seconds(), lat[0].Seconds(), lat[len(lat)-1].Seconds())
+	figure(t, "latency without the agent's hooks%s, --interval 60, --mux-wake auto, %d events: median %.1fs, min %.1fs, max %.1fs",
+		where, len(lat), median(lat).Seconds(), lat[0].Seconds(), lat[len(lat)-1].Seconds())
 }
 
 func median(d []time.Duration) time.Duration {
@@ -123,14 +144,18 @@ func procCPU(pid int, children bool) float64 {
 }
 
 type cpuRun struct {
-	name     string
-	r        *loopRun
-	s        *testenv.TmuxServer
-	server   int
-	loop     float64 // the loop and its children, seconds
-	srv      float64 // the tmux server
-	polls    int
-	listener float64
+	name   string
+	r      *loopRun
+	s      *testenv.TmuxServer
+	server int
+	loop   float64 // the loop and its children, seconds
+	srv    float64 // the tmux server
+	polls  int
+	// The same from the end of the first settle, the listener's start
+	// and arming left out: once a watcher, not a cost of the hour.
+	loopLater, srvLater float64
+	pollsLater          int
+	listener            float64
 }
 
 func (c *cpuRun) sample(t *testing.T) (loop, srv float64, polls int) {
@@ -141,6 +166,10 @@ func (c *cpuRun) sample(t *testing.T) (loop, srv float64, polls int) {
 	}
 	return loop, procCPU(c.server, false), len(c.r.waitLines(0, time.Second))
 }
+
+// benchSettle is how long after its start a watcher's CPU is counted
+// again, apart: its start and the listener's arming left out.
+const benchSettle = 30 * time.Second
 
 func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 	var runs []*cpuRun
@@ -162,30 +191,36 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 			runs = append(runs, &cpuRun{name: name, r: r, s: s, server: server})
 		}
 	}
-	for _, c := range runs {
-		c.r.waitLines(1, 60*time.Second)
-	}
-	time.Sleep(10 * time.Second) // past the first looks and the arming
+	// From the start: the first wakes, which spend the budget, count.
 	var wg sync.WaitGroup
 	for _, c := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			l0, s0, p0 := c.sample(t)
-			time.Sleep(time.Duration(minutes) * time.Minute)
+			end := time.Now().Add(time.Duration(minutes) * time.Minute)
+			c.r.waitLines(1, 60*time.Second)
+			time.Sleep(time.Until(end.Add(-time.Duration(minutes)*time.Minute + benchSettle)))
+			lm, sm, pm := c.sample(t)
+			time.Sleep(time.Until(end))
 			l1, s1, p1 := c.sample(t)
 			c.loop, c.srv, c.polls = l1-l0, s1-s0, p1-p0
+			c.loopLater, c.srvLater, c.pollsLater = l1-lm, s1-sm, p1-pm
 		}()
 	}
 	wg.Wait()
 	per := 60 / float64(minutes)
+	later := 60 / (float64(minutes) - benchSettle.Minutes())
 	for i, c := range runs {
-		figure(t, "cpu: %-22s %d polls in %d min; the loop and its children %.2f s per agent-hour, the tmux server %.2f s",
+		figure(t, "cpu: %-22s from the start: %d polls in %d min; the loop and its children %.2f s per agent-hour, the tmux server %.2f s",
 			c.name, c.polls, minutes, c.loop*per, c.srv*per)
+		figure(t, "cpu: %-22s after %v: %d polls; the loop and its children %.2f s per agent-hour, the tmux server %.2f s",
+			c.name, benchSettle, c.pollsLater, c.loopLater*later, c.srvLater*later)
 		if i%2 == 1 {
 			base := runs[i-1]
-			figure(t, "cpu: %s: with the mux wakes ×%.2f the loop's without (the server's ×%.2f)",
-				strings.Split(c.name, ",")[0], c.loop/base.loop, c.srv/max(base.srv, 0.01))
+			figure(t, "cpu: %s: with the mux wakes ×%.2f the loop's without from the start, ×%.2f after %v (the server's ×%.2f, ×%.2f)",
+				strings.Split(c.name, ",")[0], c.loop/base.loop, c.loopLater/base.loopLater, benchSettle,
+				c.srv/max(base.srv, 0.01), c.srvLater/max(base.srvLater, 0.01))
 		}
 	}
 }

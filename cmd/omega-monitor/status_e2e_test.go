@@ -90,7 +90,7 @@ func TestStatusOfRealWatchers(t *testing.T) {
 	for _, s := range targets {
 		f.tmux.NewSession(t, s, "sleep 600")
 		// A long call clock: the frozen call must stay hung for the test.
-		cmd := icmd.Command(omegaMonitor(t), s, "--interval", strconv.Itoa(interval))
+		cmd := icmd.Command(omegaMonitor(t), s, "--interval", strconv.Itoa(interval), "--mux-wake", "0")
 		cmd.Env = []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + f.state,
 			"OMEGA_MONITOR_MUX=" + f.tmux.Mux, "OMEGA_MONITOR_TIMEOUT=600"}
 		icmd.RunCmd(cmd).Assert(t, icmd.Success)

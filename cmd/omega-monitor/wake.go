@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
@@ -26,7 +27,7 @@ func runWake(e *Env, args []string) (code int) {
 		case "--relay":
 			return runWakeRelay(e, args[1:])
 		case "--mux":
-			if err := watcher.MuxWake(args[1:], e.Stderr); err != nil {
+			if err := watcher.MuxWake(args[1:], e.Stderr, func(agent string) bool { return setup.HooksInstalledFor(e.Home(), e.Getenv, agent) }); err != nil {
 				fmt.Fprintln(e.Stderr, err)
 				return 2
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,7 @@ func (f *fleet) run(t *testing.T, args ...string) *icmd.Result {
 // runEnv runs the binary as run does, with env added to its environment.
 func (f *fleet) runEnv(t *testing.T, env []string, args ...string) *icmd.Result {
 	t.Helper()
-	cmd := icmd.Command(omegaMonitor(t), args...)
+	cmd := icmd.Command(omegaMonitor(t), noMuxWake(args)...)
 	cmd.Env = append([]string{
 		"HOME=" + f.home,
 		"PATH=" + os.Getenv("PATH"),
@@ -73,6 +74,18 @@ func (f *fleet) runEnv(t *testing.T, env []string, args ...string) *icmd.Result 
 		"OMEGA_MONITOR_MUX=" + f.tmux.Mux,
 	}, env...)
 	return icmd.RunCmd(cmd)
+}
+
+// noMuxWake gives a watch without --mux-wake (watch, or a bare target)
+// the flag's 0: these tests count polls and processes, and the
+// multiplexer's wakes, armed by default for an agent without hooks, would
+// add some. A test of the default says --mux-wake auto.
+func noMuxWake(args []string) []string {
+	if len(args) == 0 || args[0] != "watch" && slices.Contains(commandNames(), args[0]) ||
+		slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--mux-wake") || a == "--" }) {
+		return args
+	}
+	return append(slices.Clip(args), "--mux-wake", "0")
 }
 
 func (f *fleet) has(t *testing.T, session string) bool {

@@ -3,6 +3,7 @@ package muxwake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -10,16 +11,20 @@ import (
 var ErrLoopGone = errors.New("muxwake: the loop is gone")
 
 // A Listener passes the multiplexer's wakes of one watcher on to its loop,
-// through a Bucket. It holds no judgement: a wake only ends the loop's
+// within a Budget. It holds no judgement: a wake only ends the loop's
 // pause. It keeps one of two alerts armed: the pane's silence, which wakes
 // the loop, then the pane's next output, which arms the silence again.
+// A silence the budget does not pass arms nothing until the budget is
+// back, and then only the next output: what the pane showed meanwhile is
+// the regular poll's to see, and a spent budget costs the multiplexer
+// nothing.
 type Listener struct {
 	// Wait returns when the channel of alert (Silence, Activity) is
 	// signalled (tmux's wait-for), or with an error when it cannot wait.
 	Wait func(ctx context.Context, alert string) error
 	// Quiet arms the next output, once the pane fell silent (QuietArgs);
 	// Drawing arms the next silence, once it drew again (DrawingArgs);
-	// Hush arms neither, while a wake waits for its token (HushArgs).
+	// Hush arms neither, while the budget is spent (HushArgs).
 	Quiet, Drawing, Hush func(ctx context.Context) error
 	// Wake wakes the loop; an error ends the listener (its loop is gone).
 	Wake func() error
@@ -27,8 +32,8 @@ type Listener struct {
 	Alive func() bool
 	// Log says one line in the watcher's log.
 	Log func(msg string)
-	// Bucket bounds the wakes passed on.
-	Bucket Bucket
+	// Budget bounds the wakes passed on.
+	Budget Budget
 	// AliveEvery is how often the loop is checked (default 30 s: a loop
 	// killed outright is the only one that needs it).
 	AliveEvery time.Duration
@@ -50,6 +55,7 @@ func (l *Listener) Run(ctx context.Context) error {
 	defer alive.Stop()
 	var due <-chan time.Time
 	armed := Silence
+	said := false // the budget's end, once until a wake passes again
 	for {
 		select {
 		case <-ctx.Done():
@@ -58,18 +64,13 @@ func (l *Listener) Run(ctx context.Context) error {
 			if !l.Alive() {
 				return ErrLoopGone
 			}
-			continue
 		case <-due:
+			// The budget is back: the pane's next output, then its
+			// silence, wake the loop again.
 			due = nil
-			if !l.Bucket.Fire(time.Now()) {
-				break
-			}
-			if err := l.Wake(); err != nil {
-				return errors.Join(ErrLoopGone, err)
-			}
-			if armed == "" {
+			armed = Activity
+			if !l.do(ctx, l.Quiet, "cannot arm the next output") {
 				armed = Silence
-				l.do(ctx, l.Drawing, "cannot arm the silence again")
 			}
 		case alert := <-signals:
 			// A signal of the alert not armed is one that came late
@@ -82,14 +83,20 @@ func (l *Listener) Run(ctx context.Context) error {
 				l.do(ctx, l.Drawing, "cannot arm the silence again")
 				continue
 			}
-			if !l.Bucket.Offer(time.Now()) {
-				// No token: nothing is armed until the wake kept
-				// for it goes, so that a storm of quiet spells costs
-				// the multiplexer nothing meanwhile.
+			now := time.Now()
+			if !l.Budget.Take(now) {
+				back := l.Budget.Back(now)
+				if l.Budget.Spent(now) && !said {
+					said = true
+					l.Log(fmt.Sprintf("the wakes' budget is spent (%d in %.0f min): the pane's silences wake nothing until %s, the poll goes on at its interval",
+						l.Budget.Wakes, l.Budget.Window.Minutes(), back.Format("15:04:05")))
+				}
 				armed = ""
 				l.do(ctx, l.Hush, "cannot stop the silence alerts")
-				break
+				due = time.After(back.Sub(now))
+				continue
 			}
+			said = false
 			armed = Activity
 			if !l.do(ctx, l.Quiet, "cannot arm the next output") {
 				armed = Silence
@@ -97,9 +104,6 @@ func (l *Listener) Run(ctx context.Context) error {
 			if err := l.Wake(); err != nil {
 				return errors.Join(ErrLoopGone, err)
 			}
-		}
-		if at, ok := l.Bucket.Due(); ok && due == nil {
-			due = time.After(time.Until(at))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package muxwake
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -63,16 +64,18 @@ func (f *fakeAlerts) signal(t *testing.T, alert string, then int) {
 // TestListenerArmsOneAlertAtATime: silence wakes the loop and arms the
 // next output; output arms the silence again and wakes nothing; a signal
 // of the alert not armed (one tmux kept for a channel nobody waited on) is
-// ignored; past the bucket, one wake waits for its token with nothing
-// armed, and arms the silence again when it goes.
+// ignored; past the budget, a silence wakes nothing and arms nothing,
+// which is said once, and once the budget is back the next output is
+// armed, never a wake for the silence the budget refused.
 func TestListenerArmsOneAlertAtATime(t *testing.T) {
 	f := newFakeAlerts()
+	var said []string
 	l := &Listener{
 		Wait: f.wait, Quiet: f.did("quiet"), Drawing: f.did("drawing"), Hush: f.did("hush"),
 		Wake:   func() error { f.add("wake"); return nil },
 		Alive:  func() bool { return true },
-		Log:    func(string) {},
-		Bucket: Bucket{Cap: 2, Every: 300 * time.Millisecond},
+		Log:    func(m string) { f.add("log"); said = append(said, m) },
+		Budget: Budget{Wakes: 2, Window: 500 * time.Millisecond},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -84,19 +87,57 @@ func TestListenerArmsOneAlertAtATime(t *testing.T) {
 	f.signal(t, Silence, 5)  // not armed: nothing
 	time.Sleep(50 * time.Millisecond)
 	f.signal(t, Activity, 6) // drawing
-	f.signal(t, Silence, 7)  // the bucket is empty: the wake waits, nothing armed
-	f.ch[Activity] <- struct{}{}
+	f.signal(t, Silence, 8)  // the budget is spent: said, nothing armed
+	f.signal(t, Silence, 8)  // not armed: nothing
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
 		if len(f.seen()) >= 9 {
 			return poll.Success()
 		}
-		return poll.Continue("the pending wake has not come: %q", f.seen())
+		return poll.Continue("the budget has not come back: %q", f.seen())
 	}, poll.WithTimeout(10*time.Second), poll.WithDelay(5*time.Millisecond))
+	f.signal(t, Activity, 10) // drawing
+	f.signal(t, Silence, 12)  // quiet, wake
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Run = %v, want context.Canceled", err)
 	}
-	want := []string{"quiet", "wake", "drawing", "quiet", "wake", "drawing", "hush", "wake", "drawing"}
+	want := []string{"quiet", "wake", "drawing", "quiet", "wake", "drawing", "log", "hush", "quiet", "drawing", "quiet", "wake"}
+	if diff := cmp.Diff(want, f.seen()); diff != "" {
+		t.Errorf("what the listener did (-want +got):\n%s", diff)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "budget is spent (2 in 0 min)") {
+		t.Errorf("said %q, want the budget's end once", said)
+	}
+}
+
+// TestListenerSaysASpentBudgetOnce: a budget spent again and again, with
+// no wake passed between, is said once.
+func TestListenerSaysASpentBudgetOnce(t *testing.T) {
+	f := newFakeAlerts()
+	l := &Listener{
+		Wait: f.wait, Quiet: f.did("quiet"), Drawing: f.did("drawing"), Hush: f.did("hush"),
+		Wake:   func() error { f.add("wake"); return nil },
+		Alive:  func() bool { return true },
+		Log:    func(m string) { f.add("log") },
+		Budget: Budget{Wakes: 0, Window: 50 * time.Millisecond},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- l.Run(ctx) }()
+	f.signal(t, Silence, 2) // log, hush
+	for n := 4; n <= 10; n += 3 {
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			if len(f.seen()) >= n-1 {
+				return poll.Success()
+			}
+			return poll.Continue("the budget has not come back: %q", f.seen())
+		}, poll.WithTimeout(10*time.Second), poll.WithDelay(5*time.Millisecond)) // quiet
+		f.signal(t, Activity, n)  // drawing
+		f.signal(t, Silence, n+1) // hush
+	}
+	cancel()
+	<-done
+	want := []string{"log", "hush", "quiet", "drawing", "hush", "quiet", "drawing", "hush", "quiet", "drawing", "hush"}
 	if diff := cmp.Diff(want, f.seen()); diff != "" {
 		t.Errorf("what the listener did (-want +got):\n%s", diff)
 	}
@@ -111,7 +152,7 @@ func TestListenerEndsWithItsLoop(t *testing.T) {
 		Wake:       func() error { return errors.New("no such process") },
 		Alive:      func() bool { return false },
 		Log:        func(string) {},
-		Bucket:     Bucket{Cap: 1, Every: time.Minute},
+		Budget:     Budget{Wakes: 1, Window: time.Minute},
 		AliveEvery: 20 * time.Millisecond,
 	}
 	if err := l.Run(context.Background()); !errors.Is(err, ErrLoopGone) {
@@ -142,7 +183,7 @@ func TestListenerSaysAFailedWaitOnce(t *testing.T) {
 		Quiet: func(context.Context) error { return nil }, Drawing: func(context.Context) error { return nil },
 		Wake: func() error { return nil }, Alive: func() bool { return true },
 		Log:    func(m string) { mu.Lock(); said = append(said, m); mu.Unlock() },
-		Bucket: Bucket{Cap: 1, Every: time.Minute},
+		Budget: Budget{Wakes: 1, Window: time.Minute},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 	defer cancel()

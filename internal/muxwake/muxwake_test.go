@@ -185,55 +185,83 @@ func TestDisarmGoesOnPastAGoneWindow(t *testing.T) {
 	assert.Equal(t, len(f.calls), 5)
 }
 
-func TestBucket(t *testing.T) {
+// TestBudget: at most Wakes in any Window, never two closer than Gap; a
+// fresh budget is whole; Back says when the next may pass.
+func TestBudget(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	type step struct {
-		at    float64
-		fire  bool // Fire rather than Offer
-		want  bool
-		pend  bool
-		dueAt float64
+		at     float64
+		want   bool
+		spent  bool
+		backAt float64 // Back after the step
 	}
 	for _, tc := range []struct {
 		name  string
 		steps []step
 	}{
-		{"three at once, then one an interval", []step{
-			{at: 0, want: true}, {at: 0.1, want: true}, {at: 0.2, want: true},
-			{at: 0.3, want: false, pend: true, dueAt: 60},
-			{at: 0.4, want: false, pend: true, dueAt: 60},
-			{at: 59, fire: true, want: false, pend: true, dueAt: 60},
-			{at: 60, fire: true, want: true},
-			{at: 61, want: false, pend: true, dueAt: 120},
+		{"three at once, then none for the window", []step{
+			{at: 0, want: true, backAt: 2}, {at: 2, want: true, backAt: 4}, {at: 4, want: true, spent: true, backAt: 3600},
+			{at: 10, want: false, spent: true, backAt: 3600},
+			{at: 3599, want: false, spent: true, backAt: 3600},
+			{at: 3600, want: true, spent: true, backAt: 3602},
+			{at: 3601, want: false, spent: true, backAt: 3602},
+			{at: 3602, want: true, spent: true, backAt: 3604},
 		}},
-		{"refilled after a quiet while", []step{
-			{at: 0, want: true}, {at: 1, want: true}, {at: 2, want: true},
-			{at: 1000, want: true}, {at: 1001, want: true}, {at: 1002, want: true},
-			{at: 1003, want: false, pend: true, dueAt: 1060},
+		{"never closer than the gap", []step{
+			{at: 0, want: true, backAt: 2}, {at: 1.9, want: false, backAt: 2}, {at: 2, want: true, backAt: 4},
+		}},
+		{"whole again after a quiet window", []step{
+			{at: 0, want: true, backAt: 2}, {at: 100, want: true, backAt: 102}, {at: 200, want: true, spent: true, backAt: 3600},
+			{at: 7300, want: true, backAt: 7302}, {at: 7310, want: true, backAt: 7312}, {at: 7320, want: true, spent: true, backAt: 10900},
 		}},
 		{"a clock gone back passes nothing more", []step{
-			{at: 10, want: true}, {at: 10, want: true}, {at: 10, want: true},
-			{at: 5, want: false, pend: true, dueAt: 65},
+			{at: 100, want: true}, {at: 102, want: true}, {at: 104, want: true, spent: true, backAt: 3700},
+			{at: 50, want: false, spent: true, backAt: 3700},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := Bucket{Cap: 3, Every: time.Minute}
+			b := Budget{Wakes: 3, Window: time.Hour, Gap: 2 * time.Second}
 			for i, s := range tc.steps {
-				var got bool
-				if s.fire {
-					got = b.Fire(at(s.at))
-				} else {
-					got = b.Offer(at(s.at))
+				if got := b.Take(at(s.at)); got != s.want {
+					t.Errorf("step %d at %vs: Take %v, want %v", i, s.at, got, s.want)
 				}
-				if got != s.want {
-					t.Errorf("step %d at %vs: %v, want %v", i, s.at, got, s.want)
+				if got := b.Spent(at(s.at)); got != s.spent {
+					t.Errorf("step %d at %vs: Spent %v, want %v", i, s.at, got, s.spent)
 				}
-				due, pend := b.Due()
-				if pend != s.pend || pend && !due.Equal(at(s.dueAt)) {
-					t.Errorf("step %d at %vs: pending %v due %v, want %v at %vs", i, s.at, pend, due.Sub(t0), s.pend, s.dueAt)
+				if s.backAt != 0 {
+					if got := b.Back(at(s.at)); !got.Equal(at(s.backAt)) {
+						t.Errorf("step %d at %vs: Back at %v, want %vs", i, s.at, got.Sub(t0), s.backAt)
+					}
 				}
 			}
 		})
+	}
+}
+
+// TestBudgetOverAnyWindow: whenever wakes are offered, no window passes
+// more than Wakes: the bound holds by construction, not on average.
+func TestBudgetOverAnyWindow(t *testing.T) {
+	b := Budget{Wakes: 3, Window: time.Hour, Gap: 2 * time.Second}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var passed []time.Time
+	for s := 0; s < 6*3600; s += 4 { // a quiet spell every 4 s for six hours
+		if now := t0.Add(time.Duration(s) * time.Second); b.Take(now) {
+			passed = append(passed, now)
+		}
+	}
+	for i := range passed {
+		n := 0
+		for _, p := range passed[i:] {
+			if p.Sub(passed[i]) < time.Hour {
+				n++
+			}
+		}
+		if n > 3 {
+			t.Fatalf("%d wakes in the hour from %v, want at most 3", n, passed[i].Sub(t0))
+		}
+	}
+	if len(passed) != 18 {
+		t.Errorf("%d wakes passed in six hours, want 18", len(passed))
 	}
 }

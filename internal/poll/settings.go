@@ -24,6 +24,10 @@ type Readings struct {
 	// the screen is looked at again at a short, growing pace until it
 	// settles.
 	Woken bool
+	// MuxWoken says the multiplexer's own wake brought it instead (the
+	// pane fell silent: wake --mux); the poll finds it out itself, from
+	// the mark the wake left (statedir.MuxWoke).
+	MuxWoken bool
 }
 
 // A ProbeReading is what one probe gave: its output when Given, else why
@@ -98,6 +102,7 @@ func input(r Readings, now time.Time, screen classify.Result, hostWake tick.Host
 		ProgressPresent: r.Progress.present(),
 		ProgressError:   r.Progress.Error,
 		Woken:           r.Woken,
+		MuxWoken:        r.MuxWoken,
 		HostWake:        hostWake,
 	}
 	if r.Work.Given && in.WorkError == "" && !in.Work.Known {

@@ -80,6 +80,7 @@ func Tick(r Request, pane io.Reader) (string, error) {
 		return line, nil
 	}
 	defer p.close()
+	p.r.Readings = p.d.wokenBy(p.r.Readings)
 	p.look(pane)
 	p.judge()
 	p.answers()
@@ -562,6 +563,17 @@ func boxAsDrawn(s *classify.Screen, screen classify.Result, opt classify.Options
 // A stateDirectory is one watcher's directory: its state, echo ledger,
 // history and the actions handed to the shell.
 type stateDirectory string
+
+// wokenBy tells a wake of the multiplexer's from any other: the mark
+// wake --mux leaves before it wakes the loop, taken by the poll it brought.
+// Where a hook's wake came with it, within the loop's gathering of wakes,
+// the poll is taken as the multiplexer's.
+func (d stateDirectory) wokenBy(r Readings) Readings {
+	if r.Woken && os.Remove(d.path(statedir.MuxWoke)) == nil {
+		r.Woken, r.MuxWoken = false, true
+	}
+	return r
+}
 
 func (d stateDirectory) path(name string) string { return filepath.Join(string(d), name) }
 func (d stateDirectory) sd() statedir.Dir        { return statedir.Dir(d) }

@@ -515,6 +515,14 @@ func HooksSummary(installed map[string]bool, agents []string) string {
 	return line
 }
 
+// HooksInstalledFor says whether the agent classify recognised by the
+// name it gives ("Claude Code", "Codex CLI", "Gemini CLI") has a hook of
+// ours in its user settings: false for an agent we have no hook for.
+func HooksInstalledFor(home string, getenv func(string) string, name string) bool {
+	key, _, _ := strings.Cut(strings.ToLower(name), " ")
+	return slices.Contains(HookAgents, key) && HooksInstalled(home, getenv)[key]
+}
+
 // WatchedHooks says whether the agents the fleet f watches have our hooks
 // in their user settings under home, and says it in a line ("" when the
 // fleet watches no agent).

@@ -66,6 +66,10 @@ const (
 	// pane's window and session, and what was there before
 	// (muxwake.Record): written before the change, removed once undone.
 	MuxWake = "muxwake.json"
+	// MuxWoke marks a wake of the multiplexer's (wake --mux), left before
+	// the loop is woken and removed by the poll it brings, which takes the
+	// screen as settled: the pane has drawn nothing for seconds.
+	MuxWoke = "muxwake.woke"
 	// Vitals is the watched agent's own activity, counted from its own
 	// records through a cursor (VitalsRecord).
 	Vitals = "vitals.json"

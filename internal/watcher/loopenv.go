@@ -162,6 +162,7 @@ func (e *LoopEnv) Prepare() error {
 	}
 	// Where the last loop's wake relay stood is not where this one's will.
 	os.Remove(statedir.Dir(e.state).Path(statedir.RemoteWake))
+	os.Remove(statedir.Dir(e.state).Path(statedir.MuxWoke)) // a wake the last loop never polled for
 	return statedir.Dir(e.state).WriteRecord(statedir.Loop, rec)
 }
 
@@ -232,8 +233,8 @@ func (e *LoopEnv) settings() map[string]string {
 		"call_timeout": strconv.Itoa(e.timeout),
 		"human_idle":   strconv.Itoa(e.flags.HumanIdle),
 	}
-	if e.flags.MuxWake > 0 {
-		s["mux_wake"] = strconv.Itoa(e.flags.MuxWake)
+	if e.flags.MuxWake != 0 {
+		s["mux_wake"] = muxWakeString(e.flags.MuxWake)
 	}
 	for k, v := range map[string]string{"work_probe": e.flags.WorkProbe, "progress_probe": e.flags.ProgressProbe,
 		"mux": e.mux, "ssh_config": e.flags.SSHConfig, "probe_dir": e.flags.ProbeDir, "funnel": e.funnel, "pane": e.flags.Pane} {
@@ -404,23 +405,26 @@ func (e *LoopEnv) conditional(cmd string) []string {
 // host wake this watcher. Its ssh has a session but no terminal (-T), and
 // no forwarding of any kind (LoopOptions); the listener's command is fixed
 // but for the pane target. None for a local target, whose hooks signal
-// the loop themselves. With --mux-wake, the multiplexer wakes it too
-// (wake --mux): the local one, or the host's over the loop's connection,
-// beside the relay of the host's listener.
+// the loop themselves. Unless --mux-wake is 0, the multiplexer wakes it
+// too (wake --mux, with --auto for --mux-wake auto): the local one, or the
+// host's over the loop's connection, beside the relay of the host's
+// listener.
 func (e *LoopEnv) wakeRelay() []string {
+	mux := []string{"--target", e.paneTarget(), "--silence", strconv.Itoa(muxWakeSilence(e.flags.MuxWake)), "--interval", strconv.Itoa(e.flags.Interval)}
+	if e.flags.MuxWake == MuxWakeAuto {
+		mux = append(mux, "--auto")
+	}
 	if e.target.Local() {
 		if e.flags.MuxWake == 0 || e.mux == "" {
 			return nil
 		}
-		return []string{e.bin, "wake", "--mux", "--state", e.state, "--mux-bin", e.mux, "--target", e.paneTarget(),
-			"--silence", strconv.Itoa(e.flags.MuxWake), "--interval", strconv.Itoa(e.flags.Interval)}
+		return append([]string{e.bin, "wake", "--mux", "--state", e.state, "--mux-bin", e.mux}, mux...)
 	}
 	listen := append([]string{"ssh", "-T"}, e.ssh.ClientOptions(e.control)...)
 	listen = append(listen, "--", e.target.Host, remotewake.ListenCommand(e.paneTarget()))
-	if e.flags.MuxWake > 0 {
-		return append([]string{e.bin, "wake", "--mux", "--state", e.state, "--host", e.target.Host, "--ssh-config", e.flags.SSHConfig,
-			"--target", e.paneTarget(), "--silence", strconv.Itoa(e.flags.MuxWake), "--interval", strconv.Itoa(e.flags.Interval),
-			"--timeout", strconv.Itoa(e.timeout), "--"}, listen...)
+	if e.flags.MuxWake != 0 {
+		return append(append([]string{e.bin, "wake", "--mux", "--state", e.state, "--host", e.target.Host, "--ssh-config", e.flags.SSHConfig},
+			mux...), append([]string{"--timeout", strconv.Itoa(e.timeout), "--"}, listen...)...)
 	}
 	return append([]string{e.bin, "wake", "--relay", "--state", e.state, "--timeout", strconv.Itoa(e.timeout), "--"}, listen...)
 }

@@ -32,7 +32,8 @@ type Settings struct {
 	// counts them there: nothing paged, nothing nudged (0: off).
 	HumanIdle int
 	// MuxWake is how many seconds of no output in the watched pane make
-	// the multiplexer wake the watcher (0: off; wakemux.go).
+	// the multiplexer wake the watcher (0: off; MuxWakeAuto: decided by
+	// the agent's hooks; wakemux.go).
 	MuxWake int
 	// Pane is the pane the watcher follows, by its id (%N): watch pins
 	// the session's active pane when it starts, so that switching windows
@@ -54,7 +55,8 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
 	f.HumanIdle = 60
 	fs.Var((*cmdline.Seconds)(&f.HumanIdle), "human-idle", "`seconds` a human counts as at the agent after their last input at a client showing its pane, 0 to 3600 (60, or 1m): nothing is paged or nudged meanwhile (a question waiting 10 minutes is paged anyway); 0: off (no key is typed within 5 s of a human's input either way)")
-	fs.Var((*cmdline.Seconds)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300 (2 is a good start), for agents without hooks; 0: off (default). Local and ssh targets (tmux on the host, over the watcher's connection)")
+	f.MuxWake = MuxWakeAuto
+	fs.Var((*muxWakeFlag)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300, for agents without hooks; auto: 2 where the agent the first poll recognises has no hooks of ours installed (an agent without hooks, hooks not installed, an ssh target), none where it has; 0: off. Its wakes add at most a tenth to the polls' looks. Local and ssh targets (tmux on the host, over the watcher's connection)")
 	fs.StringVar(&f.OnChange, "on-change", "", "shell `command` run once per change of state, never waited for, under the probes' clock, with OMEGA_MONITOR_WATCHER, _TARGET, _OLD_STATE, _NEW_STATE, _RULE, _WORK and _PROGRESS in its environment (default $OMEGA_MONITOR_ON_CHANGE)")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
@@ -96,8 +98,8 @@ func (f *Settings) Check(getenv func(string) string) error {
 	if err := pollset.CheckHumanIdle(f.HumanIdle); err != nil {
 		return err
 	}
-	if f.MuxWake < 0 || f.MuxWake > MaxMuxWake {
-		return fmt.Errorf("--mux-wake must be a whole number of seconds from 0 (off) to %d; got %d", MaxMuxWake, f.MuxWake)
+	if (f.MuxWake < 0 || f.MuxWake > MaxMuxWake) && f.MuxWake != MuxWakeAuto {
+		return fmt.Errorf("--mux-wake must be auto or a whole number of seconds from 0 (off) to %d; got %d", MaxMuxWake, f.MuxWake)
 	}
 	if f.NudgeTextSet {
 		if err := pollset.CheckNudgeText(f.NudgeText); err != nil {
@@ -349,4 +351,49 @@ func Typo(ctx context.Context, m coord.Mux, target coord.Target, names []string)
 		return false, fmt.Sprintf("%s is a session here: watching it (the command is %s)", word, near)
 	}
 	return true, fmt.Sprintf("no command %s: did you mean %s? (no session %s here either; %s)", word, near, word, cmdline.HelpHint(""))
+}
+
+// MuxWakeAuto is --mux-wake auto, the default: the multiplexer's wakes,
+// after muxWakeAutoSilence seconds, unless the agent the first poll
+// recognises has hooks of ours installed, which wake the watcher already.
+const MuxWakeAuto = -1
+
+// muxWakeAutoSilence is the silence --mux-wake auto arms, in seconds.
+const muxWakeAutoSilence = 2
+
+// muxWakeFlag is --mux-wake's value: auto, or seconds as cmdline.Seconds
+// reads them.
+type muxWakeFlag int
+
+func (m *muxWakeFlag) String() string { return muxWakeString(int(*m)) }
+
+// Set reads v.
+func (m *muxWakeFlag) Set(v string) error {
+	if v == "auto" {
+		*m = MuxWakeAuto
+		return nil
+	}
+	var s cmdline.Seconds
+	if err := s.Set(v); err != nil || s < 0 {
+		return errors.New(`not auto, 0 (off) or a number of seconds such as "2" or "5s"`)
+	}
+	*m = muxWakeFlag(s)
+	return nil
+}
+
+// muxWakeString is --mux-wake's value n as the flag takes it.
+func muxWakeString(n int) string {
+	if n == MuxWakeAuto {
+		return "auto"
+	}
+	return strconv.Itoa(n)
+}
+
+// muxWakeSilence is the silence that arms the multiplexer's wakes for
+// --mux-wake n, in seconds (0: none).
+func muxWakeSilence(n int) int {
+	if n == MuxWakeAuto {
+		return muxWakeAutoSilence
+	}
+	return n
 }

@@ -250,7 +250,7 @@ func loopCommand(self, home, watcher, loop string, target coord.Target, fs *flag
 		"nudge-budget":   strconv.Itoa(f.NudgeBudget),
 		"interval":       strconv.Itoa(f.Interval),
 		"human-idle":     strconv.Itoa(f.HumanIdle),
-		"mux-wake":       strconv.Itoa(f.MuxWake),
+		"mux-wake":       muxWakeString(f.MuxWake),
 		"nudge-text":     f.NudgeText,
 		"on-change":      f.OnChange,
 		"mux":            f.Mux,

@@ -169,7 +169,7 @@ func TestWakeRelayCommandLine(t *testing.T) {
 		t.Run(tc.target.String()+tc.pane, func(t *testing.T) {
 			var f Settings
 			fs := f.FlagSet("watch")
-			args := []string{"--interval", "30"}
+			args := []string{"--interval", "30", "--mux-wake", "0"} // the hooks' relay alone
 			if tc.pane != "" {
 				args = append(args, "--pane", tc.pane)
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/muxwake"
+	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
@@ -46,19 +47,31 @@ const remoteWait = coord.RemoteFindMux + `exec 3<&0; "$m" wait-for "$1" & w=$!; 
 // is refused, never read on.
 const muxAnswerMax = 64 << 10
 
-// muxWake how many of the multiplexer's wakes in a row pass at once;
-// then six an interval, one every 2 s at most (muxwake.Bucket): each quiet
-// spell of the agent is one wake, which an agent asking a question every
-// ten seconds needs, but one that draws in short bursts cannot make the
-// loop poll without end.
-const muxWakeCap = 3
+// muxWakeShare is the share of the loop's regular polls that the
+// multiplexer's wakes may add, in looks: a tenth.
+const muxWakeShare = 10
 
-// muxWakeEvery is the pace of the wakes past muxWakeCap in a row.
-func muxWakeEvery(interval time.Duration) time.Duration { return max(interval/6, 2*time.Second) }
+// muxWakeLooks is the most looks one of the multiplexer's wakes costs: its
+// own, and the second look a question takes before it is paged (the tick
+// takes a wake of the multiplexer's as settled: poll.Readings.MuxWoken).
+const muxWakeLooks = 2
+
+// muxWakeBudget is the budget of the multiplexer's wakes of a loop polling
+// every interval: in any window of an hour (of muxWakeShare*muxWakeLooks
+// intervals, where that is longer), at most as many wakes as cost a tenth
+// of the window's regular polls (three an hour at --interval 60), never
+// two closer than 2 s. All may pass at once: the first question of a
+// quiet stretch is paged in seconds; then the poll goes on at its interval
+// until the window frees one.
+func muxWakeBudget(interval time.Duration) muxwake.Budget {
+	per := muxWakeShare * muxWakeLooks * max(interval, time.Second) // the regular polls' time that earns one wake
+	window := max(time.Hour, per)
+	return muxwake.Budget{Wakes: int(window / per), Window: window, Gap: 2 * time.Second}
+}
 
 // MuxWakeUsage is wake --mux's usage.
 const MuxWakeUsage = "usage: omega-monitor wake --mux --state DIR {--mux-bin PATH | --host ALIAS [--ssh-config FILE] [--timeout SECS] [-- LISTENER...]}\n" +
-	"       --target T --silence SECS [--interval SECS]"
+	"       --target T --silence SECS [--interval SECS] [--auto]"
 
 // ErrMuxWakeUsage is MuxWake's error for arguments it does not take; it
 // reads as the usage.
@@ -70,8 +83,10 @@ var ErrMuxWakeUsage = errors.New(MuxWakeUsage)
 // everything back when the loop is stopped or gone. With --host, the
 // multiplexer is the ssh host's, over the watcher's connection, and a
 // command after "--" is the host's wake listener, relayed as wake --relay
-// does. It returns at its end, or at once with ErrMuxWakeUsage.
-func MuxWake(args []string, stderr io.Writer) error {
+// does. With --auto, a local target's are armed only where hooked says
+// the agent its loop's first poll recognised has no hooks of ours. It
+// returns at its end, or at once with ErrMuxWakeUsage.
+func MuxWake(args []string, stderr io.Writer, hooked func(agent string) bool) error {
 	fs := flag.NewFlagSet("wake --mux", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	state := fs.String("state", "", "the watcher's state `dir`ectory")
@@ -82,6 +97,7 @@ func MuxWake(args []string, stderr io.Writer) error {
 	host := fs.String("host", "", "the ssh `alias` of the target's host")
 	config := fs.String("ssh-config", "", "ssh's config `file`")
 	timeout := fs.Int("timeout", defaultCallTimeout, "the relay's wall clock, in `seconds`")
+	auto := fs.Bool("auto", false, "arm only where the agent has no hooks of ours installed")
 	err := fs.Parse(args)
 	if local := *host == ""; err != nil || local && (*mux == "" || fs.NArg() != 0) || !local && coord.CheckHost(*host) != nil ||
 		*state == "" || *target == "" || *silence < 1 || *silence > MaxMuxWake || *interval < 1 || *timeout < 1 {
@@ -96,7 +112,10 @@ func MuxWake(args []string, stderr io.Writer) error {
 			go RunRelay(ctx, *state, fs.Args(), time.Duration(*timeout)*time.Second, stderr)
 		}
 	}
-	RunMuxWake(ctx, m, *host, *state, *target, *silence, time.Duration(*interval)*time.Second, stderr)
+	if !*auto || *host != "" { // a host's hooks are not read from here
+		hooked = nil
+	}
+	RunMuxWake(ctx, m, *host, *state, *target, *silence, time.Duration(*interval)*time.Second, hooked, stderr)
 	return nil
 }
 
@@ -113,8 +132,10 @@ func remoteMux(state, sshConfig string) coord.Mux {
 // predecessor left is undone first. Where arming fails (a multiplexer
 // without these commands, hooks of the user's in the way), it says so
 // once in log and waits for its end, so that the loop, which starts it
-// again when it is gone, does not try again at every poll.
-func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, silence int, interval time.Duration, log io.Writer) {
+// again when it is gone, does not try again at every poll. With hooked,
+// it first waits for the loop's first poll, and arms nothing where hooked
+// says the agent recognised there has hooks of ours installed.
+func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, silence int, interval time.Duration, hooked func(agent string) bool, log io.Writer) {
 	d := statedir.Dir(state)
 	say := func(msg string) {
 		fmt.Fprintf(log, "%s mux wake: %s\n", time.Now().Format("2006-01-02T15:04:05-0700"), msg)
@@ -125,6 +146,17 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 	alive := func() bool { return proc.Alive(loop.Pid, loop.StartToken) }
 	if err := DisarmMuxWake(ctx, m, host, state); err != nil {
 		say(err.Error())
+	}
+	if hooked != nil {
+		agent, ok := firstLook(ctx, d, loop.StartedAt, alive)
+		if !ok {
+			return
+		}
+		if agent != "" && hooked(agent) {
+			say("not armed (--mux-wake auto): " + printable.String(agent) + "'s hooks of ours are installed, and wake this watcher")
+			idle(ctx, alive)
+			return
+		}
 	}
 	channel, index := muxwake.Name(state)
 	rec, err := func() (muxwake.Record, error) {
@@ -159,10 +191,10 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 			_, err := run(ctx, muxwake.HushArgs(rec)...)
 			return err
 		},
-		Wake:   func() error { return Wake(state) },
+		Wake:   func() error { return muxWoke(state) },
 		Alive:  alive,
 		Log:    say,
-		Bucket: muxwake.Bucket{Cap: muxWakeCap, Every: muxWakeEvery(interval)},
+		Budget: muxWakeBudget(interval),
 	}
 	err = l.Run(ctx)
 	if err := DisarmMuxWake(context.WithoutCancel(ctx), m, host, state); err != nil {
@@ -172,6 +204,41 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 	}
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, muxwake.ErrLoopGone) {
 		say(err.Error())
+	}
+}
+
+// muxWoke wakes the loop of the watcher whose state directory is state for
+// the multiplexer, marking the wake as its own first (statedir.MuxWoke),
+// so that the poll it brings takes the screen as settled.
+func muxWoke(state string) error {
+	if err := os.WriteFile(statedir.Dir(state).Path(statedir.MuxWoke), nil, 0o600); err != nil {
+		return fmt.Errorf("watcher: mux wake: %w", err)
+	}
+	return Wake(state)
+}
+
+// firstLook waits for the first poll of the loop started at since, and
+// returns the agent the state says it recognised ("" for none); false
+// when ctx ended or the loop is gone first.
+func firstLook(ctx context.Context, d statedir.Dir, since time.Time, alive func() bool) (string, bool) {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for n := 0; ; n++ {
+		var st struct {
+			LastPoll time.Time `json:"last_poll"`
+			Agent    string    `json:"agent"`
+		}
+		if d.ReadRecord(statedir.State, &st) == nil && !st.LastPoll.IsZero() && !st.LastPoll.Before(since) {
+			return st.Agent, true
+		}
+		if n%60 == 59 && !alive() {
+			return "", false
+		}
+		select {
+		case <-ctx.Done():
+			return "", false
+		case <-t.C:
+		}
 	}
 }
 

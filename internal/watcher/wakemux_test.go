@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/muxwake"
 )
 
 // TestLoopEnvMuxWake: --mux-wake gives a local target's loop the mux
@@ -57,7 +59,29 @@ func TestLoopEnvMuxWake(t *testing.T) {
 		t.Errorf("relays %q, want the host's wake listener", l)
 	}
 
-	for _, v := range []string{"301", "-1", "2h"} {
+	// The default, auto: 2 s, armed where the agent has no hooks of ours
+	// (--auto); 0: no listener at all.
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"/b in/omega-monitor", "wake", "--mux", "--state", state, "--mux-bin", "/bin/true", "--target", "%7",
+			"--silence", "2", "--interval", "60", "--auto"}},
+		{[]string{"--mux-wake", "auto"}, []string{"/b in/omega-monitor", "wake", "--mux", "--state", state, "--mux-bin", "/bin/true", "--target", "%7",
+			"--silence", "2", "--interval", "60", "--auto"}},
+		{[]string{"--mux-wake", "0"}, nil},
+	} {
+		var f Settings
+		assert.NilError(t, f.FlagSet("watch").Parse(append([]string{"--pane", "%7"}, tc.args...)))
+		assert.NilError(t, f.Check(getenv))
+		e, err := NewLoopEnv(coord.Target{Session: "agent"}, f, os.Getpid(), getenv)
+		assert.NilError(t, err)
+		if diff := cmp.Diff(tc.want, e.wakeRelay()); diff != "" {
+			t.Errorf("%q: the mux wakes' listener (-want +got):\n%s", tc.args, diff)
+		}
+	}
+
+	for _, v := range []string{"301", "-1", "2h", "autox", ""} {
 		var f Settings
 		fs := f.FlagSet("watch")
 		fs.SetOutput(new(strings.Builder))
@@ -79,8 +103,33 @@ func TestMuxWakeUsage(t *testing.T) {
 		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "2", "--timeout", "0"},
 	} {
 		var stderr strings.Builder
-		if err := MuxWake(args, &stderr); !errors.Is(err, ErrMuxWakeUsage) || !strings.HasPrefix(err.Error(), "usage: omega-monitor wake --mux") {
+		if err := MuxWake(args, &stderr, nil); !errors.Is(err, ErrMuxWakeUsage) || !strings.HasPrefix(err.Error(), "usage: omega-monitor wake --mux") {
 			t.Errorf("wake --mux %q: %v; want the usage", args, err)
+		}
+	}
+}
+
+// TestMuxWakeBudget: the multiplexer's wakes in any window, at two looks
+// each, add at most a tenth to the window's regular polls; the window is
+// an hour, or 20 intervals where that is longer, so that a long interval
+// still has one.
+func TestMuxWakeBudget(t *testing.T) {
+	for _, tc := range []struct {
+		interval time.Duration
+		want     muxwake.Budget
+	}{
+		{time.Minute, muxwake.Budget{Wakes: 3, Window: time.Hour, Gap: 2 * time.Second}},
+		{30 * time.Second, muxwake.Budget{Wakes: 6, Window: time.Hour, Gap: 2 * time.Second}},
+		{7 * time.Second, muxwake.Budget{Wakes: 25, Window: time.Hour, Gap: 2 * time.Second}},
+		{10 * time.Minute, muxwake.Budget{Wakes: 1, Window: 200 * time.Minute, Gap: 2 * time.Second}},
+	} {
+		got := muxWakeBudget(tc.interval)
+		if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(muxwake.Budget{})); diff != "" {
+			t.Errorf("interval %v (-want +got):\n%s", tc.interval, diff)
+		}
+		polls := int(got.Window / tc.interval)
+		if looks := got.Wakes * muxWakeLooks; looks*muxWakeShare > polls {
+			t.Errorf("interval %v: %d looks of wakes against %d polls, over a tenth", tc.interval, looks, polls)
 		}
 	}
 }
