@@ -519,8 +519,19 @@ func HooksSummary(installed map[string]bool, agents []string) string {
 // name it gives ("Claude Code", "Codex CLI", "Gemini CLI") has a hook of
 // ours in its user settings: false for an agent we have no hook for.
 func HooksInstalledFor(home string, getenv func(string) string, name string) bool {
+	key := hookKey(name)
+	return key != "" && HooksInstalled(home, getenv)[key]
+}
+
+// hookKey is the name install --hooks gives the agent classify names name
+// ("Claude Code" is claude, "Codex CLI" codex), "" for one it has no hooks
+// for.
+func hookKey(name string) string {
 	key, _, _ := strings.Cut(strings.ToLower(name), " ")
-	return slices.Contains(HookAgents, key) && HooksInstalled(home, getenv)[key]
+	if !slices.Contains(HookAgents, key) {
+		return ""
+	}
+	return key
 }
 
 // WatchedHooks says whether the agents the fleet f watches have our hooks
@@ -530,8 +541,10 @@ func WatchedHooks(home string, getenv func(string) string, f board.Fleet) (map[s
 	var agents []string
 	for _, w := range f.Watchers {
 		// Another host's board's agents have their hooks there.
-		if w.Agent != "" && w.Host == "" && !slices.Contains(agents, w.Agent) {
-			agents = append(agents, w.Agent)
+		// The board names an agent as classify does: its hooks go by
+		// install's name for it.
+		if key := hookKey(w.Agent); key != "" && w.Host == "" && !slices.Contains(agents, key) {
+			agents = append(agents, key)
 		}
 	}
 	if len(agents) == 0 {
@@ -540,9 +553,7 @@ func WatchedHooks(home string, getenv func(string) string, f board.Fleet) (map[s
 	all := HooksInstalled(home, getenv)
 	hooks := map[string]bool{}
 	for _, a := range agents {
-		if slices.Contains(HookAgents, a) {
-			hooks[a] = all[a]
-		}
+		hooks[a] = all[a]
 	}
 	return hooks, HooksSummary(all, agents)
 }

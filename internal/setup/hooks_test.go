@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omega-monitor/omega-monitor/internal/board"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -438,6 +440,34 @@ func TestLineDiff(t *testing.T) {
 	} {
 		if diff := cmp.Diff(c.want, lineDiff([]byte(c.before), []byte(c.after))); diff != "" {
 			t.Errorf("%q → %q (-want +got):\n%s", c.before, c.after, diff)
+		}
+	}
+}
+
+// TestWatchedHooksByTheBoardsNames: the board names an agent as classify
+// does ("Claude Code"), install by its own name (claude); status reads the
+// one through the other. Another host's watcher and an agent without hooks
+// of ours are not asked about.
+func TestWatchedHooksByTheBoardsNames(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	if _, err := install(t, env, Options{Hooks: true, HookAgents: []string{HookClaude}}); err != nil {
+		t.Fatal(err)
+	}
+	f := board.Fleet{Watchers: []board.Watcher{
+		{Agent: "Claude Code"}, {Agent: "Codex CLI"}, {Agent: "Qwen Code"}, {Agent: "Gemini CLI", Host: "gpu"}, {Agent: "Claude Code"},
+	}}
+	hooks, line := WatchedHooks(env.Home, env.getenv, f)
+	if diff := cmp.Diff(map[string]bool{HookClaude: true, HookCodex: false}, hooks); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	want := "hooks (a wake at the agent's own events): claude installed, codex not installed (omega-monitor install --hooks --codex)"
+	if line != want {
+		t.Errorf("line %q, want %q", line, want)
+	}
+	for name, want := range map[string]bool{"Claude Code": true, "Codex CLI": false, "Qwen Code": false, "": false, "claude": true} {
+		if got := HooksInstalledFor(env.Home, env.getenv, name); got != want {
+			t.Errorf("HooksInstalledFor(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
