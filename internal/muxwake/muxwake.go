@@ -124,33 +124,33 @@ var ErrHooksInTheWay = errors.New("muxwake: alert hooks of the user's are in the
 func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence int, save func(Record) error) (Record, error) {
 	rec := Record{Spot: s, Channel: channel, Index: index, SilenceS: silence, Prior: map[string]string{}, OwnHooks: map[string]bool{},
 		ArmedAt: time.Now().UTC().Truncate(time.Second)}
-	for _, o := range options {
-		v, err := run(ctx, slices.Concat([]string{"show-options", "-qv"}, rec.scoped(o), []string{name(o)})...)
-		if err != nil {
-			return rec, fmt.Errorf("muxwake: arm: %w", err)
-		}
-		if v = strings.TrimSpace(v); !optionValue(v) {
+	// One call asks every question, each answer ended by a line of
+	// answerEnd: a multiplexer call costs a client's start (or, on an ssh
+	// host, a round trip), and the listener's start is most of its cost.
+	out, err := run(ctx, rec.priorQuery()...)
+	if err != nil {
+		return rec, fmt.Errorf("muxwake: arm: %w", err)
+	}
+	answers := strings.Split(out, answerEnd+"\n")
+	if len(answers) != len(options)+2*len(hooks)+1 || answers[len(answers)-1] != "" {
+		return rec, fmt.Errorf("muxwake: arm: the server's answer is not one to the questions asked: %.60q", out)
+	}
+	for i, o := range options {
+		v := strings.TrimSpace(answers[i])
+		if !optionValue(v) {
 			return rec, fmt.Errorf("muxwake: arm: the server's %s is not a value: %.40q", name(o), v)
 		}
 		rec.Prior[o] = v
 	}
-	for _, h := range hooks {
-		own, err := run(ctx, "show-hooks", "-t", s.Session, h)
-		if err != nil {
-			return rec, fmt.Errorf("muxwake: arm: %w", err)
-		}
+	for i, h := range hooks {
+		own, global := answers[len(options)+2*i], answers[len(options)+2*i+1]
 		rec.OwnHooks[h] = strings.TrimSpace(own) != ""
 		if strings.Contains(own, fmt.Sprintf("%s[%d]", h, index)) {
 			return rec, fmt.Errorf("%w: the session's %s[%d] is taken", ErrHooksInTheWay, h, index)
 		}
-		if rec.OwnHooks[h] {
-			continue
-		}
-		global, err := run(ctx, "show-hooks", "-g", h)
-		if err != nil {
-			return rec, fmt.Errorf("muxwake: arm: %w", err)
-		}
-		if strings.Contains(global, h+"[") { // an empty array is printed as its bare name
+		// The global hooks matter only where the session has no array
+		// of its own, which would hide them.
+		if !rec.OwnHooks[h] && strings.Contains(global, h+"[") { // an empty array is printed as its bare name
 			return rec, fmt.Errorf("%w: global %s ones, which a session hook would hide", ErrHooksInTheWay, h)
 		}
 	}
@@ -161,6 +161,29 @@ func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence
 		return rec, fmt.Errorf("muxwake: arm: %w", err)
 	}
 	return rec, nil
+}
+
+// answerEnd ends each answer of priorQuery's, a line no answer to its
+// questions holds.
+const answerEnd = "omega-monitor-wake: end of answer"
+
+// priorQuery is the one multiplexer call that asks what Arm changes: each
+// option's own value, then each hook's session array and global one, each
+// answer ended by a line of answerEnd.
+func (rec Record) priorQuery() []string {
+	var args []string
+	ask := func(q ...string) {
+		args = append(args, q...)
+		args = append(args, ";", "display-message", "-p", answerEnd, ";")
+	}
+	for _, o := range options {
+		ask(slices.Concat([]string{"show-options", "-qv"}, rec.scoped(o), []string{name(o)})...)
+	}
+	for _, h := range hooks {
+		ask("show-hooks", "-t", rec.Session, h)
+		ask("show-hooks", "-g", h)
+	}
+	return args[:len(args)-1]
 }
 
 // scoped is the flags that name option o's window or session.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,27 @@ type fakeMux struct {
 }
 
 func (f *fakeMux) run(_ context.Context, args ...string) (string, error) {
+	if slices.Contains(args, answerEnd) {
+		// Arm's questions, one call: each answered as tmux would, one
+		// line each, then the line that ends it.
+		var out strings.Builder
+		for q := range slices.Values(splitCalls(args)) {
+			if len(q) == 3 && q[0] == "display-message" {
+				out.WriteString(q[2] + "\n")
+				continue
+			}
+			key := strings.Join(q, " ")
+			if err, ok := f.fail[key]; ok {
+				return "", err
+			}
+			a := f.answers[key] // unknown: nothing set, as tmux says
+			if a != "" && !strings.HasSuffix(a, "\n") {
+				a += "\n"
+			}
+			out.WriteString(a)
+		}
+		return out.String(), nil
+	}
 	key := strings.Join(args, " ")
 	if err, ok := f.fail[key]; ok {
 		return "", err
@@ -97,6 +119,18 @@ func (f *fakeMux) run(_ context.Context, args ...string) (string, error) {
 	}
 	f.calls = append(f.calls, args)
 	return "", nil
+}
+
+// splitCalls splits a multiplexer call of several commands at its ";".
+func splitCalls(args []string) [][]string {
+	var calls [][]string
+	for {
+		i := slices.Index(args, ";")
+		if i < 0 {
+			return append(calls, args)
+		}
+		calls, args = append(calls, args[:i]), args[i+1:]
+	}
 }
 
 // TestHostileServerAnswers: what the server answers is taken only in the
@@ -263,5 +297,41 @@ func TestBudgetOverAnyWindow(t *testing.T) {
 	}
 	if len(passed) != 18 {
 		t.Errorf("%d wakes passed in six hours, want 18", len(passed))
+	}
+}
+
+// TestArmAsksInOneCall: Arm asks its questions in one call, and an answer
+// that is not one answer a question (too few, too many, a forged end line)
+// arms nothing.
+func TestArmAsksInOneCall(t *testing.T) {
+	spot := Spot{"%1", "@2", "$3"}
+	questions := 0
+	count := func(_ context.Context, args ...string) (string, error) {
+		if slices.Contains(args, answerEnd) {
+			questions++
+		}
+		return strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)), nil
+	}
+	_, err := Arm(context.Background(), count, spot, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
+	assert.NilError(t, err)
+	assert.Equal(t, questions, 1)
+	for _, out := range []string{
+		"",
+		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)-1),
+		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)+1),
+		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)) + "set-hook -g alert-silence x\n",
+		"30\n" + answerEnd + "\n" + answerEnd + answerEnd + "\n" + strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)-2),
+	} {
+		saved, calls := false, 0
+		run := func(_ context.Context, args ...string) (string, error) {
+			if !slices.Contains(args, answerEnd) {
+				calls++
+			}
+			return out, nil
+		}
+		_, err := Arm(context.Background(), run, spot, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { saved = true; return nil })
+		if err == nil || saved || calls != 0 {
+			t.Errorf("answer %q: err %v, saved %v, %d calls; want refused, nothing saved or set", out, err, saved, calls)
+		}
 	}
 }
