@@ -110,7 +110,7 @@ func TestListNoServerNoConfig(t *testing.T) {
 		t.Errorf("list lacks %q:\n%s", want, res.Stdout())
 	}
 	f.run(t, "install", "--hooks", "--gemini").Assert(t, icmd.Success)
-	if want := "codex not installed, gemini installed (omega-monitor install --hooks --claude --codex)"; !strings.Contains(f.run(t, "list").Stdout(), want) {
+	if want := "codex not installed, gemini installed, opencode not installed (omega-monitor install --hooks --claude --codex --opencode)"; !strings.Contains(f.run(t, "list").Stdout(), want) {
 		t.Errorf("list after install --hooks --gemini lacks %q", want)
 	}
 }
