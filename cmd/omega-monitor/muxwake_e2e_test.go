@@ -260,16 +260,16 @@ func waitPaged(t *testing.T, r *loopRun, n int) time.Time {
 	return time.Now()
 }
 
-// TestMuxWakeByDefaultWhereNoHooks: a watcher started without --mux-wake
+// TestMuxWakeAutoWhereNoHooks: a watcher started with --mux-wake auto
 // arms the multiplexer's wakes for an agent with no hooks of ours, and
 // not for one whose hooks are installed (said once in its log); stop
 // leaves every option as it was.
-func TestMuxWakeByDefaultWhereNoHooks(t *testing.T) {
+func TestMuxWakeAutoWhereNoHooks(t *testing.T) {
 	testenv.EndToEnd(t)
 	f := newFleet(t)
 	watch := func(session string) {
 		t.Helper()
-		cmd := icmd.Command(omegaMonitor(t), session, "--interval", "60") // not f.run: no --mux-wake at all
+		cmd := icmd.Command(omegaMonitor(t), session, "--interval", "60", "--mux-wake", "auto") // not f.run, which says 0
 		cmd.Env = []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "OMEGA_MONITOR_HOME=" + f.state, "OMEGA_MONITOR_MUX=" + f.tmux.Mux}
 		icmd.RunCmd(cmd).Assert(t, icmd.Success)
 	}

@@ -55,8 +55,7 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
 	f.HumanIdle = 60
 	fs.Var((*cmdline.Seconds)(&f.HumanIdle), "human-idle", "`seconds` a human counts as at the agent after their last input at a client showing its pane, 0 to 3600 (60, or 1m): nothing is paged or nudged meanwhile (a question waiting 10 minutes is paged anyway); 0: off (no key is typed within 5 s of a human's input either way)")
-	f.MuxWake = MuxWakeAuto
-	fs.Var((*muxWakeFlag)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300, for agents without hooks; auto: 2 where the agent the first poll recognises has no hooks of ours installed (an agent without hooks, hooks not installed, an ssh target), none where it has; 0: off. Its wakes add at most a tenth to the polls' looks. Local and ssh targets (tmux on the host, over the watcher's connection)")
+	fs.Var((*muxWakeFlag)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300, for agents without hooks; auto: 2 where the agent the first poll recognises has no hooks of ours installed (an agent without hooks, hooks not installed, an ssh target), none where it has; 0: off (the default: tmux tells a client attached to the session of each alert, with a bell where its visual-silence is off). Its wakes add at most a tenth to the polls' looks. Local and ssh targets (tmux on the host, over the watcher's connection)")
 	fs.StringVar(&f.OnChange, "on-change", "", "shell `command` run once per change of state, never waited for, under the probes' clock, with OMEGA_MONITOR_WATCHER, _TARGET, _OLD_STATE, _NEW_STATE, _RULE, _WORK and _PROGRESS in its environment (default $OMEGA_MONITOR_ON_CHANGE)")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")
@@ -353,7 +352,7 @@ func Typo(ctx context.Context, m coord.Mux, target coord.Target, names []string)
 	return true, fmt.Sprintf("no command %s: did you mean %s? (no session %s here either; %s)", word, near, word, cmdline.HelpHint(""))
 }
 
-// MuxWakeAuto is --mux-wake auto, the default: the multiplexer's wakes,
+// MuxWakeAuto is --mux-wake auto: the multiplexer's wakes,
 // after muxWakeAutoSilence seconds, unless the agent the first poll
 // recognises has hooks of ours installed, which wake the watcher already.
 const MuxWakeAuto = -1

@@ -39,12 +39,12 @@ The watcher of an ssh target runs two more forms itself, never a hook:
       loop: keeps COMMAND (that listener, through ssh) running and wakes
       the loop for the wakes of its own pane
 
-And a watcher runs, beside its loop, unless started with --mux-wake 0:
+And a watcher started with --mux-wake (auto, or seconds) runs, beside its loop:
   wake --mux --state DIR --mux-bin PATH --target T --silence SECS
       [--interval SECS] [--auto]   arms tmux's silence alert on T's pane,
       wakes the loop when the pane falls silent (within a budget of a tenth
       of the loop's polls), and puts every option back at its end; with
-      --auto (--mux-wake auto, the default), only where the agent the first
+      --auto (--mux-wake auto), only where the agent the first
       poll recognised has no hooks of ours (docs/hooks.md, "Without the
       agent's hooks")
   wake --mux --state DIR --host ALIAS [--ssh-config FILE] [--timeout SECS]
