@@ -57,6 +57,33 @@ func answerAs(t *testing.T, r *loopRun, label string, confirmed bool) statedir.O
 	return statedir.Offer{}
 }
 
+// typedOrCancelled waits for what became of an answer from the chat, and
+// says whether it was typed. A real program may redraw between the loop's
+// look and its key on a loaded machine: the key is then not sent, which
+// is the guard working, and nothing may have reached the program (no
+// canary run in dir). Any other refusal fails the test.
+func typedOrCancelled(t *testing.T, r *loopRun, dir string) (lines []string, typed bool) {
+	t.Helper()
+	lines = r.waitLine("answer ", realTimeout)
+	for !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.Contains(l, "answer typed: ") || strings.Contains(l, "answer NOT typed: ")
+	}) {
+		lines = r.waitLines(len(lines)+1, realTimeout)
+	}
+	cancelled := linesWith(lines, "answer NOT typed: ")
+	if len(cancelled) == 0 {
+		return lines, true
+	}
+	if !strings.Contains(cancelled[0], "the pane changed between the look and the key") {
+		t.Fatalf("answer refused for another reason:\n%s", strings.Join(lines, "\n"))
+	}
+	t.Logf("the key was cancelled by the pane's change, as it must be: %s", cancelled[0])
+	if _, err := os.Stat(filepath.Join(dir, fakeapi.BashMarker)); err == nil {
+		t.Errorf("a cancelled answer ran the command")
+	}
+	return lines, false
+}
+
 // TestRealClaudeAnswersFromTheChat: the real Claude Code asks to run a
 // command; the watcher relays the question with its options as buttons; an
 // answer, as the relay writes it for a tap, is typed into that dialog. No:
@@ -217,7 +244,9 @@ func TestRealAgentsApprovalAnsweredFromTheChat(t *testing.T) {
 			}
 			first := offers.Offers[0]
 			answerAs(t, r, first.Label, false)
-			r.waitLine("answer typed: "+first.Label, realTimeout)
+			if _, typed := typedOrCancelled(t, r, s.Launch.Dir); !typed {
+				return
+			}
 			deadline := time.Now().Add(realTimeout)
 			for {
 				if _, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker)); err == nil {
@@ -262,24 +291,8 @@ func TestRealQwenAndCopilotAnsweredFromTheChat(t *testing.T) {
 			r.waitLine("escalated to the operator", realTimeout)
 			n := len(api.Requests())
 			o := answerAs(t, r, c.label, false)
-			lines := r.waitLine("answer ", realTimeout)
-			for !slices.ContainsFunc(lines, func(l string) bool {
-				return strings.Contains(l, "answer typed: ") || strings.Contains(l, "answer NOT typed: ")
-			}) {
-				lines = r.waitLines(len(lines)+1, realTimeout)
-			}
-			if cancelled := linesWith(lines, "answer NOT typed: "); len(cancelled) > 0 {
-				// The pane moved between the loop's look and its key (the
-				// program redrew under a loaded machine): the key is not
-				// sent, which is the guard working. Then nothing may have
-				// reached the program: no command run, no words.
-				if !strings.Contains(cancelled[0], "the pane changed between the look and the key") {
-					t.Fatalf("answer refused for another reason:\n%s", strings.Join(lines, "\n"))
-				}
-				t.Logf("the key was cancelled by the pane's change, as it must be: %s", cancelled[0])
-				if _, err := os.Stat(filepath.Join(s.Launch.Dir, fakeapi.BashMarker)); err == nil {
-					t.Errorf("a cancelled answer ran the command")
-				}
+			lines, typed := typedOrCancelled(t, r, s.Launch.Dir)
+			if !typed {
 				return
 			}
 			if res, err := statedir.Dir(r.state).ReadResult(o.Nonce); err != nil || res.Outcome != statedir.AnswerTyped {
