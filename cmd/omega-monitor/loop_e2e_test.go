@@ -408,6 +408,14 @@ func questionGetsNothing(t *testing.T, r *loopRun, log, said string) {
 	if got := received(t, log); len(got) != 0 {
 		t.Errorf("the question dialog received %q; nothing may be typed into a dialog", got)
 	}
+	// The deliverer runs apart from the poll that said the escalation:
+	// its page is waited for, then counted.
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if len(r.alertsNow()) > 0 {
+			return poll.Success()
+		}
+		return poll.Continue("no alert delivered yet")
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
 	if a := r.alerts(); len(a) != 1 || !strings.Contains(a[0], said) {
 		t.Errorf("alerts = %q, want the question escalated once, with %q", a, said)
 	}
