@@ -40,6 +40,7 @@ var builtinDescriptions = []description{
 				Hooks: LocalHooks{
 					Events: []string{`Notification`, `PermissionRequest`, `Stop`, `StopFailure`},
 				},
+				Witness: `claude-status`,
 			},
 		},
 		rules: []LocalRule{
@@ -300,6 +301,7 @@ var builtinDescriptions = []description{
 				Hooks: LocalHooks{
 					Events: []string{`PermissionRequest`, `Stop`, `Interrupt`},
 				},
+				Witness: `codex-log`,
 			},
 		},
 		rules: []LocalRule{
@@ -783,6 +785,7 @@ var builtinDescriptions = []description{
 				UserTurn:      `^  > \S`,
 				SessionStart:  `^  │ >_ Qwen Code \(v\d`,
 				Programs:      []string{`qwen`},
+				Witness:       `qwen-chat`,
 			},
 		},
 		rules: []LocalRule{

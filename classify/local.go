@@ -107,6 +107,10 @@ type LocalAgent struct {
 	// Hooks are the agent's events whose hooks wake the watcher; only the
 	// project's own descriptions give them (LocalHooks).
 	Hooks LocalHooks `json:"hooks,omitzero"`
+	// Witness names the kind of the agent's own status or log files that
+	// say whether its turn is open (one of WitnessKinds): found and read
+	// as the watcher reads that kind, weighed against its screen only.
+	Witness string `json:"witness,omitempty"`
 }
 
 // A LocalTitle is what an agent's terminal title (tmux's #{pane_title})
@@ -463,8 +467,11 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	if err := checkHooks(la.Hooks); err != nil {
 		return fail(err)
 	}
+	if err := checkWitness(la.Witness); err != nil {
+		return fail(err)
+	}
 	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired, programs: la.Programs,
-		hookEvents: la.Hooks.Events}
+		hookEvents: la.Hooks.Events, witness: la.Witness}
 	boxes := la.Boxes
 	switch hasBox := !reflect.ValueOf(la.Box).IsZero(); {
 	case hasBox && len(boxes) > 0:

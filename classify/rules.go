@@ -58,6 +58,8 @@ type agent struct {
 	title titleMarks
 	// hookEvents are its events whose hooks wake the watcher (LocalHooks).
 	hookEvents []string
+	// witness is the kind of its own files that speak for it (WitnessOf).
+	witness string
 	// source is FILE:LINE for an agent an operator's rules file describes;
 	// empty for a built-in one.
 	source string

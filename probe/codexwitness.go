@@ -40,7 +40,7 @@ func codexRollout(data []byte) bool {
 // Updated is the time of the last line, so a session idle for long reads as
 // stale and the screen decides alone.
 func parseCodexRollout(data []byte, now time.Time) (Witness, error) {
-	w := Witness{}
+	w := Witness{Kind: CodexLog}
 	var last time.Time
 	for line := range bytes.Lines(data) {
 		var l struct {

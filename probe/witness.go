@@ -10,6 +10,9 @@ import (
 // screen: Claude Code writes one to ~/.claude/sessions/<pid>.json. It never
 // decides alone; it can only stop a nudge the screen would allow.
 type Witness struct {
+	// Kind is the kind of file it was read from: ClaudeStatus, CodexLog
+	// or QwenChat ("" for a witness made otherwise, such as a title).
+	Kind       string
 	Status     string    // busy, waiting or idle
 	WaitingFor string    // what a waiting agent waits for
 	Pane       string    // the tmux pane it runs in, session:@window.%pane
@@ -21,6 +24,14 @@ type Witness struct {
 	// asked again, whatever the screen shows between two polls.
 	Changed time.Time
 }
+
+// The kinds of the agents' own files a witness is read from, as an agent's
+// description names them (classify.WitnessKinds).
+const (
+	ClaudeStatus = "claude-status"
+	CodexLog     = "codex-log"
+	QwenChat     = "qwen-chat"
+)
 
 // WitnessMaxAge is how old a witness may be and still count: an agent that
 // died leaves its last status behind.
@@ -45,7 +56,7 @@ func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return Witness{}, fmt.Errorf("probe: agent status: not a status file: %v", err)
 	}
-	w := Witness{Status: f.Status, WaitingFor: f.WaitingFor, Pane: f.Tmux, Version: f.Version, Updated: time.UnixMilli(f.UpdatedAt)}
+	w := Witness{Kind: ClaudeStatus, Status: f.Status, WaitingFor: f.WaitingFor, Pane: f.Tmux, Version: f.Version, Updated: time.UnixMilli(f.UpdatedAt)}
 	if f.Changed > 0 {
 		w.Changed = time.UnixMilli(f.Changed)
 	}
@@ -66,16 +77,18 @@ func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
 // same pane must not hide a fresh one. A Codex session log among them
 // counts as PaneWitness counts one.
 func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error) {
-	return PaneWitness(files, nil, pane, now)
+	return PaneWitness(files, nil, nil, pane, now)
 }
 
 // PaneWitness is the agent's own word for pane: the freshest of the status
-// files that name it (as FreshestWitness), else, where none does, what
-// Codex's session logs say, a busy one winning among them (another Codex
-// in the same directory can only stop a nudge). Each of codexLogs is read
-// as a Codex log only, whatever its text says: a log cannot pose as a
-// status file.
-func PaneWitness(statuses, codexLogs [][]byte, pane string, now time.Time) (Witness, error) {
+// files that name it (as FreshestWitness), else, where none does, what the
+// session logs of the pane's directory say, Codex's and Qwen Code's, a busy
+// one winning among them (another agent in the same directory can only
+// stop a nudge; the tick weighs a witness only for the agent whose
+// description names its kind). Each of codexLogs is read as a Codex log
+// only, and each of qwenChats as a Qwen Code record only, whatever its
+// text says: a log cannot pose as a status file.
+func PaneWitness(statuses, codexLogs, qwenChats [][]byte, pane string, now time.Time) (Witness, error) {
 	var best []byte
 	var bestAt int64 = -1
 	logs := codexLogs[:len(codexLogs):len(codexLogs)]
@@ -98,16 +111,30 @@ func PaneWitness(statuses, codexLogs [][]byte, pane string, now time.Time) (Witn
 	if best != nil {
 		return ParseWitness(best, pane, now)
 	}
-	var codex *Witness
-	for _, data := range logs {
-		if w, err := parseCodexRollout(data, now); err == nil && (codex == nil || w.Status == "busy") {
-			codex = &w
+	var found *Witness
+	keep := func(w Witness, err error) {
+		if err == nil && (found == nil || w.Status == "busy") {
+			found = &w
 		}
 	}
-	if codex == nil {
-		return Witness{}, fmt.Errorf("probe: agent status: no status file names pane %q", pane)
+	for _, data := range logs {
+		keep(parseCodexRollout(data, now))
 	}
-	return *codex, nil
+	var why error
+	for _, data := range qwenChats {
+		w, err := ParseQwenChat(data, now)
+		keep(w, err)
+		if err != nil && why == nil {
+			why = err
+		}
+	}
+	switch {
+	case found != nil:
+		return *found, nil
+	case why != nil && len(logs) == 0:
+		return Witness{}, why
+	}
+	return Witness{}, fmt.Errorf("probe: agent status: no status file names pane %q", pane)
 }
 
 // Says is the witness's account in words, for the line.

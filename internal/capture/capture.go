@@ -58,6 +58,11 @@ const (
 	// base64, then a CodexLogEnd line.
 	CodexLogMark = "[omega-monitor:codex-log]"
 	CodexLogEnd  = "[omega-monitor:codex-log-end]"
+	// QwenChatMark opens the block of one of the pane's recent Qwen Code
+	// records (remoteQwenChats), as CodexLogMark a Codex log's; QwenChatEnd
+	// ends it.
+	QwenChatMark = "[omega-monitor:qwen-chat]"
+	QwenChatEnd  = "[omega-monitor:qwen-chat-end]"
 )
 
 // MaxCodexLogs is how many of the pane's recent Codex session logs a frame
@@ -121,7 +126,7 @@ const remoteFrame = coord.RemoteFindMux +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; n=0; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; n=$((n + ${#l})); [ "$n" -le ` + maxStatusFileText + ` ] || break; done <"$f"; ` +
 	`case $c in *'"` + statusKey + `":"'"$id"'"'*) ` + remoteStatusCap + `o="$o$c` + "\n" + StatusEnd + "\n" + `"; ` + remoteFreshest + `;; esac; done; ` +
-	remoteTranscript + remoteCodexFind + remoteCodexVitals + remoteCodexLogs + `printf '%s' "$o"; ` +
+	remoteTranscript + remoteCodexFind + remoteCodexVitals + remoteCodexLogs + remoteQwenChats + `printf '%s' "$o"; ` +
 	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
 
 // remoteFreshest keeps in $b the session id of the freshest status file
@@ -252,6 +257,22 @@ const remoteCodexVitals = `[ -z "$b" ] && [ -n "$g" ] && { z=$(wc -c <"$g" 2>/de
 const remoteCodexLogs = `if command -v base64 >/dev/null 2>&1; then for f in "$w1" "$w2" "$w3" "$w4"; do [ -n "$f" ] || continue; ` +
 	`printf '%s\n' '` + CodexLogMark + `'; tail -c ` + maxStatusFileText + ` "$f" 2>/dev/null | base64 2>/dev/null; ` +
 	`printf '\n%s\n' '` + CodexLogEnd + `'; done; fi; `
+
+// remoteQwenChats adds Qwen Code's own word to the remote frame, as
+// remoteCodexFind and remoteCodexLogs add Codex's: in one find, the
+// records under $QWEN_HOME/projects (default ~/.qwen) written in the last
+// 5 minutes, regular files only, whose first line names the pane's working
+// directory ($d); the newest MaxQwenChats of them, told by -nt, no name
+// globbed; and the last MaxStatusFile bytes of each, a QwenChatMark line,
+// the bytes in base64, an empty line, a QwenChatEnd line (qwenChats reads
+// them for a local pane). A host without base64 sends none.
+const remoteQwenChats = `y=${QWEN_HOME:-$HOME/.qwen}/projects; w1=; w2=; w3=; w4=; ` +
+	`if [ -d "$y" ] && command -v base64 >/dev/null 2>&1; then set -f; IFS='
+'; for f in $(find "$y" -path '*/chats/*.jsonl' -type f -mmin -5 -print 2>/dev/null); do ` +
+	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) ` + remoteCodexNewest + `;; esac; done; unset IFS; set +f; ` +
+	`for f in "$w1" "$w2" "$w3" "$w4"; do [ -n "$f" ] || continue; ` +
+	`printf '%s\n' '` + QwenChatMark + `'; tail -c ` + maxStatusFileText + ` "$f" 2>/dev/null | base64 2>/dev/null; ` +
+	`printf '\n%s\n' '` + QwenChatEnd + `'; done; fi; `
 
 // Remote is the command line for ssh that prints a capture frame of the
 // pane t names (as Args), bounded on the remote side by secs.

@@ -47,6 +47,12 @@ type Capture struct {
 	// CodexLogsErr says why the host's Codex logs were all taken as
 	// absent: it sent more than it may, or one that does not read.
 	CodexLogsErr error
+	// QwenChats are the ends of the pane's recent Qwen Code records (at
+	// most MaxQwenChats, each at most MaxStatusFile bytes), read as
+	// CodexLogs are, and as Qwen Code records only; QwenChatsErr says why
+	// the host's were all taken as absent.
+	QwenChats    [][]byte
+	QwenChatsErr error
 	// StatusErr says why the one status file given could not be read.
 	StatusErr error
 	// Humans is what the multiplexer said of the humans at the pane;
@@ -95,8 +101,10 @@ type Options struct {
 	// the recent Codex logs of the pane's directory.
 	StatusDir string
 	// CodexHome is Codex's home on this machine ($CODEX_HOME, else
-	// ~/.codex), where its session logs are.
+	// ~/.codex), where its session logs are; QwenHome Qwen Code's
+	// ($QWEN_HOME, else ~/.qwen), where its records are.
 	CodexHome string
+	QwenHome  string
 	// Now is the time against which a Codex log counts as recent.
 	Now time.Time
 	// Procs reads a local pane's processes (nil: /proc).
@@ -199,7 +207,8 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 	// A transcript or a Codex log is read only right after the header:
 	// past it, a line is the status files', which may say anything.
 	first, fgRead, titleRead := true, false, false
-	logs, logsBad := 0, ""
+	codex := logBlocks{what: "Codex logs", one: "Codex log", max: MaxCodexLogs}
+	qwen := logBlocks{what: "Qwen Code records", one: "Qwen Code record", max: MaxQwenChats}
 	c.Foreground = probe.Foreground{Unknown: "the frame does not say the pane's processes"}
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
@@ -235,22 +244,10 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 			c.Transcript = t
 			continue
 		}
-		if first && !local && line == CodexLogMark {
-			// A host that sends more logs than the script does, or one
-			// that does not read, is believed on none of them.
-			logs++
-			keep := logs <= MaxCodexLogs && logsBad == ""
-			if !keep && logsBad == "" {
-				logsBad = fmt.Sprintf("the host sent more than %d Codex logs", MaxCodexLogs)
-			}
-			tail, bad, err := readCodexLog(br, keep)
-			switch {
-			case err != nil:
+		if blocks := map[string]*logBlocks{CodexLogMark: &codex, QwenChatMark: &qwen}[line]; first && !local && blocks != nil {
+			end := map[string]string{CodexLogMark: CodexLogEnd, QwenChatMark: QwenChatEnd}[line]
+			if err := blocks.read(br, end); err != nil {
 				return c, err
-			case bad != "" && logsBad == "":
-				logsBad = bad
-			case keep && bad == "" && len(tail) > 0:
-				c.CodexLogs = append(c.CodexLogs, tail)
 			}
 			continue
 		}
@@ -276,12 +273,12 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 				}
 				c.Foreground = ReadForeground(procs, c.PaneState.PID)
 			}
-			if logsBad != "" {
-				c.CodexLogs, c.CodexLogsErr = nil, errors.New("capture: "+logsBad+": its Codex logs are taken as absent")
-			}
+			c.CodexLogs, c.CodexLogsErr = codex.result()
+			c.QwenChats, c.QwenChatsErr = qwen.result()
 			if local {
 				c.Statuses = statusFiles(o.StatusDir, c.Pane)
 				c.CodexLogs = codexLogs(o.CodexHome, c.Dir, o.Now)
+				c.QwenChats = qwenChats(o.QwenHome, c.Dir, o.Now)
 			}
 			return c, nil
 		case local:
@@ -380,39 +377,70 @@ func readTranscript(br *bufio.Reader, mark string) (*Transcript, error) {
 	return t, nil
 }
 
-// readCodexLog reads a Codex log's block, its mark line read already: the
-// base64 lines up to CodexLogEnd, of at most MaxStatusFile bytes decoded.
-// What passes that or does not decode is bad, and says why; with keep
-// false the block is only read past, nothing of it kept. Only a block
-// without its end fails the frame: nothing after it could be told from
-// the log.
-func readCodexLog(br *bufio.Reader, keep bool) (tail []byte, bad string, err error) {
+// logBlocks are the blocks of one kind of log a remote frame carried
+// (Codex's session logs, Qwen Code's records): what of them is kept, and
+// why none is. A host that sends more blocks than the script does, or one
+// that does not read, is believed on none of them.
+type logBlocks struct {
+	what, one string // "Codex logs" and "Codex log", as the errors name them
+	max       int
+	n         int
+	kept      [][]byte
+	bad       string
+}
+
+// read reads one block, its mark line read already: the base64 lines up
+// to end, of at most MaxStatusFile bytes decoded. What passes that or does
+// not decode is bad, and says why; past max blocks, or once one is bad, a
+// block is only read past, nothing of it kept. Only a block without its
+// end fails the frame: nothing after it could be told from the log.
+func (b *logBlocks) read(br *bufio.Reader, end string) error {
+	b.n++
+	keep := b.n <= b.max && b.bad == ""
+	if !keep && b.bad == "" {
+		b.bad = fmt.Sprintf("the host sent more than %d %s", b.max, b.what)
+	}
 	limit := base64.StdEncoding.EncodedLen(MaxStatusFile)
 	var enc []byte
+	bad := ""
 	for {
 		line, full, err := readLine(br, limit)
 		if err != nil {
-			return nil, "", errors.New("capture frame: a Codex log without its end")
+			return fmt.Errorf("capture frame: a %s without its end", b.one)
 		}
-		if line == CodexLogEnd {
+		if line == end {
 			break
 		}
 		switch {
 		case !keep || bad != "":
 		case !full || len(enc)+len(line) > limit:
-			bad = fmt.Sprintf("the host sent more than %d bytes of a Codex log", MaxStatusFile)
+			bad = fmt.Sprintf("the host sent more than %d bytes of a %s", MaxStatusFile, b.one)
 		default:
 			enc = append(enc, line...)
 		}
 	}
-	if !keep || bad != "" {
-		return nil, bad, nil
+	if !keep {
+		return nil
 	}
-	tail, err = base64.StdEncoding.DecodeString(string(enc))
-	if err != nil {
-		return nil, "a Codex log the host sent is not base64", nil
+	tail, err := base64.StdEncoding.DecodeString(string(enc))
+	switch {
+	case bad != "":
+		b.bad = bad
+	case err != nil:
+		b.bad = "a " + b.one + " the host sent is not base64"
+	case len(tail) > 0:
+		b.kept = append(b.kept, tail)
 	}
-	return tail, "", nil
+	return nil
+}
+
+// result is what is believed of the blocks: all that were kept, or none,
+// with why.
+func (b *logBlocks) result() ([][]byte, error) {
+	if b.bad != "" {
+		return nil, fmt.Errorf("capture: %s: its %s are taken as absent", b.bad, b.what)
+	}
+	return b.kept, nil
 }
 
 func notIDRune(r rune) bool {
@@ -533,13 +561,13 @@ func (c Capture) Witness(now time.Time) (*probe.Witness, string) {
 	if c.StatusErr != nil {
 		return nil, "unreadable (" + c.StatusErr.Error() + "): the screen decides alone"
 	}
-	if len(c.Statuses) == 0 && len(c.CodexLogs) == 0 {
-		if c.CodexLogsErr != nil {
-			return nil, "none (" + c.CodexLogsErr.Error() + ")"
+	if len(c.Statuses) == 0 && len(c.CodexLogs) == 0 && len(c.QwenChats) == 0 {
+		if err := errors.Join(c.CodexLogsErr, c.QwenChatsErr); err != nil {
+			return nil, "none (" + strings.ReplaceAll(err.Error(), "\n", "; ") + ")"
 		}
 		return nil, "none"
 	}
-	w, err := probe.PaneWitness(c.Statuses, c.CodexLogs, c.Pane, now)
+	w, err := probe.PaneWitness(c.Statuses, c.CodexLogs, c.QwenChats, c.Pane, now)
 	if err != nil {
 		return nil, err.Error() + ": the screen decides alone"
 	}
