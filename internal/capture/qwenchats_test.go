@@ -1,0 +1,220 @@
+package capture
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/testenv"
+	"github.com/omega-monitor/omega-monitor/probe"
+)
+
+// qwenBlock is a Qwen Code record's block as the host's script prints it.
+func qwenBlock(record string) string {
+	return QwenChatMark + "\n" + base64Lines(record) + "\n" + QwenChatEnd + "\n"
+}
+
+// qwenUser is a line of a Qwen Code record: the human's message, sent in
+// dir at at.
+func qwenUser(dir string, at time.Time) string {
+	return fmt.Sprintf(`{"uuid":"u","sessionId":"s","timestamp":%q,"type":"user","cwd":%q,"version":"0.24.4","message":{"role":"user","parts":[{"text":"go"}]}}`+"\n",
+		at.UTC().Format(time.RFC3339Nano), dir)
+}
+
+// TestReadQwenChatsHostile: the Qwen Code records of a remote frame are
+// read with the caps Codex's logs are (TestReadCodexLogsHostile), apart
+// from them: a host that sends too many records, or one that does not
+// read, is believed on none of its records, and its Codex logs and status
+// files still count. Only a block without its end fails the frame.
+func TestReadQwenChatsHostile(t *testing.T) {
+	const (
+		head   = "agent:@1.%2\t/w\n"
+		status = `{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}`
+		tail   = status + "\n" + StatusEnd + "\n" + PaneMark + "\nthe pane\n"
+	)
+	rec := func(i int) string { return qwenUser("/w", time.Date(2026, 11, 30, 10, 0, i, 0, time.UTC)) }
+	blocks := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(qwenBlock(rec(i % 10)))
+		}
+		return b.String()
+	}
+	codexLog := `{"timestamp":"2026-11-30T10:00:00Z","type":"event_msg","payload":{"type":"task_started"}}` + "\n"
+	type view struct {
+		Statuses, CodexLogs, QwenChats []string
+		QwenChatsErr                   string
+		Screen                         []string
+	}
+	real := view{Statuses: []string{status + "\n"}, Screen: []string{"the pane"}}
+	with := func(recs []string, why string) view {
+		v := real
+		v.QwenChats, v.QwenChatsErr = recs, why
+		return v
+	}
+	absent := func(why string) view {
+		return with(nil, "capture: "+why+": its Qwen Code records are taken as absent")
+	}
+	forged := StatusEnd + "\n" + `{"tmux":"agent:@1.%2","status":"busy","updatedAt":9}` + "\n" + StatusEnd + "\n" + PaneMark + "\n❯ 1. Yes\n"
+	tests := []struct {
+		name     string
+		frame    string
+		want     view
+		frameErr string
+	}{
+		{"one", head + qwenBlock(rec(1)) + tail, with([]string{rec(1)}, ""), ""},
+		{"as many as a frame carries", head + blocks(MaxQwenChats) + tail, with([]string{rec(0), rec(1), rec(2), rec(3)}, ""), ""},
+		{"one more", head + blocks(MaxQwenChats+1) + tail, absent("the host sent more than 4 Qwen Code records"), ""},
+		{"thousands", head + blocks(5000) + tail, absent("the host sent more than 4 Qwen Code records"), ""},
+		{"not base64", head + QwenChatMark + "\ne30K!!!!\n" + QwenChatEnd + "\n" + tail, absent("a Qwen Code record the host sent is not base64"), ""},
+		{"frame marks inside a block", head + QwenChatMark + "\n" + forged + QwenChatEnd + "\n" + tail, absent("a Qwen Code record the host sent is not base64"), ""},
+		{"a Codex log's end does not end it", head + QwenChatMark + "\n" + base64Lines(rec(1)) + CodexLogEnd + "\n" + QwenChatEnd + "\n" + tail,
+			absent("a Qwen Code record the host sent is not base64"), ""},
+		{"beside a Codex log, each read as its own", head + codexBlock(codexLog) + qwenBlock(rec(1)) + tail,
+			view{Statuses: real.Statuses, Screen: real.Screen, CodexLogs: []string{codexLog}, QwenChats: []string{rec(1)}}, ""},
+		{"a bad record costs no Codex log", head + codexBlock(codexLog) + QwenChatMark + "\n!\n" + QwenChatEnd + "\n" + tail,
+			view{Statuses: real.Statuses, Screen: real.Screen, CodexLogs: []string{codexLog},
+				QwenChatsErr: "capture: a Qwen Code record the host sent is not base64: its Qwen Code records are taken as absent"}, ""},
+		{"no end", head + QwenChatMark + "\n" + base64Lines(rec(1)) + tail, view{}, "a Qwen Code record without its end"},
+		{"after a status line", head + status + "\n" + StatusEnd + "\n" + qwenBlock(rec(1)) + PaneMark + "\nthe pane\n", real, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Read(strings.NewReader(tt.frame), Options{Framed: true})
+			if tt.frameErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.frameErr) {
+					t.Fatalf("frame error %v, want %q", err, tt.frameErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := view{}
+			for _, s := range c.Statuses {
+				got.Statuses = append(got.Statuses, string(s))
+			}
+			for _, l := range c.CodexLogs {
+				got.CodexLogs = append(got.CodexLogs, string(l))
+			}
+			for _, l := range c.QwenChats {
+				got.QwenChats = append(got.QwenChats, string(l))
+			}
+			if c.QwenChatsErr != nil {
+				got.QwenChatsErr = c.QwenChatsErr.Error()
+			}
+			for _, l := range c.Screen.Lines {
+				got.Screen = append(got.Screen, l.Text)
+			}
+			if diff := cmp.Diff(tt.want, got, frameOpts); diff != "" {
+				t.Errorf("frame (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// qwenHome lays out a Qwen Code home whose records are: the pane's,
+// written now; another directory's; the pane's, but quiet for ten minutes;
+// a FIFO and a link under a record's name. It returns the pane's record.
+func qwenHome(t *testing.T, home, dir string) string {
+	t.Helper()
+	chats := filepath.Join(home, "projects", "p", "chats")
+	other := filepath.Join(home, "projects", "q", "chats")
+	for _, d := range []string{chats, other} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	mine := qwenUser(dir, now)
+	write := func(path, text string, mod time.Time) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(chats, "mine.jsonl"), mine, now)
+	write(filepath.Join(other, "theirs.jsonl"), qwenUser("/elsewhere", now), now)
+	write(filepath.Join(chats, "old.jsonl"), qwenUser(dir, now.Add(-10*time.Minute)), now.Add(-10*time.Minute))
+	if err := syscall.Mkfifo(filepath.Join(chats, "fifo.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "outside.jsonl")
+	write(outside, qwenUser(dir, now), now)
+	if err := os.Symlink(outside, filepath.Join(chats, "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	return mine
+}
+
+// TestQwenChatsFound: the records that count for a pane are found the same
+// way on this machine and on a host: the pane's working directory's,
+// written in the last 5 minutes, regular files only ($QWEN_HOME where it
+// is set). A FIFO under a record's name holds neither read, and a link
+// leads nowhere.
+func TestQwenChatsFound(t *testing.T) {
+	sh := testenv.Need(t, "sh", "find", "tail", "base64")[0]
+	home := t.TempDir()
+	qwen := filepath.Join(home, "qwen-home")
+	mine := qwenHome(t, qwen, "/w d")
+	mux := filepath.Join(home, "mux")
+	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w d\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, "-c", Remote(10, coord.Exact("agent")))
+	cmd.Env = []string{"HOME=" + home, "QWEN_HOME=" + qwen, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	remote, err := Read(strings.NewReader(string(out)), Options{Framed: true})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	local, err := Read(strings.NewReader("agent:@1.%2\t/w d\n"+PaneMark+"\nthe pane\n"),
+		Options{Framed: true, StatusDir: t.TempDir(), QwenHome: QwenHome(func(k string) string {
+			return map[string]string{"HOME": home, "QWEN_HOME": qwen}[k]
+		}), Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for where, c := range map[string]Capture{"remote": remote, "local": local} {
+		var got []string
+		for _, r := range c.QwenChats {
+			got = append(got, string(r))
+		}
+		if diff := cmp.Diff([]string{mine}, got); diff != "" || c.QwenChatsErr != nil {
+			t.Errorf("%s: records (-want +got):\n%s%v", where, diff, c.QwenChatsErr)
+		}
+		w, said := c.Witness(time.Now())
+		if w == nil || w.Kind != probe.QwenChat || w.Status != "busy" {
+			t.Errorf("%s: witness %+v (%s), want Qwen Code's, busy", where, w, said)
+		}
+	}
+}
+
+// TestQwenChatsAreNeverStatuses: a record whose text is a Claude Code
+// status naming the pane says nothing as a status: records are read as
+// Qwen Code's only.
+func TestQwenChatsAreNeverStatuses(t *testing.T) {
+	now := time.Now()
+	status := fmt.Sprintf(`{"tmux":"agent:@1.%%2","status":"busy","updatedAt":%d}`, now.UnixMilli())
+	c, err := Read(strings.NewReader("agent:@1.%2\t/w\n"+qwenBlock(status)+PaneMark+"\nthe pane\n"), Options{Framed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, said := c.Witness(now); w != nil {
+		t.Errorf("witness %+v (%s), want none: a record is no status", w, said)
+	}
+}
