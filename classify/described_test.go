@@ -117,6 +117,9 @@ func TestDescribedAgentRefused(t *testing.T) {
 		{"a title mark not anchored", agentFile(box + `, "title": {"busy": ["⠋"]}`), `agent "Tern": title busy: pattern "⠋" is not anchored`},
 		{"a bad title mark", agentFile(box + `, "title": {"waiting": ["^tern (asks"]}`), `agent "Tern": title waiting: error parsing regexp`},
 		{"an empty title mark", agentFile(box + `, "title": {"idle": [""]}`), `agent "Tern": title idle: no pattern`},
+		{"a witness of no known kind", agentFile(box + `, "witness": "tern-log"`), `tern.rules.json:2: agent "Tern": witness: "tern-log" is not a kind of file the watcher reads (one of claude-status, codex-log, qwen-chat)`},
+		{"a witness as a path", agentFile(box + `, "witness": "~/.tern/status.json"`), `agent "Tern": witness: "~/.tern/status.json" is not a kind of file the watcher reads`},
+		{"a witness not a name", agentFile(box + `, "witness": {"kind": "qwen-chat"}`), `tern.rules.json:2: witness must be a string`},
 		{"a title state unknown", agentFile(box + `, "title": {"asking": ["^?"]}`), `tern.rules.json:2: unknown field "asking"`},
 		{"hooks of its own", agentFile(box + `, "hooks": {"events": ["Stop"]}`), `tern.rules.json:2: agent "Tern": hooks: install --hooks writes hooks only for the agents the project ships`},
 		{"hooks with no events", agentFile(box + `, "hooks": {"events": []}`), `agent "Tern": hooks: events: from 1 to 16 names, not 0`},
@@ -132,6 +135,33 @@ func TestDescribedAgentRefused(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestWitnessOf: the built-in descriptions name the kind of file each
+// agent's own word is read from, where it keeps one; an operator's names
+// one of the same kinds.
+func TestWitnessOf(t *testing.T) {
+	l, err := classify.ParseLocal([]byte(`{"agents": [{"name": "Tern", "box": {"prompt": "^tern> ?(.*)$"}, "witness": "qwen-chat"}],
+		"rules": [{"agent": "tern", "name": "w", "region": "above", "pattern": "^tern works$", "verdict": "working"}]}`), "tern.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, a := range l.Agents() {
+		kind, known := classify.WitnessOf(l, a.Name)
+		if !known {
+			t.Errorf("%s: not known", a.Name)
+		}
+		got[a.Name] = kind
+	}
+	want := map[string]string{"Claude Code": "claude-status", "Codex CLI": "codex-log", "Qwen Code": "qwen-chat", "Tern": "qwen-chat",
+		"Gemini CLI": "", "Copilot CLI": "", "OpenCode": "", "Pi": ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("witness kinds (-want +got):\n%s", diff)
+	}
+	if _, known := classify.WitnessOf(nil, "Tern"); known {
+		t.Error("Tern is known without its file")
 	}
 }
 

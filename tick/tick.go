@@ -427,6 +427,7 @@ func Step(prev State, cfg Config, in Input) (State, Outcome) {
 		p.event(event.TargetBack, in.Screen.State.String(), map[string]any{"failures": next.CaptureFailures})
 	}
 	next.CaptureFailures, next.CaptureFailingSince, next.TargetGone = 0, time.Time{}, false
+	p.ownWitness()
 	p.unsettled(prev)
 	p.titleWaits()
 	next.LastLook = in.Now

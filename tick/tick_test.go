@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -946,5 +947,59 @@ func TestNudgingOff(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestAWitnessSpeaksForItsOwnAgent: a witness is weighed only for the
+// agent whose description names its kind of file. A Qwen Code record that
+// says its turn is open stops a nudge into a Qwen Code screen that reads
+// STALLED; a Codex log found in the same directory does not, nor does a
+// Qwen Code record for an agent an operator described without one; one
+// that names qwen-chat has it weighed.
+func TestAWitnessSpeaksForItsOwnAgent(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "golden", "real-qwen", "qwen-80-thought.pane"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qwen := string(b)
+	tern := func(witness string) *classify.Local {
+		w := ""
+		if witness != "" {
+			w = `, "witness": "` + witness + `"`
+		}
+		l, err := classify.ParseLocal([]byte(`{"agents": [{"name": "Tern", "box": {"top": "^─{3,}$", "prompt": "^tern> ?(.*)$", "bottom": "^─{3,}$"}`+w+`}],
+			"rules": [{"agent": "tern", "name": "tern works", "region": "above", "pattern": "^tern is working$", "verdict": "working"}]}`), "tern.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	ternPane := "  The answer.\n\n" + strings.Repeat("─", 40) + "\ntern> \n" + strings.Repeat("─", 40) + "\n"
+	busy := func(kind string) *Witness { return &Witness{Kind: kind, Status: "busy", Updated: t0} }
+	for _, tt := range []struct {
+		name    string
+		pane    string
+		local   *classify.Local
+		witness *Witness
+		nudged  bool
+	}{
+		{"Qwen Code's record, for Qwen Code", qwen, nil, busy(probe.QwenChat), false},
+		{"a Codex log, for Qwen Code", qwen, nil, busy(probe.CodexLog), true},
+		{"a Claude Code status, for Qwen Code", qwen, nil, busy(probe.ClaudeStatus), true},
+		{"a witness of no kind", qwen, nil, busy(""), false},
+		{"Qwen Code's record, for an agent described without one", ternPane, tern(""), busy(probe.QwenChat), true},
+		{"Qwen Code's record, for an agent described with it", ternPane, tern(probe.QwenChat), busy(probe.QwenChat), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			screen := classify.ClassifyText(tt.pane, classify.Options{Local: tt.local, Work: classify.WorkReading(probe.Count(7)), WorkPresent: true})
+			if screen.State != classify.Stalled {
+				t.Fatalf("the screen reads %s (%s), want STALLED", screen.State, screen.Rule)
+			}
+			in := Input{Now: t0, Screen: screen, Local: tt.local, Work: probe.Read("7", true), WorkPresent: true, Witness: tt.witness}
+			_, o := Step(State{Polls: 1}, cfg, in)
+			if nudged := len(o.Actions) == 1 && o.Actions[0].Kind == Nudge; nudged != tt.nudged {
+				t.Errorf("nudged = %v, want %v (%s)", nudged, tt.nudged, o.Line)
+			}
+		})
 	}
 }
