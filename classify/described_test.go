@@ -117,7 +117,7 @@ func TestDescribedAgentRefused(t *testing.T) {
 		{"a title mark not anchored", agentFile(box + `, "title": {"busy": ["⠋"]}`), `agent "Tern": title busy: pattern "⠋" is not anchored`},
 		{"a bad title mark", agentFile(box + `, "title": {"waiting": ["^tern (asks"]}`), `agent "Tern": title waiting: error parsing regexp`},
 		{"an empty title mark", agentFile(box + `, "title": {"idle": [""]}`), `agent "Tern": title idle: no pattern`},
-		{"a witness of no known kind", agentFile(box + `, "witness": "tern-log"`), `tern.rules.json:2: agent "Tern": witness: "tern-log" is not a kind of file the watcher reads (one of claude-status, codex-log, qwen-chat)`},
+		{"a witness of no known kind", agentFile(box + `, "witness": "tern-log"`), `tern.rules.json:2: agent "Tern": witness: "tern-log" is not a kind of file the watcher reads (one of claude-status, codex-log, qwen-chat, copilot-events)`},
 		{"a witness as a path", agentFile(box + `, "witness": "~/.tern/status.json"`), `agent "Tern": witness: "~/.tern/status.json" is not a kind of file the watcher reads`},
 		{"a witness not a name", agentFile(box + `, "witness": {"kind": "qwen-chat"}`), `tern.rules.json:2: witness must be a string`},
 		{"a title state unknown", agentFile(box + `, "title": {"asking": ["^?"]}`), `tern.rules.json:2: unknown field "asking"`},
@@ -156,7 +156,7 @@ func TestWitnessOf(t *testing.T) {
 		got[a.Name] = kind
 	}
 	want := map[string]string{"Claude Code": "claude-status", "Codex CLI": "codex-log", "Qwen Code": "qwen-chat", "Tern": "qwen-chat",
-		"Gemini CLI": "", "Copilot CLI": "", "OpenCode": "", "Pi": ""}
+		"Gemini CLI": "", "Copilot CLI": "copilot-events", "OpenCode": "", "Pi": ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("witness kinds (-want +got):\n%s", diff)
 	}

@@ -603,6 +603,7 @@ var builtinDescriptions = []description{
 				MarksRequired: true,
 				UserTurn:      `^ ❯ \S`,
 				Programs:      []string{`copilot`},
+				Witness:       `copilot-events`,
 			},
 		},
 		rules: []LocalRule{

@@ -23,10 +23,13 @@ const (
 	// WitnessQwenChat is Qwen Code's chat record,
 	// $QWEN_HOME/projects/<dir>/chats/<session>.jsonl.
 	WitnessQwenChat = probe.QwenChat
+	// WitnessCopilotEvents is Copilot CLI's events log,
+	// $COPILOT_HOME/session-state/<session>/events.jsonl.
+	WitnessCopilotEvents = probe.CopilotEvents
 )
 
 // WitnessKinds are the kinds a description may name.
-var WitnessKinds = []string{WitnessClaudeStatus, WitnessCodexLog, WitnessQwenChat}
+var WitnessKinds = []string{WitnessClaudeStatus, WitnessCodexLog, WitnessQwenChat, WitnessCopilotEvents}
 
 // checkWitness checks the witness kind a description names, when it names
 // one.

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -10,8 +11,9 @@ import (
 // screen: Claude Code writes one to ~/.claude/sessions/<pid>.json. It never
 // decides alone; it can only stop a nudge the screen would allow.
 type Witness struct {
-	// Kind is the kind of file it was read from: ClaudeStatus, CodexLog
-	// or QwenChat ("" for a witness made otherwise, such as a title).
+	// Kind is the kind of file it was read from: ClaudeStatus, CodexLog,
+	// QwenChat or CopilotEvents ("" for a witness made otherwise, such as
+	// a title).
 	Kind       string
 	Status     string    // busy, waiting or idle
 	WaitingFor string    // what a waiting agent waits for
@@ -28,9 +30,10 @@ type Witness struct {
 // The kinds of the agents' own files a witness is read from, as an agent's
 // description names them (classify.WitnessKinds).
 const (
-	ClaudeStatus = "claude-status"
-	CodexLog     = "codex-log"
-	QwenChat     = "qwen-chat"
+	ClaudeStatus  = "claude-status"
+	CodexLog      = "codex-log"
+	QwenChat      = "qwen-chat"
+	CopilotEvents = "copilot-events"
 )
 
 // WitnessMaxAge is how old a witness may be and still count: an agent that
@@ -77,24 +80,30 @@ func ParseWitness(data []byte, pane string, now time.Time) (Witness, error) {
 // same pane must not hide a fresh one. A Codex session log among them
 // counts as PaneWitness counts one.
 func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error) {
-	return PaneWitness(files, nil, nil, pane, now)
+	return PaneWitness(files, Logs{}, pane, now)
+}
+
+// Logs are the ends of the session logs found for a pane's directory, by
+// kind: each is read as its kind only, whatever its text says.
+type Logs struct {
+	Codex   [][]byte // Codex CLI's session logs
+	Qwen    [][]byte // Qwen Code's chat records
+	Copilot [][]byte // Copilot CLI's events logs
 }
 
 // PaneWitness is the agent's own word for pane: the freshest of the status
 // files that name it (as FreshestWitness), else, where none does, what the
-// session logs of the pane's directory say, Codex's and Qwen Code's, a busy
-// one winning among them (another agent in the same directory can only
-// stop a nudge; the tick weighs a witness only for the agent whose
-// description names its kind). Each of codexLogs is read as a Codex log
-// only, and each of qwenChats as a Qwen Code record only, whatever its
-// text says: a log cannot pose as a status file.
-func PaneWitness(statuses, codexLogs, qwenChats [][]byte, pane string, now time.Time) (Witness, error) {
+// session logs of the pane's directory say, a busy one winning among them
+// (another agent in the same directory can only stop a nudge; the tick
+// weighs a witness only for the agent whose description names its kind).
+// A log cannot pose as a status file.
+func PaneWitness(statuses [][]byte, logs Logs, pane string, now time.Time) (Witness, error) {
 	var best []byte
 	var bestAt int64 = -1
-	logs := codexLogs[:len(codexLogs):len(codexLogs)]
+	codex := logs.Codex[:len(logs.Codex):len(logs.Codex)]
 	for _, data := range statuses {
 		if codexRollout(data) {
-			logs = append(logs, data)
+			codex = append(codex, data)
 			continue
 		}
 		var f struct {
@@ -112,26 +121,25 @@ func PaneWitness(statuses, codexLogs, qwenChats [][]byte, pane string, now time.
 		return ParseWitness(best, pane, now)
 	}
 	var found *Witness
-	keep := func(w Witness, err error) {
-		if err == nil && (found == nil || w.Status == "busy") {
-			found = &w
-		}
-	}
-	for _, data := range logs {
-		keep(parseCodexRollout(data, now))
-	}
 	var why error
-	for _, data := range qwenChats {
-		w, err := ParseQwenChat(data, now)
-		keep(w, err)
-		if err != nil && why == nil {
-			why = err
+	for _, kind := range []struct {
+		logs  [][]byte
+		parse func([]byte, time.Time) (Witness, error)
+	}{{codex, parseCodexRollout}, {logs.Qwen, ParseQwenChat}, {logs.Copilot, ParseCopilotEvents}} {
+		for _, data := range kind.logs {
+			w, err := kind.parse(data, now)
+			switch {
+			case err != nil:
+				why = cmp.Or(why, err)
+			case found == nil || w.Status != "idle":
+				found = &w
+			}
 		}
 	}
 	switch {
 	case found != nil:
 		return *found, nil
-	case why != nil && len(logs) == 0:
+	case why != nil && len(codex) == 0:
 		return Witness{}, why
 	}
 	return Witness{}, fmt.Errorf("probe: agent status: no status file names pane %q", pane)

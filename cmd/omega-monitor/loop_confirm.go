@@ -94,5 +94,5 @@ const callDeadline = 60 * time.Second
 // captureOptions are how a loop-facing call reads its capture: framed or
 // not, with the agents' own records found on this machine.
 func captureOptions(e *Env, framed bool, statusDir string) capture.Options {
-	return capture.Options{Framed: framed, StatusDir: statusDir, CodexHome: capture.CodexHome(e.Getenv), QwenHome: capture.QwenHome(e.Getenv), Now: e.Now()}
+	return capture.LocalOptions(e.Getenv, framed, statusDir, e.Now())
 }

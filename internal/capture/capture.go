@@ -63,6 +63,11 @@ const (
 	// ends it.
 	QwenChatMark = "[omega-monitor:qwen-chat]"
 	QwenChatEnd  = "[omega-monitor:qwen-chat-end]"
+	// CopilotEventsMark opens the block of one of the pane's recent
+	// Copilot CLI events logs (remoteCopilotEvents); CopilotEventsEnd
+	// ends it.
+	CopilotEventsMark = "[omega-monitor:copilot-events]"
+	CopilotEventsEnd  = "[omega-monitor:copilot-events-end]"
 )
 
 // MaxCodexLogs is how many of the pane's recent Codex session logs a frame
@@ -118,7 +123,7 @@ func Args(t string) []string {
 // other, tmux prints the tab as "_", and the pane's id is then not found
 // (tmux looks only at the variable's text: the locale need not be
 // installed).
-const remoteFrame = coord.RemoteFindMux +
+var remoteFrame = coord.RemoteFindMux +
 	`h=$(LC_ALL=C.UTF-8 "$m" display-message -p -t "$1" '` + MuxFormat + `' ';' display-message -p -t "$1" '` + PaneFormat + `' ';' display-message -p -t "$1" '` + TitleFormat + `') || exit; ` +
 	remoteMuxLine + remoteTitle + remoteOneLine +
 	`printf '%s\n' "$h"; [ -z "$tl" ] || printf '%s\n' "$tl"; id=${h%%	*}; o=; k=0; b=; bu=; ` +
@@ -126,7 +131,7 @@ const remoteFrame = coord.RemoteFindMux +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; n=0; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; n=$((n + ${#l})); [ "$n" -le ` + maxStatusFileText + ` ] || break; done <"$f"; ` +
 	`case $c in *'"` + statusKey + `":"'"$id"'"'*) ` + remoteStatusCap + `o="$o$c` + "\n" + StatusEnd + "\n" + `"; ` + remoteFreshest + `;; esac; done; ` +
-	remoteTranscript + remoteCodexFind + remoteCodexVitals + remoteCodexLogs + remoteQwenChats + `printf '%s' "$o"; ` +
+	remoteTranscript + remoteCodexFind + remoteCodexVitals + remoteCodexLogs + remoteQwenChats + remoteCopilotEvents + `printf '%s' "$o"; ` +
 	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
 
 // remoteFreshest keeps in $b the session id of the freshest status file
@@ -259,20 +264,34 @@ const remoteCodexLogs = `if command -v base64 >/dev/null 2>&1; then for f in "$w
 	`printf '\n%s\n' '` + CodexLogEnd + `'; done; fi; `
 
 // remoteQwenChats adds Qwen Code's own word to the remote frame, as
-// remoteCodexFind and remoteCodexLogs add Codex's: in one find, the
-// records under $QWEN_HOME/projects (default ~/.qwen) written in the last
-// 5 minutes, regular files only, whose first line names the pane's working
-// directory ($d); the newest MaxQwenChats of them, told by -nt, no name
-// globbed; and the last MaxStatusFile bytes of each, a QwenChatMark line,
-// the bytes in base64, an empty line, a QwenChatEnd line (qwenChats reads
-// them for a local pane). A host without base64 sends none.
-const remoteQwenChats = `y=${QWEN_HOME:-$HOME/.qwen}/projects; w1=; w2=; w3=; w4=; ` +
-	`if [ -d "$y" ] && command -v base64 >/dev/null 2>&1; then set -f; IFS='
-'; for f in $(find "$y" -path '*/chats/*.jsonl' -type f -mmin -5 -print 2>/dev/null); do ` +
-	`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) ` + remoteCodexNewest + `;; esac; done; unset IFS; set +f; ` +
-	`for f in "$w1" "$w2" "$w3" "$w4"; do [ -n "$f" ] || continue; ` +
-	`printf '%s\n' '` + QwenChatMark + `'; tail -c ` + maxStatusFileText + ` "$f" 2>/dev/null | base64 2>/dev/null; ` +
-	`printf '\n%s\n' '` + QwenChatEnd + `'; done; fi; `
+// remoteCodexFind and remoteCodexLogs add Codex's: the records under
+// $QWEN_HOME/projects (default ~/.qwen) of the pane's directory
+// (remoteRecent); qwenChats reads them for a local pane.
+var remoteQwenChats = remoteRecent(`${QWEN_HOME:-$HOME/.qwen}/projects`, `-path '*/chats/*.jsonl'`, QwenChatMark, QwenChatEnd)
+
+// remoteCopilotEvents adds Copilot CLI's: the events logs under
+// $COPILOT_HOME/session-state (default ~/.copilot) of the pane's directory
+// (remoteRecent); copilotEvents reads them for a local pane.
+var remoteCopilotEvents = remoteRecent(`${COPILOT_HOME:-$HOME/.copilot}/session-state`, `-name events.jsonl`, CopilotEventsMark, CopilotEventsEnd)
+
+// remoteRecent sends an agent's recent logs of the pane's directory: in
+// one find under root (a shell word, its variables expanded there) of the
+// files the find test names, those written in the last 5 minutes, regular
+// files only, whose first line names the pane's working directory ($d, as
+// "cwd":"DIR"); the newest four of them, told by -nt, no name globbed
+// (remoteCodexNewest); and the last MaxStatusFile bytes of each, a mark
+// line, the bytes in base64, an empty line, an end line. A host without
+// base64 sends none. Every argument is a constant of this package: no
+// description or host names a path here.
+func remoteRecent(root, test, mark, end string) string {
+	return `y=` + root + `; w1=; w2=; w3=; w4=; ` +
+		`if [ -d "$y" ] && command -v base64 >/dev/null 2>&1; then set -f; IFS='
+'; for f in $(find "$y" ` + test + ` -type f -mmin -5 -print 2>/dev/null); do ` +
+		`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) ` + remoteCodexNewest + `;; esac; done; unset IFS; set +f; ` +
+		`for f in "$w1" "$w2" "$w3" "$w4"; do [ -n "$f" ] || continue; ` +
+		`printf '%s\n' '` + mark + `'; tail -c ` + maxStatusFileText + ` "$f" 2>/dev/null | base64 2>/dev/null; ` +
+		`printf '\n%s\n' '` + end + `'; done; fi; `
+}
 
 // Remote is the command line for ssh that prints a capture frame of the
 // pane t names (as Args), bounded on the remote side by secs.

@@ -217,7 +217,7 @@ func TestAMarkInACodexLogChangesNothing(t *testing.T) {
 		t.Fatalf("the frame without a mark: %+v", base)
 	}
 	marks := []string{MuxMark, TitleMark, StatusEnd, PaneMark, VitalsMark, VitalsEnd, VitalsCodexMark,
-		ForegroundMark, ProcMark, ForegroundEnd, CodexLogMark, CodexLogEnd, QwenChatMark, QwenChatEnd}
+		ForegroundMark, ProcMark, ForegroundEnd, CodexLogMark, CodexLogEnd, QwenChatMark, QwenChatEnd, CopilotEventsMark, CopilotEventsEnd}
 	places := []func(mark, text string) string{
 		func(m, x string) string { return "\n" + m + "\n" },
 		func(m, x string) string { return "\n" + m + " " + x + "\n" },

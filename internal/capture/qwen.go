@@ -37,28 +37,39 @@ func QwenHome(getenv func(string) string) string {
 
 // qwenChats returns the tails of the recent Qwen Code records under home
 // whose working directory is dir, on this machine: the newest
-// MaxQwenChats, as a remote host sends them. Only regular files are read.
+// MaxQwenChats, as a remote host sends them.
 func qwenChats(home, dir string, now time.Time) [][]byte {
-	if dir == "" || home == "" {
+	if home == "" {
 		return nil
 	}
 	chats, _ := filepath.Glob(filepath.Join(home, "projects", "*", "chats", "*.jsonl"))
-	type chat struct {
+	return recentTails(chats, probe.QwenChatDir, dir, now, MaxQwenChats)
+}
+
+// recentTails returns the last MaxStatusFile bytes of each of the newest
+// max of paths written within probe.WitnessMaxAge of now whose first line
+// names dir as dirOf reads it. Only regular files are read: a FIFO under a
+// log's name would hold the read, and a link could lead anywhere.
+func recentTails(paths []string, dirOf func([]byte) string, dir string, now time.Time, max int) [][]byte {
+	if dir == "" {
+		return nil
+	}
+	type file struct {
 		path string
 		mod  time.Time
 	}
-	var recent []chat
-	for _, p := range chats {
+	var recent []file
+	for _, p := range paths {
 		fi, err := os.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) > probe.WitnessMaxAge || probe.QwenChatDir(fsutil.FirstLine(p, 1<<20)) != dir {
+		if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) > probe.WitnessMaxAge || dirOf(fsutil.FirstLine(p, 1<<20)) != dir {
 			continue
 		}
-		recent = append(recent, chat{p, fi.ModTime()})
+		recent = append(recent, file{p, fi.ModTime()})
 	}
-	slices.SortStableFunc(recent, func(a, b chat) int { return b.mod.Compare(a.mod) })
+	slices.SortStableFunc(recent, func(a, b file) int { return b.mod.Compare(a.mod) })
 	var out [][]byte
-	for _, c := range recent[:min(len(recent), MaxQwenChats)] {
-		if tail := readTail(c.path, MaxStatusFile); tail != nil {
+	for _, f := range recent[:min(len(recent), max)] {
+		if tail := readTail(f.path, MaxStatusFile); tail != nil {
 			out = append(out, tail)
 		}
 	}

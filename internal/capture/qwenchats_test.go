@@ -218,3 +218,119 @@ func TestQwenChatsAreNeverStatuses(t *testing.T) {
 		t.Errorf("witness %+v (%s), want none: a record is no status", w, said)
 	}
 }
+
+// copilotStart is the first line of a Copilot CLI events log, its session
+// started in dir, then an event at at that says a turn is open.
+func copilotStart(dir string, at time.Time) string {
+	return fmt.Sprintf(`{"type":"session.start","data":{"context":{"cwd":%q}},"id":"s","timestamp":%q}`+"\n"+
+		`{"type":"assistant.turn_start","data":{},"id":"t","timestamp":%q}`+"\n",
+		dir, at.UTC().Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano))
+}
+
+// TestCopilotEventsFound: Copilot CLI's events logs are found as Qwen
+// Code's records are (TestQwenChatsFound), on this machine and by the
+// host's script ($COPILOT_HOME where it is set): the pane's directory's,
+// written in the last 5 minutes, regular files only.
+func TestCopilotEventsFound(t *testing.T) {
+	sh := testenv.Need(t, "sh", "find", "tail", "base64")[0]
+	home := t.TempDir()
+	copilot := filepath.Join(home, "copilot-home")
+	now := time.Now()
+	write := func(session, text string, mod time.Time) string {
+		p := filepath.Join(copilot, "session-state", session, "events.jsonl")
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mine := copilotStart("/w d", now)
+	write("mine", mine, now)
+	write("theirs", copilotStart("/elsewhere", now), now)
+	write("old", copilotStart("/w d", now.Add(-10*time.Minute)), now.Add(-10*time.Minute))
+	if err := os.MkdirAll(filepath.Join(copilot, "session-state", "fifo"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(copilot, "session-state", "fifo", "events.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outside := write("../../outside", mine, now)
+	if err := os.MkdirAll(filepath.Join(copilot, "session-state", "link"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(copilot, "session-state", "link", "events.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	mux := filepath.Join(home, "mux")
+	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w d\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
+	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, "-c", Remote(10, coord.Exact("agent")))
+	cmd.Env = []string{"HOME=" + home, "COPILOT_HOME=" + copilot, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("remote capture: %v", err)
+	}
+	remote, err := Read(strings.NewReader(string(out)), Options{Framed: true})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	local, err := Read(strings.NewReader("agent:@1.%2\t/w d\n"+PaneMark+"\nthe pane\n"),
+		LocalOptions(func(k string) string { return map[string]string{"HOME": home, "COPILOT_HOME": copilot}[k] }, true, t.TempDir(), time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for where, c := range map[string]Capture{"remote": remote, "local": local} {
+		var got []string
+		for _, r := range c.CopilotEvents {
+			got = append(got, string(r))
+		}
+		if diff := cmp.Diff([]string{mine}, got); diff != "" || c.CopilotEventsErr != nil {
+			t.Errorf("%s: events logs (-want +got):\n%s%v", where, diff, c.CopilotEventsErr)
+		}
+		w, said := c.Witness(time.Now())
+		if w == nil || w.Kind != probe.CopilotEvents || w.Status != "busy" {
+			t.Errorf("%s: witness %+v (%s), want Copilot CLI's, busy", where, w, said)
+		}
+	}
+}
+
+// TestReadCopilotEventsHostile: a host's Copilot CLI events logs are
+// capped as its Qwen Code records are, apart from them.
+func TestReadCopilotEventsHostile(t *testing.T) {
+	const head, tail = "agent:@1.%2\t/w\n", PaneMark + "\nthe pane\n"
+	log := copilotStart("/w", time.Now())
+	block := CopilotEventsMark + "\n" + base64Lines(log) + "\n" + CopilotEventsEnd + "\n"
+	for _, tt := range []struct {
+		name, frame string
+		events      int
+		qwen        int
+		err         string
+	}{
+		{"one", head + block + tail, 1, 0, ""},
+		{"one more than a frame carries", head + strings.Repeat(block, MaxCopilotEvents+1) + tail, 0, 0, "the host sent more than 4 Copilot CLI events logs"},
+		{"a Qwen Code record's end does not end it", head + CopilotEventsMark + "\n" + base64Lines(log) + QwenChatEnd + "\n" + CopilotEventsEnd + "\n" + tail, 0, 0,
+			"a Copilot CLI events log the host sent is not base64"},
+		{"beside a Qwen Code record, each its own", head + block + qwenBlock(qwenUser("/w", time.Now())) + tail, 1, 1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Read(strings.NewReader(tt.frame), Options{Framed: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			why := ""
+			if c.CopilotEventsErr != nil {
+				why = c.CopilotEventsErr.Error()
+			}
+			if len(c.CopilotEvents) != tt.events || len(c.QwenChats) != tt.qwen || !strings.Contains(why, tt.err) || (tt.err == "") != (why == "") {
+				t.Errorf("%d events logs, %d Qwen Code records (%q); want %d, %d (%q)", len(c.CopilotEvents), len(c.QwenChats), why, tt.events, tt.qwen, tt.err)
+			}
+		})
+	}
+}

@@ -53,6 +53,10 @@ type Capture struct {
 	// the host's were all taken as absent.
 	QwenChats    [][]byte
 	QwenChatsErr error
+	// CopilotEvents are the ends of the pane's recent Copilot CLI events
+	// logs, read as QwenChats are.
+	CopilotEvents    [][]byte
+	CopilotEventsErr error
 	// StatusErr says why the one status file given could not be read.
 	StatusErr error
 	// Humans is what the multiplexer said of the humans at the pane;
@@ -102,9 +106,11 @@ type Options struct {
 	StatusDir string
 	// CodexHome is Codex's home on this machine ($CODEX_HOME, else
 	// ~/.codex), where its session logs are; QwenHome Qwen Code's
-	// ($QWEN_HOME, else ~/.qwen), where its records are.
-	CodexHome string
-	QwenHome  string
+	// ($QWEN_HOME, else ~/.qwen), where its records are; CopilotHome
+	// Copilot CLI's ($COPILOT_HOME, else ~/.copilot).
+	CodexHome   string
+	QwenHome    string
+	CopilotHome string
 	// Now is the time against which a Codex log counts as recent.
 	Now time.Time
 	// Procs reads a local pane's processes (nil: /proc).
@@ -209,6 +215,7 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 	first, fgRead, titleRead := true, false, false
 	codex := logBlocks{what: "Codex logs", one: "Codex log", max: MaxCodexLogs}
 	qwen := logBlocks{what: "Qwen Code records", one: "Qwen Code record", max: MaxQwenChats}
+	copilot := logBlocks{what: "Copilot CLI events logs", one: "Copilot CLI events log", max: MaxCopilotEvents}
 	c.Foreground = probe.Foreground{Unknown: "the frame does not say the pane's processes"}
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
@@ -244,8 +251,8 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 			c.Transcript = t
 			continue
 		}
-		if blocks := map[string]*logBlocks{CodexLogMark: &codex, QwenChatMark: &qwen}[line]; first && !local && blocks != nil {
-			end := map[string]string{CodexLogMark: CodexLogEnd, QwenChatMark: QwenChatEnd}[line]
+		if blocks := map[string]*logBlocks{CodexLogMark: &codex, QwenChatMark: &qwen, CopilotEventsMark: &copilot}[line]; first && !local && blocks != nil {
+			end := map[string]string{CodexLogMark: CodexLogEnd, QwenChatMark: QwenChatEnd, CopilotEventsMark: CopilotEventsEnd}[line]
 			if err := blocks.read(br, end); err != nil {
 				return c, err
 			}
@@ -275,10 +282,12 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 			}
 			c.CodexLogs, c.CodexLogsErr = codex.result()
 			c.QwenChats, c.QwenChatsErr = qwen.result()
+			c.CopilotEvents, c.CopilotEventsErr = copilot.result()
 			if local {
 				c.Statuses = statusFiles(o.StatusDir, c.Pane)
 				c.CodexLogs = codexLogs(o.CodexHome, c.Dir, o.Now)
 				c.QwenChats = qwenChats(o.QwenHome, c.Dir, o.Now)
+				c.CopilotEvents = copilotEvents(o.CopilotHome, c.Dir, o.Now)
 			}
 			return c, nil
 		case local:
@@ -561,13 +570,14 @@ func (c Capture) Witness(now time.Time) (*probe.Witness, string) {
 	if c.StatusErr != nil {
 		return nil, "unreadable (" + c.StatusErr.Error() + "): the screen decides alone"
 	}
-	if len(c.Statuses) == 0 && len(c.CodexLogs) == 0 && len(c.QwenChats) == 0 {
-		if err := errors.Join(c.CodexLogsErr, c.QwenChatsErr); err != nil {
+	logs := probe.Logs{Codex: c.CodexLogs, Qwen: c.QwenChats, Copilot: c.CopilotEvents}
+	if len(c.Statuses) == 0 && len(logs.Codex)+len(logs.Qwen)+len(logs.Copilot) == 0 {
+		if err := errors.Join(c.CodexLogsErr, c.QwenChatsErr, c.CopilotEventsErr); err != nil {
 			return nil, "none (" + strings.ReplaceAll(err.Error(), "\n", "; ") + ")"
 		}
 		return nil, "none"
 	}
-	w, err := probe.PaneWitness(c.Statuses, c.CodexLogs, c.QwenChats, c.Pane, now)
+	w, err := probe.PaneWitness(c.Statuses, logs, c.Pane, now)
 	if err != nil {
 		return nil, err.Error() + ": the screen decides alone"
 	}
