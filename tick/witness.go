@@ -25,18 +25,25 @@ func agrees(w Witness, s classify.State) bool {
 	return s == classify.Stalled || s == classify.Blocked
 }
 
-// ownWitness drops a witness read from a kind of file other than the one
-// the screen's agent's description names (classify.WitnessOf): a Codex log
-// or a Qwen Code record found in the directory of a Gemini CLI pane says
-// nothing of Gemini CLI, and an operator's description names the kind its
-// agent writes or none. A screen that names no agent, an agent no
-// description knows, or a witness of no kind keep it.
+// ownWitness drops a witness the screen's agent's description does not
+// name the kind of (Weighed).
 func (p *poll) ownWitness() {
-	w, agent := p.in.Witness, p.in.Screen.Agent
-	if w == nil || w.Kind == "" || agent == "" {
-		return
-	}
-	if kind, known := classify.WitnessOf(p.in.Local, agent); known && kind != w.Kind {
+	if w := p.in.Witness; w != nil && !Weighed(p.in.Local, p.in.Screen.Agent, *w) {
 		p.in.Witness = nil
 	}
+}
+
+// Weighed says whether a witness w counts for a screen of the agent named
+// agent: unless it was read from a kind of file other than the one the
+// agent's description, built in or in local, names (classify.WitnessOf). A
+// Codex log or a Qwen Code record found in the directory of a Gemini CLI
+// pane says nothing of Gemini CLI, and an operator's description names the
+// kind its agent writes or none. A screen that names no agent, an agent no
+// description knows, and a witness of no kind keep it.
+func Weighed(local *classify.Local, agent string, w Witness) bool {
+	if w.Kind == "" || agent == "" {
+		return true
+	}
+	kind, known := classify.WitnessOf(local, agent)
+	return !known || kind == w.Kind
 }

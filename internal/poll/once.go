@@ -47,7 +47,7 @@ func Once(r OnceRequest, frame io.Reader, w io.Writer) error {
 	} else {
 		io.WriteString(w, in.Screen.Explain())
 	}
-	fmt.Fprintf(w, "  witness:  %s\n", said)
+	fmt.Fprintf(w, "  witness:  %s\n", weighedSaid(r.Local, in.Screen.Agent, witness, said))
 	fmt.Fprintf(w, "  probes:   work %s, progress %s\n", reading(r.Readings.Work), reading(r.Readings.Progress))
 	line := out.Line
 	if held, ok := out.Held(); ok {

@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -237,7 +238,7 @@ func (p *pollRun) judge() {
 		} else {
 			io.WriteString(e, p.in.Screen.Explain())
 		}
-		fmt.Fprintf(e, "  witness:  %s\n", p.said)
+		fmt.Fprintf(e, "  witness:  %s\n", weighedSaid(p.r.Local, p.in.Screen.Agent, p.witness, p.said))
 	}
 	if c.Pane != "" {
 		p.next.Pane, p.next.PaneDir = c.Pane, c.Dir
@@ -907,4 +908,15 @@ func (d stateDirectory) readReset(prev *tick.State, usable bool) (rearmed []tick
 	var ev tick.Event
 	*prev, ev = tick.ResetBudget(*prev, by)
 	return []tick.Event{ev}, true, nil
+}
+
+// weighedSaid is what --explain says of the witness w, said as the capture
+// said it, on a screen of agent: with why it is not weighed, where the
+// agent's description names another kind of file (tick.Weighed).
+func weighedSaid(local *classify.Local, agent string, w *tick.Witness, said string) string {
+	if w == nil || tick.Weighed(local, agent, *w) {
+		return said
+	}
+	kind, _ := classify.WitnessOf(local, agent)
+	return said + "; not weighed: it is a " + w.Kind + " file, and " + agent + "'s description names " + cmp.Or(kind, "none")
 }
