@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -213,9 +214,10 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 	// A transcript or a Codex log is read only right after the header:
 	// past it, a line is the status files', which may say anything.
 	first, fgRead, titleRead := true, false, false
-	codex := logBlocks{what: "Codex logs", one: "Codex log", max: MaxCodexLogs}
-	qwen := logBlocks{what: "Qwen Code records", one: "Qwen Code record", max: MaxQwenChats}
-	copilot := logBlocks{what: "Copilot CLI events logs", one: "Copilot CLI events log", max: MaxCopilotEvents}
+	codex := logBlocks{mark: CodexLogMark, end: CodexLogEnd, what: "Codex logs", one: "Codex log", max: MaxCodexLogs}
+	qwen := logBlocks{mark: QwenChatMark, end: QwenChatEnd, what: "Qwen Code records", one: "Qwen Code record", max: MaxQwenChats}
+	copilot := logBlocks{mark: CopilotEventsMark, end: CopilotEventsEnd, what: "Copilot CLI events logs", one: "Copilot CLI events log", max: MaxCopilotEvents}
+	kinds := []*logBlocks{&codex, &qwen, &copilot}
 	c.Foreground = probe.Foreground{Unknown: "the frame does not say the pane's processes"}
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
@@ -251,9 +253,8 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 			c.Transcript = t
 			continue
 		}
-		if blocks := map[string]*logBlocks{CodexLogMark: &codex, QwenChatMark: &qwen, CopilotEventsMark: &copilot}[line]; first && !local && blocks != nil {
-			end := map[string]string{CodexLogMark: CodexLogEnd, QwenChatMark: QwenChatEnd, CopilotEventsMark: CopilotEventsEnd}[line]
-			if err := blocks.read(br, end); err != nil {
+		if i := slices.IndexFunc(kinds, func(b *logBlocks) bool { return b.mark == line }); first && !local && i >= 0 {
+			if err := kinds[i].read(br); err != nil {
 				return c, err
 			}
 			continue
@@ -387,10 +388,12 @@ func readTranscript(br *bufio.Reader, mark string) (*Transcript, error) {
 }
 
 // logBlocks are the blocks of one kind of log a remote frame carried
-// (Codex's session logs, Qwen Code's records): what of them is kept, and
-// why none is. A host that sends more blocks than the script does, or one
-// that does not read, is believed on none of them.
+// (Codex's session logs, Qwen Code's records, Copilot CLI's events logs),
+// each between its mark and end lines: what of them is kept, and why none
+// is. A host that sends more blocks than the script does, or one that does
+// not read, is believed on none of them.
 type logBlocks struct {
+	mark, end string
 	what, one string // "Codex logs" and "Codex log", as the errors name them
 	max       int
 	n         int
@@ -399,11 +402,11 @@ type logBlocks struct {
 }
 
 // read reads one block, its mark line read already: the base64 lines up
-// to end, of at most MaxStatusFile bytes decoded. What passes that or does
+// to its end line, of at most MaxStatusFile bytes decoded. What passes that or does
 // not decode is bad, and says why; past max blocks, or once one is bad, a
 // block is only read past, nothing of it kept. Only a block without its
 // end fails the frame: nothing after it could be told from the log.
-func (b *logBlocks) read(br *bufio.Reader, end string) error {
+func (b *logBlocks) read(br *bufio.Reader) error {
 	b.n++
 	keep := b.n <= b.max && b.bad == ""
 	if !keep && b.bad == "" {
@@ -417,7 +420,7 @@ func (b *logBlocks) read(br *bufio.Reader, end string) error {
 		if err != nil {
 			return fmt.Errorf("capture frame: a %s without its end", b.one)
 		}
-		if line == end {
+		if line == b.end {
 			break
 		}
 		switch {
