@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"os"
 	"path/filepath"
 	"time"
 
@@ -38,6 +39,14 @@ func copilotEvents(home, dir string, now time.Time) [][]byte {
 	if home == "" {
 		return nil
 	}
-	logs, _ := filepath.Glob(filepath.Join(home, "session-state", "*", "events.jsonl"))
+	// One directory read and a stat a session: a glob would read each
+	// session's directory too.
+	sessions, _ := os.ReadDir(filepath.Join(home, "session-state"))
+	var logs []string
+	for _, e := range sessions {
+		if e.IsDir() {
+			logs = append(logs, filepath.Join(home, "session-state", e.Name(), "events.jsonl"))
+		}
+	}
 	return recentTails(logs, probe.CopilotEventsDir, dir, now, MaxCopilotEvents)
 }
