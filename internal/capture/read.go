@@ -567,20 +567,40 @@ func statusFiles(dir, pane string) [][]byte {
 	return files
 }
 
-// Witness is the agent's freshest own status for the pane, and what to say
-// about it; nil when none counts.
+// Witness is the agent's freshest own status for the pane, of any kind of
+// file, and what to say about it; nil when none counts.
 func (c Capture) Witness(now time.Time) (*probe.Witness, string) {
+	return c.WitnessOfKind(now, "")
+}
+
+// WitnessOfKind is Witness read from the files of kind only (probe's
+// kinds; "" any): the word of the agent whose description names kind. A
+// Qwen Code record in the directory of a Codex pane does not hide Codex's
+// own log.
+func (c Capture) WitnessOfKind(now time.Time, kind string) (*probe.Witness, string) {
 	if c.StatusErr != nil {
 		return nil, "unreadable (" + c.StatusErr.Error() + "): the screen decides alone"
 	}
+	statuses := c.Statuses
 	logs := probe.Logs{Codex: c.CodexLogs, Qwen: c.QwenChats, Copilot: c.CopilotEvents}
-	if len(c.Statuses) == 0 && len(logs.Codex)+len(logs.Qwen)+len(logs.Copilot) == 0 {
-		if err := errors.Join(c.CodexLogsErr, c.QwenChatsErr, c.CopilotEventsErr); err != nil {
+	errs := []error{c.CodexLogsErr, c.QwenChatsErr, c.CopilotEventsErr}
+	switch kind {
+	case probe.ClaudeStatus:
+		logs, errs = probe.Logs{}, nil
+	case probe.CodexLog:
+		logs, errs = probe.Logs{Codex: logs.Codex}, errs[:1]
+	case probe.QwenChat:
+		statuses, logs, errs = nil, probe.Logs{Qwen: logs.Qwen}, errs[1:2]
+	case probe.CopilotEvents:
+		statuses, logs, errs = nil, probe.Logs{Copilot: logs.Copilot}, errs[2:]
+	}
+	if len(statuses) == 0 && len(logs.Codex)+len(logs.Qwen)+len(logs.Copilot) == 0 {
+		if err := errors.Join(errs...); err != nil {
 			return nil, "none (" + strings.ReplaceAll(err.Error(), "\n", "; ") + ")"
 		}
 		return nil, "none"
 	}
-	w, err := probe.PaneWitness(c.Statuses, logs, c.Pane, now)
+	w, err := probe.PaneWitness(statuses, logs, c.Pane, now)
 	if err != nil {
 		return nil, err.Error() + ": the screen decides alone"
 	}

@@ -427,7 +427,7 @@ func confirmAnswer(d stateDirectory, r ConfirmRequest, c capture.Capture) (strin
 	m, live := answer.Read(s)
 	samePane := a.Pane == "" || c.Pane == "" || c.Pane == a.Pane
 	same := live && m.Key() == a.Key && samePane
-	w, _ := c.Witness(r.Now)
+	w, _ := witnessFor(c, r.Local, s.Agent, r.Now)
 	stage := string(r.Stage)
 	// Every look before a key: the agent's own process in the pane's
 	// foreground, its own word that it waits, nobody typing at it (their

@@ -243,7 +243,7 @@ func confirmNudge(d stateDirectory, r ConfirmRequest, c capture.Capture, readErr
 		if echo != nil {
 			raw = classify.Classify(c.Screen, classify.Options{Local: r.Local})
 		}
-		w, _ := c.Witness(r.Now)
+		w, _ := witnessFor(c, r.Local, masked.Agent, r.Now)
 		why, collided = tick.Confirm(r.Stage, p, masked, raw, w, c.Humans)
 		if why == "" && c.PaneState.InMode {
 			why = "the pane is in a mode (copy mode): a key would go to the mode"

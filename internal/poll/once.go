@@ -32,22 +32,24 @@ func Once(r OnceRequest, frame io.Reader, w io.Writer) error {
 	if err != nil {
 		captureErr = err.Error()
 	}
-	witness, said := c.Witness(r.Now)
-	if captureErr != "" {
-		witness, said = nil, "none"
+	witness := func(agent string) (*tick.Witness, string) {
+		if captureErr != "" {
+			return nil, "none"
+		}
+		return witnessFor(c, r.Local, agent, r.Now)
 	}
 	look := looking{cfg: config(r.Settings, r.Readings), readings: r.Readings, local: r.Local}
 	// A state past the watcher's first look (a poll already made), so
 	// that the verdict is the one the next poll would act on.
 	prev := tick.State{Polls: 1, Version: tick.StateVersion}
 	prev.Budget.Limit = r.Settings.NudgeBudget
-	_, out, in := look.judge(prev, r.Now, c.Screen, captureErr, nil, witness, c.Humans, false, c.Title)
+	_, out, in, said := look.judge(prev, r.Now, c.Screen, captureErr, nil, witness, c.Humans, false, c.Title)
 	if captureErr != "" {
 		fmt.Fprintf(w, "no screen: %s\n", captureErr)
 	} else {
 		io.WriteString(w, in.Screen.Explain())
 	}
-	fmt.Fprintf(w, "  witness:  %s\n", weighedSaid(r.Local, in.Screen.Agent, witness, said))
+	fmt.Fprintf(w, "  witness:  %s\n", said)
 	fmt.Fprintf(w, "  probes:   work %s, progress %s\n", reading(r.Readings.Work), reading(r.Readings.Progress))
 	line := out.Line
 	if held, ok := out.Held(); ok {

@@ -117,7 +117,7 @@ func Replay(a *txtar.Archive, w io.Writer) error {
 		}
 		var out tick.Outcome
 		var in tick.Input
-		state, out, in = look.judge(state, now, screen, captureErr, echo, nil, tick.Humans{}, false, "")
+		state, out, in, _ = look.judge(state, now, screen, captureErr, echo, noWitness, tick.Humans{}, false, "")
 		// The check before typing, as the loop runs it, on the screen the
 		// nudge was decided on: a decision the check would refuse shows
 		// here, in the line held for it, and costs what it costs the loop.

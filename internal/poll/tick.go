@@ -1,7 +1,6 @@
 package poll
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -218,10 +217,6 @@ func (p *pollRun) look(pane io.Reader) {
 			p.captureErr = err.Error()
 		}
 	}
-	p.witness, p.said = p.capture.Witness(p.now)
-	if p.captureErr != "" {
-		p.witness, p.said = nil, "none"
-	}
 }
 
 // judge classifies the screen and steps the tick. Its only effect is
@@ -230,7 +225,14 @@ func (p *pollRun) judge() {
 	c := p.capture
 	first := p.usable && p.unusable == "" && (p.prev.Polls == 0 || p.restarted)
 	look := looking{cfg: p.cfg, readings: p.r.Readings, local: p.r.Local, hostWake: p.d.hostWake()}
-	p.next, p.out, p.in = look.judge(p.prev, p.now, c.Screen, p.captureErr, p.echo, p.witness, c.Humans, first, c.Title)
+	witness := func(agent string) (*tick.Witness, string) {
+		if p.captureErr != "" {
+			return nil, "none"
+		}
+		return witnessFor(c, p.r.Local, agent, p.now)
+	}
+	p.next, p.out, p.in, p.said = look.judge(p.prev, p.now, c.Screen, p.captureErr, p.echo, witness, c.Humans, first, c.Title)
+	p.witness = p.in.Witness
 	p.out.Events = append(p.rearmed, p.out.Events...)
 	if e := p.r.Explain; e != nil {
 		if p.captureErr != "" {
@@ -238,7 +240,7 @@ func (p *pollRun) judge() {
 		} else {
 			io.WriteString(e, p.in.Screen.Explain())
 		}
-		fmt.Fprintf(e, "  witness:  %s\n", weighedSaid(p.r.Local, p.in.Screen.Agent, p.witness, p.said))
+		fmt.Fprintf(e, "  witness:  %s\n", p.said)
 	}
 	if c.Pane != "" {
 		p.next.Pane, p.next.PaneDir = c.Pane, c.Dir
@@ -504,7 +506,8 @@ func (d stateDirectory) hostWake() tick.HostWake {
 // (tick.Input.FirstLook). A replay, offline, takes its first poll as any.
 //
 // title is the pane's title, the agent's own word for some agents.
-func (l looking) judge(prev tick.State, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker, w *tick.Witness, h tick.Humans, first bool, title string) (tick.State, tick.Outcome, tick.Input) {
+func (l looking) judge(prev tick.State, now time.Time, s *classify.Screen, captureErr string, echo classify.Masker,
+	witness func(agent string) (*tick.Witness, string), h tick.Humans, first bool, title string) (tick.State, tick.Outcome, tick.Input, string) {
 	var screen classify.Result
 	own := false
 	if captureErr == "" && s != nil {
@@ -518,13 +521,35 @@ func (l looking) judge(prev tick.State, now time.Time, s *classify.Screen, captu
 	in.Title, in.Local = title, l.local
 	in.CaptureError = captureErr
 	in.Ledger = echo
+	w, said := witness(screen.Agent)
 	in.Witness = w
 	in.OwnTextInBox = own
 	if captureErr == "" {
 		in.Humans = h
 	}
 	next, out := tick.Step(prev, l.cfg, in)
-	return next, out, in
+	return next, out, in, said
+}
+
+// noWitness is the witness of a screen judged without the agent's files (a
+// replay).
+func noWitness(string) (*tick.Witness, string) { return nil, "none" }
+
+// witnessFor is the agent's own word for a screen of agent in the capture
+// c, read from the kind of file its description names
+// (classify.WitnessOf): from any kind for a screen of no agent, or of an
+// agent no description knows; from none for an agent whose description
+// names none. Another agent's log in the same directory says nothing of
+// it.
+func witnessFor(c capture.Capture, local *classify.Local, agent string, now time.Time) (*tick.Witness, string) {
+	kind, known := classify.WitnessOf(local, agent)
+	switch {
+	case agent == "" || !known:
+		return c.Witness(now)
+	case kind == "":
+		return nil, "none (" + agent + "'s description names no file of its own)"
+	}
+	return c.WitnessOfKind(now, kind)
 }
 
 // looking is what a poll judges a screen with besides the screen: the
@@ -908,15 +933,4 @@ func (d stateDirectory) readReset(prev *tick.State, usable bool) (rearmed []tick
 	var ev tick.Event
 	*prev, ev = tick.ResetBudget(*prev, by)
 	return []tick.Event{ev}, true, nil
-}
-
-// weighedSaid is what --explain says of the witness w, said as the capture
-// said it, on a screen of agent: with why it is not weighed, where the
-// agent's description names another kind of file (tick.Weighed).
-func weighedSaid(local *classify.Local, agent string, w *tick.Witness, said string) string {
-	if w == nil || tick.Weighed(local, agent, *w) {
-		return said
-	}
-	kind, _ := classify.WitnessOf(local, agent)
-	return said + "; not weighed: it is a " + w.Kind + " file, and " + agent + "'s description names " + cmp.Or(kind, "none")
 }
