@@ -1,7 +1,8 @@
 // Package capture is step 1 of a poll: the capture frame, both ways. It
 // writes the command lines that print a frame (the local multiplexer's
 // arguments, and the sh script run over ssh, which adds the agent's own
-// status files and Codex's session logs for the pane) and reads a frame
+// status files and the session logs of Codex, Qwen Code and Copilot CLI
+// for the pane) and reads a frame
 // back, with the agent's status files read here for a local pane. The rule
 // that picks the status files of a pane lives here once, for Go and for the
 // remote shell.
@@ -13,7 +14,9 @@
 // Claude Code's transcript, remoteTranscript, or a VitalsCodexMark line for
 // Codex's session log, remoteCodexVitals; base64 lines; a VitalsEnd line),
 // and the ends of the pane's recent Codex session logs (each a CodexLogMark
-// line, base64 lines, a CodexLogEnd line); then each status file of the
+// line, base64 lines, a CodexLogEnd line), Qwen Code's records
+// (QwenChatMark ... QwenChatEnd) and Copilot CLI's events logs
+// (CopilotEventsMark ... CopilotEventsEnd); then each status file of the
 // agent that names the pane, one line each, each followed by a StatusEnd
 // line; then a PaneMark line; then the pane as capture-pane -p -J -e prints
 // it. The agent's status comes before the pane, so nothing the pane shows
