@@ -239,8 +239,9 @@ func TestCommitFailingMidway(t *testing.T) {
 }
 
 // TestTallyHoldsThePollsOwnLines: the tally a poll keeps in its state
-// counts the history lines it wrote (budget resets here) and those other
-// writers appended before it, as a read of the whole history counts them.
+// counts the history lines it wrote (budget resets here) and its own log
+// line, and those other writers appended before it, as a read of the whole
+// history and log counts them.
 func TestTallyHoldsThePollsOwnLines(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "monitor-agent")
@@ -262,8 +263,12 @@ func TestTallyHoldsThePollsOwnLines(t *testing.T) {
 		if diff := cmp.Diff(read.History, kept.History, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("poll %d: the tally kept (-read +kept):\n%s", i, diff)
 		}
+		if diff := cmp.Diff(read.Log, kept.Log); diff != "" {
+			t.Errorf("poll %d: the log's tally kept, which counts the poll's own line (-read +kept):\n%s", i, diff)
+		}
 		// Another writer, as an action's outcome.
 		assert.NilError(t, d.AppendHistory(now.Add(time.Second), "agent", []event.Event{{Name: event.NudgeTyped, State: "WORKING"}}))
+		assert.NilError(t, d.AppendLog(now.Add(time.Second), "MONITOR · agent · nudge typed"))
 	}
 	h, _ := os.ReadFile(d.Path(statedir.History))
 	assert.Equal(t, strings.Count(string(h), `"event":"budget_reset"`), 3, "history:\n%s", h)
