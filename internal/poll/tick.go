@@ -328,12 +328,14 @@ func (p *pollRun) commit() (string, error) {
 		}
 	}
 	line, err := p.writeLine(handed, log)
-	if err == nil && log.saved && !log.asCounted {
+	if log.saved && !log.asCounted {
 		// The tally saved counts a line that did not go where it says
-		// (a problem after the save, another writer first): saved again,
-		// counted from the files.
+		// (a problem after the save, another writer first, no line
+		// written): saved again, counted from the files.
 		p.next.Board.Tally = board.NextTally(string(d), now, p.prev.Board.Tally)
-		err = d.saveState(p.next)
+		if serr := d.saveState(p.next); err == nil {
+			err = serr
+		}
 	}
 	return line, err
 }
