@@ -83,18 +83,15 @@ func runAuditPlan(args []string, e *Env) int {
 		return code
 	}
 	if len(positional) != 1 || *max < 1 {
-		fmt.Fprintln(e.Stderr, "omega-monitor: audit plan takes one DIR (and --max 1 or more)")
-		return 2
+		return e.exitf(2, "omega-monitor: audit plan takes one DIR (and --max 1 or more)")
 	}
 	dir, err := auditrun.ProjectDir(positional[0])
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit plan: %v\n", err)
-		return 2
+		return e.exitf(2, "omega-monitor: audit plan: %v", err)
 	}
 	p, err := auditrun.Plan(dir, *max)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit plan: %s\n", auditMessage(err))
-		return 2
+		return e.exitf(2, "omega-monitor: audit plan: %s", auditMessage(err))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.Stdout)
@@ -115,25 +112,21 @@ func runAuditCheck(args []string, e *Env) int {
 		return code
 	}
 	if len(positional) != 1 || *dir == "" {
-		fmt.Fprintln(e.Stderr, "omega-monitor: audit check takes one REPORT and --dir DIR")
-		return 2
+		return e.exitf(2, "omega-monitor: audit check takes one REPORT and --dir DIR")
 	}
 	abs, err := auditrun.ProjectDir(*dir)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit check: %v\n", err)
-		return 2
+		return e.exitf(2, "omega-monitor: audit check: %v", err)
 	}
 	b, err := fsutil.ReadCapped(positional[0], auditrun.MaxReport)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit check: %v\n", err)
-		return 2
+		return e.exitf(2, "omega-monitor: audit check: %v", err)
 	}
 	// Only regular files beneath DIR are read: a citation through a link
 	// out of it, a device or a FIFO is rejected, never opened.
 	pfs, err := auditrun.OpenProject(abs)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit check: %v\n", err)
-		return 2
+		return e.exitf(2, "omega-monitor: audit check: %v", err)
 	}
 	defer pfs.Close()
 	kept, rejected := audit.Check(audit.Parse(string(b)), nil, pfs)

@@ -54,20 +54,17 @@ func runAuditRun(args []string, e *Env) int {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run takes one DIR, got %d\n", len(positional))
-		return 2
+		return e.exitf(2, "omega-monitor: audit run takes one DIR, got %d", len(positional))
 	}
 	err := auditrun.CheckSchedule(f.every, f.repeat)
 	if err == nil {
 		err = f.Prepare(positional[0])
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
-		return 2
+		return e.exitf(2, "omega-monitor: audit run: %v", err)
 	}
 	if f.Bin, f.Helper, err = auditrun.Executables(f.Agent, f.Bin, f.Isolation, e.LookPath); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit run: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor: audit run: %v", err)
 	}
 	if f.Home, err = statedir.Home(e.Getenv); err != nil {
 		return e.fail(1, err)
@@ -100,18 +97,15 @@ func startScheduledAudit(fs *flag.FlagSet, f auditFlags, e *Env) int {
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: cannot find this binary: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor: cannot find this binary: %v", err)
 	}
 	argv := auditrun.RepeatArgv(self, f.Dir, f.every, f.Name, f.Bin, fs)
 	session, err := auditrun.Schedule(e.Ctx, m, f.Name, f.Home, f.Environ, argv)
 	switch {
 	case errors.Is(err, auditrun.ErrScheduled):
-		fmt.Fprintf(e.Stderr, "omega-monitor: the audit %s is already scheduled in %s (stop it with: omega-monitor audit stop %s)\n", f.Name, session, f.Name)
-		return 1
+		return e.exitf(1, "omega-monitor: the audit %s is already scheduled in %s (stop it with: omega-monitor audit stop %s)", f.Name, session, f.Name)
 	case err != nil:
-		fmt.Fprintf(e.Stderr, "omega-monitor: %s\n", auditMessage(err))
-		return 1
+		return e.exitf(1, "omega-monitor: %s", auditMessage(err))
 	}
 	fmt.Fprintf(e.Stdout, "auditing %s every %v in %s (stop it with: omega-monitor audit stop %s)\n", f.Dir, f.every, session, f.Name)
 	return 0
@@ -125,8 +119,7 @@ func runAuditStop(args []string, e *Env) int {
 		return code
 	}
 	if len(positional) != 1 || auditrun.Name(positional[0]) != positional[0] {
-		fmt.Fprintln(e.Stderr, "omega-monitor: audit stop takes one audit NAME")
-		return 2
+		return e.exitf(2, "omega-monitor: audit stop takes one audit NAME")
 	}
 	m, err := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
 	if err != nil {
@@ -134,8 +127,7 @@ func runAuditStop(args []string, e *Env) int {
 	}
 	session, err := auditrun.Stop(e.Ctx, m, positional[0])
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %s\n", auditMessage(err))
-		return 1
+		return e.exitf(1, "omega-monitor: %s", auditMessage(err))
 	}
 	fmt.Fprintf(e.Stdout, "stopped %s\n", session)
 	return 0
@@ -150,8 +142,7 @@ func auditOnce(f auditFlags, e *Env) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: audit: the report was not delivered: %s\n", last.DeliveryError)
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: audit: %s\n", auditMessage(err))
-		return 1
+		return e.exitf(1, "omega-monitor: audit: %s", auditMessage(err))
 	}
 	fmt.Fprintf(e.Stdout, "audit %s: %s\nreport: %s\n", f.Name, last.Summary, last.Report)
 	if len(last.Violations) > 0 || last.Findings+last.Clean == 0 || last.DeliveryError != "" {

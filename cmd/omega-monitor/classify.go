@@ -35,8 +35,7 @@ func runClassify(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor classify: unexpected argument %q (the pane comes on standard input)\n", positional[0])
-		return 2
+		return e.exitf(2, "omega-monitor classify: unexpected argument %q (the pane comes on standard input)", positional[0])
 	}
 	opt := poll.ClassifyOptions(work.Value, work.Given, nil)
 	local, err := poll.WatcherRules(e.Getenv)
@@ -61,8 +60,7 @@ func runClassify(e *Env, args []string) int {
 	}
 	screen, err := classify.ReadScreen(in)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor classify: reading the pane: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor classify: reading the pane: %v", err)
 	}
 	r := classify.Classify(screen, opt)
 	fmt.Fprintln(e.Stdout, r.State)

@@ -40,13 +40,11 @@ func runDemo(e *Env, args []string) int {
 		return e.usageError("demo", fmt.Sprintf("unexpected argument %q", positional[0]))
 	}
 	if interval < 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor demo: --interval must be a whole number of seconds, 1 and up; got %d\n", interval)
-		return 2
+		return e.exitf(2, "omega-monitor demo: --interval must be a whole number of seconds, 1 and up; got %d", interval)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor demo: cannot find this binary: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor demo: cannot find this binary: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

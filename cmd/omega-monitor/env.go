@@ -92,8 +92,7 @@ func (e *Env) LookPath(name string) (string, error) {
 // usageError says why a command line is wrong, in one line that says where
 // its usage is, and returns 2: the usage itself would bury the line.
 func (e *Env) usageError(command, why string) int {
-	fmt.Fprintf(e.Stderr, "omega-monitor %s: %s; %s\n", command, why, cmdline.HelpHint(command))
-	return 2
+	return e.exitf(2, "omega-monitor %s: %s; %s", command, why, cmdline.HelpHint(command))
 }
 
 // fail says err on e's standard error, as every command says its errors,
@@ -130,4 +129,12 @@ func (e *Env) watcherOf(command string, positional []string) (home string, t coo
 		return "", t, e.fail(2, err)
 	}
 	return home, t, 0
+}
+
+// exitf says one line on e's standard error and returns code: how a
+// command ends that words its own error (2 for a usage error, 1 for a
+// failure).
+func (e *Env) exitf(code int, format string, a ...any) int {
+	fmt.Fprintln(e.Stderr, fmt.Sprintf(format, a...))
+	return code
 }

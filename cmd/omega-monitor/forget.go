@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -27,8 +25,7 @@ func runForget(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: forget takes one target, got %d; %s\n", len(positional), cmdline.HelpHint("forget"))
-		return 2
+		return e.exitf(2, "omega-monitor: forget takes one target, got %d; %s", len(positional), cmdline.HelpHint("forget"))
 	}
 	home, err := statedir.Home(e.Getenv)
 	if err != nil {

@@ -42,8 +42,7 @@ func runGolden(e *Env, args []string) int {
 	if name == "" && len(positional) > 0 {
 		name = positional[0]
 	} else if len(positional) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: unexpected argument %q\n", positional[0])
-		return 2
+		return e.exitf(2, "omega-monitor golden add: unexpected argument %q", positional[0])
 	}
 	req := goldenadd.Request{Name: name, Want: *want, Hold: *hold, Why: *why, Dir: *dir, Work: work.Value, HasWork: work.Given}
 	if _, err := req.Check(); err != nil {
@@ -51,8 +50,7 @@ func runGolden(e *Env, args []string) int {
 		if u := (*goldenadd.UsageError)(nil); errors.As(err, &u) {
 			why = u.Why
 		}
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", why)
-		return 2
+		return e.exitf(2, "omega-monitor golden add: %s", why)
 	}
 	if *rulesPath != "" {
 		// The rules are checked as a watcher's are: the user's own file.
@@ -61,8 +59,7 @@ func runGolden(e *Env, args []string) int {
 			err = fmt.Errorf("%s: no such file", *rulesPath)
 		}
 		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor golden add: --rules: %v\n", err)
-			return 1
+			return e.exitf(1, "omega-monitor golden add: --rules: %v", err)
 		}
 	}
 	said, warning, err := goldenadd.Add(req, e.Stdin, poll.ClassifyOptions(work.Value, work.Given, nil))
@@ -70,8 +67,7 @@ func runGolden(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", warning)
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor golden add: %s\n", pkgerr.Why(err))
-		return 1
+		return e.exitf(1, "omega-monitor golden add: %s", pkgerr.Why(err))
 	}
 	io.WriteString(e.Stdout, said)
 	return 0

@@ -40,8 +40,7 @@ func runInstall(e *Env, args []string) int {
 	home := e.Home()
 	state, err := statedir.Home(e.Getenv)
 	if home == "" || err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor install: no home directory: set HOME (%v)\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor install: no home directory: set HOME (%v)", err)
 	}
 	env := setup.Env{Home: home, State: state, Getenv: e.Getenv, Environ: e.Environ, FindMCPServer: func() (string, error) { return companion.Find(companion.MCPServer) },
 		FindNotify: func() (string, error) { return companion.Find(companion.Notify) }}

@@ -80,19 +80,16 @@ func ledgerRecord(e *Env, args []string) int {
 		return code
 	}
 	if *max < 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor ledger record: --max %d: want 1 or more\n", *max)
-		return 2
+		return e.exitf(2, "omega-monitor ledger record: --max %d: want 1 or more", *max)
 	}
 	file, text := fs.Arg(0), fs.Arg(1)
 	if err := ledger.CheckFile(file); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor ledger record: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor ledger record: %v", err)
 	}
 	if text == "-" {
 		b, err := io.ReadAll(io.LimitReader(e.Stdin, maxLedgerText))
 		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor ledger record: reading standard input: %v\n", err)
-			return 1
+			return e.exitf(1, "omega-monitor ledger record: reading standard input: %v", err)
 		}
 		text = string(b)
 	}

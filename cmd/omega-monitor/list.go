@@ -46,12 +46,10 @@ func runList(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) != 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: list takes no arguments (to watch a session named %q: omega-monitor watch %s)\n", positional[0], positional[0])
-		return 2
+		return e.exitf(2, "omega-monitor: list takes no arguments (to watch a session named %q: omega-monitor watch %s)", positional[0], positional[0])
 	}
 	if *timeout <= 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: --timeout must be positive\n")
-		return 2
+		return e.exitf(2, "omega-monitor: --timeout must be positive")
 	}
 	cfg, err := coord.LoadSSHConfig(*sshConfig)
 	if err != nil {

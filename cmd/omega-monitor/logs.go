@@ -30,8 +30,7 @@ func runLogs(e *Env, args []string) int {
 		return code
 	}
 	if *n < 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: logs -n must be 0 or more; got %d\n", *n)
-		return 2
+		return e.exitf(2, "omega-monitor: logs -n must be 0 or more; got %d", *n)
 	}
 	if *all {
 		if len(positional) > 0 {
@@ -60,8 +59,7 @@ func runLogs(e *Env, args []string) int {
 	offset, err := d.TailLog(*n, out)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !*follow:
-		fmt.Fprintf(e.Stderr, "omega-monitor: no log for %s: it was never watched here (omega-monitor status shows the watchers)\n", target)
-		return 1
+		return e.exitf(1, "omega-monitor: no log for %s: it was never watched here (omega-monitor status shows the watchers)", target)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return e.fail(1, err)
 	case !*follow:
@@ -78,8 +76,7 @@ func runLogs(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: the watcher of %s is stopped; its next lines come when it starts again (Ctrl-C ends)\n", target)
 	}
 	if err := d.FollowLog(ctx, offset, out, logsPoll, running, said); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", d.Path(statedir.Log), err)
-		return 1
+		return e.exitf(1, "omega-monitor: %s: %v", d.Path(statedir.Log), err)
 	}
 	return 0
 }

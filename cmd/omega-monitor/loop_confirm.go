@@ -44,13 +44,17 @@ func runConfirm(e *Env, args []string) int {
 			Capture: captureOptions(e, *framed, *statusDir),
 			Local:   local, Now: now,
 		}
-		line, code := poll.ConfirmStep(req, e.Stdin)
+		line, look := poll.ConfirmStep(req, e.Stdin)
 		if line != "" {
 			fmt.Fprintln(e.Stdout, line)
 		}
-		return code
+		return confirmExit[look]
 	})
 }
+
+// confirmExit is the exit status the loop reads of each look: 0 go on, 1
+// refused, 3 look again.
+var confirmExit = map[poll.Look]int{poll.GoOn: 0, poll.Refused: 1, poll.LookAgain: 3}
 
 func runAck(e *Env, args []string) int {
 	fs := newFlagSet("ack")

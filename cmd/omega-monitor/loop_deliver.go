@@ -31,8 +31,7 @@ func runDeliver(e *Env, args []string) int {
 	o.Worker = *worker
 	funnel, err := poll.Funnel(*funnelFlag, e.Getenv, e.Home())
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor deliver: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor deliver: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/omega-monitor/omega-monitor/internal/relay"
@@ -42,8 +41,7 @@ func runLoopEnv(e *Env, args []string) int {
 		}
 	}
 	if *pid <= 0 {
-		fmt.Fprintln(e.Stderr, "omega-monitor: loop-env needs --pid, the loop's process id")
-		return 2
+		return e.exitf(2, "omega-monitor: loop-env needs --pid, the loop's process id")
 	}
 	env, err := watcher.NewLoopEnv(target, f, *pid, e.Getenv)
 	if err != nil {

@@ -40,8 +40,7 @@ func runHold(e *Env, args []string) int {
 		return 1
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor hold: %v\n", err)
-		return 2
+		return e.exitf(2, "omega-monitor hold: %v", err)
 	}
 	// The start's mark in the log: a restart is seen where it happened.
 	d.AppendLog(e.Now(), fmt.Sprintf("MONITOR · %s · started (pid %d)", *target, *pid))

@@ -25,8 +25,7 @@ func runSweep(e *Env, args []string) int {
 	}
 	dropped, err := statedir.Dir(*dir).SweepHistory(statedir.HistoryKeep)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor sweep: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor sweep: %v", err)
 	}
 	if dropped > 0 {
 		fmt.Fprintf(e.Stdout, "history: dropped %d old line(s), kept the last %d\n", dropped, statedir.HistoryKeep)

@@ -29,17 +29,14 @@ func runTick(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor tick: unexpected argument %q (the pane comes on standard input)\n", positional[0])
-		return 2
+		return e.exitf(2, "omega-monitor tick: unexpected argument %q (the pane comes on standard input)", positional[0])
 	}
 	if *stateDir == "" {
-		fmt.Fprintln(e.Stderr, "omega-monitor tick: --state is required")
-		return 2
+		return e.exitf(2, "omega-monitor tick: --state is required")
 	}
 	set, err := poll.ResolveSettings(fs, *stateDir, given)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor tick: %v\n", err)
-		return 2
+		return e.exitf(2, "omega-monitor tick: %v", err)
 	}
 	now, ok := parseNow(e, *nowFlag)
 	if !ok {

@@ -16,7 +16,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/omega-monitor/omega-monitor/internal/board/hosts"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
@@ -70,7 +69,7 @@ func groups() []group {
 		{"for agents", []command{
 			{"mcp", "serve the fleet read-only over MCP on stdio, for an agent (runs omega-monitor-mcp)", runMCP},
 			{"mirror-plan", "the task-mirror call plan for an agent's task list (--runner claude|codex|headless|bare)", runMirrorPlan},
-			{"read-watcher", "what another machine's board reads of a watcher here: history, verdict or log, as JSON", func(e *Env, a []string) int { return hosts.ServeWatcher(a, e.Getenv, e.Now(), e.Stdout, e.Stderr) }},
+			{"read-watcher", "what another machine's board reads of a watcher here: history, verdict or log, as JSON", runReadWatcher},
 			{"wake", "what an agent's hook runs: the watcher of the pane it runs in polls now (silent, exit 0)", runWake},
 			{"audit", "the deep audit: plan, check or run read-only auditors over a project", runAudit},
 		}},
@@ -179,13 +178,11 @@ func runHelp(e *Env, args []string) int {
 		writeUsage(e.Stdout)
 		return 0
 	case len(args) > 1:
-		fmt.Fprintf(e.Stderr, "omega-monitor: help takes one command, got %d\n", len(args))
-		return 2
+		return e.exitf(2, "omega-monitor: help takes one command, got %d", len(args))
 	}
 	c, ok := find(args[0])
 	if !ok {
-		fmt.Fprintf(e.Stderr, "omega-monitor: help: no command %q; %s\n", args[0], cmdline.HelpHint(""))
-		return 2
+		return e.exitf(2, "omega-monitor: help: no command %q; %s", args[0], cmdline.HelpHint(""))
 	}
 	return dispatch(e, []string{c.name, "--help"})
 }

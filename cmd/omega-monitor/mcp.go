@@ -30,8 +30,7 @@ func runChannels(e *Env, args []string) int {
 		return 0
 	}
 	if !(len(args) == 2 || len(args) == 3 && args[1] == "--test") || args[0] != "check" {
-		fmt.Fprintln(e.Stderr, usage)
-		return 2
+		return e.exitf(2, "%v", usage)
 	}
 	return execCompanion(e, companion.Notify, "channels", args)
 }
@@ -43,6 +42,5 @@ func execCompanion(e *Env, name, cmd string, args []string) int {
 		err = syscall.Exec(path, append([]string{path}, args...), e.Environ())
 		err = fmt.Errorf("cannot run %s: %w", path, err)
 	}
-	fmt.Fprintf(e.Stderr, "omega-monitor: %s: %v\n", cmd, err)
-	return 1
+	return e.exitf(1, "omega-monitor: %s: %v", cmd, err)
 }

@@ -34,8 +34,7 @@ func runMirrorPlan(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan takes no arguments, got %q; %s\n", positional[0], cmdline.HelpHint("mirror-plan"))
-		return 2
+		return e.exitf(2, "omega-monitor: mirror-plan takes no arguments, got %q; %s", positional[0], cmdline.HelpHint("mirror-plan"))
 	}
 	capability, err := mirror.CapabilityOf(*runner)
 	if err != nil {
@@ -62,8 +61,7 @@ func runMirrorPlan(e *Env, args []string) int {
 	}
 	watchers, err := mirror.FromFleet(census)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor: mirror-plan: %s; no mirror calls this time\n", pkgerr.Why(err))
-		return 1
+		return e.exitf(1, "omega-monitor: mirror-plan: %s; no mirror calls this time", pkgerr.Why(err))
 	}
 	for _, w := range watchers {
 		if w.Unreadable {

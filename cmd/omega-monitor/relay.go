@@ -31,12 +31,10 @@ func runRelay(e *Env, args []string) int {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(e.Stderr, "omega-monitor: relay takes one of start, stop, status, logs; %s\n", cmdline.HelpHint("relay"))
-		return 2
+		return e.exitf(2, "omega-monitor: relay takes one of start, stop, status, logs; %s", cmdline.HelpHint("relay"))
 	}
 	if positional[0] == "logs" {
-		fmt.Fprintf(e.Stderr, "omega-monitor: relay logs takes its own flags, after it: omega-monitor relay logs [-n N] [-f]\n")
-		return 2
+		return e.exitf(2, "omega-monitor: relay logs takes its own flags, after it: omega-monitor relay logs [-n N] [-f]")
 	}
 	m, muxErr := resolveMux(e, *muxFlag, "", coord.DefaultTimeout)
 	said, err := relay.Do(e.Ctx, positional[0], relay.Using{Mux: m, MuxErr: muxErr, Getenv: e.Getenv, Now: e.Now(), Wait: *wait,
@@ -66,11 +64,9 @@ func runRelayLogs(e *Env, args []string) int {
 	}
 	switch {
 	case len(positional) > 0:
-		fmt.Fprintf(e.Stderr, "omega-monitor: relay logs takes no arguments; got %q; %s\n", positional[0], cmdline.HelpHint("relay logs"))
-		return 2
+		return e.exitf(2, "omega-monitor: relay logs takes no arguments; got %q; %s", positional[0], cmdline.HelpHint("relay logs"))
 	case *n < 0:
-		fmt.Fprintf(e.Stderr, "omega-monitor: relay logs -n must be 0 or more; got %d\n", *n)
-		return 2
+		return e.exitf(2, "omega-monitor: relay logs -n must be 0 or more; got %d", *n)
 	}
 	home, err := statedir.Home(e.Getenv)
 	if err != nil {

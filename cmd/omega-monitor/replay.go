@@ -25,12 +25,10 @@ func runReplay(e *Env, args []string) int {
 	// far past that is not one.
 	data, err := fsutil.ReadCapped(positional[0], maxReplayFile)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor replay: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor replay: %v", err)
 	}
 	if err := poll.Replay(txtar.Parse(data), e.Stdout); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor replay: %s: %v\n", positional[0], err)
-		return 1
+		return e.exitf(1, "omega-monitor replay: %s: %v", positional[0], err)
 	}
 	return 0
 }

@@ -36,8 +36,7 @@ func rulesFile(e *Env, cmd, usage string, args []string) int {
 	} else {
 		var err error
 		if path, err = poll.RulesPath(e.Getenv); err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor %s: %v\n", cmd, err)
-			return 1
+			return e.exitf(1, "omega-monitor %s: %v", cmd, err)
 		}
 	}
 	local, err := poll.ReadRules(path)
@@ -46,8 +45,7 @@ func rulesFile(e *Env, cmd, usage string, args []string) int {
 			err = fmt.Errorf("%s: no such file", path)
 		}
 		if err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor %s: %v\n", cmd, err)
-			return 1
+			return e.exitf(1, "omega-monitor %s: %v", cmd, err)
 		}
 		fmt.Fprintf(e.Stdout, "%s: ok\n", path)
 		return 0

@@ -11,6 +11,7 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/board/live"
 	"github.com/omega-monitor/omega-monitor/internal/board/render"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
 	"github.com/omega-monitor/omega-monitor/internal/printable"
 	"github.com/omega-monitor/omega-monitor/internal/setup"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -42,20 +43,16 @@ func runStatus(e *Env, args []string) int {
 	terminal := out != nil && live.IsTerminal(out)
 	switch {
 	case forms > 1:
-		fmt.Fprintln(e.Stderr, "omega-monitor status: --live, --once, --json and --tmux are four forms: give one")
-		return 2
+		return e.exitf(2, "omega-monitor status: --live, --once, --json and --tmux are four forms: give one")
 	case *liveForm && !terminal:
-		fmt.Fprintln(e.Stderr, "omega-monitor status: --live draws on a terminal, and standard output is not one (--once prints the board once)")
-		return 2
+		return e.exitf(2, "omega-monitor status: --live draws on a terminal, and standard output is not one (--once prints the board once)")
 	}
 	if interval < 100*time.Millisecond {
-		fmt.Fprintln(e.Stderr, "omega-monitor status: --interval must be 100ms or more")
-		return 2
+		return e.exitf(2, "omega-monitor status: --interval must be 100ms or more")
 	}
 	root, err := statedir.Home(e.Getenv)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor status: %v", err)
 	}
 	b, err := hostFlags.Open(root, e.Getenv)
 	if err != nil {
@@ -72,12 +69,14 @@ func runStatus(e *Env, args []string) int {
 	}
 	if !*once && !*asJSON && terminal {
 		in, _ := e.Stdin.(*os.File)
-		return live.Run(b.Census, interval, in, out, e.Stderr)
+		if err := live.Run(b.Census, interval, in, out); err != nil {
+			return e.exitf(1, "omega-monitor status: %v", err)
+		}
+		return 0
 	}
 	f, err := b.Once(e.Now(), false)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor status: %v", err)
 	}
 	hooks, line := setup.WatchedHooks(e.Home(), e.Getenv, f)
 	if *asJSON {
@@ -85,8 +84,7 @@ func runStatus(e *Env, args []string) int {
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(f); err != nil {
-			fmt.Fprintf(e.Stderr, "omega-monitor status: %v\n", err)
-			return 1
+			return e.exitf(1, "omega-monitor status: %v", err)
 		}
 		return 0
 	}
@@ -109,3 +107,25 @@ const (
 	exitNoWatchers = 3 // the whole fleet was read, and nothing watches
 	exitDegraded   = 4 // nothing live was found, but some state was unreadable
 )
+
+// runReadWatcher is read-watcher, which another machine's board runs over
+// ssh: 1 when there is no such watcher, 2 on a usage error.
+func runReadWatcher(e *Env, args []string) int {
+	var f hosts.ReadFlags
+	positional, code, ok := e.parse(f.FlagSet(), args, hosts.ReadWatcherUsage)
+	if !ok {
+		return code
+	}
+	q, err := f.Query(positional)
+	if err != nil {
+		return e.exitf(2, "omega-monitor: read-watcher: %v; %s", err, cmdline.HelpHint("read-watcher"))
+	}
+	home, err := statedir.Home(e.Getenv)
+	if err != nil {
+		return e.exitf(1, "omega-monitor: read-watcher: %v", err)
+	}
+	if err := hosts.ServeWatcher(e.Stdout, home, positional[0], q, e.Now()); err != nil {
+		return e.exitf(1, "omega-monitor: read-watcher: %s", pkgerr.Why(err))
+	}
+	return 0
+}

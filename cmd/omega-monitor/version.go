@@ -15,8 +15,7 @@ func runVersion(e *Env, args []string) int {
 		return 0
 	}
 	if len(args) > 0 {
-		fmt.Fprintf(e.Stderr, "omega-monitor version: takes no arguments\n")
-		return 2
+		return e.exitf(2, "omega-monitor version: takes no arguments")
 	}
 	exe, _ := os.Executable()
 	var written time.Time

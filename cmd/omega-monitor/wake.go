@@ -27,11 +27,7 @@ func runWake(e *Env, args []string) (code int) {
 		case "--relay":
 			return runWakeRelay(e, args[1:])
 		case "--mux":
-			if err := watcher.MuxWake(args[1:], e.Stderr, func(agent string) bool { return setup.HooksInstalledFor(e.Home(), e.Getenv, agent) }); err != nil {
-				fmt.Fprintln(e.Stderr, err)
-				return 2
-			}
-			return 0
+			return runWakeMux(e, args[1:])
 		}
 	}
 	if cmdline.WantsHelp(args) {
@@ -54,6 +50,18 @@ func runWake(e *Env, args []string) (code int) {
 	return 0
 }
 
+// runWakeMux is wake --mux, which the loop of a watcher started with
+// --mux-wake runs beside itself: 0 at its end, 2 for a usage error.
+func runWakeMux(e *Env, args []string) int {
+	var f watcher.MuxWakeFlags
+	fs := f.FlagSet(e.Stderr)
+	if fs.Parse(args) != nil || f.Check(fs.Args()) != nil {
+		return e.exitf(2, "%v", watcher.ErrMuxWakeUsage)
+	}
+	f.Run(fs.Args(), e.Stderr, setup.Hooked(e.Home(), e.Getenv))
+	return 0
+}
+
 // runWakeListen is wake --listen: 0 when the connection ended, 1 when it
 // could not listen, 2 for a usage error.
 func runWakeListen(e *Env, args []string) int {
@@ -69,8 +77,7 @@ func runWakeListen(e *Env, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGPIPE)
 	defer stop()
 	if err := watcher.Listen(ctx, *home, *target, e.Getenv, e.Stdin, e.Stdout); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor wake --listen: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor wake --listen: %v", err)
 	}
 	return 0
 }
@@ -83,14 +90,12 @@ func runWakeRelay(e *Env, args []string) int {
 	state := fs.String("state", "", "the watcher's state directory")
 	timeout := fs.Int("timeout", 20, "how long the listener has to greet, in `seconds`")
 	if fs.Parse(args) != nil || fs.NArg() == 0 || *state == "" || *timeout < 1 {
-		fmt.Fprintln(e.Stderr, "usage: omega-monitor wake --relay --state DIR [--timeout SECS] -- COMMAND...")
-		return 2
+		return e.exitf(2, "usage: omega-monitor wake --relay --state DIR [--timeout SECS] -- COMMAND...")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	if err := watcher.RunRelay(ctx, *state, fs.Args(), time.Duration(*timeout)*time.Second, e.Stderr); err != nil {
-		fmt.Fprintf(e.Stderr, "omega-monitor wake --relay: %v\n", err)
-		return 1
+		return e.exitf(1, "omega-monitor wake --relay: %v", err)
 	}
 	return 0
 }

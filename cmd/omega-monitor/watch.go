@@ -52,8 +52,7 @@ func watchTarget(e *Env, args []string, implicit bool) int {
 	}
 	said, warnings, err := watcher.Start(e.Ctx, m, target, fs, f, e.Getenv)
 	if fence := (*watcher.FenceError)(nil); errors.As(err, &fence) {
-		fmt.Fprintf(e.Stderr, "omega-monitor: refusing target %s: %s\n", target, fence.Why)
-		return 2
+		return e.exitf(2, "omega-monitor: refusing target %s: %s", target, fence.Why)
 	}
 	if err != nil {
 		return e.fail(1, err)

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"time"
@@ -17,10 +18,11 @@ import (
 // whole.
 //
 // The tally is counted from the files as the tick found them: other writers
-// append to the history (ack, deliver, the outcome of an action), and the
-// sweep replaces it. The history lines the tick writes itself it counts as
-// it writes them, never read back (NextTallyAppending): the tally a tick
-// keeps ends after its own history lines and before its own log line.
+// append to the history and the log (ack, deliver, the outcome of an
+// action), and the sweep replaces the history. The lines the tick writes
+// itself, to the history and to the log, it counts as it writes them,
+// never read back (NextTallyAppending): the tally a tick keeps ends after
+// its own lines.
 type Tally struct {
 	At      time.Time     `json:"at"`
 	History HistoryCursor `json:"history"`
@@ -91,27 +93,47 @@ func NextTally(dir string, now time.Time, prev json.RawMessage) json.RawMessage 
 	return data
 }
 
-// NextTallyAppending is NextTally for a tick that is about to append own
-// (whole lines) to the history, and holds its lock: nothing else appends
-// to it before the tick does, so own goes where the history ends now, as
-// the history of identity ino and size stands (ino 0: none). The history
-// is read as NextTally reads it, and own counted after it as the tick
-// writes it: the tally holds own lines, as if read back after the write.
-// A history that does not end where the tally ends (a line torn at its
-// end), or another file than the one held, leaves own uncounted (counted
-// is false): the next poll reads it.
-func NextTallyAppending(dir string, now time.Time, prev json.RawMessage, ino uint64, size int64, own []byte) (tally json.RawMessage, counted bool) {
+// Own is what a tick is about to append to a file the tally counts: where
+// the file ends now (its identity Ino, 0 for none, and its Size) and the
+// whole lines it will write there.
+type Own struct {
+	Ino   uint64
+	Size  int64
+	Lines []byte
+}
+
+// Counted says which of a tick's own appends a tally counts.
+type Counted struct{ History, Log bool }
+
+// NextTallyAppending is NextTally for a tick that is about to append its
+// own lines to the history and to the log: history's where the history
+// ends now, which the tick holds (its lock taken: nothing else appends to
+// it before the tick does), log's where the log ended when the tick looked
+// (another writer may still come first: the tick learns it as it writes).
+// The files are read as NextTally reads them, and the tick's lines counted
+// after them as it writes them: the tally holds them as if read back after
+// the writes. A file that does not end where the tally ends (a history
+// line torn at its end, a log another wrote to since), or another file
+// than the one the tick found, leaves its own lines uncounted: the next
+// poll reads them.
+func NextTallyAppending(dir string, now time.Time, prev json.RawMessage, history, log Own) (json.RawMessage, Counted) {
+	var counted Counted
 	t, err := ReadTally(dir, now, decodeTally(prev))
 	if err != nil {
-		return nil, false
+		return nil, counted
 	}
-	if ino != 0 && t.History.Ino == ino && t.History.Offset == size {
-		t.History.countForward(own, windowStart(now), now)
-		counted = true
+	if len(history.Lines) > 0 && history.Ino != 0 && t.History.Ino == history.Ino && t.History.Offset == history.Size {
+		t.History.countForward(history.Lines, windowStart(now), now)
+		counted.History = true
+	}
+	// An empty log has no cursor in the tally: the tick's line starts it.
+	if len(log.Lines) > 0 && log.Ino != 0 && (t.Log.Ino == log.Ino && t.Log.Size == log.Size || t.Log == Cursor{} && log.Size == 0) {
+		t.Log = Cursor{Ino: log.Ino, Size: log.Size + int64(len(log.Lines)), Lines: t.Log.Lines + bytes.Count(log.Lines, []byte{'\n'})}
+		counted.Log = true
 	}
 	data, err := json.Marshal(t)
 	if err != nil {
-		return nil, false
+		return nil, Counted{}
 	}
 	return data, counted
 }

@@ -16,12 +16,16 @@ import (
 )
 
 // TestTallyCountedAsWritten: the tally a tick keeps when it counts its own
-// history lines as it writes them (NextTallyAppending, the history held)
-// is the tally it would keep reading them back after the write (NextTally),
-// over random runs of the tick's appends, other writers' appends (whole
-// lines, lines that cannot be read, lines torn and completed later),
-// sweeps that replace the history, a log moved aside, and a clock that
-// crosses hours and leaves the 48-hour window behind.
+// history lines and its own log line as it writes them
+// (NextTallyAppending: the history held, the log's end found before the
+// state is saved and the line written after) is the tally it would keep
+// reading them back after the writes (NextTally), over random runs of the
+// tick's appends, other writers' appends (whole lines, lines that cannot
+// be read, lines torn and completed later; a log line between the tick's
+// count and its line), a line that says more than was counted, sweeps that
+// replace the history, a log moved aside, and a clock that crosses hours
+// and leaves the 48-hour window behind. The tick's log line is counted
+// whenever nothing wrote to the log between its look and its line.
 func TestTallyCountedAsWritten(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(40) {
@@ -56,39 +60,76 @@ func TestTallyCountedAsWritten(t *testing.T) {
 			for step := range 120 {
 				at = at.Add(time.Duration(rng.IntN(150)) * time.Minute / 2)
 				switch k := rng.IntN(10); {
-				case k < 5: // a poll: its history lines, if any, counted as written; its log line after
+				case k < 5: // a poll: its history lines and its log line counted as written
+					prev := written
 					lines, err := statedir.HistoryLines(at, "agent", events(rng.IntN(3)))
 					if err != nil {
 						t.Fatal(err)
 					}
-					if len(lines) == 0 {
-						written = NextTally(string(d), at, written)
-					} else {
-						held, err := d.HoldHistory()
+					var hist Own
+					var held *statedir.HeldHistory
+					if len(lines) > 0 {
+						if held, err = d.HoldHistory(); err != nil {
+							t.Fatal(err)
+						}
+						hist = Own{Ino: held.Ino, Size: held.Size, Lines: lines}
+					}
+					line := "MONITOR · agent · STALLED"
+					ino, size, err := d.LogEnd()
+					if err != nil {
+						t.Fatal(err)
+					}
+					var counted Counted
+					written, counted = NextTallyAppending(string(d), at, written, hist, Own{Ino: ino, Size: size, Lines: statedir.LogLine(at, line)})
+					if len(lines) > 0 && counted.History == tornEnd(t, d) {
+						t.Fatalf("step %d: history counted %v, with a torn line at the end %v", step, counted.History, !counted.History)
+					}
+					if !counted.Log {
+						t.Fatalf("step %d: the poll's log line is not counted as written, though nothing wrote to the log since it looked", step)
+					}
+					histAsCounted := true
+					if held != nil {
+						a, err := held.Append(lines)
 						if err != nil {
 							t.Fatal(err)
 						}
-						var counted bool
-						written, counted = NextTallyAppending(string(d), at, written, held.Ino, held.Size, lines)
-						if counted == tornEnd(t, d) {
-							t.Fatalf("step %d: counted %v, with a torn line at the end %v", step, counted, !counted)
-						}
-						if _, err := held.Append(lines); err != nil {
-							t.Fatal(err)
-						}
 						held.Release()
-						if !counted {
-							// Left for the next read: the board, and
-							// the next poll, go on from the tally.
-							written = NextTally(string(d), at, written)
-						}
+						histAsCounted = a.Ino == held.Ino && a.Offset == held.Size && a.Bytes == len(lines)
+					}
+					if counted.History && !histAsCounted {
+						t.Fatalf("step %d: the history held went elsewhere", step)
+					}
+					if len(lines) > 0 && !counted.History {
+						// Left for the next read: the board, and the
+						// next poll, go on from the tally. The poll's
+						// log line is then left too.
+						written = NextTally(string(d), at, prev)
+						counted.Log = false
+					}
+					// Between the count and the line: another writer
+					// first, a problem the line then says, the log moved
+					// aside; each leaves the line to the next read.
+					switch rng.IntN(8) {
+					case 0:
+						d.AppendLog(at, "MONITOR · agent · alert delivered")
+					case 1:
+						line += " · error: vitals not written"
+					case 2:
+						os.Rename(d.Path(statedir.Log), d.Path(statedir.Log)+".1")
+					}
+					a, err := d.WriteLog(at, line)
+					if err != nil {
+						t.Fatal(err)
+					}
+					asCounted := a.Ino == ino && a.Offset == size && a.Bytes == len(statedir.LogLine(at, line)) && line == "MONITOR · agent · STALLED"
+					if counted.Log && !asCounted {
+						written = NextTally(string(d), at, prev)
+					} else if !counted.Log {
+						written = NextTally(string(d), at, written)
 					}
 					reread = NextTally(string(d), at, reread)
 					if diff := cmp.Diff(decodeTally(reread), decodeTally(written)); diff != "" {
 						t.Fatalf("step %d: the tally counted as written is not the tally read back (-read +written):\n%s", step, diff)
-					}
-					if err := d.AppendLog(at, "MONITOR · agent · STALLED"); err != nil {
-						t.Fatal(err)
 					}
 				case k < 7: // another writer: ack, deliver
 					if err := d.AppendHistory(at.Add(-time.Duration(rng.IntN(90))*time.Second), "agent", events(1+rng.IntN(2))); err != nil {

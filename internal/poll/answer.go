@@ -406,7 +406,7 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 }
 
 // confirmAnswer judges the capture c at r.Stage of the answer r.Action,
-// and returns the code ConfirmStep does. Before the first key, the dialog
+// and returns the look ConfirmStep does. Before the first key, the dialog
 // must be the one the answer was accepted for, in its pane, its cursor
 // where it was then; after each move, on the option the move leads to;
 // before Enter, on the option chosen; at every look before a key, the
@@ -417,11 +417,11 @@ func ConfirmAnswer(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
 // must be gone or another: the same dialog still there is looked at again,
 // then taken as asked again. Otherwise the answer is refused, with why,
 // and nothing more is typed.
-func confirmAnswer(d stateDirectory, r ConfirmRequest, c capture.Capture) (string, int) {
+func confirmAnswer(d stateDirectory, r ConfirmRequest, c capture.Capture) (string, Look) {
 	a, err := d.readAnswer(r.Action)
 	if err != nil {
 		line, _ := d.refuseAnswer(r.Now, r.Target, r.Action, r.Step, err.Error())
-		return line, 1
+		return line, Refused
 	}
 	s := classify.Classify(c.Screen, classify.Options{Local: r.Local})
 	m, live := answer.Read(s)
@@ -514,26 +514,26 @@ func confirmAnswer(d stateDirectory, r ConfirmRequest, c capture.Capture) (strin
 		// taken: either way the question's next message carries it.
 		if same || samePane && stillField(a, s) {
 			if r.settle && r.Try < maxTries {
-				return "", 3
+				return "", LookAgain
 			}
 			a.Again = true
 			if err := d.sd().WriteRecord(statedir.Answering, a); err != nil {
 				line, _ := d.refuseAnswer(r.Now, r.Target, r.Action, r.Step, err.Error())
-				return line, 1
+				return line, Refused
 			}
 		}
-		return "", 0
+		return "", GoOn
 	default:
 		why = fmt.Sprintf("no stage %q of an answer", r.Stage)
 	}
 	if why == "" {
-		return "", 0
+		return "", GoOn
 	}
 	if settling && r.settle && r.Try < maxTries {
-		return "", 3
+		return "", LookAgain
 	}
 	line, _ := d.refuseAnswer(r.Now, r.Target, r.Action, r.Step, why)
-	return line, 1
+	return line, Refused
 }
 
 // refuseAnswer records the answer of action refused at step n (0: not at

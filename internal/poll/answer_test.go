@@ -431,16 +431,16 @@ func TestConfirmAnswerStages(t *testing.T) {
 			if c.settle {
 				req.settle = true
 			}
-			line, code := ConfirmStep(req, strings.NewReader(pane))
+			line, look := ConfirmStep(req, strings.NewReader(pane))
 			switch {
 			case c.settle:
-				if code != 3 || line != "" {
-					t.Fatalf("code %d, line %q; want 3, a look again", code, line)
+				if look != LookAgain || line != "" {
+					t.Fatalf("look %d, line %q; want a look again", look, line)
 				}
 				return
-			case (code == 0) != (c.why == ""):
-				t.Fatalf("code %d, line %q; want refusal %q", code, line, c.why)
-			case code == 0:
+			case (look == GoOn) != (c.why == ""):
+				t.Fatalf("look %d, line %q; want refusal %q", look, line, c.why)
+			case look == GoOn:
 				if a, _ := stateDirectory(w.d).readAnswer(action); a.Again != c.again {
 					t.Errorf("again = %v, want %v", a.Again, c.again)
 				}

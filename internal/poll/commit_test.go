@@ -239,8 +239,9 @@ func TestCommitFailingMidway(t *testing.T) {
 }
 
 // TestTallyHoldsThePollsOwnLines: the tally a poll keeps in its state
-// counts the history lines it wrote (budget resets here) and those other
-// writers appended before it, as a read of the whole history counts them.
+// counts the history lines it wrote (budget resets here) and its own log
+// line, and those other writers appended before it, as a read of the whole
+// history and log counts them.
 func TestTallyHoldsThePollsOwnLines(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "monitor-agent")
@@ -262,9 +263,47 @@ func TestTallyHoldsThePollsOwnLines(t *testing.T) {
 		if diff := cmp.Diff(read.History, kept.History, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("poll %d: the tally kept (-read +kept):\n%s", i, diff)
 		}
+		if diff := cmp.Diff(read.Log, kept.Log); diff != "" {
+			t.Errorf("poll %d: the log's tally kept, which counts the poll's own line (-read +kept):\n%s", i, diff)
+		}
 		// Another writer, as an action's outcome.
 		assert.NilError(t, d.AppendHistory(now.Add(time.Second), "agent", []event.Event{{Name: event.NudgeTyped, State: "WORKING"}}))
+		assert.NilError(t, d.AppendLog(now.Add(time.Second), "MONITOR · agent · nudge typed"))
 	}
 	h, _ := os.ReadFile(d.Path(statedir.History))
 	assert.Equal(t, strings.Count(string(h), `"event":"budget_reset"`), 3, "history:\n%s", h)
+}
+
+// TestTallyRecountedWhenTheLineSaysMore: a problem after the state's save
+// (the vitals cannot be written) makes the poll's line longer than the
+// line its tally counted: the state is saved again, counted from the
+// files, and the tally kept is the tally a read of the whole log counts.
+func TestTallyRecountedWhenTheLineSaysMore(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "monitor-agent")
+	d := statedir.Dir(dir)
+	pane := goldenPane(t, "adv-custom-statusline-working")
+	now := t0
+	for i := range 3 {
+		now = now.Add(time.Minute)
+		if i == 1 {
+			assert.NilError(t, os.Remove(d.Path(statedir.Vitals)))
+			assert.NilError(t, os.MkdirAll(filepath.Join(d.Path(statedir.Vitals), "x"), 0o700))
+		}
+		line, err := Tick(Request{Dir: dir, Settings: pollset.Default("agent"), Now: now}, strings.NewReader(pane))
+		assert.NilError(t, err)
+		assert.Equal(t, strings.Contains(line, " · error: "), i == 1, "poll %d: %s", i, line)
+		s, usable, err := stateDirectory(dir).loadState(now, 5, false)
+		assert.Assert(t, usable && err == nil, "%v", err)
+		var kept board.Tally
+		assert.NilError(t, json.Unmarshal(s.Board.Tally, &kept))
+		read, err := board.ReadTally(dir, now, nil)
+		assert.NilError(t, err)
+		if diff := cmp.Diff(read.Log, kept.Log); diff != "" {
+			t.Errorf("poll %d: the log's tally kept (-read +kept):\n%s", i, diff)
+		}
+		if i == 1 {
+			assert.NilError(t, os.RemoveAll(d.Path(statedir.Vitals)))
+		}
+	}
 }

@@ -213,15 +213,15 @@ func ConfirmStages(action string) []tick.Stage {
 // ConfirmAction is ConfirmStep, for a caller that needs only whether the
 // loop may go on.
 func ConfirmAction(r ConfirmRequest, frame io.Reader) (line string, ok bool) {
-	line, code := ConfirmStep(r, frame)
-	return line, code == 0
+	line, look := ConfirmStep(r, frame)
+	return line, look == GoOn
 }
 
 // confirmNudge judges the capture c (or why it could not be read) for a
-// nudge: go on (0), or the line that says why not (1), after it recorded
+// nudge: go on (GoOn), or the line that says why not (Refused), after it recorded
 // nudge_not_typed or enter_withheld, gave the nudge's budget back and
 // removed the action file.
-func confirmNudge(d stateDirectory, r ConfirmRequest, c capture.Capture, readErr error) (line string, code int) {
+func confirmNudge(d stateDirectory, r ConfirmRequest, c capture.Capture, readErr error) (line string, look Look) {
 	why, collided := "", false
 	p, err := d.readPending()
 	switch {
@@ -250,7 +250,7 @@ func confirmNudge(d stateDirectory, r ConfirmRequest, c capture.Capture, readErr
 		}
 	}
 	if why == "" {
-		return "", 0
+		return "", GoOn
 	}
 	ev := event.NudgeNotTyped
 	switch {
@@ -260,7 +260,7 @@ func confirmNudge(d stateDirectory, r ConfirmRequest, c capture.Capture, readErr
 		ev = event.EnterWithheld
 	}
 	line, _ = d.outcome(r.Now, r.Target, r.Action, ev, why)
-	return line, 1
+	return line, Refused
 }
 
 // Ack records what the loop did with an action (one of AckEvents, and why),

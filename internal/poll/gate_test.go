@@ -118,9 +118,9 @@ func TestAnAnswerTypedEndsItsQuestion(t *testing.T) {
 	tickAt(t, string(w.d), w.pane, t0.Add(2*time.Second))
 	action := w.d.Path(filepath.Join(statedir.Actions, "000"+AnswerSuffix))
 	// The look after Enter finds the same dialog, at its last try.
-	if _, code := ConfirmStep(ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action, Stage: AnswerDone,
-		Now: t0.Add(3 * time.Second), Capture: asAgent(t, w.pane, t0.Add(3*time.Second))}, strings.NewReader(w.pane)); code != 0 {
-		t.Fatalf("the look after Enter: code %d", code)
+	if _, look := ConfirmStep(ConfirmRequest{Dir: string(w.d), Target: "agent", Action: action, Stage: AnswerDone,
+		Now: t0.Add(3 * time.Second), Capture: asAgent(t, w.pane, t0.Add(3*time.Second))}, strings.NewReader(w.pane)); look != GoOn {
+		t.Fatalf("the look after Enter: look %d", look)
 	}
 	line := Ack(string(w.d), "agent", action, event.AnswerTyped, "", t0.Add(3*time.Second))
 	if !strings.Contains(line, "answer typed: Yes (the same question is on the screen again: relayed anew)") {

@@ -171,13 +171,24 @@ func stepOf(action string, n int) (statedir.Step, []statedir.Step, error) {
 	return steps[n-1], steps, nil
 }
 
+// A Look is what a confirm step found, which the loop acts on (the
+// command says it as its exit status).
+type Look int
+
+const (
+	// GoOn: the condition the next key is sent on is written.
+	GoOn Look = iota
+	// Refused: recorded, the action is over.
+	Refused
+	// LookAgain: the screen is still being redrawn after a key; a new
+	// capture, try Try+1 (Go says when the tries are spent).
+	LookAgain
+)
+
 // ConfirmStep is the loop's look at step Step of the action file: a
 // confirm step, whose stage says what the capture frame must show. It
-// returns the line to print and the code the loop acts on: 0 go on (the
-// condition the next key is sent on written), 1 refused (recorded: the
-// action is over), 3 look again, the screen still being redrawn after a key
-// (a new capture, try Try+1: Go says when the tries are spent).
-func ConfirmStep(r ConfirmRequest, frame io.Reader) (line string, code int) {
+// returns the line to print and what the look found.
+func ConfirmStep(r ConfirmRequest, frame io.Reader) (line string, look Look) {
 	d := stateDirectory(r.Dir)
 	os.Remove(d.conditionPath())
 	if r.Step > 0 {
@@ -186,7 +197,7 @@ func ConfirmStep(r ConfirmRequest, frame io.Reader) (line string, code int) {
 			err = fmt.Errorf("step %d is %s, not a look", r.Step, s.Op)
 		}
 		if err != nil {
-			return d.failed(r.Now, r.Target, r.Action, r.Step, "the action cannot be read: "+err.Error()), 1
+			return d.failed(r.Now, r.Target, r.Action, r.Step, "the action cannot be read: "+err.Error()), Refused
 		}
 		r.Stage = tick.Stage(s.Args[0])
 		r.settle = s.Args[2] != "0"
@@ -195,19 +206,19 @@ func ConfirmStep(r ConfirmRequest, frame io.Reader) (line string, code int) {
 	if strings.HasSuffix(r.Action, AnswerSuffix) {
 		if err != nil {
 			line, _ = d.refuseAnswer(r.Now, r.Target, r.Action, r.Step, err.Error())
-			return line, 1
+			return line, Refused
 		}
-		line, code = confirmAnswer(d, r, c)
+		line, look = confirmAnswer(d, r, c)
 	} else {
-		line, code = confirmNudge(d, r, c, err)
+		line, look = confirmNudge(d, r, c, err)
 	}
-	if code == 0 {
+	if look == GoOn {
 		if err := d.writeCondition(c); err != nil {
 			// No condition, no key: the step after fails, and says so.
-			return "", 0
+			return "", GoOn
 		}
 	}
-	return line, code
+	return line, look
 }
 
 func (d stateDirectory) conditionPath() string {

@@ -73,7 +73,9 @@ type Request struct {
 // unusable for the judgement itself.
 //
 // It returns the MONITOR line, whatever went wrong (errors are in the
-// line), and an error only when the log could not be written.
+// line), and an error only when the log could not be written, or the state
+// not saved again once its tally was found to count a line that went
+// elsewhere.
 func Tick(r Request, pane io.Reader) (string, error) {
 	p := &pollRun{r: r, d: stateDirectory(r.Dir), now: r.Now}
 	if line, refused := p.open(); refused {
@@ -275,18 +277,21 @@ func (p *pollRun) commit() (string, error) {
 	saved := p.writeDecided()
 	p.next, p.out = d.record(p.next, p.out, &p.problems)
 	p.next.Board = tick.MarkBoard(p.prev.Board, p.in, p.out, pollState(p.in, p.next), pollExplain(p.in))
-	// The poll's history lines are counted in the tally as they are
-	// written: the history is held from here until they are.
+	// The poll's history lines and its log line are counted in the tally
+	// as they are written: the history is held from here until they are,
+	// and the log line is counted as it will read when nothing else goes
+	// wrong (it says what became of the save, which is written before it).
 	own := p.ownHistory()
 	defer own.release()
-	p.next.Board.Tally = own.tally(string(d), now, p.prev.Board.Tally)
+	log := p.ownLog()
+	p.next.Board.Tally = own.tally(string(d), now, p.prev.Board.Tally, log)
 	if !saved {
 		p.withholdUnsaved(own)
 	} else if err := d.saveState(p.next); err != nil {
 		p.problem(err.Error())
 		p.withholdUnsaved(own)
 	} else {
-		own.saved = own.counted
+		own.saved, log.saved = own.counted, log.counted
 	}
 	if err := d.updateVitals(c, p.r.Capture, p.captureErr, now); err != nil {
 		p.problem(err.Error())
@@ -308,11 +313,13 @@ func (p *pollRun) commit() (string, error) {
 	}
 	if own.saved && !own.asCounted {
 		// The tally saved counts lines that did not go where it says:
-		// saved again, counted from the files.
+		// saved again, counted from the files, which leaves the log's
+		// line to the next read.
 		p.next.Board.Tally = board.NextTally(string(d), now, p.prev.Board.Tally)
 		if err := d.saveState(p.next); err != nil {
 			p.problem(err.Error())
 		}
+		log.saved = false
 	}
 	// The operator's command for a change of state: started, not waited
 	// for, under its own clock.
@@ -323,6 +330,22 @@ func (p *pollRun) commit() (string, error) {
 			}
 		}
 	}
+	line, err := p.writeLine(handed, log)
+	if log.saved && !log.asCounted {
+		// The tally saved counts a line that did not go where it says
+		// (a problem after the save, another writer first, no line
+		// written): saved again, counted from the files.
+		p.next.Board.Tally = board.NextTally(string(d), now, p.prev.Board.Tally)
+		if serr := d.saveState(p.next); err == nil {
+			err = serr
+		}
+	}
+	return line, err
+}
+
+// tail is what the poll's MONITOR line says after its outcome's: the notes
+// and the problems so far.
+func (p *pollRun) tail() string {
 	tail := answerNotes(p.answered) + p.retired + p.halfNote
 	if len(p.rearmed) > 0 {
 		tail += fmt.Sprintf(" · budget re-armed by %s (was %v)", p.rearmed[0].Fields["by"], p.rearmed[0].Fields["from"])
@@ -330,6 +353,14 @@ func (p *pollRun) commit() (string, error) {
 	for _, msg := range p.problems {
 		tail += " · error: " + printable.String(msg)
 	}
+	return tail
+}
+
+// writeLine logs the poll's line, or holds it with the pending nudge
+// handed over, and says whether it went as log counted it. It returns the
+// line logged ("" for one held).
+func (p *pollRun) writeLine(handed *tick.Pending, log *logWrite) (string, error) {
+	d, tail := p.d, p.tail()
 	// Nothing a pane showed of a secret is kept or printed raw.
 	line := alert.Redact(p.out.Line + tail)
 	if held, ok := p.out.Held(); ok && handed != nil {
@@ -338,12 +369,41 @@ func (p *pollRun) commit() (string, error) {
 		held = tick.HeldLine{Before: alert.Redact(held.Before), Nudge: alert.Redact(held.Nudge), After: alert.Redact(held.After + tail)}
 		handed.Line = &held
 		if err := d.writePending(*handed); err == nil {
+			log.asCounted = log.line == ""
 			return "", nil
 		}
 		// Said now rather than lost: the pending nudge is as handed over.
 		line += " · error: the line not held for its nudge"
 	}
-	return line, d.sd().AppendLog(now, line)
+	a, err := d.sd().WriteLog(p.now, line)
+	log.asCounted = err == nil && line == log.line && a.Ino == log.ino && a.Offset == log.size && a.Bytes == len(statedir.LogLine(p.now, line))
+	return line, err
+}
+
+// A logWrite is the poll's log line as it will read when nothing after
+// the state's save goes wrong, and where the log ended when the poll
+// looked: the tally the state keeps counts it there.
+type logWrite struct {
+	line string // "" when the poll holds its line with its nudge
+	ino  uint64
+	size int64
+	// counted says the tally counts the line; saved that the state saved
+	// holds that tally; asCounted that the line went where it says.
+	counted, saved, asCounted bool
+}
+
+// ownLog is the poll's log line as it stands, and where the log ends.
+func (p *pollRun) ownLog() *logWrite {
+	l := &logWrite{}
+	if _, held := p.out.Held(); held {
+		return l
+	}
+	l.line = alert.Redact(p.out.Line + p.tail())
+	ino, size, err := p.d.sd().LogEnd()
+	if err == nil {
+		l.ino, l.size = ino, size
+	}
+	return l
 }
 
 // withholdUnsaved withholds the poll's nudge when its state is not saved:
@@ -394,14 +454,18 @@ func (h *historyWrite) render(now time.Time, target string, events, answered []t
 	}
 }
 
-// tally is the tally to keep: the files as they stand, and the lines as
-// they will be written.
-func (h *historyWrite) tally(dir string, now time.Time, prev json.RawMessage) json.RawMessage {
-	if h.held == nil {
-		return board.NextTally(dir, now, prev)
+// tally is the tally to keep: the files as they stand, the history's
+// lines as they will be written, and the log's line as log counts it.
+func (h *historyWrite) tally(dir string, now time.Time, prev json.RawMessage, log *logWrite) json.RawMessage {
+	var hist, lg board.Own
+	if h.held != nil {
+		hist = board.Own{Ino: h.held.Ino, Size: h.held.Size, Lines: h.lines}
 	}
-	t, counted := board.NextTallyAppending(dir, now, prev, h.held.Ino, h.held.Size, h.lines)
-	h.counted = counted
+	if log.line != "" {
+		lg = board.Own{Ino: log.ino, Size: log.size, Lines: statedir.LogLine(now, log.line)}
+	}
+	t, counted := board.NextTallyAppending(dir, now, prev, hist, lg)
+	h.counted, log.counted = counted.History, counted.Log
 	return t
 }
 

@@ -523,6 +523,12 @@ func HooksInstalledFor(home string, getenv func(string) string, name string) boo
 	return key != "" && HooksInstalled(home, getenv)[key]
 }
 
+// Hooked is HooksInstalledFor under home, as a value: what wake --mux
+// --auto asks of an agent it recognised.
+func Hooked(home string, getenv func(string) string) func(agent string) bool {
+	return func(agent string) bool { return HooksInstalledFor(home, getenv, agent) }
+}
+
 // hookKey is the name install --hooks gives the agent classify names name
 // ("Claude Code" is claude, "Codex CLI" codex), "" for one it has no hooks
 // for.

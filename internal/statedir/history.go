@@ -100,12 +100,19 @@ func (d Dir) HoldHistory() (*HeldHistory, error) {
 		return nil, err
 	}
 	h := &HeldHistory{d: d, unlock: unlock, f: f}
+	h.Ino, h.Size = fileEnd(f)
+	return h, nil
+}
+
+// fileEnd is the identity of the open file f and its size (0 and 0 when it
+// cannot be found).
+func fileEnd(f *os.File) (ino uint64, size int64) {
 	if fi, err := f.Stat(); err == nil {
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			h.Ino, h.Size = uint64(st.Ino), fi.Size()
+			return uint64(st.Ino), fi.Size()
 		}
 	}
-	return h, nil
+	return 0, 0
 }
 
 // Release lets the history's lock go.
@@ -116,9 +123,10 @@ func (h *HeldHistory) Release() {
 	h.unlock()
 }
 
-// Appended is what one append wrote: the file's identity and its size
-// before (where the lines went), their bytes, and whether the history was
-// swept after it (then the file is another, shorter one).
+// Appended is what one append to the history or the log wrote: the file's
+// identity and its size before (where the lines went), their bytes, and
+// whether the history was swept after it (then the file is another,
+// shorter one).
 type Appended struct {
 	Ino    uint64
 	Offset int64

@@ -34,6 +34,7 @@ const (
 	History   = "history.jsonl" // one event a line (event.Event)
 	HistLock  = "history.lock"  // held by every writer of the history
 	Log       = "monitor.log"   // the MONITOR lines; monitor.log.1 the ones before
+	LogLock   = "log.lock"      // held by every writer of the log
 	DiffFile  = "diff.json"     // the watched worktree's diff (Diff)
 	// Undelivered is the last alert the funnel could not deliver, and why
 	// (UndeliveredRecord); removed once every alert waiting is delivered.
@@ -225,20 +226,65 @@ func (d Dir) ReadPending() ([]byte, error) {
 // (a server's, a pane's) is a space, and starts no record of its own.
 // Past MaxLog the log moves to monitor.log.1, replacing the one before.
 func (d Dir) AppendLog(at time.Time, line string) error {
-	path := d.Path(Log)
-	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxLog {
-		os.Rename(path, path+".1")
-	}
-	f, err := openAppend(path)
+	_, err := d.WriteLog(at, line)
+	return err
+}
+
+// LogLine is what AppendLog writes for line at at: one whole line.
+func LogLine(at time.Time, line string) []byte {
+	return []byte(at.Local().Format(LogTime) + " " + OneLine(line) + "\n")
+}
+
+// WriteLog is AppendLog, and says where the line went: the log's identity,
+// its size before the line, and the bytes written. Every writer of the log
+// holds LogLock while it finds the log's end and writes there, so that
+// the offset is where the line went, and a writer that counted its line
+// before writing it (a tick's tally) can tell whether another wrote first.
+func (d Dir) WriteLog(at time.Time, line string) (Appended, error) {
+	unlock, f, a, err := d.holdLog()
 	if err != nil {
-		return fmt.Errorf("monitor.log not written: %v", err)
+		return a, fmt.Errorf("monitor.log not written: %v", err)
 	}
-	_, err = f.WriteString(at.Local().Format(LogTime) + " " + OneLine(line) + "\n")
+	defer unlock()
+	a.Bytes, err = f.Write(LogLine(at, line))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("monitor.log not written: %v", err)
+		return a, fmt.Errorf("monitor.log not written: %v", err)
 	}
-	return nil
+	return a, nil
+}
+
+// LogEnd is where the log ends now, as the next line goes there unless
+// another writer comes first: its identity and size, the log moved aside
+// first when it is past MaxLog, and created when there is none.
+func (d Dir) LogEnd() (ino uint64, size int64, err error) {
+	unlock, f, a, err := d.holdLog()
+	if err != nil {
+		return 0, 0, fmt.Errorf("monitor.log: %v", err)
+	}
+	f.Close()
+	unlock()
+	return a.Ino, a.Offset, nil
+}
+
+// holdLog takes the log's lock, moves the log aside when it is past
+// MaxLog, and opens it for appending: a is where it ends. Close f, then
+// unlock.
+func (d Dir) holdLog() (unlock func(), f *os.File, a Appended, err error) {
+	lock, err := d.Lock(LogLock)
+	if err != nil {
+		return nil, nil, a, fmt.Errorf("log lock: %w", err)
+	}
+	path := d.Path(Log)
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxLog {
+		os.Rename(path, path+".1")
+	}
+	if f, err = openAppend(path); err != nil {
+		lock.Close()
+		return nil, nil, a, err
+	}
+	a.Ino, a.Offset = fileEnd(f)
+	return func() { lock.Close() }, f, a, nil
 }

@@ -73,50 +73,70 @@ func muxWakeBudget(interval time.Duration) muxwake.Budget {
 const MuxWakeUsage = "usage: omega-monitor wake --mux --state DIR {--mux-bin PATH | --host ALIAS [--ssh-config FILE] [--timeout SECS] [-- LISTENER...]}\n" +
 	"       --target T --silence SECS [--interval SECS] [--auto]"
 
-// ErrMuxWakeUsage is MuxWake's error for arguments it does not take; it
-// reads as the usage.
+// ErrMuxWakeUsage is MuxWakeFlags.Check's error for arguments wake --mux
+// does not take; it reads as the usage.
 var ErrMuxWakeUsage = errors.New(MuxWakeUsage)
 
-// MuxWake is wake --mux, which the loop of a watcher started with
-// --mux-wake runs beside itself: it arms the multiplexer's silence alert
-// on the watched pane (muxwake.Arm), wakes the loop for each, and puts
-// everything back when the loop is stopped or gone. With --host, the
-// multiplexer is the ssh host's, over the watcher's connection, and a
-// command after "--" is the host's wake listener, relayed as wake --relay
-// does. With --auto, a local target's are armed only where hooked says
-// the agent its loop's first poll recognised has no hooks of ours. It
-// returns at its end, or at once with ErrMuxWakeUsage.
-func MuxWake(args []string, stderr io.Writer, hooked func(agent string) bool) error {
+// MuxWakeFlags are the settings of wake --mux, which the loop of a watcher
+// started with --mux-wake runs beside itself: the command binds them to
+// its flags (FlagSet), checks them (Check) and runs them (Run).
+type MuxWakeFlags struct {
+	State, Mux, Target, Host, SSHConfig string
+	Silence, Interval, Timeout          int
+	Auto                                bool
+}
+
+// FlagSet is the flag set of wake --mux, bound to f; its errors go to
+// stderr.
+func (f *MuxWakeFlags) FlagSet(stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("wake --mux", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := fs.String("state", "", "the watcher's state `dir`ectory")
-	mux := fs.String("mux-bin", "", "the multiplexer `binary`")
-	target := fs.String("target", "", "the pane (%N) or session (=NAME:) the watcher captures")
-	silence := fs.Int("silence", 0, "`seconds` of no output that wake the loop")
-	interval := fs.Int("interval", 60, "the loop's interval, in `seconds`")
-	host := fs.String("host", "", "the ssh `alias` of the target's host")
-	config := fs.String("ssh-config", "", "ssh's config `file`")
-	timeout := fs.Int("timeout", defaultCallTimeout, "the relay's wall clock, in `seconds`")
-	auto := fs.Bool("auto", false, "arm only where the agent has no hooks of ours installed")
-	err := fs.Parse(args)
-	if local := *host == ""; err != nil || local && (*mux == "" || fs.NArg() != 0) || !local && coord.CheckHost(*host) != nil ||
-		*state == "" || *target == "" || *silence < 1 || *silence > MaxMuxWake || *interval < 1 || *timeout < 1 {
+	fs.StringVar(&f.State, "state", "", "the watcher's state `dir`ectory")
+	fs.StringVar(&f.Mux, "mux-bin", "", "the multiplexer `binary`")
+	fs.StringVar(&f.Target, "target", "", "the pane (%N) or session (=NAME:) the watcher captures")
+	fs.IntVar(&f.Silence, "silence", 0, "`seconds` of no output that wake the loop")
+	fs.IntVar(&f.Interval, "interval", 60, "the loop's interval, in `seconds`")
+	fs.StringVar(&f.Host, "host", "", "the ssh `alias` of the target's host")
+	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh's config `file`")
+	fs.IntVar(&f.Timeout, "timeout", defaultCallTimeout, "the relay's wall clock, in `seconds`")
+	fs.BoolVar(&f.Auto, "auto", false, "arm only where the agent has no hooks of ours installed")
+	return fs
+}
+
+// Check says whether f, with listener the words after its flags, is a
+// wake --mux it runs: the local multiplexer, or an ssh host that could
+// not read as an option of ssh's, with a listener to relay only there;
+// ErrMuxWakeUsage when not.
+func (f *MuxWakeFlags) Check(listener []string) error {
+	if local := f.Host == ""; local && (f.Mux == "" || len(listener) != 0) || !local && coord.CheckHost(f.Host) != nil ||
+		f.State == "" || f.Target == "" || f.Silence < 1 || f.Silence > MaxMuxWake || f.Interval < 1 || f.Timeout < 1 {
 		return ErrMuxWakeUsage
 	}
+	return nil
+}
+
+// Run is wake --mux, checked: it arms the multiplexer's silence alert on
+// the watched pane (muxwake.Arm), wakes the loop for each, and puts
+// everything back when the loop is stopped or gone or a signal ends it.
+// With a host, the multiplexer is the ssh host's, over the watcher's
+// connection, and listener, when given, is the host's wake listener,
+// relayed as wake --relay does. With Auto, a local target's are armed only
+// where hooked says the agent its loop's first poll recognised has no
+// hooks of ours.
+func (f *MuxWakeFlags) Run(listener []string, stderr io.Writer, hooked func(agent string) bool) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
-	m := coord.Mux{Bin: *mux, SSH: coord.SSH{Timeout: muxCallTimeout}}
-	if *host != "" {
-		m = remoteMux(*state, *config)
-		if fs.NArg() > 0 {
-			go RunRelay(ctx, *state, fs.Args(), time.Duration(*timeout)*time.Second, stderr)
+	m := coord.Mux{Bin: f.Mux, SSH: coord.SSH{Timeout: muxCallTimeout}}
+	if f.Host != "" {
+		m = remoteMux(f.State, f.SSHConfig)
+		if len(listener) > 0 {
+			go RunRelay(ctx, f.State, listener, time.Duration(f.Timeout)*time.Second, stderr)
 		}
 	}
-	if !*auto || *host != "" { // a host's hooks are not read from here
+	if !f.Auto || f.Host != "" { // a host's hooks are not read from here
 		hooked = nil
 	}
-	RunMuxWake(ctx, m, *host, *state, *target, *silence, time.Duration(*interval)*time.Second, hooked, stderr)
-	return nil
+	RunMuxWake(ctx, m, f.Host, f.State, f.Target, f.Silence, time.Duration(f.Interval)*time.Second, hooked, stderr)
 }
 
 // remoteMux calls the multiplexer of an ssh host for the mux wakes of the

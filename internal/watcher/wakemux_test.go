@@ -102,8 +102,13 @@ func TestMuxWakeUsage(t *testing.T) {
 		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "301"},
 		{"--state", "/s", "--host", "box", "--target", "%1", "--silence", "2", "--timeout", "0"},
 	} {
+		var f MuxWakeFlags
 		var stderr strings.Builder
-		if err := MuxWake(args, &stderr, nil); !errors.Is(err, ErrMuxWakeUsage) || !strings.HasPrefix(err.Error(), "usage: omega-monitor wake --mux") {
+		fs := f.FlagSet(&stderr)
+		if err := fs.Parse(args); err != nil {
+			t.Fatalf("wake --mux %q: %v", args, err)
+		}
+		if err := f.Check(fs.Args()); !errors.Is(err, ErrMuxWakeUsage) || !strings.HasPrefix(err.Error(), "usage: omega-monitor wake --mux") {
 			t.Errorf("wake --mux %q: %v; want the usage", args, err)
 		}
 	}

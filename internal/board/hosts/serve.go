@@ -2,14 +2,11 @@ package hosts
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/pkgerr"
-	"github.com/omega-monitor/omega-monitor/internal/statedir"
 )
 
 // ReadWatcherUsage is the usage of omega-monitor read-watcher.
@@ -25,57 +22,56 @@ such watcher, 2 on a usage error.
 flags:
 `
 
-// ServeWatcher is omega-monitor read-watcher: it prints the records a
-// query of args asks of a watcher under the state home getenv names, as
-// of now, as JSON on stdout (Records), and returns the exit status.
-func ServeWatcher(args []string, getenv func(string) string, now time.Time, stdout, stderr io.Writer) int {
+// ReadFlags are the flags of read-watcher, which the command binds
+// (FlagSet) and reads as one query (Query).
+type ReadFlags struct {
+	Days    int
+	Explain bool
+	Lines   int
+}
+
+// FlagSet is read-watcher's flag set, bound to f.
+func (f *ReadFlags) FlagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("read-watcher", flag.ContinueOnError)
-	days := fs.Int("history", 0, "the history events of the last `DAYS` days, 1 to 30")
-	explain := fs.Bool("explain", false, "the watcher's last verdict and why")
-	lines := fs.Int("logs", 0, "the log's last `N` lines, 1 to 2000")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, ReadWatcherUsage, stdout, stderr)
-	if !ok {
-		return code
-	}
+	fs.IntVar(&f.Days, "history", 0, "the history events of the last `DAYS` days, 1 to 30")
+	fs.BoolVar(&f.Explain, "explain", false, "the watcher's last verdict and why")
+	fs.IntVar(&f.Lines, "logs", 0, "the log's last `N` lines, 1 to 2000")
+	return fs
+}
+
+// Query is the one query f asks of the one watcher positional names, or
+// why the command line is wrong.
+func (f *ReadFlags) Query(positional []string) (Query, error) {
 	var q Query
 	kinds := 0
-	if *days != 0 {
-		q, kinds = Query{Kind: History, Days: *days}, kinds+1
+	if f.Days != 0 {
+		q, kinds = Query{Kind: History, Days: f.Days}, kinds+1
 	}
-	if *explain {
+	if f.Explain {
 		q, kinds = Query{Kind: Explain}, kinds+1
 	}
-	if *lines != 0 {
-		q, kinds = Query{Kind: Logs, Lines: *lines}, kinds+1
-	}
-	usage := func(why string) int {
-		fmt.Fprintf(stderr, "omega-monitor: read-watcher: %s; %s\n", why, cmdline.HelpHint("read-watcher"))
-		return 2
+	if f.Lines != 0 {
+		q, kinds = Query{Kind: Logs, Lines: f.Lines}, kinds+1
 	}
 	switch {
 	case kinds != 1:
-		return usage("give one of --history DAYS, --explain, --logs N")
+		return q, errors.New("give one of --history DAYS, --explain, --logs N")
 	case len(positional) != 1:
-		return usage(fmt.Sprintf("takes one watcher, got %d", len(positional)))
+		return q, fmt.Errorf("takes one watcher, got %d", len(positional))
 	}
-	if err := q.check(); err != nil {
-		return usage(err.Error())
-	}
-	home, err := statedir.Home(getenv)
+	return q, q.check()
+}
+
+// ServeWatcher is what omega-monitor read-watcher prints: the records q
+// asks of the watcher (its name or target) under the state home, as of
+// now, as JSON on w (Records). Its error is Local's when there is no such
+// watcher.
+func ServeWatcher(w io.Writer, home, watcher string, q Query, now time.Time) error {
+	r, err := Local(home, watcher, q, now)
 	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: read-watcher: %v\n", err)
-		return 1
-	}
-	r, err := Local(home, positional[0], q, now)
-	if err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: read-watcher: %s\n", pkgerr.Why(err))
-		return 1
+		return err
 	}
 	// The newest events that fit: an answer past its bound is not read.
 	r.History, r.LeftOut = newestWithin(r.History, historyRoom)
-	if err := json.NewEncoder(stdout).Encode(r); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: read-watcher: %v\n", err)
-		return 1
-	}
-	return 0
+	return json.NewEncoder(w).Encode(r)
 }

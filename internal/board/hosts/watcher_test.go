@@ -17,18 +17,12 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/testfleet"
 )
 
-// serve runs read-watcher over home with args, as a host does for another
-// board, and returns its exit status, standard output and standard error.
-func serve(home string, now time.Time, args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	getenv := func(k string) string {
-		if k == "OMEGA_MONITOR_HOME" {
-			return home
-		}
-		return ""
-	}
-	code := ServeWatcher(args, getenv, now, &out, &errb)
-	return code, out.String(), errb.String()
+// serve runs what read-watcher runs over home for q of watcher, as a host
+// does for another board, and returns what it printed.
+func serve(home string, now time.Time, watcher string, q Query) (string, error) {
+	var out bytes.Buffer
+	err := ServeWatcher(&out, home, watcher, q, now)
+	return out.String(), err
 }
 
 // TestServeWatcherRoundTrip: what read-watcher prints of a watcher, read
@@ -37,50 +31,69 @@ func serve(home string, now time.Time, args ...string) (int, string, string) {
 func TestServeWatcherRoundTrip(t *testing.T) {
 	home := testfleet.Home(t)
 	tests := []struct {
-		args []string
-		q    Query
+		watcher string
+		q       Query
 	}{
-		{[]string{"--history", "1", "monitor-proj"}, Query{Kind: History, Days: 1}},
-		{[]string{"--explain", "proj"}, Query{Kind: Explain}},
-		{[]string{"proj", "--logs", "2"}, Query{Kind: Logs, Lines: 2}},
+		{"monitor-proj", Query{Kind: History, Days: 1}},
+		{"proj", Query{Kind: Explain}},
+		{"proj", Query{Kind: Logs, Lines: 2}},
 	}
 	for _, tt := range tests {
-		code, out, errs := serve(home, testfleet.Now, tt.args...)
-		if code != 0 {
-			t.Fatalf("read-watcher %q: exit %d: %s", tt.args, code, errs)
+		out, err := serve(home, testfleet.Now, tt.watcher, tt.q)
+		if err != nil {
+			t.Fatalf("read-watcher %v of %s: %v", tt.q, tt.watcher, err)
 		}
 		got, err := DecodeRecords([]byte(out), tt.q)
 		if err != nil {
-			t.Fatalf("read-watcher %q: %v\n%s", tt.args, err, out)
+			t.Fatalf("read-watcher %v of %s: %v\n%s", tt.q, tt.watcher, err, out)
 		}
 		want, err := Local(home, "proj", tt.q, testfleet.Now)
 		assert.NilError(t, err)
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("read-watcher %q, read back (-want +got):\n%s", tt.args, diff)
+			t.Errorf("read-watcher %v of %s, read back (-want +got):\n%s", tt.q, tt.watcher, diff)
 		}
 	}
 }
 
-func TestServeWatcherUsage(t *testing.T) {
-	home := testfleet.Home(t)
+// TestReadFlagsQuery: read-watcher's flags ask one query of one watcher,
+// within its bounds, or say what is wrong.
+func TestReadFlagsQuery(t *testing.T) {
 	tests := []struct {
-		args     []string
-		code     int
-		wantErrs string
+		args    []string
+		want    Query
+		wantErr string
 	}{
-		{[]string{"proj"}, 2, "give one of --history DAYS, --explain, --logs N"},
-		{[]string{"--explain", "--logs", "3", "proj"}, 2, "give one of"},
-		{[]string{"--explain"}, 2, "takes one watcher, got 0"},
-		{[]string{"--history", "31", "proj"}, 2, "days must be 1 to 30, got 31"},
-		{[]string{"--logs", "-1", "proj"}, 2, "lines must be 1 to 2000, got -1"},
-		{[]string{"--explain", "nobody"}, 1, `no watcher "nobody"`},
-		{[]string{"--explain", "../monitor-proj"}, 1, `no watcher "../monitor-proj"`},
+		{[]string{"--history", "1", "proj"}, Query{Kind: History, Days: 1}, ""},
+		{[]string{"--logs", "2", "proj"}, Query{Kind: Logs, Lines: 2}, ""},
+		{[]string{"proj"}, Query{}, "give one of --history DAYS, --explain, --logs N"},
+		{[]string{"--explain", "--logs", "3", "proj"}, Query{}, "give one of"},
+		{[]string{"--explain"}, Query{}, "takes one watcher, got 0"},
+		{[]string{"--explain", "a", "b"}, Query{}, "takes one watcher, got 2"},
+		{[]string{"--history", "31", "proj"}, Query{}, "days must be 1 to 30, got 31"},
+		{[]string{"--logs", "-1", "proj"}, Query{}, "lines must be 1 to 2000, got -1"},
 	}
 	for _, tt := range tests {
-		code, out, errs := serve(home, testfleet.Now, tt.args...)
-		if code != tt.code || out != "" || !strings.Contains(errs, tt.wantErrs) || strings.Count(errs, "\n") != 1 {
-			t.Errorf("read-watcher %q: exit %d, out %q, err %q; want exit %d and one line with %q", tt.args, code, out, errs, tt.code, tt.wantErrs)
+		var f ReadFlags
+		fs := f.FlagSet()
+		assert.NilError(t, fs.Parse(tt.args))
+		q, err := f.Query(fs.Args())
+		if tt.wantErr != "" {
+			assert.ErrorContains(t, err, tt.wantErr, "read-watcher %q", tt.args)
+			continue
 		}
+		assert.NilError(t, err, "read-watcher %q", tt.args)
+		assert.Equal(t, q, tt.want, "read-watcher %q", tt.args)
+	}
+}
+
+// TestServeWatcherNoSuchWatcher: a name that is no watcher of this
+// machine's, or that leaves the state home, is refused.
+func TestServeWatcherNoSuchWatcher(t *testing.T) {
+	home := testfleet.Home(t)
+	for _, w := range []string{"nobody", "../monitor-proj"} {
+		out, err := serve(home, testfleet.Now, w, Query{Kind: Explain})
+		assert.ErrorContains(t, err, fmt.Sprintf("no watcher %q", w))
+		assert.Equal(t, out, "")
 	}
 }
 
@@ -96,8 +109,8 @@ func TestServeWatcherBoundsItsHistory(t *testing.T) {
 			testfleet.Now.Add(-time.Hour).Format(time.RFC3339), i, strings.Repeat("x", 1000))
 	}
 	assert.NilError(t, os.WriteFile(filepath.Join(home, "monitor-proj", "history.jsonl"), []byte(h.String()), 0o600))
-	code, out, errs := serve(home, testfleet.Now, "--history", "1", "proj")
-	assert.Equal(t, code, 0, errs)
+	out, err := serve(home, testfleet.Now, "proj", Query{Kind: History, Days: 1})
+	assert.NilError(t, err)
 	assert.Assert(t, len(out) <= historyRoom+1024, "%d bytes", len(out))
 	r, err := DecodeRecords([]byte(out), Query{Kind: History, Days: 1})
 	assert.NilError(t, err)

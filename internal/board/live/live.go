@@ -45,15 +45,15 @@ const (
 // the hosts on it: hosts.Board.Census) until q or Ctrl-C. Every frame is
 // one write that overwrites the previous in place (home, each line cleared
 // to its end, the rest of the screen cleared), so nothing flickers or
-// scrolls. The terminal is restored exactly on every way out.
-func Run(census func(time.Time, board.Options) (board.Fleet, error), interval time.Duration, in, out *os.File, stderr io.Writer) int {
+// scrolls. The terminal is restored exactly on every way out. It returns
+// why it could not draw, or could not attach to the session chosen.
+func Run(census func(time.Time, board.Options) (board.Fleet, error), interval time.Duration, in, out *os.File) error {
 	restore := func() {}
 	keys := make(chan key, 8)
 	if in != nil && IsTerminal(in) {
 		r, err := makeRaw(in)
 		if err != nil {
-			fmt.Fprintf(stderr, "omega-monitor status: the terminal cannot be put in raw mode: %v\n", err)
-			return 1
+			return fmt.Errorf("the terminal cannot be put in raw mode: %w", err)
 		}
 		restore = r
 		go readKeys(in, keys)
@@ -136,11 +136,11 @@ func Run(census func(time.Time, board.Options) (board.Fleet, error), interval ti
 				draw()
 				continue
 			}
-			return 0
+			return nil
 		case k := <-keys:
 			switch k {
 			case keyQuit:
-				return 0
+				return nil
 			case keyUp:
 				sel = max(sel-1, 0)
 			case keyDown:
@@ -160,10 +160,9 @@ func Run(census func(time.Time, board.Options) (board.Fleet, error), interval ti
 					leave = func() {}
 					cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 					if err := cmd.Run(); err != nil {
-						fmt.Fprintf(stderr, "omega-monitor status: %s: %v\n", strings.Join(cmd.Args, " "), err)
-						return 1
+						return fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 					}
-					return 0
+					return nil
 				}
 			}
 			draw()
