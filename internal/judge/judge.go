@@ -83,9 +83,14 @@ func Serve(r io.Reader, w io.Writer, o Options) error {
 		if req.args[0] != o.Self {
 			return fmt.Errorf("judge: a call of %q, not of this binary", req.args[0])
 		}
-		status, ran := runRequest(req, o)
+		// A binary rebuilt since the judge started has other rules: the
+		// call is the new one's.
+		status, ran := 0, false
+		if !changed(o.Self, born) {
+			status, ran = runRequest(req, o)
+		}
 		reap()
-		if !ran || changed(o.Self, born) {
+		if !ran {
 			_, err := io.WriteString(w, "again\n")
 			return err
 		}
@@ -122,7 +127,7 @@ func readRequest(r *bufio.Reader) (*request, error) {
 			if i == 0 && f == "" && errors.Is(err, io.EOF) {
 				return nil, io.EOF
 			}
-			return nil, fmt.Errorf("judge: a request cut short: %w", err)
+			return nil, cutShort(err)
 		}
 		fields[i] = f
 	}
@@ -133,10 +138,18 @@ func readRequest(r *bufio.Reader) (*request, error) {
 	req := &request{in: fields[0], out: fields[1], err: fields[2], args: make([]string, argc)}
 	for i := range req.args {
 		if req.args[i], err = readField(r); err != nil {
-			return nil, fmt.Errorf("judge: a request cut short: %w", err)
+			return nil, cutShort(err)
 		}
 	}
 	return req, nil
+}
+
+// cutShort is the error of a request that ended with err before its end.
+func cutShort(err error) error {
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("judge: a request cut short: %w", err)
 }
 
 // readField reads one field, up to its NUL, at most maxField bytes.
@@ -153,8 +166,6 @@ func readField(r *bufio.Reader) (string, error) {
 			return string(b[:len(b)-1]), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case errors.Is(err, io.EOF) && len(b) > 0:
-			return string(b), io.ErrUnexpectedEOF
 		default:
 			return string(b), err
 		}
