@@ -146,7 +146,7 @@ ask() {
 	local reply=''
 	if [[ -n $judge_pid && $4 == "${judge_run[0]}" ]]; then
 		running=$judge_pid && trap '' PIPE # a judge gone fails the write, not the loop
-		{ printf '%s\0' "$1" "$2" "$3" $(($# - 3)) "${@:4}" >&"${JUDGE[1]}" && read -r -t "$judge_wait" -n 40 -u "${JUDGE[0]}" reply; } 2>/dev/null
+		{ printf '%s\0' "$1" "$2" "$3" $(($# - 3)) "${@:4}" >&"${JUDGE[1]}" && read -r -t "$judge_wait" -n 40 -u "${JUDGE[0]}" reply; } 2>/dev/null || :
 		trap - PIPE && running=''
 		[[ $reply =~ ^([0-9]{1,3})( last)?$ ]] && rc=${BASH_REMATCH[1]} && [[ -z ${BASH_REMATCH[2]} ]] && return
 		[[ -n ${BASH_REMATCH[2]} || $reply == again ]] || log "the judge gave no status (${reply//[^[:print:]]/?}): ended, a new one at the next poll"
@@ -155,7 +155,7 @@ ask() {
 	run_bounded 0 "$@"
 }
 # end_judge: ends the judge's group, waited for (its CPU is the loop's).
-end_judge() { kill -KILL -- "-$judge_pid" 2>/dev/null; wait "$judge_pid" 2>/dev/null; judge_pid=''; }
+end_judge() { { kill -KILL -- "-$judge_pid"; wait "$judge_pid"; } 2>/dev/null || :; judge_pid=''; }
 
 # steps FILE: carries out the action FILE, the steps Go wrote in it, in order
 # (internal/statedir/steps.go): the loop knows the steps, not the actions. A

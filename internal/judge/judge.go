@@ -11,18 +11,21 @@
 //
 //	request: IN \0 OUT \0 ERR \0 ARGC \0 ARG0 \0 ARG1 \0 ... (ARGC args)
 //	reply:   STATUS\n          the call's exit status
-//	         STATUS last\n     the same, and the judge ends after it
-//	         again\n           not run (the binary changed, a file did not
-//	                           open): the loop runs it as a process; the
-//	                           judge ends
+//	         STATUS last\n     the same, and the judge takes no other call
+//	         again\n           not run (the binary changed on disk, a file
+//	                           did not open): the loop runs it as a process;
+//	                           the judge takes no other call
 //
 // ARG0 is the binary's path, and must be the one the judge was started as.
-// A judge ends at the end of its input, after a malformed request (no
-// reply), or after the reply to a call that may have left something behind:
-// one past its deadline (status 124, whose work is abandoned as a process
-// abandons it by exiting), one after which more goroutines or descriptors
-// are open than after the first, and the last of its life (Options.Requests).
-// A call reads everything afresh: the judge keeps nothing between calls.
+// A call that may have left something behind is the judge's last: one past
+// its deadline (status 124: its work is abandoned, as a process abandons it
+// by exiting), one after which more goroutines or descriptors are open than
+// after the first call, and the last of its life (Options.Requests). After
+// its last reply the judge reads its input to its end, and ends then or
+// when the loop ends it: bash closes a coprocess's pipes when it reaps it,
+// and a judge that exited at once could take its reply with it. A malformed
+// request gets no reply and ends the judge at once. A call reads
+// everything afresh: the judge keeps nothing between calls.
 package judge
 
 import (
@@ -91,8 +94,7 @@ func Serve(r io.Reader, w io.Writer, o Options) error {
 		}
 		reap()
 		if !ran {
-			_, err := io.WriteString(w, "again\n")
-			return err
+			return end(in, w, "again\n")
 		}
 		g, f := settled(goroutines, fds)
 		if n == 1 {
@@ -105,10 +107,23 @@ func Serve(r io.Reader, w io.Writer, o Options) error {
 		if last {
 			reply += " last"
 		}
-		if _, err := io.WriteString(w, reply+"\n"); err != nil || last {
+		if last {
+			return end(in, w, reply+"\n")
+		}
+		if _, err := io.WriteString(w, reply+"\n"); err != nil {
 			return err
 		}
 	}
+}
+
+// end writes the judge's last reply, then reads its input to its end (see
+// the package comment).
+func end(r io.Reader, w io.Writer, reply string) error {
+	if _, err := io.WriteString(w, reply); err != nil {
+		return err
+	}
+	_, err := io.Copy(io.Discard, r)
+	return err
 }
 
 // A request is one call: its files and its command line.

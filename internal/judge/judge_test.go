@@ -75,7 +75,7 @@ func TestServe(t *testing.T) {
 	}
 	replies, err = serve(f, 2, echo, f.call("1")+f.call("0")+f.call("0"))
 	assert.NilError(t, err)
-	assert.Equal(t, replies, "1\n0 last\n", "the third call is not read")
+	assert.Equal(t, replies, "1\n0 last\n", "the third call is not run")
 }
 
 // TestServeEndsAfterALeak: a call that may have left something behind
