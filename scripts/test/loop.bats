@@ -529,7 +529,7 @@ nudge_steps=$'capture fresh\nconfirm before fresh 0\npaste 001.text\nrest 1000\n
 		[ -z "$(marked)" ]
 		[ "$(grep -c 'the judge gave no status' "$state/watcher.log")" = 1 ]
 		# Nothing of what the judge sent reaches the log but printable text.
-		! grep -q $'\e' "$state/watcher.log"
+		[ "$(grep -c $'\e' "$state/watcher.log")" = 0 ]
 		# The next poll starts another judge.
 		poll >"$T/out" || :
 		[ "$(judged | wc -l)" = 2 ]
@@ -629,4 +629,31 @@ EOF
 	grep -q 'stopped by SIGTERM' "$state/watcher.log"
 	# Said to Go, which logs it and records the stop.
 	[[ $(calls) == *"ack <--stopped> <SIGTERM>"* ]]
+}
+
+@test "a stop while the judge has a call under way ends the judge with the loop, at once, and leaves nothing behind" {
+	cat >"$T/bin" <<EOF
+#!/bin/sh
+if [ "\$1" = loop-env ]; then
+	printf 'target=agent state=%s interval=1 call_timeout=5 work_probe= progress_probe= funnel= mux_error= pastes=\n' '$state'
+	printf 'tick=(%s tick) confirm=(%s confirm) ack=(%s ack) capture=(%s capture) load_buffer=() paste_if=() close_master=()\n' "$T/rec" "$T/rec" "$T/rec" "$T/rec"
+	printf 'judge_run=(%s judge) deliver=(%s deliver) hold=(true) diff_run=(true) probe_dir=%s settings_said=\n' "$T/rec" "$T/rec" "$T"
+	exit 0
+fi
+EOF
+	chmod +x "$T/bin"
+	FAKE_JUDGE=hang OMEGA_MONITOR_BIN=$T/bin bash "$SCRIPT" agent >"$T/loop.out" 2>&1 &
+	local pid=$! start rc=0
+	for _ in $(seq 100); do [[ -n $(marked) ]] && break; sleep 0.1; done
+	[[ -n $(marked) ]]
+	start=$SECONDS
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	((SECONDS - start <= 5))
+	[ -z "$(marked)" ]
+	# shellcheck disable=SC2009 # pgrep is not everywhere (procps)
+	[ "$(ps -eo args= | grep -v grep | grep -cF -- "$T/judge")" = 0 ]
+	[[ $(calls) == *"ack <--stopped> <SIGTERM>"* ]]
+	[ "$(grep -c Killed "$T/loop.out")" = 0 ]
 }
