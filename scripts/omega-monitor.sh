@@ -146,7 +146,9 @@ ask() {
 	local reply=''
 	if [[ -n $judge_pid && $4 == "${judge_run[0]}" ]]; then
 		running=$judge_pid && trap '' PIPE # a judge gone fails the write, not the loop
-		{ printf '%s\0' "$1" "$2" "$3" $(($# - 3)) "${@:4}" >&"${JUDGE[1]}" && read -r -t "$judge_wait" -n 40 -u "${JUDGE[0]}" reply; } 2>/dev/null || :
+		# Bytes before the request are a judge out of step (or gone): not asked.
+		{ ! read -r -t 0 -u "${JUDGE[0]}" && printf '%s\0' "$1" "$2" "$3" $(($# - 3)) "${@:4}" >&"${JUDGE[1]}" &&
+			read -r -t "$judge_wait" -n 40 -u "${JUDGE[0]}" reply; } 2>/dev/null || :
 		trap - PIPE && running=''
 		[[ $reply =~ ^([0-9]{1,3})( last)?$ ]] && rc=${BASH_REMATCH[1]} && [[ -z ${BASH_REMATCH[2]} ]] && return
 		[[ -n ${BASH_REMATCH[2]} || $reply == again ]] || log "the judge gave no status (${reply//[^[:print:]]/?}): ended, a new one at the next poll"

@@ -101,7 +101,7 @@ calls() { cat "$T/calls" 2>/dev/null; }
 # it is sent as a process, so that the calls recorded are the same with a
 # judge or without, and records its pid and each call's name in $T/judged.
 # FAKE_JUDGE makes it fail once it has read a request: hang, die, garbage
-# (bytes that are no status), last (ends after its answer: it reads its
+# (bytes that are no status), extra (a status more than asked), last (ends after its answer: it reads its
 # input to its end, as omega-monitor judge does), again.
 fake_judge() {
 	cat >"$T/judge" <<EOF
@@ -120,6 +120,7 @@ while IFS= read -r -d '' in && IFS= read -r -d '' out && IFS= read -r -d '' err 
 	status=\$?
 	[ "\$FAKE_JUDGE" != last ] || { echo "\$status last"; exec cat >/dev/null; }
 	echo "\$status"
+	[ "\$FAKE_JUDGE" != extra ] || echo 0
 done
 EOF
 	chmod +x "$T/judge"
@@ -535,6 +536,17 @@ nudge_steps=$'capture fresh\nconfirm before fresh 0\npaste 001.text\nrest 1000\n
 		[ "$(judged | wc -l)" = 2 ]
 		end_judge
 	done
+}
+
+@test "a judge out of step (a status more than it was asked) is not asked again: ended, said, the call a process" {
+	judge_run=("$T/rec" judge)
+	export FAKE_JUDGE=extra
+	poll >"$T/out" || :
+	poll >>"$T/out" || :
+	[ "$(grep -c '^tick' "$T/calls")" = 2 ]
+	[ "$(wc -l <"$T/judged")" = 1 ]
+	[ "$(grep -c MONITOR "$T/out")" = 2 ]
+	[ "$(grep -c 'the judge gave no status' "$state/watcher.log")" = 1 ]
 }
 
 @test "a judge that dies in a look: the look runs as a process, and a refusal still types no key" {
