@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -78,12 +79,27 @@ func TestServe(t *testing.T) {
 	assert.Equal(t, replies, "1\n0 last\n", "the third call is not run")
 }
 
+// quiet waits until the test binary's goroutines stop ending (an earlier
+// test's, its helpers'): the judge counts the process's, and one that ended
+// between its counts would hide a leak.
+func quiet(t *testing.T) {
+	t.Helper()
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m == n {
+			return
+		}
+		n = m
+	}
+	t.Fatalf("the goroutines never settled: %d", n)
+}
+
 // TestServeEndsAfterALeak: a call that may have left something behind
 // (past its deadline, a goroutine, a descriptor) is answered, and then the
 // judge ends, as the process that ran it would have.
 func TestServeEndsAfterALeak(t *testing.T) {
-	block := make(chan struct{})
-	defer close(block)
 	var kept []*os.File
 	defer func() {
 		for _, k := range kept {
@@ -94,7 +110,9 @@ func TestServeEndsAfterALeak(t *testing.T) {
 		name string
 		leak func(t *testing.T)
 	}{
-		{"a goroutine", func(t *testing.T) { go func() { <-block }() }},
+		// Left blocked for the test binary's life: one that ended while a
+		// later run of this test counts would hide that run's leak.
+		{"a goroutine", func(t *testing.T) { go func() { select {} }() }},
 		{"a descriptor", func(t *testing.T) {
 			k, err := os.Open(os.DevNull)
 			assert.NilError(t, err)
@@ -110,6 +128,7 @@ func TestServeEndsAfterALeak(t *testing.T) {
 				}
 				return 0
 			}
+			quiet(t)
 			replies, err := serve(f, 10, run, f.call()+f.call()+f.call())
 			assert.NilError(t, err)
 			assert.Equal(t, replies, "0\n0 last\n")
