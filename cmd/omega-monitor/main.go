@@ -3,10 +3,10 @@
 //
 // It is one binary with subcommands over the packages of this module. The
 // poll loop (scripts/omega-monitor.sh) does every effect and calls this binary
-// once per tick for every judgement: the verbs it calls are in the files
-// named loop_*.go (loop-env, hold, tick, confirm and ack, deliver, sweep),
-// its contract apart from the operator's verbs. Each command gets an Env
-// (its streams, environment and clock) and reads nothing from globals.
+// for every judgement, through its judge (internal/judge, one process it keeps,
+// which runs each call as run does): the verbs it calls are in loop_*.go (loop-env,
+// hold, tick, confirm, ack, deliver, sweep), its contract apart from the operator's
+// verbs. Each command gets an Env (streams, environment, clock); no globals.
 package main
 
 import (
