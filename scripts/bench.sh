@@ -8,7 +8,9 @@
 #
 # Figures (goals from issue 11):
 #   loop poll / Go start   CPU of one poll of the loop (the loop and all its
-#                          children; a working Claude Code screen, two probes,
+#                          children, its judge's calls too: the loop waits for
+#                          its judge when it stops, before the bench reads;
+#                          a working Claude Code screen, two probes,
 #                          local tmux, a poll a second), over 20 polls, per
 #                          start of a minimal Go program at the same pace (a
 #                          start a second; see measure_paced)  goal <= x5;

@@ -1,38 +1,33 @@
 #!/usr/bin/env bash
 # omega-monitor.sh: the poll loop of omega-monitor. It watches one session,
 # local or on an ssh host, forever: probes -> capture -> tick -> act -> wait.
-#
 #   omega-monitor.sh <target> [flags]     (omega-monitor.sh --help)
-#
 # It holds the effects and no rule: the Go binary resolves every setting at
 # start (loop-env, whose assignments this script evals), locks the state
 # directory (hold), judges each poll (tick) and each look before a key
 # (confirm), writes each action as steps, records what came of it (ack) and
-# delivers the outbox apart from the poll (deliver --worker).
-#
+# delivers the outbox apart from the poll (deliver --worker); tick, confirm
+# and ack run in the judge, one process of the binary the loop keeps.
 # A watcher that dies or freezes while claiming to watch is worse than none:
 # no set -e (every error is a rendered line), and every call runs in a process
 # group of its own under a wall clock that ends the whole group. The only exits
 # are --help, a refused command line (status 2) and a signal. Bash 5. Env:
 # OMEGA_MONITOR_BIN (else omega-monitor on PATH); the rest is loop-env's.
 
-# shellcheck disable=SC2154,SC2015 # the settings come from loop-env; A && B || C means C when either failed
+# shellcheck disable=SC2154,SC2015,SC2153 # the settings (and JUDGE) come from loop-env (coproc); A && B || C means C when either failed
 
-PROG=omega-monitor.sh
+# running: the process group of the call under way; watchdog: the clock's pid;
+# judge_pid: the judge's; judge_wait: its answer's bound, the binary's own (60 s) and 10 s.
+running='' watchdog='' relay='' deliverer='' judge_pid='' judge_wait=70 rc=0 why='' line='' next_pause=0 diff_said=() woken=''
 
-# running: the process group of the call under way; watchdog: the clock's pid.
-running='' watchdog='' relay='' deliverer='' rc=0 why='' line='' next_pause=0 diff_said=() woken=''
-
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
-
+say() { printf 'omega-monitor.sh: %s\n' "$*" >&2; }
 # log MESSAGE: one line in the watcher's own log.
 log() { printf '%(%Y-%m-%dT%H:%M:%S%z)T %s\n' -1 "$*" >>"$state/watcher.log" 2>/dev/null; }
 
 # run_bounded SECONDS IN OUT ERR COMMAND...: runs COMMAND, standard input from
 # the file IN, output to the files OUT and ERR, in a process group of its own,
-# under a wall clock of SECONDS kept by the watchdog (0: none of ours). Sets rc
-# to its status, or 124 when the clock ended it. Once it is over, whatever is
-# left of its group is killed, so none outlives the call.
+# under a wall clock of SECONDS kept by the watchdog (0: none of ours); rc its
+# status, or 124 when the clock ended it. What is left of its group is killed.
 run_bounded() {
 	local secs=$1 in=$2 out=$3 err=$4 start=${EPOCHREALTIME/./}
 	shift 4
@@ -51,9 +46,8 @@ run_bounded() {
 }
 
 # watchdog: the wall clock of every call, a process of its own. Told "arm PGID
-# SECONDS" when a call starts and "done" when it ends, it ends the call's group
-# (TERM, KILL 2 s later) when the end comes late. It ends once the loop is
-# gone, and holds no lock (fd 8) and none of the loop's output.
+# SECONDS" when a call starts and "done" when it ends, it ends a late call's
+# group (TERM, KILL 2 s later); it ends with the loop, holding no lock (fd 8).
 watchdog() {
 	local loop=$1 what pgid secs p s
 	while :; do
@@ -77,8 +71,7 @@ start_watchdog() {
 
 # last_line FILE: the last non-blank line of FILE, at most 300 bytes, into $why.
 last_line() {
-	local l
-	why=''
+	local l && why=''
 	while IFS= read -r l || [[ -n $l ]]; do
 		l=${l%$'\r'} && [[ -z ${l//[[:space:]]/} ]] || why=${l:0:300}
 	done <"$1"
@@ -109,7 +102,6 @@ capture() {
 	((rc == 0)) || { [[ -n $capture_cap ]] && (($(wc -c <"$1") >= capture_cap)); } || { failure "$work/capture.err" && return 1; }
 }
 capped() { "$@" | head -c "$capture_cap"; return "${PIPESTATUS[0]}"; }
-
 # probe NAME COMMAND: runs a probe (work or progress) in the probe directory
 # and adds its reading to args: its output (and its standard error's last
 # line) when it exited 0 in time, else why it failed (unknown to the tick).
@@ -122,23 +114,16 @@ probe() {
 		failure "$work/$1.err" && args+=("--$1-error" "$why")
 	fi
 }
+# run_probe COMMAND: a probe, in the shell forked for it, without the loop's functions.
+run_probe() { unset -f "${functions[@]}"; cd -- "$probe_dir" || exit 125; eval "$1"; }
 
-# run_probe COMMAND: a probe, in the shell run_bounded forked for it, without
-# the loop's functions.
-run_probe() {
-	unset -f "${functions[@]}"
-	cd -- "$probe_dir" || exit 125
-	eval "$1"
-}
-
-# judge IN ARGS...: one call of the Go binary (it bounds its own time: 124
-# past its deadline), its line printed. Sets rc to its status, which the
-# caller reads (0 go on, 1 stop, 3 look again); any other is said in an ERROR
-# line through the binary (ack --failed-call), or on stderr when that fails.
+# judge IN ARGS...: one call of the Go binary (124 past its own deadline), its
+# line printed; rc its status (0 go on, 1 stop, 3 look again); any other is
+# said in an ERROR line through the binary (ack --failed-call), else on stderr.
 judge() {
 	local in=$1 status
 	shift
-	run_bounded 0 "$in" "$work/judge.out" "$work/judge.err" "$@"
+	ask "$in" "$work/judge.out" "$work/judge.err" "$@"
 	status=$rc
 	[[ ! -s $work/judge.err ]] || { read_capped "$work/judge.err" && log "$2: $line"; }
 	read_capped "$work/judge.out"
@@ -148,17 +133,37 @@ judge() {
 	124) why="no answer within its deadline" ;;
 	*) last_line "$work/judge.err" && why="${why:-no message} (exit $status)" ;;
 	esac
-	run_bounded 0 /dev/null "$work/judge.out" /dev/null "${ack[@]}" --failed-call "$2" "$why"
+	ask /dev/null "$work/judge.out" /dev/null "${ack[@]}" --failed-call "$2" "$why"
 	read_capped "$work/judge.out"
 	((rc == 0)) && [[ -n $line ]] && printf '%(%H:%M:%S)T %s\n' -1 "$line" || say "omega-monitor $2 failed: $why"
 	rc=$status
 }
 
+# ask IN OUT ERR COMMAND...: a call of the binary, as run_bounded 0 runs it,
+# by the judge when one runs; by a new process when it cannot (none, refused,
+# gone, or no status in time: then it is ended, said in the log).
+ask() {
+	local reply=''
+	if [[ -n $judge_pid && $4 == "${judge_run[0]}" ]]; then
+		running=$judge_pid && trap '' PIPE # a judge gone fails the write, not the loop
+		# Bytes before the request are a judge out of step (or gone): not asked.
+		{ ! read -r -t 0 -u "${JUDGE[0]}" && printf '%s\0' "$1" "$2" "$3" $(($# - 3)) "${@:4}" >&"${JUDGE[1]}" &&
+			read -r -t "$judge_wait" -n 40 -u "${JUDGE[0]}" reply; } 2>/dev/null || :
+		trap - PIPE && running=''
+		[[ $reply =~ ^([0-9]{1,3})( last)?$ ]] && rc=${BASH_REMATCH[1]} && [[ -z ${BASH_REMATCH[2]} ]] && return
+		[[ -n ${BASH_REMATCH[2]} || $reply == again ]] || log "the judge gave no status (${reply//[^[:print:]]/?}): ended, a new one at the next poll"
+		end_judge && [[ -n ${BASH_REMATCH[2]} ]] && return
+	fi
+	run_bounded 0 "$@"
+}
+# end_judge: ends the judge's group, waited for (its CPU is the loop's).
+end_judge() { { kill -KILL -- "-$judge_pid"; wait "$judge_pid"; } 2>/dev/null || :; judge_pid=''; }
+
 # steps FILE: carries out the action FILE, the steps Go wrote in it, in order
-# (internal/statedir/steps.go says each): the loop knows the steps, not the actions. A
+# (internal/statedir/steps.go): the loop knows the steps, not the actions. A
 # capture, key or paste that fails ends the action, said to Go with the step's
-# number; a look (confirm) that refuses ends it; one that says 3 is asked
-# again on a fresh capture; an ack ends it, and so does an unknown step.
+# number; so do a look (confirm) that refuses (3: asked again on a fresh
+# capture), an ack and an unknown step.
 steps() {
 	local file=$1 n=0 op a b c try k all s
 	mapfile -t all <"$file"
@@ -220,6 +225,12 @@ act() {
 # the newest thing the loop saw.
 poll() {
 	local in=$work/pane
+	# The judge (loop-env's judge_run): a coprocess in a group of its own,
+	# without the loop's descriptors, its own errors in watcher.log.
+	[[ -n $judge_pid || ${#judge_run[@]} -eq 0 ]] || {
+		set -m && coproc JUDGE { exec "${judge_run[@]}" 2>>"$state/watcher.log" 7>&- 8>&- 9>&-; }
+		judge_pid=$JUDGE_PID && set +m
+	}
 	args=("${tick[@]}" "${diff_said[@]}")
 	# Said, not judged: the tick sets the pace after a wake.
 	[[ -z $woken ]] || args+=(--woken)
@@ -229,9 +240,8 @@ poll() {
 	capture "$in" || { args+=(--capture-error "$why") && in=/dev/null; }
 	judge "$in" "${args[@]}"
 	((rc == 0)) && act
-	# Alerts go whatever the tick said (one left by a stopped watcher too),
-	# from a deliverer the poll never waits for; an empty outbox costs none.
-	# A page of a group this watcher is in (groups.wait) goes the same way.
+	# Alerts (one a stopped watcher left too) and a group's page (groups.wait) go whatever
+	# the tick said, by a deliverer the poll never waits for; an empty outbox costs none.
 	local waiting=("$state/outbox/"*.alert)
 	[[ ! -e ${waiting[0]} && ! -e $state/groups.wait ]] || apart deliverer "${deliver[@]}" --worker
 }
@@ -260,12 +270,10 @@ pause() {
 	woken=1 && take_wakes "$wake_gather_us" || :
 }
 
-# rest USECS: waits that long whatever wakes come, and passes a wake it
-# took on to the pause.
+# rest USECS: waits that long whatever wakes come; a wake it took goes on to the pause.
 rest() { ! take_wakes "$1" || on_wake; }
 
-# take_wakes USECS: takes the wakes that come within USECS microseconds, and
-# succeeds when one did.
+# take_wakes USECS: takes the wakes within USECS microseconds; succeeds when one came.
 take_wakes() {
 	local end=$((${EPOCHREALTIME/./} + $1)) left frac woke=1
 	while left=$((end - ${EPOCHREALTIME/./})) && ((left > 0)); do
@@ -275,24 +283,19 @@ take_wakes() {
 	return $woke
 }
 
-# start_relay: a remote target's wake relay (loop-env's wake_relay): a listener
-# for the agent's hooks on the host, over the ssh master, that wakes the loop.
-start_relay() { ((${#wake_relay[@]} == 0)) || apart relay "${wake_relay[@]}"; }
-
 # on_interrupt: Ctrl-C in the watcher's own session, where an operator who
 # attached to read it pressed it: it does not stop the watcher (stop does).
 on_interrupt() { printf '%(%H:%M:%S)T %s\n' -1 "$interrupt_said"; }
 
-# on_signal NAME NUMBER: the watcher is being stopped. Whatever runs is ended
-# with its group, the wake relay before the ssh master it uses (waited for,
-# 10 s at most: it puts the multiplexer's options back), then the master is
-# closed.
+# on_signal NAME NUMBER: the watcher is being stopped. Whatever runs ends with
+# its group, the wake relay before the ssh master it uses (waited for, 10 s at
+# most: it puts the multiplexer's options back), then the master is closed.
 on_signal() {
 	trap '' HUP INT TERM
 	local was=$running g
 	# The call under way and the deliverer (its send under way is written as
 	# not delivered, for the next one) end with their groups, or in 2 s.
-	for g in "$was" "$deliverer"; do [[ -z $g ]] || kill -TERM -- "-$g" 2>/dev/null; done
+	for g in "$was" "$deliverer" "$judge_pid"; do [[ -z $g ]] || kill -TERM -- "-$g" 2>/dev/null; done
 	# Said first, and recorded as a stop, not a death (the board shows the
 	# watcher gone, not stale): whoever stopped it may be removing its files.
 	log "stopped by SIG$1"
@@ -300,12 +303,12 @@ on_signal() {
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		{ kill -0 -- "-$was" || kill -0 -- "-$deliverer"; } 2>/dev/null && read -r -t 0.2 -u 9 _
 	done
-	for g in "$was" "$deliverer"; do [[ -z $g ]] || kill -KILL -- "-$g" 2>/dev/null; done
+	for g in "$was" "$deliverer" "$judge_pid"; do [[ -z $g ]] || kill -KILL -- "-$g" 2>/dev/null; done
 	# A group's page the stop made (ack, above) goes by a deliverer that outlives the loop.
 	[[ ! -e $state/groups.wait ]] || apart last_deliverer "${deliver[@]}"
 	[[ -z $relay ]] || { kill -TERM -- "-$relay" && for _ in {1..50}; do kill -0 -- "-$relay" && read -r -t 0.2 -u 9 _; done; } 2>/dev/null
 	((${#close_master[@]} == 0)) || run_bounded 5 /dev/null /dev/null /dev/null "${close_master[@]}"
-	kill "$watchdog" 2>/dev/null && wait "$watchdog"
+	kill "$watchdog" 2>/dev/null; wait "$watchdog" ${judge_pid:+"$judge_pid"} 2>/dev/null
 	trap - "$1"
 	exit $((128 + $2))
 }
@@ -328,23 +331,18 @@ main() {
 	fifo=$work/fifo.$$
 	mkfifo -m 600 -- "$fifo.9" "$fifo.7" && exec 9<>"$fifo.9" 7<>"$fifo.7" || { say "cannot make the fifos $fifo.*" && return 1; }
 	rm -f -- "$fifo.9" "$fifo.7"
-	trap 'on_signal HUP 1' HUP
-	trap 'on_signal INT 2' INT
-	trap 'on_signal TERM 15' TERM
-	trap on_wake USR1
+	trap 'on_signal HUP 1' HUP && trap 'on_signal INT 2' INT && trap 'on_signal TERM 15' TERM && trap on_wake USR1
 	log "watching $target every ${interval}s (pid $$; wall clock ${call_timeout}s); settings: $settings_said"
 	# In its own session (watch started it), the pane says what it is.
 	[[ -z ${OMEGA_MONITOR_SESSION:-} ]] || { trap on_interrupt INT && printf '%s\n' "$banner"; }
 	while :; do
 		next_pause=$interval
 		poll
-		# After the poll: its capture made the ssh master the relay uses.
-		start_relay
+		# A remote target's wake relay (loop-env's wake_relay: a listener for the
+		# hooks on the host) after the poll, whose capture made the ssh master it uses.
+		((${#wake_relay[@]} == 0)) || apart relay "${wake_relay[@]}"
 		pause "$next_pause"
 	done
 }
 
-if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
-	main "$@"
-	exit
-fi
+[[ "${BASH_SOURCE[0]}" != "$0" ]] || { main "$@"; exit; }

@@ -3,10 +3,10 @@
 //
 // It is one binary with subcommands over the packages of this module. The
 // poll loop (scripts/omega-monitor.sh) does every effect and calls this binary
-// once per tick for every judgement: the verbs it calls are in the files
-// named loop_*.go (loop-env, hold, tick, confirm and ack, deliver, sweep),
-// its contract apart from the operator's verbs. Each command gets an Env
-// (its streams, environment and clock) and reads nothing from globals.
+// for every judgement, through its judge (internal/judge, one process it keeps,
+// which runs each call as run does): the verbs it calls are in loop_*.go (loop-env,
+// hold, tick, confirm, ack, deliver, sweep), its contract apart from the operator's
+// verbs. Each command gets an Env (streams, environment, clock); no globals.
 package main
 
 import (
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/judge"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
@@ -84,6 +85,7 @@ func groups() []group {
 			{"tick", "one poll's judgement over a captured pane; prints the MONITOR line", runTick},
 			{"confirm", "check a fresh capture before the loop types a nudge, or presses its Enter", runConfirm},
 			{"ack", "record what the loop did with an action", runAck},
+			{"judge", "run the loop's calls of tick, confirm and ack in one resident process", func(e *Env, a []string) int { return judge.Command(a, e.Stdin, e.Stdout, e.Stderr, run) }},
 			{"ledger", "record text sent into a watched session (ledger record FILE TEXT)", runLedger},
 			{"deliver", "deliver the alerts waiting in a watcher's outbox", runDeliver},
 			{"on-change", "run the operator's command for a change of state (started by tick, not waited for)", runOnChange},

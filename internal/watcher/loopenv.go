@@ -348,6 +348,9 @@ func (e *LoopEnv) Shell() string {
 	// loop passes the state directory and the readings only.
 	tickArgs := []string{e.bin, "tick", "--state", e.state, "--frame"}
 	array("tick", tickArgs)
+	// The judge runs the calls of the binary the loop makes (tick, confirm,
+	// ack) in one process it keeps, each call's contract unchanged.
+	array("judge_run", []string{e.bin, "judge", "--binary", e.bin})
 	confirm := append([]string{e.bin, "confirm"}, common...)
 	if e.target.Local() {
 		confirm = append(confirm, "--agent-status-dir", e.statusDir())

@@ -39,6 +39,7 @@ setup() {
 }
 
 teardown() {
+	[[ -z $judge_pid ]] || end_judge
 	[[ -z $watchdog ]] || kill "$watchdog" 2>/dev/null
 	exec 7>&- 9>&-
 	pkill_marked || true
@@ -69,6 +70,7 @@ marked() {
 recorder() {
 	cat >"$T/rec" <<EOF
 #!/bin/sh
+[ "\$1" != judge ] || exec "$T/judge"
 name=\$1; shift
 { printf '%s' "\$name"; for a in "\$@"; do printf ' <%s>' "\$a"; done; echo; } >>"$T/calls"
 case \$name in
@@ -85,6 +87,7 @@ esac
 eval "exit \\\${FAKE_\$(echo "\$name" | tr a-z A-Z)_STATUS:-0}"
 EOF
 	chmod +x "$T/rec"
+	fake_judge
 	local n
 	for n in capture tick confirm ack load_buffer paste_if key_Enter key_Up key_Down key_Escape key_Tab deliver diff_run; do
 		eval "$n=(\"$T/rec\" $n)"
@@ -92,6 +95,39 @@ EOF
 }
 
 calls() { cat "$T/calls" 2>/dev/null; }
+
+# fake_judge: the judge loop-env's judge_run would start ("$T/rec" judge
+# runs it), speaking the protocol of omega-monitor judge: it runs each call
+# it is sent as a process, so that the calls recorded are the same with a
+# judge or without, and records its pid and each call's name in $T/judged.
+# FAKE_JUDGE makes it fail once it has read a request: hang, die, garbage
+# (bytes that are no status), extra (a status more than asked), last (ends after its answer: it reads its
+# input to its end, as omega-monitor judge does), again.
+fake_judge() {
+	cat >"$T/judge" <<EOF
+#!/usr/bin/env bash
+while IFS= read -r -d '' in && IFS= read -r -d '' out && IFS= read -r -d '' err && IFS= read -r -d '' n; do
+	args=()
+	for ((i = 0; i < n; i++)); do IFS= read -r -d '' a && args+=("\$a"); done
+	echo "\$\$ \${args[1]}" >>"$T/judged"
+	case \$FAKE_JUDGE in
+	hang) sleep $MARK ;;
+	die) exit 0 ;;
+	garbage) printf '0\033]0;pwned\007%0200d' 1; sleep $MARK ;;
+	again) echo again; exec cat >/dev/null ;;
+	esac
+	"\${args[@]}" <"\$in" >"\$out" 2>"\$err"
+	status=\$?
+	[ "\$FAKE_JUDGE" != last ] || { echo "\$status last"; exec cat >/dev/null; }
+	echo "\$status"
+	[ "\$FAKE_JUDGE" != extra ] || echo 0
+done
+EOF
+	chmod +x "$T/judge"
+}
+
+# judged: the pids of the judges that took a call, one a line, in order.
+judged() { cut -d' ' -f1 "$T/judged" 2>/dev/null | uniq; }
 
 # --- the start ---------------------------------------------------------------
 
@@ -438,6 +474,91 @@ nudge_steps=$'capture fresh\nconfirm before fresh 0\npaste 001.text\nrest 1000\n
 	)
 }
 
+# --- the judge ---------------------------------------------------------------
+
+@test "the judge takes the loop's calls of the binary, the same calls, and lives from poll to poll" {
+	judge_run=("$T/rec" judge)
+	printf 'the text' >"$pastes/001.text"
+	export FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$nudge_steps
+	poll >"$T/out" || :
+	a=$state/actions/001.nudge
+	[ "$(calls)" = "$(printf '%s\n' capture tick capture \
+		"confirm <--action> <$a> <--step> <2> <--try> <1>" load_buffer paste_if capture \
+		"confirm <--action> <$a> <--step> <6> <--try> <1>" key_Enter \
+		"ack <--action> <$a> <nudge_typed>")" ]
+	[ "$(cut -d' ' -f2 "$T/judged")" = "$(printf '%s\n' tick confirm confirm ack)" ]
+	[[ $(cat "$T/out") =~ ^[0-9:]{8}\ MONITOR\ ·\ agent\ ·\ STALLED ]]
+	unset FAKE_ACTION
+	poll >"$T/out" || :
+	[ "$(judged)" = "$judge_pid" ]
+	cat "$state/watcher.log" >&2 || :
+	[ ! -s "$state/watcher.log" ]
+}
+
+@test "a judge that ends after its last answer, or answers again, is started anew at the next poll, and nothing is said" {
+	judge_run=("$T/rec" judge)
+	export FAKE_JUDGE=last
+	poll >"$T/out" || :
+	[ -z "$judge_pid" ]
+	poll >>"$T/out" || :
+	[ "$(judged | wc -l)" = 2 ]
+	[ "$(grep -c '^tick' "$T/calls")" = 2 ]
+	[ "$(grep -c MONITOR "$T/out")" = 2 ]
+	export FAKE_JUDGE=again
+	poll >"$T/out" || :
+	# Not run by the judge: by the loop, once.
+	[ "$(grep -c '^tick' "$T/calls")" = 3 ]
+	[ "$(grep -c MONITOR "$T/out")" = 1 ]
+	[ -z "$judge_pid" ]
+	cat "$state/watcher.log" >&2 || :
+	[ ! -s "$state/watcher.log" ]
+}
+
+@test "a judge that hangs, dies or answers garbage: the call runs as a process, the judge is ended and said once, the next poll has a new one" {
+	judge_run=("$T/rec" judge) judge_wait=1
+	local how start
+	for how in hang die garbage; do
+		rm -f "$T/calls" "$T/judged" "$state/watcher.log"
+		export FAKE_JUDGE=$how
+		start=$SECONDS
+		poll >"$T/out" || :
+		((SECONDS - start <= 10))
+		# The poll is not lost: the tick ran once, as a process, its line printed.
+		[ "$(grep -c '^tick' "$T/calls")" = 1 ]
+		[[ $(cat "$T/out") =~ ^[0-9:]{8}\ MONITOR\ ·\ agent\ ·\ STALLED ]]
+		[ -z "$judge_pid" ]
+		[ -z "$(marked)" ]
+		[ "$(grep -c 'the judge gave no status' "$state/watcher.log")" = 1 ]
+		# Nothing of what the judge sent reaches the log but printable text.
+		[ "$(grep -c $'\e' "$state/watcher.log")" = 0 ]
+		# The next poll starts another judge.
+		poll >"$T/out" || :
+		[ "$(judged | wc -l)" = 2 ]
+		end_judge
+	done
+}
+
+@test "a judge out of step (a status more than it was asked) is not asked again: ended, said, the call a process" {
+	judge_run=("$T/rec" judge)
+	export FAKE_JUDGE=extra
+	poll >"$T/out" || :
+	poll >>"$T/out" || :
+	[ "$(grep -c '^tick' "$T/calls")" = 2 ]
+	[ "$(wc -l <"$T/judged")" = 1 ]
+	[ "$(grep -c MONITOR "$T/out")" = 2 ]
+	[ "$(grep -c 'the judge gave no status' "$state/watcher.log")" = 1 ]
+}
+
+@test "a judge that dies in a look: the look runs as a process, and a refusal still types no key" {
+	judge_run=("$T/rec" judge) judge_wait=1
+	export FAKE_ACTION=001.nudge FAKE_ACTION_TEXT=$nudge_steps FAKE_REFUSE='the pane moved' FAKE_JUDGE=die
+	printf 'the text' >"$pastes/001.text"
+	poll >"$T/out" || :
+	[[ $(calls) != *key_* && $(calls) != *paste_if* ]]
+	[ "$(grep -c '^confirm' "$T/calls")" = 1 ]
+	grep -q 'the pane moved' "$T/out"
+}
+
 # --- alerts ------------------------------------------------------------------
 
 @test "the outbox's deliverer starts after the tick, whatever the tick said, and the poll never waits for it; one at a time; an empty outbox costs nothing" {
@@ -520,4 +641,31 @@ EOF
 	grep -q 'stopped by SIGTERM' "$state/watcher.log"
 	# Said to Go, which logs it and records the stop.
 	[[ $(calls) == *"ack <--stopped> <SIGTERM>"* ]]
+}
+
+@test "a stop while the judge has a call under way ends the judge with the loop, at once, and leaves nothing behind" {
+	cat >"$T/bin" <<EOF
+#!/bin/sh
+if [ "\$1" = loop-env ]; then
+	printf 'target=agent state=%s interval=1 call_timeout=5 work_probe= progress_probe= funnel= mux_error= pastes=\n' '$state'
+	printf 'tick=(%s tick) confirm=(%s confirm) ack=(%s ack) capture=(%s capture) load_buffer=() paste_if=() close_master=()\n' "$T/rec" "$T/rec" "$T/rec" "$T/rec"
+	printf 'judge_run=(%s judge) deliver=(%s deliver) hold=(true) diff_run=(true) probe_dir=%s settings_said=\n' "$T/rec" "$T/rec" "$T"
+	exit 0
+fi
+EOF
+	chmod +x "$T/bin"
+	FAKE_JUDGE=hang OMEGA_MONITOR_BIN=$T/bin bash "$SCRIPT" agent >"$T/loop.out" 2>&1 &
+	local pid=$! start rc=0
+	for _ in $(seq 100); do [[ -n $(marked) ]] && break; sleep 0.1; done
+	[[ -n $(marked) ]]
+	start=$SECONDS
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	((SECONDS - start <= 5))
+	[ -z "$(marked)" ]
+	# shellcheck disable=SC2009 # pgrep is not everywhere (procps)
+	[ "$(ps -eo args= | grep -v grep | grep -cF -- "$T/judge")" = 0 ]
+	[[ $(calls) == *"ack <--stopped> <SIGTERM>"* ]]
+	[ "$(grep -c Killed "$T/loop.out")" = 0 ]
 }
