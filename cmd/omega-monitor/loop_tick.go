@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/judge"
 	"github.com/omega-monitor/omega-monitor/internal/poll"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
 )
@@ -111,6 +113,20 @@ func runOnChange(e *Env, args []string) int {
 		return e.usageError("on-change", "no command in the environment")
 	case err != nil:
 		return 1 // said in the watcher's log
+	}
+	return 0
+}
+
+// runJudge is the loop's judge: it serves the loop's calls on stdin with run.
+func runJudge(e *Env, args []string) int {
+	var f judge.Flags
+	positional, code, ok := cmdline.ParseInterspersed(f.FlagSet(), args, judge.Usage, e.Stdout, e.Stderr)
+	if !ok {
+		return code
+	} else if err := f.Check(positional); err != nil {
+		return e.exitf(2, "omega-monitor judge: %v; %s", err, cmdline.HelpHint("judge"))
+	} else if err := judge.Serve(e.Stdin, e.Stdout, judge.Options{Self: f.Self, Requests: f.Requests, Run: run}); err != nil {
+		return e.exitf(1, "omega-monitor: %v", err)
 	}
 	return 0
 }

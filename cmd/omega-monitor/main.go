@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
-	"github.com/omega-monitor/omega-monitor/internal/judge"
 	"github.com/omega-monitor/omega-monitor/internal/watcher"
 )
 
@@ -85,7 +84,7 @@ func groups() []group {
 			{"tick", "one poll's judgement over a captured pane; prints the MONITOR line", runTick},
 			{"confirm", "check a fresh capture before the loop types a nudge, or presses its Enter", runConfirm},
 			{"ack", "record what the loop did with an action", runAck},
-			{"judge", "run the loop's calls of tick, confirm and ack in one resident process", func(e *Env, a []string) int { return judge.Command(a, e.Stdin, e.Stdout, e.Stderr, run) }},
+			{"judge", "run the loop's calls of tick, confirm and ack in one resident process", runJudge},
 			{"ledger", "record text sent into a watched session (ledger record FILE TEXT)", runLedger},
 			{"deliver", "deliver the alerts waiting in a watcher's outbox", runDeliver},
 			{"on-change", "run the operator's command for a change of state (started by tick, not waited for)", runOnChange},

@@ -1,11 +1,8 @@
 package judge
 
 import (
+	"errors"
 	"flag"
-	"fmt"
-	"io"
-
-	"github.com/omega-monitor/omega-monitor/internal/cmdline"
 )
 
 // Usage is the judge command's help.
@@ -25,22 +22,24 @@ request, 2 for a usage error.
 flags:
 `
 
-// Command is the judge command: it serves the requests on stdin with run.
-func Command(args []string, stdin io.Reader, stdout, stderr io.Writer, run Run) int {
+// Flags are the judge command's settings, which the command parses.
+type Flags struct {
+	Self     string
+	Requests int
+}
+
+// FlagSet binds f to a new flag set of the judge command.
+func (f *Flags) FlagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
-	self := fs.String("binary", "", "the `path` the loop calls this binary by, the first word of each call")
-	requests := fs.Int("requests", 1000, "the most `calls` this judge runs before it ends")
-	positional, code, ok := cmdline.ParseInterspersed(fs, args, Usage, stdout, stderr)
-	if !ok {
-		return code
+	fs.StringVar(&f.Self, "binary", "", "the `path` the loop calls this binary by, the first word of each call")
+	fs.IntVar(&f.Requests, "requests", 1000, "the most `calls` this judge runs before it ends")
+	return fs
+}
+
+// Check says whether f and the words left after the flags make a judge.
+func (f *Flags) Check(positional []string) error {
+	if f.Self == "" || f.Requests < 1 || len(positional) > 0 {
+		return errors.New("--binary and a --requests of 1 or more are needed, and nothing else")
 	}
-	if *self == "" || *requests < 1 || len(positional) > 0 {
-		fmt.Fprintf(stderr, "omega-monitor judge: --binary and a --requests of 1 or more are needed, and nothing else; %s\n", cmdline.HelpHint("judge"))
-		return 2
-	}
-	if err := Serve(stdin, stdout, Options{Self: *self, Requests: *requests, Run: run}); err != nil {
-		fmt.Fprintf(stderr, "omega-monitor: %v\n", err)
-		return 1
-	}
-	return 0
+	return nil
 }
