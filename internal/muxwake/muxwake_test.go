@@ -22,7 +22,8 @@ func TestArmAndDisarmCalls(t *testing.T) {
 	}{
 		{
 			name: "nothing of the user's",
-			rec:  Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2},
+			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
+				OwnHooks: map[string]bool{"alert-silence": false, "alert-activity": false, "client-attached": false, "client-detached": false, "client-session-changed": false}},
 			disarm: [][]string{
 				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
 				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
@@ -30,13 +31,31 @@ func TestArmAndDisarmCalls(t *testing.T) {
 				{"set-option", "-u", "-t", "$1", "activity-action"},
 				{"set-hook", "-u", "-t", "$1", "alert-silence"},
 				{"set-hook", "-u", "-t", "$1", "alert-activity"},
+				{"set-hook", "-u", "-t", "$1", "client-attached"},
+				{"set-hook", "-u", "-t", "$1", "client-detached"},
+				{"set-hook", "-u", "-t", "$1", "client-session-changed"},
+			},
+		},
+		{
+			// An earlier version's record set the alerts' hooks only:
+			// the session's client hooks, maybe the user's, are left be.
+			name: "an earlier version's record",
+			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
+				OwnHooks: map[string]bool{"alert-silence": false, "alert-activity": true}},
+			disarm: [][]string{
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
+				{"set-option", "-u", "-t", "$1", "silence-action"},
+				{"set-option", "-u", "-t", "$1", "activity-action"},
+				{"set-hook", "-u", "-t", "$1", "alert-silence"},
+				{"set-hook", "-u", "-t", "$1", "alert-activity[1234]"},
 			},
 		},
 		{
 			name: "the user's own values and hooks",
 			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
 				Prior:    map[string]string{"w:monitor-silence": "30", "w:monitor-activity": "on", "s:silence-action": "none", "s:activity-action": ""},
-				OwnHooks: map[string]bool{"alert-silence": true}},
+				OwnHooks: map[string]bool{"alert-silence": true, "alert-activity": false, "client-attached": true, "client-detached": false, "client-session-changed": false}},
 			disarm: [][]string{
 				{"set-option", "-w", "-t", "@2", "monitor-silence", "30"},
 				{"set-option", "-w", "-t", "@2", "monitor-activity", "on"},
@@ -44,17 +63,24 @@ func TestArmAndDisarmCalls(t *testing.T) {
 				{"set-option", "-u", "-t", "$1", "activity-action"},
 				{"set-hook", "-u", "-t", "$1", "alert-silence[1234]"},
 				{"set-hook", "-u", "-t", "$1", "alert-activity"},
+				{"set-hook", "-u", "-t", "$1", "client-attached[1234]"},
+				{"set-hook", "-u", "-t", "$1", "client-detached"},
+				{"set-hook", "-u", "-t", "$1", "client-session-changed"},
 			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantArm := []string{
-				"set-option", "-w", "-t", "@2", "monitor-silence", "2", ";",
+				"set-option", "-w", "-t", "@2", "monitor-silence", "0", ";",
 				"set-option", "-w", "-t", "@2", "monitor-activity", "off", ";",
+				"kill-session", "-C", "-t", "$1", ";",
 				"set-option", "-t", "$1", "silence-action", "any", ";",
 				"set-option", "-t", "$1", "activity-action", "any", ";",
 				"set-hook", "-t", "$1", "alert-silence[1234]", "wait-for -S omega-monitor-wake-0000abcd-silence", ";",
-				"set-hook", "-t", "$1", "alert-activity[1234]", "wait-for -S omega-monitor-wake-0000abcd-activity",
+				"set-hook", "-t", "$1", "alert-activity[1234]", "wait-for -S omega-monitor-wake-0000abcd-activity", ";",
+				"set-hook", "-t", "$1", "client-attached[1234]", "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
+				"set-hook", "-t", "$1", "client-detached[1234]", "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
+				"set-hook", "-t", "$1", "client-session-changed[1234]", "wait-for -S omega-monitor-wake-0000abcd-heard",
 			}
 			if diff := cmp.Diff(wantArm, ArmArgs(tc.rec)); diff != "" {
 				t.Errorf("ArmArgs (-want +got):\n%s", diff)
@@ -210,7 +236,8 @@ func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
 // TestDisarmGoesOnPastAGoneWindow: a window or session gone took its
 // options with it; the rest is still put back.
 func TestDisarmGoesOnPastAGoneWindow(t *testing.T) {
-	rec := Record{Spot: Spot{"%1", "@2", "$3"}, Channel: "omega-monitor-wake-0000abcd", Index: 1234}
+	rec := Record{Spot: Spot{"%1", "@2", "$3"}, Channel: "omega-monitor-wake-0000abcd", Index: 1234,
+		OwnHooks: map[string]bool{"alert-silence": false, "client-detached": true}}
 	f := &fakeMux{fail: map[string]error{"set-option -u -w -t @2 monitor-silence": fmt.Errorf("coord: local multiplexer: can't find window: @2")}}
 	assert.NilError(t, Disarm(context.Background(), f.run, rec))
 	assert.Equal(t, len(f.calls), 5)
