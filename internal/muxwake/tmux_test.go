@@ -155,7 +155,7 @@ func TestStepHoldsWhereALinkedSessionHears(t *testing.T) {
 			strings.TrimSpace(s.Run(t, "show-options", "-wv", "-t", sp.Window, "monitor-activity"))
 	}
 	type got struct {
-		Heard              bool
+		Heard             bool
 		Silence, Activity string
 	}
 	for _, tc := range []struct {
