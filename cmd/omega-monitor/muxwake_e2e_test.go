@@ -91,7 +91,7 @@ func muxOptions(t *testing.T, s *testenv.TmuxServer, session string) []string {
 	for _, o := range []string{"silence-action", "activity-action"} {
 		got = append(got, s.Run(t, "show-options", "-t", session, o), s.Run(t, "show-options", "-A", "-t", session, o))
 	}
-	for _, h := range []string{"alert-silence", "alert-activity"} {
+	for _, h := range []string{"alert-silence", "alert-activity", "client-attached", "client-detached", "client-session-changed"} {
 		got = append(got, s.Run(t, "show-hooks", "-t", session, h))
 	}
 	return got
