@@ -237,10 +237,28 @@ func ArmArgs(rec Record) []string {
 		"set-option", "-t", rec.Session, "activity-action", "any",
 	})
 	for _, h := range hooks {
-		args = append(args, ";", "set-hook", "-t", rec.Session, hookName(rec, h), "wait-for -S "+ChannelOf(rec, channelOfHook(h)))
+		cmd := "wait-for -S " + ChannelOf(rec, channelOfHook(h))
+		if h == "client-attached" || h == "client-session-changed" {
+			// A client comes: the alerts are held by the server at
+			// once, before the pane redraws for its size, and the
+			// listener, told, asks who hears.
+			cmd = hold(rec) + " ; " + cmd
+		}
+		args = append(args, ";", "set-hook", "-t", rec.Session, hookName(rec, h), cmd)
 	}
 	return args
 }
+
+// set is the command string that sets rec's window's monitor-silence and
+// monitor-activity and clears the session's alerts. The ids are quoted:
+// tmux would read $N as a variable of its environment.
+func set(rec Record, silence int, activity string) string {
+	return fmt.Sprintf("set-option -w -t '%s' monitor-silence %d ; set-option -w -t '%s' monitor-activity %s ; kill-session -C -t '%s'",
+		rec.Window, silence, rec.Window, activity, rec.Session)
+}
+
+// hold is the command string that arms neither alert (HushArgs).
+func hold(rec Record) string { return set(rec, 0, "off") }
 
 // nobodyHears is tmux's condition, on the watched pane, that no client can
 // hear an alert of its window: none attached to its session, and the
@@ -258,18 +276,12 @@ const hearers = "#{session_attached} #{window_linked_sessions}"
 // before neither holds the next back nor shows in a status line. It
 // prints hearers, which Hears reads.
 func StepArgs(rec Record, alert string) []string {
-	// The ids are quoted: tmux would read $N as a variable of its
-	// environment.
-	set := func(silence int, activity string) string {
-		return fmt.Sprintf("set-option -w -t '%s' monitor-silence %d ; set-option -w -t '%s' monitor-activity %s ; kill-session -C -t '%s'",
-			rec.Window, silence, rec.Window, activity, rec.Session)
-	}
-	arm := set(rec.SilenceS, "off")
+	arm := set(rec, rec.SilenceS, "off")
 	if alert == Activity {
-		arm = set(0, "on")
+		arm = set(rec, 0, "on")
 	}
 	return []string{
-		"if-shell", "-F", "-t", rec.Pane, nobodyHears, arm, set(0, "off"), ";",
+		"if-shell", "-F", "-t", rec.Pane, nobodyHears, arm, hold(rec), ";",
 		"display-message", "-p", "-t", rec.Pane, hearers,
 	}
 }

@@ -70,6 +70,7 @@ func TestArmAndDisarmCalls(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			held := "set-option -w -t '@2' monitor-silence 0 ; set-option -w -t '@2' monitor-activity off ; kill-session -C -t '$1' ; "
 			wantArm := []string{
 				"set-option", "-w", "-t", "@2", "monitor-silence", "0", ";",
 				"set-option", "-w", "-t", "@2", "monitor-activity", "off", ";",
@@ -78,9 +79,9 @@ func TestArmAndDisarmCalls(t *testing.T) {
 				"set-option", "-t", "$1", "activity-action", "any", ";",
 				"set-hook", "-t", "$1", "alert-silence[1234]", "wait-for -S omega-monitor-wake-0000abcd-silence", ";",
 				"set-hook", "-t", "$1", "alert-activity[1234]", "wait-for -S omega-monitor-wake-0000abcd-activity", ";",
-				"set-hook", "-t", "$1", "client-attached[1234]", "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
+				"set-hook", "-t", "$1", "client-attached[1234]", held + "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
 				"set-hook", "-t", "$1", "client-detached[1234]", "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
-				"set-hook", "-t", "$1", "client-session-changed[1234]", "wait-for -S omega-monitor-wake-0000abcd-heard",
+				"set-hook", "-t", "$1", "client-session-changed[1234]", held + "wait-for -S omega-monitor-wake-0000abcd-heard",
 			}
 			if diff := cmp.Diff(wantArm, ArmArgs(tc.rec)); diff != "" {
 				t.Errorf("ArmArgs (-want +got):\n%s", diff)
