@@ -214,7 +214,7 @@ func TestMuxWakeRemoteWaitsReturningAtOnce(t *testing.T) {
 	time.Sleep(8 * time.Second)
 	n, secs := count()-n0, time.Since(start).Seconds()
 	t.Logf("%d waits in %.1fs", n, secs)
-	if max := 2 * (int(secs) + 2); n > max {
+	if max := 3 * (int(secs) + 2); n > max { // three channels: silence, activity, the clients'
 		t.Errorf("%d waits on the host in %.1fs, want %d at most: a busy loop", n, secs, max)
 	}
 	r.stop()
