@@ -130,9 +130,9 @@ func Name(state string) (channel string, index int) {
 func ChannelOf(rec Record, alert string) string { return rec.Channel + "-" + alert }
 
 // ErrHooksInTheWay is Arm's refusal where a hook of ours would silence the
-// user's own: global alert hooks that a session array of ours would hide,
+// user's own: global hooks that a session array of ours would hide,
 // or a hook of someone else's at our index.
-var ErrHooksInTheWay = errors.New("muxwake: alert hooks of the user's are in the way")
+var ErrHooksInTheWay = errors.New("muxwake: hooks of the user's are in the way")
 
 // Arm sets the session's hooks that signal the watcher's channels (the
 // alerts', and the clients' comings and goings) and makes its

@@ -197,7 +197,7 @@ func TestHostileServerAnswers(t *testing.T) {
 	}
 }
 
-// TestArmRefusesToHideTheUsersHooks: global alert-silence hooks of the
+// TestArmRefusesToHideTheUsersHooks: global alert (or client) hooks of the
 // user's, which a session array would hide, and our index taken, leave
 // everything as it was.
 func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
@@ -215,6 +215,7 @@ func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
 	for name, hooks := range map[string]map[string]string{
 		"global":          {"show-hooks -g alert-silence": "alert-silence[0] run-shell 'notify-send quiet'\n"},
 		"global activity": {"show-hooks -g alert-activity": "alert-activity[3] display-message busy\n"},
+		"global attached": {"show-hooks -g client-attached": "client-attached[0] run-shell 'notify-send hi'\n"},
 		"our index":       {"show-hooks -t $3 alert-activity": "alert-activity[1234] display-message hi\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -360,6 +361,33 @@ func TestArmAsksInOneCall(t *testing.T) {
 		_, err := Arm(context.Background(), run, spot, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { saved = true; return nil })
 		if err == nil || saved || calls != 0 {
 			t.Errorf("answer %q: err %v, saved %v, %d calls; want refused, nothing saved or set", out, err, saved, calls)
+		}
+	}
+}
+
+// TestHears: StepArgs' answer, as a server (or a hostile host) gives it;
+// whatever is not an answer reads as heard, so that nothing is armed on
+// its word.
+func TestHears(t *testing.T) {
+	for _, tc := range []struct {
+		out     string
+		want    bool
+		wantErr bool
+	}{
+		{out: "0 1\n", want: false},
+		{out: "1 1\n", want: true},
+		{out: "0 2\n", want: true},
+		{out: "3 2", want: true},
+		{out: "", want: true, wantErr: true},
+		{out: "0\n", want: true, wantErr: true},
+		{out: "0 1 2\n", want: true, wantErr: true},
+		{out: "zero one\n", want: true, wantErr: true},
+		{out: "0 1\x1b]0;pwned\a\n", want: true, wantErr: true},
+		{out: "0 " + strings.Repeat("1", 60), want: true, wantErr: true},
+	} {
+		got, err := Hears(tc.out)
+		if got != tc.want || (err != nil) != tc.wantErr {
+			t.Errorf("Hears(%q) = %v, %v; want %v, error %v", tc.out, got, err, tc.want, tc.wantErr)
 		}
 	}
 }
