@@ -62,6 +62,9 @@ type loopOptions struct {
 	// userHome is the loop's HOME, where it reads the agents' own status
 	// files (an agent started with AGENT_STATUS_DIR in it keeps one).
 	userHome string
+	// muxWakeDefault leaves --mux-wake at its default (auto), where
+	// flags do not set it.
+	muxWakeDefault bool
 }
 
 // startLoop runs the embedded loop script on opt.target. It is stopped by
@@ -104,7 +107,11 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	// --mux-wake 0 unless the test says otherwise (a later one wins):
 	// these tests count polls, and the multiplexer's wakes, armed by
 	// default for an agent without hooks, would add some.
-	r.cmd = exec.Command(bashPath(t), append([]string{loop, opt.target, "--mux-wake", "0"}, opt.flags...)...)
+	args := []string{loop, opt.target, "--mux-wake", "0"}
+	if opt.muxWakeDefault {
+		args = args[:2]
+	}
+	r.cmd = exec.Command(bashPath(t), append(args, opt.flags...)...)
 	userHome := dir
 	if opt.userHome != "" {
 		userHome = opt.userHome

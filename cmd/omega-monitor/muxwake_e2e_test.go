@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -91,7 +94,7 @@ func muxOptions(t *testing.T, s *testenv.TmuxServer, session string) []string {
 	for _, o := range []string{"silence-action", "activity-action"} {
 		got = append(got, s.Run(t, "show-options", "-t", session, o), s.Run(t, "show-options", "-A", "-t", session, o))
 	}
-	for _, h := range []string{"alert-silence", "alert-activity"} {
+	for _, h := range []string{"alert-silence", "alert-activity", "client-attached", "client-detached", "client-session-changed"} {
 		got = append(got, s.Run(t, "show-hooks", "-t", session, h))
 	}
 	return got
@@ -123,7 +126,7 @@ func askedAt(t *testing.T, asked string, n int) time.Time {
 }
 
 // TestMuxWakePagesAQuestionWithoutHooks: an agent with no hooks at all,
-// watched at --interval 60 with --mux-wake 2, asks a question while the
+// watched at --interval 60 with --mux-wake at its default (auto), asks a question while the
 // loop pauses: the multiplexer's silence alert wakes the watcher, and the
 // question is paged long before the interval would have looked. Stopped,
 // the watcher leaves the session's options and hooks as they were.
@@ -131,7 +134,7 @@ func TestMuxWakePagesAQuestionWithoutHooks(t *testing.T) {
 	s := testenv.Tmux(t)
 	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=8", "AGENT_WORK_MAX=8")
 	before := muxOptions(t, s, "agent")
-	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--mux-wake", "2"}})
+	r := startLoop(t, loopOptions{target: "agent", flags: []string{"--mux", s.Mux, "--interval", "60", "--pane", pane}, muxWakeDefault: true})
 	r.waitLines(1, 30*time.Second)
 	drawn := waitAsked(t, asked, 1)
 	paged := waitPaged(t, r, 1)
@@ -333,4 +336,131 @@ func TestMuxWakeBudgetSpentSaidOnce(t *testing.T) {
 		t.Errorf("%d looks, want at most 7:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 	r.stop()
+}
+
+// attachTerminal attaches a real client to session of s in a terminal of
+// its own (script(1)), and returns the file of everything tmux wrote to
+// that terminal; the client ends with the test.
+func attachTerminal(t *testing.T, s *testenv.TmuxServer, session string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "terminal")
+	cmd := exec.Command("script", "-qfec", coord.ShellJoin(s.Mux, "attach-session", "-t", coord.Exact(session)), out)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLUMNS=100", "LINES=30")
+	stdin, err := cmd.StdinPipe() // held open: a terminal nobody types at
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no script(1) to attach a client with: %v", err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if slices.Contains(strings.Fields(s.Run(t, "list-clients", "-F", "#{client_session}")), session) {
+			return poll.Success()
+		}
+		return poll.Continue("no client on %s", session)
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	return out
+}
+
+// oscRE matches an operating system command (a title, a colour), which
+// ends with a BEL byte of its own.
+var oscRE = regexp.MustCompile("\x1b\\][^\x07\x1b]*(\x07|\x1b\\\\)")
+
+// heardAlerts says what of an alert's a terminal showed: its bells
+// (outside the operating system commands) and tmux's messages.
+func heardAlerts(t *testing.T, terminal string) []string {
+	t.Helper()
+	data, err := os.ReadFile(terminal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := oscRE.ReplaceAllString(string(data), "")
+	var heard []string
+	if n := strings.Count(bare, "\a"); n > 0 {
+		heard = append(heard, fmt.Sprintf("%d bells", n))
+	}
+	for _, m := range []string{"Silence in", "Activity in"} {
+		if strings.Contains(bare, m) {
+			heard = append(heard, m)
+		}
+	}
+	return heard
+}
+
+// waitLogged waits for the watcher of state to have said what in its log.
+func waitLogged(t *testing.T, state, what string) {
+	t.Helper()
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		data, _ := os.ReadFile(filepath.Join(state, "watcher.log"))
+		if strings.Contains(string(data), what) {
+			return poll.Success()
+		}
+		return poll.Continue("not said yet (%q):\n%s", what, data)
+	}, poll.WithTimeout(60*time.Second), poll.WithDelay(100*time.Millisecond))
+}
+
+// TestMuxWakeQuietForAnAttachedClient: a real client attached to the
+// agent's session (a terminal of its own) hears no bell and sees no
+// "Silence"/"Activity" message while the agent falls silent and draws
+// again, question after question: the alerts are held from its arrival.
+// The terminal does hear a bell of another window's, as tmux rings it. Once
+// it detached, the next question is paged within seconds again; stopped,
+// the watcher leaves every option and hook as it was. Locally, and on an
+// ssh host (the host's tmux, over the watcher's connection).
+func TestMuxWakeQuietForAnAttachedClient(t *testing.T) {
+	testenv.EndToEnd(t)
+	for _, remote := range []bool{false, true} {
+		t.Run(map[bool]string{false: "local", true: "ssh host"}[remote], func(t *testing.T) {
+			s := testenv.Tmux(t)
+			pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=3", "AGENT_WORK_MAX=3")
+			before := muxOptions(t, s, "agent")
+			target, flags := "agent", []string{"--mux", s.Mux}
+			if remote {
+				target, flags = "box:agent", []string{"--ssh-config", muxHost(t, s, "")}
+			}
+			r := startLoop(t, loopOptions{target: target, flags: append(flags, "--interval", "60", "--pane", pane), muxWakeDefault: true})
+			r.waitLines(1, 60*time.Second)
+			waitArmed(t, r.state, 0)
+			waitAsked(t, asked, 1)
+			waitPaged(t, r, 1)
+
+			terminal := attachTerminal(t, s, "agent")
+			waitLogged(t, r.state, "mux wake: held: a client attached")
+			// Three turns, each drawing for 3 s, then silent for 4.
+			for n := 1; n <= 3; n++ {
+				s.Run(t, "send-keys", "-t", pane, "3")
+				waitAsked(t, asked, n+1)
+				time.Sleep(4 * time.Second)
+			}
+			if heard := heardAlerts(t, terminal); len(heard) > 0 {
+				t.Errorf("the attached client heard the alerts: %q", heard)
+			}
+			// The terminal would show a bell: another window's rings it.
+			s.Run(t, "new-window", "-d", "-t", "agent:", "printf '\\a'; exec sleep 300")
+			poll.WaitOn(t, func(poll.LogT) poll.Result {
+				if heard := heardAlerts(t, terminal); len(heard) > 0 {
+					return poll.Success()
+				}
+				return poll.Continue("the terminal shows no bell of another window's")
+			}, poll.WithTimeout(30*time.Second), poll.WithDelay(100*time.Millisecond))
+			s.Run(t, "kill-window", "-t", "agent:1")
+
+			s.Run(t, "detach-client", "-s", "agent")
+			waitLogged(t, r.state, "mux wake: armed again")
+			s.Run(t, "send-keys", "-t", pane, "3")
+			drawn := waitAsked(t, asked, 5)
+			paged := waitPaged(t, r, 5)
+			t.Logf("after the client detached, question drawn to its page: %.1fs", paged.Sub(drawn).Seconds())
+			if paged.Sub(drawn) > 30*time.Second {
+				t.Errorf("question paged %v after it was drawn: the interval's poll, not a wake", paged.Sub(drawn))
+			}
+			r.stop()
+			waitOptions(t, s, "agent", before, "after the watcher's stop")
+		})
+	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +39,10 @@ import (
 // and burst, the
 // same as cpu for an agent that works 1 s and stops for 3 again and again
 // (each stop a quiet spell: the budget's worst case), runs only when
-// named; its budget is an hour's, so its row means most over 60 minutes.
+// named (with cpu too, the three run side by side); its budget is an
+// hour's, so its row means most over 60 minutes. Each run with the wakes
+// says how many multiplexer calls its listener made (its waits apart),
+// from its log once it is stopped.
 func TestMuxWakeFigures(t *testing.T) {
 	if os.Getenv("OMEGA_MUXWAKE_BENCH") == "" {
 		t.Skip("the mux wakes' figures, a bench of about 20 minutes: OMEGA_MUXWAKE_BENCH=1")
@@ -54,11 +59,13 @@ func TestMuxWakeFigures(t *testing.T) {
 	if on("remote") {
 		t.Run("remote", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20), true) })
 	}
-	if on("cpu") {
-		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10), "spin", "idle") })
-	}
-	if on("burst") {
-		t.Run("burst", func(t *testing.T) { benchMuxCPU(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10), "burst") })
+	switch minutes := benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10); {
+	case on("cpu") && on("burst"): // the three side by side, under the same load
+		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, minutes, "spin", "idle", "burst") })
+	case on("cpu"):
+		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, minutes, "spin", "idle") })
+	case on("burst"):
+		t.Run("burst", func(t *testing.T) { benchMuxCPU(t, minutes, "burst") })
 	}
 }
 
@@ -209,6 +216,9 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 		}()
 	}
 	wg.Wait()
+	for _, c := range runs {
+		c.r.stop()
+	}
 	per := 60 / float64(minutes)
 	later := 60 / (float64(minutes) - benchSettle.Minutes())
 	for i, c := range runs {
@@ -217,6 +227,15 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 		figure(t, "cpu: %-22s after %v: %d polls; the loop and its children %.2f s per agent-hour, the tmux server %.2f s",
 			c.name, benchSettle, c.pollsLater, c.loopLater*later, c.srvLater*later)
 		if i%2 == 1 {
+			var log []byte
+			for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				if log, _ = os.ReadFile(filepath.Join(c.r.state, "watcher.log")); strings.Contains(string(log), "multiplexer calls") {
+					break
+				}
+			}
+			if m := regexp.MustCompile(`\((\d+) multiplexer calls`).FindSubmatch(log); m != nil {
+				figure(t, "cpu: %-22s the listener's multiplexer calls in %d min, its waits apart: %s", c.name, minutes, m[1])
+			}
 			base := runs[i-1]
 			figure(t, "cpu: %s: with the mux wakes ×%.2f the loop's without from the start, ×%.2f after %v (the server's ×%.2f, ×%.2f)",
 				strings.Split(c.name, ",")[0], c.loop/base.loop, c.loopLater/base.loopLater, benchSettle,

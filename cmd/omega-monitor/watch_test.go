@@ -77,9 +77,9 @@ func (f *fleet) runEnv(t *testing.T, env []string, args ...string) *icmd.Result 
 }
 
 // noMuxWake gives a watch without --mux-wake (watch, or a bare target)
-// the flag's 0, its default, said: these tests count polls and processes,
-// which the multiplexer's wakes would add to. A test of the wakes says
-// --mux-wake.
+// the flag's 0 (its default is auto): these tests count polls and
+// processes, which the multiplexer's wakes would add to. A test of the
+// wakes says --mux-wake.
 func noMuxWake(args []string) []string {
 	if len(args) == 0 || args[0] != "watch" && slices.Contains(commandNames(), args[0]) ||
 		slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--mux-wake") || a == "--" }) {

@@ -13,19 +13,22 @@ var ErrLoopGone = errors.New("muxwake: the loop is gone")
 // A Listener passes the multiplexer's wakes of one watcher on to its loop,
 // within a Budget. It holds no judgement: a wake only ends the loop's
 // pause. It keeps one of two alerts armed: the pane's silence, which wakes
-// the loop, then the pane's next output, which arms the silence again.
-// A silence the budget does not pass arms nothing until the budget is
-// back, and then only the next output: what the pane showed meanwhile is
-// the regular poll's to see, and a spent budget costs the multiplexer
-// nothing.
+// the loop, then the pane's next output, which arms the silence again;
+// and neither while a client can hear them, which the clients' comings
+// and goings (Heard) tell it. A wake that spends the budget arms nothing
+// until the budget is back, and then only the next output: what the pane
+// showed meanwhile is the regular poll's to see, and a spent budget costs
+// the multiplexer nothing, nor the listener a call.
 type Listener struct {
-	// Wait returns when the channel of alert (Silence, Activity) is
-	// signalled (tmux's wait-for), or with an error when it cannot wait.
+	// Wait returns when the channel of alert (Silence, Activity, Heard)
+	// is signalled (tmux's wait-for), or with an error when it cannot
+	// wait.
 	Wait func(ctx context.Context, alert string) error
-	// Quiet arms the next output, once the pane fell silent (QuietArgs);
-	// Drawing arms the next silence, once it drew again (DrawingArgs);
-	// Hush arms neither, while the budget is spent (HushArgs).
-	Quiet, Drawing, Hush func(ctx context.Context) error
+	// Step arms alert (Silence or Activity) where nobody can hear it,
+	// holds both where someone can, and says which (StepArgs); Hush
+	// holds both (HushArgs).
+	Step func(ctx context.Context, alert string) (heard bool, err error)
+	Hush func(ctx context.Context) error
 	// Wake wakes the loop; an error ends the listener (its loop is gone).
 	Wake func() error
 	// Alive says whether the loop still runs; the listener ends when not.
@@ -35,7 +38,9 @@ type Listener struct {
 	// Budget bounds the wakes passed on.
 	Budget Budget
 	// AliveEvery is how often the loop is checked (default 30 s: a loop
-	// killed outright is the only one that needs it).
+	// killed outright is the only one that needs it), and, while someone
+	// can hear the alerts, how often the listener asks again (a client
+	// that switched to another session is told to no hook of this one).
 	AliveEvery time.Duration
 }
 
@@ -44,9 +49,10 @@ type Listener struct {
 func (l *Listener) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	signals := make(chan string, 2)
-	go l.wait(ctx, Silence, signals)
-	go l.wait(ctx, Activity, signals)
+	signals := make(chan string, 3)
+	for _, c := range []string{Silence, Activity, Heard} {
+		go l.wait(ctx, c, signals)
+	}
 	every := l.AliveEvery
 	if every <= 0 {
 		every = 30 * time.Second
@@ -54,8 +60,27 @@ func (l *Listener) Run(ctx context.Context) error {
 	alive := time.NewTicker(every)
 	defer alive.Stop()
 	var due <-chan time.Time
-	armed := Silence
-	said := false // the budget's end, once until a wake passes again
+	want := Silence // the alert armed, or to arm once nobody hears; "" while the budget is spent
+	heard := false  // someone can hear: nothing is armed
+	said := false   // the budget's end, once until a wake passes and leaves some
+	step := func(alert string) {
+		want = alert
+		h, err := l.Step(ctx, alert)
+		if err != nil {
+			if ctx.Err() == nil {
+				l.Log("cannot arm the " + alert + " alert, asking again later: " + err.Error())
+			}
+			h = true // not known to be armed: asked again at the next check
+		}
+		switch {
+		case h && !heard && err == nil:
+			l.Log("held: a client attached to the session, or to another one the window is linked in, would hear the alerts; the poll goes on at its interval")
+		case !h && heard:
+			l.Log("armed again: nobody can hear the alerts")
+		}
+		heard = h
+	}
+	step(Silence)
 	for {
 		select {
 		case <-ctx.Done():
@@ -64,57 +89,54 @@ func (l *Listener) Run(ctx context.Context) error {
 			if !l.Alive() {
 				return ErrLoopGone
 			}
+			if heard && want != "" {
+				step(want)
+			}
 		case <-due:
 			// The budget is back: the pane's next output, then its
 			// silence, wake the loop again.
 			due = nil
-			armed = Activity
-			if !l.do(ctx, l.Quiet, "cannot arm the next output") {
-				armed = Silence
-			}
+			step(Activity)
 		case alert := <-signals:
-			// A signal of the alert not armed is one that came late
-			// (tmux keeps one for a channel nobody waits on yet).
-			if alert != armed {
-				continue
-			}
-			if alert == Activity {
-				armed = Silence
-				l.do(ctx, l.Drawing, "cannot arm the silence again")
-				continue
-			}
-			now := time.Now()
-			if !l.Budget.Take(now) {
+			switch {
+			case alert == Heard:
+				if want != "" {
+					step(want)
+				}
+			case heard || alert != want:
+				// An alert not armed is one that came late (tmux keeps
+				// a signal for a channel nobody waits on yet).
+			case alert == Activity:
+				step(Silence)
+			default:
+				now := time.Now()
+				passed := l.Budget.Take(now)
+				if passed {
+					if err := l.Wake(); err != nil {
+						return errors.Join(ErrLoopGone, err)
+					}
+				}
+				if passed && !l.Budget.Spent(now) {
+					said = false
+					step(Activity)
+					continue
+				}
+				// Spent, or too soon after the last: nothing is armed
+				// until the budget passes a wake again.
 				back := l.Budget.Back(now)
 				if l.Budget.Spent(now) && !said {
 					said = true
 					l.Log(fmt.Sprintf("the wakes' budget is spent (%d in %.0f min): the pane's silences wake nothing until %s, the poll goes on at its interval",
 						l.Budget.Wakes, l.Budget.Window.Minutes(), back.Format("15:04:05")))
 				}
-				armed = ""
-				l.do(ctx, l.Hush, "cannot stop the silence alerts")
+				want = ""
+				if err := l.Hush(ctx); err != nil && ctx.Err() == nil {
+					l.Log("cannot stop the alerts: " + err.Error())
+				}
 				due = time.After(back.Sub(now))
-				continue
-			}
-			said = false
-			armed = Activity
-			if !l.do(ctx, l.Quiet, "cannot arm the next output") {
-				armed = Silence
-			}
-			if err := l.Wake(); err != nil {
-				return errors.Join(ErrLoopGone, err)
 			}
 		}
 	}
-}
-
-// do runs step, and says why it failed, unless ctx ended.
-func (l *Listener) do(ctx context.Context, step func(context.Context) error, what string) bool {
-	err := step(ctx)
-	if err != nil && ctx.Err() == nil {
-		l.Log(what + ": " + err.Error())
-	}
-	return err == nil
 }
 
 // wait waits on the channel of alert again and again, and signals each

@@ -9,6 +9,13 @@
 // alert is armed at a time, each fires once, and neither an agent drawing
 // without end nor one quiet for hours makes the multiplexer call anyone.
 //
+// tmux tells every client attached to the session of each alert (a bell,
+// or a message), and the clients of any other session the window is
+// linked in: an alert is armed only while nobody can hear it (Step), and
+// the session's client-attached, client-detached and client-session-changed
+// hooks signal a third channel, on which the listener holds the alerts or
+// arms them again.
+//
 // Arm records what it changes and what was there before, before it changes
 // anything, so that Disarm (at the watcher's stop, or at the next start of
 // a watcher that was killed) puts every option back as it was. A wake
@@ -66,14 +73,24 @@ func Locate(ctx context.Context, run Runner, target string) (Spot, error) {
 // the session's).
 var (
 	options = []string{"w:monitor-silence", "w:monitor-activity", "s:silence-action", "s:activity-action"}
-	hooks   = []string{"alert-silence", "alert-activity"}
+	hooks   = []string{"alert-silence", "alert-activity", "client-attached", "client-detached", "client-session-changed"}
 )
 
-// The two alerts, each of which signals a channel of its own.
+// The two alerts, and the clients' comings and goings (Heard), each of
+// which signals a channel of its own.
 const (
 	Silence  = "silence"
 	Activity = "activity"
+	Heard    = "heard"
 )
+
+// channelOfHook is the channel hook h signals: its alert's, or Heard.
+func channelOfHook(h string) string {
+	if a, ok := strings.CutPrefix(h, "alert-"); ok {
+		return a
+	}
+	return Heard
+}
 
 // A Record is what Arm set and what was there before (muxwake.json in the
 // watcher's directory).
@@ -89,10 +106,11 @@ type Record struct {
 	// Prior is each option's own value before ("scope:name"), "" where
 	// it had none (it took the global one).
 	Prior map[string]string `json:"prior"`
-	// OwnHooks says which hooks the session had an array of its own of
-	// before (even an empty one, which hides the global hooks already):
-	// the others' arrays Arm made are removed whole, so that the global
-	// ones apply again.
+	// OwnHooks says, for each hook Arm set, whether the session had an
+	// array of its own of it before (even an empty one, which hides the
+	// global hooks already): the others' arrays Arm made are removed
+	// whole, so that the global ones apply again. A hook it does not name
+	// was not set (a record of an earlier version's), and is not touched.
 	OwnHooks map[string]bool `json:"own_hooks"`
 	ArmedAt  time.Time       `json:"armed_at"`
 }
@@ -107,20 +125,21 @@ func Name(state string) (channel string, index int) {
 	return fmt.Sprintf("omega-monitor-wake-%08x", sum), 1000 + int(sum%9000)
 }
 
-// ChannelOf is the channel the alert named signals.
+// ChannelOf is the channel the alert named (Silence, Activity, Heard)
+// signals.
 func ChannelOf(rec Record, alert string) string { return rec.Channel + "-" + alert }
 
 // ErrHooksInTheWay is Arm's refusal where a hook of ours would silence the
-// user's own: global alert hooks that a session array of ours would hide,
+// user's own: global hooks that a session array of ours would hide,
 // or a hook of someone else's at our index.
-var ErrHooksInTheWay = errors.New("muxwake: alert hooks of the user's are in the way")
+var ErrHooksInTheWay = errors.New("muxwake: hooks of the user's are in the way")
 
-// Arm has the multiplexer report the pane's window falling silent for
-// silence seconds (and then, by Quiet, its next output) to the session's
-// alert hooks, which signal the watcher's channels; the session's
-// silence-action and activity-action become any, since tmux reports the
-// session's current window to no hook otherwise. save receives the
-// record before anything is changed; an error from it changes nothing.
+// Arm sets the session's hooks that signal the watcher's channels (the
+// alerts', and the clients' comings and goings) and makes its
+// silence-action and activity-action any, since tmux reports the
+// session's current window to no hook otherwise; no alert is armed yet
+// (StepArgs arms them). save receives the record before anything is
+// changed; an error from it changes nothing.
 func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence int, save func(Record) error) (Record, error) {
 	rec := Record{Spot: s, Channel: channel, Index: index, SilenceS: silence, Prior: map[string]string{}, OwnHooks: map[string]bool{},
 		ArmedAt: time.Now().UTC().Truncate(time.Second)}
@@ -210,46 +229,87 @@ func optionValue(v string) bool {
 	return true
 }
 
-// ArmArgs is the one multiplexer call that arms rec: silence reported,
-// activity not yet (Quiet).
+// ArmArgs is the one multiplexer call that sets rec's hooks and actions,
+// no alert armed (HushArgs).
 func ArmArgs(rec Record) []string {
-	args := []string{
-		"set-option", "-w", "-t", rec.Window, "monitor-silence", strconv.Itoa(rec.SilenceS), ";",
-		"set-option", "-w", "-t", rec.Window, "monitor-activity", "off", ";",
+	args := slices.Concat(HushArgs(rec), []string{";",
 		"set-option", "-t", rec.Session, "silence-action", "any", ";",
 		"set-option", "-t", rec.Session, "activity-action", "any",
-	}
+	})
 	for _, h := range hooks {
-		args = append(args, ";", "set-hook", "-t", rec.Session, hookName(rec, h), "wait-for -S "+ChannelOf(rec, strings.TrimPrefix(h, "alert-")))
+		cmd := "wait-for -S " + ChannelOf(rec, channelOfHook(h))
+		if h == "client-attached" || h == "client-session-changed" {
+			// A client comes: the alerts are held by the server at
+			// once, before the pane redraws for its size, and the
+			// listener, told, asks who hears.
+			cmd = hold(rec) + " ; " + cmd
+		}
+		args = append(args, ";", "set-hook", "-t", rec.Session, hookName(rec, h), cmd)
 	}
 	return args
 }
 
-// QuietArgs is what the listener runs when the pane fell silent: its next
-// output is reported instead, once (the session's alerts cleared, so that
-// one seen before does not hold it back).
-func QuietArgs(rec Record) []string {
+// set is the command string that sets rec's window's monitor-silence and
+// monitor-activity and clears the session's alerts. The ids are quoted:
+// tmux would read $N as a variable of its environment.
+func set(rec Record, silence int, activity string) string {
+	return fmt.Sprintf("set-option -w -t '%s' monitor-silence %d ; set-option -w -t '%s' monitor-activity %s ; kill-session -C -t '%s'",
+		rec.Window, silence, rec.Window, activity, rec.Session)
+}
+
+// hold is the command string that arms neither alert (HushArgs).
+func hold(rec Record) string { return set(rec, 0, "off") }
+
+// nobodyHears is tmux's condition, on the watched pane, that no client can
+// hear an alert of its window: none attached to its session, and the
+// window linked in no other session (whose clients tmux tells as well).
+const nobodyHears = "#{&&:#{==:#{session_attached},0},#{==:#{window_linked_sessions},1}}"
+
+// hearers is what StepArgs prints after its step: the clients attached to
+// the pane's session, and the sessions its window is linked in.
+const hearers = "#{session_attached} #{window_linked_sessions}"
+
+// StepArgs is the one multiplexer call that arms alert (Silence: the
+// pane's next silence; Activity: its next output) where nobody can hear
+// it, and holds both (HushArgs) where someone can, deciding on the server
+// at once; the session's alerts are cleared either way, so that one seen
+// before neither holds the next back nor shows in a status line. It
+// prints hearers, which Hears reads.
+func StepArgs(rec Record, alert string) []string {
+	arm := set(rec, rec.SilenceS, "off")
+	if alert == Activity {
+		arm = set(rec, 0, "on")
+	}
+	return []string{
+		"if-shell", "-F", "-t", rec.Pane, nobodyHears, arm, hold(rec), ";",
+		"display-message", "-p", "-t", rec.Pane, hearers,
+	}
+}
+
+// Hears reads StepArgs' answer: whether someone can hear the alerts, so
+// that the step held them. An answer that is not one says so, and reads
+// as heard: the listener asks again later.
+func Hears(out string) (bool, error) {
+	f := strings.Fields(out)
+	if len(f) != 2 || len(out) > 40 {
+		return true, fmt.Errorf("muxwake: not an answer to who hears: %.40q", out)
+	}
+	attached, err1 := strconv.Atoi(f[0])
+	linked, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return true, fmt.Errorf("muxwake: not an answer to who hears: %.40q", out)
+	}
+	return attached != 0 || linked != 1, nil
+}
+
+// HushArgs arms neither alert, and clears the session's: while someone
+// can hear them, or while the wakes' budget is spent.
+func HushArgs(rec Record) []string {
 	return []string{
 		"set-option", "-w", "-t", rec.Window, "monitor-silence", "0", ";",
-		"set-option", "-w", "-t", rec.Window, "monitor-activity", "on", ";",
-		"kill-session", "-C", "-t", rec.Session,
-	}
-}
-
-// DrawingArgs is what the listener runs when the pane drew again: its
-// next silence is reported instead.
-func DrawingArgs(rec Record) []string {
-	return []string{
 		"set-option", "-w", "-t", rec.Window, "monitor-activity", "off", ";",
-		"set-option", "-w", "-t", rec.Window, "monitor-silence", strconv.Itoa(rec.SilenceS), ";",
 		"kill-session", "-C", "-t", rec.Session,
 	}
-}
-
-// HushArgs reports neither: while a wake waits for its token, the next one
-// is armed only once it went.
-func HushArgs(rec Record) []string {
-	return []string{"set-option", "-w", "-t", rec.Window, "monitor-silence", "0"}
 }
 
 func hookName(rec Record, h string) string { return fmt.Sprintf("%s[%d]", h, rec.Index) }
@@ -267,9 +327,12 @@ func DisarmCalls(rec Record) [][]string {
 		}
 	}
 	for _, h := range hooks {
-		if rec.OwnHooks[h] {
+		own, set := rec.OwnHooks[h]
+		switch {
+		case !set:
+		case own:
 			calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, hookName(rec, h)})
-		} else {
+		default:
 			calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, h})
 		}
 	}
@@ -309,6 +372,11 @@ func validRecord(rec Record) bool {
 	}
 	for o, v := range rec.Prior {
 		if !slices.Contains(options, o) || !optionValue(v) {
+			return false
+		}
+	}
+	for h := range rec.OwnHooks {
+		if !slices.Contains(hooks, h) {
 			return false
 		}
 	}

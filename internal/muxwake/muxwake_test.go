@@ -22,7 +22,8 @@ func TestArmAndDisarmCalls(t *testing.T) {
 	}{
 		{
 			name: "nothing of the user's",
-			rec:  Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2},
+			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
+				OwnHooks: map[string]bool{"alert-silence": false, "alert-activity": false, "client-attached": false, "client-detached": false, "client-session-changed": false}},
 			disarm: [][]string{
 				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
 				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
@@ -30,13 +31,31 @@ func TestArmAndDisarmCalls(t *testing.T) {
 				{"set-option", "-u", "-t", "$1", "activity-action"},
 				{"set-hook", "-u", "-t", "$1", "alert-silence"},
 				{"set-hook", "-u", "-t", "$1", "alert-activity"},
+				{"set-hook", "-u", "-t", "$1", "client-attached"},
+				{"set-hook", "-u", "-t", "$1", "client-detached"},
+				{"set-hook", "-u", "-t", "$1", "client-session-changed"},
+			},
+		},
+		{
+			// An earlier version's record set the alerts' hooks only:
+			// the session's client hooks, maybe the user's, are left be.
+			name: "an earlier version's record",
+			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
+				OwnHooks: map[string]bool{"alert-silence": false, "alert-activity": true}},
+			disarm: [][]string{
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
+				{"set-option", "-u", "-t", "$1", "silence-action"},
+				{"set-option", "-u", "-t", "$1", "activity-action"},
+				{"set-hook", "-u", "-t", "$1", "alert-silence"},
+				{"set-hook", "-u", "-t", "$1", "alert-activity[1234]"},
 			},
 		},
 		{
 			name: "the user's own values and hooks",
 			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
 				Prior:    map[string]string{"w:monitor-silence": "30", "w:monitor-activity": "on", "s:silence-action": "none", "s:activity-action": ""},
-				OwnHooks: map[string]bool{"alert-silence": true}},
+				OwnHooks: map[string]bool{"alert-silence": true, "alert-activity": false, "client-attached": true, "client-detached": false, "client-session-changed": false}},
 			disarm: [][]string{
 				{"set-option", "-w", "-t", "@2", "monitor-silence", "30"},
 				{"set-option", "-w", "-t", "@2", "monitor-activity", "on"},
@@ -44,17 +63,25 @@ func TestArmAndDisarmCalls(t *testing.T) {
 				{"set-option", "-u", "-t", "$1", "activity-action"},
 				{"set-hook", "-u", "-t", "$1", "alert-silence[1234]"},
 				{"set-hook", "-u", "-t", "$1", "alert-activity"},
+				{"set-hook", "-u", "-t", "$1", "client-attached[1234]"},
+				{"set-hook", "-u", "-t", "$1", "client-detached"},
+				{"set-hook", "-u", "-t", "$1", "client-session-changed"},
 			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			held := "set-option -w -t '@2' monitor-silence 0 ; set-option -w -t '@2' monitor-activity off ; kill-session -C -t '$1' ; "
 			wantArm := []string{
-				"set-option", "-w", "-t", "@2", "monitor-silence", "2", ";",
+				"set-option", "-w", "-t", "@2", "monitor-silence", "0", ";",
 				"set-option", "-w", "-t", "@2", "monitor-activity", "off", ";",
+				"kill-session", "-C", "-t", "$1", ";",
 				"set-option", "-t", "$1", "silence-action", "any", ";",
 				"set-option", "-t", "$1", "activity-action", "any", ";",
 				"set-hook", "-t", "$1", "alert-silence[1234]", "wait-for -S omega-monitor-wake-0000abcd-silence", ";",
-				"set-hook", "-t", "$1", "alert-activity[1234]", "wait-for -S omega-monitor-wake-0000abcd-activity",
+				"set-hook", "-t", "$1", "alert-activity[1234]", "wait-for -S omega-monitor-wake-0000abcd-activity", ";",
+				"set-hook", "-t", "$1", "client-attached[1234]", held + "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
+				"set-hook", "-t", "$1", "client-detached[1234]", "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
+				"set-hook", "-t", "$1", "client-session-changed[1234]", held + "wait-for -S omega-monitor-wake-0000abcd-heard",
 			}
 			if diff := cmp.Diff(wantArm, ArmArgs(tc.rec)); diff != "" {
 				t.Errorf("ArmArgs (-want +got):\n%s", diff)
@@ -170,7 +197,7 @@ func TestHostileServerAnswers(t *testing.T) {
 	}
 }
 
-// TestArmRefusesToHideTheUsersHooks: global alert-silence hooks of the
+// TestArmRefusesToHideTheUsersHooks: global alert (or client) hooks of the
 // user's, which a session array would hide, and our index taken, leave
 // everything as it was.
 func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
@@ -188,6 +215,7 @@ func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
 	for name, hooks := range map[string]map[string]string{
 		"global":          {"show-hooks -g alert-silence": "alert-silence[0] run-shell 'notify-send quiet'\n"},
 		"global activity": {"show-hooks -g alert-activity": "alert-activity[3] display-message busy\n"},
+		"global attached": {"show-hooks -g client-attached": "client-attached[0] run-shell 'notify-send hi'\n"},
 		"our index":       {"show-hooks -t $3 alert-activity": "alert-activity[1234] display-message hi\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -210,7 +238,8 @@ func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
 // TestDisarmGoesOnPastAGoneWindow: a window or session gone took its
 // options with it; the rest is still put back.
 func TestDisarmGoesOnPastAGoneWindow(t *testing.T) {
-	rec := Record{Spot: Spot{"%1", "@2", "$3"}, Channel: "omega-monitor-wake-0000abcd", Index: 1234}
+	rec := Record{Spot: Spot{"%1", "@2", "$3"}, Channel: "omega-monitor-wake-0000abcd", Index: 1234,
+		OwnHooks: map[string]bool{"alert-silence": false, "client-detached": true}}
 	f := &fakeMux{fail: map[string]error{"set-option -u -w -t @2 monitor-silence": fmt.Errorf("coord: local multiplexer: can't find window: @2")}}
 	assert.NilError(t, Disarm(context.Background(), f.run, rec))
 	assert.Equal(t, len(f.calls), 5)
@@ -332,6 +361,33 @@ func TestArmAsksInOneCall(t *testing.T) {
 		_, err := Arm(context.Background(), run, spot, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { saved = true; return nil })
 		if err == nil || saved || calls != 0 {
 			t.Errorf("answer %q: err %v, saved %v, %d calls; want refused, nothing saved or set", out, err, saved, calls)
+		}
+	}
+}
+
+// TestHears: StepArgs' answer, as a server (or a hostile host) gives it;
+// whatever is not an answer reads as heard, so that nothing is armed on
+// its word.
+func TestHears(t *testing.T) {
+	for _, tc := range []struct {
+		out     string
+		want    bool
+		wantErr bool
+	}{
+		{out: "0 1\n", want: false},
+		{out: "1 1\n", want: true},
+		{out: "0 2\n", want: true},
+		{out: "3 2", want: true},
+		{out: "", want: true, wantErr: true},
+		{out: "0\n", want: true, wantErr: true},
+		{out: "0 1 2\n", want: true, wantErr: true},
+		{out: "zero one\n", want: true, wantErr: true},
+		{out: "0 1\x1b]0;pwned\a\n", want: true, wantErr: true},
+		{out: "0 " + strings.Repeat("1", 60), want: true, wantErr: true},
+	} {
+		got, err := Hears(tc.out)
+		if got != tc.want || (err != nil) != tc.wantErr {
+			t.Errorf("Hears(%q) = %v, %v; want %v, error %v", tc.out, got, err, tc.want, tc.wantErr)
 		}
 	}
 }

@@ -37,7 +37,7 @@ func optionsOf(t *testing.T, s *testenv.TmuxServer, sp Spot) []string {
 	for _, o := range []string{"silence-action", "activity-action"} {
 		got = append(got, s.Run(t, "show-options", "-t", sp.Session, o), s.Run(t, "show-options", "-A", "-t", sp.Session, o))
 	}
-	for _, h := range []string{"alert-silence", "alert-activity"} {
+	for _, h := range hooks {
 		got = append(got, s.Run(t, "show-hooks", "-t", sp.Session, h), s.Run(t, "show-hooks", "-g", h))
 	}
 	return got
@@ -63,6 +63,7 @@ func TestArmWakesOnSilenceAndDisarmPutsBack(t *testing.T) {
 				s.Run(t, "set-option", "-w", "-t", sp.Window, "monitor-activity", "on")
 				s.Run(t, "set-hook", "-t", sp.Session, "alert-silence[0]", "set-option -t "+sp.Session+" @users-hook-ran yes")
 				s.Run(t, "set-hook", "-t", sp.Session, "alert-activity", "")
+				s.Run(t, "set-hook", "-t", sp.Session, "client-attached[3]", "set-option -t "+sp.Session+" @users-attached yes")
 			}
 			before := optionsOf(t, s, sp)
 			other, err := Locate(ctx, run, "=other:")
@@ -75,6 +76,14 @@ func TestArmWakesOnSilenceAndDisarmPutsBack(t *testing.T) {
 				t.Errorf("the record saved is not the one armed (-want +got):\n%s", diff)
 			}
 
+			// Nothing armed yet; a step arms the silence, nobody
+			// attached.
+			assert.Equal(t, strings.TrimSpace(s.Run(t, "show-options", "-wv", "-t", sp.Window, "monitor-silence")), "0")
+			out, err := run(ctx, StepArgs(rec, Silence)...)
+			assert.NilError(t, err)
+			heard, err := Hears(out)
+			assert.NilError(t, err)
+			assert.Assert(t, !heard, "heard, with nobody attached: %q", out)
 			// Output, then a second of silence: the channel is signalled.
 			s.Run(t, "send-keys", "-t", sp.Pane, "echo hi", "Enter")
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -85,12 +94,12 @@ func TestArmWakesOnSilenceAndDisarmPutsBack(t *testing.T) {
 				assert.Equal(t, strings.TrimSpace(s.Run(t, "show-options", "-qv", "-t", sp.Session, "@users-hook-ran")), "yes")
 			}
 			// Quiet: the next output is signalled, then the silence again.
-			_, err = run(ctx, QuietArgs(rec)...)
+			_, err = run(ctx, StepArgs(rec, Activity)...)
 			assert.NilError(t, err)
 			s.Run(t, "send-keys", "-t", sp.Pane, "echo again", "Enter")
 			_, err = run(wctx, "wait-for", ChannelOf(rec, Activity))
 			assert.NilError(t, err, "no output signalled")
-			_, err = run(ctx, DrawingArgs(rec)...)
+			_, err = run(ctx, StepArgs(rec, Silence)...)
 			assert.NilError(t, err)
 			_, err = run(wctx, "wait-for", ChannelOf(rec, Silence))
 			assert.NilError(t, err, "no second silence")
@@ -120,4 +129,52 @@ func TestDisarmAfterTheSessionEnded(t *testing.T) {
 	assert.NilError(t, err)
 	s.Run(t, "kill-session", "-t", "=agent")
 	assert.NilError(t, Disarm(ctx, run, rec))
+}
+
+// TestStepHoldsWhereALinkedSessionHears: the watched window linked in a
+// second session, whose clients tmux would tell of its alerts, a step
+// arms nothing and says so; unlinked, it arms again.
+func TestStepHoldsWhereALinkedSessionHears(t *testing.T) {
+	s := testenv.Tmux(t)
+	s.NewSession(t, "agent", "exec sh")
+	s.NewSession(t, "other", "exec sh")
+	run := tmuxRunner(s)
+	ctx := context.Background()
+	sp, err := Locate(ctx, run, "=agent:")
+	assert.NilError(t, err)
+	rec, err := Arm(ctx, run, sp, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
+	assert.NilError(t, err)
+	defer Disarm(ctx, run, rec)
+	step := func(alert string) (heard bool, silence, activity string) {
+		t.Helper()
+		out, err := run(ctx, StepArgs(rec, alert)...)
+		assert.NilError(t, err)
+		heard, err = Hears(out)
+		assert.NilError(t, err)
+		return heard, strings.TrimSpace(s.Run(t, "show-options", "-wv", "-t", sp.Window, "monitor-silence")),
+			strings.TrimSpace(s.Run(t, "show-options", "-wv", "-t", sp.Window, "monitor-activity"))
+	}
+	type got struct {
+		Heard             bool
+		Silence, Activity string
+	}
+	for _, tc := range []struct {
+		name   string
+		before []string
+		alert  string
+		want   got
+	}{
+		{name: "alone", alert: Silence, want: got{false, "2", "off"}},
+		{name: "linked", before: []string{"link-window", "-s", sp.Window, "-t", "=other:"}, alert: Silence, want: got{true, "0", "off"}},
+		{name: "linked, activity", alert: Activity, want: got{true, "0", "off"}},
+		{name: "unlinked", before: []string{"unlink-window", "-t", "=other:1"}, alert: Activity, want: got{false, "0", "on"}},
+	} {
+		if tc.before != nil {
+			s.Run(t, tc.before...)
+		}
+		h, sil, act := step(tc.alert)
+		if diff := cmp.Diff(tc.want, got{h, sil, act}); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
+		}
+	}
 }

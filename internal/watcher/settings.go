@@ -32,8 +32,8 @@ type Settings struct {
 	// counts them there: nothing paged, nothing nudged (0: off).
 	HumanIdle int
 	// MuxWake is how many seconds of no output in the watched pane make
-	// the multiplexer wake the watcher (0: off; MuxWakeAuto: decided by
-	// the agent's hooks; wakemux.go).
+	// the multiplexer wake the watcher (0: off; MuxWakeAuto, the default
+	// of FlagSet: decided by the agent's hooks; wakemux.go).
 	MuxWake int
 	// Pane is the pane the watcher follows, by its id (%N): watch pins
 	// the session's active pane when it starts, so that switching windows
@@ -55,7 +55,8 @@ func (f *Settings) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.NudgeText, "nudge-text", "", "the `text` a nudge types (default \""+tick.DefaultNudgeText+"\")")
 	f.HumanIdle = 60
 	fs.Var((*cmdline.Seconds)(&f.HumanIdle), "human-idle", "`seconds` a human counts as at the agent after their last input at a client showing its pane, 0 to 3600 (60, or 1m): nothing is paged or nudged meanwhile (a question waiting 10 minutes is paged anyway); 0: off (no key is typed within 5 s of a human's input either way)")
-	fs.Var((*muxWakeFlag)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300, for agents without hooks; auto: 2 where the agent the first poll recognises has no hooks of ours installed (an agent without hooks, hooks not installed, an ssh target), none where it has; 0: off (the default: tmux tells a client attached to the session of each alert, with a bell where its visual-silence is off). Its wakes add at most a tenth to the polls' looks. Local and ssh targets (tmux on the host, over the watcher's connection)")
+	f.MuxWake = MuxWakeAuto
+	fs.Var((*muxWakeFlag)(&f.MuxWake), "mux-wake", "`seconds` of no output in the watched pane after which the multiplexer itself wakes the watcher, 1 to 300, for agents without hooks; auto (the default): 2 where the agent the first poll recognises has no hooks of ours installed (an agent without hooks, hooks not installed, an ssh target), none where it has; 0: off. Its alerts are armed only while no client is attached to the session and the window is in no other session (tmux would ring an attached client's bell at each), so an operator looking at the pane gets the regular polls. Its wakes add at most a tenth to the polls' looks. Local and ssh targets (tmux on the host, over the watcher's connection)")
 	fs.StringVar(&f.OnChange, "on-change", "", "shell `command` run once per change of state, never waited for, under the probes' clock, with OMEGA_MONITOR_WATCHER, _TARGET, _OLD_STATE, _NEW_STATE, _RULE, _WORK and _PROGRESS in its environment (default $OMEGA_MONITOR_ON_CHANGE)")
 	fs.StringVar(&f.Mux, "mux", "", "multiplexer binary `path` (default $OMEGA_MONITOR_MUX, ~/.local/bin/rmux, tmux)")
 	fs.StringVar(&f.SSHConfig, "ssh-config", "", "ssh config `path` (default ~/.ssh/config)")

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -160,7 +161,12 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 	say := func(msg string) {
 		fmt.Fprintf(log, "%s mux wake: %s\n", time.Now().Format("2006-01-02T15:04:05-0700"), msg)
 	}
-	run := muxRunner(m, host)
+	var calls atomic.Int64 // the listener's own calls of the multiplexer
+	counted := muxRunner(m, host)
+	run := func(ctx context.Context, args ...string) (string, error) {
+		calls.Add(1)
+		return counted(ctx, args...)
+	}
 	var loop statedir.LoopRecord
 	d.ReadRecord(statedir.Loop, &loop)
 	alive := func() bool { return proc.Alive(loop.Pid, loop.StartToken) }
@@ -196,16 +202,15 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 		idle(ctx, alive)
 		return
 	}
-	say(fmt.Sprintf("armed: %s wakes this watcher after %ds of silence (window %s, session %s)", rec.Pane, silence, rec.Window, rec.Session))
+	say(fmt.Sprintf("armed: %s wakes this watcher after %ds of silence (window %s, session %s), while no client can hear its alerts", rec.Pane, silence, rec.Window, rec.Session))
 	l := &muxwake.Listener{
 		Wait: muxWaiter(m, host, rec),
-		Quiet: func(ctx context.Context) error {
-			_, err := run(ctx, muxwake.QuietArgs(rec)...)
-			return err
-		},
-		Drawing: func(ctx context.Context) error {
-			_, err := run(ctx, muxwake.DrawingArgs(rec)...)
-			return err
+		Step: func(ctx context.Context, alert string) (bool, error) {
+			out, err := run(ctx, muxwake.StepArgs(rec, alert)...)
+			if err != nil {
+				return true, err
+			}
+			return muxwake.Hears(out)
 		},
 		Hush: func(ctx context.Context) error {
 			_, err := run(ctx, muxwake.HushArgs(rec)...)
@@ -220,7 +225,7 @@ func RunMuxWake(ctx context.Context, m coord.Mux, host, state, target string, si
 	if err := DisarmMuxWake(context.WithoutCancel(ctx), m, host, state); err != nil {
 		say(err.Error())
 	} else {
-		say("disarmed: every option is as it was")
+		say(fmt.Sprintf("disarmed: every option is as it was (%d multiplexer calls of the listener's, its waits apart)", calls.Load()))
 	}
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, muxwake.ErrLoopGone) {
 		say(err.Error())
@@ -351,11 +356,14 @@ func muxWaiter(m coord.Mux, host string, rec muxwake.Record) func(context.Contex
 			return cmd.Run()
 		}
 	}
-	var last [2]time.Time // each alert's own: one goroutine waits on each
+	var last [3]time.Time // each channel's own: one goroutine waits on each
 	return func(ctx context.Context, alert string) error {
 		i := 0
-		if alert == muxwake.Activity {
+		switch alert {
+		case muxwake.Activity:
 			i = 1
+		case muxwake.Heard:
+			i = 2
 		}
 		for {
 			select {

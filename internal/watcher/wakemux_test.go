@@ -59,14 +59,14 @@ func TestLoopEnvMuxWake(t *testing.T) {
 		t.Errorf("relays %q, want the host's wake listener", l)
 	}
 
-	// auto: 2 s, armed where the agent has no hooks of ours (--auto); 0,
-	// the default: no listener at all (tmux would ring the bell of a client
-	// attached to the session at each alert).
+	// auto, the default: 2 s, armed where the agent has no hooks of ours
+	// (--auto); 0: no listener at all.
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
-		{nil, nil},
+		{nil, []string{"/b in/omega-monitor", "wake", "--mux", "--state", state, "--mux-bin", "/bin/true", "--target", "%7",
+			"--silence", "2", "--interval", "60", "--auto"}},
 		{[]string{"--mux-wake", "auto"}, []string{"/b in/omega-monitor", "wake", "--mux", "--state", state, "--mux-bin", "/bin/true", "--target", "%7",
 			"--silence", "2", "--interval", "60", "--auto"}},
 		{[]string{"--mux-wake", "0"}, nil},

@@ -39,11 +39,14 @@ The watcher of an ssh target runs two more forms itself, never a hook:
       loop: keeps COMMAND (that listener, through ssh) running and wakes
       the loop for the wakes of its own pane
 
-And a watcher started with --mux-wake (auto, or seconds) runs, beside its loop:
+And a watcher started with --mux-wake (auto, the default, or seconds) runs,
+beside its loop:
   wake --mux --state DIR --mux-bin PATH --target T --silence SECS
-      [--interval SECS] [--auto]   arms tmux's silence alert on T's pane,
-      wakes the loop when the pane falls silent (within a budget of a tenth
-      of the loop's polls), and puts every option back at its end; with
+      [--interval SECS] [--auto]   arms tmux's silence alert on T's pane
+      while no client is attached to its session (nor to another the
+      window is in), wakes the loop when the pane falls silent (within a
+      budget of a tenth of the loop's polls), and puts every option and
+      hook back at its end; with
       --auto (--mux-wake auto), only where the agent the first
       poll recognised has no hooks of ours (docs/hooks.md, "Without the
       agent's hooks")
