@@ -47,24 +47,36 @@ type Spot struct {
 	Session string `json:"session"`
 }
 
-// spotRE matches a spot as tmux prints it. It is compiled at its first
-// use: its counted repetitions cost every start of the binary (every tick)
-// about 0.2 ms of CPU where compiled at start.
+// spotRE matches a spot as tmux prints it, followed by the server's
+// version where Locate asks it. It is compiled at its first use: its counted repetitions cost
+// every start of the binary (every tick) about 0.2 ms of CPU where
+// compiled at start.
 var spotRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(%[0-9]{1,9}) (@[0-9]{1,9}) (\$[0-9]{1,9})$`)
+	return regexp.MustCompile(`^(%[0-9]{1,9}) (@[0-9]{1,9}) (\$[0-9]{1,9})(?: tmux (?:next-)?([0-9]{1,3})\.([0-9]{1,3})[a-z]?)?$`)
 })
 
-// Locate asks the multiplexer where target's pane is. Only ids of the
-// exact forms tmux prints are taken: whatever else the server answers is
-// refused, never passed on.
+// The wakes need tmux 2.2 or later: HushArgs clears the session's alerts
+// with kill-session -C, which an older tmux refuses as an unknown flag.
+// A multiplexer that does not say it is tmux (rmux, a clone) is not armed
+// at all: a kill-session it read without the -C would end the session.
+const minMajor, minMinor = 2, 2
+
+// Locate asks the multiplexer where target's pane is, and whether it is
+// a tmux the wakes work with. Only ids of the exact forms tmux prints are
+// taken: whatever else the server answers is refused, never passed on.
 func Locate(ctx context.Context, run Runner, target string) (Spot, error) {
-	out, err := run(ctx, "display-message", "-p", "-t", target, "#{pane_id} #{window_id} #{session_id}")
+	out, err := run(ctx, "display-message", "-p", "-t", target, "#{pane_id} #{window_id} #{session_id} tmux #{version}")
 	if err != nil {
 		return Spot{}, fmt.Errorf("muxwake: locate %s: %w", target, err)
 	}
 	m := spotRE().FindStringSubmatch(strings.TrimSpace(out))
-	if m == nil {
-		return Spot{}, fmt.Errorf("muxwake: locate %s: not ids of a pane: %.40q", target, out)
+	if m == nil || m[4] == "" {
+		return Spot{}, fmt.Errorf("muxwake: locate %s: not ids of a pane of tmux 2.2 or later: %.60q", target, out)
+	}
+	major, _ := strconv.Atoi(m[4])
+	minor, _ := strconv.Atoi(m[5])
+	if major < minMajor || major == minMajor && minor < minMinor {
+		return Spot{}, fmt.Errorf("muxwake: locate %s: tmux %s.%s, and the wakes need %d.%d or later", target, m[4], m[5], minMajor, minMinor)
 	}
 	return Spot{Pane: m[1], Window: m[2], Session: m[3]}, nil
 }

@@ -163,10 +163,19 @@ func splitCalls(args []string) [][]string {
 // TestHostileServerAnswers: what the server answers is taken only in the
 // exact forms tmux prints; anything else changes nothing.
 func TestHostileServerAnswers(t *testing.T) {
-	for _, out := range []string{"", "%1 @2", "%1 @2 $3; kill-server", "%1 @2 $3\n%4 @5 $6", "\x1b]2;x\x07 @1 $1", "%1 @2 $-3"} {
-		f := &fakeMux{answers: map[string]string{"display-message -p -t =agent: #{pane_id} #{window_id} #{session_id}": out}}
+	for _, out := range []string{"", "%1 @2", "%1 @2 $3; kill-server", "%1 @2 $3\n%4 @5 $6", "\x1b]2;x\x07 @1 $1", "%1 @2 $-3",
+		// Not a tmux that clears alerts with kill-session -C: a clone, an
+		// old tmux, one that does not know #{version}.
+		"%1 @2 $3", "%1 @2 $3 tmux ", "%1 @2 $3 rmux 3.4", "%1 @2 $3 tmux 2.1", "%1 @2 $3 tmux 1.9a", "%1 @2 $3 tmux 3.4 x"} {
+		f := &fakeMux{answers: map[string]string{"display-message -p -t =agent: #{pane_id} #{window_id} #{session_id} tmux #{version}": out}}
 		if _, err := Locate(context.Background(), f.run, "=agent:"); err == nil {
 			t.Errorf("Locate took %q", out)
+		}
+	}
+	for _, out := range []string{"%1 @2 $3 tmux 2.2", "%1 @2 $3 tmux 3.3a", "%1 @2 $3 tmux next-3.6"} {
+		f := &fakeMux{answers: map[string]string{"display-message -p -t =agent: #{pane_id} #{window_id} #{session_id} tmux #{version}": out}}
+		if got, err := Locate(context.Background(), f.run, "=agent:"); err != nil || got != (Spot{"%1", "@2", "$3"}) {
+			t.Errorf("Locate(%q) = %v, %v; want the spot", out, got, err)
 		}
 	}
 	spot := Spot{"%1", "@2", "$3"}
