@@ -70,10 +70,8 @@ func ParseCopilotEvents(data []byte, now time.Time) (Witness, error) {
 	switch {
 	case !read:
 		return Witness{}, fmt.Errorf("probe: agent status: not a Copilot CLI events log")
-	case last.After(now.Add(time.Minute)):
-		return Witness{}, fmt.Errorf("probe: agent status: the Copilot CLI events are stamped in the future (%s)", last.UTC().Format(time.RFC3339))
-	case now.Sub(last) > WitnessMaxAge:
-		return Witness{}, fmt.Errorf("probe: agent status: stale (Copilot CLI events last written %s)", last.UTC().Format(time.RFC3339))
+	case !fresh(last, now):
+		return Witness{}, notFresh("Copilot CLI events log", last, now)
 	case w.Status == "":
 		return Witness{}, fmt.Errorf("probe: agent status: the Copilot CLI events end in none that says whether a turn is open")
 	}

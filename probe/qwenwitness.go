@@ -99,10 +99,8 @@ func ParseQwenChat(data []byte, now time.Time) (Witness, error) {
 	switch {
 	case !read:
 		return Witness{}, fmt.Errorf("probe: agent status: not a Qwen Code chat record")
-	case last.After(now.Add(time.Minute)):
-		return Witness{}, fmt.Errorf("probe: agent status: the Qwen Code record is stamped in the future (%s)", last.UTC().Format(time.RFC3339))
-	case now.Sub(last) > WitnessMaxAge:
-		return Witness{}, fmt.Errorf("probe: agent status: stale (Qwen Code record last written %s)", last.UTC().Format(time.RFC3339))
+	case !fresh(last, now):
+		return Witness{}, notFresh("Qwen Code record", last, now)
 	case w.Status == "":
 		return Witness{}, fmt.Errorf("probe: agent status: the Qwen Code record shows no turn yet")
 	case w.Status == "tool":

@@ -152,3 +152,18 @@ func (w Witness) Says() string {
 	}
 	return w.Status
 }
+
+// fresh says whether a file an agent last wrote at last can speak for it
+// at now: written within WitnessMaxAge, and not stamped more than a minute
+// ahead (a clock that lies, or a planted file); notFresh says why not.
+func fresh(last, now time.Time) bool {
+	return !last.After(now.Add(time.Minute)) && now.Sub(last) <= WitnessMaxAge
+}
+
+func notFresh(what string, last, now time.Time) error {
+	at := last.UTC().Format(time.RFC3339)
+	if last.After(now) {
+		return fmt.Errorf("probe: agent status: the %s is stamped in the future (%s)", what, at)
+	}
+	return fmt.Errorf("probe: agent status: stale (%s last written %s)", what, at)
+}

@@ -4,11 +4,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"time"
 
-	"github.com/omega-monitor/omega-monitor/internal/fsutil"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
 
@@ -24,19 +22,24 @@ import (
 // CodexHome is where Codex keeps its session logs in the environment getenv
 // reads: $CODEX_HOME, else ~/.codex ("" when neither is known).
 func CodexHome(getenv func(string) string) string {
-	if h := getenv("CODEX_HOME"); h != "" {
+	return agentHome(getenv, "CODEX_HOME", ".codex")
+}
+
+// agentHome is an agent's home in the environment getenv reads: the
+// variable's value, else dir in the user's home ("" when neither is known).
+func agentHome(getenv func(string) string, variable, dir string) string {
+	if h := getenv(variable); h != "" {
 		return h
 	}
 	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".codex")
+		return filepath.Join(h, dir)
 	}
 	return ""
 }
 
 // codexLogs returns the tails of the recent Codex session logs under home
 // whose working directory is dir, on this machine: the newest
-// MaxCodexLogs, as a remote host sends them. Only regular files are read:
-// a FIFO under a log's name would hold the read.
+// MaxCodexLogs, as a remote host sends them.
 func codexLogs(home, dir string, now time.Time) [][]byte {
 	if dir == "" || home == "" {
 		return nil
@@ -46,29 +49,12 @@ func codexLogs(home, dir string, now time.Time) [][]byte {
 	if len(days) > 2 {
 		days = days[len(days)-2:] // today and yesterday, by Codex's clock
 	}
-	type log struct {
-		path string
-		mod  time.Time
-	}
-	var recent []log
+	var logs []string
 	for _, day := range days {
-		logs, _ := filepath.Glob(filepath.Join(day, "rollout-*.jsonl"))
-		for _, p := range logs {
-			fi, err := os.Stat(p)
-			if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) > probe.WitnessMaxAge || probe.CodexLogDir(fsutil.FirstLine(p, 1<<20)) != dir {
-				continue
-			}
-			recent = append(recent, log{p, fi.ModTime()})
-		}
+		found, _ := filepath.Glob(filepath.Join(day, "rollout-*.jsonl"))
+		logs = append(logs, found...)
 	}
-	slices.SortStableFunc(recent, func(a, b log) int { return b.mod.Compare(a.mod) })
-	var out [][]byte
-	for _, l := range recent[:min(len(recent), MaxCodexLogs)] {
-		if tail := readTail(l.path, MaxStatusFile); tail != nil {
-			out = append(out, tail)
-		}
-	}
-	return out
+	return recentTails(logs, probe.CodexLogDir, dir, now, MaxCodexLogs)
 }
 
 // readTail returns the last n bytes of a file, or nil.

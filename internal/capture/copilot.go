@@ -23,13 +23,7 @@ const MaxCopilotEvents = 4
 // CopilotHome is where Copilot CLI keeps its sessions in the environment
 // getenv reads: $COPILOT_HOME, else ~/.copilot ("" when neither is known).
 func CopilotHome(getenv func(string) string) string {
-	if h := getenv("COPILOT_HOME"); h != "" {
-		return h
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".copilot")
-	}
-	return ""
+	return agentHome(getenv, "COPILOT_HOME", ".copilot")
 }
 
 // copilotEvents returns the tails of the recent Copilot CLI events logs

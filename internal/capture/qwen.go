@@ -26,13 +26,7 @@ const MaxQwenChats = 4
 // QwenHome is where Qwen Code keeps its records in the environment getenv
 // reads: $QWEN_HOME, else ~/.qwen ("" when neither is known).
 func QwenHome(getenv func(string) string) string {
-	if h := getenv("QWEN_HOME"); h != "" {
-		return h
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".qwen")
-	}
-	return ""
+	return agentHome(getenv, "QWEN_HOME", ".qwen")
 }
 
 // qwenChats returns the tails of the recent Qwen Code records under home
