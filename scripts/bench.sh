@@ -11,7 +11,10 @@
 #                          children, its judge's calls too: the loop waits for
 #                          its judge when it stops, before the bench reads;
 #                          a working Claude Code screen, two probes,
-#                          local tmux, a poll a second), over 20 polls, per
+#                          local tmux, a poll a second; the multiplexer's
+#                          wakes off: a listener started for 20 polls would
+#                          weigh as one over an hour's, and TestMuxWakeFigures
+#                          measures it apart), over 20 polls, per
 #                          start of a minimal Go program at the same pace (a
 #                          start a second; see measure_paced)  goal <= x5;
 #                          the ratio to a start not paced is printed too
@@ -174,7 +177,7 @@ hello_paced=$result
 cpu_us
 t0=$cpu
 OMEGA_MONITOR_BIN=$bin OMEGA_MONITOR_HOME=$dir/home HOME=$dir \
-	bash scripts/omega-monitor.sh agent --mux "$mux" --interval 1 \
+	bash scripts/omega-monitor.sh agent --mux "$mux" --interval 1 --mux-wake 0 \
 	--work-probe 'echo 5' --progress-probe 'echo 41' >"$dir/lines" 2>"$dir/loop.err" &
 loop=$!
 # Lines are counted by builtins, so the count costs no process.
@@ -200,7 +203,7 @@ if command -v strace >/dev/null; then
 	rm -rf -- "${dir:?}/home"
 	OMEGA_MONITOR_BIN=$bin OMEGA_MONITOR_HOME=$dir/home HOME=$dir \
 		strace -f -qq -e trace=clone,clone3,fork,vfork,execve -o "$dir/trace" \
-		bash scripts/omega-monitor.sh agent --mux "$mux" --interval 1 \
+		bash scripts/omega-monitor.sh agent --mux "$mux" --interval 1 --mux-wake 0 \
 		--work-probe 'echo 5' --progress-probe 'echo 41' >"$dir/lines" 2>"$dir/loop.err" &
 	loop=$!
 	got=0 from=0 to=0
