@@ -767,13 +767,14 @@ func checkStateJSON(data []byte, s tick.State) error {
 	return nil
 }
 
-// saveState writes the state atomically: a temporary file, fsync, rename.
+// saveState writes the state atomically: a temporary file, fsync, rename
+// (the directory left unsynced: statedir.Dir.Replace).
 func (d stateDirectory) saveState(s tick.State) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("state not saved: %v", err)
 	}
-	if err := d.sd().Write(statedir.State, append(data, '\n')); err != nil {
+	if err := d.sd().Replace(statedir.State, append(data, '\n')); err != nil {
 		return fmt.Errorf("state not saved: %v", err)
 	}
 	return nil

@@ -33,7 +33,7 @@ func (d stateDirectory) updateVitals(c capture.Capture, o capture.Options, captu
 	switch {
 	case o.StatusDir == "":
 		next := remoteVitals(prev, c, now)
-		return d.sd().WriteRecord(statedir.Vitals, next)
+		return d.sd().ReplaceRecord(statedir.Vitals, next)
 	default:
 		src, why = vitals.ClaudeSource(filepath.Dir(o.StatusDir), c.Statuses, c.Pane)
 		if src.Agent == "" {
@@ -41,7 +41,7 @@ func (d stateDirectory) updateVitals(c capture.Capture, o capture.Options, captu
 		}
 	}
 	next := vitals.Update(prev, src, why, now)
-	return d.sd().WriteRecord(statedir.Vitals, next)
+	return d.sd().ReplaceRecord(statedir.Vitals, next)
 }
 
 // remoteVitals counts the end of the agent's record a remote frame carried:

@@ -2,6 +2,7 @@ package statedir
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -146,11 +147,21 @@ func AuditDir(home, name string) string { return filepath.Join(home, Audits, nam
 
 // WriteRecord writes v as the JSON file name in d, indented, atomically.
 func (d Dir) WriteRecord(name string, v any) error {
+	return d.writeRecord(name, v, atomicfile.Write)
+}
+
+// ReplaceRecord is WriteRecord for a record every poll rewrites
+// (atomicfile.Replace: a crash may keep the one before, whole).
+func (d Dir) ReplaceRecord(name string, v any) error {
+	return d.writeRecord(name, v, atomicfile.Replace)
+}
+
+func (d Dir) writeRecord(name string, v any, write func(string, []byte, os.FileMode) error) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return errorf("%s: %w", name, err)
 	}
-	if err := atomicfile.Write(d.Path(name), append(data, '\n'), 0o600); err != nil {
+	if err := write(d.Path(name), append(data, '\n'), 0o600); err != nil {
 		return errorf("%s: %w", name, err)
 	}
 	return nil

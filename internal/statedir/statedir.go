@@ -177,6 +177,12 @@ func (d Dir) Write(name string, data []byte) error {
 	return atomicfile.Write(d.Path(name), data, 0o600)
 }
 
+// Replace is Write for a file every poll rewrites (atomicfile.Replace: a
+// crash may keep the one before, whole).
+func (d Dir) Replace(name string, data []byte) error {
+	return atomicfile.Replace(d.Path(name), data, 0o600)
+}
+
 // Lock takes the exclusive lock file name in d, waiting for it; close the
 // file to release it.
 func (d Dir) Lock(name string) (*os.File, error) { return fsutil.Lock(d.Path(name)) }
