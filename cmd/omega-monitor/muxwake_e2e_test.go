@@ -131,6 +131,7 @@ func askedAt(t *testing.T, asked string, n int) time.Time {
 // question is paged long before the interval would have looked. Stopped,
 // the watcher leaves the session's options and hooks as they were.
 func TestMuxWakePagesAQuestionWithoutHooks(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=8", "AGENT_WORK_MAX=8")
 	before := muxOptions(t, s, "agent")
@@ -162,6 +163,7 @@ func TestMuxWakePagesAQuestionWithoutHooks(t *testing.T) {
 // everything as the user had it (a window option and a session hook of
 // their own).
 func TestMuxWakeUndoneWhenTheWatcherIsKilled(t *testing.T) {
+	t.Parallel()
 	s := testenv.Tmux(t)
 	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=idle")
 	s.Run(t, "set-option", "-w", "-t", "agent:", "monitor-silence", "45")
@@ -220,6 +222,7 @@ func waitArmed(t *testing.T, state string, before int) int {
 // TestMuxWakeWatchAndStop: watch --mux-wake arms the watched window;
 // once stop has returned, every option is as it was.
 func TestMuxWakeWatchAndStop(t *testing.T) {
+	t.Parallel()
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
 	before := muxOptions(t, f.tmux, "agent")
@@ -268,6 +271,7 @@ func waitPaged(t *testing.T, r *loopRun, n int) time.Time {
 // not for one whose hooks are installed (said once in its log); stop
 // leaves every option as it was.
 func TestMuxWakeAutoWhereNoHooks(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	f := newFleet(t)
 	watch := func(session string) {
@@ -313,6 +317,7 @@ func TestMuxWakeAutoWhereNoHooks(t *testing.T) {
 // log says so once, and the loop looks no more than those wakes and their
 // second looks bring, the poll going on at its interval.
 func TestMuxWakeBudgetSpentSaidOnce(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	s := testenv.Tmux(t)
 	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=burst")
@@ -413,6 +418,7 @@ func waitLogged(t *testing.T, state, what string) {
 // the watcher leaves every option and hook as it was. Locally, and on an
 // ssh host (the host's tmux, over the watcher's connection).
 func TestMuxWakeQuietForAnAttachedClient(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	for _, remote := range []bool{false, true} {
 		t.Run(map[bool]string{false: "local", true: "ssh host"}[remote], func(t *testing.T) {

@@ -43,6 +43,7 @@ func muxHost(t *testing.T, s *testenv.TmuxServer, mux string) string {
 // the host's options and hooks as they were; killed outright with its
 // listener, the next start (with --mux-wake 0) puts them back.
 func TestMuxWakeRemotePagesAQuestionWithoutHooks(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	s := testenv.Tmux(t)
 	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=8", "AGENT_WORK_MAX=8")
@@ -112,6 +113,7 @@ func TestMuxWakeRemotePagesAQuestionWithoutHooks(t *testing.T) {
 // calls' wall clock; nothing the host said reaches the log or tmux, and
 // the host's options are as they were.
 func TestMuxWakeRemoteHostileHost(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	for _, tc := range []struct {
 		name, answer, said string
@@ -176,6 +178,7 @@ func TestMuxWakeRemoteHostileHost(t *testing.T) {
 // TestMuxWakeRemoteWatchAndStop: watch --mux-wake of an ssh target arms
 // the host's window; once stop has returned, every option is as it was.
 func TestMuxWakeRemoteWatchAndStop(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	f := newFleet(t)
 	f.tmux.NewSession(t, "agent", "sleep 300")
@@ -196,6 +199,7 @@ func TestMuxWakeRemoteWatchAndStop(t *testing.T) {
 // once, again and again, costs at most one wait a second per channel, not
 // a busy loop of ssh calls.
 func TestMuxWakeRemoteWaitsReturningAtOnce(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	s := testenv.Tmux(t)
 	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=idle")
@@ -226,6 +230,7 @@ func TestMuxWakeRemoteWaitsReturningAtOnce(t *testing.T) {
 // waits are made again, and the host's silence still pages the question
 // within seconds.
 func TestMuxWakeRemoteConnectionDropped(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	s := testenv.Tmux(t)
 	pane, asked := startMuxAgent(t, s, "agent", "AGENT_WORK_MIN=12", "AGENT_WORK_MAX=12")
@@ -265,6 +270,7 @@ func TestMuxWakeRemoteConnectionDropped(t *testing.T) {
 // only once its listener had put the host's options back, so that the
 // old listener's undoing never comes after the new one's arming.
 func TestMuxWakeRemoteRestartedAtOnce(t *testing.T) {
+	t.Parallel()
 	testenv.EndToEnd(t)
 	s := testenv.Tmux(t)
 	pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE=idle")
