@@ -20,10 +20,10 @@ func Write(path string, data []byte, perm os.FileMode) error {
 
 // Replace is Write for a record rewritten every poll (a watcher's state and
 // vitals): where path already holds one, the directory is not synced, so a
-// crash may keep that one, whole, in place of the new. The two directory
-// syncs of a poll cost its tick about 0.3 ms of 4 of CPU; the record they
-// would save is one the next poll rewrites.
-// A path that did not exist is synced as Write syncs it.
+// crash may keep that one, whole, in place of the new; a path that did not
+// exist is synced as Write syncs it. The two directory syncs of a poll cost
+// its tick about 0.3 ms of 4 of CPU; the record they would save is one the
+// next poll rewrites.
 func Replace(path string, data []byte, perm os.FileMode) error {
 	_, err := os.Lstat(path)
 	return write(path, data, perm, err != nil)
