@@ -203,16 +203,13 @@ run_loop() {
 # them, so that the loop's start and stop (its settings, its lock, its
 # judge's start, the first poll's diff) are not spread over the polls; they
 # are a figure of their own. The capture's wrapper is taken off each poll.
-few=5 long=$((5 + polls)) short_cpu=0 long_cpu=0
-for order in short long long short; do
-	if [[ $order == short ]]; then
-		run_loop "$few" && short_cpu=$((short_cpu + result))
-	else
-		run_loop "$long" && long_cpu=$((long_cpu + result))
-	fi
+few=5 few_cpu=0 many_cpu=0
+for n in "$few" "$((few + polls))" "$((few + polls))" "$few"; do
+	run_loop "$n"
+	if ((n == few)); then few_cpu=$((few_cpu + result)); else many_cpu=$((many_cpu + result)); fi
 done
-poll=$(((long_cpu - short_cpu) / 2 / polls - (wrap - bare)))
-start=$((short_cpu / 2 - few * (poll + wrap - bare)))
+poll=$(((many_cpu - few_cpu) / 2 / polls - (wrap - bare)))
+start=$((few_cpu / 2 - few * (poll + wrap - bare)))
 grep -Ev '^([0-9:]+ )?MONITOR · agent · WORKING' "$dir/loop.out" >&2
 
 # Forks a poll: the same loop again under strace, its process clones (not
