@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/omega-monitor/omega-monitor/classify"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // Tern is an agent the project does not ship: its screens are read only
@@ -117,9 +118,31 @@ func TestDescribedAgentRefused(t *testing.T) {
 		{"a title mark not anchored", agentFile(box + `, "title": {"busy": ["⠋"]}`), `agent "Tern": title busy: pattern "⠋" is not anchored`},
 		{"a bad title mark", agentFile(box + `, "title": {"waiting": ["^tern (asks"]}`), `agent "Tern": title waiting: error parsing regexp`},
 		{"an empty title mark", agentFile(box + `, "title": {"idle": [""]}`), `agent "Tern": title idle: no pattern`},
-		{"a witness of no known kind", agentFile(box + `, "witness": "tern-log"`), `tern.rules.json:2: agent "Tern": witness: "tern-log" is not a kind of file the watcher reads (one of claude-status, codex-log, qwen-chat, copilot-events)`},
+		{"a witness of no known kind", agentFile(box + `, "witness": "tern-log"`), `tern.rules.json:2: agent "Tern": witness: "tern-log" is not a kind of file the watcher reads (one of claude-status, codex-log, qwen-chat, events)`},
 		{"a witness as a path", agentFile(box + `, "witness": "~/.tern/status.json"`), `agent "Tern": witness: "~/.tern/status.json" is not a kind of file the watcher reads`},
 		{"a witness not a name", agentFile(box + `, "witness": {"kind": "qwen-chat"}`), `tern.rules.json:2: witness must be a string`},
+		{"an events log without its witness", agentFile(box + `, "events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`), `agent "Tern": witness "events" and events go together`},
+		{"the witness events without its log", agentFile(box + `, "witness": "events"`), `agent "Tern": witness "events" and events go together`},
+		{"an events home not a variable", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"default"`, `"home": "$(rm -rf ~)", "default"`, 1)), `agent "Tern": events: home: "$(rm -rf ~)" is not a variable's name`},
+		{"an events home starting with a digit", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"default"`, `"home": "1TERN", "default"`, 1)), `events: home: "1TERN" is not a variable's name`},
+		{"an events default outside the home", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `".tern"`, `"../../etc"`, 1)), `agent "Tern": events: default: "../../etc": ".." is not a name of a folder or file here`},
+		{"an events default absolute", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `".tern"`, `"/etc"`, 1)), `events: default: "/etc": "" is not a name`},
+		{"an events default with a star", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `".tern"`, `".t*"`, 1)), `events: default: ".t*": ".t*" is not a name`},
+		{"an events path going up", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"logs/*.jsonl"`, `"*/../../*.jsonl"`, 1)), `events: path: "*/../../*.jsonl": ".." is not a name`},
+		{"an events path with a shell's quote", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"logs/*.jsonl"`, `"logs/'$(id)'.jsonl"`, 1)), `events: path: "logs/'$(id)'.jsonl"`},
+		{"an events path any deep", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"logs/*.jsonl"`, `"logs/**/x.jsonl"`, 1)), `events: path: "logs/**/x.jsonl": "**" is not a name`},
+		{"an events path too deep", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"logs/*.jsonl"`, `"a/b/c/d/e/f/g.jsonl"`, 1)), `events: path: "a/b/c/d/e/f/g.jsonl": from 1 to 6 names`},
+		{"an events field not a name", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"time": "at"`, `"time": "at[0]"`, 1)), `agent "Tern": events: time: "at[0]" is not a field`},
+		{"an events field empty", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"dir": "cwd"`, `"dir": ""`, 1)), `events: dir: "" is not a field`},
+		{"an events field too deep", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"dir": "cwd"`, `"dir": "a.b.c.d.e"`, 1)), `events: dir: "a.b.c.d.e" is not a field`},
+		{"an event said twice", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"idle": ["done"]`, `"idle": ["done", "ask"]`, 1)), `agent "Tern": events: "ask" is named twice`},
+		{"an event's type not a name", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"idle": ["done"]`, `"idle": ["done now"]`, 1)), `events: "done now" is not an event's type`},
+		{"an events log that never says idle", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `, "idle": ["done"]`, ``, 1)), `events: busy or waiting, and idle`},
+		{"an events log that only says idle", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"busy": ["ask"], `, ``, 1)), `events: busy or waiting, and idle`},
+		{"an unknown events field", agentFile(box + `, "witness": "events", ` + strings.Replace(`"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}`, `"busy"`, `"working"`, 1)), `tern.rules.json:2: unknown field "working"`},
+		{"an agent's name with no letter", "{\"agents\": [\n  {\"name\": \"…\", " + box + `, "witness": "events", "events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}}` + "\n]}", `agent "…": events: the agent's name "…" has no letter or digit`},
+		{"two agents' logs by one key", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + `, "witness": "events", "events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}},` + "\n  {\"name\": \"TERN!\", " + box + `, "witness": "events", "events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}}` + "\n]" + working,
+			`tern.rules.json:3: agent "TERN!": events: its logs would go by "tern", as Tern's do`},
 		{"a title state unknown", agentFile(box + `, "title": {"asking": ["^?"]}`), `tern.rules.json:2: unknown field "asking"`},
 		{"hooks of its own", agentFile(box + `, "hooks": {"events": ["Stop"]}`), `tern.rules.json:2: agent "Tern": hooks: install --hooks writes hooks only for the agents the project ships`},
 		{"hooks with no events", agentFile(box + `, "hooks": {"events": []}`), `agent "Tern": hooks: events: from 1 to 16 names, not 0`},
@@ -156,7 +179,7 @@ func TestWitnessOf(t *testing.T) {
 		got[a.Name] = kind
 	}
 	want := map[string]string{"Claude Code": "claude-status", "Codex CLI": "codex-log", "Qwen Code": "qwen-chat", "Tern": "qwen-chat",
-		"Gemini CLI": "", "Copilot CLI": "copilot-events", "OpenCode": "", "Pi": ""}
+		"Gemini CLI": "", "Copilot CLI": "events:copilot-cli", "OpenCode": "", "Pi": ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("witness kinds (-want +got):\n%s", diff)
 	}
@@ -338,5 +361,35 @@ func TestTitleSays(t *testing.T) {
 		if got := classify.TitleSays(tc.local, tc.agent, tc.title); got != tc.want {
 			t.Errorf("TitleSays(%q, %.40q) = %q, want %q", tc.agent, tc.title, got, tc.want)
 		}
+	}
+}
+
+// TestEventsLogs: Copilot CLI's events log is data in its description, as
+// probe's tests read it; an operator's description adds its agent's, whose
+// witness is its own kind.
+func TestEventsLogs(t *testing.T) {
+	copilot := probe.EventsLog{Agent: "Copilot CLI", Key: "copilot-cli", Home: "COPILOT_HOME", Default: ".copilot",
+		Path: "session-state/*/events.jsonl", Type: []string{"type"}, Time: []string{"timestamp"}, Dir: []string{"data", "context", "cwd"},
+		Says: map[string]string{
+			"user.message": "busy", "assistant.turn_start": "busy", "assistant.message": "busy", "tool.execution_start": "busy",
+			"permission.completed": "busy", "permission.requested": "waiting", "assistant.turn_end": "idle", "abort": "idle",
+			"session.start": "", "session.usage_record": "", "session.model_change": "", "assistant.usage": "", "tool.execution_update": "",
+		}}
+	if diff := cmp.Diff([]probe.EventsLog{copilot}, classify.EventsLogs(nil)); diff != "" {
+		t.Errorf("built-in events logs (-want +got):\n%s", diff)
+	}
+	l, err := classify.ParseLocal([]byte(`{"agents": [{"name": "Tern 2", "box": {"prompt": "^tern> ?(.*)$"}, "witness": "events",
+		"events": {"default": ".tern", "path": "logs/*.jsonl", "type": "e.kind", "time": "at", "dir": "cwd", "waiting": ["ask"], "idle": ["done"]}}],
+		"rules": [{"agent": "tern 2", "name": "w", "region": "above", "pattern": "^tern works$", "verdict": "working"}]}`), "tern.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tern := probe.EventsLog{Agent: "Tern 2", Key: "tern-2", Default: ".tern", Path: "logs/*.jsonl", Type: []string{"e", "kind"},
+		Time: []string{"at"}, Dir: []string{"cwd"}, Says: map[string]string{"ask": "waiting", "done": "idle"}}
+	if diff := cmp.Diff([]probe.EventsLog{copilot, tern}, classify.EventsLogs(l)); diff != "" {
+		t.Errorf("events logs with the file's (-want +got):\n%s", diff)
+	}
+	if kind, _ := classify.WitnessOf(l, "Tern 2"); kind != probe.EventsKind("tern-2") {
+		t.Errorf("Tern 2's witness is %q, want its events log's", kind)
 	}
 }

@@ -110,7 +110,9 @@ type LocalAgent struct {
 	// Witness names the kind of the agent's own status or log files that
 	// say whether its turn is open (one of WitnessKinds): found and read
 	// as the watcher reads that kind, weighed against its screen only.
-	Witness string `json:"witness,omitempty"`
+	// Events is its events log, for the witness "events".
+	Witness string      `json:"witness,omitempty"`
+	Events  LocalEvents `json:"events,omitzero"`
 }
 
 // A LocalTitle is what an agent's terminal title (tmux's #{pane_title})
@@ -472,6 +474,21 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	}
 	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired, programs: la.Programs,
 		hookEvents: la.Hooks.Events, witness: la.Witness}
+	switch hasEvents := !reflect.ValueOf(la.Events).IsZero(); {
+	case hasEvents != (la.Witness == WitnessEvents):
+		return fail(errEventsWitness)
+	case hasEvents:
+		log, err := eventsLog(name, la.Events)
+		if err != nil {
+			return fail(err)
+		}
+		for _, other := range l.agents() {
+			if other.events != nil && other.events.Key == log.Key {
+				return fail(fmt.Errorf("events: its logs would go by %q, as %s's do: a name that differs in more than case and punctuation", log.Key, other.name))
+			}
+		}
+		a.events = &log
+	}
 	boxes := la.Boxes
 	switch hasBox := !reflect.ValueOf(la.Box).IsZero(); {
 	case hasBox && len(boxes) > 0:

@@ -3,6 +3,8 @@ package classify
 import (
 	"slices"
 	"sync"
+
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // This file is the shape of the classifier's knowledge of the agents'
@@ -58,8 +60,10 @@ type agent struct {
 	title titleMarks
 	// hookEvents are its events whose hooks wake the watcher (LocalHooks).
 	hookEvents []string
-	// witness is the kind of its own files that speak for it (WitnessOf).
+	// witness is the kind of its own files that speak for it (WitnessOf);
+	// events its events log, when that is its witness (LocalEvents).
 	witness string
+	events  *probe.EventsLog
 	// source is FILE:LINE for an agent an operator's rules file describes;
 	// empty for a built-in one.
 	source string

@@ -9,10 +9,12 @@ import (
 )
 
 // The kinds of an agent's own status or log files the watcher reads as a
-// witness: a small fixed set, since each is a format of the agent's own,
+// witness whose formats are code: each is a format of the agent's own,
 // found where the agent keeps it and read by code (internal/capture finds
 // them, package probe parses them). A description names the kind its agent
-// writes (LocalAgent.Witness); it cannot name a path or a format of its own.
+// writes (LocalAgent.Witness), or "events" and gives its events log as
+// data (LocalEvents): any agent that logs typed, timed events as JSON
+// lines, Copilot CLI among them.
 const (
 	// WitnessClaudeStatus is Claude Code's ~/.claude/sessions/<pid>.json,
 	// which names its pane.
@@ -23,13 +25,10 @@ const (
 	// WitnessQwenChat is Qwen Code's chat record,
 	// $QWEN_HOME/projects/<dir>/chats/<session>.jsonl.
 	WitnessQwenChat = probe.QwenChat
-	// WitnessCopilotEvents is Copilot CLI's events log,
-	// $COPILOT_HOME/session-state/<session>/events.jsonl.
-	WitnessCopilotEvents = probe.CopilotEvents
 )
 
 // WitnessKinds are the kinds a description may name.
-var WitnessKinds = []string{WitnessClaudeStatus, WitnessCodexLog, WitnessQwenChat, WitnessCopilotEvents}
+var WitnessKinds = []string{WitnessClaudeStatus, WitnessCodexLog, WitnessQwenChat, WitnessEvents}
 
 // checkWitness checks the witness kind a description names, when it names
 // one.
@@ -42,13 +41,18 @@ func checkWitness(kind string) error {
 
 // WitnessOf is the kind of the agent's own files that speak for the agent
 // named agent, as its description, built in or in local (nil for the
-// built-in ones only), names it: "" when it names none. known says the
-// agent is described at all.
+// built-in ones only), names it: "" when it names none; for an events log,
+// the log's own kind (probe.EventsKind). known says the agent is described
+// at all.
 func WitnessOf(local *Local, agent string) (kind string, known bool) {
 	for _, a := range local.agents() {
-		if a.name == agent {
-			return a.witness, true
+		if a.name != agent {
+			continue
 		}
+		if a.events != nil {
+			return probe.EventsKind(a.events.Key), true
+		}
+		return a.witness, true
 	}
 	return "", false
 }

@@ -12,8 +12,8 @@ import (
 // decides alone; it can only stop a nudge the screen would allow.
 type Witness struct {
 	// Kind is the kind of file it was read from: ClaudeStatus, CodexLog,
-	// QwenChat or CopilotEvents ("" for a witness made otherwise, such as
-	// a title).
+	// QwenChat or an agent's events log (EventsKind) ("" for a witness
+	// made otherwise, such as a title).
 	Kind       string
 	Status     string    // busy, waiting or idle
 	WaitingFor string    // what a waiting agent waits for
@@ -27,13 +27,13 @@ type Witness struct {
 	Changed time.Time
 }
 
-// The kinds of the agents' own files a witness is read from, as an agent's
-// description names them (classify.WitnessKinds).
+// The kinds of the agents' own files a witness is read from whose format
+// is code, as an agent's description names them (classify.WitnessKinds);
+// an events log's is data (EventsLog).
 const (
-	ClaudeStatus  = "claude-status"
-	CodexLog      = "codex-log"
-	QwenChat      = "qwen-chat"
-	CopilotEvents = "copilot-events"
+	ClaudeStatus = "claude-status"
+	CodexLog     = "codex-log"
+	QwenChat     = "qwen-chat"
 )
 
 // WitnessMaxAge is how old a witness may be and still count: an agent that
@@ -86,9 +86,16 @@ func FreshestWitness(files [][]byte, pane string, now time.Time) (Witness, error
 // Logs are the ends of the session logs found for a pane's directory, by
 // kind: each is read as its kind only, whatever its text says.
 type Logs struct {
-	Codex   [][]byte // Codex CLI's session logs
-	Qwen    [][]byte // Qwen Code's chat records
-	Copilot [][]byte // Copilot CLI's events logs
+	Codex  [][]byte     // Codex CLI's session logs
+	Qwen   [][]byte     // Qwen Code's chat records
+	Events []EventsTail // the agents' events logs, each read as its description says
+}
+
+// EventsTail are the ends of the events logs of one agent's, found for a
+// pane's directory.
+type EventsTail struct {
+	Log   EventsLog
+	Tails [][]byte
 }
 
 // PaneWitness is the agent's own word for pane: the freshest of the status
@@ -122,10 +129,15 @@ func PaneWitness(statuses [][]byte, logs Logs, pane string, now time.Time) (Witn
 	}
 	var found *Witness
 	var why error
-	for _, kind := range []struct {
+	type kind struct {
 		logs  [][]byte
 		parse func([]byte, time.Time) (Witness, error)
-	}{{codex, parseCodexRollout}, {logs.Qwen, ParseQwenChat}, {logs.Copilot, ParseCopilotEvents}} {
+	}
+	kinds := []kind{{codex, parseCodexRollout}, {logs.Qwen, ParseQwenChat}}
+	for _, e := range logs.Events {
+		kinds = append(kinds, kind{e.Tails, e.Log.ParseEvents})
+	}
+	for _, kind := range kinds {
 		for _, data := range kind.logs {
 			w, err := kind.parse(data, now)
 			switch {

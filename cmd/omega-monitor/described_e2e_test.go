@@ -15,7 +15,10 @@ import (
 // open on its right (what is typed runs on) with a » prompt, a braille spinner while it works, and a y/n/a prompt
 // when TERN_MODE=question, where any key is logged as KEY IN DIALOG. What
 // it reads at its prompt is appended to TERN_LOG, and starts a turn of
-// TERN_WORK seconds.
+// TERN_WORK seconds. With TERN_MODE=waiting it shows its idle screen
+// while its turn is open (waiting for its model's first word), and says
+// so in its events log, $TERN_HOME/logs/<pid>/session.events: a line
+// naming its directory, then an "ask" every second.
 const ternScript = `log=${TERN_LOG:?}
 work=${TERN_WORK:-2}
 edge=──────────────────────────────
@@ -25,6 +28,16 @@ idle() {
 		"┌${edge}" '│ » ' "└${edge}" '  tern · model m-1 · /help'
 	printf '\033[8;5H'
 }
+if [ "${TERN_MODE:-}" = waiting ]; then
+	events=${TERN_HOME:?}/logs/$$/session.events
+	mkdir -p "${events%/*}"
+	printf '{"kind":"hello","at":"%s","session":{"dir":"%s"}}\n' "$(date -u +%FT%TZ)" "$(pwd -P)" >"$events"
+	idle
+	while :; do
+		printf '{"kind":"ask","at":"%s"}\n' "$(date -u +%FT%TZ)" >>"$events"
+		IFS= read -r -t 1 line && printf '%s\n' "$line" >>"$log"
+	done
+fi
 if [ "${TERN_MODE:-}" = question ]; then
 	screen 'Tern v0.3 · ~/proj' '' '» clean the build' '  Allow tern to run rm -rf build?' '  [y] yes   [n] no   [a] always' '  y/n/a · esc to cancel'
 	while IFS= read -r -s -n 1 key; do printf 'KEY IN DIALOG %s\n' "$key" >>"$log"; done
@@ -42,11 +55,15 @@ while :; do
 done
 `
 
-// ternRules describes Tern for the watchers, in their rules file.
+// ternRules describes Tern for the watchers, in their rules file: its
+// screen, and its events log as its witness.
 const ternRules = `{"agents": [
   {"name": "Tern",
    "box": {"top": "^┌─+$", "prompt": "^│ » ?(.*)$", "bottom": "^└─+$"},
-   "marks": ["tern · model "]}
+   "marks": ["tern · model "],
+   "witness": "events",
+   "events": {"home": "TERN_HOME", "default": ".tern", "path": "logs/*/*.events", "type": "kind", "time": "at", "dir": "session.dir",
+     "busy": ["ask"], "idle": ["done"], "quiet": ["hello"]}}
 ],
 "rules": [
   {"agent": "tern", "name": "Tern's spinner", "region": "above",
@@ -59,6 +76,11 @@ const ternRules = `{"agents": [
 // startTern starts Tern in a session of s, and returns the file of what it
 // read; and a state home whose rules file describes it.
 func startTern(t *testing.T, s *testenv.TmuxServer, mode string) (log, home string) {
+	return startTernIn(t, s, mode, t.TempDir())
+}
+
+// startTernIn is startTern with Tern's home, TERN_HOME, in ternHome.
+func startTernIn(t *testing.T, s *testenv.TmuxServer, mode, ternHome string) (log, home string) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "tern")
 	log = filepath.Join(dir, "received")
@@ -72,7 +94,7 @@ func startTern(t *testing.T, s *testenv.TmuxServer, mode string) (log, home stri
 	if err := os.WriteFile(filepath.Join(home, "rules.json"), []byte(ternRules), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.NewSession(t, "tern", "exec "+coord.ShellJoin("env", "LANG=C.UTF-8", "TERN_LOG="+log, "TERN_MODE="+mode, bashPath(t), script))
+	s.NewSession(t, "tern", "exec "+coord.ShellJoin("env", "LANG=C.UTF-8", "TERN_LOG="+log, "TERN_MODE="+mode, "TERN_HOME="+ternHome, bashPath(t), script))
 	return log, home
 }
 
@@ -80,7 +102,8 @@ func startTern(t *testing.T, s *testenv.TmuxServer, mode string) (log, home stri
 // watchers' rules file, and no build, is watched as the built-in ones are:
 // a stop nudged within the budget, the nudge typed into its box and taken;
 // its turn read as work while its spinner shows; its question relayed and
-// never typed into.
+// never typed into; its own events log, in a format of its own, heard
+// over its idle screen: a turn it says is open is not nudged.
 func TestLoopReadsADescribedAgent(t *testing.T) {
 	t.Parallel()
 	t.Run("stalled", func(t *testing.T) {
@@ -110,5 +133,19 @@ func TestLoopReadsADescribedAgent(t *testing.T) {
 		log, home := startTern(t, s, "question")
 		r := startLoop(t, loopOptions{target: "tern", home: home, flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 5"}})
 		questionGetsNothing(t, r, log, "y/n/a")
+	})
+	t.Run("its events log", func(t *testing.T) {
+		t.Parallel()
+		s := testenv.Tmux(t)
+		ternHome := t.TempDir()
+		log, home := startTernIn(t, s, "waiting", ternHome)
+		r := startLoop(t, loopOptions{target: "tern", home: home, env: []string{"TERN_HOME=" + ternHome},
+			flags: []string{"--mux", s.Mux, "--interval", "1", "--nudge-budget", "2", "--work-probe", "echo 5"}})
+		lines := r.waitLine("not nudged: the agent's own status says busy, though the screen reads STALLED", 90*time.Second)
+		lines = r.waitLines(len(lines)+3, 90*time.Second)
+		r.stop()
+		if got := received(t, log); len(got) > 0 {
+			t.Errorf("Tern read %q while its log said its turn was open; want nothing\n%s", got, strings.Join(lines, "\n"))
+		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/poll"
 	"github.com/omega-monitor/omega-monitor/tick"
@@ -41,7 +42,7 @@ func runConfirm(e *Env, args []string) int {
 		local, _ := poll.WatcherRules(e.Getenv) // a bad file was reported by the tick
 		req := poll.ConfirmRequest{
 			Dir: *stateDir, Target: *target, Text: *text, Action: *action, Step: *step, Stage: st, Try: *try,
-			Capture: captureOptions(e, *framed, *statusDir),
+			Capture: captureOptions(e, *framed, *statusDir, local),
 			Local:   local, Now: now,
 		}
 		line, look := poll.ConfirmStep(req, e.Stdin)
@@ -96,7 +97,7 @@ func runAck(e *Env, args []string) int {
 const callDeadline = 60 * time.Second
 
 // captureOptions are how a loop-facing call reads its capture: framed or
-// not, with the agents' own records found on this machine.
-func captureOptions(e *Env, framed bool, statusDir string) capture.Options {
-	return capture.LocalOptions(e.Getenv, framed, statusDir, e.Now())
+// not, with the agents' own records found on this machine (local's too).
+func captureOptions(e *Env, framed bool, statusDir string, local *classify.Local) capture.Options {
+	return capture.LocalOptions(e.Getenv, framed, statusDir, e.Now(), local)
 }

@@ -49,7 +49,7 @@ func runTick(e *Env, args []string) int {
 		r := poll.Request{
 			Dir: *stateDir, Settings: set, Readings: readings, Local: local, RulesErr: rulesErr,
 			CaptureError: *captureErr,
-			Capture:      captureOptions(e, *framed, set.AgentStatusDir),
+			Capture:      captureOptions(e, *framed, set.AgentStatusDir, local),
 			Now:          now,
 			DiffOutput:   *diffOutput, DiffError: *diffFailed,
 		}

@@ -120,7 +120,7 @@ func dryRun(e *Env, m coord.Mux, target coord.Target, f watcher.Settings) int {
 		fmt.Fprintf(e.Stderr, "omega-monitor: warning: rules: %v; the built-in rules apply\n", rulesErr)
 	}
 	fmt.Fprintf(e.Stdout, "%s, pane %s; the probes run in %s\n", target, l.Pane, l.ProbeDir)
-	r := poll.OnceRequest{Settings: set, Local: local, Capture: captureOptions(e, l.Framed, ""), Now: e.Now(),
+	r := poll.OnceRequest{Settings: set, Local: local, Capture: captureOptions(e, l.Framed, "", local), Now: e.Now(),
 		Readings: poll.Readings{Work: probeReading(l.Work), Progress: probeReading(l.Progress)}}
 	r.Capture.Pane = l.Pane
 	if err := poll.Once(r, bytes.NewReader(l.Frame), e.Stdout); err != nil {

@@ -140,7 +140,7 @@ func TestRealAgentLogIsAWitness(t *testing.T) {
 			s.WaitFor(t, realTimeout, "the answer", func(screen string) bool {
 				return strings.Contains(screen, "Thought it through.") && a.idle(screen)
 			})
-			marks := strings.Join([]string{capture.StatusEnd, capture.PaneMark, capture.QwenChatEnd, capture.CopilotEventsEnd,
+			marks := strings.Join([]string{capture.StatusEnd, capture.PaneMark, capture.QwenChatEnd, "[omega-monitor:events-end copilot-cli]",
 				capture.CodexLogMark, capture.TitleMark + " ✋", "❯ 1. Yes"}, "\n")
 			lie := a.lie(t, home, s.Launch.Dir, marks)
 			r = watch()

@@ -1,8 +1,8 @@
 // Package capture is step 1 of a poll: the capture frame, both ways. It
 // writes the command lines that print a frame (the local multiplexer's
 // arguments, and the sh script run over ssh, which adds the agent's own
-// status files and the session logs of Codex, Qwen Code and Copilot CLI
-// for the pane) and reads a frame
+// status files and the session logs of Codex, Qwen Code and the agents
+// whose descriptions give an events log, for the pane) and reads a frame
 // back, with the agent's status files read here for a local pane. The rule
 // that picks the status files of a pane lives here once, for Go and for the
 // remote shell.
@@ -15,8 +15,9 @@
 // Codex's session log, remoteCodexVitals; base64 lines; a VitalsEnd line),
 // and the ends of the pane's recent Codex session logs (each a CodexLogMark
 // line, base64 lines, a CodexLogEnd line), Qwen Code's records
-// (QwenChatMark ... QwenChatEnd) and Copilot CLI's events logs
-// (CopilotEventsMark ... CopilotEventsEnd); then each status file of the
+// (QwenChatMark ... QwenChatEnd) and each agent's events logs (eventsMarks:
+// [omega-monitor:events KEY] ... [omega-monitor:events-end KEY]); then
+// each status file of the
 // agent that names the pane, one line each, each followed by a StatusEnd
 // line; then a PaneMark line; then the pane as capture-pane -p -J -e prints
 // it. The agent's status comes before the pane, so nothing the pane shows
@@ -31,6 +32,7 @@ package capture
 
 import (
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/probe"
 )
 
 // The frame's format and marks.
@@ -66,11 +68,6 @@ const (
 	// ends it.
 	QwenChatMark = "[omega-monitor:qwen-chat]"
 	QwenChatEnd  = "[omega-monitor:qwen-chat-end]"
-	// CopilotEventsMark opens the block of one of the pane's recent
-	// Copilot CLI events logs (remoteCopilotEvents); CopilotEventsEnd
-	// ends it.
-	CopilotEventsMark = "[omega-monitor:copilot-events]"
-	CopilotEventsEnd  = "[omega-monitor:copilot-events-end]"
 )
 
 // MaxCodexLogs is how many of the pane's recent Codex session logs a frame
@@ -134,8 +131,10 @@ var remoteFrame = coord.RemoteFindMux +
 	`for f in "$HOME"/.claude/sessions/*.json; do [ -f "$f" ] || continue; c=; n=0; ` +
 	`while IFS= read -r l || [ -n "$l" ]; do c="$c$l"; n=$((n + ${#l})); [ "$n" -le ` + maxStatusFileText + ` ] || break; done <"$f"; ` +
 	`case $c in *'"` + statusKey + `":"'"$id"'"'*) ` + remoteStatusCap + `o="$o$c` + "\n" + StatusEnd + "\n" + `"; ` + remoteFreshest + `;; esac; done; ` +
-	remoteTranscript + remoteCodexFind + remoteCodexVitals + remoteCodexLogs + remoteQwenChats + remoteCopilotEvents + `printf '%s' "$o"; ` +
-	`printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
+	remoteTranscript + remoteCodexFind + remoteCodexVitals + remoteCodexLogs + remoteQwenChats
+
+// remoteFrameEnd sends what remoteFrame gathered, then the pane.
+const remoteFrameEnd = `printf '%s' "$o"; printf '%s\n' '` + PaneMark + `'; exec "$m" capture-pane -p -J -e -t "$1"`
 
 // remoteFreshest keeps in $b the session id of the freshest status file
 // naming the pane (the largest updatedAt, the first of equals: the pick
@@ -270,34 +269,35 @@ const remoteCodexLogs = `if command -v base64 >/dev/null 2>&1; then for f in "$w
 // remoteCodexFind and remoteCodexLogs add Codex's: the records under
 // $QWEN_HOME/projects (default ~/.qwen) of the pane's directory
 // (remoteRecent); qwenChats reads them for a local pane.
-var remoteQwenChats = remoteRecent(`${QWEN_HOME:-$HOME/.qwen}/projects`, `-path '*/chats/*.jsonl'`, QwenChatMark, QwenChatEnd)
-
-// remoteCopilotEvents adds Copilot CLI's: the events logs under
-// $COPILOT_HOME/session-state (default ~/.copilot) of the pane's directory
-// (remoteRecent); copilotEvents reads them for a local pane.
-var remoteCopilotEvents = remoteRecent(`${COPILOT_HOME:-$HOME/.copilot}/session-state`, `-name events.jsonl`, CopilotEventsMark, CopilotEventsEnd)
+var remoteQwenChats = remoteRecent(`${QWEN_HOME:-$HOME/.qwen}/projects`, `-path '*/chats/*.jsonl'`, `'"cwd":"'`, QwenChatMark, QwenChatEnd)
 
 // remoteRecent sends an agent's recent logs of the pane's directory: in
 // one find under root (a shell word, its variables expanded there) of the
 // files the find test names, those written in the last 5 minutes, regular
-// files only, whose first line names the pane's working directory ($d, as
-// "cwd":"DIR"); the newest four of them, told by -nt, no name globbed
-// (remoteCodexNewest); and the last MaxStatusFile bytes of each, a mark
-// line, the bytes in base64, an empty line, an end line. A host without
-// base64 sends none. Every argument is a constant of this package: no
-// description or host names a path here.
-func remoteRecent(root, test, mark, end string) string {
+// files only, whose first line names the pane's working directory ($d,
+// after key, a shell word such as '"cwd":"'); the newest four of them,
+// told by -nt, no name globbed (remoteCodexNewest); and the last
+// MaxStatusFile bytes of each, a mark line, the bytes in base64, an empty
+// line, an end line. A host without base64 sends none. Every argument is a
+// constant of this package or a checked description's, quoted
+// (remoteEvents): no host names a path here.
+func remoteRecent(root, test, key, mark, end string) string {
 	return `y=` + root + `; w1=; w2=; w3=; w4=; ` +
 		`if [ -d "$y" ] && command -v base64 >/dev/null 2>&1; then set -f; IFS='
 '; for f in $(find "$y" ` + test + ` -type f -mmin -5 -print 2>/dev/null); do ` +
-		`IFS= read -r l <"$f" || continue; case $l in *'"cwd":"'"$d"'"'*) ` + remoteCodexNewest + `;; esac; done; unset IFS; set +f; ` +
+		`IFS= read -r l <"$f" || continue; case $l in *` + key + `"$d"'"'*) ` + remoteCodexNewest + `;; esac; done; unset IFS; set +f; ` +
 		`for f in "$w1" "$w2" "$w3" "$w4"; do [ -n "$f" ] || continue; ` +
 		`printf '%s\n' '` + mark + `'; tail -c ` + maxStatusFileText + ` "$f" 2>/dev/null | base64 2>/dev/null; ` +
 		`printf '\n%s\n' '` + end + `'; done; fi; `
 }
 
 // Remote is the command line for ssh that prints a capture frame of the
-// pane t names (as Args), bounded on the remote side by secs.
-func Remote(secs int, t string) string {
-	return coord.RemoteScript(secs, remoteFrame, t)
+// pane t names (as Args), bounded on the remote side by secs, with the
+// recent events logs of the agents logs describes.
+func Remote(secs int, t string, logs []probe.EventsLog) string {
+	script := remoteFrame
+	for _, l := range logs {
+		script += remoteEvents(l)
+	}
+	return coord.RemoteScript(secs, script+remoteFrameEnd, t)
 }

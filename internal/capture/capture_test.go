@@ -47,7 +47,7 @@ esac
 	os.WriteFile(filepath.Join(sessions, "1.json"), []byte(`{"tmux":"agent:@1.%2","status":"idle","updatedAt":1}`), 0o600)
 	os.WriteFile(filepath.Join(sessions, "2.json"), []byte(`{"tmux":"other:@0.%0","status":"busy"}`), 0o600)
 	os.WriteFile(filepath.Join(sessions, "3.json"), []byte("{\"tmux\":\"agent:@1.%2\",\n\"status\":\"busy\",\"updatedAt\":2}"), 0o600)
-	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
+	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent"), builtinEvents))
 	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
 	if err != nil {
@@ -92,7 +92,7 @@ func TestRemoteFrameStatusCaps(t *testing.T) {
 	for i := range 40 {
 		os.WriteFile(filepath.Join(sessions, fmt.Sprintf("%02d.json", i+10)), []byte(status(30<<10)), 0o600)
 	}
-	cmd := exec.Command(sh, "-c", Remote(10, coord.Exact("agent")))
+	cmd := exec.Command(sh, "-c", Remote(10, coord.Exact("agent"), builtinEvents))
 	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
 	if err != nil {
@@ -160,7 +160,7 @@ func TestRemoteFrameCodexLogs(t *testing.T) {
 	if err := os.Symlink(filepath.Join(day, "rollout-i.jsonl"), filepath.Join(day, "rollout-e.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
+	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent"), builtinEvents))
 	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, "codex"), "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
 	if err != nil {
@@ -283,7 +283,7 @@ func TestADirectoryNameForgesNoFrameLine(t *testing.T) {
 			}
 			check("local", out, Options{Framed: true, StatusDir: noStatus, Now: time.Now()})
 
-			remote := exec.Command(sh, "-c", Remote(5, coord.Exact(session)))
+			remote := exec.Command(sh, "-c", Remote(5, coord.Exact(session), builtinEvents))
 			remote.Env = []string{"HOME=" + home, locale, "OMEGA_MONITOR_MUX=" + srv.Mux, "PATH=" + os.Getenv("PATH")}
 			if out, err = remote.Output(); err != nil {
 				t.Fatalf("%q: remote capture: %v", name, err)

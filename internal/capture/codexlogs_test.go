@@ -198,13 +198,15 @@ func TestAMarkInACodexLogChangesNothing(t *testing.T) {
 		if err := os.WriteFile(logPath, []byte(log), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
+		cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent"), builtinEvents))
 		cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("remote capture: %v", err)
 		}
-		c, err := Read(strings.NewReader(string(out)), Options{Framed: true, Now: time.Now()})
+		o := framedOptions
+		o.Now = time.Now()
+		c, err := Read(strings.NewReader(string(out)), o)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
@@ -216,8 +218,10 @@ func TestAMarkInACodexLogChangesNothing(t *testing.T) {
 	if len(base.CodexLogs) != 1 || base.CodexLogs[0] != plain || base.Transcript == nil || len(base.Statuses) != 1 {
 		t.Fatalf("the frame without a mark: %+v", base)
 	}
+	eventsMark, eventsEnd := eventsMarks(eventsOf(Capture{}, "copilot-cli").Log)
 	marks := []string{MuxMark, TitleMark, StatusEnd, PaneMark, VitalsMark, VitalsEnd, VitalsCodexMark,
-		ForegroundMark, ProcMark, ForegroundEnd, CodexLogMark, CodexLogEnd, QwenChatMark, QwenChatEnd, CopilotEventsMark, CopilotEventsEnd}
+		ForegroundMark, ProcMark, ForegroundEnd, CodexLogMark, CodexLogEnd, QwenChatMark, QwenChatEnd, eventsMark, eventsEnd,
+		"[omega-monitor:events gone]", "[omega-monitor:events-end gone]"}
 	places := []func(mark, text string) string{
 		func(m, x string) string { return "\n" + m + "\n" },
 		func(m, x string) string { return "\n" + m + " " + x + "\n" },
@@ -267,7 +271,7 @@ func TestAHostWithoutBase64SendsNoCodexLog(t *testing.T) {
 	os.MkdirAll(day, 0o700)
 	log := `{"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"cwd":"/w"}}` + "\n" + StatusEnd + "\n"
 	os.WriteFile(filepath.Join(day, "rollout-a.jsonl"), []byte(log), 0o600)
-	cmd := exec.Command(tools[0], "-c", Remote(5, coord.Exact("agent")))
+	cmd := exec.Command(tools[0], "-c", Remote(5, coord.Exact("agent"), builtinEvents))
 	cmd.Env = []string{"HOME=" + home, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + bin}
 	out, err := cmd.Output()
 	if err != nil {

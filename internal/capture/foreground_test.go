@@ -65,7 +65,7 @@ func TestForegroundBothWays(t *testing.T) {
 	if script.Comm != "?" {
 		t.Errorf("the script's process is named %q, want its file's name", script.Comm)
 	}
-	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
+	cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent"), builtinEvents))
 	cmd.Env = []string{"HOME=" + dir, "OMEGA_MONITOR_MUX=" + s.Mux, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
 	if err != nil {

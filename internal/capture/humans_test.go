@@ -160,7 +160,7 @@ func TestMultiplexerTimesOnTmux(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent")))
+		cmd := exec.Command(sh, "-c", Remote(5, coord.Exact("agent"), builtinEvents))
 		cmd.Env = []string{"HOME=" + t.TempDir(), "OMEGA_MONITOR_MUX=" + srv.Mux, "PATH=" + os.Getenv("PATH")}
 		if out, err = cmd.Output(); err != nil {
 			t.Fatalf("remote capture: %v", err)

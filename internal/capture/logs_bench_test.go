@@ -33,12 +33,12 @@ func BenchmarkLocalLogs(b *testing.B) {
 					}
 				}
 			}
-			o := LocalOptions(func(k string) string { return map[string]string{"HOME": home}[k] }, true, b.TempDir(), time.Now())
+			o := LocalOptions(func(k string) string { return map[string]string{"HOME": home}[k] }, true, b.TempDir(), time.Now(), nil)
 			b.ResetTimer()
 			for b.Loop() {
 				c, err := Read(strings.NewReader("agent:@1.%2\t/w\n"+PaneMark+"\nthe pane\n"), o)
-				if err != nil || len(c.QwenChats) != 1 || len(c.CopilotEvents) != 1 {
-					b.Fatalf("%v: %d records, %d events logs", err, len(c.QwenChats), len(c.CopilotEvents))
+				if n := len(eventsOf(c, "copilot-cli").Tails); err != nil || len(c.QwenChats) != 1 || n != 1 {
+					b.Fatalf("%v: %d records, %d events logs", err, len(c.QwenChats), n)
 				}
 			}
 		})

@@ -3,7 +3,6 @@ package capture
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/omega-monitor/omega-monitor/coord"
-	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
 
@@ -135,14 +132,7 @@ func qwenHome(t *testing.T, home, dir string) string {
 	}
 	now := time.Now()
 	mine := qwenUser(dir, now)
-	write := func(path, text string, mod time.Time) {
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(path, mod, mod); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(path, text string, mod time.Time) { writeAt(t, path, text, mod) }
 	write(filepath.Join(chats, "mine.jsonl"), mine, now)
 	write(filepath.Join(other, "theirs.jsonl"), qwenUser("/elsewhere", now), now)
 	write(filepath.Join(chats, "old.jsonl"), qwenUser(dir, now.Add(-10*time.Minute)), now.Add(-10*time.Minute))
@@ -163,33 +153,10 @@ func qwenHome(t *testing.T, home, dir string) string {
 // is set). A FIFO under a record's name holds neither read, and a link
 // leads nowhere.
 func TestQwenChatsFound(t *testing.T) {
-	sh := testenv.Need(t, "sh", "find", "tail", "base64")[0]
 	home := t.TempDir()
 	qwen := filepath.Join(home, "qwen-home")
 	mine := qwenHome(t, qwen, "/w d")
-	mux := filepath.Join(home, "mux")
-	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w d\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
-	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(sh, "-c", Remote(10, coord.Exact("agent")))
-	cmd.Env = []string{"HOME=" + home, "QWEN_HOME=" + qwen, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("remote capture: %v", err)
-	}
-	remote, err := Read(strings.NewReader(string(out)), Options{Framed: true})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	local, err := Read(strings.NewReader("agent:@1.%2\t/w d\n"+PaneMark+"\nthe pane\n"),
-		Options{Framed: true, StatusDir: t.TempDir(), QwenHome: QwenHome(func(k string) string {
-			return map[string]string{"HOME": home, "QWEN_HOME": qwen}[k]
-		}), Now: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for where, c := range map[string]Capture{"remote": remote, "local": local} {
+	for where, c := range bothWays(t, map[string]string{"HOME": home, "QWEN_HOME": qwen}, nil) {
 		var got []string
 		for _, r := range c.QwenChats {
 			got = append(got, string(r))
@@ -232,22 +199,11 @@ func copilotStart(dir string, at time.Time) string {
 // host's script ($COPILOT_HOME where it is set): the pane's directory's,
 // written in the last 5 minutes, regular files only.
 func TestCopilotEventsFound(t *testing.T) {
-	sh := testenv.Need(t, "sh", "find", "tail", "base64")[0]
 	home := t.TempDir()
 	copilot := filepath.Join(home, "copilot-home")
 	now := time.Now()
 	write := func(session, text string, mod time.Time) string {
-		p := filepath.Join(copilot, "session-state", session, "events.jsonl")
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, mod, mod); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return writeAt(t, filepath.Join(copilot, "session-state", session, "events.jsonl"), text, mod)
 	}
 	mine := copilotStart("/w d", now)
 	write("mine", mine, now)
@@ -266,36 +222,13 @@ func TestCopilotEventsFound(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(copilot, "session-state", "link", "events.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	mux := filepath.Join(home, "mux")
-	script := "#!/bin/sh\ncase $1 in\ndisplay-message) printf 'agent:@1.%%2\\t/w d\\n' ;;\ncapture-pane) printf 'the pane\\n' ;;\nesac\n"
-	if err := os.WriteFile(mux, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(sh, "-c", Remote(10, coord.Exact("agent")))
-	cmd.Env = []string{"HOME=" + home, "COPILOT_HOME=" + copilot, "OMEGA_MONITOR_MUX=" + mux, "PATH=" + os.Getenv("PATH")}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("remote capture: %v", err)
-	}
-	remote, err := Read(strings.NewReader(string(out)), Options{Framed: true})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	local, err := Read(strings.NewReader("agent:@1.%2\t/w d\n"+PaneMark+"\nthe pane\n"),
-		LocalOptions(func(k string) string { return map[string]string{"HOME": home, "COPILOT_HOME": copilot}[k] }, true, t.TempDir(), time.Now()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for where, c := range map[string]Capture{"remote": remote, "local": local} {
-		var got []string
-		for _, r := range c.CopilotEvents {
-			got = append(got, string(r))
-		}
-		if diff := cmp.Diff([]string{mine}, got); diff != "" || c.CopilotEventsErr != nil {
-			t.Errorf("%s: events logs (-want +got):\n%s%v", where, diff, c.CopilotEventsErr)
+	for where, c := range bothWays(t, map[string]string{"HOME": home, "COPILOT_HOME": copilot}, nil) {
+		e := eventsOf(c, "copilot-cli")
+		if diff := cmp.Diff([]string{mine}, texts(e.Tails)); diff != "" || e.Err != nil {
+			t.Errorf("%s: events logs (-want +got):\n%s%v", where, diff, e.Err)
 		}
 		w, said := c.Witness(time.Now())
-		if w == nil || w.Kind != probe.CopilotEvents || w.Status != "busy" {
+		if w == nil || w.Kind != probe.EventsKind("copilot-cli") || w.Status != "busy" {
 			t.Errorf("%s: witness %+v (%s), want Copilot CLI's, busy", where, w, said)
 		}
 	}
@@ -306,7 +239,8 @@ func TestCopilotEventsFound(t *testing.T) {
 func TestReadCopilotEventsHostile(t *testing.T) {
 	const head, tail = "agent:@1.%2\t/w\n", PaneMark + "\nthe pane\n"
 	log := copilotStart("/w", time.Now())
-	block := CopilotEventsMark + "\n" + base64Lines(log) + "\n" + CopilotEventsEnd + "\n"
+	mark, end := eventsMarks(eventsOf(Capture{}, "copilot-cli").Log)
+	block := mark + "\n" + base64Lines(log) + "\n" + end + "\n"
 	for _, tt := range []struct {
 		name, frame string
 		events      int
@@ -314,22 +248,23 @@ func TestReadCopilotEventsHostile(t *testing.T) {
 		err         string
 	}{
 		{"one", head + block + tail, 1, 0, ""},
-		{"one more than a frame carries", head + strings.Repeat(block, MaxCopilotEvents+1) + tail, 0, 0, "the host sent more than 4 Copilot CLI events logs"},
-		{"a Qwen Code record's end does not end it", head + CopilotEventsMark + "\n" + base64Lines(log) + QwenChatEnd + "\n" + CopilotEventsEnd + "\n" + tail, 0, 0,
+		{"one more than a frame carries", head + strings.Repeat(block, MaxEventsLogs+1) + tail, 0, 0, "the host sent more than 4 Copilot CLI events logs"},
+		{"a Qwen Code record's end does not end it", head + mark + "\n" + base64Lines(log) + QwenChatEnd + "\n" + end + "\n" + tail, 0, 0,
 			"a Copilot CLI events log the host sent is not base64"},
 		{"beside a Qwen Code record, each its own", head + block + qwenBlock(qwenUser("/w", time.Now())) + tail, 1, 1, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Read(strings.NewReader(tt.frame), Options{Framed: true})
+			c, err := Read(strings.NewReader(tt.frame), framedOptions)
 			if err != nil {
 				t.Fatal(err)
 			}
 			why := ""
-			if c.CopilotEventsErr != nil {
-				why = c.CopilotEventsErr.Error()
+			e := eventsOf(c, "copilot-cli")
+			if e.Err != nil {
+				why = e.Err.Error()
 			}
-			if len(c.CopilotEvents) != tt.events || len(c.QwenChats) != tt.qwen || !strings.Contains(why, tt.err) || (tt.err == "") != (why == "") {
-				t.Errorf("%d events logs, %d Qwen Code records (%q); want %d, %d (%q)", len(c.CopilotEvents), len(c.QwenChats), why, tt.events, tt.qwen, tt.err)
+			if len(e.Tails) != tt.events || len(c.QwenChats) != tt.qwen || !strings.Contains(why, tt.err) || (tt.err == "") != (why == "") {
+				t.Errorf("%d events logs, %d Qwen Code records (%q); want %d, %d (%q)", len(e.Tails), len(c.QwenChats), why, tt.events, tt.qwen, tt.err)
 			}
 		})
 	}

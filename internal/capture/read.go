@@ -54,10 +54,10 @@ type Capture struct {
 	// the host's were all taken as absent.
 	QwenChats    [][]byte
 	QwenChatsErr error
-	// CopilotEvents are the ends of the pane's recent Copilot CLI events
-	// logs, read as QwenChats are.
-	CopilotEvents    [][]byte
-	CopilotEventsErr error
+	// Events are, for each agent whose description gives an events log
+	// (Options.Events), the ends of its pane's recent logs, read as
+	// QwenChats are, and as that agent's events only.
+	Events []EventsFound
 	// StatusErr says why the one status file given could not be read.
 	StatusErr error
 	// Humans is what the multiplexer said of the humans at the pane;
@@ -107,11 +107,13 @@ type Options struct {
 	StatusDir string
 	// CodexHome is Codex's home on this machine ($CODEX_HOME, else
 	// ~/.codex), where its session logs are; QwenHome Qwen Code's
-	// ($QWEN_HOME, else ~/.qwen), where its records are; CopilotHome
-	// Copilot CLI's ($COPILOT_HOME, else ~/.copilot).
-	CodexHome   string
-	QwenHome    string
-	CopilotHome string
+	// ($QWEN_HOME, else ~/.qwen), where its records are.
+	CodexHome string
+	QwenHome  string
+	// Events are the agents' events logs (classify.EventsLogs), and where
+	// each is on this machine: a remote frame carries each one's blocks,
+	// and a local one's are found here.
+	Events []EventsSource
 	// Now is the time against which a Codex log counts as recent.
 	Now time.Time
 	// Procs reads a local pane's processes (nil: /proc).
@@ -216,8 +218,11 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 	first, fgRead, titleRead := true, false, false
 	codex := logBlocks{mark: CodexLogMark, end: CodexLogEnd, what: "Codex logs", one: "Codex log", max: MaxCodexLogs}
 	qwen := logBlocks{mark: QwenChatMark, end: QwenChatEnd, what: "Qwen Code records", one: "Qwen Code record", max: MaxQwenChats}
-	copilot := logBlocks{mark: CopilotEventsMark, end: CopilotEventsEnd, what: "Copilot CLI events logs", one: "Copilot CLI events log", max: MaxCopilotEvents}
-	kinds := []*logBlocks{&codex, &qwen, &copilot}
+	kinds := []*logBlocks{&codex, &qwen}
+	for _, s := range o.Events {
+		mark, end := eventsMarks(s.Log)
+		kinds = append(kinds, &logBlocks{mark: mark, end: end, what: s.Log.Agent + " events logs", one: s.Log.Agent + " events log", max: MaxEventsLogs})
+	}
 	c.Foreground = probe.Foreground{Unknown: "the frame does not say the pane's processes"}
 	for {
 		line, full, err := readLine(br, MaxStatusFile)
@@ -259,6 +264,17 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 			}
 			continue
 		}
+		if first && !local && strings.HasPrefix(line, eventsMarkPrefix) {
+			// The events log of an agent no description read here gives
+			// (the rules file changed since the watcher started): read
+			// past, so that no line of it is taken for a status file's.
+			_, end, _ := strings.Cut(line, " ")
+			unknown := logBlocks{end: eventsEndPrefix + end, what: "logs of an agent's events", one: "log of an agent's events"}
+			if err := unknown.read(br); err != nil {
+				return c, err
+			}
+			continue
+		}
 		first = false
 		switch {
 		case line == PaneMark:
@@ -283,12 +299,18 @@ func readFrame(br *bufio.Reader, c Capture, o Options) (Capture, error) {
 			}
 			c.CodexLogs, c.CodexLogsErr = codex.result()
 			c.QwenChats, c.QwenChatsErr = qwen.result()
-			c.CopilotEvents, c.CopilotEventsErr = copilot.result()
+			for i, s := range o.Events {
+				found := EventsFound{Log: s.Log}
+				found.Tails, found.Err = kinds[2+i].result()
+				if local {
+					found.Tails = eventsTails(s, c.Dir, o.Now)
+				}
+				c.Events = append(c.Events, found)
+			}
 			if local {
 				c.Statuses = statusFiles(o.StatusDir, c.Pane)
 				c.CodexLogs = codexLogs(o.CodexHome, c.Dir, o.Now)
 				c.QwenChats = qwenChats(o.QwenHome, c.Dir, o.Now)
-				c.CopilotEvents = copilotEvents(o.CopilotHome, c.Dir, o.Now)
 			}
 			return c, nil
 		case local:
@@ -388,7 +410,7 @@ func readTranscript(br *bufio.Reader, mark string) (*Transcript, error) {
 }
 
 // logBlocks are the blocks of one kind of log a remote frame carried
-// (Codex's session logs, Qwen Code's records, Copilot CLI's events logs),
+// (Codex's session logs, Qwen Code's records, an agent's events logs),
 // each between its mark and end lines: what of them is kept, and why none
 // is. A host that sends more blocks than the script does, or one that does
 // not read, is believed on none of them.
@@ -582,19 +604,25 @@ func (c Capture) WitnessOfKind(now time.Time, kind string) (*probe.Witness, stri
 		return nil, "unreadable (" + c.StatusErr.Error() + "): the screen decides alone"
 	}
 	statuses := c.Statuses
-	logs := probe.Logs{Codex: c.CodexLogs, Qwen: c.QwenChats, Copilot: c.CopilotEvents}
-	errs := []error{c.CodexLogsErr, c.QwenChatsErr, c.CopilotEventsErr}
-	switch kind {
-	case probe.ClaudeStatus:
-		logs, errs = probe.Logs{}, nil
-	case probe.CodexLog:
-		logs, errs = probe.Logs{Codex: logs.Codex}, errs[:1]
-	case probe.QwenChat:
-		statuses, logs, errs = nil, probe.Logs{Qwen: logs.Qwen}, errs[1:2]
-	case probe.CopilotEvents:
-		statuses, logs, errs = nil, probe.Logs{Copilot: logs.Copilot}, errs[2:]
+	var logs probe.Logs
+	var errs []error
+	if kind == "" || kind == probe.CodexLog {
+		logs.Codex, errs = c.CodexLogs, append(errs, c.CodexLogsErr)
 	}
-	if len(statuses) == 0 && len(logs.Codex)+len(logs.Qwen)+len(logs.Copilot) == 0 {
+	if kind == "" || kind == probe.QwenChat {
+		logs.Qwen, errs = c.QwenChats, append(errs, c.QwenChatsErr)
+	}
+	n := len(logs.Codex) + len(logs.Qwen)
+	for _, e := range c.Events {
+		if kind == "" || kind == probe.EventsKind(e.Log.Key) {
+			logs.Events, errs = append(logs.Events, probe.EventsTail{Log: e.Log, Tails: e.Tails}), append(errs, e.Err)
+			n += len(e.Tails)
+		}
+	}
+	if kind != "" && kind != probe.ClaudeStatus && kind != probe.CodexLog {
+		statuses = nil // a record or a log of its own: no status file speaks for it
+	}
+	if len(statuses) == 0 && n == 0 {
 		if err := errors.Join(errs...); err != nil {
 			return nil, "none (" + strings.ReplaceAll(err.Error(), "\n", "; ") + ")"
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
@@ -105,7 +106,7 @@ func (w *hostileWorld) look(t *testing.T) look {
 	defer f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "ssh", "-F", w.cfg.Path, "-n", "-o", "BatchMode=yes", "--", "box", capture.Remote(20, coord.Exact("agent")))
+	cmd := exec.CommandContext(ctx, "ssh", "-F", w.cfg.Path, "-n", "-o", "BatchMode=yes", "--", "box", capture.Remote(20, coord.Exact("agent"), classify.EventsLogs(nil)))
 	cmd.Stdout = f
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -289,7 +290,7 @@ printf '%s\n' '` + capture.CodexLogEnd + `'`)},
 			}
 			// The host was given the capture's script, and nothing else.
 			for _, c := range w.host.Commands(t)[before:] {
-				if c != capture.Remote(20, coord.Exact("agent")) {
+				if c != capture.Remote(20, coord.Exact("agent"), classify.EventsLogs(nil)) {
 					t.Errorf("the host was given %.300q", c)
 				}
 			}

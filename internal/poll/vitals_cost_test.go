@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
@@ -89,14 +90,14 @@ func measureVitals(t *testing.T, h *remoteHost, toggle func(on bool)) {
 	for i := range 2 * rounds {
 		has := i%2 == 0
 		toggle(has)
-		cmd := exec.Command("ssh", "-F", h.cfg.Path, "-n", "-o", "BatchMode=yes", "--", "box", capture.Remote(20, coord.Exact("agent")))
+		cmd := exec.Command("ssh", "-F", h.cfg.Path, "-n", "-o", "BatchMode=yes", "--", "box", capture.Remote(20, coord.Exact("agent"), classify.EventsLogs(nil)))
 		frame, err := cmd.Output()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var r run
 		r.ssh = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		sh := exec.Command("sh", "-c", capture.Remote(20, coord.Exact("agent")))
+		sh := exec.Command("sh", "-c", capture.Remote(20, coord.Exact("agent"), classify.EventsLogs(nil)))
 		sh.Env = append(os.Environ(), "HOME="+h.home, "OMEGA_MONITOR_MUX="+h.mux, "LANG=C.UTF-8")
 		if _, err := sh.Output(); err != nil {
 			t.Fatal(err)

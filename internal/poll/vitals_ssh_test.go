@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
@@ -66,7 +67,7 @@ func (h *remoteHost) status(t *testing.T, pid, session string, updated int) {
 // frame is one remote capture, through ssh, as the loop makes it.
 func (h *remoteHost) frame(t *testing.T) []byte {
 	t.Helper()
-	cmd := exec.Command("ssh", "-F", h.cfg.Path, "-n", "-o", "BatchMode=yes", "--", "box", capture.Remote(20, coord.Exact("agent")))
+	cmd := exec.Command("ssh", "-F", h.cfg.Path, "-n", "-o", "BatchMode=yes", "--", "box", capture.Remote(20, coord.Exact("agent"), classify.EventsLogs(nil)))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("ssh: %v", err)

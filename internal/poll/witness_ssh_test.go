@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/probe"
 )
@@ -38,15 +39,16 @@ func TestAgentLogsOverSSHD(t *testing.T) {
 		`{"type":"permission.requested","data":{},"id":"p","timestamp":%q}`+"\n", h.dir, ts, ts))
 	read := func() capture.Capture {
 		t.Helper()
-		c, err := capture.Read(bytes.NewReader(h.frame(t)), capture.Options{Framed: true, Now: now})
+		c, err := capture.Read(bytes.NewReader(h.frame(t)), capture.Options{Framed: true, Now: now,
+			Events: capture.EventsSources(func(string) string { return "" }, classify.EventsLogs(nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
 	c := read()
-	if len(c.QwenChats) != 1 || len(c.CopilotEvents) != 1 || len(c.CodexLogs) != 0 {
-		t.Fatalf("%d records, %d events logs, %d Codex logs; want one of each of ours (%v, %v)", len(c.QwenChats), len(c.CopilotEvents), len(c.CodexLogs), c.QwenChatsErr, c.CopilotEventsErr)
+	if len(c.QwenChats) != 1 || len(c.Events) != 1 || len(c.Events[0].Tails) != 1 || len(c.CodexLogs) != 0 {
+		t.Fatalf("%d records, events logs %+v, %d Codex logs; want one of each of ours (%v)", len(c.QwenChats), c.Events, len(c.CodexLogs), c.QwenChatsErr)
 	}
 	// Each agent's screen is weighed against its own kind only: the
 	// record of a Qwen Code and the events of a Copilot CLI working in the
@@ -56,7 +58,7 @@ func TestAgentLogsOverSSHD(t *testing.T) {
 		agent, kind, status string
 	}{
 		{"Qwen Code", probe.QwenChat, "busy"},
-		{"Copilot CLI", probe.CopilotEvents, "waiting"},
+		{"Copilot CLI", probe.EventsKind("copilot-cli"), "waiting"},
 		{"Gemini CLI", "", ""},
 	} {
 		w, said := witnessFor(c, nil, tt.agent, now)
@@ -70,7 +72,7 @@ func TestAgentLogsOverSSHD(t *testing.T) {
 	if err := os.Remove(qwen); err != nil {
 		t.Fatal(err)
 	}
-	if w, said := read().Witness(now); w == nil || w.Kind != probe.CopilotEvents || w.Status != "waiting" || w.WaitingFor != "permission" {
+	if w, said := read().Witness(now); w == nil || w.Kind != probe.EventsKind("copilot-cli") || w.Status != "waiting" || w.WaitingFor != "permission.requested" {
 		t.Errorf("witness %+v (%s), want Copilot CLI's events log, waiting for a permission", w, said)
 	}
 }

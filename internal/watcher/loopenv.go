@@ -11,13 +11,16 @@ import (
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/alert"
+	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/cmdline"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 	"github.com/omega-monitor/omega-monitor/internal/pollset"
 	"github.com/omega-monitor/omega-monitor/internal/proc"
 	"github.com/omega-monitor/omega-monitor/internal/remotewake"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
+	"github.com/omega-monitor/omega-monitor/probe"
 	"github.com/omega-monitor/omega-monitor/tick"
 )
 
@@ -48,6 +51,10 @@ type LoopEnv struct {
 	answers bool              // the operator's chat answers questions: see Answer
 	words   bool              // and a reply as a free-text option's words
 	env     map[string]string // the settings of the environment, checked
+	// events are the agents' events logs a remote frame carries, as the
+	// descriptions, built in and the operator's, read when the watcher
+	// started (classify.EventsLogs).
+	events []probe.EventsLog
 }
 
 // Answer says that the operator's chat answers questions (answers=on, and
@@ -92,6 +99,9 @@ func NewLoopEnv(target coord.Target, f Settings, pid int, getenv func(string) st
 		}
 	}
 	e.home = getenv("HOME")
+	// A bad rules file is said by the tick; the built-in logs go on.
+	local, _ := poll.WatcherRules(getenv)
+	e.events = classify.EventsLogs(local)
 	e.funnel = alert.FunnelPath(getenv, e.home)
 	if target.Local() {
 		// A missing multiplexer is said on every poll, not refused: the
@@ -293,7 +303,7 @@ func (e *LoopEnv) capture() []string {
 		return append([]string{e.mux}, capture.Args(e.paneTarget())...)
 	}
 	words := append([]string{"ssh", "-n"}, e.ssh.LoopOptions(e.control, e.flags.Interval+60)...)
-	return append(words, "--", e.target.Host, capture.Remote(e.remoteSecs(), e.paneTarget()))
+	return append(words, "--", e.target.Host, capture.Remote(e.remoteSecs(), e.paneTarget(), e.events))
 }
 
 // paneTarget is the multiplexer's target of every capture and every key:
