@@ -39,6 +39,11 @@ var builtinDescriptions = []description{
 				Programs:          []string{`claude`},
 				Hooks: LocalHooks{
 					Events: []string{`Notification`, `PermissionRequest`, `Stop`, `StopFailure`},
+					Settings: LocalSettings{
+						Default: `.claude`,
+						File:    `settings.json`,
+					},
+					Timeout: 10,
 				},
 				Witness: `claude-status`,
 			},
@@ -300,6 +305,12 @@ var builtinDescriptions = []description{
 				},
 				Hooks: LocalHooks{
 					Events: []string{`PermissionRequest`, `Stop`, `Interrupt`},
+					Settings: LocalSettings{
+						Home:    `CODEX_HOME`,
+						Default: `.codex`,
+						File:    `hooks.json`,
+					},
+					Timeout: 10,
 				},
 				Witness: `codex-log`,
 			},
@@ -500,6 +511,12 @@ var builtinDescriptions = []description{
 				},
 				Hooks: LocalHooks{
 					Events: []string{`Notification`, `AfterAgent`},
+					Settings: LocalSettings{
+						Default: `.gemini`,
+						File:    `settings.json`,
+					},
+					Timeout: 10000,
+					Name:    `omega-monitor-wake`,
 				},
 			},
 		},

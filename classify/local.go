@@ -104,8 +104,8 @@ type LocalAgent struct {
 	Programs []string `json:"programs,omitempty"`
 	// Title says what the agent's terminal title says of its state.
 	Title LocalTitle `json:"title,omitzero"`
-	// Hooks are the agent's events whose hooks wake the watcher; only the
-	// project's own descriptions give them (LocalHooks).
+	// Hooks are the agent's events whose hooks wake the watcher, and where
+	// install --hooks writes them (LocalHooks).
 	Hooks LocalHooks `json:"hooks,omitzero"`
 	// Witness names the kind of the agent's own status or log files that
 	// say whether its turn is open (one of WitnessKinds): found and read
@@ -294,7 +294,7 @@ func ParseLocal(data []byte, path string) (*Local, error) {
 		return nil, err
 	}
 	for _, a := range l.described {
-		if a.hookEvents != nil {
+		if a.hooks.Events != nil && reflect.ValueOf(a.hooks.Settings).IsZero() {
 			return nil, errorf("%s: agent %q: %w", a.source, a.name, errOwnHooks)
 		}
 	}
@@ -469,11 +469,14 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	if err := checkHooks(la.Hooks); err != nil {
 		return fail(err)
 	}
+	if la.Hooks.Events != nil && len(la.Programs) == 0 {
+		return fail(errHooksProgram)
+	}
 	if err := checkWitness(la.Witness); err != nil {
 		return fail(err)
 	}
 	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired, programs: la.Programs,
-		hookEvents: la.Hooks.Events, witness: la.Witness}
+		hooks: la.Hooks, witness: la.Witness}
 	switch hasEvents := !reflect.ValueOf(la.Events).IsZero(); {
 	case hasEvents != (la.Witness == WitnessEvents):
 		return fail(errEventsWitness)

@@ -58,8 +58,9 @@ type agent struct {
 	programs []string
 	// title are the marks of its terminal title (LocalTitle).
 	title titleMarks
-	// hookEvents are its events whose hooks wake the watcher (LocalHooks).
-	hookEvents []string
+	// hooks are its events whose hooks wake the watcher, and where they
+	// are written (LocalHooks).
+	hooks LocalHooks
 	// witness is the kind of its own files that speak for it (WitnessOf);
 	// events its events log, when that is its witness (LocalEvents).
 	witness string

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gotest.tools/v3/icmd"
+
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -18,7 +20,10 @@ import (
 // TERN_WORK seconds. With TERN_MODE=waiting it shows its idle screen
 // while its turn is open (waiting for its model's first word), and says
 // so in its events log, $TERN_HOME/logs/<pid>/session.events: a line
-// naming its directory, then an "ask" every second.
+// naming its directory, then an "ask" every second. With TERN_MODE=hooked
+// it shows its idle screen until $TERN_HOME/go exists, then its y/n/a
+// prompt, and runs its hooks: each command its settings file,
+// $TERN_HOME/conf/settings.json, holds.
 const ternScript = `log=${TERN_LOG:?}
 work=${TERN_WORK:-2}
 edge=──────────────────────────────
@@ -37,6 +42,16 @@ if [ "${TERN_MODE:-}" = waiting ]; then
 		printf '{"kind":"ask","at":"%s"}\n' "$(date -u +%FT%TZ)" >>"$events"
 		IFS= read -r -t 1 line && printf '%s\n' "$line" >>"$log"
 	done
+fi
+if [ "${TERN_MODE:-}" = hooked ]; then
+	idle
+	while [ ! -e "${TERN_HOME:?}/go" ]; do sleep 0.1; done
+	screen 'Tern v0.3 · ~/proj' '' '» clean the build' '  Allow tern to run rm -rf build?' '  [y] yes   [n] no   [a] always' '  y/n/a · esc to cancel'
+	# Its hooks, as it reads them: each command of its settings, run by sh.
+	grep -o '"command": *"[^"]*"' "$TERN_HOME/conf/settings.json" | sed 's/^"command": *"//; s/"$//' |
+		while IFS= read -r c; do sh -c "$c" </dev/null >/dev/null 2>&1 & done
+	while IFS= read -r -s -n 1 key; do printf 'KEY IN DIALOG %s\n' "$key" >>"$log"; done
+	exit 0
 fi
 if [ "${TERN_MODE:-}" = question ]; then
 	screen 'Tern v0.3 · ~/proj' '' '» clean the build' '  Allow tern to run rm -rf build?' '  [y] yes   [n] no   [a] always' '  y/n/a · esc to cancel'
@@ -61,6 +76,8 @@ const ternRules = `{"agents": [
   {"name": "Tern",
    "box": {"top": "^┌─+$", "prompt": "^│ » ?(.*)$", "bottom": "^└─+$"},
    "marks": ["tern · model "],
+   "programs": ["tern"],
+   "hooks": {"events": ["Asked"], "settings": {"home": "TERN_HOME", "default": ".tern", "file": "conf/settings.json"}, "timeout": 5},
    "witness": "events",
    "events": {"home": "TERN_HOME", "default": ".tern", "path": "logs/*/*.events", "type": "kind", "time": "at", "dir": "session.dir",
      "busy": ["ask"], "idle": ["done"], "quiet": ["hello"]}}
@@ -103,7 +120,9 @@ func startTernIn(t *testing.T, s *testenv.TmuxServer, mode, ternHome string) (lo
 // a stop nudged within the budget, the nudge typed into its box and taken;
 // its turn read as work while its spinner shows; its question relayed and
 // never typed into; its own events log, in a format of its own, heard
-// over its idle screen: a turn it says is open is not nudged.
+// over its idle screen: a turn it says is open is not nudged; its hooks,
+// written by install --hooks --agent where its description says, wake the
+// watcher at its question.
 func TestLoopReadsADescribedAgent(t *testing.T) {
 	t.Parallel()
 	t.Run("stalled", func(t *testing.T) {
@@ -146,6 +165,30 @@ func TestLoopReadsADescribedAgent(t *testing.T) {
 		r.stop()
 		if got := received(t, log); len(got) > 0 {
 			t.Errorf("Tern read %q while its log said its turn was open; want nothing\n%s", got, strings.Join(lines, "\n"))
+		}
+	})
+	t.Run("its hooks", func(t *testing.T) {
+		t.Parallel()
+		s := testenv.Tmux(t)
+		ternHome := t.TempDir()
+		log, home := startTernIn(t, s, "hooked", ternHome)
+		res := icmd.RunCmd(icmd.Command(omegaMonitor(t), "install", "--hooks", "--agent", "tern"),
+			icmd.WithEnv("PATH="+os.Getenv("PATH"), "HOME="+t.TempDir(), "OMEGA_MONITOR_HOME="+home, "TERN_HOME="+ternHome))
+		res.Assert(t, icmd.Expected{Out: "tern hooks: wrote our hook for Asked into " + filepath.Join(ternHome, "conf", "settings.json")})
+		r := startLoop(t, loopOptions{target: "tern", home: home, env: []string{"TERN_HOME=" + ternHome},
+			flags: []string{"--mux", s.Mux, "--interval", "60", "--nudge-budget", "0", "--work-probe", "echo 5"}})
+		n := len(r.waitLines(1, 90*time.Second))
+		time.Sleep(2 * time.Second)
+		if err := os.WriteFile(filepath.Join(ternHome, "go"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		asked := drawnAt(t, func(tb testing.TB) string { return s.Run(tb, "capture-pane", "-p", "-t", "tern") }, "Tern's question", func(screen string) bool {
+			return strings.Contains(screen, "y/n/a · esc to cancel")
+		})
+		woken(t, r, n, asked, "Tern's question", "QUESTION · escalated to the operator")
+		r.stop()
+		if got := received(t, log); len(got) > 0 {
+			t.Errorf("keys reached Tern's question: %q", got)
 		}
 	})
 }

@@ -36,8 +36,8 @@ func TestInstallHooksCommand(t *testing.T) {
 	}
 	installIn(t, home, state, "--hooks", "--claude").Assert(t, icmd.Expected{Out: "claude hooks: up to date"})
 	installIn(t, home, state, "--hooks", "--claude", "--uninstall").Assert(t, icmd.Expected{Out: "claude hooks: removed our hooks from " + settings})
-	installIn(t, home, state, "--gemini").Assert(t, icmd.Expected{ExitCode: 2, Err: "--gemini and --opencode go with --hooks"})
-	installIn(t, home, state, "--opencode").Assert(t, icmd.Expected{ExitCode: 2, Err: "--gemini and --opencode go with --hooks"})
+	installIn(t, home, state, "--gemini").Assert(t, icmd.Expected{ExitCode: 2, Err: "--gemini, --opencode and --agent go with --hooks"})
+	installIn(t, home, state, "--opencode").Assert(t, icmd.Expected{ExitCode: 2, Err: "--gemini, --opencode and --agent go with --hooks"})
 	plugin := filepath.Join(home, ".config", "opencode", "plugin", "omega-monitor-wake.js")
 	installIn(t, home, state, "--hooks", "--opencode").Assert(t, icmd.Expected{Out: "opencode hooks: wrote our plugin for permission.asked, permission.updated, question.asked, session.idle, session.error into " + plugin})
 	installIn(t, home, state, "--hooks", "--opencode", "--uninstall").Assert(t, icmd.Expected{Out: "opencode hooks: removed our plugin " + plugin})

@@ -19,6 +19,7 @@ func runInstall(e *Env, args []string) int {
 	codex := fset.Bool("codex", false, "also install $monitor (a skill) and the MCP server into Codex; with --hooks: Codex's")
 	gemini := fset.Bool("gemini", false, "with --hooks: Gemini CLI's")
 	opencode := fset.Bool("opencode", false, "with --hooks: OpenCode's (a plugin of ours in its plugin directory)")
+	agent := fset.String("agent", "", "with --hooks: the hooks of the agent the watchers' rules file describes whose first program is `NAME`, where its description says")
 	telegram := fset.Bool("telegram", false, "a guided set-up: your bot's token (asked for, and checked), the chat from a message you send the bot, the config written, then a test alert")
 	positional, code, ok := e.parse(fset, args, setup.InstallUsage)
 	if !ok {
@@ -28,8 +29,8 @@ func runInstall(e *Env, args []string) int {
 		return e.usageError("install", fmt.Sprintf("unexpected argument %q", positional[0]))
 	}
 	switch {
-	case (*gemini || *opencode) && !*hooks:
-		return e.usageError("install", "--gemini and --opencode go with --hooks")
+	case (*gemini || *opencode || *agent != "") && !*hooks:
+		return e.usageError("install", "--gemini, --opencode and --agent go with --hooks")
 	case *hooks && *testAlert:
 		return e.usageError("install", "--hooks goes without --test-alert")
 	case *uninstall && !*hooks && (!*claude && !*codex || *testAlert):
@@ -46,8 +47,8 @@ func runInstall(e *Env, args []string) int {
 		FindNotify: func() (string, error) { return companion.Find(companion.Notify) }}
 	opts := setup.Options{TestAlert: *testAlert, Claude: *claude, Codex: *codex, Uninstall: *uninstall}
 	if *hooks {
-		opts = setup.Options{Hooks: true, Uninstall: *uninstall, HookAgents: setup.HookSelection(*claude, *codex, *gemini, *opencode),
-			HooksFound: !*claude && !*codex && !*gemini && !*opencode}
+		opts = setup.Options{Hooks: true, Uninstall: *uninstall, HookAgents: setup.HookSelection(*claude, *codex, *gemini, *opencode, *agent),
+			HooksFound: !*claude && !*codex && !*gemini && !*opencode && *agent == ""}
 	}
 	if relay, ferr := companion.Find(companion.Relay); *telegram && ferr != nil {
 		err = ferr

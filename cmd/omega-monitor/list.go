@@ -68,6 +68,6 @@ func runList(e *Env, args []string) int {
 		return 0
 	}
 	l.Write(e.Stdout)
-	fmt.Fprintln(e.Stdout, setup.HooksSummary(setup.HooksInstalled(e.Home(), e.Getenv), setup.HookAgents))
+	fmt.Fprintln(e.Stdout, setup.HooksSummary(setup.HooksInstalled(e.Home(), e.Getenv), setup.AllHookAgents(e.Home(), e.Getenv)))
 	return 0
 }

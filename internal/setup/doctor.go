@@ -80,16 +80,17 @@ func Doctor(ctx context.Context, env Env) []Check {
 	if channelsErr == nil {
 		add("other channels", true, channels+" (omega-monitor channels check --test FILE sends to each)", "")
 	}
-	installed := HooksInstalled(env.Home, env.getenv)
 	specs := hookSpecs(env.Home, env.getenv)
-	for _, agent := range HookAgents {
-		found, _ := agentFound(env, agent, specs[agent])
+	installed := hooksInstalled(env.Home, env.getenv, specs)
+	for _, spec := range specs {
+		agent := spec.agent
+		found, _ := agentFound(env, spec)
 		switch {
 		case !found:
 		case installed[agent]:
 			add(agent+" hooks", true, "installed: its turns' ends and dialogs wake the watcher at once", "")
 		default:
-			add(agent+" hooks", false, "not installed: its watcher sees a turn's end at the next poll only", "omega-monitor install --hooks --"+agent)
+			add(agent+" hooks", false, "not installed: its watcher sees a turn's end at the next poll only", "omega-monitor install --hooks "+hookFlag(agent))
 		}
 	}
 	if c, ok := codexSkillCheck(env); ok {

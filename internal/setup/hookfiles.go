@@ -14,13 +14,10 @@ import (
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 )
 
-// hookPrograms are the agents' programs, as found on PATH.
-var hookPrograms = map[string]string{HookClaude: "claude", HookCodex: "codex", HookGemini: "gemini", HookOpenCode: "opencode"}
-
 // agentFound says whether agent is on this machine for env's user: its
-// user directory exists, or its program is on PATH. It says what it
-// looked for when not.
-func agentFound(env Env, agent string, spec hookSpec) (bool, string) {
+// user directory exists, or its program (install's name for it) is on
+// PATH. It says what it looked for when not.
+func agentFound(env Env, spec hookSpec) (bool, string) {
 	dir := filepath.Dir(spec.file)
 	if spec.dir != "" {
 		dir = spec.dir
@@ -28,7 +25,7 @@ func agentFound(env Env, agent string, spec hookSpec) (bool, string) {
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return true, ""
 	}
-	prog := hookPrograms[agent]
+	prog := spec.agent
 	for _, d := range filepath.SplitList(env.getenv("PATH")) {
 		if fi, err := os.Stat(filepath.Join(d, prog)); d != "" && err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return true, ""

@@ -8,12 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/omega-monitor/omega-monitor/classify"
 	"github.com/omega-monitor/omega-monitor/internal/atomicfile"
 	"github.com/omega-monitor/omega-monitor/internal/board"
+	"github.com/omega-monitor/omega-monitor/internal/poll"
 )
 
 // The agents whose hooks install --hooks writes.
@@ -24,57 +26,96 @@ const (
 	HookOpenCode = "opencode"
 )
 
-// HookAgents are the agents install --hooks knows, in the order it writes
-// them.
+// HookAgents are the agents the project ships whose hooks install --hooks
+// writes, each named by a flag of its own, in the order it writes them. An
+// agent described in the watchers' rules file with hooks comes after them,
+// named by --agent and its first program.
 var HookAgents = []string{HookClaude, HookCodex, HookGemini, HookOpenCode}
 
 // A hookSpec is where one agent keeps its user hooks, and which of its
-// events wake the watcher. The events are the agent's description's
-// (classify.HookEvents, "hooks" in classify/agents/*.json), named as each
-// agent's own documentation and source name them: an event is a moment
-// the screen may be about to need the watcher (a dialog, a turn's end). A
-// prompt sent (UserPromptSubmit, BeforeAgent) is not one: the turn it
-// starts needs nothing, and its looks were four in ten of the polls a busy
-// agent's hooks brought (docs/figures.md, the hooks' bench). The file and
-// the handler's shape are each agent's settings format, and stay here.
+// events wake the watcher, as its description gives them
+// (classify.Hooks, "hooks" in classify/agents/*.json or the watchers'
+// rules file), named as each agent's own documentation and source name
+// them: an event is a moment the screen may be about to need the watcher
+// (a dialog, a turn's end). A prompt sent (UserPromptSubmit, BeforeAgent)
+// is not one: the turn it starts needs nothing, and its looks were four in
+// ten of the polls a busy agent's hooks brought (docs/figures.md, the
+// hooks' bench). Where the file is and our handler's fields are data too;
+// only what is not a settings file of the shared format is code here
+// (OpenCode's plugin, Codex's notify).
 type hookSpec struct {
-	agent  string
-	file   string   // the user's hooks file (JSON, with a "hooks" object)
-	events []string // the events our hook is added to
+	agent   string   // install's name for it: its first program
+	name    string   // classify's name for it
+	builtIn bool     // the project ships its description
+	file    string   // the user's hooks file (JSON, with a "hooks" object)
+	events  []string // the events our hook is added to
 	// entry is our handler for command: its own fields, the timeout in
-	// the agent's unit (a wake takes milliseconds; the bound is for a
-	// machine so loaded that it does not).
+	// the agent's unit.
 	entry func(command string) map[string]any
 	// dir is the agent's user directory, when it is not the file's.
 	dir string
 }
 
-func hookSpecs(home string, getenv func(string) string) map[string]hookSpec {
-	codexHome := getenv("CODEX_HOME")
-	if !filepath.IsAbs(codexHome) {
-		codexHome = filepath.Join(home, ".codex")
+// hookSpecs are the hooks install --hooks writes, in its order: the
+// built-in agents', then those of the agents the watchers' rules file
+// describes with hooks (a file that does not read adds none: the tick
+// says why).
+func hookSpecs(home string, getenv func(string) string) []hookSpec {
+	local, _ := poll.WatcherRules(getenv)
+	var specs []hookSpec
+	for _, h := range classify.Hooks(local) {
+		spec := hookSpec{agent: h.Key, name: h.Agent, builtIn: h.BuiltIn, events: h.Events}
+		switch {
+		case h.BuiltIn && h.Key == HookOpenCode:
+			// No hooks file: a plugin of ours in its plugin directory
+			// (opencode.go).
+			spec.file, spec.dir = openCodePlugin(home, getenv), openCodeDir(home, getenv)
+		case reflect.ValueOf(h.Settings).IsZero():
+			continue
+		default:
+			dir := filepath.Join(home, filepath.FromSlash(h.Settings.Default))
+			if v := getenv(h.Settings.Home); h.Settings.Home != "" && filepath.IsAbs(v) {
+				dir = v
+			}
+			spec.file = filepath.Join(dir, filepath.FromSlash(h.Settings.File))
+			spec.entry = func(command string) map[string]any {
+				e := map[string]any{"type": "command", "command": command}
+				if h.Timeout > 0 {
+					e["timeout"] = h.Timeout
+				}
+				if h.Name != "" {
+					e["name"] = h.Name
+				}
+				return e
+			}
+		}
+		specs = append(specs, spec)
 	}
-	return map[string]hookSpec{
-		// Claude Code: ~/.claude/settings.json; timeout in seconds.
-		HookClaude: {HookClaude, filepath.Join(home, ".claude", "settings.json"),
-			classify.HookEvents("Claude Code"),
-			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }, ""},
-		// Codex: hooks.json beside its user config.toml; timeout in
-		// seconds. A user's hooks run once trusted: Codex asks at its next
-		// start (Hooks need review), or in /hooks.
-		HookCodex: {HookCodex, filepath.Join(codexHome, "hooks.json"),
-			classify.HookEvents("Codex CLI"),
-			func(c string) map[string]any { return map[string]any{"type": "command", "command": c, "timeout": 10} }, ""},
-		// Gemini CLI: ~/.gemini/settings.json; timeout in milliseconds.
-		HookGemini: {HookGemini, filepath.Join(home, ".gemini", "settings.json"),
-			classify.HookEvents("Gemini CLI"),
-			func(c string) map[string]any {
-				return map[string]any{"type": "command", "command": c, "name": "omega-monitor-wake", "timeout": 10000}
-			}, ""},
-		// OpenCode: a plugin of ours in its plugin directory, no hooks
-		// file (opencode.go).
-		HookOpenCode: {agent: HookOpenCode, file: openCodePlugin(home, getenv), dir: openCodeDir(home, getenv), events: openCodeEvents()},
+	return specs
+}
+
+// hookSpecOf is the spec of the agent install names agent.
+func hookSpecOf(specs []hookSpec, agent string) (hookSpec, bool) {
+	i := slices.IndexFunc(specs, func(s hookSpec) bool { return s.agent == agent })
+	if i < 0 {
+		return hookSpec{}, false
 	}
+	return specs[i], true
+}
+
+// hookAgents are install's names of the agents of specs, in order.
+func hookAgents(specs []hookSpec) []string {
+	var out []string
+	for _, s := range specs {
+		out = append(out, s.agent)
+	}
+	return out
+}
+
+// AllHookAgents are the agents whose hooks install --hooks writes, the
+// watchers' rules file's among them, in its order.
+func AllHookAgents(home string, getenv func(string) string) []string {
+	return hookAgents(hookSpecs(home, getenv))
 }
 
 // wakeCommand is the hook's command line for a shell: the binary's path,
@@ -241,12 +282,13 @@ func isGroup(g map[string]json.RawMessage, want []byte) bool {
 // directory it made is recorded in the state home, and uninstall removes
 // it again once it holds nothing else.
 func installHooks(env Env, agent string, uninstall bool) (string, error) {
-	if agent == HookOpenCode {
+	specs := hookSpecs(env.Home, env.getenv)
+	spec, ok := hookSpecOf(specs, agent)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("no agent %q (known: %s; an agent of the watchers' rules file by its first program, when its description says its hooks' settings)", agent, strings.Join(hookAgents(specs), ", "))
+	case spec.builtIn && agent == HookOpenCode:
 		return installOpenCodePlugin(env, uninstall)
-	}
-	spec, ok := hookSpecs(env.Home, env.getenv)[agent]
-	if !ok {
-		return "", fmt.Errorf("no agent %q (known: %s)", agent, strings.Join(HookAgents, ", "))
 	}
 	bin, err := env.binary()
 	if err != nil {
@@ -316,7 +358,7 @@ func installHooks(env Env, agent string, uninstall bool) (string, error) {
 	if err := change(spec.file, dirErr == nil, before, emptyJSON); err != nil {
 		return strings.Join(said, "; "), err
 	}
-	if agent == HookCodex {
+	if spec.builtIn && agent == HookCodex {
 		toml := filepath.Join(filepath.Dir(spec.file), "config.toml")
 		tomlBefore, _ := readConfig(toml)
 		did, err := codexNotify(toml, wakeArgv(env, bin), uninstall)
@@ -375,12 +417,19 @@ func (e Env) binary() (string, error) {
 }
 
 // HooksInstalled says, for each agent, whether its user settings hold a
-// hook of ours (OpenCode: its plugin directory our plugin): a read of four
-// small files, for list and status.
+// hook of ours (OpenCode: its plugin directory our plugin): a read of a
+// few small files, for list and status.
 func HooksInstalled(home string, getenv func(string) string) map[string]bool {
-	out := map[string]bool{HookOpenCode: openCodeInstalled(home, getenv)}
-	for agent, spec := range hookSpecs(home, getenv) {
-		if agent == HookOpenCode {
+	return hooksInstalled(home, getenv, hookSpecs(home, getenv))
+}
+
+// hooksInstalled is HooksInstalled for the agents of specs.
+func hooksInstalled(home string, getenv func(string) string, specs []hookSpec) map[string]bool {
+	out := map[string]bool{}
+	for _, spec := range specs {
+		agent := spec.agent
+		if spec.builtIn && agent == HookOpenCode {
+			out[agent] = openCodeInstalled(home, getenv)
 			continue
 		}
 		b, err := readConfig(spec.file)
@@ -490,20 +539,17 @@ func tomlArray(words []string) string {
 }
 
 // HooksSummary is one line on agents' hooks, for list and status: each
-// agent installed or not, and how to install the missing ones; "" for no
-// agent.
+// agent of agents installed or not, in that order, and how to install the
+// missing ones; "" for no agent.
 func HooksSummary(installed map[string]bool, agents []string) string {
 	var parts, missing []string
-	for _, a := range HookAgents {
-		if !slices.Contains(agents, a) {
-			continue
-		}
+	for _, a := range agents {
 		if installed[a] {
 			parts = append(parts, a+" installed")
 			continue
 		}
 		parts = append(parts, a+" not installed")
-		missing = append(missing, "--"+a)
+		missing = append(missing, hookFlag(a))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -515,12 +561,23 @@ func HooksSummary(installed map[string]bool, agents []string) string {
 	return line
 }
 
+// hookFlag is install's flag for the agent it names agent: a built-in
+// agent's own, --agent NAME for one the watchers' rules file describes.
+func hookFlag(agent string) string {
+	if slices.Contains(HookAgents, agent) {
+		return "--" + agent
+	}
+	return "--agent " + agent
+}
+
 // HooksInstalledFor says whether the agent classify recognised by the
-// name it gives ("Claude Code", "Codex CLI", "Gemini CLI") has a hook of
-// ours in its user settings: false for an agent we have no hook for.
+// name it gives ("Claude Code", "Codex CLI", an operator's "Tern") has a
+// hook of ours in its user settings: false for an agent we have no hook
+// for.
 func HooksInstalledFor(home string, getenv func(string) string, name string) bool {
-	key := hookKey(name)
-	return key != "" && HooksInstalled(home, getenv)[key]
+	specs := hookSpecs(home, getenv)
+	key := hookKey(specs, name)
+	return key != "" && hooksInstalled(home, getenv, specs)[key]
 }
 
 // Hooked is HooksInstalledFor under home, as a value: what wake --mux
@@ -530,33 +587,32 @@ func Hooked(home string, getenv func(string) string) func(agent string) bool {
 }
 
 // hookKey is the name install --hooks gives the agent classify names name
-// ("Claude Code" is claude, "Codex CLI" codex), "" for one it has no hooks
-// for.
-func hookKey(name string) string {
-	key, _, _ := strings.Cut(strings.ToLower(name), " ")
-	if !slices.Contains(HookAgents, key) {
-		return ""
+// ("Claude Code" is claude, "Codex CLI" codex; install's own name is
+// itself), "" for one it has no hooks for.
+func hookKey(specs []hookSpec, name string) string {
+	if i := slices.IndexFunc(specs, func(s hookSpec) bool { return s.name == name || s.agent == name }); i >= 0 {
+		return specs[i].agent
 	}
-	return key
+	return ""
 }
 
 // WatchedHooks says whether the agents the fleet f watches have our hooks
 // in their user settings under home, and says it in a line ("" when the
 // fleet watches no agent).
 func WatchedHooks(home string, getenv func(string) string, f board.Fleet) (map[string]bool, string) {
+	specs := hookSpecs(home, getenv)
 	var agents []string
-	for _, w := range f.Watchers {
-		// Another host's board's agents have their hooks there.
-		// The board names an agent as classify does: its hooks go by
-		// install's name for it.
-		if key := hookKey(w.Agent); key != "" && w.Host == "" && !slices.Contains(agents, key) {
-			agents = append(agents, key)
+	for _, s := range specs {
+		// Another host's board's agents have their hooks there. The
+		// board names an agent as classify does.
+		if slices.ContainsFunc(f.Watchers, func(w board.Watcher) bool { return w.Agent == s.name && w.Host == "" }) {
+			agents = append(agents, s.agent)
 		}
 	}
 	if len(agents) == 0 {
 		return nil, ""
 	}
-	all := HooksInstalled(home, getenv)
+	all := hooksInstalled(home, getenv, specs)
 	hooks := map[string]bool{}
 	for _, a := range agents {
 		hooks[a] = all[a]
@@ -564,17 +620,19 @@ func WatchedHooks(home string, getenv func(string) string, f board.Fleet) (map[s
 	return hooks, HooksSummary(all, agents)
 }
 
-// HookSelection is the agents install --hooks works on: those named, in
-// HookAgents' order; all of them when none is.
-func HookSelection(claude, codex, gemini, opencode bool) []string {
+// HookSelection is the agents install --hooks works on: those named, the
+// built-in ones in HookAgents' order, then agent (one of the watchers'
+// rules file, by its first program) when it is not ""; nil when none is
+// named, which is all of them.
+func HookSelection(claude, codex, gemini, opencode bool, agent string) []string {
 	var out []string
 	for _, a := range HookAgents {
 		if a == HookClaude && claude || a == HookCodex && codex || a == HookGemini && gemini || a == HookOpenCode && opencode {
 			out = append(out, a)
 		}
 	}
-	if len(out) == 0 {
-		return slices.Clone(HookAgents)
+	if agent != "" && !slices.Contains(out, agent) {
+		out = append(out, agent)
 	}
 	return out
 }

@@ -357,8 +357,8 @@ func TestHooksSummary(t *testing.T) {
 	}{
 		{nil, nil, ""},
 		{map[string]bool{HookClaude: true}, []string{HookClaude}, "hooks (a wake at the agent's own events): claude installed"},
-		{map[string]bool{HookClaude: true}, []string{"gemini", "claude", "aider"},
-			"hooks (a wake at the agent's own events): claude installed, gemini not installed (omega-monitor install --hooks --gemini)"},
+		{map[string]bool{HookClaude: true}, []string{"claude", "gemini", "tern"},
+			"hooks (a wake at the agent's own events): claude installed, gemini not installed, tern not installed (omega-monitor install --hooks --gemini --agent tern)"},
 		{nil, HookAgents, "hooks (a wake at the agent's own events): claude not installed, codex not installed, gemini not installed, opencode not installed (omega-monitor install --hooks --claude --codex --gemini --opencode)"},
 	} {
 		if got := HooksSummary(tc.installed, tc.agents); got != tc.want {

@@ -77,8 +77,9 @@ type Options struct {
 	Codex     bool // also install $monitor (a skill) and the MCP server into Codex
 	Uninstall bool // with Claude or Codex alone: remove what they installed, and nothing else
 	// Hooks installs, or with Uninstall removes, our wake hook in the user
-	// settings of each agent of HookAgents (HookClaude, HookCodex,
-	// HookGemini), and does nothing else.
+	// settings of each agent of HookAgents (install's names: HookClaude,
+	// HookCodex, ..., or an agent's of the watchers' rules file; all of
+	// them when none), and does nothing else.
 	Hooks      bool
 	HookAgents []string
 	// HooksFound says HookAgents were not asked for by name: an agent
@@ -208,11 +209,18 @@ func Install(ctx context.Context, env Env, opts Options, stdout io.Writer) error
 
 // installAllHooks is Install for opts.Hooks: each agent's step, in order.
 func installAllHooks(env Env, opts Options, stdout io.Writer) error {
-	for _, agent := range opts.HookAgents {
+	specs := hookSpecs(env.Home, env.getenv)
+	agents := opts.HookAgents
+	if len(agents) == 0 {
+		agents = hookAgents(specs)
+	}
+	for _, agent := range agents {
 		name := agent + " hooks"
-		if found, looked := agentFound(env, agent, hookSpecs(env.Home, env.getenv)[agent]); opts.HooksFound && !opts.Uninstall && !found {
-			fmt.Fprintf(stdout, "%s: skipped, not on this machine (%s); --%s writes them all the same\n", name, looked, agent)
-			continue
+		if spec, ok := hookSpecOf(specs, agent); ok && opts.HooksFound && !opts.Uninstall {
+			if found, looked := agentFound(env, spec); !found {
+				fmt.Fprintf(stdout, "%s: skipped, not on this machine (%s); %s writes them all the same\n", name, looked, hookFlag(agent))
+				continue
+			}
 		}
 		did, err := installHooks(env, agent, opts.Uninstall)
 		if err != nil {

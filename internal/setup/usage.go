@@ -3,7 +3,7 @@ package setup
 // InstallUsage is the usage of omega-monitor install.
 const InstallUsage = `usage: omega-monitor install [--test-alert] [--claude] [--codex]
        omega-monitor install --claude|--codex --uninstall
-       omega-monitor install --hooks [--claude] [--codex] [--gemini] [--opencode] [--uninstall]
+       omega-monitor install --hooks [--claude] [--codex] [--gemini] [--opencode] [--agent NAME] [--uninstall]
        omega-monitor install --telegram
 
 Puts what a watcher needs beside the binary: the alert funnel (embedded in
@@ -52,9 +52,13 @@ notify in its config.toml (unless it runs a program of yours), Gemini CLI's
 ~/.gemini/settings.json (Notification, AfterAgent), and for OpenCode a plugin
 of ours, ~/.config/opencode/plugin/omega-monitor-wake.js ($XDG_CONFIG_HOME),
 that runs omega-monitor wake, without a shell and never waiting for it, at
-permission.asked, question.asked, session.idle and session.error. With
---claude, --codex, --gemini or --opencode, only those agents; with none, those on this machine (their user
-directory, or their program on PATH). It shows each line it adds or
+permission.asked, question.asked, session.idle and session.error. An agent
+the watchers' rules file describes with hooks (its settings file, in the
+format the first three share: docs/rules.md) is named by its first program,
+--agent NAME, and its hook written where its description says. With
+--claude, --codex, --gemini, --opencode or --agent, only those agents; with
+none, those on this machine (their user directory, or their program on
+PATH). It shows each line it adds or
 removes, keeps a file of yours as it was beside it (FILE.omega-monitor.bak)
 and records what it made in $OMEGA_MONITOR_HOME/hooks-created.json. Every
 hook that is not ours stays; run again, it changes nothing; --uninstall
