@@ -3,7 +3,9 @@ package coord
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -71,23 +73,74 @@ func descendants(root int) []proc {
 }
 
 // killSession kills every process left in the session that sid leads, once
-// its leader is over. Where ps cannot list sessions (macOS prints no sid) it
-// does nothing: the tree was killed on a timeout already.
+// its leader is over. Where neither /proc nor ps can list sessions (macOS's
+// ps prints no sid) it does nothing: the tree was killed on a timeout
+// already.
 func killSession(sid int) {
+	self := syscall.Getpid()
+	for _, pid := range sessionMembers(sid) {
+		if pid > 1 && pid != self {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// sessionMembers lists the processes of session sid: from /proc where there
+// is one, a small read a process (every multiplexer call asks, and a ps
+// started for it cost more than the call); else from ps.
+func sessionMembers(sid int) []int {
+	if pids, ok := procSessionMembers("/proc", sid); ok {
+		return pids
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "ps", "-A", "-o", "pid=", "-o", "sid=").Output()
 	if err != nil {
-		return
+		return nil
 	}
-	self := syscall.Getpid()
+	var pids []int
 	for _, line := range bytes.Split(out, []byte("\n")) {
 		f := bytes.Fields(line)
 		if len(f) != 2 || string(f[1]) != strconv.Itoa(sid) {
 			continue
 		}
-		if pid, err := strconv.Atoi(string(f[0])); err == nil && pid > 1 && pid != self {
-			syscall.Kill(pid, syscall.SIGKILL)
+		if pid, err := strconv.Atoi(string(f[0])); err == nil {
+			pids = append(pids, pid)
 		}
 	}
+	return pids
+}
+
+// procSessionMembers is sessionMembers read from the proc file system at
+// root; false where there is none. Each process's stat names its session
+// as the fourth field after its name, which ends at the last ")": a name
+// may hold anything, a ")" among it.
+func procSessionMembers(root string, sid int) ([]int, bool) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, false
+	}
+	want := strconv.Itoa(sid)
+	var pids []int
+	found := false
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, e.Name(), "stat"))
+		if err != nil {
+			continue // gone since the directory was read
+		}
+		found = true
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		// state ppid pgrp session
+		if f := bytes.Fields(b[i+1:]); len(f) >= 4 && string(f[3]) == want {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, found
 }
