@@ -143,6 +143,12 @@ func TestDescribedAgentRefused(t *testing.T) {
 		{"an agent's name with no letter", "{\"agents\": [\n  {\"name\": \"…\", " + box + `, "witness": "events", "events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}}` + "\n]}", `agent "…": events: the agent's name "…" has no letter or digit`},
 		{"two agents' logs by one key", "{\"agents\": [\n  {\"name\": \"Tern\", " + box + `, "witness": "events", "events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}},` + "\n  {\"name\": \"TERN!\", " + box + `, "witness": "events", "events": {"default": ".tern", "path": "logs/*.jsonl", "type": "type", "time": "at", "dir": "cwd", "busy": ["ask"], "idle": ["done"]}}` + "\n]" + working,
 			`tern.rules.json:3: agent "TERN!": events: its logs would go by "tern", as Tern's do`},
+		{"an account home not a variable", agentFile(box + `, "account": {"home": "X;Y", "file": "a.json", "field": "id"}`), `agent "Tern": account: home: "X;Y" is not a variable's name`},
+		{"an account file outside the home", agentFile(box + `, "account": {"file": "../../etc/shadow", "field": "id"}`), `agent "Tern": account: file: "../../etc/shadow": ".." is not a name`},
+		{"an account file absolute", agentFile(box + `, "account": {"file": "/etc/shadow", "field": "id"}`), `account: file: "/etc/shadow": "" is not a name`},
+		{"an account with no field", agentFile(box + `, "account": {"file": "a.json", "field": ""}`), `account: field: "" is not a field`},
+		{"an account field not a name", agentFile(box + `, "account": {"file": "a.json", "field": "a[0]"}`), `account: field: "a[0]" is not a field`},
+		{"an account default going up", agentFile(box + `, "account": {"default": "..", "file": "a.json", "field": "id"}`), `account: default: "..": ".." is not a name`},
 		{"a title state unknown", agentFile(box + `, "title": {"asking": ["^?"]}`), `tern.rules.json:2: unknown field "asking"`},
 		{"hooks not in a settings file", agentFile(box + `, "programs": ["tern"], "hooks": {"events": ["Stop"]}`), `tern.rules.json:2: agent "Tern": hooks: settings: install --hooks writes an agent's hooks into its settings file`},
 		{"hooks of an agent without programs", agentFile(box + `, "hooks": {"events": ["Stop"], "settings": {"default": ".tern", "file": "settings.json"}}`), `agent "Tern": hooks: the agent needs programs`},
@@ -400,5 +406,21 @@ func TestEventsLogs(t *testing.T) {
 	}
 	if kind, _ := classify.WitnessOf(l, "Tern 2"); kind != probe.EventsKind("tern-2") {
 		t.Errorf("Tern 2's witness is %q, want its events log's", kind)
+	}
+}
+
+// TestAccountOf: the agents whose own files name the account they are
+// signed in with say where, in their descriptions; the others say nothing.
+func TestAccountOf(t *testing.T) {
+	want := map[string]classify.LocalAccount{
+		"Claude Code": {Home: "CLAUDE_CONFIG_DIR", File: ".claude.json", Field: "oauthAccount.accountUuid"},
+		"Codex CLI":   {Home: "CODEX_HOME", Default: ".codex", File: "auth.json", Field: "tokens.account_id"},
+		"Gemini CLI":  {Home: "GEMINI_CLI_HOME", File: ".gemini/google_accounts.json", Field: "active"},
+	}
+	for _, a := range (*classify.Local)(nil).Agents() {
+		got, ok := classify.AccountOf(nil, a.Name)
+		if w, named := want[a.Name]; ok != named || got != w {
+			t.Errorf("%s: %+v (%v), want %+v (%v)", a.Name, got, ok, w, named)
+		}
 	}
 }

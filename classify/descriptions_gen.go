@@ -46,6 +46,11 @@ var builtinDescriptions = []description{
 					Timeout: 10,
 				},
 				Witness: `claude-status`,
+				Account: LocalAccount{
+					Home:  `CLAUDE_CONFIG_DIR`,
+					File:  `.claude.json`,
+					Field: `oauthAccount.accountUuid`,
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -313,6 +318,12 @@ var builtinDescriptions = []description{
 					Timeout: 10,
 				},
 				Witness: `codex-log`,
+				Account: LocalAccount{
+					Home:    `CODEX_HOME`,
+					Default: `.codex`,
+					File:    `auth.json`,
+					Field:   `tokens.account_id`,
+				},
 			},
 		},
 		rules: []LocalRule{
@@ -517,6 +528,11 @@ var builtinDescriptions = []description{
 					},
 					Timeout: 10000,
 					Name:    `omega-monitor-wake`,
+				},
+				Account: LocalAccount{
+					Home:  `GEMINI_CLI_HOME`,
+					File:  `.gemini/google_accounts.json`,
+					Field: `active`,
 				},
 			},
 		},

@@ -113,6 +113,8 @@ type LocalAgent struct {
 	// Events is its events log, for the witness "events".
 	Witness string      `json:"witness,omitempty"`
 	Events  LocalEvents `json:"events,omitzero"`
+	// Account is where it keeps the account it is signed in with.
+	Account LocalAccount `json:"account,omitzero"`
 }
 
 // A LocalTitle is what an agent's terminal title (tmux's #{pane_title})
@@ -472,11 +474,14 @@ func (l *Local) describe(la LocalAgent, where string) error {
 	if la.Hooks.Events != nil && len(la.Programs) == 0 {
 		return fail(errHooksProgram)
 	}
+	if err := checkAccount(la.Account); err != nil {
+		return fail(err)
+	}
 	if err := checkWitness(la.Witness); err != nil {
 		return fail(err)
 	}
 	a := &agent{name: name, source: where, statusLines: la.StatusLines, marksRequired: la.MarksRequired, programs: la.Programs,
-		hooks: la.Hooks, witness: la.Witness}
+		hooks: la.Hooks, witness: la.Witness, account: la.Account}
 	switch hasEvents := !reflect.ValueOf(la.Events).IsZero(); {
 	case hasEvents != (la.Witness == WitnessEvents):
 		return fail(errEventsWitness)

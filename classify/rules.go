@@ -65,6 +65,8 @@ type agent struct {
 	// events its events log, when that is its witness (LocalEvents).
 	witness string
 	events  *probe.EventsLog
+	// account is where it keeps its account (LocalAccount).
+	account LocalAccount
 	// source is FILE:LINE for an agent an operator's rules file describes;
 	// empty for a built-in one.
 	source string

@@ -54,15 +54,22 @@ func hostOf(target string) string {
 }
 
 // usageGroupKey is the cause of a usage-limit stop: the agent, the host it
-// runs on, and the limit's reset (to the minute, as the agents show it), or
-// the limit line itself when it shows no reset. The panes of one account
-// share all three; two accounts with different resets never share a key.
-func usageGroupKey(agent, target string, until time.Time, line string) string {
+// runs on, the account where the agent's own file names it (Input.Account),
+// and the limit's reset (to the minute, as the agents show it), or the
+// limit line itself when it shows no reset. The panes of one account share
+// them all; two accounts never share a key, whether their resets differ
+// or, where their files name them, not.
+func usageGroupKey(agent, target, account string, until time.Time, line string) string {
 	reset := "line " + LineKey(line)
 	if !until.IsZero() {
 		reset = "reset " + until.UTC().Format(time.RFC3339)
 	}
-	return strings.Join([]string{alert.CauseUsageLimit, agent, hostOf(target), reset}, "\x00")
+	parts := []string{alert.CauseUsageLimit, agent, hostOf(target), reset}
+	if account != "" {
+		// Keys without one stay as they were before accounts were read.
+		parts = append(parts, "account "+account)
+	}
+	return strings.Join(parts, "\x00")
 }
 
 // hostGroupKey is the cause of a remote target gone: its host.

@@ -72,26 +72,34 @@ func TestGatherWindow(t *testing.T) {
 	}
 }
 
-// TestGroupKeys: the panes of one account share a key; any of agent, host
-// or reset apart is another account, another page.
+// TestGroupKeys: the panes of one account share a key; any of agent, host,
+// account (where the agent's file names it) or reset apart is another
+// account, another page.
 func TestGroupKeys(t *testing.T) {
 	reset := time.Date(2026, 12, 1, 9, 2, 0, 0, time.UTC)
-	one := usageGroupKey("Claude Code", "a", reset, "You've hit your limit · resets 9:02am")
+	one := usageGroupKey("Claude Code", "a", "", reset, "You've hit your limit · resets 9:02am")
 	for _, tc := range []struct {
 		name string
 		key  string
 		same bool
 	}{
-		{"another local pane", usageGroupKey("Claude Code", "b", reset, "You've hit your limit · resets 9:02am"), true},
-		{"the reset in another zone", usageGroupKey("Claude Code", "b", reset.In(time.FixedZone("X", 3600)), "other words"), true},
-		{"another reset", usageGroupKey("Claude Code", "b", reset.Add(time.Hour), "You've hit your limit · resets 10:02am"), false},
-		{"another agent", usageGroupKey("Codex CLI", "b", reset, "You've hit your limit · resets 9:02am"), false},
-		{"another host", usageGroupKey("Claude Code", "box:b", reset, "You've hit your limit · resets 9:02am"), false},
-		{"no reset shown", usageGroupKey("Claude Code", "b", time.Time{}, "You've hit your limit · resets 9:02am"), false},
+		{"another local pane", usageGroupKey("Claude Code", "b", "", reset, "You've hit your limit · resets 9:02am"), true},
+		{"the reset in another zone", usageGroupKey("Claude Code", "b", "", reset.In(time.FixedZone("X", 3600)), "other words"), true},
+		{"another reset", usageGroupKey("Claude Code", "b", "", reset.Add(time.Hour), "You've hit your limit · resets 10:02am"), false},
+		{"another agent", usageGroupKey("Codex CLI", "b", "", reset, "You've hit your limit · resets 9:02am"), false},
+		{"another host", usageGroupKey("Claude Code", "box:b", "", reset, "You've hit your limit · resets 9:02am"), false},
+		{"no reset shown", usageGroupKey("Claude Code", "b", "", time.Time{}, "You've hit your limit · resets 9:02am"), false},
+		{"an account named", usageGroupKey("Claude Code", "b", "0123456789abcdef", reset, "You've hit your limit · resets 9:02am"), false},
 	} {
 		if got := tc.key == one; got != tc.same {
 			t.Errorf("%s: one key %v, want %v", tc.name, got, tc.same)
 		}
+	}
+	acct := func(account, target string) string {
+		return usageGroupKey("Claude Code", target, account, reset, "You've hit your limit · resets 9:02am")
+	}
+	if acct("aaaa", "a") != acct("aaaa", "b") || acct("aaaa", "a") == acct("bbbb", "b") {
+		t.Error("account keys: one page per account, two for two accounts whose limits reset in the same minute")
 	}
 	if hostGroupKey("box:a") != hostGroupKey("box:b") || hostGroupKey("box:a") == hostGroupKey("other:a") {
 		t.Error("host keys: one per host")

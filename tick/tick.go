@@ -107,6 +107,12 @@ type Input struct {
 	// Title is the pane's title, as the program in it set it: the agent's
 	// own word, for agents whose title says their state (TitleSays).
 	Title string
+	// Account is the account the agent of a pane of this machine is signed
+	// in with, as a digest (probe.AccountKey), read when a usage limit is
+	// about to be paged; "" where it is not known. Two panes of one
+	// account are one page, two accounts two, however their limits line
+	// up.
+	Account string
 	// Local is the operator's rules file, or nil: the agents it describes
 	// may give title marks.
 	Local *classify.Local
@@ -1168,7 +1174,7 @@ func (p *poll) pageUsageLimit(s classify.Result) {
 	reset, _ := classify.ReadResetText(text) // in the line's own words; "" when it gives none
 	a := alert.Alert{Kind: alert.UsageLimit, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
 		Agent: s.Agent, Limit: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "⎿")), Reset: reset}
-	g := &Grouping{Key: usageGroupKey(s.Agent, p.cfg.Target, p.next.UsageUntil, s.HoldLine.Text), Event: alert.GroupStopped,
+	g := &Grouping{Key: usageGroupKey(s.Agent, p.cfg.Target, p.in.Account, p.next.UsageUntil, s.HoldLine.Text), Event: alert.GroupStopped,
 		Window: GatherWindow(p.cfg.Interval), Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: a.Agent, Host: hostOf(p.cfg.Target), Limit: a.Limit, Reset: a.Reset},
 		Detail: a.Limit} // shown beside the pane where its words are not the cause's
 	p.next.UsageGroup = g.Key

@@ -28,10 +28,7 @@ func TestOneLimitManyWatchersOnePage(t *testing.T) {
 	s := testenv.Tmux(t)
 	home := t.TempDir()
 	userHome, status := agentHome(t)
-	// The reset as Claude Code words it, in the next minutes.
-	reset := time.Now().UTC().Add(70 * time.Second)
-	shown := strings.ToLower(reset.Format("3:04PM")) + " (UTC)"
-	limit := "You've hit your 5-hour limit · resets " + shown
+	limit, shown := claudeLimit(70 * time.Second)
 	var loops []*loopRun
 	var names []string
 	for i := range 4 {
@@ -87,6 +84,76 @@ func TestOneLimitManyWatchersOnePage(t *testing.T) {
 	if n := len(pages("USAGE LIMIT")) + len(pages("usage limit has reset")); n != 1 {
 		t.Errorf("%d more usage-limit messages, each pane's own", n-1)
 	}
+}
+
+// TestTwoAccountsOneLimitTwoPages: four watchers' panes stopped by limits
+// worded alike and resetting in the same minute, two panes signed in with
+// one account and two with another (each agent's own CLAUDE_CONFIG_DIR, as
+// an operator keeps two accounts on one machine): two pages, each naming
+// its account's two panes, never one page that hides that two accounts
+// are out.
+func TestTwoAccountsOneLimitTwoPages(t *testing.T) {
+	testenv.EndToEnd(t)
+	t.Parallel()
+	limit, _ := claudeLimit(10 * time.Minute)
+	accounts := map[string]string{}
+	for _, who := range []string{"ann", "bob"} {
+		dir := filepath.Join(t.TempDir(), who)
+		assert.NilError(t, os.MkdirAll(dir, 0o700))
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, ".claude.json"), []byte(`{"oauthAccount": {"accountUuid": "uuid-of-`+who+`"}}`), 0o600))
+		accounts[who] = dir
+	}
+	s := testenv.Tmux(t)
+	home := t.TempDir()
+	userHome, status := agentHome(t)
+	var loops []*loopRun
+	of := map[string]string{}
+	for i, who := range []string{"ann", "ann", "bob", "bob"} {
+		name := fmt.Sprintf("%s-%d", who, i+1)
+		of[name] = who
+		startAgent(t, s, name, "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status, "CLAUDE_CONFIG_DIR="+accounts[who])
+		loops = append(loops, startLoop(t, loopOptions{target: name, home: home, name: "monitor-" + name, userHome: userHome,
+			flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "1", "--nudge-text", agentNudge}}))
+	}
+	for _, r := range loops {
+		r.waitLine("not nudged: usage limit, resets", 60*time.Second)
+	}
+	var paged []string
+	for deadline := time.Now().Add(60 * time.Second); len(paged) < 2 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		paged = nil
+		for _, r := range loops {
+			for _, a := range r.alertsNow() {
+				if strings.Contains(a, "USAGE LIMIT") {
+					paged = append(paged, a)
+				}
+			}
+		}
+	}
+	loops[0].alerts()
+	if len(paged) != 2 {
+		t.Fatalf("usage-limit pages %q, want two, one an account", paged)
+	}
+	for _, page := range paged {
+		var named []string
+		for name, who := range of {
+			if strings.Contains(page, "<code>"+name+"</code>") {
+				named = append(named, who)
+			}
+		}
+		if len(named) != 2 || named[0] != named[1] || !strings.Contains(page, "2 panes") {
+			t.Errorf("a page names the panes of %v, want the two of one account:\n%s", named, page)
+		}
+		if strings.Contains(page, "uuid-of-") {
+			t.Errorf("a page holds an account's id:\n%s", page)
+		}
+	}
+}
+
+// claudeLimit is a usage limit as Claude Code words it, its reset in
+// from now, and the reset as the line shows it.
+func claudeLimit(in time.Duration) (limit, shown string) {
+	shown = strings.ToLower(time.Now().UTC().Add(in).Format("3:04PM")) + " (UTC)"
+	return "You've hit your 5-hour limit · resets " + shown, shown
 }
 
 // TestLoneMemberStoppedMidWindow: the real loop of the one watcher a

@@ -38,7 +38,7 @@ func Once(r OnceRequest, frame io.Reader, w io.Writer) error {
 		}
 		return witnessFor(c, r.Local, agent, r.Now)
 	}
-	look := looking{cfg: config(r.Settings, r.Readings), readings: r.Readings, local: r.Local}
+	look := looking{cfg: config(r.Settings, r.Readings), readings: r.Readings, local: r.Local, account: localAccount(c, r.Local, r.Settings.Target)}
 	// A state past the watcher's first look (a poll already made), so
 	// that the verdict is the one the next poll would act on.
 	prev := tick.State{Polls: 1, Version: tick.StateVersion}

@@ -226,7 +226,8 @@ func (p *pollRun) look(pane io.Reader) {
 func (p *pollRun) judge() {
 	c := p.capture
 	first := p.usable && p.unusable == "" && (p.prev.Polls == 0 || p.restarted)
-	look := looking{cfg: p.cfg, readings: p.r.Readings, local: p.r.Local, hostWake: p.d.hostWake()}
+	look := looking{cfg: p.cfg, readings: p.r.Readings, local: p.r.Local, hostWake: p.d.hostWake(),
+		account: localAccount(c, p.r.Local, p.cfg.Target)}
 	witness := func(agent string) (*tick.Witness, string) {
 		if p.captureErr != "" {
 			return nil, "none"
@@ -581,6 +582,9 @@ func (l looking) judge(prev tick.State, now time.Time, s *classify.Screen, captu
 		screen, own = boxAsDrawn(s, screen, opt, l.cfg.NudgeText)
 	}
 	in := input(l.readings, now, screen, l.hostWake)
+	if l.account != nil && screen.Hold == classify.HoldUsageLimit && prev.UsagePaged != tick.LineKey(screen.HoldLine.Text) {
+		in.Account = l.account(screen.Agent) // read only for a limit about to be paged
+	}
 	in.FirstLook = first
 	in.Title, in.Local = title, l.local
 	in.CaptureError = captureErr
@@ -623,6 +627,9 @@ type looking struct {
 	cfg      tick.Config
 	readings Readings
 	local    *classify.Local
+	// account reads the account of an agent of the pane (accountOf);
+	// nil where none is read (a replay).
+	account  func(agent string) string
 	hostWake tick.HostWake
 }
 
