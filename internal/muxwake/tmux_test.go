@@ -40,7 +40,7 @@ func optionsOf(t *testing.T, s *testenv.TmuxServer, sp Spot) []string {
 	for _, h := range hooks {
 		got = append(got, s.Run(t, "show-hooks", "-t", sp.Session, h), s.Run(t, "show-hooks", "-g", h))
 	}
-	return append(got, s.Run(t, "show-hooks", "-g", linkedHook))
+	return got
 }
 
 // TestArmWakesOnSilenceAndDisarmPutsBack, with a real tmux: an armed
@@ -176,58 +176,5 @@ func TestStepHoldsWhereALinkedSessionHears(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got{h, sil, act}); diff != "" {
 			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
 		}
-	}
-}
-
-// TestALinkHoldsTheAlertsAtOnce, with a real tmux: a session made in the
-// group of the watched one (new-session -t), whose clients tmux would tell
-// of the window's alerts, has them held by the server the moment the
-// window is linked into it, and the listener told, before any step of
-// its; the listener's step then holds them while the window is in two
-// sessions, and arms again once it is in one. Disarm takes the global hook
-// out again.
-func TestALinkHoldsTheAlertsAtOnce(t *testing.T) {
-	s := testenv.Tmux(t)
-	s.NewSession(t, "agent", "exec sh")
-	run := tmuxRunner(s)
-	ctx := context.Background()
-	sp, err := Locate(ctx, run, "=agent:")
-	assert.NilError(t, err)
-	before := optionsOf(t, s, sp)
-	rec, err := Arm(ctx, run, sp, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
-	assert.NilError(t, err)
-	out, err := run(ctx, StepArgs(rec, Silence)...)
-	assert.NilError(t, err)
-	if heard, _ := Hears(out); heard {
-		t.Fatal("heard with no client and no other session")
-	}
-	silence := func() string {
-		return strings.TrimSpace(s.Run(t, "show-options", "-wv", "-t", sp.Window, "monitor-silence"))
-	}
-	assert.Equal(t, silence(), "2")
-	told := make(chan error, 1)
-	go func() { told <- exec.Command(s.Mux, "wait-for", ChannelOf(rec, Heard)).Run() }()
-	s.Run(t, "new-session", "-d", "-t", "=agent", "-s", "viewer")
-	select {
-	case err := <-told:
-		assert.NilError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the listener was not told of the link")
-	}
-	assert.Equal(t, silence(), "0") // held by the hook, before any step
-	out, err = run(ctx, StepArgs(rec, Silence)...)
-	assert.NilError(t, err)
-	if heard, _ := Hears(out); !heard || silence() != "0" {
-		t.Errorf("the step armed the silence of a window in two sessions (%q)", out)
-	}
-	s.Run(t, "kill-session", "-t", "=viewer")
-	out, err = run(ctx, StepArgs(rec, Silence)...)
-	assert.NilError(t, err)
-	if heard, _ := Hears(out); heard || silence() != "2" {
-		t.Errorf("not armed again once the window was in one session (%q)", out)
-	}
-	assert.NilError(t, Disarm(ctx, run, rec))
-	if diff := cmp.Diff(before, optionsOf(t, s, sp)); diff != "" {
-		t.Errorf("after Disarm (-before +after):\n%s", diff)
 	}
 }
