@@ -14,7 +14,8 @@
 // linked in: an alert is armed only while nobody can hear it (Step), and
 // the session's client-attached, client-detached and client-session-changed
 // hooks signal a third channel, on which the listener holds the alerts or
-// arms them again.
+// arms them again; so does one global window-linked hook, since tmux runs
+// that hook in the session a window is linked into, not in ours.
 //
 // Arm records what it changes and what was there before, before it changes
 // anything, so that Disarm (at the watcher's stop, or at the next start of
@@ -88,6 +89,16 @@ var (
 	hooks   = []string{"alert-silence", "alert-activity", "client-attached", "client-detached", "client-session-changed"}
 )
 
+// linkedHook is the one global hook Arm sets: tmux runs a window's
+// window-linked hook in the session the window is linked into (link-window,
+// or a session made in the group of the watched one, new-session -t), never
+// in the session it was in, so no session hook of ours hears it. At our
+// index of the global array, beside whatever the user has there, it holds
+// our alerts at once and tells the listener, whichever window was linked:
+// the listener's step then arms again where nobody hears. It runs only
+// when a window is linked somewhere, at a human's pace.
+const linkedHook = "window-linked"
+
 // The two alerts, and the clients' comings and goings (Heard), each of
 // which signals a channel of its own.
 const (
@@ -124,7 +135,10 @@ type Record struct {
 	// whole, so that the global ones apply again. A hook it does not name
 	// was not set (a record of an earlier version's), and is not touched.
 	OwnHooks map[string]bool `json:"own_hooks"`
-	ArmedAt  time.Time       `json:"armed_at"`
+	// Linked says Arm set the global linkedHook at Index (a record of an
+	// earlier version's did not).
+	Linked  bool      `json:"linked,omitempty"`
+	ArmedAt time.Time `json:"armed_at"`
 }
 
 // Name is the channel and the hooks' index of the watcher whose state
@@ -163,7 +177,7 @@ func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence
 		return rec, fmt.Errorf("muxwake: arm: %w", err)
 	}
 	answers := strings.Split(out, answerEnd+"\n")
-	if len(answers) != len(options)+2*len(hooks)+1 || answers[len(answers)-1] != "" {
+	if len(answers) != len(options)+2*len(hooks)+2 || answers[len(answers)-1] != "" {
 		return rec, fmt.Errorf("muxwake: arm: the server's answer is not one to the questions asked: %.60q", out)
 	}
 	for i, o := range options {
@@ -185,6 +199,10 @@ func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence
 			return rec, fmt.Errorf("%w: global %s ones, which a session hook would hide", ErrHooksInTheWay, h)
 		}
 	}
+	if strings.Contains(answers[len(answers)-2], hookName(rec, linkedHook)) {
+		return rec, fmt.Errorf("%w: the global %s is taken", ErrHooksInTheWay, hookName(rec, linkedHook))
+	}
+	rec.Linked = true
 	if err := save(rec); err != nil {
 		return rec, fmt.Errorf("muxwake: arm: %w", err)
 	}
@@ -199,8 +217,8 @@ func Arm(ctx context.Context, run Runner, s Spot, channel string, index, silence
 const answerEnd = "omega-monitor-wake: end of answer"
 
 // priorQuery is the one multiplexer call that asks what Arm changes: each
-// option's own value, then each hook's session array and global one, each
-// answer ended by a line of answerEnd.
+// option's own value, then each hook's session array and global one, then
+// the global linkedHook's, each answer ended by a line of answerEnd.
 func (rec Record) priorQuery() []string {
 	var args []string
 	ask := func(q ...string) {
@@ -214,6 +232,7 @@ func (rec Record) priorQuery() []string {
 		ask("show-hooks", "-t", rec.Session, h)
 		ask("show-hooks", "-g", h)
 	}
+	ask("show-hooks", "-g", linkedHook)
 	return args[:len(args)-1]
 }
 
@@ -257,6 +276,9 @@ func ArmArgs(rec Record) []string {
 			cmd = hold(rec) + " ; " + cmd
 		}
 		args = append(args, ";", "set-hook", "-t", rec.Session, hookName(rec, h), cmd)
+	}
+	if rec.Linked {
+		args = append(args, ";", "set-hook", "-g", hookName(rec, linkedHook), hold(rec)+" ; wait-for -S "+ChannelOf(rec, Heard))
 	}
 	return args
 }
@@ -347,6 +369,9 @@ func DisarmCalls(rec Record) [][]string {
 		default:
 			calls = append(calls, []string{"set-hook", "-u", "-t", rec.Session, h})
 		}
+	}
+	if rec.Linked {
+		calls = append(calls, []string{"set-hook", "-gu", hookName(rec, linkedHook)})
 	}
 	return calls
 }

@@ -37,6 +37,23 @@ func TestArmAndDisarmCalls(t *testing.T) {
 			},
 		},
 		{
+			name: "the window's links heard",
+			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2, Linked: true,
+				OwnHooks: map[string]bool{"alert-silence": false, "alert-activity": false, "client-attached": false, "client-detached": false, "client-session-changed": false}},
+			disarm: [][]string{
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
+				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
+				{"set-option", "-u", "-t", "$1", "silence-action"},
+				{"set-option", "-u", "-t", "$1", "activity-action"},
+				{"set-hook", "-u", "-t", "$1", "alert-silence"},
+				{"set-hook", "-u", "-t", "$1", "alert-activity"},
+				{"set-hook", "-u", "-t", "$1", "client-attached"},
+				{"set-hook", "-u", "-t", "$1", "client-detached"},
+				{"set-hook", "-u", "-t", "$1", "client-session-changed"},
+				{"set-hook", "-gu", "window-linked[1234]"},
+			},
+		},
+		{
 			// An earlier version's record set the alerts' hooks only:
 			// the session's client hooks, maybe the user's, are left be.
 			name: "an earlier version's record",
@@ -82,6 +99,9 @@ func TestArmAndDisarmCalls(t *testing.T) {
 				"set-hook", "-t", "$1", "client-attached[1234]", held + "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
 				"set-hook", "-t", "$1", "client-detached[1234]", "wait-for -S omega-monitor-wake-0000abcd-heard", ";",
 				"set-hook", "-t", "$1", "client-session-changed[1234]", held + "wait-for -S omega-monitor-wake-0000abcd-heard",
+			}
+			if tc.rec.Linked {
+				wantArm = append(wantArm, ";", "set-hook", "-g", "window-linked[1234]", held+"wait-for -S omega-monitor-wake-0000abcd-heard")
 			}
 			if diff := cmp.Diff(wantArm, ArmArgs(tc.rec)); diff != "" {
 				t.Errorf("ArmArgs (-want +got):\n%s", diff)
@@ -207,8 +227,9 @@ func TestHostileServerAnswers(t *testing.T) {
 }
 
 // TestArmRefusesToHideTheUsersHooks: global alert (or client) hooks of the
-// user's, which a session array would hide, and our index taken, leave
-// everything as it was.
+// user's, which a session array would hide, and our index taken (of the
+// session's arrays, or of the global window-linked one), leave everything
+// as it was.
 func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
 	spot := Spot{"%1", "@2", "$3"}
 	base := map[string]string{
@@ -222,10 +243,11 @@ func TestArmRefusesToHideTheUsersHooks(t *testing.T) {
 		"show-hooks -g alert-activity":               "alert-activity\n",
 	}
 	for name, hooks := range map[string]map[string]string{
-		"global":          {"show-hooks -g alert-silence": "alert-silence[0] run-shell 'notify-send quiet'\n"},
-		"global activity": {"show-hooks -g alert-activity": "alert-activity[3] display-message busy\n"},
-		"global attached": {"show-hooks -g client-attached": "client-attached[0] run-shell 'notify-send hi'\n"},
-		"our index":       {"show-hooks -t $3 alert-activity": "alert-activity[1234] display-message hi\n"},
+		"global":           {"show-hooks -g alert-silence": "alert-silence[0] run-shell 'notify-send quiet'\n"},
+		"global activity":  {"show-hooks -g alert-activity": "alert-activity[3] display-message busy\n"},
+		"global attached":  {"show-hooks -g client-attached": "client-attached[0] run-shell 'notify-send hi'\n"},
+		"our index":        {"show-hooks -t $3 alert-activity": "alert-activity[1234] display-message hi\n"},
+		"our global index": {"show-hooks -g window-linked": "window-linked[1234] display-message linked\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			answers := map[string]string{}
@@ -348,17 +370,17 @@ func TestArmAsksInOneCall(t *testing.T) {
 		if slices.Contains(args, answerEnd) {
 			questions++
 		}
-		return strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)), nil
+		return strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)+1), nil
 	}
 	_, err := Arm(context.Background(), count, spot, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
 	assert.NilError(t, err)
 	assert.Equal(t, questions, 1)
 	for _, out := range []string{
 		"",
-		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)-1),
-		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)+1),
-		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)) + "set-hook -g alert-silence x\n",
-		"30\n" + answerEnd + "\n" + answerEnd + answerEnd + "\n" + strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)-2),
+		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)),
+		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)+2),
+		strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)+1) + "set-hook -g alert-silence x\n",
+		"30\n" + answerEnd + "\n" + answerEnd + answerEnd + "\n" + strings.Repeat(answerEnd+"\n", len(options)+2*len(hooks)-1),
 	} {
 		saved, calls := false, 0
 		run := func(_ context.Context, args ...string) (string, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/assert"
+	"gotest.tools/v3/poll"
 
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 )
@@ -40,7 +41,7 @@ func optionsOf(t *testing.T, s *testenv.TmuxServer, sp Spot) []string {
 	for _, h := range hooks {
 		got = append(got, s.Run(t, "show-hooks", "-t", sp.Session, h), s.Run(t, "show-hooks", "-g", h))
 	}
-	return got
+	return append(got, s.Run(t, "show-hooks", "-g", linkedHook))
 }
 
 // TestArmWakesOnSilenceAndDisarmPutsBack, with a real tmux: an armed
@@ -176,5 +177,77 @@ func TestStepHoldsWhereALinkedSessionHears(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got{h, sil, act}); diff != "" {
 			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
 		}
+	}
+}
+
+// TestALinkHoldsTheAlertsAtOnce, with a real tmux: the watched window
+// linked into another session, whose clients tmux would tell of its alerts
+// (link-window; or a session made in the group of the watched one,
+// new-session -t, to look at it from another terminal), has them held by
+// the server the moment it is linked, before any step of the listener's;
+// the listener's step then holds them while the window is in two sessions,
+// and arms again once it is in one. Disarm takes the global hook out again.
+//
+// tmux runs window-linked twice for a grouped session, and two signals of
+// a channel nobody waits on cancel out (the second takes the first's mark
+// away): the listener, which always waits, is told by the first; a wait
+// begun here after them would not be, so only link-window's single
+// signal is waited for.
+func TestALinkHoldsTheAlertsAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		link, unlink []string
+		told         bool
+	}{
+		{"link-window", []string{"link-window", "-s", "=agent:0", "-t", "=other:5"}, []string{"unlink-window", "-t", "=other:5"}, true},
+		{"a grouped session", []string{"new-session", "-d", "-t", "=agent", "-s", "viewer"}, []string{"kill-session", "-t", "=viewer"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testenv.Tmux(t)
+			s.NewSession(t, "agent", "exec sh")
+			s.NewSession(t, "other", "exec sh")
+			run := tmuxRunner(s)
+			ctx := context.Background()
+			sp, err := Locate(ctx, run, "=agent:")
+			assert.NilError(t, err)
+			before := optionsOf(t, s, sp)
+			rec, err := Arm(ctx, run, sp, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
+			assert.NilError(t, err)
+			step := func() (heard bool) {
+				t.Helper()
+				out, err := run(ctx, StepArgs(rec, Silence)...)
+				assert.NilError(t, err)
+				heard, err = Hears(out)
+				assert.NilError(t, err)
+				return heard
+			}
+			silence := func() string {
+				return strings.TrimSpace(s.Run(t, "show-options", "-wv", "-t", sp.Window, "monitor-silence"))
+			}
+			assert.Assert(t, !step(), "heard with no client and no other session")
+			assert.Equal(t, silence(), "2")
+			s.Run(t, tc.link...)
+			if tc.told {
+				err := exec.Command("timeout", "10", s.Mux, "wait-for", ChannelOf(rec, Heard)).Run()
+				assert.NilError(t, err, "the listener was not told of the link")
+			}
+			poll.WaitOn(t, func(poll.LogT) poll.Result {
+				if silence() == "0" {
+					return poll.Success()
+				}
+				return poll.Continue("the silence is still armed")
+			}, poll.WithTimeout(10*time.Second))
+			if !step() || silence() != "0" {
+				t.Errorf("the step armed the silence of a window in two sessions")
+			}
+			s.Run(t, tc.unlink...)
+			if step() || silence() != "2" {
+				t.Errorf("not armed again once the window was in one session")
+			}
+			assert.NilError(t, Disarm(ctx, run, rec))
+			if diff := cmp.Diff(before, optionsOf(t, s, sp)); diff != "" {
+				t.Errorf("after Disarm (-before +after):\n%s", diff)
+			}
+		})
 	}
 }
