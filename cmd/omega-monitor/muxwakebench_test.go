@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,16 +164,74 @@ type cpuRun struct {
 	// and arming left out: once a watcher, not a cost of the hour.
 	loopLater, srvLater float64
 	pollsLater          int
-	listener            float64
+	partsLater          map[string]float64 // by part: loop, judge, listener, other
 }
 
-func (c *cpuRun) sample(t *testing.T) (loop, srv float64, polls int) {
-	loop = procCPU(c.r.cmd.Process.Pid, true)
-	for _, p := range marked(t, "wake --mux --state "+c.r.state) {
-		pid, _ := strconv.Atoi(strings.Fields(p)[0])
-		loop += procCPU(pid, true)
+// sample reads the CPU of the loop and every process under it, the judge
+// and the listener live (a live child's CPU is not yet its parent's), and
+// of the tmux server.
+func (c *cpuRun) sample(t *testing.T) (parts map[string]float64, srv float64, polls int) {
+	return procTree(c.r.cmd.Process.Pid), procCPU(c.server, false), len(c.r.waitLines(0, time.Second))
+}
+
+func sum(parts map[string]float64) float64 {
+	var s float64
+	for _, v := range parts {
+		s += v
 	}
-	return loop, procCPU(c.server, false), len(c.r.waitLines(0, time.Second))
+	return s
+}
+
+// procTree is the CPU of a process and all its descendants, live and
+// reaped, in seconds by part: the loop itself with what it reaped, and each
+// live descendant named by its part (judge, listener, other). A live
+// process's children are counted with it, so nothing is counted twice.
+func procTree(root int) map[string]float64 {
+	parent := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+		parent[pid], _ = strconv.Atoi(f[1])
+	}
+	part := func(pid int) string {
+		if pid == root {
+			return "loop"
+		}
+		args, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		switch a := strings.ReplaceAll(string(args), "\x00", " "); {
+		case strings.Contains(a, " judge --binary"):
+			return "judge"
+		case strings.Contains(a, " wake --mux"):
+			return "listener"
+		}
+		return "other"
+	}
+	cpu := map[string]float64{}
+	var walk func(pid int, name string)
+	walk = func(pid int, name string) {
+		cpu[name] += procCPU(pid, true) // its own and what it reaped
+		for child, p := range parent {
+			if p != pid {
+				continue
+			}
+			n := name
+			if n == "loop" {
+				n = part(child)
+			}
+			walk(child, n)
+		}
+	}
+	walk(root, "loop")
+	return cpu
 }
 
 // benchSettle is how long after its start a watcher's CPU is counted
@@ -211,8 +271,12 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 			lm, sm, pm := c.sample(t)
 			time.Sleep(time.Until(end))
 			l1, s1, p1 := c.sample(t)
-			c.loop, c.srv, c.polls = l1-l0, s1-s0, p1-p0
-			c.loopLater, c.srvLater, c.pollsLater = l1-lm, s1-sm, p1-pm
+			c.loop, c.srv, c.polls = sum(l1)-sum(l0), s1-s0, p1-p0
+			c.loopLater, c.srvLater, c.pollsLater = sum(l1)-sum(lm), s1-sm, p1-pm
+			c.partsLater = map[string]float64{}
+			for k, v := range l1 {
+				c.partsLater[k] = v - lm[k]
+			}
 		}()
 	}
 	wg.Wait()
@@ -226,6 +290,11 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 			c.name, c.polls, minutes, c.loop*per, c.srv*per)
 		figure(t, "cpu: %-22s after %v: %d polls; the loop and its children %.2f s per agent-hour, the tmux server %.2f s",
 			c.name, benchSettle, c.pollsLater, c.loopLater*later, c.srvLater*later)
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(c.partsLater)) {
+			parts = append(parts, fmt.Sprintf("%s %.2f s", k, c.partsLater[k]*later))
+		}
+		figure(t, "cpu: %-22s after %v, by part per agent-hour: %s", c.name, benchSettle, strings.Join(parts, ", "))
 		if i%2 == 1 {
 			var log []byte
 			for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
