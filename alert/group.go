@@ -30,9 +30,13 @@ const (
 type Cause struct {
 	Kind  string `json:"kind"` // CauseUsageLimit or CauseHost
 	Agent string `json:"agent,omitempty"`
-	Host  string `json:"host,omitempty"` // "" for this machine
-	Limit string `json:"limit,omitempty"`
-	Reset string `json:"reset,omitempty"`
+	Host  string `json:"host,omitempty"` // "" for this machine, or for an account
+	// Account says the panes are those of one account, known from the
+	// agent's own file, on whichever machines they run (each named by
+	// its target).
+	Account bool   `json:"account,omitempty"`
+	Limit   string `json:"limit,omitempty"`
+	Reset   string `json:"reset,omitempty"`
 }
 
 // A GroupMember is one pane a group page names, with its own words (its
@@ -119,7 +123,10 @@ func (g GroupPage) sentence() string {
 	}
 	host := cutRunes(oneLine(g.Cause.Host), 80)
 	where := "on this machine"
-	if host != "" {
+	switch {
+	case g.Cause.Account:
+		where = "on one account"
+	case host != "":
 		where = "on " + host
 	}
 	reset := cutRunes(oneLine(g.Cause.Reset), 40)

@@ -25,6 +25,12 @@ func TestGroupPageNamesEveryPane(t *testing.T) {
 	for _, want := range []string{"<b>USAGE LIMIT</b> · 20 panes", "resets 9:02am (UTC)", "It resets 9:02am (UTC)", "Claude Code on this machine"} {
 		assert.Assert(t, strings.Contains(msgs[0], want), "no %q in:\n%s", want, msgs[0])
 	}
+	// The panes of one account, on two machines: the page names no
+	// machine for the cause, each pane its own.
+	g.Cause.Account = true
+	g.Members = []GroupMember{{Target: "box1:agent"}, {Target: "box2:agent"}}
+	msgs = g.HTML()
+	assert.Assert(t, strings.Contains(msgs[0], "Claude Code on one account stopped the panes below"), msgs[0])
 }
 
 // TestGroupPageHostileWords: what a pane or a host said (a target, an

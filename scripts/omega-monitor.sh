@@ -95,7 +95,8 @@ read_capped() {
 }
 
 # capture FILE: the frame into FILE; a host's cut a byte past its cap (no host
-# fills the disk; the tick says it is too long, whatever the cut did to ssh).
+# fills the disk; the tick says it is too long, whatever the cut did to ssh),
+# as a measure's output is (a cut one fails).
 capture() {
 	why=$mux_error && [[ -z $why ]] || return 1
 	run_bounded "$call_timeout" /dev/null "$1" "$work/capture.err" ${capture_cap:+capped} "${capture[@]}"
@@ -195,7 +196,7 @@ steps() {
 		wake) on_wake ;;
 		measure)
 			IFS= read -r -d '' line <"$pastes/$a" || :
-			run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" "${diff_run[@]}" "$line"
+			run_bounded "$call_timeout" /dev/null "$work/diff.out" "$work/diff.err" ${capture_cap:+capped} "${diff_run[@]}" "$line"
 			diff_said=(--diff-output "$work/diff.out")
 			((rc == 0)) || { failure "$work/diff.err" && diff_said=(--diff-error "$why"); }
 			;;

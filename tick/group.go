@@ -53,23 +53,33 @@ func hostOf(target string) string {
 	return host
 }
 
-// usageGroupKey is the cause of a usage-limit stop: the agent, the host it
-// runs on, the account where the agent's own file names it (Input.Account),
-// and the limit's reset (to the minute, as the agents show it), or the
-// limit line itself when it shows no reset. The panes of one account share
-// them all; two accounts never share a key, whether their resets differ
-// or, where their files name them, not.
+// usageGroupKey is the cause of a usage-limit stop: the agent, the account
+// where the agent's own file names it (Input.Account), else the host it
+// runs on, and the limit's reset (to the minute, as the agents show it), or
+// the limit line itself when it shows no reset. The panes of one account
+// share them all, on whichever machines they run; two accounts never share
+// a key, whether their resets differ or, where their files name them, not.
 func usageGroupKey(agent, target, account string, until time.Time, line string) string {
 	reset := "line " + LineKey(line)
 	if !until.IsZero() {
 		reset = "reset " + until.UTC().Format(time.RFC3339)
 	}
-	parts := []string{alert.CauseUsageLimit, agent, hostOf(target), reset}
 	if account != "" {
-		// Keys without one stay as they were before accounts were read.
-		parts = append(parts, "account "+account)
+		return strings.Join([]string{alert.CauseUsageLimit, agent, "account " + account, reset}, "\x00")
 	}
-	return strings.Join(parts, "\x00")
+	return strings.Join([]string{alert.CauseUsageLimit, agent, hostOf(target), reset}, "\x00")
+}
+
+// keyedByAccount says a usage limit's group key names an account.
+func keyedByAccount(key string) bool { return strings.Contains(key, "\x00account ") }
+
+// usageCauseHost is the host a usage limit's page names: none for an
+// account known, whose panes may be on several machines.
+func usageCauseHost(target, account string) string {
+	if account != "" {
+		return ""
+	}
+	return hostOf(target)
 }
 
 // hostGroupKey is the cause of a remote target gone: its host.

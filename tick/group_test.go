@@ -72,9 +72,9 @@ func TestGatherWindow(t *testing.T) {
 	}
 }
 
-// TestGroupKeys: the panes of one account share a key; any of agent, host,
-// account (where the agent's file names it) or reset apart is another
-// account, another page.
+// TestGroupKeys: the panes of one account share a key; any of agent,
+// account (where the agent's file names it, on whichever machine), host
+// (where it does not) or reset apart is another account, another page.
 func TestGroupKeys(t *testing.T) {
 	reset := time.Date(2026, 12, 1, 9, 2, 0, 0, time.UTC)
 	one := usageGroupKey("Claude Code", "a", "", reset, "You've hit your limit · resets 9:02am")
@@ -100,6 +100,12 @@ func TestGroupKeys(t *testing.T) {
 	}
 	if acct("aaaa", "a") != acct("aaaa", "b") || acct("aaaa", "a") == acct("bbbb", "b") {
 		t.Error("account keys: one page per account, two for two accounts whose limits reset in the same minute")
+	}
+	if acct("aaaa", "box:a") != acct("aaaa", "gpu:b") || acct("aaaa", "box:a") != acct("aaaa", "c") || acct("aaaa", "box:a") == acct("bbbb", "box:b") {
+		t.Error("account keys across machines: one page per account wherever its panes run, two for two accounts on one host")
+	}
+	if !keyedByAccount(acct("aaaa", "box:a")) || keyedByAccount(acct("", "box:a")) {
+		t.Error("keyedByAccount does not tell a key of an account")
 	}
 	if hostGroupKey("box:a") != hostGroupKey("box:b") || hostGroupKey("box:a") == hostGroupKey("other:a") {
 		t.Error("host keys: one per host")

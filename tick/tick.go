@@ -107,12 +107,16 @@ type Input struct {
 	// Title is the pane's title, as the program in it set it: the agent's
 	// own word, for agents whose title says their state (TitleSays).
 	Title string
-	// Account is the account the agent of a pane of this machine is signed
-	// in with, as a digest (probe.AccountKey), read when a usage limit is
-	// about to be paged; "" where it is not known. Two panes of one
-	// account are one page, two accounts two, however their limits line
-	// up.
+	// Account is the account the agent of the pane is signed in with, as a
+	// digest (probe.AccountKey), read when a usage limit is about to be
+	// paged; "" where it is not known. Two panes of one account are one
+	// page, on one machine or several, two accounts two, however their
+	// limits line up.
 	Account string
+	// AccountPending says the account is being read on the pane's ssh
+	// host (the loop reads it after this poll): the limit's page waits for
+	// the next look, half a second away, which has it.
+	AccountPending bool
 	// Local is the operator's rules file, or nil: the agents it describes
 	// may give title marks.
 	Local *classify.Local
@@ -1169,13 +1173,18 @@ func (p *poll) pageUsageLimit(s classify.Result) {
 	if p.in.FirstLook || p.next.UsagePaged == key {
 		return
 	}
+	if p.in.AccountPending {
+		p.line = append(p.line, "reading the account on the host first")
+		p.actions = append(p.actions, Action{Kind: Wait, Wait: SettlePace[0]})
+		return
+	}
 	p.next.UsagePaged = key
 	text := cmp.Or(s.HoldText, s.HoldLine.Text)
 	reset, _ := classify.ReadResetText(text) // in the line's own words; "" when it gives none
 	a := alert.Alert{Kind: alert.UsageLimit, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
 		Agent: s.Agent, Limit: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "⎿")), Reset: reset}
 	g := &Grouping{Key: usageGroupKey(s.Agent, p.cfg.Target, p.in.Account, p.next.UsageUntil, s.HoldLine.Text), Event: alert.GroupStopped,
-		Window: GatherWindow(p.cfg.Interval), Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: a.Agent, Host: hostOf(p.cfg.Target), Limit: a.Limit, Reset: a.Reset},
+		Window: GatherWindow(p.cfg.Interval), Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: a.Agent, Host: usageCauseHost(p.cfg.Target, p.in.Account), Account: p.in.Account != "", Limit: a.Limit, Reset: a.Reset},
 		Detail: a.Limit} // shown beside the pane where its words are not the cause's
 	p.next.UsageGroup = g.Key
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, Group: g})
@@ -1198,6 +1207,9 @@ func (p *poll) resumedNotice() {
 		s := p.in.Screen
 		g = &Grouping{Key: key, Event: alert.GroupResumed, Window: GatherWindow(p.cfg.Interval),
 			Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: s.Agent, Host: hostOf(p.cfg.Target)}}
+		if keyedByAccount(key) {
+			g.Cause.Host, g.Cause.Account = "", true
+		}
 	}
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, OnTyped: true, Group: g})
 }

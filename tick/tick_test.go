@@ -313,6 +313,38 @@ func TestUsageHoldKeepsNoPaneText(t *testing.T) {
 	}
 }
 
+// TestUsageLimitWaitsForTheAccount: a limit about to be paged on a pane
+// whose account is being read on its host pages nothing yet and looks
+// again half a second later; that look, with the account, pages it once,
+// keyed by the account and naming no host (its panes may be on several).
+func TestUsageLimitWaitsForTheAccount(t *testing.T) {
+	limit := "⏺ Working.\n  ⎿  You've hit your limit · resets 9:02am (UTC)\n     /login to switch to an API usage-billed account.\n\n" +
+		"────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n"
+	c := cfg
+	c.Target = "box:agent"
+	opt := classify.Options{Work: classify.WorkReading(probe.Read("7", true)), WorkPresent: true}
+	in := Input{Now: t0, Screen: classify.ClassifyText(limit, opt), Work: probe.Read("7", true), WorkPresent: true, AccountPending: true}
+	s, o := Step(State{}, c, in)
+	if !strings.HasSuffix(o.Line, "reading the account on the host first") || len(o.Actions) != 1 || o.Actions[0].Kind != Wait || o.Actions[0].Wait != SettlePace[0] {
+		t.Fatalf("pending: %q, %+v; want a look again in %v and no page", o.Line, o.Actions, SettlePace[0])
+	}
+	in.Now, in.AccountPending, in.Account = t0.Add(time.Second), false, "0123456789abcdef"
+	s, o = Step(s, c, in)
+	var groups []*Grouping
+	for _, a := range o.Actions {
+		if a.Kind == Alert && a.Alert.Kind == alert.UsageLimit {
+			groups = append(groups, a.Group)
+		}
+	}
+	if len(groups) != 1 || !keyedByAccount(groups[0].Key) || groups[0].Cause.Host != "" || !groups[0].Cause.Account {
+		t.Fatalf("with the account: %q, %+v; want one page of the account", o.Line, groups)
+	}
+	in.Now = t0.Add(2 * time.Second)
+	if _, o = Step(s, c, in); len(o.Actions) != 0 {
+		t.Errorf("paged again: %+v", o.Actions)
+	}
+}
+
 func TestCaptureError(t *testing.T) {
 	s, o := Step(State{}, cfg, Input{Now: t0, CaptureError: "timed out after 20s"})
 	if want := "MONITOR · agent · ? · capture failed: timed out after 20s; still watching"; o.Line != want {

@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/omega-monitor/omega-monitor/coord"
+	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
 	"github.com/omega-monitor/omega-monitor/internal/testenv"
 	"gotest.tools/v3/assert"
@@ -96,13 +98,7 @@ func TestTwoAccountsOneLimitTwoPages(t *testing.T) {
 	testenv.EndToEnd(t)
 	t.Parallel()
 	limit, _ := claudeLimit(10 * time.Minute)
-	accounts := map[string]string{}
-	for _, who := range []string{"ann", "bob"} {
-		dir := filepath.Join(t.TempDir(), who)
-		assert.NilError(t, os.MkdirAll(dir, 0o700))
-		assert.NilError(t, os.WriteFile(filepath.Join(dir, ".claude.json"), []byte(`{"oauthAccount": {"accountUuid": "uuid-of-`+who+`"}}`), 0o600))
-		accounts[who] = dir
-	}
+	accounts := claudeAccounts(t, "ann", "bob")
 	s := testenv.Tmux(t)
 	home := t.TempDir()
 	userHome, status := agentHome(t)
@@ -118,18 +114,7 @@ func TestTwoAccountsOneLimitTwoPages(t *testing.T) {
 	for _, r := range loops {
 		r.waitLine("not nudged: usage limit, resets", 60*time.Second)
 	}
-	var paged []string
-	for deadline := time.Now().Add(60 * time.Second); len(paged) < 2 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		paged = nil
-		for _, r := range loops {
-			for _, a := range r.alertsNow() {
-				if strings.Contains(a, "USAGE LIMIT") {
-					paged = append(paged, a)
-				}
-			}
-		}
-	}
-	loops[0].alerts()
+	paged := usagePages(loops, 2)
 	if len(paged) != 2 {
 		t.Fatalf("usage-limit pages %q, want two, one an account", paged)
 	}
@@ -147,6 +132,142 @@ func TestTwoAccountsOneLimitTwoPages(t *testing.T) {
 			t.Errorf("a page holds an account's id:\n%s", page)
 		}
 	}
+}
+
+// TestOneAccountTwoHostsOnePage: the panes of one account on two ssh
+// hosts (two real sshd through their config aliases, tmux only there),
+// each agent's account in its own CLAUDE_CONFIG_DIR, stopped by one limit:
+// the account is read on each host from the agent's own process, and the
+// operator gets one page naming both panes, on one account; a pane of
+// another account on one of those hosts, stopped in the same minute, is a
+// page of its own.
+func TestOneAccountTwoHostsOnePage(t *testing.T) {
+	testenv.EndToEnd(t)
+	t.Parallel()
+	limit, _ := claudeLimit(10 * time.Minute)
+	accounts := claudeAccounts(t, "ann", "bob")
+	cfg := testenv.NewSSHConfig(t)
+	home := t.TempDir()
+	userHome, status := agentHome(t)
+	servers := map[string]*testenv.TmuxServer{}
+	for _, host := range []string{"box1", "box2"} {
+		servers[host] = testenv.Tmux(t)
+		testenv.SSHD(t, cfg, host, "HOME="+userHome, "OMEGA_MONITOR_MUX="+servers[host].Mux, "LANG=C.UTF-8")
+	}
+	var loops []*loopRun
+	of := map[string]string{}
+	for _, pane := range []struct{ host, name, who string }{{"box1", "ann-1", "ann"}, {"box2", "ann-2", "ann"}, {"box1", "bob-3", "bob"}} {
+		of[pane.name] = pane.who
+		startAgent(t, servers[pane.host], pane.name, "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status, "CLAUDE_CONFIG_DIR="+accounts[pane.who])
+		loops = append(loops, startLoop(t, loopOptions{target: pane.host + ":" + pane.name, home: home, name: "monitor-" + pane.name, userHome: userHome,
+			flags: []string{"--ssh-config", cfg.Path, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "1", "--nudge-text", agentNudge}}))
+	}
+	for _, r := range loops {
+		r.waitLine("not nudged: usage limit, resets", 90*time.Second)
+	}
+	paged := usagePages(loops, 2)
+	if len(paged) != 2 {
+		t.Fatalf("usage-limit pages %q, want two: ann's, on two hosts, and bob's", paged)
+	}
+	for _, page := range paged {
+		var named []string
+		for name := range of {
+			if strings.Contains(page, "<code>box1:"+name+"</code>") || strings.Contains(page, "<code>box2:"+name+"</code>") {
+				named = append(named, name)
+			}
+		}
+		slices.Sort(named)
+		switch {
+		case strings.Contains(page, "uuid-of-"):
+			t.Errorf("a page holds an account's id:\n%s", page)
+		case slices.Equal(named, []string{"ann-1", "ann-2"}):
+			if !strings.Contains(page, "2 panes") || !strings.Contains(page, "on one account") {
+				t.Errorf("ann's page does not say two panes of one account:\n%s", page)
+			}
+		case !slices.Equal(named, []string{"bob-3"}):
+			t.Errorf("a page names %v, want ann's two panes or bob's one:\n%s", named, page)
+		}
+	}
+}
+
+// TestHostileHostAccountRead: a host that answers the read of an agent's
+// account with a reply that never ends, or with an account of its own
+// choosing, costs the page nothing: the loop keeps no more of the reply
+// than a frame may be (a cut reply is a failed read), and the usage limit
+// is paged all the same, once, with no id of the host's in it.
+func TestHostileHostAccountRead(t *testing.T) {
+	testenv.EndToEnd(t)
+	t.Parallel()
+	for _, tc := range []struct{ name, answer string }{
+		{"endless", "exec yes 0123456789abcdef0123456789abcdef0123456789abcdef\n"},
+		{"forged", `pid=$(printf '%s' "$SSH_ORIGINAL_COMMAND" | sed -n "s/.*omega-monitor' '\([0-9]*\)'.*/\1/p"); printf 'account %s\n{"oauthAccount": {"accountUuid": "uuid-of-the-host"}}\n' "$pid"` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			limit, _ := claudeLimit(10 * time.Minute)
+			config := t.TempDir()
+			assert.NilError(t, os.WriteFile(filepath.Join(config, ".claude.json"), []byte(`{"oauthAccount": {"accountUuid": "uuid-of-ann"}}`), 0o600))
+			s := testenv.Tmux(t)
+			cfg := testenv.NewSSHConfig(t)
+			userHome, status := agentHome(t)
+			host := testenv.HostileSSHD(t, cfg, "box", "HOME="+userHome, "OMEGA_MONITOR_MUX="+s.Mux, "LANG=C.UTF-8")
+			host.Answer(t, "account %s", tc.answer)
+			startAgent(t, s, "agent", "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status, "CLAUDE_CONFIG_DIR="+config)
+			r := startLoop(t, loopOptions{target: "box:agent", userHome: userHome, timeout: 5,
+				flags: []string{"--ssh-config", cfg.Path, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "1", "--nudge-text", agentNudge}})
+			r.waitLine("operator told", 90*time.Second)
+			var asked bool
+			for _, c := range host.Commands(t) {
+				asked = asked || strings.Contains(c, "account %s")
+			}
+			if !asked {
+				t.Fatal("the account was never read on the host")
+			}
+			if fi, err := os.Stat(filepath.Join(r.state, "poll", "diff.out")); err == nil && fi.Size() > capture.MaxFrame+1 {
+				t.Errorf("the loop kept %d bytes of the host's reply", fi.Size())
+			}
+			var paged []string
+			for _, a := range r.alerts() {
+				if strings.Contains(strings.ToLower(a), "limit") {
+					paged = append(paged, a)
+				}
+			}
+			if len(paged) != 1 || strings.Contains(paged[0], "uuid-of-") {
+				t.Errorf("usage-limit pages %q, want one, with no account's id", paged)
+			}
+		})
+	}
+}
+
+// claudeAccounts makes a CLAUDE_CONFIG_DIR for each name, its
+// .claude.json naming the account uuid-of-NAME.
+func claudeAccounts(t *testing.T, names ...string) map[string]string {
+	accounts := map[string]string{}
+	for _, who := range names {
+		dir := filepath.Join(t.TempDir(), who)
+		assert.NilError(t, os.MkdirAll(dir, 0o700))
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, ".claude.json"), []byte(`{"oauthAccount": {"accountUuid": "uuid-of-`+who+`"}}`), 0o600))
+		accounts[who] = dir
+	}
+	return accounts
+}
+
+// usagePages waits up to a minute for n usage-limit pages among what the
+// loops sent, then for every group to settle, and returns those pages.
+func usagePages(loops []*loopRun, n int) []string {
+	var paged []string
+	for deadline := time.Now().Add(60 * time.Second); len(paged) < n && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		paged = nil
+		for _, r := range loops {
+			for _, a := range r.alertsNow() {
+				if strings.Contains(a, "USAGE LIMIT") {
+					paged = append(paged, a)
+				}
+			}
+		}
+	}
+	loops[0].alerts()
+	return paged
 }
 
 // claudeLimit is a usage limit as Claude Code words it, its reset in

@@ -83,6 +83,10 @@ func Tick(r Request, pane io.Reader) (string, error) {
 	}
 	defer p.close()
 	p.r.Readings = p.d.wokenBy(p.r.Readings)
+	if rec, ok := p.d.readAccountReading(p.now, p.r.DiffOutput, p.r.DiffError, p.r.Local); ok {
+		// The measure was the account's, not a diff's.
+		p.accountRead, p.r.DiffOutput, p.r.DiffError = &rec, "", ""
+	}
 	p.look(pane)
 	p.judge()
 	p.answers()
@@ -131,6 +135,10 @@ type pollRun struct {
 	dropAt, resetAt int
 	requests        requests
 	retirement      retirement
+	// accountRead is the account the last tick asked the host for, read
+	// (to record); accountAsk, the reading this one asks for (Agent set).
+	accountRead *accountRecord
+	accountAsk  accountRecord
 }
 
 func (p *pollRun) problem(msg string) { p.problems = append(p.problems, msg) }
@@ -228,6 +236,9 @@ func (p *pollRun) judge() {
 	first := p.usable && p.unusable == "" && (p.prev.Polls == 0 || p.restarted)
 	look := looking{cfg: p.cfg, readings: p.r.Readings, local: p.r.Local, hostWake: p.d.hostWake(),
 		account: localAccount(c, p.r.Local, p.cfg.Target)}
+	if look.account == nil {
+		look.account = p.d.remoteAccount(c, p.r.Local, p.accountRead, &p.accountAsk)
+	}
 	witness := func(agent string) (*tick.Witness, string) {
 		if p.captureErr != "" {
 			return nil, "none"
@@ -303,6 +314,9 @@ func (p *pollRun) commit() (string, error) {
 	if p.r.DiffOutput == "" && p.r.DiffError == "" {
 		diffCmd = d.diffWanted(now, p.next.PaneDir)
 	} else if err := d.recordDiff(now, p.r.DiffOutput, p.r.DiffError, p.next.PaneDir); err != nil {
+		p.problem(err.Error())
+	}
+	if err := d.recordAccount(now, p.accountRead, &p.accountAsk, p.r.Local, &diffCmd); err != nil {
 		p.problem(err.Error())
 	}
 	p.out.Events = append(p.out.Events, p.answered...)
@@ -583,7 +597,7 @@ func (l looking) judge(prev tick.State, now time.Time, s *classify.Screen, captu
 	}
 	in := input(l.readings, now, screen, l.hostWake)
 	if l.account != nil && screen.Hold == classify.HoldUsageLimit && prev.UsagePaged != tick.LineKey(screen.HoldLine.Text) {
-		in.Account = l.account(screen.Agent) // read only for a limit about to be paged
+		in.Account, in.AccountPending = l.account(screen.Agent) // read only for a limit about to be paged
 	}
 	in.FirstLook = first
 	in.Title, in.Local = title, l.local
@@ -627,9 +641,10 @@ type looking struct {
 	cfg      tick.Config
 	readings Readings
 	local    *classify.Local
-	// account reads the account of an agent of the pane (accountOf);
-	// nil where none is read (a replay).
-	account  func(agent string) string
+	// account reads the account of an agent of the pane (accountOf,
+	// remoteAccount), or says it is being read; nil where none is read
+	// (a replay).
+	account  func(agent string) (key string, pending bool)
 	hostWake tick.HostWake
 }
 

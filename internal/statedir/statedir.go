@@ -36,6 +36,9 @@ const (
 	Log       = "monitor.log"   // the MONITOR lines; monitor.log.1 the ones before
 	LogLock   = "log.lock"      // held by every writer of the log
 	DiffFile  = "diff.json"     // the watched worktree's diff (Diff)
+	// AccountFile is the account of the agent of a pane of an ssh host,
+	// read there once per agent process (package poll).
+	AccountFile = "account.json"
 	// Undelivered is the last alert the funnel could not deliver, and why
 	// (UndeliveredRecord); removed once every alert waiting is delivered.
 	Undelivered = "undelivered.json"
