@@ -36,7 +36,8 @@ import (
 //	    (the listener and its tmux clients too), from /proc, per agent-hour;
 //	    the tmux server's apart.
 //
-// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run; remote, the
+// OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run, and
+// OMEGA_MUXWAKE_BENCH_MODES (spin,idle,burst) which agents cpu runs; remote, the
 // latency of a target on an ssh host (sshd on 127.0.0.1, tmux only there),
 // and burst, the
 // same as cpu for an agent that works 1 s and stops for 3 again and again
@@ -62,6 +63,10 @@ func TestMuxWakeFigures(t *testing.T) {
 		t.Run("remote", func(t *testing.T) { benchMuxLatency(t, benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_EVENTS", 20), true) })
 	}
 	switch minutes := benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_MINUTES", 10); {
+	case os.Getenv("OMEGA_MUXWAKE_BENCH_MODES") != "": // the agents named, side by side
+		t.Run("cpu", func(t *testing.T) {
+			benchMuxCPU(t, minutes, strings.Split(os.Getenv("OMEGA_MUXWAKE_BENCH_MODES"), ",")...)
+		})
 	case on("cpu") && on("burst"): // the three side by side, under the same load
 		t.Run("cpu", func(t *testing.T) { benchMuxCPU(t, minutes, "spin", "idle", "burst") })
 	case on("cpu"):
@@ -164,7 +169,7 @@ type cpuRun struct {
 	// and arming left out: once a watcher, not a cost of the hour.
 	loopLater, srvLater float64
 	pollsLater          int
-	partsLater          map[string]float64 // by part: loop, judge, listener, other
+	partsLater          map[string]float64 // by part: loop, reaped, judge, listener, other
 }
 
 // sample reads the CPU of the loop and every process under it, the judge
@@ -218,7 +223,13 @@ func procTree(root int) map[string]float64 {
 	cpu := map[string]float64{}
 	var walk func(pid int, name string)
 	walk = func(pid int, name string) {
-		cpu[name] += procCPU(pid, true) // its own and what it reaped
+		if pid == root {
+			// The loop's shell apart from the calls it reaped.
+			cpu["loop"] += procCPU(pid, false)
+			cpu["reaped"] += procCPU(pid, true) - procCPU(pid, false)
+		} else {
+			cpu[name] += procCPU(pid, true) // its own and what it reaped
+		}
 		for child, p := range parent {
 			if p != pid {
 				continue

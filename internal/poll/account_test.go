@@ -173,11 +173,13 @@ func TestRemoteAccount(t *testing.T) {
 		t.Errorf("read from HOME: %q, want bob's", rec.Key)
 	}
 	hostile := map[string]func(pid int) (output, failed string){
-		"failed":             func(int) (string, string) { return "", "ssh: connection refused" },
-		"another process's":  func(pid int) (string, string) { return write(t, fmt.Sprintf("account %d\n%s", pid+1, account)), "" },
-		"no mark":            func(int) (string, string) { return write(t, string(account)), "" },
-		"not JSON":           func(pid int) (string, string) { return write(t, fmt.Sprintf("account %d\n\x00\xff{", pid)), "" },
-		"an id past its cap": func(pid int) (string, string) { return write(t, fmt.Sprintf("account %d\n{\"oauthAccount\": {\"accountUuid\": %q}}", pid, strings.Repeat("a", 400))), "" },
+		"failed":            func(int) (string, string) { return "", "ssh: connection refused" },
+		"another process's": func(pid int) (string, string) { return write(t, fmt.Sprintf("account %d\n%s", pid+1, account)), "" },
+		"no mark":           func(int) (string, string) { return write(t, string(account)), "" },
+		"not JSON":          func(pid int) (string, string) { return write(t, fmt.Sprintf("account %d\n\x00\xff{", pid)), "" },
+		"an id past its cap": func(pid int) (string, string) {
+			return write(t, fmt.Sprintf("account %d\n{\"oauthAccount\": {\"accountUuid\": %q}}", pid, strings.Repeat("a", 400))), ""
+		},
 	}
 	for name, sent := range hostile {
 		pane := start("HOME=" + home)
