@@ -37,7 +37,8 @@ import (
 //	    the tmux server's apart.
 //
 // OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run, and
-// OMEGA_MUXWAKE_BENCH_MODES (spin,idle,burst) which agents cpu runs; remote, the
+// OMEGA_MUXWAKE_BENCH_MODES (spin,idle,burst) which agents cpu runs, at
+// OMEGA_MUXWAKE_BENCH_INTERVAL (60) seconds; remote, the
 // latency of a target on an ssh host (sshd on 127.0.0.1, tmux only there),
 // and burst, the
 // same as cpu for an agent that works 1 s and stops for 3 again and again
@@ -257,7 +258,7 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 			pane, _ := startMuxAgent(t, s, "agent", "AGENT_MODE="+mode)
 			// Never nudged: each stop is told once, and the loop's own
 			// work is the same with the wakes and without.
-			flags := []string{"--mux", s.Mux, "--interval", "60", "--pane", pane, "--nudge-budget", "0"}
+			flags := []string{"--mux", s.Mux, "--interval", strconv.Itoa(benchEnvInt(t, "OMEGA_MUXWAKE_BENCH_INTERVAL", 60)), "--pane", pane, "--nudge-budget", "0"}
 			name := mode + ", polls only"
 			if mux {
 				flags = append(flags, "--mux-wake", "2")
