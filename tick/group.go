@@ -70,16 +70,15 @@ func usageGroupKey(agent, target, account string, until time.Time, line string) 
 	return strings.Join([]string{alert.CauseUsageLimit, agent, hostOf(target), reset}, "\x00")
 }
 
-// keyedByAccount says a usage limit's group key names an account.
-func keyedByAccount(key string) bool { return strings.Contains(key, "\x00account ") }
-
-// usageCauseHost is the host a usage limit's page names: none for an
-// account known, whose panes may be on several machines.
-func usageCauseHost(target, account string) string {
-	if account != "" {
-		return ""
+// usageCause is the cause the pages of a usage limit's group name, from
+// its key: a key of an account names no host, for the account's panes may
+// be on several machines; any other names the pane's host.
+func usageCause(key, agent, target string) alert.Cause {
+	c := alert.Cause{Kind: alert.CauseUsageLimit, Agent: agent, Host: hostOf(target)}
+	if strings.Contains(key, "\x00account ") {
+		c.Host, c.Account = "", true
 	}
-	return hostOf(target)
+	return c
 }
 
 // hostGroupKey is the cause of a remote target gone: its host.

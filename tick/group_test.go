@@ -104,8 +104,18 @@ func TestGroupKeys(t *testing.T) {
 	if acct("aaaa", "box:a") != acct("aaaa", "gpu:b") || acct("aaaa", "box:a") != acct("aaaa", "c") || acct("aaaa", "box:a") == acct("bbbb", "box:b") {
 		t.Error("account keys across machines: one page per account wherever its panes run, two for two accounts on one host")
 	}
-	if !keyedByAccount(acct("aaaa", "box:a")) || keyedByAccount(acct("", "box:a")) {
-		t.Error("keyedByAccount does not tell a key of an account")
+	for _, tc := range []struct {
+		key, target string
+		want        alert.Cause
+	}{
+		{acct("aaaa", "box:a"), "box:a", alert.Cause{Kind: alert.CauseUsageLimit, Agent: "Claude Code", Account: true}},
+		{acct("aaaa", "a"), "a", alert.Cause{Kind: alert.CauseUsageLimit, Agent: "Claude Code", Account: true}},
+		{acct("", "box:a"), "box:a", alert.Cause{Kind: alert.CauseUsageLimit, Agent: "Claude Code", Host: "box"}},
+		{acct("", "a"), "a", alert.Cause{Kind: alert.CauseUsageLimit, Agent: "Claude Code"}},
+	} {
+		if diff := cmp.Diff(tc.want, usageCause(tc.key, "Claude Code", tc.target)); diff != "" {
+			t.Errorf("usageCause of %q on %s (-want +got):\n%s", tc.key, tc.target, diff)
+		}
 	}
 	if hostGroupKey("box:a") != hostGroupKey("box:b") || hostGroupKey("box:a") == hostGroupKey("other:a") {
 		t.Error("host keys: one per host")

@@ -1184,8 +1184,9 @@ func (p *poll) pageUsageLimit(s classify.Result) {
 	a := alert.Alert{Kind: alert.UsageLimit, Target: p.cfg.Target, State: "STALLED", Time: p.in.Now,
 		Agent: s.Agent, Limit: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "⎿")), Reset: reset}
 	g := &Grouping{Key: usageGroupKey(s.Agent, p.cfg.Target, p.in.Account, p.next.UsageUntil, s.HoldLine.Text), Event: alert.GroupStopped,
-		Window: GatherWindow(p.cfg.Interval), Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: a.Agent, Host: usageCauseHost(p.cfg.Target, p.in.Account), Account: p.in.Account != "", Limit: a.Limit, Reset: a.Reset},
-		Detail: a.Limit} // shown beside the pane where its words are not the cause's
+		Window: GatherWindow(p.cfg.Interval), Detail: a.Limit} // shown beside the pane where its words are not the cause's
+	g.Cause = usageCause(g.Key, a.Agent, p.cfg.Target)
+	g.Cause.Limit, g.Cause.Reset = a.Limit, a.Reset
 	p.next.UsageGroup = g.Key
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, Group: g})
 	p.event(event.Escalate, "STALLED", map[string]any{"kind": "usage-limit", "reset": cmp.Or(a.Reset, "none shown")})
@@ -1204,12 +1205,8 @@ func (p *poll) resumedNotice() {
 		Text: "Its usage limit has reset: the watcher nudged it once to resume (" + p.next.Budget.String() + ")."}
 	var g *Grouping
 	if key := p.next.UsageGroup; key != "" {
-		s := p.in.Screen
 		g = &Grouping{Key: key, Event: alert.GroupResumed, Window: GatherWindow(p.cfg.Interval),
-			Cause: alert.Cause{Kind: alert.CauseUsageLimit, Agent: s.Agent, Host: hostOf(p.cfg.Target)}}
-		if keyedByAccount(key) {
-			g.Cause.Host, g.Cause.Account = "", true
-		}
+			Cause: usageCause(key, p.in.Screen.Agent, p.cfg.Target)}
 	}
 	p.actions = append(p.actions, Action{Kind: Alert, Alert: a, OnTyped: true, Group: g})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/omega-monitor/omega-monitor/coord"
 	"github.com/omega-monitor/omega-monitor/internal/capture"
 	"github.com/omega-monitor/omega-monitor/internal/statedir"
@@ -103,10 +104,8 @@ func TestTwoAccountsOneLimitTwoPages(t *testing.T) {
 	home := t.TempDir()
 	userHome, status := agentHome(t)
 	var loops []*loopRun
-	of := map[string]string{}
 	for i, who := range []string{"ann", "ann", "bob", "bob"} {
 		name := fmt.Sprintf("%s-%d", who, i+1)
-		of[name] = who
 		startAgent(t, s, name, "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status, "CLAUDE_CONFIG_DIR="+accounts[who])
 		loops = append(loops, startLoop(t, loopOptions{target: name, home: home, name: "monitor-" + name, userHome: userHome,
 			flags: []string{"--mux", s.Mux, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "1", "--nudge-text", agentNudge}}))
@@ -114,24 +113,7 @@ func TestTwoAccountsOneLimitTwoPages(t *testing.T) {
 	for _, r := range loops {
 		r.waitLine("not nudged: usage limit, resets", 60*time.Second)
 	}
-	paged := usagePages(loops, 2)
-	if len(paged) != 2 {
-		t.Fatalf("usage-limit pages %q, want two, one an account", paged)
-	}
-	for _, page := range paged {
-		var named []string
-		for name, who := range of {
-			if strings.Contains(page, "<code>"+name+"</code>") {
-				named = append(named, who)
-			}
-		}
-		if len(named) != 2 || named[0] != named[1] || !strings.Contains(page, "2 panes") {
-			t.Errorf("a page names the panes of %v, want the two of one account:\n%s", named, page)
-		}
-		if strings.Contains(page, "uuid-of-") {
-			t.Errorf("a page holds an account's id:\n%s", page)
-		}
-	}
+	checkAccountPages(t, usagePages(loops, 2), []string{"ann-1", "ann-2"}, []string{"bob-3", "bob-4"})
 }
 
 // TestOneAccountTwoHostsOnePage: the panes of one account on two ssh
@@ -155,9 +137,7 @@ func TestOneAccountTwoHostsOnePage(t *testing.T) {
 		testenv.SSHD(t, cfg, host, "HOME="+userHome, "OMEGA_MONITOR_MUX="+servers[host].Mux, "LANG=C.UTF-8")
 	}
 	var loops []*loopRun
-	of := map[string]string{}
 	for _, pane := range []struct{ host, name, who string }{{"box1", "ann-1", "ann"}, {"box2", "ann-2", "ann"}, {"box1", "bob-3", "bob"}} {
-		of[pane.name] = pane.who
 		startAgent(t, servers[pane.host], pane.name, "AGENT_MODE=limit", "AGENT_LIMIT="+limit, "AGENT_WORK=1", status, "CLAUDE_CONFIG_DIR="+accounts[pane.who])
 		loops = append(loops, startLoop(t, loopOptions{target: pane.host + ":" + pane.name, home: home, name: "monitor-" + pane.name, userHome: userHome,
 			flags: []string{"--ssh-config", cfg.Path, "--interval", "1", "--work-probe", "echo 3", "--nudge-budget", "1", "--nudge-text", agentNudge}}))
@@ -165,29 +145,7 @@ func TestOneAccountTwoHostsOnePage(t *testing.T) {
 	for _, r := range loops {
 		r.waitLine("not nudged: usage limit, resets", 90*time.Second)
 	}
-	paged := usagePages(loops, 2)
-	if len(paged) != 2 {
-		t.Fatalf("usage-limit pages %q, want two: ann's, on two hosts, and bob's", paged)
-	}
-	for _, page := range paged {
-		var named []string
-		for name := range of {
-			if strings.Contains(page, "<code>box1:"+name+"</code>") || strings.Contains(page, "<code>box2:"+name+"</code>") {
-				named = append(named, name)
-			}
-		}
-		slices.Sort(named)
-		switch {
-		case strings.Contains(page, "uuid-of-"):
-			t.Errorf("a page holds an account's id:\n%s", page)
-		case slices.Equal(named, []string{"ann-1", "ann-2"}):
-			if !strings.Contains(page, "2 panes") || !strings.Contains(page, "on one account") {
-				t.Errorf("ann's page does not say two panes of one account:\n%s", page)
-			}
-		case !slices.Equal(named, []string{"bob-3"}):
-			t.Errorf("a page names %v, want ann's two panes or bob's one:\n%s", named, page)
-		}
-	}
+	checkAccountPages(t, usagePages(loops, 2), []string{"ann-1", "ann-2"}, []string{"bob-3"})
 }
 
 // TestHostileHostAccountRead: a host that answers the read of an agent's
@@ -268,6 +226,37 @@ func usagePages(loops []*loopRun, n int) []string {
 	}
 	loops[0].alerts()
 	return paged
+}
+
+// checkAccountPages checks that the usage-limit pages are one for each
+// account, each naming the panes given for it (sorted; a remote pane as
+// host:name) and, for more than one, as panes of one account, and that no
+// page holds an account's id.
+func checkAccountPages(t *testing.T, pages []string, accounts ...[]string) {
+	t.Helper()
+	var got [][]string
+	for _, page := range pages {
+		if strings.Contains(page, "uuid-of-") {
+			t.Errorf("a page holds an account's id:\n%s", page)
+		}
+		var named []string
+		for _, panes := range accounts {
+			for _, name := range panes {
+				if strings.Contains(page, "<code>"+name+"</code>") || strings.Contains(page, ":"+name+"</code>") {
+					named = append(named, name)
+				}
+			}
+		}
+		slices.Sort(named)
+		if n := len(named); n > 1 && (!strings.Contains(page, fmt.Sprintf("%d panes", n)) || !strings.Contains(page, "on one account")) {
+			t.Errorf("a page of %d panes does not say so, or that they are of one account:\n%s", n, page)
+		}
+		got = append(got, named)
+	}
+	slices.SortFunc(got, slices.Compare)
+	if diff := cmp.Diff(accounts, got); diff != "" {
+		t.Errorf("the panes each usage-limit page names (-want +got):\n%s", diff)
+	}
 }
 
 // claudeLimit is a usage limit as Claude Code words it, its reset in

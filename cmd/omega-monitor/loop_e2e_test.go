@@ -65,6 +65,9 @@ type loopOptions struct {
 	// muxWakeDefault leaves --mux-wake at its default (auto), where
 	// flags do not set it.
 	muxWakeDefault bool
+	// prefix is a command the loop is run by, which ends by running the
+	// words after its own (a bench's measure), where not empty.
+	prefix []string
 }
 
 // startLoop runs the embedded loop script on opt.target. It is stopped by
@@ -111,7 +114,8 @@ func startLoop(t *testing.T, opt loopOptions) *loopRun {
 	if opt.muxWakeDefault {
 		args = args[:2]
 	}
-	r.cmd = exec.Command(bashPath(t), append(args, opt.flags...)...)
+	words := append(append(slices.Clone(opt.prefix), bashPath(t)), append(args, opt.flags...)...)
+	r.cmd = exec.Command(words[0], words[1:]...)
 	userHome := dir
 	if opt.userHome != "" {
 		userHome = opt.userHome

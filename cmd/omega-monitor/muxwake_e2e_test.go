@@ -29,7 +29,10 @@ import (
 // (its command names N), writes when it drew it to $AGENT_ASKED.N, and
 // waits for a key, which starts the next turn. AGENT_MODE=spin works
 // forever; idle draws the stopped screen once and waits; burst works 1 s
-// and stops for 3, again and again (a storm of quiet spells).
+// and stops for 2 to 5 s (a random one each time), again and again: a
+// storm of quiet spells, none in step with a poll's interval; redraw
+// draws the stopped screen again, unchanged, every 2 to 5 s: as many quiet
+// spells, and the same screen at every look.
 const muxAgentScript = `
 rule=''
 for i in 1 2 3 4 5 6 7 8 9 10; do rule=$rule'──────────'; done
@@ -44,17 +47,24 @@ work() {
 		sleep 0.2
 	done
 }
+stopped() { screen '⏺ Done: step 1 of the plan is in place.' '' '✻ Brewed for 12s' '' "$rule" '❯ ' "$rule" '  ⏵⏵ accept edits on (shift+tab to cycle)'; }
 case ${AGENT_MODE:-ask} in
 spin) work forever ;;
 burst)
 	while :; do
 		work 1
 		screen '⏺ Done.' '' '✻ Brewed for 1s' '' "$rule" '❯ ' "$rule" '  ⏵⏵ accept edits on (shift+tab to cycle)'
-		sleep 3
+		sleep $((2 + RANDOM % 4))
+	done
+	;;
+redraw)
+	while :; do
+		stopped
+		sleep $((2 + RANDOM % 4))
 	done
 	;;
 idle)
-	screen '⏺ Done: step 1 of the plan is in place.' '' '✻ Brewed for 12s' '' "$rule" '❯ ' "$rule" '  ⏵⏵ accept edits on (shift+tab to cycle)'
+	stopped
 	while :; do read -r -s _; done
 	;;
 esac

@@ -33,20 +33,25 @@ import (
 //	    wakes, which spend the budget, counted): an agent drawing a spinner
 //	    without end, and an idle one, each watched with --mux-wake 2 and
 //	    without, at --interval 60. The CPU of the loop and all its children
-//	    (the listener and its tmux clients too), from /proc, per agent-hour;
-//	    the tmux server's apart.
+//	    (the listener and its tmux clients too), per agent-hour: from a
+//	    cpuacct group of its own where the machine lets the test make one
+//	    (to the nanosecond), its parts from /proc (in clock ticks); the
+//	    tmux server's apart, from its schedstat.
 //
 // OMEGA_MUXWAKE_BENCH_PARTS (latency,cpu) says which parts run, and
-// OMEGA_MUXWAKE_BENCH_MODES (spin,idle,burst) which agents cpu runs, at
-// OMEGA_MUXWAKE_BENCH_INTERVAL (60) seconds; remote, the
-// latency of a target on an ssh host (sshd on 127.0.0.1, tmux only there),
-// and burst, the
-// same as cpu for an agent that works 1 s and stops for 3 again and again
-// (each stop a quiet spell: the budget's worst case), runs only when
-// named (with cpu too, the three run side by side); its budget is an
-// hour's, so its row means most over 60 minutes. Each run with the wakes
-// says how many multiplexer calls its listener made (its waits apart),
-// from its log once it is stopped.
+// OMEGA_MUXWAKE_BENCH_MODES which agents cpu runs, side by side
+// (muxAgentScript's modes: spin, idle, burst, redraw), at
+// OMEGA_MUXWAKE_BENCH_INTERVAL (60) seconds; remote, the latency of a
+// target on an ssh host (sshd on 127.0.0.1, tmux only there), and burst,
+// the same as cpu for an agent that works 1 s and stops for 2 to 5 s
+// again and again (each stop a quiet spell: the budget's worst case), run
+// only when named (burst with cpu too: the three side by side). A budget
+// is an hour's, so a row means most over 60 minutes. Each run with the
+// wakes says how many multiplexer calls its listener made (its waits
+// apart), from its log once it is stopped. Each run says its readings and
+// the alerts it sent: what a poll costs depends on what it reads (a stop
+// after a work is told again), so two runs compare only where those are
+// alike; the redraw agent's screen is the same at every look.
 func TestMuxWakeFigures(t *testing.T) {
 	if os.Getenv("OMEGA_MUXWAKE_BENCH") == "" {
 		t.Skip("the mux wakes' figures, a bench of about 20 minutes: OMEGA_MUXWAKE_BENCH=1")
@@ -163,6 +168,7 @@ type cpuRun struct {
 	r      *loopRun
 	s      *testenv.TmuxServer
 	server int
+	group  string  // the loop's cpuacct group, where there is one (cpuGroup)
 	loop   float64 // the loop and its children, seconds
 	srv    float64 // the tmux server
 	polls  int
@@ -175,9 +181,64 @@ type cpuRun struct {
 
 // sample reads the CPU of the loop and every process under it, the judge
 // and the listener live (a live child's CPU is not yet its parent's), and
-// of the tmux server.
+// of the tmux server. Where the loop has a cpuacct group, its whole is the
+// group's, in nanoseconds: what /proc's ticks left out is a part of its own.
 func (c *cpuRun) sample(t *testing.T) (parts map[string]float64, srv float64, polls int) {
-	return procTree(c.r.cmd.Process.Pid), procCPU(c.server, false), len(c.r.waitLines(0, time.Second))
+	parts, srv = procTree(c.r.cmd.Process.Pid), procCPU(c.server, false)
+	if ns, err := readNumber(filepath.Join(c.group, "cpuacct.usage")); c.group != "" && err == nil {
+		parts["rounding"] = ns/1e9 - sum(parts) // what the ticks of /proc left out
+	}
+	if ns, err := readNumber(fmt.Sprintf("/proc/%d/schedstat", c.server)); err == nil {
+		srv = ns / 1e9
+	}
+	return parts, srv, len(c.r.waitLines(0, time.Second))
+}
+
+// readNumber reads the first number of a file.
+func readNumber(name string) (float64, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("%s: empty", name)
+	}
+	return strconv.ParseFloat(f[0], 64)
+}
+
+// cpuGroup makes a cpuacct group (cgroup v1) for run n, removed at the
+// test's end, where this machine lets the test make one: the CPU of
+// every process the loop ever started, to the nanosecond, where /proc
+// counts in clock ticks, each truncated. "" where it cannot.
+func cpuGroup(t *testing.T, n int) string {
+	dir := fmt.Sprintf("/sys/fs/cgroup/cpuacct/omega-monitor-bench-%d-%d", os.Getpid(), n)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return ""
+	}
+	t.Cleanup(func() {
+		// Its processes are gone once the loops are stopped.
+		for deadline := time.Now().Add(10 * time.Second); os.Remove(dir) != nil && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
+}
+
+// readings counts a loop's lines by their reading, as "STALLED 12,
+// WORKING 40".
+func readings(lines []string) string {
+	n := map[string]int{}
+	for _, l := range lines {
+		if f := strings.Split(l, " · "); len(f) > 2 {
+			n[f[2]]++
+		}
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		out = append(out, fmt.Sprintf("%s %d", k, n[k]))
+	}
+	return strings.Join(out, ", ")
 }
 
 func sum(parts map[string]float64) float64 {
@@ -265,9 +326,14 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 				name = mode + ", --mux-wake 2"
 			}
 			home := t.TempDir()
-			r := startLoop(t, loopOptions{target: "agent", flags: flags, home: home})
+			group := cpuGroup(t, len(runs))
+			var prefix []string
+			if group != "" {
+				prefix = []string{"sh", "-c", `echo $$ >"$0" && exec "$@"`, filepath.Join(group, "cgroup.procs")}
+			}
+			r := startLoop(t, loopOptions{target: "agent", flags: flags, home: home, prefix: prefix})
 			server, _ := strconv.Atoi(strings.TrimSpace(s.Run(t, "display-message", "-p", "#{pid}")))
-			runs = append(runs, &cpuRun{name: name, r: r, s: s, server: server})
+			runs = append(runs, &cpuRun{name: name, r: r, s: s, server: server, group: group})
 		}
 	}
 	// From the start: the first wakes, which spend the budget, count.
@@ -307,6 +373,7 @@ func benchMuxCPU(t *testing.T, minutes int, modes ...string) {
 			parts = append(parts, fmt.Sprintf("%s %.2f s", k, c.partsLater[k]*later))
 		}
 		figure(t, "cpu: %-22s after %v, by part per agent-hour: %s", c.name, benchSettle, strings.Join(parts, ", "))
+		figure(t, "cpu: %-22s readings: %s; alerts sent: %d", c.name, readings(c.r.waitLines(0, time.Second)), len(c.r.alertsNow()))
 		if i%2 == 1 {
 			var log []byte
 			for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

@@ -15,6 +15,18 @@ import (
 
 func TestArmAndDisarmCalls(t *testing.T) {
 	spot := Spot{Pane: "%3", Window: "@2", Session: "$1"}
+	// What disarming undoes where nothing was the user's.
+	unset := [][]string{
+		{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
+		{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
+		{"set-option", "-u", "-t", "$1", "silence-action"},
+		{"set-option", "-u", "-t", "$1", "activity-action"},
+		{"set-hook", "-u", "-t", "$1", "alert-silence"},
+		{"set-hook", "-u", "-t", "$1", "alert-activity"},
+		{"set-hook", "-u", "-t", "$1", "client-attached"},
+		{"set-hook", "-u", "-t", "$1", "client-detached"},
+		{"set-hook", "-u", "-t", "$1", "client-session-changed"},
+	}
 	for _, tc := range []struct {
 		name   string
 		rec    Record
@@ -24,34 +36,13 @@ func TestArmAndDisarmCalls(t *testing.T) {
 			name: "nothing of the user's",
 			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2,
 				OwnHooks: map[string]bool{"alert-silence": false, "alert-activity": false, "client-attached": false, "client-detached": false, "client-session-changed": false}},
-			disarm: [][]string{
-				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
-				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
-				{"set-option", "-u", "-t", "$1", "silence-action"},
-				{"set-option", "-u", "-t", "$1", "activity-action"},
-				{"set-hook", "-u", "-t", "$1", "alert-silence"},
-				{"set-hook", "-u", "-t", "$1", "alert-activity"},
-				{"set-hook", "-u", "-t", "$1", "client-attached"},
-				{"set-hook", "-u", "-t", "$1", "client-detached"},
-				{"set-hook", "-u", "-t", "$1", "client-session-changed"},
-			},
+			disarm: unset,
 		},
 		{
 			name: "the window's links heard",
 			rec: Record{Spot: spot, Channel: "omega-monitor-wake-0000abcd", Index: 1234, SilenceS: 2, Linked: true,
 				OwnHooks: map[string]bool{"alert-silence": false, "alert-activity": false, "client-attached": false, "client-detached": false, "client-session-changed": false}},
-			disarm: [][]string{
-				{"set-option", "-u", "-w", "-t", "@2", "monitor-silence"},
-				{"set-option", "-u", "-w", "-t", "@2", "monitor-activity"},
-				{"set-option", "-u", "-t", "$1", "silence-action"},
-				{"set-option", "-u", "-t", "$1", "activity-action"},
-				{"set-hook", "-u", "-t", "$1", "alert-silence"},
-				{"set-hook", "-u", "-t", "$1", "alert-activity"},
-				{"set-hook", "-u", "-t", "$1", "client-attached"},
-				{"set-hook", "-u", "-t", "$1", "client-detached"},
-				{"set-hook", "-u", "-t", "$1", "client-session-changed"},
-				{"set-hook", "-gu", "window-linked[1234]"},
-			},
+			disarm: append(slices.Clone(unset), []string{"set-hook", "-gu", "window-linked[1234]"}),
 		},
 		{
 			// An earlier version's record set the alerts' hooks only:

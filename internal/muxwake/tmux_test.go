@@ -25,6 +25,19 @@ func tmuxRunner(s *testenv.TmuxServer) Runner {
 	}
 }
 
+// agentServer is a private tmux server with the sessions agent and,
+// beside it, second (a shell each), its runner, and the agent's spot.
+func agentServer(t *testing.T, second string) (*testenv.TmuxServer, Runner, Spot) {
+	t.Helper()
+	s := testenv.Tmux(t)
+	s.NewSession(t, "agent", "exec sh")
+	s.NewSession(t, second, "exec sh")
+	run := tmuxRunner(s)
+	sp, err := Locate(context.Background(), run, "=agent:")
+	assert.NilError(t, err)
+	return s, run, sp
+}
+
 type muxError struct{ said string }
 
 func (e *muxError) Error() string { return e.said }
@@ -51,13 +64,8 @@ func optionsOf(t *testing.T, s *testenv.TmuxServer, sp Spot) []string {
 func TestArmWakesOnSilenceAndDisarmPutsBack(t *testing.T) {
 	for _, users := range []bool{false, true} {
 		t.Run(map[bool]string{false: "defaults", true: "the user's own"}[users], func(t *testing.T) {
-			s := testenv.Tmux(t)
-			s.NewSession(t, "agent", "exec sh")
-			s.NewSession(t, "other", "exec sh")
-			run := tmuxRunner(s)
+			s, run, sp := agentServer(t, "other")
 			ctx := context.Background()
-			sp, err := Locate(ctx, run, "=agent:")
-			assert.NilError(t, err)
 			if users {
 				s.Run(t, "set-option", "-w", "-t", sp.Window, "monitor-silence", "30")
 				s.Run(t, "set-option", "-t", sp.Session, "silence-action", "none")
@@ -119,13 +127,8 @@ func TestArmWakesOnSilenceAndDisarmPutsBack(t *testing.T) {
 // TestDisarmAfterTheSessionEnded: the session gone, Disarm has nothing
 // left to put back and says no error.
 func TestDisarmAfterTheSessionEnded(t *testing.T) {
-	s := testenv.Tmux(t)
-	s.NewSession(t, "agent", "exec sh")
-	s.NewSession(t, "keep", "exec sh")
-	run := tmuxRunner(s)
+	s, run, sp := agentServer(t, "keep")
 	ctx := context.Background()
-	sp, err := Locate(ctx, run, "=agent:")
-	assert.NilError(t, err)
 	rec, err := Arm(ctx, run, sp, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
 	assert.NilError(t, err)
 	s.Run(t, "kill-session", "-t", "=agent")
@@ -136,13 +139,8 @@ func TestDisarmAfterTheSessionEnded(t *testing.T) {
 // second session, whose clients tmux would tell of its alerts, a step
 // arms nothing and says so; unlinked, it arms again.
 func TestStepHoldsWhereALinkedSessionHears(t *testing.T) {
-	s := testenv.Tmux(t)
-	s.NewSession(t, "agent", "exec sh")
-	s.NewSession(t, "other", "exec sh")
-	run := tmuxRunner(s)
+	s, run, sp := agentServer(t, "other")
 	ctx := context.Background()
-	sp, err := Locate(ctx, run, "=agent:")
-	assert.NilError(t, err)
 	rec, err := Arm(ctx, run, sp, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
 	assert.NilError(t, err)
 	defer Disarm(ctx, run, rec)
@@ -203,13 +201,8 @@ func TestALinkHoldsTheAlertsAtOnce(t *testing.T) {
 		{"a grouped session", []string{"new-session", "-d", "-t", "=agent", "-s", "viewer"}, []string{"kill-session", "-t", "=viewer"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := testenv.Tmux(t)
-			s.NewSession(t, "agent", "exec sh")
-			s.NewSession(t, "other", "exec sh")
-			run := tmuxRunner(s)
+			s, run, sp := agentServer(t, "other")
 			ctx := context.Background()
-			sp, err := Locate(ctx, run, "=agent:")
-			assert.NilError(t, err)
 			before := optionsOf(t, s, sp)
 			rec, err := Arm(ctx, run, sp, "omega-monitor-wake-0000abcd", 1234, 2, func(Record) error { return nil })
 			assert.NilError(t, err)
