@@ -141,9 +141,12 @@ func agentProcess(c capture.Capture, local *classify.Local, agent string) int {
 // from what its measure printed (output, a file) or why it failed; ok is
 // false when no reading was asked for (the output is a diff's).
 func (d stateDirectory) readAccountReading(now time.Time, output, failed string, local *classify.Local) (accountRecord, bool) {
+	if output == "" && failed == "" { // no measure this poll: the file is not read
+		return accountRecord{}, false
+	}
 	var rec accountRecord
 	data, err := os.ReadFile(d.path(statedir.AccountFile))
-	if err != nil || json.Unmarshal(data, &rec) != nil || !rec.Asked || (output == "" && failed == "") {
+	if err != nil || json.Unmarshal(data, &rec) != nil || !rec.Asked {
 		return accountRecord{}, false
 	}
 	rec.Asked, rec.At, rec.Key = false, now, ""
